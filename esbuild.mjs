@@ -1,0 +1,53 @@
+// Builds dist/: the headless CLI, the VS Code extension and worker scripts, plus
+// the assets they load at run time (sql.js wasm, pdf.js fonts, OCR data...).
+import * as esbuild from 'esbuild';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+// ── entries (PDF worker and others add theirs here) ──
+const entries = [
+  { in: 'src/cli.ts', out: 'cli' },
+  { in: 'src/extension.ts', out: 'extension' },
+  { in: 'src/server/pdf/extractWorker.ts', out: 'pdfWorker' },
+].filter((e) => existsSync(e.in));
+
+// ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──
+const assets = [
+  ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
+];
+
+/** pdf.js (ESM) uses import.meta.url; in a CJS bundle give it the bundle's own URL. */
+const importMetaShim = "const __importMetaUrl = require('url').pathToFileURL(__filename).href;";
+
+const options = {
+  entryPoints: entries,
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  external: ['vscode', '@napi-rs/canvas', 'tesseract.js', '@tesseract.js-data/eng'],
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: importMetaShim },
+  logLevel: 'warning',
+};
+
+mkdirSync('dist', { recursive: true });
+for (const [from, to] of assets) {
+  if (!existsSync(from)) continue;
+  const dest = join('dist', to);
+  mkdirSync(dirname(dest), { recursive: true });
+  cpSync(from, dest, { recursive: true });
+}
+
+if (watch) {
+  const ctx = await esbuild.context(options);
+  await ctx.watch();
+} else {
+  await esbuild.build(options);
+}

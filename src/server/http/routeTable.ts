@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+import type { BridgeServices } from '../services';
+
+/** Where a route's confirmation lives: nowhere, `confirm:true` in the body, or `?confirm=1`. */
+export type ConfirmKind = 'none' | 'body' | 'query';
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+
+/** A non-JSON answer (a script, a PNG, a PDF, Markdown). JSON answers are plain objects. */
+export class Reply {
+  constructor(
+    readonly body: string | Buffer,
+    readonly contentType: string,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export type RouteResult = Record<string, unknown> | Reply;
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Request bytes, for routes declared with `rawBody`. */
+  raw: Buffer;
+  /** True when the confirm gate was passed (always true on `confirm:'none'` routes). */
+  confirmed: boolean;
+  services: BridgeServices;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+/**
+ * One declaration per route. Everything else about a route (auth, premium and
+ * confirm middleware, /capabilities, the guide's table, OpenAPI, MCP dispatch)
+ * is derived from this.
+ */
+export interface RouteDecl<P extends AnyObject = AnyObject, Q extends AnyObject = AnyObject, B extends AnyObject = AnyObject> {
+  method: 'GET' | 'POST';
+  /** Path under /bridge/v1 with `{name}` parameters, e.g. `/documents/{id}/pages`. */
+  path: string;
+  /** One line for the guide and OpenAPI. */
+  summary: string;
+  /** 'none' only for the routes whose credential is not the bearer token. Default 'token'. */
+  auth?: 'token' | 'none';
+  /** Needs the premium entitlement. Default false. */
+  premium?: boolean;
+  /** Default 'none'. */
+  confirm?: ConfirmKind;
+  /** True dry-run: without confirm, `preview` runs and its result is the 422's `details`. */
+  dryRun?: boolean;
+  /** Listed in /capabilities. Default true (POST /pair is not, as in the reference). */
+  listed?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The body is raw bytes (uploads), read up to this many bytes; else JSON. */
+  rawBody?: { limitBytes: number };
+  /** JSON body limit in bytes. Default 1 MiB. */
+  jsonLimitBytes?: number;
+  preview?: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<Record<string, unknown>>;
+  handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<RouteResult>;
+}
+
+/** Identity function that gives a declaration its inferred input types. */
+export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends AnyObject>(
+  decl: RouteDecl<P, Q, B>,
+): RouteDecl {
+  return decl as unknown as RouteDecl;
+}
+
+export const routeKey = (r: Pick<RouteDecl, 'method' | 'path'>) => `${r.method} ${r.path}`;

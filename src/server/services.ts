@@ -1,0 +1,24 @@
+import type { Store } from './store/store';
+import type { UiHost } from './ui/uiHost';
+import type { Entitlements } from './entitlements';
+import type { BridgeConfig } from './config';
+import type { AccessCodes } from './security/accessCodes';
+import type { TokenRegistry } from './security/tokens';
+import type { RouteDecl } from './http/routeTable';
+
+/**
+ * What route handlers can reach. Each domain adds its service here; handlers
+ * stay thin and call a service.
+ */
+export interface BridgeServices {
+  config: BridgeConfig;
+  store: Store;
+  ui: UiHost;
+  entitlements: Entitlements;
+  tokens: TokenRegistry;
+  codes: AccessCodes;
+  /** The route table, for system routes that describe it. */
+  routes: readonly RouteDecl[];
+  /** Base URL once listening, e.g. http://127.0.0.1:42380/bridge/v1 */
+  baseUrl(): string;
+}
