@@ -5,6 +5,8 @@ import type { BridgeConfig } from './config';
 import type { AccessCodes } from './security/accessCodes';
 import type { TokenRegistry } from './security/tokens';
 import type { RouteDecl } from './http/routeTable';
+import type { Guide } from './system/guide';
+import type { StudySets } from './library/studySets';
 
 /**
  * What route handlers can reach. Each domain adds its service here; handlers
@@ -17,8 +19,13 @@ export interface BridgeServices {
   entitlements: Entitlements;
   tokens: TokenRegistry;
   codes: AccessCodes;
+  studySets: StudySets;
   /** The route table, for system routes that describe it. */
   routes: readonly RouteDecl[];
+  /** Changes on every start; also in bridge.json. */
+  instanceNonce: string;
+  /** The runtime guide, built once from the route table. */
+  guide: Guide;
   /** Base URL once listening, e.g. http://127.0.0.1:42380/bridge/v1 */
   baseUrl(): string;
 }

@@ -25,6 +25,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   /** Request bytes, for routes declared with `rawBody`. */
   raw: Buffer;
+  /** A valid bearer token was sent (always true on token routes; informative on token-free ones). */
+  authorized: boolean;
   /** True when the confirm gate was passed (always true on `confirm:'none'` routes). */
   confirmed: boolean;
   services: BridgeServices;

@@ -1,0 +1,106 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BridgeClient, BridgeClientError } from './client/bridgeClient';
+import { createBridge } from './server/bridge';
+import { premiumFromEnv } from './server/entitlements';
+import { BridgeError } from './server/errors';
+
+const USAGE = `Usage:
+  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log]
+      Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
+      Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
+  study-bridge install-code [--data DIR]
+      Print a one-time agent setup command (valid 10 minutes, once).
+  study-bridge pair-code [--data DIR]
+      Print a 6-digit pairing code (valid 5 minutes, once).`;
+
+const defaultDataDir = () => process.env.STUDY_BRIDGE_DATA || join(homedir(), '.study-bridge');
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`study-bridge: ${message}\n`);
+  process.exit(code);
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      port: { type: 'string' },
+      'no-premium': { type: 'boolean', default: false },
+      log: { type: 'boolean', default: false },
+    },
+  });
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`bad --port ${values.port}`, 2);
+  const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
+  let bridge;
+  try {
+    bridge = await createBridge({
+      dataDir: resolve(values.data ?? defaultDataDir()),
+      port,
+      premium,
+      onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
+      onError: (e) => process.stderr.write(`internal error: ${(e as Error)?.stack ?? e}\n`),
+    });
+  } catch (e) {
+    if (e instanceof BridgeError) fail(e.message, e.code === 'DATA_DIR_LOCKED' ? 3 : 1);
+    throw e;
+  }
+  process.stdout.write(`Study Bridge listening on ${bridge.baseUrl}\n`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await bridge.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' } } });
+  const dataDir = resolve(values.data ?? defaultDataDir());
+  let client: BridgeClient;
+  try {
+    client = BridgeClient.fromDataDir(dataDir);
+  } catch {
+    fail(`no running bridge found in ${dataDir} (no bridge.json or token). Start one with: study-bridge serve --data ${dataDir}`);
+  }
+  try {
+    if (kind === 'install') {
+      const c = await client.createInstallCode();
+      process.stdout.write(`Paste this into the agent's terminal (valid until ${c.expiresAt}, once):\n\n  ${c.command}\n\nThen, for Claude Code over MCP:\n\n  ${c.mcpCommand}\n`);
+    } else {
+      const c = await client.createPairCode();
+      process.stdout.write(`Pairing code: ${c.code} (valid until ${c.expiresAt}, once)\nThe device sends: POST ${c.pairUrl} {"code":"${c.code}","deviceName":"..."}\n`);
+    }
+  } catch (e) {
+    if (e instanceof BridgeClientError) fail(e.message);
+    fail(`the bridge in ${dataDir} does not answer (${(e as Error).message}); is it running?`);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case 'install-code':
+      return issueCode(rest, 'install');
+    case 'pair-code':
+      return issueCode(rest, 'pair');
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      fail(`unknown command "${command}"\n${USAGE}`, 2);
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => fail((e as Error)?.stack ?? String(e)));

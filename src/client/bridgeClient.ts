@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Typed client of the bridge over fetch: the one way code outside the server
+ * (views, commands, tests, bench) talks to it, through the same API agents use.
+ * Never imports from src/server at run time.
+ */
+
+export interface ErrorBody {
+  error: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> };
+  bridgeApiVersion: string;
+}
+
+export class BridgeClientError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly retryable = false,
+  ) {
+    super(`${status} ${code}: ${message}`);
+    this.name = 'BridgeClientError';
+  }
+}
+
+export interface Success {
+  bridgeApiVersion: string;
+  ignoredFields?: string[];
+  warnings?: unknown[];
+}
+
+export interface StatusResponse extends Success {
+  app: string;
+  appVersion: string;
+  authorized: boolean;
+  instanceNonce: string;
+  routeCount: number;
+  apiFingerprint: string;
+  guide: { version: string; sha256: string; route: string; refreshPolicy: string; usesExistingBearer: boolean; rotatesToken: false };
+}
+
+export interface RouteInfo {
+  method: 'GET' | 'POST';
+  path: string;
+  requiresToken: boolean;
+  requiresMax: boolean;
+  confirm: 'none' | 'body' | 'query';
+  dryRun: boolean;
+}
+
+export interface CapabilitiesResponse extends Success {
+  routes: RouteInfo[];
+  routeCount: number;
+  apiFingerprint: string;
+  accessPolicy: Record<string, unknown>;
+  presets: string[];
+  anchorModes: string[];
+  fillIndexSemantics: Record<string, string>;
+  limits: Record<string, unknown>;
+}
+
+export interface StudySet {
+  topicid: string;
+  title: string;
+  isStudySet: true;
+  rootNoteId: string | null;
+  noteCount: number;
+  documentCount: number;
+  mainDocument: string | null;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export interface InstallCode extends Success {
+  kind: 'install';
+  code: string;
+  expiresAt: string;
+  installUrl: string;
+  command: string;
+  mcpCommand: string;
+}
+
+export interface PairCode extends Success {
+  kind: 'pair';
+  code: string;
+  expiresAt: string;
+  pairUrl: string;
+}
+
+export interface ContextResponse extends Success {
+  available: boolean;
+  reason?: string;
+  capturedAt: string;
+  [key: string]: unknown;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Raw bytes instead of a JSON body (uploads). */
+  bytes?: Uint8Array;
+  headers?: Record<string, string>;
+  /** Send no Authorization header. */
+  anonymous?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  bytes: Buffer;
+  text(): string;
+  json<T = unknown>(): T;
+}
+
+export class BridgeClient {
+  readonly baseUrl: string;
+  readonly token: string | undefined;
+
+  constructor(opts: { baseUrl: string; token?: string }) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.token = opts.token;
+  }
+
+  /** A client for the bridge serving `dataDir`, from its bridge.json and token file. */
+  static fromDataDir(dataDir: string): BridgeClient {
+    const info = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { baseUrl: string };
+    const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+    return new BridgeClient({ baseUrl: info.baseUrl, token });
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const u = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  /** Any response, any status: for callers that inspect refusals themselves. */
+  async raw(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<RawResponse> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (this.token && !opts.anonymous) headers.Authorization = `Bearer ${this.token}`;
+    let body: string | Uint8Array | undefined;
+    if (opts.bytes) {
+      body = opts.bytes;
+      headers['Content-Type'] ??= 'application/octet-stream';
+    } else if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(this.url(path, opts.query), { method, headers, body: body as never, signal: opts.signal });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return {
+      status: res.status,
+      headers: res.headers,
+      bytes,
+      text: () => bytes.toString('utf8'),
+      json: <T>() => JSON.parse(bytes.toString('utf8')) as T,
+    };
+  }
+
+  /** A JSON route; a non-2xx answer throws BridgeClientError with the error body's code. */
+  async request<T = Success>(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(method, path, opts);
+    if (res.status >= 200 && res.status < 300) return res.json<T>();
+    let err: ErrorBody['error'] | undefined;
+    try {
+      err = res.json<ErrorBody>().error;
+    } catch {
+      /* not JSON */
+    }
+    throw new BridgeClientError(res.status, err?.code ?? 'HTTP_ERROR', err?.message ?? res.text().slice(0, 200), err?.details, err?.retryable);
+  }
+
+  status() {
+    return this.request<StatusResponse>('GET', '/status');
+  }
+  capabilities() {
+    return this.request<CapabilitiesResponse>('GET', '/capabilities');
+  }
+  async guide(): Promise<string> {
+    const res = await this.raw('GET', '/guide');
+    if (res.status !== 200) throw new BridgeClientError(res.status, 'GUIDE_UNAVAILABLE', res.text().slice(0, 200));
+    return res.text();
+  }
+  context() {
+    return this.request<ContextResponse>('GET', '/context');
+  }
+  async listStudySets(query?: string): Promise<StudySet[]> {
+    return (await this.request<Success & { studySets: StudySet[] }>('GET', '/library/study-sets', { query: { query } })).studySets;
+  }
+  createStudySet(title: string) {
+    return this.request<Success & StudySet & { created: boolean }>('POST', '/library/study-sets', { body: { title, confirm: true } });
+  }
+  createInstallCode() {
+    return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });
+  }
+  createPairCode() {
+    return this.request<PairCode>('POST', '/install/code', { body: { kind: 'pair' } });
+  }
+  pair(code: string, deviceName: string) {
+    return this.request<Success & { token: string; deviceName: string }>('POST', '/pair', { body: { code, deviceName }, anonymous: true });
+  }
+}

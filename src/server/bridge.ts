@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { defaultLimits, type BridgeConfig, type BridgeLimits } from './config';
+import { removeDiscovery, writeDiscovery } from './discovery';
+import { staticEntitlements, type Entitlements } from './entitlements';
+import { BridgeError } from './errors';
+import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
+import type { RouteDecl } from './http/routeTable';
+import { StudySets } from './library/studySets';
+import { allRoutes } from './routes';
+import { AccessCodes } from './security/accessCodes';
+import { TokenRegistry } from './security/tokens';
+import type { BridgeServices } from './services';
+import { acquireDataDirLock } from './store/lock';
+import { Store, type StoreOptions } from './store/store';
+import { buildGuide } from './system/guide';
+import { MemoryUiHost, type UiHost } from './ui/uiHost';
+import { SERVER_VERSION } from './version';
+
+export const DEFAULT_PORT = 42380;
+export const LAST_DEFAULT_PORT = 42399;
+
+export interface BridgeOptions {
+  dataDir: string;
+  /** undefined: 42380, else the next free one up to 42399. 0: any free port. */
+  port?: number;
+  /** Premium entitlement; default on (local edition). Ignored when `entitlements` is given. */
+  premium?: boolean;
+  entitlements?: Entitlements;
+  exportFolder?: string;
+  ui?: UiHost;
+  limits?: Partial<BridgeLimits>;
+  store?: StoreOptions;
+  /** Request log: method, path (no query), status, ms. Never tokens. */
+  onRequest?: (e: RequestLogEntry) => void;
+  /** Unexpected errors (the 500s), with their stacks, for the log. */
+  onError?: (e: unknown) => void;
+}
+
+export interface Bridge {
+  baseUrl: string;
+  port: number;
+  token: string;
+  instanceNonce: string;
+  dataDir: string;
+  services: BridgeServices;
+  /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock. */
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, port: number | undefined): Promise<number> {
+  const candidates = port === undefined ? range(DEFAULT_PORT, LAST_DEFAULT_PORT) : [port];
+  for (const p of candidates) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(p, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return (server.address() as AddressInfo).port;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || candidates.length === 1) {
+        throw new BridgeError('PORT_UNAVAILABLE', 500, `Cannot listen on 127.0.0.1:${p}: ${(e as Error).message}`);
+      }
+    }
+  }
+  throw new BridgeError('PORT_UNAVAILABLE', 500, `Ports ${DEFAULT_PORT}-${LAST_DEFAULT_PORT} are all taken; pass --port.`);
+}
+
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+/** Builds the whole headless core on a data dir and starts serving it on loopback. */
+export async function createBridge(options: BridgeOptions, routes: readonly RouteDecl[] = allRoutes): Promise<Bridge> {
+  const dataDir = options.dataDir;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock = acquireDataDirLock(dataDir);
+  let store: Store | undefined;
+  try {
+    store = await Store.open(dataDir, options.store);
+    const config: BridgeConfig = {
+      dataDir,
+      exportFolder: options.exportFolder ?? dataDir,
+      libraryDir: join(dataDir, 'library'),
+      limits: { ...defaultLimits, ...options.limits },
+    };
+    mkdirSync(config.libraryDir, { recursive: true });
+    const instanceNonce = randomBytes(12).toString('hex');
+    let port = 0;
+    const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
+    const services: BridgeServices = {
+      config,
+      store,
+      ui: options.ui ?? new MemoryUiHost(),
+      entitlements: options.entitlements ?? staticEntitlements(options.premium ?? true),
+      tokens: TokenRegistry.load(dataDir, store),
+      codes: new AccessCodes(store, config.limits),
+      studySets: new StudySets(store),
+      routes,
+      instanceNonce,
+      guide: buildGuide(routes),
+      baseUrl,
+    };
+    const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
+    const server = createServer(app.callback());
+    server.keepAliveTimeout = 5000;
+    port = await listen(server, options.port);
+    writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION });
+
+    let closing: Promise<void> | undefined;
+    const openStore = store;
+    const close = () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 5000).unref();
+        });
+        await openStore.close();
+        removeDiscovery(dataDir, instanceNonce);
+        lock.release();
+      })());
+    return { baseUrl: baseUrl(), port, token: services.tokens.mainToken, instanceNonce, dataDir, services, close };
+  } catch (e) {
+    await store?.close().catch(() => undefined);
+    lock.release();
+    throw e;
+  }
+}

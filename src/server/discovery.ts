@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeSecretFile } from './security/tokens';
+
+/** `<dataDir>/bridge.json`: how local clients find a running bridge (DESIGN.md §2). */
+export interface DiscoveryFile {
+  baseUrl: string;
+  port: number;
+  pid: number;
+  instanceNonce: string;
+  version: string;
+}
+
+export const discoveryPath = (dataDir: string) => join(dataDir, 'bridge.json');
+
+export function writeDiscovery(dataDir: string, info: DiscoveryFile): void {
+  const path = discoveryPath(dataDir);
+  writeSecretFile(`${path}.tmp`, JSON.stringify(info, null, 2) + '\n');
+  renameSync(`${path}.tmp`, path);
+}
+
+export function readDiscovery(dataDir: string): DiscoveryFile | undefined {
+  const path = discoveryPath(dataDir);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as DiscoveryFile;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the file only if it still describes this instance. */
+export function removeDiscovery(dataDir: string, instanceNonce: string): void {
+  if (readDiscovery(dataDir)?.instanceNonce !== instanceNonce) return;
+  try {
+    unlinkSync(discoveryPath(dataDir));
+  } catch {
+    /* already gone */
+  }
+}

@@ -1,0 +1,47 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { BridgeServices } from '../services';
+import { errorMapper } from './errorMapper';
+import { loopbackGuard } from './loopbackGuard';
+import { routeMiddleware } from './routeMiddleware';
+import type { RouteDecl } from './routeTable';
+
+export const API_PREFIX = '/bridge/v1';
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path without the query string: queries may carry one-time codes. */
+  path: string;
+  status: number;
+  ms: number;
+}
+
+export interface HttpAppOptions {
+  port: () => number;
+  onRequest?: (e: RequestLogEntry) => void;
+  onInternalError?: (e: unknown) => void;
+}
+
+/** `{id}` (spec style) → `:id` (router style). */
+export const koaPath = (path: string) => API_PREFIX + path.replace(/\{(\w+)\}/g, ':$1');
+
+export function createHttpApp(routes: readonly RouteDecl[], services: BridgeServices, opts: HttpAppOptions): Koa {
+  const app = new Koa();
+  app.silent = true; // errors are mapped and logged by us, never printed with stacks
+  const router = new Router();
+  for (const route of routes) {
+    router.register(koaPath(route.path), [route.method], routeMiddleware(route, services));
+  }
+  app.use(async (ctx, next) => {
+    const start = performance.now();
+    try {
+      await next();
+    } finally {
+      opts.onRequest?.({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 });
+    }
+  });
+  app.use(errorMapper(opts.onInternalError ?? (() => undefined)));
+  app.use(loopbackGuard(opts.port));
+  app.use(router.routes());
+  return app;
+}

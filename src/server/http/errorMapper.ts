@@ -1,0 +1,56 @@
+import type { Context, Next } from 'koa';
+import { BridgeError } from '../errors';
+import { BRIDGE_API_VERSION } from '../version';
+
+/** Anything thrown becomes a BridgeError; unknown errors become a bare 500. */
+export function toBridgeError(e: unknown): BridgeError {
+  if (e instanceof BridgeError) return e;
+  const err = e as { status?: number; type?: string; expose?: boolean; message?: string };
+  if (err?.status === 413 || err?.type === 'entity.too.large') {
+    return new BridgeError('PAYLOAD_TOO_LARGE', 413, 'The request body is larger than this route accepts.');
+  }
+  if (err?.type === 'request.aborted') return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
+  if (err?.status && err.status >= 400 && err.status < 500 && err.expose) {
+    return new BridgeError('BAD_REQUEST', err.status, String(err.message));
+  }
+  return new BridgeError('INTERNAL', 500, 'Internal bridge error. The request may not have taken effect; check with a read route.', undefined, true);
+}
+
+export function errorBody(err: BridgeError) {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      retryable: err.retryable,
+      ...(err.details ? { details: err.details } : {}),
+    },
+    bridgeApiVersion: BRIDGE_API_VERSION,
+  };
+}
+
+/**
+ * The one error mapper: top of the middleware stack. Also maps an unmatched
+ * route to 404 NOT_FOUND. `onInternal` sees the original of a 500 (for the
+ * log); the body never carries a stack.
+ */
+export function errorMapper(onInternal: (e: unknown) => void) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new BridgeError('NOT_FOUND', 404, `No route ${ctx.method} ${ctx.path}. GET /bridge/v1/capabilities lists the routes.`);
+      }
+    } catch (e) {
+      const err = toBridgeError(e);
+      if (err.status >= 500) onInternal(e);
+      ctx.status = err.status;
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = errorBody(err);
+      if (err.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="study-bridge"');
+      const retryAfter = err.details?.retryAfterSeconds;
+      if ((err.status === 429 || (err.status === 409 && err.retryable)) && retryAfter !== undefined) {
+        ctx.set('Retry-After', String(Math.ceil(Number(retryAfter))));
+      }
+    }
+  };
+}

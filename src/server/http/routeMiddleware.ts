@@ -1,0 +1,99 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { BridgeError } from '../errors';
+import type { BridgeServices } from '../services';
+import { BRIDGE_API_VERSION } from '../version';
+import { readBytes, readJson } from './requestBody';
+import { Reply, type RouteDecl } from './routeTable';
+
+const emptyObject = z.object({});
+const queryConfirm = z
+  .union([z.literal('1'), z.literal('true'), z.literal('0'), z.literal('false')])
+  .optional()
+  .describe('confirm=1 commits');
+
+/** Parses a part of the request, or refuses with 422 INVALID_INPUT listing the zod issues. */
+function validate<T>(schema: z.ZodType<T>, value: unknown, location: 'params' | 'query' | 'body'): T {
+  const res = schema.safeParse(value);
+  if (res.success) return res.data;
+  const issues = res.error.issues.map((i) => ({ location, path: i.path.join('.'), message: i.message, code: i.code }));
+  const first = issues[0];
+  throw new BridgeError('INVALID_INPUT', 422, `Invalid ${location}${first.path ? ` field "${first.path}"` : ''}: ${first.message}`, { issues });
+}
+
+function bearer(ctx: Context): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+  return m?.[1];
+}
+
+/** The schemas a route really validates with: its own plus the confirm field its gate reads. */
+export function effectiveSchemas(route: RouteDecl) {
+  let body = route.body ?? emptyObject;
+  let query = route.query ?? emptyObject;
+  if (route.confirm === 'body') body = body.extend({ confirm: z.boolean().optional() });
+  if (route.confirm === 'query') query = query.extend({ confirm: queryConfirm });
+  return { params: route.params ?? emptyObject, query, body };
+}
+
+/**
+ * Everything between the router and the handler, in the order of DESIGN.md:
+ * auth → premium → body → validation → confirm gate → handler → success body.
+ */
+export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
+  const schemas = effectiveSchemas(route);
+  const bodyKeys = new Set(Object.keys(schemas.body.shape));
+  return async (ctx: Context) => {
+    const authorized = services.tokens.verify(bearer(ctx));
+    if (route.auth !== 'none' && !authorized) {
+      throw new BridgeError('UNAUTHORIZED', 401, 'Missing or invalid bearer token. Send "Authorization: Bearer <token>" (token file: <dataDir>/token).');
+    }
+    if (route.premium && !services.entitlements.premium()) {
+      throw new BridgeError('MAX_REQUIRED', 403, `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`);
+    }
+
+    let raw: Buffer = Buffer.alloc(0);
+    let rawBody: Record<string, unknown> = {};
+    if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
+    else if (route.method === 'POST') rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
+
+    const params = validate(schemas.params, (ctx as Context & { params?: Record<string, string> }).params ?? {}, 'params');
+    const query = validate(schemas.query, ctx.query, 'query');
+    const body = validate(schemas.body, rawBody, 'body');
+    const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));
+
+    const confirmValue = route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
+    const confirmed = !route.confirm || route.confirm === 'none' || confirmValue === true || confirmValue === '1' || confirmValue === 'true';
+
+    const controller = new AbortController();
+    ctx.req.once('close', () => {
+      if (!ctx.res.writableEnded) controller.abort();
+    });
+    const input = { params, query, body, raw, authorized, confirmed, services, signal: controller.signal };
+
+    if (!confirmed) {
+      const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';
+      const preview = route.dryRun && route.preview ? await route.preview(input as never) : undefined;
+      throw new BridgeError(
+        'CONFIRM_REQUIRED',
+        422,
+        `${route.method} ${route.path} changes the library and needs ${how}. Nothing was changed.${preview ? ' details holds what it would do.' : ''}`,
+        { confirm: route.confirm, dryRun: !!preview, ...preview },
+      );
+    }
+
+    const result = await route.handler(input as never);
+    if (result instanceof Reply) {
+      ctx.status = result.status;
+      ctx.type = result.contentType;
+      for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+      ctx.body = result.body;
+      return;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = {
+      bridgeApiVersion: BRIDGE_API_VERSION,
+      ...result,
+      ...(ignoredFields.length ? { ignoredFields } : {}),
+    };
+  };
+}

@@ -1,0 +1,6 @@
+import type { RouteDecl } from '../http/routeTable';
+import { studySetRoutes } from './studySets';
+import { systemRoutes } from './system';
+
+/** The route table: every route the bridge serves, each declared once in its module. */
+export const allRoutes: readonly RouteDecl[] = [...systemRoutes, ...studySetRoutes];

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { BridgeError } from '../errors';
+import { defineRoute, Reply } from '../http/routeTable';
+import { buildCapabilities } from '../system/capabilities';
+import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
+import { apiFingerprint, listedRoutes } from '../system/routeFingerprint';
+import { SERVER_VERSION } from '../version';
+
+const shellScript = 'text/x-shellscript; charset=utf-8';
+const pairingFailed = () =>
+  new BridgeError('PAIRING_FAILED', 403, 'Pairing failed: the code is wrong, used, expired or dead after too many attempts. Ask the user for a new code.');
+
+export const systemRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/status',
+    summary: 'Liveness, instance nonce, guide hash and route fingerprint. No token needed; authorized:true when the sent token is valid.',
+    auth: 'none',
+    handler: async ({ services, authorized }) => ({
+      app: 'Study Bridge',
+      appVersion: SERVER_VERSION,
+      enabled: true,
+      authorized,
+      instanceNonce: services.instanceNonce,
+      routeCount: listedRoutes(services.routes).length,
+      apiFingerprint: apiFingerprint(services.routes),
+      guideVersion: services.guide.version,
+      guideHash: services.guide.sha256,
+      guide: {
+        version: services.guide.version,
+        sha256: services.guide.sha256,
+        route: '/guide',
+        refreshPolicy: 'Re-read GET /guide and GET /capabilities with your existing token when version, sha256 or apiFingerprint differ from your cache.',
+        usesExistingBearer: true,
+        installRequired: false,
+        rotatesToken: false,
+      },
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/capabilities',
+    summary: 'Machine-readable route list (requiresMax, confirm, dryRun), presets, anchor modes, fill semantics, limits.',
+    handler: async ({ services }) => buildCapabilities(services.routes, services.config.limits, services.guide),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/guide',
+    summary: 'This runtime guide as Markdown; its SHA-256 is /status guide.sha256.',
+    handler: async ({ services }) =>
+      new Reply(services.guide.markdown, 'text/markdown; charset=utf-8', 200, { 'X-Guide-Sha256': services.guide.sha256 }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/context',
+    summary: 'What the user has open: study set, current page (PDF order), selected and focused cards; available:false with a reason when nothing is open.',
+    handler: async ({ services }) => ({ ...(await services.ui.context()) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/install',
+    summary: 'One-time install script (pipe to sh): writes the token file (600), installs the agent skill, prints the MCP command. The code is the credential.',
+    auth: 'none',
+    query: z.object({ code: z.string().min(1).max(200) }),
+    handler: async ({ query, services }) => {
+      if (!(await services.codes.redeem('install', query.code))) return new Reply(expiredInstallScript(), shellScript, 403);
+      return new Reply(
+        installScript({ token: services.tokens.mainToken, baseUrl: services.baseUrl(), guideMarkdown: services.guide.markdown }),
+        shellScript,
+      );
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/install/code',
+    summary: 'Issues a one-time install code (10 min) and its curl command; {"kind":"pair"} issues a 6-digit pairing code (5 min). Never rotates the token, writes no file.',
+    body: z.object({ kind: z.enum(['install', 'pair']).default('install') }),
+    handler: async ({ body, services }) => {
+      const { code, expiresAt } = await services.codes.issue(body.kind);
+      const baseUrl = services.baseUrl();
+      if (body.kind === 'pair') {
+        return { kind: 'pair', code, expiresAt, pairUrl: `${baseUrl}/pair`, request: { code, deviceName: '<name of the agent or machine>' } };
+      }
+      return {
+        kind: 'install',
+        code,
+        expiresAt,
+        installUrl: `${baseUrl}/install?code=${code}`,
+        command: installCommand(baseUrl, code),
+        mcpCommand: claudeMcpCommand(baseUrl),
+        rotatesToken: false,
+      };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/pair',
+    summary: 'Pairs a device with a 6-digit code (5 min, once, dead after 3 wrong tries) and returns its own token. Every failure is PAIRING_FAILED.',
+    auth: 'none',
+    listed: false,
+    // Loose on purpose: a malformed code is a failed attempt, answered like any other.
+    body: z.object({ code: z.unknown().optional(), deviceName: z.unknown().optional() }),
+    handler: async ({ body, services }) => {
+      const code = typeof body.code === 'string' || typeof body.code === 'number' ? String(body.code) : '';
+      const deviceName = typeof body.deviceName === 'string' && body.deviceName.trim() ? body.deviceName.trim().slice(0, 120) : 'paired device';
+      if (!(await services.codes.redeem('pair', code))) throw pairingFailed();
+      return { token: await services.tokens.issueDeviceToken(deviceName), deviceName, baseUrl: services.baseUrl() };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/mcp',
+    summary: 'Answers 501: the MCP channel is POST /mcp (Streamable HTTP).',
+    listed: false,
+    handler: async () => {
+      throw new BridgeError('NOT_IMPLEMENTED', 501, 'GET /mcp is not supported: use POST /mcp (Streamable HTTP, stateless).');
+    },
+  }),
+];

@@ -1,0 +1,241 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from 'sql.js';
+import { JournalWriter, readJournal, type SqlParam } from './journal';
+import { migrations } from './schema';
+import { loadSqlite } from './sqlite';
+
+export type SqlValue = string | number | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+/** Statements inside one write transaction. Reads see the transaction's own writes. */
+export interface WriteTx {
+  run(sql: string, params?: SqlParam[]): void;
+  get<T = Row>(sql: string, params?: SqlParam[]): T | undefined;
+  all<T = Row>(sql: string, params?: SqlParam[]): T[];
+}
+
+export interface StoreOptions {
+  /** Checkpoint when the journal passes this many bytes. */
+  checkpointBytes?: number;
+  /** Checkpoint after this long without writes (ms). 0 disables the idle checkpoint. */
+  idleCheckpointMs?: number;
+}
+
+export interface RecoveryReport {
+  replayedRecords: number;
+  discardedTornBytes: number;
+}
+
+/**
+ * The library database: sql.js in memory, made durable by a write journal
+ * (fsynced before a write resolves) and periodic checkpoints of the whole
+ * database (DESIGN.md §3).
+ */
+export class Store {
+  private seq = 0;
+  private inWrite = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private checkpointing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private db: Database,
+    private readonly journal: JournalWriter,
+    private readonly dbPath: string,
+    private readonly opts: Required<StoreOptions>,
+    readonly recovery: RecoveryReport,
+  ) {}
+
+  static async open(dir: string, options: StoreOptions = {}): Promise<Store> {
+    const SQL = await loadSqlite();
+    const dbPath = join(dir, 'library.db');
+    const journalPath = join(dir, 'library.journal');
+    const db = existsSync(dbPath) ? new SQL.Database(readFileSync(dbPath)) : new SQL.Database();
+    const checkpointSeq = Number(metaValue(db, 'journal_seq') ?? 0);
+
+    const { records, validBytes, tornBytes } = readJournal(journalPath);
+    let seq = checkpointSeq;
+    let replayed = 0;
+    for (const rec of records) {
+      if (rec.seq <= checkpointSeq) continue;
+      db.exec('BEGIN');
+      for (const [sql, params] of rec.stmts) db.run(sql, params);
+      db.exec('COMMIT');
+      seq = rec.seq;
+      replayed++;
+    }
+    // A torn tail is cut off so new records follow the last intact one.
+    const journal = new JournalWriter(journalPath, tornBytes > 0 ? validBytes : undefined);
+    const store = new Store(
+      db,
+      journal,
+      dbPath,
+      { checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024, idleCheckpointMs: options.idleCheckpointMs ?? 5000 },
+      { replayedRecords: replayed, discardedTornBytes: tornBytes },
+    );
+    store.seq = seq;
+    await store.migrate();
+    return store;
+  }
+
+  get schemaVersion(): number {
+    return Number(metaValue(this.db, 'schema_version') ?? 0);
+  }
+
+  private async migrate(): Promise<void> {
+    const hasMeta = this.get(`SELECT name FROM sqlite_master WHERE type='table' AND name='meta'`);
+    const current = hasMeta ? this.schemaVersion : 0;
+    for (const m of migrations) {
+      if (m.version <= current) continue;
+      await this.write((tx) => {
+        for (const stmt of splitStatements(m.sql)) tx.run(stmt);
+        tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, [String(m.version)]);
+      });
+    }
+  }
+
+  /** Read outside a transaction. */
+  get<T = Row>(sql: string, params: SqlParam[] = []): T | undefined {
+    return this.all<T>(sql, params)[0];
+  }
+
+  all<T = Row>(sql: string, params: SqlParam[] = []): T[] {
+    const stmt = this.db.prepare(sql);
+    try {
+      stmt.bind(params);
+      const rows: T[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as T);
+      return rows;
+    } finally {
+      stmt.free();
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (synchronously: no awaits inside) and
+   * resolves once its statements are fsynced to the journal. If `fn` throws,
+   * the transaction rolls back and nothing is journaled.
+   */
+  async write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.closed) throw new Error('store is closed');
+    if (this.inWrite) throw new Error('nested store.write');
+    const stmts: Array<[string, SqlParam[]]> = [];
+    const tx: WriteTx = {
+      run: (sql, params = []) => {
+        this.db.run(sql, params);
+        stmts.push([sql, params]);
+      },
+      get: (sql, params) => this.get(sql, params),
+      all: (sql, params) => this.all(sql, params),
+    };
+    this.inWrite = true;
+    let result: T;
+    try {
+      this.db.exec('BEGIN');
+      try {
+        result = fn(tx);
+        this.db.exec('COMMIT');
+      } catch (e) {
+        this.db.exec('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      this.inWrite = false;
+    }
+    if (stmts.length === 0) return result;
+    const durable = this.journal.append({ seq: ++this.seq, stmts });
+    this.afterWrite();
+    await durable;
+    return result;
+  }
+
+  private afterWrite(): void {
+    if (this.journal.bytes >= this.opts.checkpointBytes) {
+      setImmediate(() => void this.checkpoint().catch(() => undefined));
+      return;
+    }
+    if (this.opts.idleCheckpointMs > 0) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => void this.checkpoint().catch(() => undefined), this.opts.idleCheckpointMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  /**
+   * Writes the whole database to library.db (temp file, fsync, rename) and
+   * empties the journal. The checkpoint records the last journal sequence it
+   * contains, so a crash between rename and truncate replays nothing twice.
+   */
+  checkpoint(): Promise<void> {
+    this.checkpointing ??= this.doCheckpoint().finally(() => (this.checkpointing = undefined));
+    return this.checkpointing;
+  }
+
+  private async doCheckpoint(): Promise<void> {
+    // Wait until no journal write is pending, then do the rest without
+    // yielding, so no write can slip in between export and truncate.
+    await this.journal.drain();
+    if (this.journal.bytes === 0 && existsSync(this.dbPath)) return;
+    this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(this.seq)]);
+    const data = this.db.export();
+    const tmp = `${this.dbPath}.tmp`;
+    writeFileSync(tmp, data);
+    const fd = openSync(tmp, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, this.dbPath);
+    fsyncDir(join(this.dbPath, '..'));
+    this.journal.truncate();
+  }
+
+  /** Size of the journal not yet folded into a checkpoint. */
+  get journalBytes(): number {
+    return this.journal.bytes;
+  }
+
+  /** Exposed for diagnostics and the crash test. */
+  integrityCheck(): string {
+    return String(this.get<{ integrity_check: string }>('PRAGMA integrity_check')?.integrity_check);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearTimeout(this.idleTimer);
+    await this.checkpointing;
+    await this.checkpoint();
+    this.closed = true;
+    this.journal.close();
+    this.db.close();
+  }
+}
+
+function metaValue(db: Database, key: string): string | undefined {
+  try {
+    const res = db.exec('SELECT value FROM meta WHERE key = ?', [key]);
+    return res[0]?.values[0]?.[0] as string | undefined;
+  } catch {
+    return undefined; // no meta table yet
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic.
+  }
+}
+
+/** Splits a migration script into statements (no semicolons inside our literals). */
+function splitStatements(script: string): string[] {
+  return script
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}

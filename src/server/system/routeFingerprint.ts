@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import type { RouteDecl } from '../http/routeTable';
+
+/** What an agent needs to know about a route, as /capabilities lists it. */
+export function describeRoute(r: RouteDecl) {
+  return {
+    method: r.method,
+    path: r.path,
+    requiresToken: r.auth !== 'none',
+    requiresMax: !!r.premium,
+    confirm: r.confirm ?? 'none',
+    dryRun: !!r.dryRun,
+  };
+}
+
+export const listedRoutes = (routes: readonly RouteDecl[]) => routes.filter((r) => r.listed !== false);
+
+/** 12 hex digits of a hash over the route table: changes whenever a route or its gates change. */
+export function apiFingerprint(routes: readonly RouteDecl[]): string {
+  const lines = routes.map((r) => JSON.stringify(describeRoute(r))).sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 12);
+}

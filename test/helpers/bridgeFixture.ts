@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import { createBridge, type Bridge, type BridgeOptions } from '../../src/server/bridge';
+
+export interface TestBridge {
+  bridge: Bridge;
+  /** Authorised client. */
+  client: BridgeClient;
+  /** Client without a token. */
+  anonymous: BridgeClient;
+  dataDir: string;
+  /** Closes the bridge and deletes its data dir. */
+  stop(): Promise<void>;
+}
+
+export const tempDir = (prefix = 'sb-test-') => mkdtempSync(join(tmpdir(), prefix));
+
+/** The real bridge on port 0 with a temp data dir, as an agent would meet it. */
+export async function startBridge(opts: Partial<BridgeOptions> = {}): Promise<TestBridge> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const bridge = await createBridge({ port: 0, ...opts, dataDir });
+  return {
+    bridge,
+    dataDir,
+    client: new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token }),
+    anonymous: new BridgeClient({ baseUrl: bridge.baseUrl }),
+    async stop() {
+      await bridge.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
