@@ -1,0 +1,231 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { DocumentInfo, PageData, Rect } from './pdfTypes';
+import type { Highlight } from './flatExport';
+import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
+
+export type { PdfSource } from './workerProtocol';
+
+/** Distributes request objects without an id. */
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+type Request = DistributiveOmit<WorkerRequest, 'id'>;
+
+interface Task {
+  req: Request;
+  onMessage: (msg: WorkerResponse) => void;
+  resolve: (msg: WorkerResponse) => void;
+  reject: (err: Error) => void;
+  /** Tasks of one extraction share a group, so they can be reordered or cancelled. */
+  group?: string;
+  pages?: number[];
+}
+
+interface Slot {
+  worker: Worker;
+  busy?: Task & { id: number };
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * How a worker starts. From the bundle: `pdfWorker.js` beside it (dist/).
+ * Under tsx (tests, benchmarks): tsx's loader hooks do not reach worker
+ * threads on Node 20, so a one-line bootstrap registers tsx's CommonJS hook
+ * in the worker and requires `extractWorker.ts` beside this module.
+ */
+export function workerScript(): { script: string; eval: boolean } {
+  const ts = path.join(__dirname, 'extractWorker.ts');
+  if (__filename.endsWith('.ts') && existsSync(ts)) {
+    const api = require.resolve('tsx/cjs/api');
+    return { script: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(ts)});`, eval: true };
+  }
+  return { script: path.join(__dirname, 'pdfWorker.js'), eval: false };
+}
+
+export class PdfTaskError extends Error {
+  constructor(message: string, readonly workerCode?: string) {
+    super(message);
+    this.name = 'PdfTaskError';
+  }
+}
+
+export interface ExtractionHandle {
+  info: Promise<DocumentInfo>;
+  /** Resolves when every page was delivered (or rejects on a worker failure). */
+  done: Promise<void>;
+  /** Moves the chunk that holds `page` to the front of the queue. */
+  prioritize(page: number): void;
+  cancel(): void;
+}
+
+/**
+ * At most `size` (≤ 2) worker threads running pdf.js, OCR and pdf-lib. Tasks
+ * queue in order; a worker idle for `idleMs` is ended (its PDF cache and OCR
+ * engine with it).
+ */
+export class ExtractionPool {
+  private readonly size: number;
+  private readonly idleMs: number;
+  private readonly slots: Slot[] = [];
+  private queue: Task[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(opts: { size?: number; idleMs?: number } = {}) {
+    this.size = Math.max(1, Math.min(2, opts.size ?? 2));
+    this.idleMs = opts.idleMs ?? 15_000;
+  }
+
+  /** Page count, outline and title. */
+  async info(source: PdfSource): Promise<DocumentInfo> {
+    const msg = await this.run({ kind: 'info', source });
+    if (msg.kind !== 'info') throw new PdfTaskError('unexpected worker answer');
+    return msg.info;
+  }
+
+  /** Extracts the given pages (out-of-range ones are skipped), calling `onPage` as each is ready. */
+  async pages(source: PdfSource, pages: number[], onPage: (p: PageData) => void, ocr = true): Promise<void> {
+    await this.run({ kind: 'pages', source, pages, ocr }, (m) => m.kind === 'page' && onPage(m.page));
+  }
+
+  async render(source: PdfSource, page: number, scale: number, region?: Rect): Promise<{ png: Buffer; width: number; height: number }> {
+    const msg = await this.run({ kind: 'render', source, page, scale, region });
+    if (msg.kind !== 'render') throw new PdfTaskError('unexpected worker answer');
+    return { png: Buffer.from(msg.png.buffer, msg.png.byteOffset, msg.png.byteLength), width: msg.width, height: msg.height };
+  }
+
+  async exportFlat(source: PdfSource, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
+    const msg = await this.run({ kind: 'export', source, pages, highlights, outPath });
+    if (msg.kind !== 'export') throw new PdfTaskError('unexpected worker answer');
+    return { pageCount: msg.pageCount, bytes: msg.bytes };
+  }
+
+  /**
+   * Whole-document extraction: info first, then pages in chunks spread over
+   * the workers. `onPage` gets each page once, in no guaranteed order.
+   */
+  extractDocument(
+    source: PdfSource,
+    opts: { onPage: (p: PageData) => void; onInfo?: (i: DocumentInfo) => void; chunkSize?: number; ocr?: boolean },
+  ): ExtractionHandle {
+    const group = `${source.key}#${this.nextId++}`;
+    let cancelled = false;
+    const info = this.run({ kind: 'info', source }, undefined, group).then((m) => {
+      if (m.kind !== 'info') throw new PdfTaskError('unexpected worker answer');
+      opts.onInfo?.(m.info);
+      return m.info;
+    });
+    const done = info.then(async (i) => {
+      const chunk = Math.max(1, opts.chunkSize ?? 8);
+      const jobs: Promise<WorkerResponse>[] = [];
+      for (let start = 1; start <= i.pageCount && !cancelled; start += chunk) {
+        const pages: number[] = [];
+        for (let p = start; p < start + chunk && p <= i.pageCount; p++) pages.push(p);
+        jobs.push(this.run({ kind: 'pages', source, pages, ocr: opts.ocr ?? true }, (m) => m.kind === 'page' && opts.onPage(m.page), group, pages));
+      }
+      await Promise.all(jobs);
+    });
+    return {
+      info,
+      done,
+      prioritize: (page) => {
+        const idx = this.queue.findIndex((t) => t.group === group && t.pages?.includes(page));
+        if (idx > 0) this.queue.unshift(...this.queue.splice(idx, 1));
+      },
+      cancel: () => {
+        cancelled = true;
+        const dropped = this.queue.filter((t) => t.group === group);
+        this.queue = this.queue.filter((t) => t.group !== group);
+        for (const t of dropped) t.reject(new PdfTaskError('extraction cancelled', 'CANCELLED'));
+      },
+    };
+  }
+
+  /** Drops a document from the workers' caches (after delete). */
+  async forget(key: string): Promise<void> {
+    await Promise.all(this.slots.map((s) => this.post(s, { kind: 'forget', key }).catch(() => undefined)));
+  }
+
+  private post(slot: Slot, req: Request): Promise<void> {
+    // forget goes straight to idle workers only; busy ones drop the doc when their cache rotates
+    if (slot.busy) return Promise.resolve();
+    return this.run(req).then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue) t.reject(new PdfTaskError('pool closed', 'CLOSED'));
+    this.queue = [];
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  get pending(): number {
+    return this.queue.length + this.slots.filter((s) => s.busy).length;
+  }
+
+  private run(req: Request, onMessage: (m: WorkerResponse) => void = () => undefined, group?: string, pages?: number[]): Promise<WorkerResponse> {
+    if (this.closed) return Promise.reject(new PdfTaskError('pool closed', 'CLOSED'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ req, onMessage, resolve, reject, group, pages });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      let slot = this.slots.find((s) => !s.busy);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const task = this.queue.shift()!;
+      const id = this.nextId++;
+      slot.busy = { ...task, id };
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
+      slot.worker.ref();
+      slot.worker.postMessage({ ...task.req, id } as WorkerRequest);
+    }
+  }
+
+  private spawn(): Slot {
+    const script = workerScript();
+    const worker = new Worker(script.script, { eval: script.eval });
+    const slot: Slot = { worker };
+    worker.on('message', (msg: WorkerResponse) => {
+      const task = slot.busy;
+      if (!task || msg.id !== task.id) return;
+      if (msg.kind === 'page') {
+        task.onMessage(msg);
+        return;
+      }
+      slot.busy = undefined;
+      if (msg.kind === 'error') task.reject(new PdfTaskError(msg.message, msg.code));
+      else task.resolve(msg);
+      this.idle(slot);
+      this.pump();
+    });
+    const fail = (err: Error) => {
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      slot.busy?.reject(new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'));
+      slot.busy = undefined;
+      this.pump();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private idle(slot: Slot): void {
+    if (slot.busy || this.queue.length) return;
+    slot.worker.unref();
+    slot.idleTimer = setTimeout(() => {
+      if (slot.busy) return;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      void slot.worker.terminate();
+    }, this.idleMs);
+    slot.idleTimer.unref();
+  }
+}

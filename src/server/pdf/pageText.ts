@@ -1,0 +1,88 @@
+import type { TextItem } from './pdfTypes';
+
+/** The parts of a pdf.js text item we read (a TextItem of pdfjs-dist, not a TextMarkedContent). */
+export interface RawTextItem {
+  str: string;
+  transform: number[];
+  width: number;
+  height: number;
+  hasEOL: boolean;
+  fontName?: string;
+}
+
+type Matrix = [number, number, number, number, number, number];
+
+const multiply = (m1: number[], m2: number[]): Matrix => [
+  m1[0] * m2[0] + m1[2] * m2[1],
+  m1[1] * m2[0] + m1[3] * m2[1],
+  m1[0] * m2[2] + m1[2] * m2[3],
+  m1[1] * m2[2] + m1[3] * m2[3],
+  m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
+  m1[1] * m2[4] + m1[3] * m2[5] + m1[5],
+];
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * Turns pdf.js text items into positioned items in top-left viewport space.
+ * Whitespace-only items are dropped; their line break moves to the item before.
+ * `monoFonts` names the fonts pdf.js classifies as monospace (for code blocks).
+ */
+export function positionItems(raw: RawTextItem[], viewportTransform: number[], monoFonts?: Set<string>): TextItem[] {
+  const out: TextItem[] = [];
+  for (const it of raw) {
+    if (typeof it.str !== 'string') continue;
+    if (it.str.trim() === '') {
+      if (it.hasEOL && out.length) out[out.length - 1].eol = true;
+      continue;
+    }
+    const m = multiply(viewportTransform, it.transform);
+    const fontHeight = Math.hypot(m[2], m[3]) || Math.abs(it.height) || 1;
+    // Horizontal (or near) text: the run extends rightwards from the baseline origin.
+    const scale = Math.hypot(viewportTransform[0], viewportTransform[1]) || 1;
+    const w = Math.abs(it.width) * scale;
+    const item: TextItem & { mono?: boolean } = {
+      str: it.str,
+      x: round2(m[4]),
+      y: round2(m[5] - fontHeight),
+      w: round2(w),
+      h: round2(fontHeight),
+      fontHeight: round2(fontHeight),
+    };
+    if (it.hasEOL) item.eol = true;
+    if (monoFonts && it.fontName && monoFonts.has(it.fontName)) item.mono = true;
+    out.push(item);
+  }
+  return out;
+}
+
+/** Baseline of an item (top + height). */
+const baseline = (it: TextItem) => it.y + it.h;
+
+/**
+ * Page text from positioned items in content order: a newline where pdf.js
+ * reports an end of line or the baseline moves, a space where runs have a gap.
+ */
+export function itemsToText(items: TextItem[]): string {
+  let text = '';
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    if (i > 0) {
+      const prev = items[i - 1];
+      const sameLine = Math.abs(baseline(prev) - baseline(it)) < Math.max(prev.h, it.h) * 0.5;
+      if (prev.eol || !sameLine) text += '\n';
+      else {
+        const gap = it.x - (prev.x + prev.w);
+        if (gap > Math.min(prev.h, it.h) * 0.12 && !/\s$/.test(prev.str) && !/^\s/.test(it.str)) text += ' ';
+      }
+    }
+    text += it.str;
+  }
+  return text.replace(/[ \t]+\n/g, '\n').trim();
+}
+
+/** True when the text has something a reader could use (not just stray glyphs). */
+export function isReadableText(text: string): boolean {
+  const letters = text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  return letters >= 12;
+}

@@ -1,0 +1,57 @@
+/**
+ * Data produced by the reading pipeline. Coordinates are PDF points in the
+ * page's viewport at scale 1 with the origin at the top-left corner (y grows
+ * downwards), so rectangles can be shown, located and drawn the same way.
+ */
+
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** One run of text as pdf.js (or OCR) reports it. `y` is the top of the run. */
+export interface TextItem extends Rect {
+  str: string;
+  /** Font-size proxy: hypot of the transform's second column (points). */
+  fontHeight: number;
+  /** True when a line break follows this item. */
+  eol?: boolean;
+  /** True when pdf.js classifies the font as monospace. */
+  mono?: boolean;
+}
+
+export interface LayoutBlock {
+  index: number;
+  text: string;
+  /** heading | paragraph | list | code | caption | page_number */
+  label: string;
+  rect: Rect;
+}
+
+export interface PageData {
+  /** 1-based PDF page order. */
+  page: number;
+  width: number;
+  height: number;
+  text: string;
+  items: TextItem[];
+  blocks: LayoutBlock[];
+  /** True when the text came from OCR (no readable text layer). */
+  ocr: boolean;
+  /** True when neither the text layer nor OCR gave readable text. */
+  unreadable?: boolean;
+}
+
+export interface OutlineSegment {
+  startPage: number;
+  title: string;
+  level: number;
+}
+
+export interface DocumentInfo {
+  pageCount: number;
+  outline: OutlineSegment[];
+  title?: string;
+}

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** The pdf.js module type (legacy build, the one that runs on Node 20). */
+export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
+export type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+
+let loaded: Promise<PdfJs> | undefined;
+
+/**
+ * Loads pdf.js once per thread. The worker module is imported and exposed as
+ * `globalThis.pdfjsWorker`, so pdf.js runs in this thread (we are already off
+ * the event loop inside our own worker) and needs no separate worker file —
+ * which also makes it work from the esbuild CJS bundle.
+ */
+export function loadPdfJs(): Promise<PdfJs> {
+  loaded ??= (async () => {
+    // @ts-expect-error the worker module ships without type declarations
+    const worker: unknown = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+    return import('pdfjs-dist/legacy/build/pdf.mjs');
+  })();
+  return loaded;
+}
+
+let assetDir: string | undefined;
+
+/**
+ * Directory that holds pdf.js's `standard_fonts/`, `cmaps/` and `wasm/`:
+ * `dist/pdfjs/` beside the bundle, or the pdfjs-dist package under tsx.
+ */
+export function pdfJsAssetDir(): string {
+  if (assetDir) return assetDir;
+  const candidates = [path.join(__dirname, 'pdfjs')];
+  try {
+    candidates.push(path.dirname(require.resolve('pdfjs-dist/package.json')));
+  } catch {
+    /* bundled without node_modules */
+  }
+  candidates.push(path.resolve(__dirname, '../../../node_modules/pdfjs-dist'));
+  assetDir = candidates.find((d) => existsSync(path.join(d, 'standard_fonts'))) ?? candidates[0];
+  return assetDir;
+}
+
+/** Opens a PDF from bytes (the buffer is copied: pdf.js transfers what it gets). */
+export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  const pdfjs = await loadPdfJs();
+  const dir = pdfJsAssetDir();
+  const task = pdfjs.getDocument({
+    data: new Uint8Array(bytes),
+    standardFontDataUrl: path.join(dir, 'standard_fonts') + path.sep,
+    cMapUrl: path.join(dir, 'cmaps') + path.sep,
+    cMapPacked: true,
+    wasmUrl: path.join(dir, 'wasm') + path.sep,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
+  return task.promise;
+}
+
+export async function closePdf(doc: PdfDocument): Promise<void> {
+  await doc.loadingTask.destroy();
+}

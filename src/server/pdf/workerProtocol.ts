@@ -1,0 +1,24 @@
+import type { DocumentInfo, PageData, Rect } from './pdfTypes';
+import type { Highlight } from './flatExport';
+
+/** Where a worker finds the PDF: a file (preferred) or bytes. `key` names it in the worker's cache. */
+export interface PdfSource {
+  key: string;
+  path?: string;
+  bytes?: Uint8Array;
+}
+
+export type WorkerRequest =
+  | { id: number; kind: 'info'; source: PdfSource }
+  | { id: number; kind: 'pages'; source: PdfSource; pages: number[]; ocr: boolean }
+  | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect }
+  | { id: number; kind: 'export'; source: PdfSource; pages: number[]; highlights: Highlight[]; outPath: string }
+  | { id: number; kind: 'forget'; key: string };
+
+export type WorkerResponse =
+  | { id: number; kind: 'info'; info: DocumentInfo }
+  | { id: number; kind: 'page'; page: PageData }
+  | { id: number; kind: 'render'; png: Uint8Array; width: number; height: number }
+  | { id: number; kind: 'export'; pageCount: number; bytes: number }
+  | { id: number; kind: 'done' }
+  | { id: number; kind: 'error'; message: string; code?: string };
