@@ -62,6 +62,11 @@ export interface RouteDecl<P extends AnyObject = AnyObject, Q extends AnyObject 
   rawBody?: { limitBytes: number };
   /** JSON body limit in bytes. Default 1 MiB. */
   jsonLimitBytes?: number;
+  /**
+   * A valid request (confirm aside) for the guide and the generic refusal tests.
+   * Ids in it may name nothing: the refusal gates run before any lookup.
+   */
+  example?: { params?: Record<string, string>; query?: Record<string, string>; body?: Record<string, unknown> };
   preview?: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<Record<string, unknown>>;
   handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<RouteResult>;
 }

@@ -19,6 +19,7 @@ export const studySetRoutes = [
     premium: true,
     confirm: 'body',
     body: z.object({ title: z.string().trim().min(1, 'title must not be empty').max(200) }),
+    example: { body: { title: 'Linear algebra' } },
     handler: async ({ body, services }) => {
       const set = await services.studySets.create(body.title);
       return { ...set, created: true };

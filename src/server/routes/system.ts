@@ -62,6 +62,7 @@ export const systemRoutes = [
     summary: 'One-time install script (pipe to sh): writes the token file (600), installs the agent skill, prints the MCP command. The code is the credential.',
     auth: 'none',
     query: z.object({ code: z.string().min(1).max(200) }),
+    example: { query: { code: 'abc' } },
     handler: async ({ query, services }) => {
       if (!(await services.codes.redeem('install', query.code))) return new Reply(expiredInstallScript(), shellScript, 403);
       return new Reply(
@@ -100,6 +101,7 @@ export const systemRoutes = [
     listed: false,
     // Loose on purpose: a malformed code is a failed attempt, answered like any other.
     body: z.object({ code: z.unknown().optional(), deviceName: z.unknown().optional() }),
+    example: { body: { code: '123456', deviceName: 'laptop' } },
     handler: async ({ body, services }) => {
       const code = typeof body.code === 'string' || typeof body.code === 'number' ? String(body.code) : '';
       const deviceName = typeof body.deviceName === 'string' && body.deviceName.trim() ? body.deviceName.trim().slice(0, 120) : 'paired device';

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import { allRoutes } from '../../src/server/routes';
+import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { rawRequest } from '../helpers/rawHttp';
+
+describe('system routes', () => {
+  let t: TestBridge;
+  before(async () => (t = await startBridge()));
+  after(() => t.stop());
+
+  it('GET /status answers without a token, authorized only with a valid one', async () => {
+    const anon = await t.anonymous.status();
+    assert.equal(anon.authorized, false);
+    assert.equal(anon.instanceNonce, t.bridge.instanceNonce);
+    assert.match(anon.apiFingerprint, /^[0-9a-f]{12}$/);
+    assert.equal(anon.guide.route, '/guide');
+    assert.equal(anon.guide.rotatesToken, false);
+    assert.equal(anon.guide.usesExistingBearer, true);
+    assert.match(anon.guide.refreshPolicy, /sha256/);
+    assert.equal((await t.client.status()).authorized, true);
+    const bad = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: 'sbt0.nope' });
+    assert.equal((await bad.status()).authorized, false);
+  });
+
+  it('GET /capabilities is derived from the route table', async () => {
+    const caps = await t.client.capabilities();
+    const listed = allRoutes.filter((r) => r.listed !== false);
+    assert.equal(caps.routeCount, listed.length);
+    assert.equal(caps.routes.length, listed.length);
+    for (const r of listed) {
+      const c = caps.routes.find((x) => x.method === r.method && x.path === r.path);
+      assert.ok(c, `${r.method} ${r.path} listed`);
+      assert.equal(c.requiresMax, !!r.premium);
+      assert.equal(c.confirm, r.confirm ?? 'none');
+      assert.equal(c.dryRun, !!r.dryRun);
+    }
+    assert.ok(!caps.routes.some((r) => r.path === '/pair'), 'POST /pair is not in the capability list');
+    assert.deepEqual(caps.presets, ['book-breakdown', 'source-structure', 'exam-general', 'dictionary']);
+    assert.deepEqual(caps.anchorModes, ['page_text', 'block']);
+    assert.equal(caps.fillIndexSemantics['2'], 'stroke_only');
+    assert.equal(caps.accessPolicy.userDataStillRequiresBearerToken, true);
+    assert.equal(caps.limits.pagesPerCall, 60);
+    assert.equal(caps.apiFingerprint, (await t.anonymous.status()).apiFingerprint);
+  });
+
+  it('GET /guide is Markdown whose sha256 is the one /status announces, with the generated route table', async () => {
+    const md = await t.client.guide();
+    const status = await t.client.status();
+    assert.equal(createHash('sha256').update(md).digest('hex'), status.guide.sha256);
+    assert.match(md, /^# Study Bridge/);
+    for (const r of allRoutes) assert.ok(md.includes(`| ${r.method} | \`${r.path}\``), `guide lists ${r.method} ${r.path}`);
+    for (const section of ['## Discovery', '## Authentication', '## Conventions', '## Workflows', '## Pitfalls']) assert.ok(md.includes(section));
+  });
+
+  it('GET /context: nothing open in headless mode, then what the UI host opened', async () => {
+    const ctx = await t.client.context();
+    assert.equal(ctx.available, false);
+    assert.equal(ctx.reason, 'nothing_open');
+    const set = await t.client.createStudySet('Context set');
+    await t.bridge.services.ui.open({ topicid: set.topicid, title: set.title });
+    const after = await t.client.context();
+    assert.equal(after.available, true);
+    assert.deepEqual(after.studySet, { topicid: set.topicid, title: 'Context set', isDeck: false });
+  });
+
+  it('unknown route → 404 NOT_FOUND JSON', async () => {
+    const res = await t.client.raw('GET', '/no/such/route');
+    assert.equal(res.status, 404);
+    assert.equal(res.json<any>().error.code, 'NOT_FOUND');
+    assert.match(res.json<any>().error.message, /capabilities/);
+  });
+
+  it('GET /mcp → 501', async () => {
+    const res = await t.client.raw('GET', '/mcp');
+    assert.equal(res.status, 501);
+    assert.equal(res.json<any>().error.code, 'NOT_IMPLEMENTED');
+  });
+
+  it('malformed JSON → 400 INVALID_JSON; a JSON array → 400; nothing created', async () => {
+    const before = (await t.client.listStudySets()).length;
+    for (const body of ['{"title": "x", confirm: true', '[1,2]', '"str"']) {
+      const res = await t.client.raw('POST', '/library/study-sets', { body });
+      assert.equal(res.status, 400, body);
+      assert.equal(res.json<any>().error.code, 'INVALID_JSON');
+    }
+    assert.equal((await t.client.listStudySets()).length, before);
+  });
+
+  it('a JSON body over the limit → 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await t.client.raw('POST', '/library/study-sets', { body: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024), confirm: true }) });
+    assert.equal(res.status, 413);
+    assert.equal(res.json<any>().error.code, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('a loopback Host without our port is refused; loopback names with it pass', async () => {
+    for (const Host of ['localhost', 'localhost:80']) {
+      const res = await rawRequest(t.bridge.port, { method: 'GET', path: '/bridge/v1/status', headers: { Host } });
+      assert.equal(res.status, 403, `Host "${Host}"`);
+      assert.equal(res.json().error.code, 'FORBIDDEN_HOST');
+    }
+    for (const Host of [`localhost:${t.bridge.port}`, `[::1]:${t.bridge.port}`]) {
+      const res = await rawRequest(t.bridge.port, { method: 'GET', path: '/bridge/v1/status', headers: { Host } });
+      assert.equal(res.status, 200, `Host "${Host}"`);
+    }
+  });
+
+  it('an internal error is a bare 500 without a stack', async () => {
+    const route = allRoutes.find((r) => r.path === '/context')!;
+    const ui = t.bridge.services.ui;
+    const original = ui.context;
+    ui.context = async () => {
+      throw new Error('secret internal detail');
+    };
+    try {
+      const res = await t.client.raw('GET', route.path);
+      assert.equal(res.status, 500);
+      assert.equal(res.json<any>().error.code, 'INTERNAL');
+      assert.ok(!res.text().includes('secret internal detail'));
+      assert.ok(!res.text().includes(' at '));
+    } finally {
+      ui.context = original;
+    }
+  });
+});

@@ -1,0 +1,15 @@
+import { createHash } from 'node:crypto';
+import type { Store } from '../../src/server/store/store';
+
+/** A hash of every row of every table: equal digests = nothing changed. */
+export function storeDigest(store: Store): string {
+  const tables = store
+    .all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts_%' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .map((r) => r.name);
+  const h = createHash('sha256');
+  for (const t of tables) {
+    h.update(t);
+    for (const row of store.all(`SELECT * FROM "${t}" ORDER BY rowid`)) h.update(JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+  }
+  return h.digest('hex');
+}
