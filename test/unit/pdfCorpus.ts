@@ -13,15 +13,25 @@ export function pdftotext(file: string, first?: number, last?: number): string {
   return execFileSync('pdftotext', [...args, file, '-'], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
 }
 
-/** Words of a text: whitespace-normalised, split on whitespace. */
-export const words = (text: string) => text.normalize('NFKC').split(/\s+/).filter(Boolean);
+/**
+ * Words of a text: NFKC, split on whitespace, punctuation trimmed from both
+ * ends; tokens without a letter or digit (maths symbols, bullets, glyphs a
+ * converter maps to nothing) are not words.
+ */
+export const words = (text: string) =>
+  text
+    .normalize('NFKC')
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => /[\p{L}\p{N}]/u.test(w));
 
 /** Share of the reference's words (as a multiset) that also occur in `ours`. */
-export function wordOverlap(reference: string, ours: string): number {
-  const ref = words(reference);
+export function wordOverlap(reference: string, ours: string, opts: { lettersOnly?: boolean } = {}): number {
+  const pick = (t: string) => (opts.lettersOnly ? words(t).filter((w) => /\p{L}/u.test(w)) : words(t));
+  const ref = pick(reference);
   if (!ref.length) return 1;
   const have = new Map<string, number>();
-  for (const w of words(ours)) have.set(w, (have.get(w) ?? 0) + 1);
+  for (const w of pick(ours)) have.set(w, (have.get(w) ?? 0) + 1);
   let hit = 0;
   for (const w of ref) {
     const n = have.get(w) ?? 0;

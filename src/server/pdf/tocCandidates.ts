@@ -44,7 +44,7 @@ export function tocCandidates(pages: PageData[], opts: { bodyHeight?: number; li
   const linesByPage = pages.map((p) => ({ page: p, lines: groupLines(p.items) }));
   for (const { page, lines } of linesByPage) {
     for (const l of lines) {
-      if (l.rect.y < page.height * 0.1 || l.rect.y + l.rect.h > page.height * 0.9) {
+      if (l.rect.y < page.height * 0.15 || l.rect.y + l.rect.h > page.height * 0.9) {
         const k = keyOf(l.text);
         marginCount.set(k, (marginCount.get(k) ?? 0) + 1);
       }
@@ -58,7 +58,7 @@ export function tocCandidates(pages: PageData[], opts: { bodyHeight?: number; li
       const text = l.text.replace(/\s+/g, ' ').trim();
       const letters = text.match(/\p{L}/gu)?.length ?? 0;
       if (letters < 2 || text.length > 120) continue;
-      const inMargin = l.rect.y < page.height * 0.1 || l.rect.y + l.rect.h > page.height * 0.9;
+      const inMargin = l.rect.y < page.height * 0.15 || l.rect.y + l.rect.h > page.height * 0.9;
       if (inMargin && (marginCount.get(keyOf(l.text)) ?? 0) >= Math.min(repeatBound, 3)) continue;
       if (/^[\d\s.,;:()\-–]+$/.test(text)) continue;
       const heightRatio = l.fontHeight / body;
