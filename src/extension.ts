@@ -1,0 +1,143 @@
+// Composition root for VS Code: hosts (or attaches to) the bridge, and wires
+// the status bar, log, commands, views and MCP discovery onto it. Everything
+// registered goes into context.subscriptions; deactivate closes the server.
+import * as vscode from 'vscode';
+import { performance } from 'node:perf_hooks';
+import { BridgeHost, type BridgeMode, type BridgeState } from './extension/bridgeHost';
+import { BridgeStatusBar } from './extension/statusBar';
+import { registerCommands } from './extension/commands';
+import { registerMcpProvider } from './extension/mcpProvider';
+import { affectsBridge, readBridgeOptions } from './extension/settings';
+import { redactPath } from './extension/requestLog';
+import { StudySetsProvider } from './views/studySetsView';
+import { DecksProvider } from './views/decksView';
+import { BundlesProvider } from './views/bundlesView';
+import type { BridgeClient } from './client/bridgeClient';
+
+/** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
+export interface StudyBridgeApi {
+  readonly mode: BridgeMode;
+  readonly state: BridgeState;
+  readonly baseUrl: string | undefined;
+  readonly port: number | undefined;
+  readonly dataDir: string;
+  readonly client: BridgeClient | undefined;
+  /** Milliseconds from the start of activate() to a listening (or attached) bridge. */
+  readonly activationMs: number;
+  readonly statusBarText: string;
+  readonly mcpRegistered: boolean;
+  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
+  /** Resolves when a pending start/restart/takeover has settled. */
+  whenSettled(): Promise<BridgeState>;
+}
+
+let host: BridgeHost | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<StudyBridgeApi> {
+  const t0 = performance.now();
+  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
+
+  const log = vscode.window.createOutputChannel('Study Bridge', { log: true });
+  context.subscriptions.push(log);
+
+  const bridgeHost = new BridgeHost(readBridgeOptions(context), log);
+  host = bridgeHost;
+  // Disposed explicitly (and awaited) in deactivate; this is the safety net.
+  context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });
+  context.subscriptions.push(
+    bridgeHost.onRequest((e) => log.info(`${e.method} ${redactPath(e.path)} ${e.status} ${Math.round(e.ms)}ms`)),
+  );
+
+  const statusBar = new BridgeStatusBar();
+  context.subscriptions.push(statusBar);
+
+  const getClient = () => bridgeHost.client;
+  const views = {
+    studySets: new StudySetsProvider(getClient),
+    decks: new DecksProvider(getClient),
+    bundles: new BundlesProvider(getClient),
+  };
+  const refreshViews = () => {
+    views.studySets.refresh();
+    views.decks.refresh();
+    views.bundles.refresh();
+  };
+  context.subscriptions.push(
+    views.studySets,
+    views.decks,
+    views.bundles,
+    vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true }),
+    vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks }),
+    vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
+  );
+
+  context.subscriptions.push(
+    bridgeHost.onDidChange((state) => {
+      statusBar.update(state);
+      void vscode.commands.executeCommand('setContext', 'studyBridge.state', state.mode);
+      if (state.mode !== 'starting') refreshViews();
+    }),
+  );
+
+  const restartBridge = () => bridgeHost.restart(readBridgeOptions(context));
+  context.subscriptions.push(
+    ...registerCommands({
+      host: bridgeHost,
+      log,
+      refreshViews,
+      restartBridge,
+      revealStudySets: async () => {
+        await vscode.commands.executeCommand('studyBridge.studySets.focus');
+      },
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsBridge(e)) void restartBridge();
+    }),
+  );
+
+  const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log);
+
+  await bridgeHost.start();
+  const activationMs = performance.now() - t0;
+  log.info(`activated in ${activationMs.toFixed(0)} ms (${bridgeHost.state.mode}; MCP provider ${mcpRegistered ? 'registered' : 'not available in this VS Code'})`);
+
+  return {
+    get mode() {
+      return bridgeHost.state.mode;
+    },
+    get state() {
+      return bridgeHost.state;
+    },
+    get baseUrl() {
+      return bridgeHost.state.baseUrl;
+    },
+    get port() {
+      return bridgeHost.state.port;
+    },
+    get dataDir() {
+      return bridgeHost.state.dataDir;
+    },
+    get client() {
+      return bridgeHost.client;
+    },
+    activationMs,
+    get statusBarText() {
+      return statusBar.text;
+    },
+    mcpRegistered,
+    views,
+    whenSettled: () => waitSettled(bridgeHost),
+  };
+}
+
+/** Closes the server cleanly (checkpoint, lock released, bridge.json removed) before the host exits. */
+export async function deactivate(): Promise<void> {
+  const h = host;
+  host = undefined;
+  await h?.dispose();
+}
+
+async function waitSettled(h: BridgeHost): Promise<BridgeState> {
+  for (let i = 0; i < 600 && h.state.mode === 'starting'; i++) await new Promise((r) => setTimeout(r, 50));
+  return h.state;
+}

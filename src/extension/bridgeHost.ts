@@ -1,0 +1,271 @@
+import * as vscode from 'vscode';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBridge, type Bridge } from '../server/bridge';
+import { BridgeClient } from '../client/bridgeClient';
+
+/**
+ * Hosts the bridge in this window, or attaches to the one another window
+ * hosts on the same data dir, and takes over when that window goes away.
+ *
+ * hosting  – this extension host runs the server (lock held, bridge.json ours)
+ * attached – another process holds the lock; we talk to it as a client
+ * stopped  – nothing runs (after deactivate or before start)
+ * error    – start failed; `error` says why
+ */
+export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'error';
+
+export interface BridgeHostOptions {
+  dataDir: string;
+  port?: number;
+  premium?: boolean;
+  exportFolder?: string;
+}
+
+export interface BridgeState {
+  mode: BridgeMode;
+  dataDir: string;
+  baseUrl?: string;
+  port?: number;
+  /** pid of the process that hosts the server (ours when hosting). */
+  hostPid?: number;
+  instanceNonce?: string;
+  error?: string;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+interface DiscoveryFile {
+  baseUrl: string;
+  port: number;
+  pid: number;
+  instanceNonce: string;
+  version?: string;
+}
+
+/** How often an attached window checks whether the host is still alive. */
+const WATCH_INTERVAL_MS = 1000;
+/** Attempts to attach when the lock is held but bridge.json is not there yet (the host is starting). */
+const ATTACH_ATTEMPTS = 20;
+
+export class BridgeHost implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<BridgeState>();
+  /** Fires on every mode or address change. */
+  readonly onDidChange = this.changed.event;
+  private readonly requested = new vscode.EventEmitter<RequestLogEntry>();
+  /** Fires for each request the server in this window answered. */
+  readonly onRequest = this.requested.event;
+
+  private bridge: Bridge | undefined;
+  private clientInstance: BridgeClient | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private current: BridgeState;
+  private transition: Promise<void> = Promise.resolve();
+  private disposed = false;
+
+  constructor(private options: BridgeHostOptions, private readonly log: vscode.LogOutputChannel) {
+    this.current = { mode: 'stopped', dataDir: options.dataDir };
+  }
+
+  get state(): BridgeState {
+    return this.current;
+  }
+
+  /** Client for the bridge in use (ours or the attached one); undefined when stopped. */
+  get client(): BridgeClient | undefined {
+    return this.clientInstance;
+  }
+
+  /** Resolves once the state is settled (hosting, attached or error). */
+  start(): Promise<void> {
+    return this.serialize(() => this.startNow());
+  }
+
+  /** Stops (releasing the data dir when hosting) and starts again, possibly with new options. */
+  restart(options?: BridgeHostOptions): Promise<void> {
+    return this.serialize(async () => {
+      await this.stopNow();
+      if (options) this.options = options;
+      await this.startNow();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.serialize(() => this.stopNow());
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.serialize(() => this.stopNow());
+    this.changed.dispose();
+    this.requested.dispose();
+  }
+
+  private serialize(step: () => Promise<void>): Promise<void> {
+    const next = this.transition.then(step, step);
+    this.transition = next.catch(() => undefined);
+    return next;
+  }
+
+  private setState(state: BridgeState): void {
+    this.current = state;
+    if (!this.disposed || state.mode === 'stopped') this.changed.fire(state);
+  }
+
+  private async startNow(): Promise<void> {
+    if (this.disposed) return;
+    const { dataDir } = this.options;
+    this.setState({ mode: 'starting', dataDir });
+    for (let attempt = 0; attempt < ATTACH_ATTEMPTS && !this.disposed; attempt++) {
+      try {
+        await this.host();
+        return;
+      } catch (err) {
+        if (!isLockedError(err)) {
+          this.fail(err);
+          return;
+        }
+      }
+      // Another live process owns the data dir: attach to it.
+      if (await this.attach()) return;
+      await delay(250);
+    }
+    if (!this.disposed) this.fail(new Error(`the data dir ${dataDir} is locked by another process that does not answer`));
+  }
+
+  private async host(): Promise<void> {
+    const { dataDir, port, premium, exportFolder } = this.options;
+    const bridge = await createBridge({
+      dataDir,
+      port,
+      premium,
+      exportFolder,
+      onRequest: (e) => this.requested.fire(e),
+    });
+    if (this.disposed) {
+      await bridge.close();
+      return;
+    }
+    this.bridge = bridge;
+    this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+    this.log.info(`hosting the bridge at ${bridge.baseUrl} (data dir ${dataDir})`);
+    this.setState({
+      mode: 'hosting',
+      dataDir,
+      baseUrl: bridge.baseUrl,
+      port: bridge.port,
+      hostPid: process.pid,
+      instanceNonce: bridge.instanceNonce,
+    });
+  }
+
+  /** Attaches to the bridge that bridge.json names, if it answers with the same instance nonce. */
+  private async attach(): Promise<boolean> {
+    const { dataDir } = this.options;
+    const discovery = readDiscovery(dataDir);
+    if (!discovery || !isAlive(discovery.pid)) return false;
+    let client: BridgeClient;
+    try {
+      client = BridgeClient.fromDataDir(dataDir);
+      const status = (await client.status()) as { instanceNonce?: string };
+      if (status.instanceNonce && status.instanceNonce !== discovery.instanceNonce) return false;
+    } catch (err) {
+      this.log.debug(`attach: bridge at ${discovery.baseUrl} does not answer yet: ${errorText(err)}`);
+      return false;
+    }
+    if (this.disposed) return true;
+    this.clientInstance = client;
+    this.log.info(`attached to the bridge at ${discovery.baseUrl}, hosted by process ${discovery.pid}`);
+    this.setState({
+      mode: 'attached',
+      dataDir,
+      baseUrl: discovery.baseUrl,
+      port: discovery.port,
+      hostPid: discovery.pid,
+      instanceNonce: discovery.instanceNonce,
+    });
+    this.watchHost(discovery);
+    return true;
+  }
+
+  /** While attached: when the hosting process goes away (or its bridge.json does), take over. */
+  private watchHost(discovery: DiscoveryFile): void {
+    this.clearWatch();
+    this.watchTimer = setInterval(() => {
+      if (this.current.mode !== 'attached') return;
+      const now = readDiscovery(this.options.dataDir);
+      const gone = !isAlive(discovery.pid) || !now || now.instanceNonce !== discovery.instanceNonce;
+      if (!gone) return;
+      this.clearWatch();
+      this.log.info(`the bridge hosted by process ${discovery.pid} went away; taking over`);
+      void this.serialize(async () => {
+        if (this.current.mode !== 'attached' || this.disposed) return;
+        this.clientInstance = undefined;
+        await this.startNow();
+      });
+    }, WATCH_INTERVAL_MS);
+  }
+
+  private clearWatch(): void {
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = undefined;
+  }
+
+  private fail(err: unknown): void {
+    const message = errorText(err);
+    this.log.error(`the bridge could not start: ${message}`);
+    this.setState({ mode: 'error', dataDir: this.options.dataDir, error: message });
+  }
+
+  private async stopNow(): Promise<void> {
+    this.clearWatch();
+    this.clientInstance = undefined;
+    const bridge = this.bridge;
+    this.bridge = undefined;
+    if (bridge) {
+      try {
+        await bridge.close();
+        this.log.info('bridge closed (checkpoint written, lock released)');
+      } catch (err) {
+        this.log.error(`closing the bridge failed: ${errorText(err)}`);
+      }
+    }
+    this.setState({ mode: 'stopped', dataDir: this.options.dataDir });
+  }
+}
+
+function isLockedError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'DATA_DIR_LOCKED';
+}
+
+export function readDiscovery(dataDir: string): DiscoveryFile | undefined {
+  const file = join(dataDir, 'bridge.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as DiscoveryFile;
+    return typeof parsed.baseUrl === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
+  } catch {
+    return undefined; // being written
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

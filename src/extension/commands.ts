@@ -1,0 +1,165 @@
+import * as vscode from 'vscode';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { BridgeClient } from '../client/bridgeClient';
+import { errorText, type BridgeHost } from './bridgeHost';
+
+export interface CommandDeps {
+  host: BridgeHost;
+  log: vscode.LogOutputChannel;
+  /** Reloads every view (or the ones that changed). */
+  refreshViews(): void;
+  /** Restarts the bridge with the current settings. */
+  restartBridge(): Promise<void>;
+  /** Reveals the Study Sets view. */
+  revealStudySets(): Promise<void>;
+}
+
+/** Registers the palette / view-title commands; returns their disposables. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { host, log } = deps;
+
+  const requireClient = (): BridgeClient => {
+    const client = host.client;
+    if (!client) throw new UserFacingError(`The bridge is ${host.state.mode}. Restart it from the status bar.`);
+    return client;
+  };
+
+  const guarded =
+    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R | undefined> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        const message = errorText(err);
+        log.error(`${name}: ${message}`);
+        void vscode.window.showErrorMessage(`Study Bridge: ${message}`);
+        return undefined;
+      }
+    };
+
+  const connectAgent = guarded('connect agent', async () => {
+    const install = await requireClient().createInstallCode();
+    await vscode.env.clipboard.writeText(install.command);
+    const expires = install.expiresAt ? ` It works once, until ${new Date(install.expiresAt).toLocaleTimeString()}.` : '';
+    const actions = install.mcpCommand ? ['Copy Claude Code MCP command', 'Copy install command'] : ['Copy install command'];
+    const pick = await vscode.window.showInformationMessage(
+      `Install command copied. Paste it into the agent's terminal to connect it.${expires}`,
+      { detail: install.command },
+      ...actions,
+    );
+    if (pick === 'Copy Claude Code MCP command' && install.mcpCommand) {
+      await vscode.env.clipboard.writeText(install.mcpCommand);
+      void vscode.window.showInformationMessage('MCP command copied (claude mcp add …).');
+    } else if (pick === 'Copy install command') {
+      await vscode.env.clipboard.writeText(install.command);
+    }
+    return install;
+  });
+
+  const copyUrl = guarded('copy URL', async () => {
+    const url = host.state.baseUrl;
+    if (!url) throw new UserFacingError('The bridge is not running.');
+    await vscode.env.clipboard.writeText(url);
+    void vscode.window.showInformationMessage(`Copied ${url}`);
+    return url;
+  });
+
+  const restart = guarded('restart', async () => {
+    await deps.restartBridge();
+    return host.state;
+  });
+
+  const openDataFolder = guarded('open data folder', async () => {
+    const uri = vscode.Uri.file(host.state.dataDir);
+    try {
+      await vscode.commands.executeCommand('revealFileInOS', uri);
+    } catch {
+      // Remote/web hosts have no OS file manager: open the folder in a new window instead.
+      await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
+    }
+    return uri.fsPath;
+  });
+
+  /** `uri` is for tests and for the explorer context; without it a file picker opens. */
+  const addPdf = guarded('add PDF', async (uri?: vscode.Uri) => {
+    const client = requireClient();
+    const file =
+      uri ??
+      (
+        await vscode.window.showOpenDialog({
+          canSelectMany: false,
+          filters: { 'PDF documents': ['pdf'] },
+          openLabel: 'Add to library',
+        })
+      )?.[0];
+    if (!file) return undefined;
+    const filename = basename(file.fsPath);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Study Bridge: reading ${filename}…`, cancellable: false },
+      async () => {
+        const bytes = file.scheme === 'file' ? readFileSync(file.fsPath) : await vscode.workspace.fs.readFile(file);
+        return client.request('POST', '/library/documents/upload', {
+          query: { filename, confirm: 1 },
+          bytes,
+        });
+      },
+    );
+    deps.refreshViews();
+    void vscode.window.showInformationMessage(`Added ${filename} to the library.`);
+    return result;
+  });
+
+  /** `title` is for tests and scripted use; without it an input box asks. */
+  const newStudySet = guarded('new study set', async (title?: string) => {
+    const client = requireClient();
+    const name =
+      typeof title === 'string'
+        ? title
+        : await vscode.window.showInputBox({
+            title: 'New study set',
+            prompt: 'Title of the new study set',
+            validateInput: (v) => (v.trim() ? undefined : 'Enter a title'),
+          });
+    if (!name?.trim()) return undefined;
+    const created = await client.createStudySet(name.trim());
+    deps.refreshViews();
+    await deps.revealStudySets();
+    return created;
+  });
+
+  const refresh = async () => deps.refreshViews();
+
+  const showActions = guarded('actions', async () => {
+    const running = host.state.mode === 'hosting' || host.state.mode === 'attached';
+    const items: (vscode.QuickPickItem & { command: string })[] = [
+      ...(running
+        ? [
+            { label: '$(plug) Connect an agent…', command: 'studyBridge.connectAgent' },
+            { label: '$(copy) Copy bridge URL', description: host.state.baseUrl, command: 'studyBridge.copyUrl' },
+          ]
+        : []),
+      { label: '$(debug-restart) Restart bridge', command: 'studyBridge.restart' },
+      { label: '$(folder-opened) Open data folder', description: host.state.dataDir, command: 'studyBridge.openDataFolder' },
+      { label: '$(output) Show log', command: 'studyBridge.showLog' },
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: `Study Bridge (${host.state.mode})` });
+    if (pick) await vscode.commands.executeCommand(pick.command);
+  });
+
+  const showLog = async () => log.show(true);
+
+  return [
+    vscode.commands.registerCommand('studyBridge.connectAgent', connectAgent),
+    vscode.commands.registerCommand('studyBridge.copyUrl', copyUrl),
+    vscode.commands.registerCommand('studyBridge.restart', restart),
+    vscode.commands.registerCommand('studyBridge.openDataFolder', openDataFolder),
+    vscode.commands.registerCommand('studyBridge.addPdf', addPdf),
+    vscode.commands.registerCommand('studyBridge.newStudySet', newStudySet),
+    vscode.commands.registerCommand('studyBridge.refresh', refresh),
+    vscode.commands.registerCommand('studyBridge.showActions', showActions),
+    vscode.commands.registerCommand('studyBridge.showLog', showLog),
+  ];
+}
+
+class UserFacingError extends Error {}

@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { BridgeHostOptions } from './bridgeHost';
+
+/** Reads the studyBridge.* settings into the options of the bridge host. */
+export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostOptions {
+  const config = vscode.workspace.getConfiguration('studyBridge');
+  const dataDir = config.get<string>('dataDir')?.trim() || context.globalStorageUri.fsPath;
+  const port = config.get<number | null>('port');
+  const exportFolder = config.get<string>('exportFolder')?.trim() || undefined;
+  return {
+    dataDir,
+    // null/undefined: the default range 42380–42399; 0: any free port.
+    port: typeof port === 'number' ? port : undefined,
+    premium: config.get<boolean>('premium', true),
+    exportFolder,
+  };
+}
+
+/** True when a change touches a setting that needs the bridge restarted. */
+export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
+  return ['dataDir', 'port', 'premium', 'exportFolder'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+}

@@ -1,0 +1,371 @@
+// Extension tests in a real VS Code: packages the VSIX, installs it into an
+// isolated code-server, opens the workbench in headless Chromium and runs the
+// mocha suite (test/extension/suite) inside the extension host. Then checks,
+// from outside, that closing the hosting window hands the bridge over to the
+// second window, and that closing the last one removes bridge.json.
+//
+//   npm run test:extension            (packages first)
+//   npm run test:extension -- --no-package   (reuse the last VSIX)
+//
+// Output: test-output/extension/ (summary.json, suite.log, code-server.log, screenshots).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const root = resolve(__dirname, '..', '..');
+const out = join(root, 'test-output', 'extension');
+const codeServerPkg = join(root, '.cache', 'code-server', 'node_modules', 'code-server');
+const codeServerEntry = join(codeServerPkg, 'out', 'node', 'entry.js');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SUITE_TIMEOUT_MS = 5 * 60_000;
+const EXTENSION_ID = 'study-bridge.study-bridge';
+
+const t0 = Date.now();
+const log = (m: string) => process.stdout.write(`[extension-tests +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Check {
+  title: string;
+  state: 'passed' | 'failed';
+  ms: number;
+  error?: string;
+}
+
+async function main(): Promise<number> {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+
+  // 1. code-server (cached in .cache/code-server) and chromium.
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install chromium (see .ci/run)`);
+  run(process.execPath, [join(root, 'scripts', 'install-code-server.mjs')]);
+
+  // 2. The artefact under test: the packaged VSIX.
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  if (!process.argv.includes('--no-package')) run('npm', ['run', '--silent', 'package'], { quiet: true });
+  const vsix = findVsix(pkg.name, pkg.version);
+  const vsixMb = statSync(vsix).size / 1024 / 1024;
+  log(`VSIX ${vsix} (${vsixMb.toFixed(1)} MB)`);
+
+  // 3. The suite, bundled for the extension host (no tsx there); mocha resolves from the project.
+  const suiteDir = join(root, '.cache', 'extension-suite');
+  rmSync(suiteDir, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: { index: join(root, 'test', 'extension', 'suite', 'index.ts'), 'extension.test': join(root, 'test', 'extension', 'suite', 'extension.test.ts') },
+    outdir: suiteDir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: 'inline',
+    external: ['vscode', 'mocha', './extension.test'],
+    logLevel: 'warning',
+  });
+
+  // 4. An isolated code-server: its own HOME, XDG dirs, user data and extensions.
+  const tmp = mkdtempSync(join(tmpdir(), 'study-bridge-vscode-'));
+  const dirs = {
+    home: join(tmp, 'home'),
+    userData: join(tmp, 'user-data'),
+    extensions: join(tmp, 'extensions'),
+    workspace: join(tmp, 'workspace'),
+  };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(dirs.userData, 'User', 'settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'update.mode': 'none',
+    }),
+  );
+  writeFileSync(join(dirs.workspace, 'notes.md'), '# Study notes\n');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: dirs.home,
+    XDG_CONFIG_HOME: join(dirs.home, '.config'),
+    XDG_DATA_HOME: join(dirs.home, '.local', 'share'),
+    XDG_CACHE_HOME: join(dirs.home, '.cache'),
+    STUDY_BRIDGE_TEST_OUT: out,
+    VSCODE_PROXY_URI: '',
+  };
+  const csArgs = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--config', join(tmp, 'config.yaml')];
+  writeFileSync(join(tmp, 'config.yaml'), 'auth: none\ncert: false\n');
+
+  log('installing the VSIX into code-server');
+  run(process.execPath, [codeServerEntry, ...csArgs, '--install-extension', vsix], { env, quiet: true });
+  const installed = readdirSync(dirs.extensions).find((d) => d.startsWith(EXTENSION_ID));
+  if (!installed) throw new Error(`VSIX not installed into ${dirs.extensions}`);
+
+  const port = await freePort();
+  const csLog = createWriteStream(join(out, 'code-server.log'));
+  const server = spawn(
+    process.execPath,
+    [
+      codeServerEntry,
+      ...csArgs,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      dirs.workspace,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  server.stdout!.pipe(csLog);
+  server.stderr!.pipe(csLog);
+
+  let browser: Browser | undefined;
+  const checks: Check[] = [];
+  const metrics: Record<string, unknown> = { vsixMb: Number(vsixMb.toFixed(2)), vsix };
+  try {
+    await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+    log(`code-server listening on ${port}`);
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const authority = `127.0.0.1:${port}`;
+    const payload = JSON.stringify([
+      ['extensionDevelopmentPath', `vscode-remote://${authority}${join(root, 'test', 'extension', 'harness')}`],
+      ['extensionTestsPath', `vscode-remote://${authority}${join(suiteDir, 'index.js')}`],
+    ]);
+    const workbenchUrl = `http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`;
+    const page1 = await context.newPage();
+    const pages: Page[] = [page1];
+    page1.on('pageerror', (e) => csLog.write(`[page1 error] ${e.message}\n`));
+    await page1.goto(`${workbenchUrl}&payload=${encodeURIComponent(payload)}`);
+    log('workbench 1 opened (runs the suite)');
+
+    // 5. Serve the suite's requests until it writes results.json.
+    const signals = join(out, 'signals');
+    const resultsFile = join(out, 'results.json');
+    const served = new Set<string>();
+    const suiteStart = Date.now();
+    while (!existsSync(resultsFile)) {
+      if (Date.now() - suiteStart > SUITE_TIMEOUT_MS) throw new Error('the suite did not finish in time (see code-server.log)');
+      if (server.exitCode !== null) throw new Error(`code-server exited (${server.exitCode})`);
+      for (const f of existsSync(signals) ? readdirSync(signals) : []) {
+        if (!f.endsWith('.req') || served.has(f)) continue;
+        served.add(f);
+        const name = f.slice(0, -4);
+        let answer: unknown;
+        try {
+          answer = await serveSignal(name, { page1, pages, context, workbenchUrl });
+        } catch (e) {
+          answer = { error: e instanceof Error ? e.message : String(e) };
+        }
+        writeFileSync(join(signals, `${name}.done`), JSON.stringify(answer));
+      }
+      await sleep(150);
+    }
+    const suite = JSON.parse(readFileSync(resultsFile, 'utf8')) as { results: Check[]; metrics: Record<string, unknown>; ms: number; pid: number };
+    checks.push(...suite.results);
+    Object.assign(metrics, suite.metrics, { suiteMs: suite.ms });
+    log(`suite done: ${suite.results.filter((r) => r.state === 'passed').length}/${suite.results.length} passed in ${suite.ms} ms`);
+
+    // 6. From outside: the hosting window closes → the second window takes over;
+    //    the last window closes → deactivate removes bridge.json.
+    const dataDir = suite.metrics.dataDir as string | undefined;
+    if (dataDir && pages.length > 1) {
+      const bridgeJson = join(dataDir, 'bridge.json');
+      const first = readJson<{ pid: number; instanceNonce: string }>(bridgeJson);
+      await check(checks, 'closing the hosting window hands the bridge to the second window', async () => {
+        await page1.close({ runBeforeUnload: true });
+        const next = await until(() => {
+          const j = readJson<{ pid: number; instanceNonce: string; port: number }>(bridgeJson);
+          return j && j.pid !== first?.pid ? j : undefined;
+        }, 30_000, 'a new bridge.json from the second window');
+        const texts = await until(async () => {
+          const t = await statusTexts(pages[1]);
+          return t.some((s) => s.includes(`:${next.port}`) && !s.includes('attached')) ? t : undefined;
+        }, 15_000, 'the second window to show it hosts');
+        metrics.takeover = { pid: next.pid, port: next.port, statusBar: texts };
+      });
+      await check(checks, 'deactivation (last window closed) removes bridge.json and releases the lock', async () => {
+        await pages[1].close({ runBeforeUnload: true });
+        await until(() => (existsSync(bridgeJson) ? undefined : true), 30_000, 'bridge.json to be removed');
+        await until(() => (existsSync(join(dataDir, 'library.lock')) ? undefined : true), 10_000, 'library.lock to be released');
+      });
+    } else {
+      checks.push({ title: 'second window / takeover checks', state: 'failed', ms: 0, error: 'the suite did not open a second window' });
+    }
+  } finally {
+    await browser?.close().catch(() => undefined);
+    stopTree(server);
+    csLog.end();
+    if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+  }
+
+  metrics.totalMs = Date.now() - t0;
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ checks, metrics }, null, 2));
+  const failed = checks.filter((c) => c.state === 'failed');
+  process.stdout.write('\nStudy Bridge extension tests (code-server ' + (metrics.vscodeVersion ?? '?') + ')\n');
+  for (const c of checks) {
+    process.stdout.write(`  ${c.state === 'passed' ? '✔' : '✘'} ${c.title} (${c.ms} ms)\n`);
+    if (c.error) process.stdout.write(`      ${c.error.split('\n').slice(0, 6).join('\n      ')}\n`);
+  }
+  process.stdout.write(
+    `\n  activation: ${metrics.activationMs ?? '?'} ms to a listening bridge (goal ≤ 300)\n` +
+      `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
+      `  suite:      ${metrics.suiteMs ?? '?'} ms in the extension host; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s\n` +
+      `  output:     ${out}\n` +
+      `  ${checks.length - failed.length} passing, ${failed.length} failing\n`,
+  );
+  return failed.length === 0 && checks.length > 0 ? 0 : 1;
+}
+
+/** Requests from the suite (see suite/signals.ts). */
+async function serveSignal(
+  name: string,
+  ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string },
+): Promise<unknown> {
+  switch (name) {
+    case 'statusbar':
+      return { texts: await until(async () => { const t = await statusTexts(ctx.page1); return t.length ? t : undefined; }, 15_000, 'the status bar item') };
+    case 'screenshot': {
+      const file = join(out, 'sidebar.png');
+      const rows = await until(async () => {
+        const r = await ctx.page1.locator('.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
+        return r.length ? r : undefined;
+      }, 15_000, 'rows in the sidebar').catch(() => [] as string[]);
+      await ctx.page1.screenshot({ path: file });
+      const sidebar = ctx.page1.locator('.part.sidebar');
+      if (await sidebar.count()) await sidebar.first().screenshot({ path: join(out, 'sidebar-only.png') });
+      log(`screenshot ${file}`);
+      return { path: file, rows };
+    }
+    case 'open-second-window': {
+      const page2 = await ctx.context.newPage();
+      page2.on('pageerror', (e) => log(`[page2 error] ${e.message}`));
+      ctx.pages.push(page2);
+      await page2.goto(ctx.workbenchUrl);
+      log('workbench 2 opened');
+      const texts = await until(async () => {
+        const t = await statusTexts(page2);
+        return t.some((s) => /attached|:\d+/.test(s)) ? t : undefined;
+      }, 60_000, 'the second window\'s status bar');
+      await page2.screenshot({ path: join(out, 'second-window.png') });
+      return { texts };
+    }
+    default:
+      throw new Error(`unknown request ${name}`);
+  }
+}
+
+/** Texts of the Study Bridge status bar items as rendered. */
+async function statusTexts(page: Page): Promise<string[]> {
+  const items = await page
+    .locator('.statusbar-item')
+    .evaluateAll((els) => els.map((e) => `${(e as unknown as { innerText: string }).innerText} | ${e.getAttribute('aria-label') ?? ''}`))
+    .catch(() => [] as string[]);
+  return items.filter((t) => t.includes('Study Bridge'));
+}
+
+async function check(checks: Check[], title: string, fn: () => Promise<void>) {
+  const s = Date.now();
+  try {
+    await fn();
+    checks.push({ title, state: 'passed', ms: Date.now() - s });
+  } catch (e) {
+    checks.push({ title, state: 'failed', ms: Date.now() - s, error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const s = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() - s > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function findVsix(name: string, version: string): string {
+  const candidates = readdirSync(root)
+    .filter((f) => f.startsWith(`${name}-${version}`) && f.endsWith('.vsix'))
+    .map((f) => join(root, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (!candidates.length) throw new Error('no VSIX found: run npm run package');
+  return candidates[0];
+}
+
+function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, env: opts.env ?? process.env, stdio: opts.quiet ? 'pipe' : 'inherit', encoding: 'utf8' });
+  if (opts.quiet && r.stdout) {
+    const size = r.stdout.split('\n').filter((l) => l.startsWith('[package]'));
+    for (const l of size) process.stdout.write(l + '\n');
+  }
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout ?? ''}${r.stderr ?? ''}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+    s.on('error', rej);
+  });
+}
+
+async function waitHttp(url: string, timeoutMs: number) {
+  await until(async () => {
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      return r.ok ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  }, timeoutMs, url);
+}
+
+/** code-server runs detached in its own process group: end the group (it and its extension hosts). */
+function stopTree(child: ChildProcess) {
+  if (child.exitCode !== null || !child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    /* gone */
+  }
+  const pid = child.pid;
+  setTimeout(() => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 3000).unref();
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[extension-tests] ${err instanceof Error ? err.stack : err}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,147 @@
+// Runs inside the real VS Code extension host (code-server), against the
+// installed VSIX and the real bridge it hosts. No mocks.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { BridgeClient } from '../../../src/client/bridgeClient';
+import type { StudyBridgeApi } from '../../../src/extension';
+import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
+import { askRunner } from './signals';
+
+const EXTENSION_ID = 'study-bridge.study-bridge';
+const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
+
+function readBridgeJson(dataDir: string): { baseUrl: string; port: number; pid: number; instanceNonce: string } {
+  return JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8'));
+}
+
+async function labels(nodes: BridgeNode[]): Promise<string[]> {
+  return nodes.map((n) => {
+    const label = n.treeItem().label;
+    return typeof label === 'string' ? label : (label?.label ?? '');
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Ports of the default range where a bridge answers /status, with its instance nonce. */
+async function answeringBridges(): Promise<string[]> {
+  const found: string[] = [];
+  for (let port = 42380; port <= 42399; port++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/bridge/v1/status`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) found.push(`${port}:${((await res.json()) as { instanceNonce?: string }).instanceNonce}`);
+    } catch {
+      /* nothing listening */
+    }
+  }
+  return found;
+}
+
+describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
+  let api: StudyBridgeApi;
+
+  it('activates and hosts the bridge', async () => {
+    const ext = vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID);
+    assert.ok(ext, `${EXTENSION_ID} is installed`);
+    assert.ok(!ext.extensionPath.includes('test/extension'), 'the extension under test is the installed VSIX');
+    api = await ext.activate();
+    await api.whenSettled();
+    assert.equal(api.mode, 'hosting', `mode is ${api.mode} (${api.state.error ?? ''})`);
+    metrics.activationMs = Math.round(api.activationMs);
+    metrics.extensionPath = ext.extensionPath;
+    metrics.vscodeVersion = vscode.version;
+    metrics.mcpRegistered = api.mcpRegistered;
+    const info = readBridgeJson(api.dataDir);
+    assert.equal(info.pid, process.pid, 'bridge.json names this extension host');
+    assert.equal(info.instanceNonce, api.state.instanceNonce);
+    metrics.dataDir = api.dataDir;
+  });
+
+  it('answers GET /status on the port the status bar shows', async () => {
+    const match = /:(\d+)/.exec(api.statusBarText);
+    assert.ok(match, `status bar text "${api.statusBarText}" shows a port`);
+    const port = Number(match[1]);
+    assert.equal(port, api.port);
+    const res = await fetch(`http://127.0.0.1:${port}/bridge/v1/status`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { instanceNonce: string };
+    assert.equal(body.instanceNonce, api.state.instanceNonce);
+    // And as rendered in the workbench DOM (read by the runner).
+    const rendered = await askRunner<{ texts: string[] }>('statusbar');
+    assert.ok(
+      rendered.texts.some((t) => t.includes('Study Bridge') && t.includes(`:${port}`)),
+      `rendered status bar shows :${port}: ${JSON.stringify(rendered.texts)}`,
+    );
+    metrics.port = port;
+  });
+
+  it('shows a study set created through the API in the Study Sets view after refresh', async () => {
+    // As an agent would: from the files in the data dir, over HTTP.
+    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const created = await agent.createStudySet('Cell Biology (created by an agent)');
+    assert.ok(created.topicid);
+    await vscode.commands.executeCommand('studyBridge.refresh');
+    const roots = await api.views.studySets.getChildren();
+    assert.ok((await labels(roots)).includes('Cell Biology (created by an agent)'), `roots: ${await labels(roots)}`);
+    // Lazy children: the set's sections, then its (empty) documents.
+    const node = roots.find((n) => n.id === `studySet/${created.topicid}`);
+    assert.ok(node);
+    const sections = await api.views.studySets.getChildren(node);
+    assert.deepEqual(await labels(sections), ['Documents']);
+    const docs = await api.views.studySets.getChildren(sections[0]);
+    assert.ok(docs.length <= 1);
+  });
+
+  it('New study set… creates one', async () => {
+    const result = (await vscode.commands.executeCommand('studyBridge.newStudySet', 'Thermodynamics')) as
+      | { topicid: string }
+      | undefined;
+    assert.ok(result?.topicid, 'the command returns the created set');
+    const sets = await api.client!.listStudySets();
+    assert.ok(sets.some((s) => s.topicid === result.topicid && s.title === 'Thermodynamics'));
+    const roots = await api.views.studySets.getChildren();
+    assert.ok((await labels(roots)).includes('Thermodynamics'));
+  });
+
+  it('saves a screenshot of the sidebar', async () => {
+    await vscode.commands.executeCommand('workbench.view.extension.studyBridge');
+    await vscode.commands.executeCommand('studyBridge.studySets.focus');
+    await new Promise((r) => setTimeout(r, 1500));
+    const shot = await askRunner<{ path: string; rows: string[] }>('screenshot', { name: 'sidebar' });
+    assert.ok(shot.path.endsWith('.png'));
+    assert.ok(
+      shot.rows.some((r) => r.includes('Thermodynamics')),
+      `the rendered Study Sets view lists the new set: ${JSON.stringify(shot.rows)}`,
+    );
+  });
+
+  it('a second workbench window attaches instead of starting a second server', async () => {
+    const before = readBridgeJson(api.dataDir);
+    const bridgesBefore = await answeringBridges();
+    const second = await askRunner<{ texts: string[] }>('open-second-window', {}, 90_000);
+    assert.ok(
+      second.texts.some((t) => /attached/.test(t) && t.includes(`:${api.port}`)),
+      `second window's status bar says attached: ${JSON.stringify(second.texts)}`,
+    );
+    const after = readBridgeJson(api.dataDir);
+    assert.equal(after.pid, before.pid, 'still hosted by this window');
+    assert.equal(after.instanceNonce, before.instanceNonce);
+    assert.equal(api.mode, 'hosting');
+    // No new server anywhere in the default range (other bridges on this machine may already run).
+    assert.deepEqual(await answeringBridges(), bridgesBefore, 'no second bridge started');
+  });
+
+  after(() => {
+    if (api) metrics.bridgeJsonPresentAtEnd = existsSync(join(api.dataDir, 'bridge.json'));
+  });
+});
