@@ -17,6 +17,7 @@ import type { BridgeServices } from './services';
 import { acquireDataDirLock } from './store/lock';
 import { Store, type StoreOptions } from './store/store';
 import { buildGuide } from './system/guide';
+import { apiFingerprint, listedRoutes } from './system/routeFingerprint';
 import { MemoryUiHost, type UiHost } from './ui/uiHost';
 import { SERVER_VERSION } from './version';
 
@@ -101,6 +102,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       codes: new AccessCodes(store, config.limits),
       studySets: new StudySets(store),
       routes,
+      routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       instanceNonce,
       guide: buildGuide(routes),
       baseUrl,

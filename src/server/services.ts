@@ -22,6 +22,8 @@ export interface BridgeServices {
   studySets: StudySets;
   /** The route table, for system routes that describe it. */
   routes: readonly RouteDecl[];
+  /** Derived once from the route table. */
+  routeSummary: { apiFingerprint: string; routeCount: number };
   /** Changes on every start; also in bridge.json. */
   instanceNonce: string;
   /** The runtime guide, built once from the route table. */

@@ -14,6 +14,7 @@ const queryConfirm = z
 
 /** Parses a part of the request, or refuses with 422 INVALID_INPUT listing the zod issues. */
 function validate<T>(schema: z.ZodType<T>, value: unknown, location: 'params' | 'query' | 'body'): T {
+  if (schema === emptyObject) return {} as T; // nothing declared: nothing to check (hot path of /status)
   const res = schema.safeParse(value);
   if (res.success) return res.data;
   const issues = res.error.issues.map((i) => ({ location, path: i.path.join('.'), message: i.message, code: i.code }));
@@ -57,18 +58,27 @@ export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
     else if (route.method === 'POST') rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
 
     const params = validate(schemas.params, (ctx as Context & { params?: Record<string, string> }).params ?? {}, 'params');
-    const query = validate(schemas.query, ctx.query, 'query');
+    const query = validate(schemas.query, schemas.query === emptyObject ? {} : ctx.query, 'query');
     const body = validate(schemas.body, rawBody, 'body');
     const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));
 
     const confirmValue = route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
     const confirmed = !route.confirm || route.confirm === 'none' || confirmValue === true || confirmValue === '1' || confirmValue === 'true';
 
-    const controller = new AbortController();
-    ctx.req.once('close', () => {
-      if (!ctx.res.writableEnded) controller.abort();
+    const input = { params, query, body, raw, authorized, confirmed, services, signal: undefined as unknown as AbortSignal };
+    // Made on first use only: most handlers never look at it, and it is not free.
+    let controller: AbortController | undefined;
+    Object.defineProperty(input, 'signal', {
+      get() {
+        if (!controller) {
+          const c = (controller = new AbortController());
+          ctx.req.once('close', () => {
+            if (!ctx.res.writableEnded) c.abort();
+          });
+        }
+        return controller.signal;
+      },
     });
-    const input = { params, query, body, raw, authorized, confirmed, services, signal: controller.signal };
 
     if (!confirmed) {
       const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';

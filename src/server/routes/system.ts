@@ -3,7 +3,6 @@ import { BridgeError } from '../errors';
 import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
-import { apiFingerprint, listedRoutes } from '../system/routeFingerprint';
 import { SERVER_VERSION } from '../version';
 
 const shellScript = 'text/x-shellscript; charset=utf-8';
@@ -22,8 +21,7 @@ export const systemRoutes = [
       enabled: true,
       authorized,
       instanceNonce: services.instanceNonce,
-      routeCount: listedRoutes(services.routes).length,
-      apiFingerprint: apiFingerprint(services.routes),
+      ...services.routeSummary,
       guideVersion: services.guide.version,
       guideHash: services.guide.sha256,
       guide: {
