@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+// --outdir=<dir>: build elsewhere (npm run package stages the VSIX in .cache/vsix/dist).
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
 
 // ── entries (PDF worker and others add theirs here) ──
 const entries = [
@@ -24,7 +26,7 @@ const importMetaShim = "const __importMetaUrl = require('url').pathToFileURL(__f
 
 const options = {
   entryPoints: entries,
-  outdir: 'dist',
+  outdir,
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -37,10 +39,10 @@ const options = {
   logLevel: 'warning',
 };
 
-mkdirSync('dist', { recursive: true });
+mkdirSync(outdir, { recursive: true });
 for (const [from, to] of assets) {
   if (!existsSync(from)) continue;
-  const dest = join('dist', to);
+  const dest = join(outdir, to);
   mkdirSync(dirname(dest), { recursive: true });
   cpSync(from, dest, { recursive: true });
 }

@@ -25,6 +25,8 @@ export interface StudyBridgeApi {
   /** Milliseconds from the start of activate() to a listening (or attached) bridge. */
   readonly activationMs: number;
   readonly statusBarText: string;
+  /** File behind the "Study Bridge" log channel (the request log). */
+  readonly logFile: string;
   readonly mcpRegistered: boolean;
   readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
   /** Resolves when a pending start/restart/takeover has settled. */
@@ -124,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     get statusBarText() {
       return statusBar.text;
     },
+    logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
     whenSettled: () => waitSettled(bridgeHost),

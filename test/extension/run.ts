@@ -9,7 +9,7 @@
 //
 // Output: test-output/extension/ (summary.json, suite.log, code-server.log, screenshots).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -208,6 +208,8 @@ async function main(): Promise<number> {
     await browser?.close().catch(() => undefined);
     stopTree(server);
     csLog.end();
+    const logs = join(dirs.userData, 'logs');
+    if (existsSync(logs)) cpSync(logs, join(out, 'vscode-logs'), { recursive: true });
     if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
   }
 

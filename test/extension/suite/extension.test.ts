@@ -125,6 +125,20 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     );
   });
 
+  it('logs requests (method, path, status, ms) without tokens or codes', async () => {
+    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const install = await agent.createInstallCode();
+    await agent.raw('GET', '/install', { query: { code: 'not-a-real-code' }, anonymous: true });
+    const text = await eventually(async () => {
+      const t = existsSync(api.logFile) ? readFileSync(api.logFile, 'utf8') : '';
+      return /GET \/bridge\/v1\/install 403/.test(t) ? t : undefined;
+    }, 'the request log to show GET /install', 15_000);
+    assert.match(text, /POST \/bridge\/v1\/library\/study-sets 20\d \d+ms/);
+    assert.match(text, /GET \/bridge\/v1\/status 200 \d+ms/);
+    assert.ok(!text.includes(agent.token!), 'no bearer token in the log');
+    assert.ok(!text.includes(install.code) && !text.includes('not-a-real-code'), 'no install code in the log');
+  });
+
   it('a second workbench window attaches instead of starting a second server', async () => {
     const before = readBridgeJson(api.dataDir);
     const bridgesBefore = await answeringBridges();
