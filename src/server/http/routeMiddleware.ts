@@ -4,7 +4,7 @@ import { BridgeError } from '../errors';
 import type { BridgeServices } from '../services';
 import { BRIDGE_API_VERSION } from '../version';
 import { readBytes, readJson } from './requestBody';
-import { Reply, type RouteDecl } from './routeTable';
+import { Hijack, Reply, type RouteDecl } from './routeTable';
 
 const emptyObject = z.object({});
 const queryConfirm = z
@@ -92,6 +92,11 @@ export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
     }
 
     const result = await route.handler(input as never);
+    if (result instanceof Hijack) {
+      ctx.respond = false;
+      await result.run(ctx.req, ctx.res);
+      return;
+    }
     if (result instanceof Reply) {
       ctx.status = result.status;
       ctx.type = result.contentType;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { BridgeServices } from '../services';
 
@@ -17,7 +18,15 @@ export class Reply {
   ) {}
 }
 
-export type RouteResult = Record<string, unknown> | Reply;
+/**
+ * The handler answers on the raw Node request/response itself (the MCP
+ * transport does). Auth, guard and body limits have already run.
+ */
+export class Hijack {
+  constructor(readonly run: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {}
+}
+
+export type RouteResult = Record<string, unknown> | Reply | Hijack;
 
 export interface RouteInput<P, Q, B> {
   params: P;

@@ -3,6 +3,7 @@ import { BridgeError } from '../errors';
 import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
+import { mcpExchange } from '../mcp/mcpChannel';
 import { SERVER_VERSION } from '../version';
 
 const shellScript = 'text/x-shellscript; charset=utf-8';
@@ -106,6 +107,14 @@ export const systemRoutes = [
       if (!(await services.codes.redeem('pair', code))) throw pairingFailed();
       return { token: await services.tokens.issueDeviceToken(deviceName), deviceName, baseUrl: services.baseUrl() };
     },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/mcp',
+    summary: 'MCP channel (Streamable HTTP, stateless, JSON responses): tools study_guide and study_call. Send Accept: application/json, text/event-stream.',
+    rawBody: { limitBytes: 4 * 1024 * 1024 },
+    example: { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },
+    handler: async ({ raw, services }) => mcpExchange(services, raw),
   }),
   defineRoute({
     method: 'GET',

@@ -1,0 +1,76 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { BridgeError } from '../errors';
+import { Hijack } from '../http/routeTable';
+import type { BridgeServices } from '../services';
+import { SERVER_VERSION } from '../version';
+
+const callArgs = {
+  method: z.enum(['GET', 'POST']).describe('HTTP method of the bridge route'),
+  path: z.string().min(1).describe('Route path under /bridge/v1, e.g. /library/study-sets or /documents/{bookmd5}/pages'),
+  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Query parameters'),
+  body: z.record(z.string(), z.unknown()).optional().describe('JSON body for POST routes (confirm:true where the route needs it)'),
+};
+
+/**
+ * study_call goes through the bridge's own HTTP surface (loopback, with the
+ * bridge token), so every guard, gate and error of the route table applies
+ * exactly as for an HTTP agent.
+ */
+async function callRoute(services: BridgeServices, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
+  const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
+  if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
+  const url = new URL(services.baseUrl() + path);
+  for (const [k, v] of Object.entries(args.query ?? {})) url.searchParams.set(k, String(v));
+  const res = await fetch(url, {
+    method: args.method,
+    headers: { Authorization: `Bearer ${services.tokens.mainToken}`, ...(args.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: args.method === 'POST' ? JSON.stringify(args.body ?? {}) : undefined,
+  });
+  const type = res.headers.get('content-type') ?? '';
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const isError = res.status >= 400;
+  if (type.startsWith('image/')) {
+    return { isError, content: [{ type: 'image', data: bytes.toString('base64'), mimeType: type.split(';')[0] }] };
+  }
+  if (type.startsWith('application/json') || type.startsWith('text/')) {
+    return { isError, content: [{ type: 'text', text: bytes.toString('utf8') }] };
+  }
+  return { isError, content: [{ type: 'text', text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})` }] };
+}
+
+/** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
+export function mcpExchange(services: BridgeServices, raw: Buffer): Hijack {
+  let message: unknown;
+  try {
+    message = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw new BridgeError('INVALID_JSON', 400, `The MCP message is not valid JSON: ${(e as Error).message}`);
+  }
+  return new Hijack(async (req, res) => {
+    const server = new McpServer({ name: 'study-bridge', version: SERVER_VERSION });
+    server.registerTool(
+      'study_guide',
+      { description: 'The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first.' },
+      async () => ({ content: [{ type: 'text', text: services.guide.markdown }] }),
+    );
+    server.registerTool(
+      'study_call',
+      {
+        description:
+          "Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content.",
+        inputSchema: callArgs,
+      },
+      async (args) => callRoute(services, args),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, message);
+  });
+}
