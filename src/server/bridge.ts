@@ -10,6 +10,8 @@ import { BridgeError } from './errors';
 import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
 import type { RouteDecl } from './http/routeTable';
 import { StudySets } from './library/studySets';
+import { DocumentService } from './library/documentService';
+import { DocumentReader } from './library/documentReader';
 import { allRoutes } from './routes';
 import { AccessCodes } from './security/accessCodes';
 import { TokenRegistry } from './security/tokens';
@@ -91,6 +93,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     };
     mkdirSync(config.libraryDir, { recursive: true });
     const instanceNonce = randomBytes(12).toString('hex');
+    const documents = new DocumentService(store, config);
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     const services: BridgeServices = {
@@ -101,12 +104,15 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       tokens: TokenRegistry.load(dataDir, store),
       codes: new AccessCodes(store, config.limits),
       studySets: new StudySets(store),
+      documents,
+      documentReader: new DocumentReader(documents),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       instanceNonce,
       guide: buildGuide(routes),
       baseUrl,
     };
+    documents.resumeUnfinished();
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
@@ -122,6 +128,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 5000).unref();
         });
+        await documents.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
         lock.release();

@@ -7,6 +7,8 @@ import type { TokenRegistry } from './security/tokens';
 import type { RouteDecl } from './http/routeTable';
 import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
+import type { DocumentService } from './library/documentService';
+import type { DocumentReader } from './library/documentReader';
 
 /**
  * What route handlers can reach. Each domain adds its service here; handlers
@@ -20,6 +22,10 @@ export interface BridgeServices {
   tokens: TokenRegistry;
   codes: AccessCodes;
   studySets: StudySets;
+  /** Library documents: upload, extraction, delete, file state. */
+  documents: DocumentService;
+  /** Reading routes over stored pages. */
+  documentReader: DocumentReader;
   /** The route table, for system routes that describe it. */
   routes: readonly RouteDecl[];
   /** Derived once from the route table. */

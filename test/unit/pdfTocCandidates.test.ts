@@ -35,6 +35,6 @@ describe('pdf pipeline: toc-candidates', function () {
   });
 
   it('finds nothing on pages without text', () => {
-    assert.deepEqual(tocCandidates([{ page: 1, width: 600, height: 800, text: '', items: [], blocks: [], ocr: false }]), []);
+    assert.deepEqual(tocCandidates([{ page: 1, height: 800, items: [] }]), []);
   });
 });

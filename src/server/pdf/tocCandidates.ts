@@ -25,7 +25,7 @@ const NUMBERED = /^(?:(?:chapter|part|section|appendix|kapitel|chapitre)\s+[\dIV
  * The body font height of a set of pages: the most common height weighted
  * by characters, over all of them.
  */
-export function documentBodyHeight(pages: PageData[]): number {
+export function documentBodyHeight(pages: Pick<PageData, 'items'>[]): number {
   return bodyFontHeight(pages.flatMap((p) => p.items));
 }
 
@@ -36,7 +36,7 @@ export function documentBodyHeight(pages: PageData[]): number {
  * numbered; running heads and page numbers (repeating text in the margins) are
  * dropped.
  */
-export function tocCandidates(pages: PageData[], opts: { bodyHeight?: number; limit?: number } = {}): TocCandidate[] {
+export function tocCandidates(pages: Pick<PageData, 'page' | 'height' | 'items'>[], opts: { bodyHeight?: number; limit?: number } = {}): TocCandidate[] {
   const body = opts.bodyHeight ?? documentBodyHeight(pages);
   // Text repeated in the margins of several pages = running heads.
   const marginCount = new Map<string, number>();

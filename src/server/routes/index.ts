@@ -1,6 +1,8 @@
 import type { RouteDecl } from '../http/routeTable';
 import { studySetRoutes } from './studySets';
 import { systemRoutes } from './system';
+import { documentRoutes } from './documents';
+import { libraryDocumentRoutes } from './libraryDocuments';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
-export const allRoutes: readonly RouteDecl[] = [...systemRoutes, ...studySetRoutes];
+export const allRoutes: readonly RouteDecl[] = [...systemRoutes, ...studySetRoutes, ...documentRoutes, ...libraryDocumentRoutes];

@@ -1,0 +1,435 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { BridgeError, busy, conflict, invalidInput, notFound } from '../errors';
+import type { Store, WriteTx } from '../store/store';
+import type { BridgeConfig } from '../config';
+import { ExtractionPool, type ExtractionHandle, type PdfSource } from '../pdf/extractionPool';
+import type { OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
+import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
+import { nowIso } from './ids';
+
+/** First page number of virtual blank pages; never a PDF page. */
+export const VIRTUAL_PAGE_BASE = 66000;
+/** How long a read waits for pages still being extracted before answering EXTRACTION_IN_PROGRESS. */
+export const PAGE_WAIT_MS = 20_000;
+
+export interface DocumentRow {
+  bookmd5: string;
+  filename: string;
+  folder: string;
+  size: number;
+  page_count: number;
+  extraction_state: string;
+  extracted_pages: number;
+  extraction_error: string | null;
+  outline_original: string | null;
+  outline_ai: string | null;
+  toc_display: string;
+  added_at: string;
+  modified_at: string;
+}
+
+/** Stored page; `ocr`: 0 text layer, 1 OCR, 2 unreadable (no text layer, OCR found nothing). */
+export interface StoredPage {
+  page: number;
+  text: string;
+  items: TextItem[];
+  blocks: LayoutBlock[];
+  width: number;
+  height: number;
+  ocr: number;
+}
+
+interface Waiter {
+  pages: Set<number>;
+  resolve: () => void;
+}
+
+interface Active {
+  handle: ExtractionHandle;
+  buffer: PageData[];
+  flushing: Promise<void>;
+  timer?: NodeJS.Timeout;
+  waiters: Waiter[];
+  done: Promise<void>;
+}
+
+export const isBookmd5 = (s: string) => /^[0-9a-f]{32}$/.test(s);
+
+/**
+ * Library documents: upload (file under <dataDir>/library/<folder>/<filename>,
+ * rows in the store), background extraction through the PDF worker pool
+ * (pages written to the store in batches as they come), delete, and the
+ * page waits the reading routes use.
+ */
+export class DocumentService {
+  readonly pool: ExtractionPool;
+  private readonly active = new Map<string, Active>();
+  private closed = false;
+
+  constructor(
+    readonly store: Store,
+    private readonly config: BridgeConfig,
+    pool?: ExtractionPool,
+  ) {
+    this.pool = pool ?? new ExtractionPool({ size: 2 });
+  }
+
+  /** Restarts the extraction of documents a previous run left unfinished. */
+  resumeUnfinished(): void {
+    const rows = this.store.all<DocumentRow>(`SELECT * FROM documents WHERE extraction_state IN ('pending', 'extracting')`);
+    for (const row of rows) if (existsSync(this.filePath(row))) this.startExtraction(row.bookmd5, this.filePath(row));
+  }
+
+  filePath(row: Pick<DocumentRow, 'folder' | 'filename'>): string {
+    return insideLibrary(this.config.libraryDir, row.folder, row.filename);
+  }
+
+  source(row: DocumentRow): PdfSource {
+    return { key: row.bookmd5, path: this.filePath(row) };
+  }
+
+  find(bookmd5: string): DocumentRow | undefined {
+    return this.store.get<DocumentRow>('SELECT * FROM documents WHERE bookmd5 = ?', [bookmd5]);
+  }
+
+  get(bookmd5: string): DocumentRow {
+    const row = isBookmd5(bookmd5) ? this.find(bookmd5) : undefined;
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', `No document ${bookmd5} in the library. GET /search?scope=documents finds a bookmd5.`);
+    return row;
+  }
+
+  outline(row: DocumentRow): { segments: OutlineSegment[]; source: 'original' | 'ai' } {
+    const useAi = row.toc_display === 'ai' && row.outline_ai;
+    return { segments: JSON.parse((useAi ? row.outline_ai : row.outline_original) ?? '[]'), source: useAi ? 'ai' : 'original' };
+  }
+
+  progress(row: DocumentRow) {
+    return {
+      state: row.extraction_state,
+      extractedPages: row.extracted_pages,
+      pageCount: row.page_count,
+      ...(row.extraction_error ? { error: row.extraction_error } : {}),
+    };
+  }
+
+  // ── upload ──
+
+  async upload(input: { bytes: Buffer; filename: string; folder?: string; topicid?: string }) {
+    const filename = checkFilename(input.filename);
+    const folder = checkFolder(input.folder);
+    if (input.bytes.length > this.config.limits.uploadBytes) {
+      throw new BridgeError('PAYLOAD_TOO_LARGE', 413, `The upload exceeds the limit of ${this.config.limits.uploadBytes} bytes.`, { limitBytes: this.config.limits.uploadBytes });
+    }
+    if (!/\.pdf$/i.test(filename)) throw invalidInput(`filename "${filename}" must end in .pdf: the library holds PDF documents.`, { field: 'filename' }, 'NOT_A_PDF');
+    if (input.bytes.length < 8 || input.bytes.subarray(0, 1024).indexOf('%PDF-') < 0) {
+      throw invalidInput('The uploaded bytes are not a PDF (no %PDF- header). Nothing was stored.', undefined, 'NOT_A_PDF');
+    }
+    if (input.topicid) this.requireStudySet(input.topicid);
+    const bookmd5 = createHash('md5').update(input.bytes).digest('hex');
+    const warnings: string[] = [];
+    const existing = this.find(bookmd5);
+    if (existing) {
+      warnings.push(`The same bytes are already in the library as ${existing.folder ? `${existing.folder}/` : ''}${existing.filename}; nothing new was stored.`);
+      const added = input.topicid ? await this.addToStudySet(input.topicid, bookmd5) : false;
+      return { bookmd5, created: false, alreadyPresent: true, filename: existing.filename, folder: existing.folder, addedToStudySet: added, movedToFolder: false, pageCount: existing.page_count, extraction: this.progress(existing), warnings };
+    }
+    let info;
+    try {
+      info = await this.pool.info({ key: bookmd5, bytes: new Uint8Array(input.bytes) });
+    } catch (e) {
+      throw invalidInput(`The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`, undefined, 'CORRUPT_PDF');
+    }
+    if (info.pageCount < 1) throw invalidInput('The PDF has no pages. Nothing was stored.', undefined, 'CORRUPT_PDF');
+
+    // Never overwrite: a clash in the asked folder puts the file at the root under a free name.
+    let targetFolder = folder;
+    let movedToFolder = folder !== '';
+    if (folder && this.nameTaken(folder, filename)) {
+      targetFolder = '';
+      movedToFolder = false;
+      warnings.push(`"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`);
+    }
+    const finalName = this.freeName(targetFolder, filename);
+    if (finalName !== filename) warnings.push(`"${filename}" already exists there; stored as "${finalName}".`);
+    const abs = insideLibrary(this.config.libraryDir, targetFolder, finalName);
+    mkdirSync(path.dirname(abs), { recursive: true });
+    const tmp = `${abs}.${process.pid}.part`;
+    writeFileSync(tmp, input.bytes);
+    renameSync(tmp, abs);
+    const now = nowIso();
+    try {
+      await this.store.write((tx) => {
+        tx.run(
+          `INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, extracted_pages, outline_original, toc_display, added_at, modified_at)
+           VALUES (?, ?, ?, ?, ?, 'extracting', 0, ?, 'original', ?, ?)`,
+          [bookmd5, finalName, targetFolder, input.bytes.length, info.pageCount, JSON.stringify(info.outline), now, now],
+        );
+        if (input.topicid) this.addToStudySetTx(tx, input.topicid, bookmd5, now);
+      });
+    } catch (e) {
+      rmSync(abs, { force: true });
+      throw e;
+    }
+    this.startExtraction(bookmd5, abs);
+    return {
+      bookmd5,
+      created: true,
+      filename: finalName,
+      folder: targetFolder,
+      addedToStudySet: !!input.topicid,
+      movedToFolder,
+      pageCount: info.pageCount,
+      hasToc: info.outline.length > 0,
+      extraction: { state: 'extracting', extractedPages: 0, pageCount: info.pageCount },
+      warnings,
+    };
+  }
+
+  private nameTaken(folder: string, filename: string): boolean {
+    return existsSync(insideLibrary(this.config.libraryDir, folder, filename)) || !!this.store.get('SELECT 1 FROM documents WHERE folder = ? AND filename = ?', [folder, filename]);
+  }
+
+  private freeName(folder: string, filename: string): string {
+    if (!this.nameTaken(folder, filename)) return filename;
+    const ext = path.extname(filename);
+    const stem = filename.slice(0, filename.length - ext.length);
+    for (let i = 2; ; i++) {
+      const candidate = `${stem} (${i})${ext}`;
+      if (!this.nameTaken(folder, candidate)) return candidate;
+    }
+  }
+
+  requireStudySet(topicid: string): void {
+    const t = this.store.get<{ kind: string; hidden: number }>('SELECT kind, hidden FROM topics WHERE topicid = ?', [topicid]);
+    if (!t || t.hidden) throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}. GET /library/study-sets lists them.`);
+    if (t.kind !== 'studyset') throw invalidInput(`${topicid} is a review deck, not a study set.`, undefined, 'NOT_A_STUDY_SET');
+  }
+
+  private async addToStudySet(topicid: string, bookmd5: string): Promise<boolean> {
+    if (this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5])) return true;
+    await this.store.write((tx) => this.addToStudySetTx(tx, topicid, bookmd5, nowIso()));
+    return true;
+  }
+
+  private addToStudySetTx(tx: WriteTx, topicid: string, bookmd5: string, now: string): void {
+    const n = tx.get<{ n: number }>('SELECT count(*) AS n FROM topic_documents WHERE topicid = ?', [topicid])?.n ?? 0;
+    tx.run('INSERT OR IGNORE INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, ?, ?, ?)', [topicid, bookmd5, n, n === 0 ? 1 : 0, now]);
+    tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [now, topicid]);
+  }
+
+  // ── extraction in the background ──
+
+  private startExtraction(bookmd5: string, file: string): void {
+    if (this.closed || this.active.has(bookmd5)) return;
+    const have = new Set(this.store.all<{ page: number }>('SELECT page FROM pages WHERE bookmd5 = ?', [bookmd5]).map((r) => r.page));
+    const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[] } as Partial<Active> as Active;
+    a.handle = this.pool.extractDocument(
+      { key: bookmd5, path: file },
+      {
+        onPage: (p) => {
+          if (have.has(p.page)) return;
+          a.buffer.push(p);
+          if (a.buffer.length >= 16 || a.waiters.some((w) => w.pages.has(p.page))) this.flush(bookmd5, a);
+          else a.timer ??= setTimeout(() => this.flush(bookmd5, a), 150);
+        },
+      },
+    );
+    this.active.set(bookmd5, a);
+    a.done = a.handle.done
+      .then(async () => {
+        this.flush(bookmd5, a);
+        await a.flushing;
+        const n = this.store.get<{ n: number }>('SELECT count(*) AS n FROM pages WHERE bookmd5 = ?', [bookmd5])?.n ?? 0;
+        await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'ready', extracted_pages = ?, page_count = max(page_count, ?) WHERE bookmd5 = ?`, [n, n, bookmd5]));
+      })
+      .catch(async (e: Error) => {
+        if (this.closed || (e as { workerCode?: string }).workerCode === 'CANCELLED') return;
+        await a.flushing;
+        await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'failed', extraction_error = ? WHERE bookmd5 = ?`, [e.message.slice(0, 500), bookmd5])).catch(() => undefined);
+      })
+      .finally(() => {
+        this.active.delete(bookmd5);
+        for (const w of a.waiters) w.resolve();
+      });
+  }
+
+  private flush(bookmd5: string, a: Active): void {
+    if (a.timer) clearTimeout(a.timer);
+    a.timer = undefined;
+    const batch = a.buffer.splice(0);
+    if (!batch.length || this.closed) return;
+    a.flushing = a.flushing
+      .then(() =>
+        this.store.write((tx) => {
+          if (!tx.get('SELECT 1 FROM documents WHERE bookmd5 = ?', [bookmd5])) return;
+          for (const p of batch) {
+            tx.run('INSERT OR REPLACE INTO pages(bookmd5, page, text, items, blocks, width, height, ocr) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+              bookmd5,
+              p.page,
+              p.text,
+              JSON.stringify(p.items),
+              JSON.stringify(p.blocks),
+              p.width,
+              p.height,
+              p.ocr ? 1 : p.unreadable ? 2 : 0,
+            ]);
+            tx.run('INSERT INTO pages_fts(bookmd5, page, body) VALUES (?, ?, ?)', [bookmd5, p.page, p.text]);
+          }
+          tx.run('UPDATE documents SET extracted_pages = (SELECT count(*) FROM pages WHERE bookmd5 = ?) WHERE bookmd5 = ?', [bookmd5, bookmd5]);
+        }),
+      )
+      .catch(() => undefined)
+      .then(() => {
+        const stored = new Set(batch.map((p) => p.page));
+        a.waiters = a.waiters.filter((w) => {
+          for (const p of stored) w.pages.delete(p);
+          if (w.pages.size === 0) w.resolve();
+          return w.pages.size > 0;
+        });
+      });
+  }
+
+  /**
+   * Waits until pages (within the page count) are stored. Pages still being
+   * extracted are moved to the front of the queue; after PAGE_WAIT_MS the
+   * answer is 409 EXTRACTION_IN_PROGRESS (retryable, with progress).
+   */
+  async waitForPages(row: DocumentRow, pages: number[]): Promise<void> {
+    const wanted = pages.filter((p) => p >= 1 && p <= row.page_count);
+    if (!wanted.length || row.extraction_state === 'ready') return;
+    const stored = new Set(
+      this.store.all<{ page: number }>(`SELECT page FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ?`, [row.bookmd5, Math.min(...wanted), Math.max(...wanted)]).map((r) => r.page),
+    );
+    const missing = wanted.filter((p) => !stored.has(p));
+    if (!missing.length) return;
+    const a = this.active.get(row.bookmd5);
+    if (!a) {
+      if (row.extraction_state === 'failed') throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${row.extraction_error ?? 'unknown error'}.`, { extraction: this.progress(row) });
+      return; // finished meanwhile: missing pages read as empty
+    }
+    for (const p of missing) a.handle.prioritize(p);
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = await Promise.race([
+      new Promise<boolean>((resolve) => a.waiters.push({ pages: new Set(missing), resolve: () => resolve(true) })),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PAGE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!arrived) {
+      const fresh = this.get(row.bookmd5);
+      throw conflict('EXTRACTION_IN_PROGRESS', `Pages ${missing[0]}… of this document are still being read (${fresh.extracted_pages}/${fresh.page_count} done). Retry shortly.`, { retryAfterSeconds: 5, extraction: this.progress(fresh) }, true);
+    }
+  }
+
+  /** Resolves when the document's extraction ends (tests, bench). */
+  async whenReady(bookmd5: string): Promise<void> {
+    await this.active.get(bookmd5)?.done;
+  }
+
+  storedPages(bookmd5: string, start: number, end: number): StoredPage[] {
+    return this.store
+      .all<{ page: number; text: string; items: string; blocks: string; width: number; height: number; ocr: number }>(
+        'SELECT page, text, items, blocks, width, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
+        [bookmd5, start, end],
+      )
+      .map((r) => ({ ...r, items: JSON.parse(r.items ?? '[]'), blocks: JSON.parse(r.blocks ?? '[]') }));
+  }
+
+  pageTexts(bookmd5: string, start: number, end: number): { page: number; text: string; ocr: number }[] {
+    return this.store.all('SELECT page, text, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page', [bookmd5, start, end]);
+  }
+
+  // ── delete ──
+
+  async delete(bookmd5: string) {
+    const row = this.get(bookmd5);
+    const anchored = this.store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE source_bookmd5 = ? AND hidden = 0', [bookmd5])?.n ?? 0;
+    if (anchored > 0) {
+      throw conflict('DOCUMENT_IN_USE', `${anchored} card(s) are anchored to this document; remove them (or the document from their study sets) first.`, { anchoredCards: anchored });
+    }
+    const a = this.active.get(bookmd5);
+    a?.handle.cancel();
+    await a?.flushing;
+    const sets = this.store.all<{ topicid: string }>('SELECT topicid FROM topic_documents WHERE bookmd5 = ?', [bookmd5]).map((r) => r.topicid);
+    await this.store.write((tx) => {
+      for (const t of ['pages', 'pages_fts', 'page_parts', 'topic_documents', 'documents']) tx.run(`DELETE FROM ${t} WHERE bookmd5 = ?`, [bookmd5]);
+      // A set that lost its main document promotes the next one.
+      for (const topicid of sets) {
+        if (!tx.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND is_main = 1', [topicid])) {
+          tx.run('UPDATE topic_documents SET is_main = 1 WHERE rowid = (SELECT rowid FROM topic_documents WHERE topicid = ? ORDER BY position LIMIT 1)', [topicid]);
+        }
+      }
+    });
+    void this.pool.forget(bookmd5);
+    let fileRemoved = true;
+    let note: string | undefined;
+    try {
+      rmSync(this.filePath(row), { force: true });
+    } catch (e) {
+      fileRemoved = false;
+      note = `The library record is gone but the file could not be removed: ${(e as Error).message}`;
+    }
+    return { bookmd5, removed: true, partial: !fileRemoved, fileRemoved, removedFromStudySets: sets.length, ...(note ? { note } : {}) };
+  }
+
+  // ── file state ──
+
+  syncStatus(bookmd5: string, verifyHash: boolean) {
+    const row = this.get(bookmd5);
+    const file = this.filePath(row);
+    const exists = existsSync(file);
+    const hasLearningData = !!this.store.get('SELECT 1 FROM notes WHERE source_bookmd5 = ? AND hidden = 0', [bookmd5]);
+    const base = {
+      bookmd5,
+      path: row.folder ? `${row.folder}/${row.filename}` : row.filename,
+      fileExists: exists,
+      expectedByCurrentSettings: true,
+      hasLearningData,
+      remainingUnverifiedMaterializedMappingCount: exists && !verifyHash ? 1 : 0,
+    };
+    if (!exists) return { ...base, state: 'missing_file', hashVerification: 'not_possible' };
+    const size = statSync(file).size;
+    if (!verifyHash) return { ...base, state: 'available_local_only', size, hashVerification: 'not_requested' };
+    const actual = createHash('md5').update(readFileSync(file)).digest('hex');
+    return actual === bookmd5
+      ? { ...base, state: 'available_local_only', size, hashVerification: 'verified' }
+      : { ...base, state: 'verified_mismatch', size, hashVerification: 'mismatch', actualMd5: actual };
+  }
+
+  // ── export slot (shared with other exports: one at a time) ──
+  private exporting = false;
+
+  async withExportSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.exporting) throw busy('EXPORT_BUSY', 'Another export is running; retry when it is done.', 5);
+    this.exporting = true;
+    try {
+      return await fn();
+    } finally {
+      this.exporting = false;
+    }
+  }
+
+  // ── scan slots: pages and toc-candidates share a concurrency of 2 ──
+  private scanning = 0;
+
+  async withScanSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.scanning >= 2) throw busy('SCAN_BUSY', 'Two page or toc-candidates scans are running (the limit); retry shortly.', 2);
+    this.scanning++;
+    try {
+      return await fn();
+    } finally {
+      this.scanning--;
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const [bookmd5, a] of this.active) {
+      this.flush(bookmd5, a);
+      a.handle.cancel();
+    }
+    this.closed = true;
+    await Promise.all([...this.active.values()].map((a) => a.flushing));
+    await this.pool.close();
+  }
+}

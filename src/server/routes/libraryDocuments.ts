@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/routeTable';
+import { defaultLimits } from '../config';
+import { listFolders } from '../library/libraryFolders';
+import { docParams } from './documentParams';
+
+export const libraryDocumentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/library/documents/upload',
+    summary: 'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file.',
+    premium: true,
+    confirm: 'query',
+    rawBody: { limitBytes: defaultLimits.uploadBytes },
+    query: z.object({
+      filename: z.string().min(1, 'filename is required').max(255),
+      folder: z.string().max(1024).optional(),
+      topicid: z.string().regex(/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/, 'topicid must be a study-set id (UUID)').optional(),
+    }),
+    example: { query: { filename: 'book.pdf' } },
+    handler: async ({ query, raw, services }) => services.documents.upload({ bytes: raw, filename: query.filename, folder: query.folder, topicid: query.topicid?.toUpperCase() }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/library/documents/{id}/delete',
+    summary: 'Deletes a document from the library (file and records); 409 DOCUMENT_IN_USE while cards are anchored to it.',
+    premium: true,
+    confirm: 'body',
+    params: docParams,
+    example: { params: { id: '0123456789abcdef0123456789abcdef' } },
+    handler: async ({ params, services }) => services.documents.delete(params.id),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/library/folders',
+    summary: 'Lists library folders below path ("" = root), depth levels deep.',
+    query: z.object({
+      path: z.string().max(1024).optional(),
+      depth: z.coerce.number().int().min(1).max(16).optional(),
+    }),
+    handler: async ({ query, services }) => {
+      const r = listFolders(services.config.libraryDir, query.path, query.depth ?? 1);
+      return { ...r, count: r.folders.length };
+    },
+  }),
+];

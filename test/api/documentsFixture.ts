@@ -1,0 +1,40 @@
+/** Shared by the document API tests: a bridge with the corpus books uploaded and extracted once. */
+import { readFileSync } from 'node:fs';
+import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { corpusFile } from '../unit/pdfCorpus';
+
+export interface UploadAnswer {
+  bookmd5: string;
+  created: boolean;
+  filename: string;
+  folder: string;
+  addedToStudySet: boolean;
+  movedToFolder: boolean;
+  pageCount: number;
+  warnings: string[];
+}
+
+export async function upload(t: TestBridge, name: string, query: Record<string, string> = {}): Promise<UploadAnswer> {
+  return t.client.request<UploadAnswer>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile(name)), query: { filename: name, confirm: '1', ...query } });
+}
+
+let shared: Promise<{ t: TestBridge; ids: Record<string, string> }> | undefined;
+
+/** One bridge for the read-only document tests, books uploaded and fully extracted. */
+export function sharedLibrary(): Promise<{ t: TestBridge; ids: Record<string, string> }> {
+  shared ??= (async () => {
+    const t = await startBridge();
+    const ids: Record<string, string> = {};
+    for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf']) ids[name] = (await upload(t, name)).bookmd5;
+    for (const id of Object.values(ids)) await t.bridge.services.documents.whenReady(id);
+    return { t, ids };
+  })();
+  return shared;
+}
+
+export async function stopSharedLibrary(): Promise<void> {
+  if (!shared) return;
+  const s = shared;
+  shared = undefined;
+  await (await s).t.stop();
+}
