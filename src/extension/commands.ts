@@ -81,11 +81,17 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return uri.fsPath;
   });
 
-  /** `uri` is for tests and for the explorer context; without it a file picker opens. */
-  const addPdf = guarded('add PDF', async (uri?: vscode.Uri) => {
+  /**
+   * Palette / view title: file picker → upload. From a study set's context menu
+   * (`target` is its tree node) the book also joins that set. `file` (or a Uri
+   * as `target`, e.g. from the explorer) skips the picker.
+   */
+  const addPdf = guarded('add PDF', async (target?: vscode.Uri | { studySet?: { topicid: string } }, file?: vscode.Uri) => {
     const client = requireClient();
-    const file =
-      uri ??
+    const topicid = target && !(target instanceof vscode.Uri) ? target.studySet?.topicid : undefined;
+    const picked =
+      file ??
+      (target instanceof vscode.Uri ? target : undefined) ??
       (
         await vscode.window.showOpenDialog({
           canSelectMany: false,
@@ -93,14 +99,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           openLabel: 'Add to library',
         })
       )?.[0];
-    if (!file) return undefined;
-    const filename = basename(file.fsPath);
+    if (!picked) return undefined;
+    const filename = basename(picked.fsPath);
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Study Bridge: reading ${filename}…`, cancellable: false },
       async () => {
-        const bytes = file.scheme === 'file' ? readFileSync(file.fsPath) : await vscode.workspace.fs.readFile(file);
+        const bytes = picked.scheme === 'file' ? readFileSync(picked.fsPath) : await vscode.workspace.fs.readFile(picked);
         return client.request('POST', '/library/documents/upload', {
-          query: { filename, confirm: 1 },
+          query: { filename, topicid, confirm: 1 },
           bytes,
         });
       },

@@ -223,6 +223,7 @@ async function main(): Promise<number> {
   }
   process.stdout.write(
     `\n  activation: ${metrics.activationMs ?? '?'} ms to a listening bridge (goal ≤ 300)\n` +
+      `  restart:    ${metrics.restartMs ?? '?'} ms (Restart bridge on an existing data dir)\n` +
       `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
       `  suite:      ${metrics.suiteMs ?? '?'} ms in the extension host; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s\n` +
       `  output:     ${out}\n` +

@@ -1,7 +1,9 @@
 // Runs inside the real VS Code extension host (code-server), against the
 // installed VSIX and the real bridge it hosts. No mocks.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { BridgeClient } from '../../../src/client/bridgeClient';
@@ -123,6 +125,42 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       shot.rows.some((r) => r.includes('Thermodynamics')),
       `the rendered Study Sets view lists the new set: ${JSON.stringify(shot.rows)}`,
     );
+  });
+
+  it('Restart bridge brings it back on the same data dir', async () => {
+    const before = api.state.instanceNonce;
+    const t = performance.now();
+    await vscode.commands.executeCommand('studyBridge.restart');
+    const state = await api.whenSettled();
+    metrics.restartMs = Math.round(performance.now() - t);
+    assert.equal(state.mode, 'hosting');
+    assert.notEqual(state.instanceNonce, before, 'a new server instance');
+    assert.equal(readBridgeJson(api.dataDir).instanceNonce, state.instanceNonce);
+    const sets = await api.client!.listStudySets();
+    assert.ok(sets.some((s) => s.title === 'Thermodynamics'), 'data survived the restart');
+  });
+
+  it('Add PDF to library… uploads a book (into a study set from its context menu)', async function () {
+    const caps = await api.client!.capabilities();
+    if (!caps.routes.some((r) => r.path.endsWith('/library/documents/upload'))) this.skip();
+    const { PDFDocument, StandardFonts } = await import('pdf-lib');
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    for (let i = 1; i <= 3; i++) pdf.addPage([595, 842]).drawText(`Chapter ${i}: Enzymes and kinetics`, { x: 72, y: 760, size: 18, font });
+    const file = join(tmpdir(), `enzymes-${Date.now()}.pdf`);
+    writeFileSync(file, await pdf.save());
+    const set = (await api.client!.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
+    const result = (await vscode.commands.executeCommand('studyBridge.addPdf', { studySet: { topicid: set.topicid } }, vscode.Uri.file(file))) as
+      | Record<string, unknown>
+      | undefined;
+    assert.ok(result, 'the upload answered');
+    if (caps.routes.some((r) => r.path === '/study-sets/{id}/documents')) {
+      const roots = await api.views.studySets.getChildren();
+      const node = roots.find((n) => n.id === `studySet/${set.topicid}`)!;
+      const [docsSection] = await api.views.studySets.getChildren(node);
+      const docs = await labels(await api.views.studySets.getChildren(docsSection));
+      assert.ok(docs.some((d) => d.includes('enzymes')), `documents: ${docs}`);
+    }
   });
 
   it('logs requests (method, path, status, ms) without tokens or codes', async () => {
