@@ -19,6 +19,7 @@ describe('system routes', () => {
     assert.equal(anon.guide.rotatesToken, false);
     assert.equal(anon.guide.usesExistingBearer, true);
     assert.match(anon.guide.refreshPolicy, /sha256/);
+    assert.equal((anon as any).bridgeApiVersion, '1.0');
     assert.equal((await t.client.status()).authorized, true);
     const bad = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: 'sbt0.nope' });
     assert.equal((await bad.status()).authorized, false);

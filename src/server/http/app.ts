@@ -32,14 +32,17 @@ export function createHttpApp(routes: readonly RouteDecl[], services: BridgeServ
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method], routeMiddleware(route, services));
   }
-  app.use(async (ctx, next) => {
-    const start = performance.now();
-    try {
-      await next();
-    } finally {
-      opts.onRequest?.({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 });
-    }
-  });
+  const onRequest = opts.onRequest;
+  if (onRequest) {
+    app.use(async (ctx, next) => {
+      const start = performance.now();
+      try {
+        await next();
+      } finally {
+        onRequest({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 });
+      }
+    });
+  }
   app.use(errorMapper(opts.onInternalError ?? (() => undefined)));
   app.use(loopbackGuard(opts.port));
   app.use(router.routes());

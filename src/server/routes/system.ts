@@ -4,11 +4,30 @@ import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange } from '../mcp/mcpChannel';
-import { SERVER_VERSION } from '../version';
+import type { BridgeServices } from '../services';
+import { BRIDGE_API_VERSION, SERVER_VERSION } from '../version';
 
 const shellScript = 'text/x-shellscript; charset=utf-8';
 const pairingFailed = () =>
   new BridgeError('PAIRING_FAILED', 403, 'Pairing failed: the code is wrong, used, expired or dead after too many attempts. Ask the user for a new code.');
+
+const statusBody = (services: BridgeServices, authorized: boolean) => ({
+  bridgeApiVersion: BRIDGE_API_VERSION,
+  app: 'Study Bridge',
+  appVersion: SERVER_VERSION,
+  authorized,
+  instanceNonce: services.instanceNonce,
+  ...services.routeSummary,
+  guide: {
+    version: services.guide.version,
+    sha256: services.guide.sha256,
+    route: '/guide',
+    refreshPolicy: 'on_change: re-read /guide and /capabilities when version, sha256 or apiFingerprint change',
+    usesExistingBearer: true,
+    rotatesToken: false,
+  },
+});
+const statusBodies = new WeakMap<BridgeServices, string[]>();
 
 export const systemRoutes = [
   defineRoute({
@@ -16,25 +35,12 @@ export const systemRoutes = [
     path: '/status',
     summary: 'Liveness, instance nonce, guide hash and route fingerprint. No token needed; authorized:true when the sent token is valid.',
     auth: 'none',
-    handler: async ({ services, authorized }) => ({
-      app: 'Study Bridge',
-      appVersion: SERVER_VERSION,
-      enabled: true,
-      authorized,
-      instanceNonce: services.instanceNonce,
-      ...services.routeSummary,
-      guideVersion: services.guide.version,
-      guideHash: services.guide.sha256,
-      guide: {
-        version: services.guide.version,
-        sha256: services.guide.sha256,
-        route: '/guide',
-        refreshPolicy: 'Re-read GET /guide and GET /capabilities with your existing token when version, sha256 or apiFingerprint differ from your cache.',
-        usesExistingBearer: true,
-        installRequired: false,
-        rotatesToken: false,
-      },
-    }),
+    // The body only varies with `authorized`: both variants are serialised once per instance.
+    handler: async ({ services, authorized }) => {
+      let bodies = statusBodies.get(services);
+      if (!bodies) statusBodies.set(services, (bodies = [false, true].map((a) => JSON.stringify(statusBody(services, a)))));
+      return new Reply(bodies[authorized ? 1 : 0], 'application/json; charset=utf-8');
+    },
   }),
   defineRoute({
     method: 'GET',
