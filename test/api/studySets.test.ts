@@ -61,3 +61,16 @@ describe('GET/POST /library/study-sets', () => {
     assert.equal(res.json<any>().error.code, 'INVALID_INPUT');
   });
 });
+
+describe('search index', () => {
+  it('a new card is in the full-text index in the same transaction (FTS4), found at once', async () => {
+    const t = await startBridge();
+    try {
+      const set = await t.client.createStudySet('Eigenvalues and eigenvectors');
+      const hits = t.bridge.services.store.all<{ noteid: string }>(`SELECT noteid FROM notes_fts WHERE notes_fts MATCH ?`, ['eigenvalues']);
+      assert.deepEqual(hits.map((h) => h.noteid), [set.rootNoteId]);
+    } finally {
+      await t.stop();
+    }
+  });
+});

@@ -125,3 +125,24 @@ describe('system routes', () => {
     }
   });
 });
+
+describe('GET /openapi.json', () => {
+  let t: TestBridge;
+  before(async () => (t = await startBridge()));
+  after(() => t.stop());
+
+  it('describes every declared route with its gates and schemas', async () => {
+    const doc = await t.client.request<any>('GET', '/openapi.json');
+    assert.equal(doc.openapi, '3.1.0');
+    for (const r of allRoutes) {
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      assert.ok(op, `${r.method} ${r.path}`);
+      assert.equal(op['x-requires-max'], !!r.premium);
+      assert.equal(op['x-confirm'], r.confirm ?? 'none');
+      assert.deepEqual(op.security, r.auth === 'none' ? [] : [{ bearer: [] }]);
+    }
+    const create = doc.paths['/library/study-sets'].post.requestBody.content['application/json'].schema;
+    assert.deepEqual(Object.keys(create.properties).sort(), ['confirm', 'title']);
+    assert.deepEqual(create.required, ['title']);
+  });
+});

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BridgeError } from '../errors';
 import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
+import { buildOpenApi } from '../system/openapi';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange } from '../mcp/mcpChannel';
 import type { BridgeServices } from '../services';
@@ -54,6 +55,12 @@ export const systemRoutes = [
     summary: 'This runtime guide as Markdown; its SHA-256 is /status guide.sha256.',
     handler: async ({ services }) =>
       new Reply(services.guide.markdown, 'text/markdown; charset=utf-8', 200, { 'X-Guide-Sha256': services.guide.sha256 }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas.',
+    handler: async ({ services }) => buildOpenApi(services.routes, services.baseUrl()),
   }),
   defineRoute({
     method: 'GET',
