@@ -19,6 +19,9 @@ const entries = [
 // ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──
 const assets = [
   ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
+  ['node_modules/pdfjs-dist/standard_fonts', 'pdfjs/standard_fonts'],
+  ['node_modules/pdfjs-dist/cmaps', 'pdfjs/cmaps'],
+  ['node_modules/pdfjs-dist/wasm', 'pdfjs/wasm'],
 ];
 
 /** pdf.js (ESM) uses import.meta.url; in a CJS bundle give it the bundle's own URL. */
@@ -33,7 +36,7 @@ const options = {
   format: 'cjs',
   sourcemap: production ? false : 'linked',
   minify: production,
-  external: ['vscode', '@napi-rs/canvas', 'tesseract.js', '@tesseract.js-data/eng'],
+  external: ['vscode', '@napi-rs/canvas', 'tesseract.js', '@tesseract.js-data/eng', 'tsx/cjs/api'],
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: importMetaShim },
   logLevel: 'warning',

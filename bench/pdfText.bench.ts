@@ -1,0 +1,44 @@
+// Page-text throughput of our pipeline (pdf.js in ≤ 2 worker threads, with
+// positions, layout blocks and the OCR check) next to poppler's pdftotext on
+// the same corpus files, in the same run.
+import { execFileSync } from 'node:child_process';
+import { ExtractionPool } from '../src/server/pdf/extractionPool';
+import { corpusFile } from '../test/unit/pdfCorpus';
+import { printTable } from './table';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const pool = new ExtractionPool({ size: 2 });
+  // Warm-up: start both workers and load pdf.js in them (paid once per process).
+  await Promise.all([1, 2].map((i) => pool.info({ key: `warm${i}`, path: corpusFile('CAD.pdf') })));
+  const rows: (string | number)[][] = [];
+  let run = 0;
+  for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf']) {
+    const file = corpusFile(name);
+    const reps = name.startsWith('scanned') ? 1 : 3;
+    const popplerMs: number[] = [];
+    const oursMs: number[] = [];
+    let pages = 0;
+    let ocrPages = 0;
+    for (let r = 0; r < reps; r++) {
+      let t0 = performance.now();
+      execFileSync('pdftotext', [file, '-'], { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
+      popplerMs.push(performance.now() - t0);
+      t0 = performance.now();
+      pages = 0;
+      ocrPages = 0;
+      const h = pool.extractDocument({ key: `${name}#${run++}`, path: file }, { onPage: (p) => { pages++; if (p.ocr) ocrPages++; } });
+      await h.done;
+      oursMs.push(performance.now() - t0);
+    }
+    const ours = (pages / median(oursMs)) * 1000;
+    const poppler = (pages / median(popplerMs)) * 1000;
+    rows.push([name, pages, ocrPages, median(oursMs), ours, median(popplerMs), poppler, `${(ours / poppler).toFixed(2)}×`]);
+  }
+  await pool.close();
+  printTable(['file', 'pages', 'OCR pages', 'ours ms', 'ours pages/s', 'pdftotext ms', 'pdftotext pages/s', 'ours / pdftotext (goal ≥ 0.5×)'], rows);
+  process.stdout.write('\nOurs = whole-document extraction through the worker pool (2 threads, warm), with item positions, font heights, layout blocks; pdftotext = plain text only, one process per file. The scanned file is OCR (tesseract.js), not comparable.\n');
+}
+
+void main();
