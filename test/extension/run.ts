@@ -22,6 +22,7 @@ const codeServerPkg = join(root, '.cache', 'code-server', 'node_modules', 'code-
 const codeServerEntry = join(codeServerPkg, 'out', 'node', 'entry.js');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SUITE_TIMEOUT_MS = 5 * 60_000;
+const RUN_TIMEOUT_MS = 10 * 60_000;
 const EXTENSION_ID = 'study-bridge.study-bridge';
 
 const t0 = Date.now();
@@ -108,7 +109,7 @@ async function main(): Promise<number> {
 
   const port = await freePort();
   const csLog = createWriteStream(join(out, 'code-server.log'));
-  const server = spawn(
+  const server: ChildProcess = spawn(
     process.execPath,
     [
       codeServerEntry,
@@ -123,6 +124,13 @@ async function main(): Promise<number> {
     ],
     { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
+  // Hard bound for the whole run, whatever hangs (browser, code-server, suite).
+  const watchdog = setTimeout(() => {
+    console.error(`[extension-tests] no result after ${RUN_TIMEOUT_MS / 60_000} min: stopping`);
+    stopTree(server);
+    process.exit(1);
+  }, RUN_TIMEOUT_MS);
+  watchdog.unref();
   server.stdout!.pipe(csLog);
   server.stderr!.pipe(csLog);
 
@@ -205,6 +213,7 @@ async function main(): Promise<number> {
       checks.push({ title: 'second window / takeover checks', state: 'failed', ms: 0, error: 'the suite did not open a second window' });
     }
   } finally {
+    clearTimeout(watchdog);
     await browser?.close().catch(() => undefined);
     stopTree(server);
     csLog.end();
