@@ -40,7 +40,8 @@ for (const f of readdirSync(dist)) {
   if (!f.endsWith('.js')) continue;
   const src = readFileSync(join(dist, f), 'utf8');
   // require("x"), require.resolve("x/…"), and import("x") (esbuild keeps dynamic imports of externals).
-  for (const m of src.matchAll(/\b(require\.resolve|require|import)\(\s*["']([^"'./$][^"'$]*)["']\s*\)/g)) {
+  // A match right after a quote is inside a string (e.g. code that ajv generates), not a call.
+  for (const m of src.matchAll(/(?<!["'`])\b(require\.resolve|require|import)\(\s*["']([^"'./$][^"'$]*)["']\s*\)/g)) {
     const isResolve = m[1] === 'require.resolve';
     const spec = m[2];
     if (spec.startsWith('node:')) continue;
@@ -92,9 +93,11 @@ if (missing.length) log(`not installed, left out (optional requires): ${missing.
 
 // Files of shipped modules that never run here (sizes as of tesseract.js 7 / @tesseract.js-data/eng 1.0.0):
 //  - tesseract.js-core *.wasm.js: browser builds with the wasm inlined as base64 (Node loads *.js + *.wasm), ~33 MB;
-//  - @tesseract.js-data/eng/4.0.0: the legacy-engine model; pageOcr.ts uses OEM.LSTM_ONLY with 4.0.0_best_int, ~11 MB.
+//  - @tesseract.js-data/eng/4.0.0: the legacy-engine model; pageOcr.ts uses OEM.LSTM_ONLY with 4.0.0_best_int, ~11 MB;
+//  - tesseract.js-core builds without "-lstm": only loaded for the legacy engine (which also needs the pruned model), ~10 MB.
 const prune = [
   (rel) => /^tesseract\.js-core\/[^/]+\.wasm\.js$/.test(rel),
+  (rel) => /^tesseract\.js-core\/tesseract-core(-simd|-relaxedsimd)?\.(js|wasm)$/.test(rel),
   (rel) => rel.startsWith('@tesseract.js-data/eng/4.0.0/'),
   (rel) => /\.(md|markdown|ts|map)$/i.test(rel) && !/LICEN[CS]E/i.test(rel),
 ];
