@@ -96,6 +96,40 @@ export interface ContextResponse extends Success {
   [key: string]: unknown;
 }
 
+export interface StudySetDocument {
+  bookmd5: string;
+  filename: string;
+  folder: string;
+  isMain: boolean;
+  sourceState: 'normal' | 'missing_file';
+  pageCount: number;
+  extractionState: string;
+  addedAt: string;
+}
+
+export interface UploadResult extends Success {
+  bookmd5: string;
+  created: boolean;
+  filename: string;
+  folder: string;
+  addedToStudySet: boolean;
+  movedToFolder: boolean;
+  pageCount: number;
+  warnings: string[];
+}
+
+export interface OutlineResult extends Success {
+  bookmd5: string;
+  segments: Array<{ startPage: number; title: string; level: number }>;
+  hasToc: boolean;
+  pageCount: number;
+}
+
+export interface PagesResult extends Success {
+  pages: Array<{ page: number; text: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -192,6 +226,31 @@ export class BridgeClient {
   }
   createStudySet(title: string) {
     return this.request<Success & StudySet & { created: boolean }>('POST', '/library/study-sets', { body: { title, confirm: true } });
+  }
+  async studySetDocuments(topicid: string): Promise<StudySetDocument[]> {
+    return (await this.request<Success & { documents: StudySetDocument[] }>('GET', `/study-sets/${encodeURIComponent(topicid)}/documents`)).documents;
+  }
+  addDocumentToStudySet(topicid: string, bookmd5: string) {
+    return this.request<Success & { becameMainDocument: boolean; addedToBooklist: boolean; alreadyPresent: boolean }>('POST', `/study-sets/${encodeURIComponent(topicid)}/documents`, {
+      body: { bookmd5, confirm: true },
+    });
+  }
+  removeDocumentFromStudySet(topicid: string, bookmd5: string) {
+    return this.request<Success & { removed: boolean; preRemoveSnapshotId: string; notesLosingSource: string[] }>(
+      'POST',
+      `/study-sets/${encodeURIComponent(topicid)}/documents/${bookmd5}/delete`,
+      { body: { confirm: true } },
+    );
+  }
+  /** Uploads PDF bytes into the library (confirm=1 is part of the call). */
+  uploadDocument(bytes: Uint8Array, opts: { filename: string; folder?: string; topicid?: string }) {
+    return this.request<UploadResult>('POST', '/library/documents/upload', { bytes, query: { ...opts, confirm: 1 } });
+  }
+  outline(bookmd5: string) {
+    return this.request<OutlineResult>('GET', `/documents/${bookmd5}/outline`);
+  }
+  pages(bookmd5: string, start: number, end = start, opts: { blocks?: boolean } = {}) {
+    return this.request<PagesResult>('GET', `/documents/${bookmd5}/pages`, { query: { start, end, blocks: opts.blocks ? 1 : undefined } });
   }
   createInstallCode() {
     return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });

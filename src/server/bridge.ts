@@ -10,6 +10,7 @@ import { BridgeError } from './errors';
 import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
 import type { RouteDecl } from './http/routeTable';
 import { StudySets } from './library/studySets';
+import { StudySetDocuments } from './library/studySetDocuments';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
 import { allRoutes } from './routes';
@@ -94,6 +95,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     mkdirSync(config.libraryDir, { recursive: true });
     const instanceNonce = randomBytes(12).toString('hex');
     const documents = new DocumentService(store, config);
+    const studySets = new StudySets(store);
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     const services: BridgeServices = {
@@ -103,7 +105,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       entitlements: options.entitlements ?? staticEntitlements(options.premium ?? true),
       tokens: TokenRegistry.load(dataDir, store),
       codes: new AccessCodes(store, config.limits),
-      studySets: new StudySets(store),
+      studySets,
+      studySetDocuments: new StudySetDocuments(store, studySets, documents),
       documents,
       documentReader: new DocumentReader(documents),
       routes,

@@ -7,6 +7,7 @@ import type { TokenRegistry } from './security/tokens';
 import type { RouteDecl } from './http/routeTable';
 import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
+import type { StudySetDocuments } from './library/studySetDocuments';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
 
@@ -22,6 +23,7 @@ export interface BridgeServices {
   tokens: TokenRegistry;
   codes: AccessCodes;
   studySets: StudySets;
+  studySetDocuments: StudySetDocuments;
   /** Library documents: upload, extraction, delete, file state. */
   documents: DocumentService;
   /** Reading routes over stored pages. */

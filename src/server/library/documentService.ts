@@ -8,6 +8,8 @@ import { ExtractionPool, type ExtractionHandle, type PdfSource } from '../pdf/ex
 import type { OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
 import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
 import { nowIso } from './ids';
+import { addDocumentToSetTx } from './studySetDocuments';
+import { assertStudySet } from './studySets';
 
 /** First page number of virtual blank pages; never a PDF page. */
 export const VIRTUAL_PAGE_BASE = 66000;
@@ -166,7 +168,7 @@ export class DocumentService {
            VALUES (?, ?, ?, ?, ?, 'extracting', 0, ?, 'original', ?, ?)`,
           [bookmd5, finalName, targetFolder, input.bytes.length, info.pageCount, JSON.stringify(info.outline), now, now],
         );
-        if (input.topicid) this.addToStudySetTx(tx, input.topicid, bookmd5, now);
+        if (input.topicid) addDocumentToSetTx(tx, input.topicid, bookmd5, now);
       });
     } catch (e) {
       rmSync(abs, { force: true });
@@ -202,21 +204,12 @@ export class DocumentService {
   }
 
   requireStudySet(topicid: string): void {
-    const t = this.store.get<{ kind: string; hidden: number }>('SELECT kind, hidden FROM topics WHERE topicid = ?', [topicid]);
-    if (!t || t.hidden) throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}. GET /library/study-sets lists them.`);
-    if (t.kind !== 'studyset') throw invalidInput(`${topicid} is a review deck, not a study set.`, undefined, 'NOT_A_STUDY_SET');
+    assertStudySet(this.store, topicid);
   }
 
   private async addToStudySet(topicid: string, bookmd5: string): Promise<boolean> {
-    if (this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5])) return true;
-    await this.store.write((tx) => this.addToStudySetTx(tx, topicid, bookmd5, nowIso()));
+    await this.store.write((tx) => addDocumentToSetTx(tx, topicid, bookmd5, nowIso()));
     return true;
-  }
-
-  private addToStudySetTx(tx: WriteTx, topicid: string, bookmd5: string, now: string): void {
-    const n = tx.get<{ n: number }>('SELECT count(*) AS n FROM topic_documents WHERE topicid = ?', [topicid])?.n ?? 0;
-    tx.run('INSERT OR IGNORE INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, ?, ?, ?)', [topicid, bookmd5, n, n === 0 ? 1 : 0, now]);
-    tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [now, topicid]);
   }
 
   // ── extraction in the background ──

@@ -1,4 +1,4 @@
-import { notFound } from '../errors';
+import { invalidInput, notFound } from '../errors';
 import type { Store } from '../store/store';
 import { newId, nowIso } from './ids';
 
@@ -45,6 +45,13 @@ const toSummary = (r: TopicRow): StudySetSummary => ({
   modifiedAt: r.modified_at,
 });
 
+/** 404 TOPIC_NOT_FOUND for no (visible) topic; 422 IS_A_DECK for a review deck's id: the ids are not interchangeable. */
+export function assertStudySet(store: Pick<Store, 'get'>, topicid: string): void {
+  const t = store.get<{ kind: string }>('SELECT kind FROM topics WHERE topicid = ? AND hidden = 0', [topicid]);
+  if (!t) throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}. GET /library/study-sets lists them.`);
+  if (t.kind === 'deck') throw invalidInput(`${topicid} is a review deck, not a study set: use the /decks routes.`, { topicid }, 'IS_A_DECK');
+}
+
 /** Study sets (decks are topics too, but never listed here). */
 export class StudySets {
   constructor(private readonly store: Store) {}
@@ -56,10 +63,12 @@ export class StudySets {
     return rows.map(toSummary);
   }
 
+  /** The set, or 404 TOPIC_NOT_FOUND; a review deck's id → 422 IS_A_DECK (the ids are not interchangeable). */
   get(topicid: string): StudySetSummary {
     const row = this.store.get<TopicRow>(`${SELECT_SETS} AND t.topicid = ?`, [topicid]);
-    if (!row) throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}. GET /library/study-sets lists them.`);
-    return toSummary(row);
+    if (row) return toSummary(row);
+    assertStudySet(this.store, topicid);
+    throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}.`);
   }
 
   /** A new set is empty but for one root card bearing its title. */

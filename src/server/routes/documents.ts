@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { topicId } from './idParams';
 import { defineRoute, Reply } from '../http/routeTable';
 import { invalidInput } from '../errors';
 import { checkTocMode, planToc, writeToc } from '../library/documentToc';
@@ -132,14 +133,14 @@ export const documentRoutes = [
     summary: "Flat PDF with a study set's card highlights drawn on the pages, into DocumentExports/; one export at a time (429 EXPORT_BUSY).",
     params: docParams,
     body: z.object({
-      topicid: z.string().regex(/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/, 'topicid must be a study-set id (UUID)'),
+      topicid: topicId,
       selectedPageNos: z.array(z.number().int('pages are integers').min(1, 'pages are 1-based')).min(1, 'selectedPageNos must not be empty (omit it for the whole book)').max(100_000).optional(),
       includeRelatedBlankPages: z.boolean().optional(),
     }),
     example: { params: { id: EX_ID }, body: { topicid: '00000000-0000-0000-0000-000000000000' } },
     handler: async ({ params, body, services }) => {
       refuseVirtual(...(body.selectedPageNos ?? []));
-      return exportDocument(services.documents, services.config.exportFolder, params.id, body.topicid.toUpperCase(), body.selectedPageNos);
+      return exportDocument(services.documents, services.config.exportFolder, params.id, body.topicid, body.selectedPageNos);
     },
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { topicId } from './idParams';
 import { defineRoute } from '../http/routeTable';
 import { defaultLimits } from '../config';
 import { listFolders } from '../library/libraryFolders';
@@ -15,10 +16,10 @@ export const libraryDocumentRoutes = [
     query: z.object({
       filename: z.string().min(1, 'filename is required').max(255),
       folder: z.string().max(1024).optional(),
-      topicid: z.string().regex(/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/, 'topicid must be a study-set id (UUID)').optional(),
+      topicid: topicId.optional(),
     }),
     example: { query: { filename: 'book.pdf' } },
-    handler: async ({ query, raw, services }) => services.documents.upload({ bytes: raw, filename: query.filename, folder: query.folder, topicid: query.topicid?.toUpperCase() }),
+    handler: async ({ query, raw, services }) => services.documents.upload({ bytes: raw, filename: query.filename, folder: query.folder, topicid: query.topicid }),
   }),
   defineRoute({
     method: 'POST',
