@@ -27,6 +27,31 @@ function bearer(ctx: Context): string | undefined {
   return m?.[1];
 }
 
+/** What a handler gets; the abort signal is made on first use only (most handlers never look). */
+class Input {
+  private controller: AbortController | undefined;
+  constructor(
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly raw: Buffer,
+    readonly authorized: boolean,
+    readonly confirmed: boolean,
+    readonly services: BridgeServices,
+    private readonly ctx: Context,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const c = (this.controller = new AbortController());
+      this.ctx.req.once('close', () => {
+        if (!this.ctx.res.writableEnded) c.abort();
+      });
+    }
+    return this.controller.signal;
+  }
+}
+
 /** The schemas a route really validates with: its own plus the confirm field its gate reads. */
 export function effectiveSchemas(route: RouteDecl) {
   let body = route.body ?? emptyObject;
@@ -65,20 +90,7 @@ export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
     const confirmValue = route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
     const confirmed = !route.confirm || route.confirm === 'none' || confirmValue === true || confirmValue === '1' || confirmValue === 'true';
 
-    const input = { params, query, body, raw, authorized, confirmed, services, signal: undefined as unknown as AbortSignal };
-    // Made on first use only: most handlers never look at it, and it is not free.
-    let controller: AbortController | undefined;
-    Object.defineProperty(input, 'signal', {
-      get() {
-        if (!controller) {
-          const c = (controller = new AbortController());
-          ctx.req.once('close', () => {
-            if (!ctx.res.writableEnded) c.abort();
-          });
-        }
-        return controller.signal;
-      },
-    });
+    const input = new Input(params, query, body, raw, authorized, confirmed, services, ctx);
 
     if (!confirmed) {
       const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';

@@ -1,5 +1,3 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BridgeError } from '../errors';
@@ -50,6 +48,11 @@ export function mcpExchange(services: BridgeServices, raw: Buffer): Hijack {
     throw new BridgeError('INVALID_JSON', 400, `The MCP message is not valid JSON: ${(e as Error).message}`);
   }
   return new Hijack(async (req, res) => {
+    // Loaded on first use: the SDK (with ajv) is a large share of start-up time otherwise.
+    const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/mcp.js'),
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    ]);
     const server = new McpServer({ name: 'study-bridge', version: SERVER_VERSION });
     server.registerTool(
       'study_guide',
