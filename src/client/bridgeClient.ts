@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StudySetSummary } from '../server/library/studySets';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -61,17 +62,8 @@ export interface CapabilitiesResponse extends Success {
   limits: Record<string, unknown>;
 }
 
-export interface StudySet {
-  topicid: string;
-  title: string;
-  isStudySet: true;
-  rootNoteId: string | null;
-  noteCount: number;
-  documentCount: number;
-  mainDocument: string | null;
-  createdAt: string;
-  modifiedAt: string;
-}
+/** Types only: the client never loads server code at run time. */
+export type StudySet = StudySetSummary;
 
 export interface InstallCode extends Success {
   kind: 'install';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createBridge, type Bridge } from '../server/bridge';
+import { readDiscovery, type DiscoveryFile } from '../server/discovery';
+import { isProcessAlive } from '../server/store/lock';
 import { BridgeClient } from '../client/bridgeClient';
 
 /**
@@ -40,13 +40,6 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-interface DiscoveryFile {
-  baseUrl: string;
-  port: number;
-  pid: number;
-  instanceNonce: string;
-  version?: string;
-}
 
 /** How often an attached window checks whether the host is still alive. */
 const WATCH_INTERVAL_MS = 1000;
@@ -169,7 +162,7 @@ export class BridgeHost implements vscode.Disposable {
   private async attach(): Promise<boolean> {
     const { dataDir } = this.options;
     const discovery = readDiscovery(dataDir);
-    if (!discovery || !isAlive(discovery.pid)) return false;
+    if (!discovery || !isProcessAlive(discovery.pid)) return false;
     let client: BridgeClient;
     try {
       client = BridgeClient.fromDataDir(dataDir);
@@ -200,7 +193,7 @@ export class BridgeHost implements vscode.Disposable {
     this.watchTimer = setInterval(() => {
       if (this.current.mode !== 'attached') return;
       const now = readDiscovery(this.options.dataDir);
-      const gone = !isAlive(discovery.pid) || !now || now.instanceNonce !== discovery.instanceNonce;
+      const gone = !isProcessAlive(discovery.pid) || !now || now.instanceNonce !== discovery.instanceNonce;
       if (!gone) return;
       this.clearWatch();
       this.log.info(`the bridge hosted by process ${discovery.pid} went away; taking over`);
@@ -242,26 +235,6 @@ export class BridgeHost implements vscode.Disposable {
 
 function isLockedError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'DATA_DIR_LOCKED';
-}
-
-export function readDiscovery(dataDir: string): DiscoveryFile | undefined {
-  const file = join(dataDir, 'bridge.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as DiscoveryFile;
-    return typeof parsed.baseUrl === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
-  } catch {
-    return undefined; // being written
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function errorText(err: unknown): string {

@@ -23,9 +23,10 @@ export function readDiscovery(dataDir: string): DiscoveryFile | undefined {
   const path = discoveryPath(dataDir);
   if (!existsSync(path)) return undefined;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as DiscoveryFile;
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as DiscoveryFile;
+    return typeof parsed.baseUrl === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
   } catch {
-    return undefined;
+    return undefined; // being written, or not ours
   }
 }
 

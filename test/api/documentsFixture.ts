@@ -1,18 +1,10 @@
 /** Shared by the document API tests: a bridge with the corpus books uploaded and extracted once. */
 import { readFileSync } from 'node:fs';
+import type { UploadResult } from '../../src/client/bridgeClient';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { corpusFile } from '../unit/pdfCorpus';
 
-export interface UploadAnswer {
-  bookmd5: string;
-  created: boolean;
-  filename: string;
-  folder: string;
-  addedToStudySet: boolean;
-  movedToFolder: boolean;
-  pageCount: number;
-  warnings: string[];
-}
+export type UploadAnswer = UploadResult;
 
 export async function upload(t: TestBridge, name: string, query: Record<string, string> = {}): Promise<UploadAnswer> {
   return t.client.request<UploadAnswer>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile(name)), query: { filename: name, confirm: '1', ...query } });

@@ -4,7 +4,8 @@ import { BridgeError } from '../errors';
 
 const heldHere = new Set<string>();
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -38,7 +39,7 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number(readFileSync(path, 'utf8').trim());
-      const heldByLiveProcess = pid === process.pid ? heldHere.has(path) : pid > 0 && alive(pid);
+      const heldByLiveProcess = pid === process.pid ? heldHere.has(path) : pid > 0 && isProcessAlive(pid);
       if (heldByLiveProcess) {
         throw new BridgeError(
           'DATA_DIR_LOCKED',
