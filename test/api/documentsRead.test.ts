@@ -88,6 +88,10 @@ describe('document read routes on the corpus', function () {
     assert.deepEqual([miss.found, miss.status], [false, 'no_match']);
     const blank = await t.client.request<any>('POST', `/documents/${id}/locate`, { body: { page: 2, text: 'anything at all' } });
     assert.deepEqual([blank.found, blank.status], [false, 'page_unreadable']);
+    // With this book open, navigating in another one is refused and nothing moves.
+    const other = await t.client.request<any>('POST', `/documents/${ids['CAD.pdf']}/locate`, { body: { page: 1, text: 'the', navigate: true } });
+    assert.deepEqual([other.navigated, other.reason], [false, 'different_document_open']);
+    assert.equal((await t.client.request<any>('GET', '/context')).currentPage.bookmd5, id);
   });
 
   it('GET sync-status: available_local_only; verifyHash=1 verifies', async () => {

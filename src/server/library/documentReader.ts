@@ -103,10 +103,16 @@ export class DocumentReader {
     await this.docs.waitForPages(row, [page]);
     const stored = this.docs.storedPages(id, page, page)[0];
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
+    // Navigation scrolls the open document only; another open document is left alone.
     let navigated: boolean | undefined;
+    let reason: string | undefined;
     if (navigate) {
-      await ui.open({ bookmd5: id, page });
-      navigated = true;
+      const open = (await ui.context()).documents?.find((d) => d.focused)?.bookmd5;
+      if (open && open !== id) [navigated, reason] = [false, 'different_document_open'];
+      else {
+        await ui.open({ bookmd5: id, page });
+        navigated = true;
+      }
     }
     return {
       bookmd5: id,
@@ -117,7 +123,7 @@ export class DocumentReader {
       score: r.score,
       ...(r.rect ? { rect: { x: r.rect.x, y: r.rect.y, width: r.rect.w, height: r.rect.h }, pageSize: { width: stored?.width, height: stored?.height } } : {}),
       algorithm: r.algorithm,
-      ...(navigate ? { navigated } : {}),
+      ...(navigate ? { navigated, ...(reason ? { reason } : {}) } : {}),
     };
   }
 
