@@ -9,7 +9,9 @@ import { registerCommands } from './extension/commands';
 import { registerMcpProvider } from './extension/mcpProvider';
 import { affectsBridge, readBridgeOptions } from './extension/settings';
 import { redactPath } from './extension/requestLog';
-import { StudySetsProvider } from './views/studySetsView';
+import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from './views/studySetsView';
+import { WorkbenchUi } from './extension/workbenchUi';
+import type { BridgeNode } from './views/bridgeTreeProvider';
 import { DecksProvider } from './views/decksView';
 import { BundlesProvider } from './views/bundlesView';
 import type { BridgeClient } from './client/bridgeClient';
@@ -29,6 +31,7 @@ export interface StudyBridgeApi {
   readonly logFile: string;
   readonly mcpRegistered: boolean;
   readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
+  readonly trees: { studySets: vscode.TreeView<BridgeNode> };
   /** Resolves when a pending start/restart/takeover has settled. */
   whenSettled(): Promise<BridgeState>;
 }
@@ -42,7 +45,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const log = vscode.window.createOutputChannel('Study Bridge', { log: true });
   context.subscriptions.push(log);
 
-  const bridgeHost = new BridgeHost(readBridgeOptions(context), log);
+  const ui = new WorkbenchUi();
+  context.subscriptions.push(ui);
+  const bridgeOptions = () => ({ ...readBridgeOptions(context), ui });
+  const bridgeHost = new BridgeHost(bridgeOptions(), log);
   host = bridgeHost;
   // Disposed explicitly (and awaited) in deactivate; this is the safety net.
   context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });
@@ -64,11 +70,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     views.decks.refresh();
     views.bundles.refresh();
   };
+  const studySetsTree = vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true });
   context.subscriptions.push(
     views.studySets,
     views.decks,
     views.bundles,
-    vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true }),
+    studySetsTree,
+    // What the user selects is what GET /context reports as open.
+    studySetsTree.onDidChangeSelection((e) => {
+      const node = e.selection[0];
+      if (node instanceof StudySetNode || node instanceof DocumentsSection) ui.select(node.studySet);
+      else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
+    }),
+    ui.onDidOpen((req) => {
+      vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
+    }),
     vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks }),
     vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
   );
@@ -81,7 +97,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
   );
 
-  const restartBridge = () => bridgeHost.restart(readBridgeOptions(context));
+  const restartBridge = () => bridgeHost.restart(bridgeOptions());
   context.subscriptions.push(
     ...registerCommands({
       host: bridgeHost,
@@ -129,6 +145,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
+    trees: { studySets: studySetsTree },
     whenSettled: () => waitSettled(bridgeHost),
   };
 }

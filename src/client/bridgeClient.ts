@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StudySetSummary } from '../server/library/studySets';
+import type { UiContext } from '../server/ui/uiHost';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -81,12 +82,7 @@ export interface PairCode extends Success {
   pairUrl: string;
 }
 
-export interface ContextResponse extends Success {
-  available: boolean;
-  reason?: string;
-  capturedAt: string;
-  [key: string]: unknown;
-}
+export type ContextResponse = Success & UiContext;
 
 export interface StudySetDocument {
   bookmd5: string;

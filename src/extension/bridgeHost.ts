@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { createBridge, type Bridge } from '../server/bridge';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/store/lock';
+import type { UiHost } from '../server/ui/uiHost';
 import { BridgeClient } from '../client/bridgeClient';
 
 /**
@@ -20,6 +21,8 @@ export interface BridgeHostOptions {
   port?: number;
   premium?: boolean;
   exportFolder?: string;
+  /** This window's UI as the bridge sees it (GET /context); in-memory when absent. */
+  ui?: UiHost;
 }
 
 export interface BridgeState {
@@ -133,12 +136,13 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder } = this.options;
+    const { dataDir, port, premium, exportFolder, ui } = this.options;
     const bridge = await createBridge({
       dataDir,
       port,
       premium,
       exportFolder,
+      ui,
       onRequest: (e) => this.requested.fire(e),
     });
     if (this.disposed) {

@@ -140,9 +140,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.ok(sets.some((s) => s.title === 'Thermodynamics'), 'data survived the restart');
   });
 
-  it('Add PDF to library… uploads a book (into a study set from its context menu)', async function () {
-    const caps = await api.client!.capabilities();
-    if (!caps.routes.some((r) => r.path.endsWith('/library/documents/upload'))) this.skip();
+  it('Add PDF to library… uploads a book (into a study set from its context menu)', async () => {
     const { PDFDocument, StandardFonts } = await import('pdf-lib');
     const pdf = await PDFDocument.create();
     const font = await pdf.embedFont(StandardFonts.Helvetica);
@@ -154,13 +152,24 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       | Record<string, unknown>
       | undefined;
     assert.ok(result, 'the upload answered');
-    if (caps.routes.some((r) => r.path === '/study-sets/{id}/documents')) {
-      const roots = await api.views.studySets.getChildren();
-      const node = roots.find((n) => n.id === `studySet/${set.topicid}`)!;
-      const [docsSection] = await api.views.studySets.getChildren(node);
-      const docs = await labels(await api.views.studySets.getChildren(docsSection));
-      assert.ok(docs.some((d) => d.includes('enzymes')), `documents: ${docs}`);
-    }
+    const roots = await api.views.studySets.getChildren();
+    const node = roots.find((n) => n.id === `studySet/${set.topicid}`)!;
+    const [docsSection] = await api.views.studySets.getChildren(node);
+    const docs = await labels(await api.views.studySets.getChildren(docsSection));
+    assert.ok(docs.some((d) => d.includes('enzymes')), `documents: ${docs}`);
+  });
+
+  it('the study set selected in the sidebar is what GET /context reports as open', async () => {
+    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const set = (await agent.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
+    assert.notEqual((await agent.context()).studySet?.topicid, set.topicid);
+    const node = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`)!;
+    await api.trees.studySets.reveal(node, { select: true, focus: true });
+    const ctx = await eventually(async () => {
+      const c = await agent.context();
+      return c.studySet?.topicid === set.topicid ? c : undefined;
+    }, 'GET /context to report the selected set', 10_000);
+    assert.deepEqual(ctx.studySet, { topicid: set.topicid, title: 'Thermodynamics', isDeck: false });
   });
 
   it('logs requests (method, path, status, ms) without tokens or codes', async () => {

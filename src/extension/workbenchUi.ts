@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost } from '../server/ui/uiHost';
+
+/**
+ * The bridge's view of this window (GET /context): the study set or document
+ * the user selects in the sidebar is the one "open", and what an agent opens
+ * (locate with navigate, later open/focus routes) is remembered and announced.
+ */
+export class WorkbenchUi implements UiHost, vscode.Disposable {
+  private readonly state = new MemoryUiHost();
+  private readonly opened = new vscode.EventEmitter<OpenRequest>();
+  /** An agent asked to show something. */
+  readonly onDidOpen = this.opened.event;
+
+  context(): Promise<UiContext> {
+    return this.state.context();
+  }
+
+  async open(req: OpenRequest): Promise<void> {
+    await this.state.open(req);
+    this.opened.fire(req);
+  }
+
+  /** The user selected a study set (and maybe one of its documents) in the sidebar. */
+  select(sel: { topicid: string; title: string; bookmd5?: string }): void {
+    void this.state.open({ topicid: sel.topicid, title: sel.title, isDeck: false, bookmd5: sel.bookmd5, page: sel.bookmd5 ? 1 : undefined });
+  }
+
+  dispose(): void {
+    this.opened.dispose();
+  }
+}
