@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StudySetSummary } from '../server/library/studySets';
 import type { UiContext } from '../server/ui/uiHost';
+import type { LibrarySearch } from '../server/library/librarySearch';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -239,6 +240,9 @@ export class BridgeClient {
   }
   pages(bookmd5: string, start: number, end = start, opts: { blocks?: boolean } = {}) {
     return this.request<PagesResult>('GET', `/documents/${bookmd5}/pages`, { query: { start, end, blocks: opts.blocks ? 1 : undefined } });
+  }
+  search(q: string, opts: { scope?: 'all' | 'notes' | 'studysets' | 'documents'; limit?: number } = {}) {
+    return this.request<Success & ReturnType<LibrarySearch['search']>>('GET', '/search', { query: { q, ...opts } });
   }
   createInstallCode() {
     return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });

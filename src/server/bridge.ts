@@ -11,6 +11,7 @@ import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
 import type { RouteDecl } from './http/routeTable';
 import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './library/studySetDocuments';
+import { LibrarySearch } from './library/librarySearch';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
 import { allRoutes } from './routes';
@@ -107,6 +108,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       codes: new AccessCodes(store, config.limits),
       studySets,
       studySetDocuments: new StudySetDocuments(store, studySets, documents),
+      search: new LibrarySearch(store),
       documents,
       documentReader: new DocumentReader(documents),
       routes,

@@ -8,6 +8,7 @@ import type { RouteDecl } from './http/routeTable';
 import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
 import type { StudySetDocuments } from './library/studySetDocuments';
+import type { LibrarySearch } from './library/librarySearch';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
 
@@ -24,6 +25,7 @@ export interface BridgeServices {
   codes: AccessCodes;
   studySets: StudySets;
   studySetDocuments: StudySetDocuments;
+  search: LibrarySearch;
   /** Library documents: upload, extraction, delete, file state. */
   documents: DocumentService;
   /** Reading routes over stored pages. */
