@@ -87,3 +87,15 @@ describe('store', () => {
     truncateSync(join(dir, 'library.journal'), 0);
   });
 });
+
+describe('store: a journal that cannot be written', () => {
+  it('refuses further writes with 503 STORE_UNAVAILABLE instead of acknowledging what is not on disk', async () => {
+    const dir = tempDir();
+    const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    // Simulate the disk going away under the open journal.
+    (s as unknown as { journal: { fd: number } }).journal.fd = -1;
+    const insert = () => s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', 'x', 'a', 'a')`, [String(Math.random())]));
+    await assert.rejects(insert(), (e: any) => e.code === 'STORE_UNAVAILABLE' && e.status === 503);
+    await assert.rejects(insert(), (e: any) => e.code === 'STORE_UNAVAILABLE');
+  });
+});

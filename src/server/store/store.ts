@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
+import { BridgeError } from '../errors';
 import { JournalWriter, readJournal, type SqlParam } from './journal';
 import { migrations } from './schema';
 import { loadSqlite } from './sqlite';
@@ -38,6 +39,8 @@ export class Store {
   private idleTimer: NodeJS.Timeout | undefined;
   private checkpointing: Promise<void> | undefined;
   private closed = false;
+  /** Set when the journal could not be written: memory is then ahead of disk, so no more writes are taken. */
+  private broken: Error | undefined;
   /** What the last checkpoint cost, for diagnostics and the bench. */
   lastCheckpoint: { exportMs: number; writeMs: number; bytes: number } | undefined;
 
@@ -122,6 +125,7 @@ export class Store {
   async write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.closed) throw new Error('store is closed');
     if (this.inWrite) throw new Error('nested store.write');
+    if (this.broken) throw storeUnavailable(this.broken);
     const stmts: Array<[string, SqlParam[]]> = [];
     const tx: WriteTx = {
       run: (sql, params = []) => {
@@ -148,7 +152,12 @@ export class Store {
     if (stmts.length === 0) return result;
     const durable = this.journal.append({ seq: ++this.seq, stmts });
     this.afterWrite();
-    await durable;
+    try {
+      await durable;
+    } catch (e) {
+      this.broken = e as Error;
+      throw storeUnavailable(this.broken);
+    }
     return result;
   }
 
@@ -214,6 +223,9 @@ export class Store {
     this.db.close();
   }
 }
+
+const storeUnavailable = (cause: Error) =>
+  new BridgeError('STORE_UNAVAILABLE', 503, `The library journal cannot be written (${cause.message}); writes are refused until the bridge restarts. Reads still work.`);
 
 function metaValue(db: Database, key: string): string | undefined {
   try {
