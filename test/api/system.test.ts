@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { allRoutes } from '../../src/server/routes';
+import { buildGuide } from '../../src/server/system/guide';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
 
@@ -144,5 +145,17 @@ describe('GET /openapi.json', () => {
     const create = doc.paths['/library/study-sets'].post.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(create.properties).sort(), ['confirm', 'title']);
     assert.deepEqual(create.required, ['title']);
+  });
+});
+
+describe('the guide names only routes this bridge serves', () => {
+  it('every "METHOD /path" in the prose is a declared route', () => {
+    const md = buildGuide(allRoutes).markdown.split('## Routes')[0];
+    const mentions = [...md.matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map((m) => [m[1], m[2]] as const);
+    assert.ok(mentions.length >= 8);
+    for (const [method, path] of mentions) {
+      const known = allRoutes.some((r) => r.method === method && r.path === path);
+      assert.ok(known, `the guide mentions ${method} ${path}, which is not declared`);
+    }
   });
 });

@@ -14,13 +14,26 @@ function routeTable(routes: readonly RouteDecl[]): string {
   const rows = routes.map((r) => {
     const d = describeRoute(r);
     const gate = d.confirm === 'none' ? '—' : d.confirm === 'body' ? '`confirm:true`' : '`?confirm=1`';
-    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${r.summary} |`;
+    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${r.summary.replace(/\|/g, '\\|')} |`;
   });
   return ['| method | path | token | premium | confirm | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
+const uploadWorkflow = `4. **Add a book**: \`POST /library/documents/upload?filename=book.pdf&folder=…&topicid=…&confirm=1\` with the PDF bytes as
+   the body; check \`addedToStudySet\` and \`warnings\`. The text is read in the background: \`GET /documents/{id}/outline\` reports
+   \`extraction\`, and a page not read yet is waited for briefly, then answered with a retryable 409 \`EXTRACTION_IN_PROGRESS\`.
+`;
+
+const bundleWorkflow = `5. **Split a book into cards** (bundles): probe \`GET /documents/{id}/pages?start=N&end=N&blocks=1\`, choose preset
+   (${PRESETS.map((p) => `\`${p}\``).join(', ')}) and anchor mode (${ANCHOR_MODES.map((p) => `\`${p}\``).join(', ')}),
+   prepare, poll \`GET /bundles\` about every 15 s, edit \`result.md\`, submit, and compare the receipt's
+   \`parsed.headings\` with \`importedCards\` and \`excerptsTotal\` with \`excerptsAnchored\`.
+`;
+
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */
 export function buildGuide(routes: readonly RouteDecl[]): Guide {
+  // Workflows name only routes this bridge serves.
+  const has = (path: string) => routes.some((r) => r.path === path);
   const markdown = `# Study Bridge — runtime guide for agents
 
 Guide version ${BRIDGE_API_VERSION}, route table fingerprint \`${apiFingerprint(routes)}\`.
@@ -62,15 +75,12 @@ call only routes that \`/capabilities\` lists.
 ## Workflows
 1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
    (\`available:false\` with \`reason\`: do not retry, ask the user).
-2. **Find a book**: \`GET /library/study-sets\`, then the set's documents; \`GET /documents/{id}/outline\` for its chapters
+2. **Find a book**: \`GET /library/study-sets\`, then \`GET /study-sets/{id}/documents\`, or \`GET /search?q=…&scope=documents\`
+   for any book in the library; \`GET /documents/{id}/outline\` for its chapters
    (\`segments\`, not \`entries\`), \`GET /documents/{id}/pages?start=&end=\` for text (≤ 60 pages a call).
 3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check \`isStudySet:true\`; it starts with
    one root card bearing its title.
-4. **Split a book into cards** (bundles): probe \`GET /documents/{id}/pages?start=N&end=N&blocks=1\`, choose preset
-   (${PRESETS.map((p) => `\`${p}\``).join(', ')}) and anchor mode (${ANCHOR_MODES.map((p) => `\`${p}\``).join(', ')}),
-   prepare, poll \`GET /bundles\` about every 15 s, edit \`result.md\`, submit, and compare the receipt's
-   \`parsed.headings\` with \`importedCards\` and \`excerptsTotal\` with \`excerptsAnchored\`.
-
+${has('/library/documents/upload') ? uploadWorkflow : ''}${has('/bundles/prepare') ? bundleWorkflow : ''}
 ## Pitfalls
 - \`pageCount:0\` does not mean an empty book; probe with \`/pages\`.
 - \`truncated:true\` in a search or scan is not "nothing found": narrow and repeat.
