@@ -23,7 +23,7 @@ export class DocumentReader {
       const wanted = Array.from({ length: last - start + 1 }, (_, i) => start + i);
       await this.docs.waitForPages(row, wanted);
       const byPage = new Map<number, { text: string; ocr: number; blocks?: unknown[] }>();
-      if (blocks) for (const p of this.docs.storedPages(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
+      if (blocks) for (const p of this.docs.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
       else for (const p of this.docs.pageTexts(id, start, last)) byPage.set(p.page, p);
       const pages = wanted.map((page) => {
         const p = byPage.get(page);

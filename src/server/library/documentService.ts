@@ -5,7 +5,9 @@ import { BridgeError, busy, conflict, invalidInput, notFound } from '../errors';
 import type { Store, WriteTx } from '../store/store';
 import type { BridgeConfig } from '../config';
 import { ExtractionPool, type ExtractionHandle, type PdfSource } from '../pdf/extractionPool';
-import type { OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
+import type { DocumentInfo, OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
+import { layoutBlocks } from '../pdf/layoutBlocks';
+import { decodeItems, encodeItems, utf8 } from './storedPageCodec';
 import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
 import { nowIso } from './ids';
 import { addDocumentToSetTx } from './studySetDocuments';
@@ -37,11 +39,13 @@ export interface StoredPage {
   page: number;
   text: string;
   items: TextItem[];
-  blocks: LayoutBlock[];
   width: number;
   height: number;
   ocr: number;
 }
+
+/** Pages written per store transaction while a document is extracted. */
+const PAGE_BATCH = 32;
 
 interface Waiter {
   pages: Set<number>;
@@ -139,7 +143,11 @@ export class DocumentService {
     }
     let info;
     try {
-      info = await this.pool.info({ key: bookmd5, bytes: new Uint8Array(input.bytes) });
+      const source = { key: bookmd5, bytes: new Uint8Array(input.bytes) };
+      const reading = this.pool.info(source);
+      // The other worker opens the PDF meanwhile, so extraction starts on both.
+      void this.pool.open(source).catch(() => undefined);
+      info = await reading;
     } catch (e) {
       throw invalidInput(`The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`, undefined, 'CORRUPT_PDF');
     }
@@ -174,7 +182,7 @@ export class DocumentService {
       rmSync(abs, { force: true });
       throw e;
     }
-    this.startExtraction(bookmd5, abs);
+    this.startExtraction(bookmd5, abs, info);
     return {
       bookmd5,
       created: true,
@@ -214,17 +222,20 @@ export class DocumentService {
 
   // ── extraction in the background ──
 
-  private startExtraction(bookmd5: string, file: string): void {
+  private startExtraction(bookmd5: string, file: string, info?: DocumentInfo): void {
     if (this.closed || this.active.has(bookmd5)) return;
     const have = new Set(this.store.all<{ page: number }>('SELECT page FROM pages WHERE bookmd5 = ?', [bookmd5]).map((r) => r.page));
     const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[] } as Partial<Active> as Active;
     a.handle = this.pool.extractDocument(
       { key: bookmd5, path: file },
       {
+        info,
+        // Layout blocks are derived from the stored items when a probe asks (pageBlocks).
+        blocks: false,
         onPage: (p) => {
           if (have.has(p.page)) return;
           a.buffer.push(p);
-          if (a.buffer.length >= 16 || a.waiters.some((w) => w.pages.has(p.page))) this.flush(bookmd5, a);
+          if (a.buffer.length >= PAGE_BATCH || a.waiters.some((w) => w.pages.has(p.page))) this.flush(bookmd5, a);
           else a.timer ??= setTimeout(() => this.flush(bookmd5, a), 150);
         },
       },
@@ -257,18 +268,19 @@ export class DocumentService {
       .then(() =>
         this.store.write((tx) => {
           if (!tx.get('SELECT 1 FROM documents WHERE bookmd5 = ?', [bookmd5])) return;
+          // Bytes, not strings: see storedPageCodec.ts. blocks stay NULL (derived on demand).
           for (const p of batch) {
-            tx.run('INSERT OR REPLACE INTO pages(bookmd5, page, text, items, blocks, width, height, ocr) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+            const text = utf8(p.text);
+            tx.run('INSERT OR REPLACE INTO pages(bookmd5, page, text, items, blocks, width, height, ocr) VALUES (?, ?, CAST(? AS TEXT), ?, NULL, ?, ?, ?)', [
               bookmd5,
               p.page,
-              p.text,
-              JSON.stringify(p.items),
-              JSON.stringify(p.blocks),
+              text,
+              encodeItems(p.items),
               p.width,
               p.height,
               p.ocr ? 1 : p.unreadable ? 2 : 0,
             ]);
-            tx.run('INSERT INTO pages_fts(bookmd5, page, body) VALUES (?, ?, ?)', [bookmd5, p.page, p.text]);
+            tx.run('INSERT INTO pages_fts(bookmd5, page, body) VALUES (?, ?, CAST(? AS TEXT))', [bookmd5, p.page, text]);
           }
           tx.run('UPDATE documents SET extracted_pages = (SELECT count(*) FROM pages WHERE bookmd5 = ?) WHERE bookmd5 = ?', [bookmd5, bookmd5]);
         }),
@@ -322,11 +334,21 @@ export class DocumentService {
 
   storedPages(bookmd5: string, start: number, end: number): StoredPage[] {
     return this.store
-      .all<{ page: number; text: string; items: string; blocks: string; width: number; height: number; ocr: number }>(
-        'SELECT page, text, items, blocks, width, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
+      .all<{ page: number; text: string; items: string | Uint8Array | null; width: number; height: number; ocr: number }>(
+        'SELECT page, text, items, width, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
         [bookmd5, start, end],
       )
-      .map((r) => ({ ...r, items: JSON.parse(r.items ?? '[]'), blocks: JSON.parse(r.blocks ?? '[]') }));
+      .map((r) => ({ ...r, items: decodeItems(r.items) }));
+  }
+
+  /** Layout blocks of stored pages: as stored by older versions, else derived from the items (as extraction did). */
+  pageBlocks(bookmd5: string, start: number, end: number): { page: number; text: string; ocr: number; blocks: LayoutBlock[] }[] {
+    return this.store
+      .all<{ page: number; text: string; items: string | Uint8Array | null; blocks: string | null; height: number; ocr: number }>(
+        'SELECT page, text, items, blocks, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
+        [bookmd5, start, end],
+      )
+      .map((r) => ({ page: r.page, text: r.text, ocr: r.ocr, blocks: r.blocks ? JSON.parse(r.blocks) : layoutBlocks(decodeItems(r.items), r.height) }));
   }
 
   pageTexts(bookmd5: string, start: number, end: number): { page: number; text: string; ocr: number }[] {

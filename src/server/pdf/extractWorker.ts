@@ -59,8 +59,13 @@ async function handle(req: WorkerRequest): Promise<void> {
       const doc = await getDoc(req.source);
       for (const p of req.pages) {
         if (p < 1 || p > doc.numPages) continue;
-        send({ id: req.id, kind: 'page', page: await extractPage(doc, p, req.ocr ? ocr : undefined) });
+        send({ id: req.id, kind: 'page', page: await extractPage(doc, p, req.ocr ? ocr : undefined, { blocks: req.blocks ?? true }) });
       }
+      send({ id: req.id, kind: 'done' });
+      return;
+    }
+    case 'open': {
+      await getDoc(req.source);
       send({ id: req.id, kind: 'done' });
       return;
     }

@@ -83,6 +83,15 @@ export class ExtractionPool {
     return msg.info;
   }
 
+  /**
+   * Opens the document in a worker ahead of its page tasks: queued right
+   * after `info`, it starts (or reuses) the other worker, so a whole-document
+   * extraction that follows has both ready. Best effort; resolves when done.
+   */
+  async open(source: PdfSource): Promise<void> {
+    await this.run({ kind: 'open', source });
+  }
+
   /** Extracts the given pages (out-of-range ones are skipped), calling `onPage` as each is ready. */
   async pages(source: PdfSource, pages: number[], onPage: (p: PageData) => void, ocr = true): Promise<void> {
     await this.run({ kind: 'pages', source, pages, ocr }, (m) => m.kind === 'page' && onPage(m.page));
@@ -101,27 +110,35 @@ export class ExtractionPool {
   }
 
   /**
-   * Whole-document extraction: info first, then pages in chunks spread over
-   * the workers. `onPage` gets each page once, in no guaranteed order.
+   * Whole-document extraction: info first (unless the caller has it), then
+   * pages in chunks spread over the workers, each of which opens the PDF once.
+   * `onPage` gets each page once, in no guaranteed order. `blocks: false`
+   * skips layout blocks (PageData.blocks stays empty).
    */
   extractDocument(
     source: PdfSource,
-    opts: { onPage: (p: PageData) => void; onInfo?: (i: DocumentInfo) => void; chunkSize?: number; ocr?: boolean },
+    opts: { onPage: (p: PageData) => void; onInfo?: (i: DocumentInfo) => void; info?: DocumentInfo; chunkSize?: number; ocr?: boolean; blocks?: boolean },
   ): ExtractionHandle {
     const group = `${source.key}#${this.nextId++}`;
     let cancelled = false;
-    const info = this.run({ kind: 'info', source }, undefined, group).then((m) => {
-      if (m.kind !== 'info') throw new PdfTaskError('unexpected worker answer');
-      opts.onInfo?.(m.info);
-      return m.info;
-    });
+    const info = opts.info
+      ? Promise.resolve(opts.info)
+      : this.run({ kind: 'info', source }, undefined, group).then((m) => {
+          if (m.kind !== 'info') throw new PdfTaskError('unexpected worker answer');
+          opts.onInfo?.(m.info);
+          return m.info;
+        });
+    // While one worker reads the info, the other opens the PDF for its first pages.
+    if (!opts.info && this.size > 1) this.run({ kind: 'open', source }, undefined, group).catch(() => undefined);
     const done = info.then(async (i) => {
-      const chunk = Math.max(1, opts.chunkSize ?? 8);
+      // Up to 8 pages a task, smaller for short documents so every worker gets some.
+      const chunk = Math.max(1, opts.chunkSize ?? Math.min(8, Math.ceil(i.pageCount / (this.size * 4))));
       const jobs: Promise<WorkerResponse>[] = [];
       for (let start = 1; start <= i.pageCount && !cancelled; start += chunk) {
         const pages: number[] = [];
         for (let p = start; p < start + chunk && p <= i.pageCount; p++) pages.push(p);
-        jobs.push(this.run({ kind: 'pages', source, pages, ocr: opts.ocr ?? true }, (m) => m.kind === 'page' && opts.onPage(m.page), group, pages));
+        const req: Request = { kind: 'pages', source, pages, ocr: opts.ocr ?? true, ...(opts.blocks === false ? { blocks: false } : {}) };
+        jobs.push(this.run(req, (m) => m.kind === 'page' && opts.onPage(m.page), group, pages));
       }
       await Promise.all(jobs);
     });

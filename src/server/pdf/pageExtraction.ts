@@ -24,8 +24,11 @@ export const OCR_SCALE = 2.5;
 /**
  * Reads one page: the text layer with positions, its layout blocks and, when
  * the text layer is missing or unreadable and `ocr` is given, OCR instead.
+ * `blocks: false` leaves `blocks` empty, for callers that derive them from
+ * the items later (the library does, for the few pages that ask).
  */
-export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOcr): Promise<PageData> {
+export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOcr, opts: { blocks?: boolean } = {}): Promise<PageData> {
+  const withBlocks = opts.blocks ?? true;
   const page = await doc.getPage(pageNo);
   const viewport = page.getViewport({ scale: 1 });
   let data: PageData;
@@ -43,7 +46,7 @@ export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOc
       height: Math.round(viewport.height * 100) / 100,
       text,
       items,
-      blocks: layoutBlocks(items, viewport.height),
+      blocks: withBlocks ? layoutBlocks(items, viewport.height) : [],
       ocr: false,
     };
   } finally {
@@ -58,7 +61,7 @@ export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOc
     const result = await ocr.recognize(png, OCR_SCALE);
     const text = itemsToText(result.items);
     if (!isReadableText(text)) return { ...data, unreadable: true };
-    return { ...data, text, items: result.items, blocks: layoutBlocks(result.items, data.height), ocr: true };
+    return { ...data, text, items: result.items, blocks: withBlocks ? layoutBlocks(result.items, data.height) : [], ocr: true };
   } catch {
     return { ...data, unreadable: true };
   }

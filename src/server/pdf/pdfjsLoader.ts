@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
 
 /** The pdf.js module type (legacy build, the one that runs on Node 20). */
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
@@ -11,14 +12,20 @@ let loaded: Promise<PdfJs> | undefined;
  * Loads pdf.js once per thread. The worker module is imported and exposed as
  * `globalThis.pdfjsWorker`, so pdf.js runs in this thread (we are already off
  * the event loop inside our own worker) and needs no separate worker file —
- * which also makes it work from the esbuild CJS bundle.
+ * which also makes it work from the esbuild CJS bundle. See
+ * pdfjsThreadFixes.ts for what loading it costs the thread and how we undo it.
  */
 export function loadPdfJs(): Promise<PdfJs> {
   loaded ??= (async () => {
+    const natives = keepNatives();
     // @ts-expect-error the worker module ships without type declarations
     const worker: unknown = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
+    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    natives.restore();
+    shareTextChunks();
+    syncDecompression();
+    return pdfjs;
   })();
   return loaded;
 }

@@ -10,7 +10,9 @@ export interface PdfSource {
 
 export type WorkerRequest =
   | { id: number; kind: 'info'; source: PdfSource }
-  | { id: number; kind: 'pages'; source: PdfSource; pages: number[]; ocr: boolean }
+  | { id: number; kind: 'pages'; source: PdfSource; pages: number[]; ocr: boolean; blocks?: boolean }
+  /** Loads pdf.js and opens the document ahead of its page tasks (a fresh worker costs ~0.5 s). */
+  | { id: number; kind: 'open'; source: PdfSource }
   | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect }
   | { id: number; kind: 'export'; source: PdfSource; pages: number[]; highlights: Highlight[]; outPath: string }
   | { id: number; kind: 'forget'; key: string };

@@ -1,0 +1,115 @@
+import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+
+/**
+ * Undoes costs pdf.js puts on the thread that loads it (one of our PDF
+ * worker threads), measured on asymptote.pdf (bench/pdfText.bench.ts and
+ * per-page timings): each is worth 10–35 % of text extraction.
+ */
+
+/**
+ * The legacy build's core-js polyfills replace `Array.prototype.push`,
+ * `JSON.stringify` and `JSON.parse` on Node 20 (for edge cases pdf.js never
+ * hits: lengths past 2^32, `JSON.rawJSON`) with JavaScript versions; they
+ * cost ~25 % of text extraction and slow every JSON call in the thread 5×.
+ * Call before loading pdf.js; `restore()` after puts the natives back. The
+ * additions it makes (Promise.withResolvers, …) stay.
+ */
+export function keepNatives(): { restore(): void } {
+  const push = Array.prototype.push;
+  const { stringify, parse } = JSON;
+  return {
+    restore() {
+      Array.prototype.push = push;
+      JSON.stringify = stringify;
+      JSON.parse = parse;
+    },
+  };
+}
+
+/** pdf.js's StreamKind.ENQUEUE (src/shared/message_handler.js). */
+const STREAM_ENQUEUE = 4;
+
+interface PortMessage {
+  stream?: number;
+  chunk?: { items?: unknown };
+}
+
+let sharing = false;
+
+const isPrimitive = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function');
+
+/**
+ * pdf.js runs in this thread with a fake worker whose LoopbackPort
+ * structured-clones every message; for text content that copy of every item
+ * is ~10 % of getTextContent. The items of a sent text-content chunk are
+ * never touched again (pdf.js starts new `items`/`styles` objects on the
+ * chunk), so a shallow copy hands them over; so are messages of primitives
+ * only. Everything else is still cloned.
+ */
+export function shareTextChunks(): void {
+  if (sharing) return;
+  sharing = true;
+  const clone = globalThis.structuredClone;
+  globalThis.structuredClone = ((value: unknown, options?: Parameters<typeof structuredClone>[1]) => {
+    const msg = value as PortMessage | null;
+    if (msg && typeof msg === 'object' && !options?.transfer?.length) {
+      if (msg.stream === STREAM_ENQUEUE && Array.isArray(msg.chunk?.items)) {
+        // pdf.js reassigns the chunk's `items`/`styles` right after sending: keep the sent ones.
+        return { ...msg, chunk: { ...msg.chunk } };
+      }
+      // Stream control messages (pull, close, …) hold only primitives: a shallow copy is a clone.
+      if (Object.getPrototypeOf(msg) === Object.prototype && Object.values(msg).every(isPrimitive)) return { ...msg };
+    }
+    return clone(value, options);
+  }) as typeof structuredClone;
+}
+
+const inflaters: Record<string, (b: Uint8Array) => Buffer> = { deflate: inflateSync, 'deflate-raw': inflateRawSync, gzip: gunzipSync };
+
+/**
+ * pdf.js inflates every Flate stream (page content, fonts) through the web
+ * `DecompressionStream`, which Node builds from a zlib stream wrapped in web
+ * streams: that wrapping costs a third of getTextContent on a book. Here the
+ * same zlib inflates in one synchronous call (we are off the event loop in a
+ * worker); errors surface the same way (the readable throws, pdf.js falls
+ * back to its own inflater). Only the shape pdf.js uses is provided: a
+ * writer (`ready`, `write`, `close`) and an async-iterable readable; other
+ * formats go to Node's class.
+ */
+export function syncDecompression(): void {
+  const Native = globalThis.DecompressionStream;
+  if (!Native || (Native as { sync?: boolean }).sync) return;
+  // Called with `new`: the object returned is the instance.
+  function SyncDecompressionStream(format: string): object {
+    const inflate = inflaters[format];
+    if (!inflate) return new Native(format as ConstructorParameters<typeof DecompressionStream>[0]);
+    const chunks: Uint8Array[] = [];
+    let closed!: () => void;
+    const written = new Promise<void>((resolve) => (closed = resolve));
+    const writer = {
+      ready: Promise.resolve(),
+      write: async (chunk: Uint8Array) => void chunks.push(chunk),
+      close: async () => closed(),
+    };
+    const readable = {
+      async *[Symbol.asyncIterator]() {
+        await written;
+          // A damaged stream throws and pdf.js retries with its own inflater;
+        // the error is dropped, so it gets no stack (with source maps on, as
+        // under tsx, building one costs ~10 ms).
+        const limit = Error.stackTraceLimit;
+        Error.stackTraceLimit = 0;
+        let out: Buffer;
+        try {
+          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        } finally {
+          Error.stackTraceLimit = limit;
+        }
+        yield new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      },
+    };
+    return { readable, writable: { getWriter: () => writer } };
+  }
+  SyncDecompressionStream.sync = true;
+  globalThis.DecompressionStream = SyncDecompressionStream as unknown as typeof DecompressionStream;
+}
