@@ -65,8 +65,8 @@ async function handle(req: WorkerRequest): Promise<void> {
       return;
     }
     case 'open': {
-      await getDoc(req.source);
-      send({ id: req.id, kind: 'done' });
+      const doc = await getDoc(req.source);
+      send({ id: req.id, kind: 'opened', pageCount: doc.numPages });
       return;
     }
     case 'render': {

@@ -128,15 +128,23 @@ export class ExtractionPool {
           opts.onInfo?.(m.info);
           return m.info;
         });
-    // While one worker reads the info, the other opens the PDF for its first pages.
-    if (!opts.info && this.size > 1) this.run({ kind: 'open', source }, undefined, group).catch(() => undefined);
-    const done = info.then(async (i) => {
+    // While one worker reads the info (outline and all), the other opens the
+    // PDF: its page count is enough to queue the pages, so that worker starts on them.
+    let pageCount = info.then((i) => i.pageCount);
+    if (!opts.info && this.size > 1) {
+      const opened = this.run({ kind: 'open', source }, undefined, group).then((m) => {
+        if (m.kind !== 'opened') throw new PdfTaskError('unexpected worker answer');
+        return m.pageCount;
+      });
+      pageCount = Promise.any([opened, pageCount]).catch(() => info.then((i) => i.pageCount));
+    }
+    const done = pageCount.then(async (count) => {
       // Up to 8 pages a task, smaller for short documents so every worker gets some.
-      const chunk = Math.max(1, opts.chunkSize ?? Math.min(8, Math.ceil(i.pageCount / (this.size * 4))));
-      const jobs: Promise<WorkerResponse>[] = [];
-      for (let start = 1; start <= i.pageCount && !cancelled; start += chunk) {
+      const chunk = Math.max(1, opts.chunkSize ?? Math.min(8, Math.ceil(count / (this.size * 4))));
+      const jobs: Promise<unknown>[] = [info];
+      for (let start = 1; start <= count && !cancelled; start += chunk) {
         const pages: number[] = [];
-        for (let p = start; p < start + chunk && p <= i.pageCount; p++) pages.push(p);
+        for (let p = start; p < start + chunk && p <= count; p++) pages.push(p);
         const req: Request = { kind: 'pages', source, pages, ocr: opts.ocr ?? true, ...(opts.blocks === false ? { blocks: false } : {}) };
         jobs.push(this.run(req, (m) => m.kind === 'page' && opts.onPage(m.page), group, pages));
       }

@@ -19,6 +19,7 @@ export type WorkerRequest =
 
 export type WorkerResponse =
   | { id: number; kind: 'info'; info: DocumentInfo }
+  | { id: number; kind: 'opened'; pageCount: number }
   | { id: number; kind: 'page'; page: PageData }
   | { id: number; kind: 'render'; png: Uint8Array; width: number; height: number }
   | { id: number; kind: 'export'; pageCount: number; bytes: number }
