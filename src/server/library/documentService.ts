@@ -144,10 +144,10 @@ export class DocumentService {
     let info;
     try {
       const source = { key: bookmd5, bytes: new Uint8Array(input.bytes) };
-      const reading = this.pool.info(source);
-      // The other worker opens the PDF meanwhile, so extraction starts on both.
+      info = await this.pool.info(source);
+      // The other worker (started if need be) opens the PDF while the upload is
+      // stored, so extraction starts on both; not before, it would slow the answer.
       void this.pool.open(source).catch(() => undefined);
-      info = await reading;
     } catch (e) {
       throw invalidInput(`The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`, undefined, 'CORRUPT_PDF');
     }
