@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { BridgeError, busy, conflict, invalidInput, notFound } from '../errors';
 import type { Store, WriteTx } from '../store/store';
@@ -10,6 +10,7 @@ import { layoutBlocks } from '../pdf/layoutBlocks';
 import { decodeItems, encodeItems, utf8 } from './storedPageCodec';
 import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
 import { nowIso } from './ids';
+import { fsyncDir, writeDurably } from '../store/durableFiles';
 import { addDocumentToSetTx } from './studySetDocuments';
 import { assertStudySet } from './studySets';
 
@@ -166,8 +167,10 @@ export class DocumentService {
     const abs = insideLibrary(this.config.libraryDir, targetFolder, finalName);
     mkdirSync(path.dirname(abs), { recursive: true });
     const tmp = `${abs}.${process.pid}.part`;
-    writeFileSync(tmp, input.bytes);
+    // On disk before the record that points at it is acknowledged (the record is fsynced by the journal).
+    writeDurably(tmp, input.bytes);
     renameSync(tmp, abs);
+    fsyncDir(path.dirname(abs));
     const now = nowIso();
     try {
       await this.store.write((tx) => {

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { BridgeError } from '../errors';
+import { fsyncDir, writeDurably } from './durableFiles';
 import { JournalWriter, readJournal, type SqlParam } from './journal';
 import { migrations } from './schema';
 import { loadSqlite } from './sqlite';
@@ -193,10 +194,7 @@ export class Store {
     const data = this.db.export();
     const t1 = performance.now();
     const tmp = `${this.dbPath}.tmp`;
-    writeFileSync(tmp, data);
-    const fd = openSync(tmp, 'r+');
-    fsyncSync(fd);
-    closeSync(fd);
+    writeDurably(tmp, data);
     renameSync(tmp, this.dbPath);
     fsyncDir(join(this.dbPath, '..'));
     this.journal.truncate();
@@ -233,19 +231,6 @@ function metaValue(db: Database, key: string): string | undefined {
     return res[0]?.values[0]?.[0] as string | undefined;
   } catch {
     return undefined; // no meta table yet
-  }
-}
-
-function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic.
   }
 }
 
