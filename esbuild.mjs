@@ -40,6 +40,8 @@ const options = {
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: importMetaShim },
   logLevel: 'warning',
+  // sqlite.ts require.resolve()s the wasm only when run from source; the bundle finds it beside itself.
+  logOverride: { 'require-resolve-not-external': 'silent' },
 };
 
 mkdirSync(outdir, { recursive: true });
