@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('install codes (GET /install, POST /install/code)', () => {
   let t: TestBridge;
-  before(async () => (t = await startBridge({ limits: { installCodeMs: 1500 } })));
+  before(async () => (t = await startBridge({ limits: { installCodeMs: 3000 } })));
   after(() => t.stop());
 
   it('the script, run with a temporary HOME, writes the token (600), both SKILL.md files and prints the MCP line', async () => {
@@ -55,7 +55,7 @@ describe('install codes (GET /install, POST /install/code)', () => {
 
   it('an expired or unknown code → 403', async () => {
     const { code } = await t.client.createInstallCode();
-    await sleep(1700);
+    await sleep(3200);
     assert.equal((await t.anonymous.raw('GET', '/install', { query: { code } })).status, 403);
     assert.equal((await t.anonymous.raw('GET', '/install', { query: { code: 'made-up' } })).status, 403);
   });
@@ -74,7 +74,7 @@ describe('install codes (GET /install, POST /install/code)', () => {
 
 describe('pairing (POST /pair)', () => {
   let t: TestBridge;
-  before(async () => (t = await startBridge({ limits: { pairCodeMs: 1500 } })));
+  before(async () => (t = await startBridge({ limits: { pairCodeMs: 3000 } })));
   after(() => t.stop());
 
   const pairFails = async (code: unknown) => {
@@ -104,7 +104,7 @@ describe('pairing (POST /pair)', () => {
 
   it('an expired code fails; so do malformed ones', async () => {
     const { code } = await t.client.createPairCode();
-    await sleep(1700);
+    await sleep(3200);
     await pairFails(code);
     for (const bad of [undefined, '', 'abcdef', 12, { x: 1 }]) await pairFails(bad);
   });
