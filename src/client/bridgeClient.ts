@@ -107,11 +107,19 @@ export interface UploadResult extends Success {
   warnings: string[];
 }
 
+export interface ExtractionProgress {
+  state: 'pending' | 'extracting' | 'ready' | 'failed';
+  extractedPages: number;
+  pageCount: number;
+  error?: string;
+}
+
 export interface OutlineResult extends Success {
   bookmd5: string;
   segments: Array<{ startPage: number; title: string; level: number }>;
   hasToc: boolean;
   pageCount: number;
+  extraction: ExtractionProgress;
 }
 
 export interface PagesResult extends Success {

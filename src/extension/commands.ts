@@ -4,6 +4,9 @@ import { basename } from 'node:path';
 import type { BridgeClient } from '../client/bridgeClient';
 import { errorText, type BridgeHost } from './bridgeHost';
 
+/** How long Add PDF follows the background reading (OCR of a long scan can take minutes). */
+const READ_WAIT_MS = 10 * 60_000;
+
 export interface CommandDeps {
   host: BridgeHost;
   log: vscode.LogOutputChannel;
@@ -101,19 +104,36 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       )?.[0];
     if (!picked) return undefined;
     const filename = basename(picked.fsPath);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Study Bridge: reading ${filename}…`, cancellable: false },
-      async () => {
+    // The upload answers at once; the book is read in the background: follow it until every page is in.
+    const { result, extraction } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Study Bridge: ${filename}`, cancellable: false },
+      async (progress) => {
+        progress.report({ message: 'uploading…' });
         const bytes = picked.scheme === 'file' ? readFileSync(picked.fsPath) : await vscode.workspace.fs.readFile(picked);
-        return client.request('POST', '/library/documents/upload', {
-          query: { filename, topicid, confirm: 1 },
-          bytes,
-        });
+        const uploaded = await client.uploadDocument(bytes, { filename, topicid });
+        deps.refreshViews();
+        let shown = 0;
+        const deadline = Date.now() + READ_WAIT_MS;
+        for (;;) {
+          const { extraction: ex } = await client.outline(uploaded.bookmd5);
+          if (ex.state === 'ready' || ex.state === 'failed' || Date.now() > deadline) return { result: uploaded, extraction: ex };
+          const pct = ex.pageCount ? Math.floor((100 * ex.extractedPages) / ex.pageCount) : 0;
+          progress.report({ message: `reading page ${ex.extractedPages} of ${ex.pageCount}`, increment: pct - shown });
+          shown = pct;
+          await new Promise((r) => setTimeout(r, 300));
+        }
       },
     );
     deps.refreshViews();
-    void vscode.window.showInformationMessage(`Added ${filename} to the library.`);
-    return result;
+    const notes = [
+      extraction.state === 'failed' ? `reading failed: ${extraction.error ?? 'unknown error'}` : '',
+      extraction.state !== 'ready' && extraction.state !== 'failed' ? `still reading (${extraction.extractedPages}/${extraction.pageCount} pages)` : '',
+      ...result.warnings,
+    ].filter(Boolean);
+    const message = `Added ${result.filename} (${result.pageCount} pages) to the library${topicid && result.addedToStudySet ? ' and the study set' : ''}.`;
+    if (notes.length) void vscode.window.showWarningMessage(`${message} ${notes.join(' ')}`);
+    else void vscode.window.showInformationMessage(message);
+    return { ...result, extraction };
   });
 
   /** `title` is for tests and scripted use; without it an input box asks. */

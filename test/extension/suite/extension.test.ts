@@ -152,6 +152,8 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       | Record<string, unknown>
       | undefined;
     assert.ok(result, 'the upload answered');
+    // The command follows the background reading to the end.
+    assert.deepEqual([result.pageCount, (result.extraction as { state: string }).state, result.addedToStudySet], [3, 'ready', true]);
     const roots = await api.views.studySets.getChildren();
     const node = roots.find((n) => n.id === `studySet/${set.topicid}`)!;
     const [docsSection] = await api.views.studySets.getChildren(node);
