@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StudySetSummary } from '../server/library/studySets';
+import type { DeckSummary } from '../server/library/decks';
 import type { UiContext } from '../server/ui/uiHost';
 import type { LibrarySearch } from '../server/library/librarySearch';
 
@@ -66,6 +67,7 @@ export interface CapabilitiesResponse extends Success {
 
 /** Types only: the client never loads server code at run time. */
 export type StudySet = StudySetSummary;
+export type Deck = DeckSummary;
 
 export interface InstallCode extends Success {
   kind: 'install';
@@ -251,6 +253,12 @@ export class BridgeClient {
   }
   search(q: string, opts: { scope?: 'all' | 'notes' | 'studysets' | 'documents'; limit?: number } = {}) {
     return this.request<Success & ReturnType<LibrarySearch['search']>>('GET', '/search', { query: { q, ...opts } });
+  }
+  async listDecks(query?: string): Promise<Deck[]> {
+    return (await this.request<Success & { decks: Deck[] }>('GET', '/decks', { query: { query } })).decks;
+  }
+  createDeck(title: string) {
+    return this.request<Success & Deck & { created: boolean }>('POST', '/decks', { body: { title, confirm: true } });
   }
   createInstallCode() {
     return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });

@@ -12,6 +12,7 @@ import type { RouteDecl } from './http/routeTable';
 import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './library/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
+import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
 import { allRoutes } from './routes';
@@ -109,6 +110,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       studySets,
       studySetDocuments: new StudySetDocuments(store, studySets, documents),
       search: new LibrarySearch(store),
+      decks: new Decks(store),
       documents,
       documentReader: new DocumentReader(documents),
       routes,

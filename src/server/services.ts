@@ -9,6 +9,7 @@ import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
 import type { StudySetDocuments } from './library/studySetDocuments';
 import type { LibrarySearch } from './library/librarySearch';
+import type { Decks } from './library/decks';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
 
@@ -26,6 +27,7 @@ export interface BridgeServices {
   studySets: StudySets;
   studySetDocuments: StudySetDocuments;
   search: LibrarySearch;
+  decks: Decks;
   /** Library documents: upload, extraction, delete, file state. */
   documents: DocumentService;
   /** Reading routes over stored pages. */

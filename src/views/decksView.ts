@@ -1,31 +1,25 @@
 import * as vscode from 'vscode';
-import type { BridgeClient } from '../client/bridgeClient';
+import type { BridgeClient, Deck } from '../client/bridgeClient';
 import { BridgeTreeProvider, type BridgeNode } from './bridgeTreeProvider';
-
-interface DeckSummary {
-  deckId: string;
-  title: string;
-  cardCount?: number;
-}
 
 /** Review Decks view (GET /decks). Cards under a deck come with the decks issue. */
 export class DecksProvider extends BridgeTreeProvider {
   protected async loadRoots(client: BridgeClient): Promise<BridgeNode[]> {
-    const body = (await client.request('GET', '/decks')) as { decks?: DeckSummary[] };
-    return (body.decks ?? []).map((d) => new DeckNode(d));
+    return (await client.listDecks()).map((d) => new DeckNode(d));
   }
 }
 
 class DeckNode implements BridgeNode {
   readonly id: string;
-  constructor(private readonly deck: DeckSummary) {
+  constructor(private readonly deck: Deck) {
     this.id = `deck/${deck.deckId}`;
   }
   treeItem(): vscode.TreeItem {
     const item = new vscode.TreeItem(this.deck.title, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('layers');
-    if (typeof this.deck.cardCount === 'number') item.description = `${this.deck.cardCount} ${this.deck.cardCount === 1 ? 'card' : 'cards'}`;
+    item.description = `${this.deck.cardCount} ${this.deck.cardCount === 1 ? 'card' : 'cards'}`;
+    item.tooltip = `${this.deck.title}\n${this.deck.deckId}\nlast modified ${this.deck.lastModifiedAt}`;
     item.contextValue = 'studyBridge.deck';
     return item;
   }

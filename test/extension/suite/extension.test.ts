@@ -104,6 +104,16 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.ok(docs.length <= 1);
   });
 
+  it('shows a review deck created through the API in the Review Decks view (and not among the study sets)', async () => {
+    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const deck = await agent.createDeck('Exam week');
+    assert.equal(deck.isDeck, true);
+    await vscode.commands.executeCommand('studyBridge.refresh');
+    const decks = await labels(await api.views.decks.getChildren());
+    assert.deepEqual(decks, ['Exam week']);
+    assert.ok(!(await labels(await api.views.studySets.getChildren())).includes('Exam week'));
+  });
+
   it('New study set… creates one', async () => {
     const result = (await vscode.commands.executeCommand('studyBridge.newStudySet', 'Thermodynamics')) as
       | { topicid: string }

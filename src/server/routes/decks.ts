@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/routeTable';
+
+export const deckRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/decks',
+    summary: 'Lists review decks: deckId, title, cardCount (review cards only), lastModifiedAt; query filters by title.',
+    query: z.object({ query: z.string().max(200).optional() }),
+    handler: async ({ query, services }) => {
+      const decks = services.decks.list(query.query);
+      return { decks, count: decks.length };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/decks',
+    summary: 'Creates a review deck; verify isDeck:true. Deck ids and study-set ids are not interchangeable.',
+    premium: true,
+    confirm: 'body',
+    body: z.object({ title: z.string().trim().min(1, 'title must not be empty').max(200) }),
+    example: { body: { title: 'Exam week' } },
+    handler: async ({ body, services }) => ({ ...(await services.decks.create(body.title)), created: true }),
+  }),
+];
