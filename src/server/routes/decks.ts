@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/routeTable';
+import { titleFilter, topicTitle } from './topicFields';
 
 export const deckRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks',
     summary: 'Lists review decks: deckId, title, cardCount (review cards only), lastModifiedAt; query filters by title.',
-    query: z.object({ query: z.string().max(200).optional() }),
+    query: titleFilter,
     handler: async ({ query, services }) => {
       const decks = services.decks.list(query.query);
       return { decks, count: decks.length };
@@ -18,7 +19,7 @@ export const deckRoutes = [
     summary: 'Creates a review deck; verify isDeck:true. Deck ids and study-set ids are not interchangeable.',
     premium: true,
     confirm: 'body',
-    body: z.object({ title: z.string().trim().min(1, 'title must not be empty').max(200) }),
+    body: z.object({ title: topicTitle }),
     example: { body: { title: 'Exam week' } },
     handler: async ({ body, services }) => ({ ...(await services.decks.create(body.title)), created: true }),
   }),

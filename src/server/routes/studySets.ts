@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/routeTable';
+import { titleFilter, topicTitle } from './topicFields';
 import { bookmd5Param } from './documentParams';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
@@ -12,7 +13,7 @@ export const studySetRoutes = [
     method: 'GET',
     path: '/library/study-sets',
     summary: 'Lists study sets (never decks); query filters by title.',
-    query: z.object({ query: z.string().max(200).optional() }),
+    query: titleFilter,
     handler: async ({ query, services }) => {
       const studySets = services.studySets.list(query.query);
       return { studySets, count: studySets.length };
@@ -24,7 +25,7 @@ export const studySetRoutes = [
     summary: 'Creates a study set with one root card bearing its title; verify isStudySet:true.',
     premium: true,
     confirm: 'body',
-    body: z.object({ title: z.string().trim().min(1, 'title must not be empty').max(200) }),
+    body: z.object({ title: topicTitle }),
     example: { body: { title: 'Linear algebra' } },
     handler: async ({ body, services }) => {
       const set = await services.studySets.create(body.title);
