@@ -8,7 +8,6 @@ import { BridgeStatusBar } from './extension/statusBar';
 import { registerCommands } from './extension/commands';
 import { registerMcpProvider } from './extension/mcpProvider';
 import { affectsBridge, readBridgeOptions } from './extension/settings';
-import { redactPath } from './extension/requestLog';
 import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from './views/studySetsView';
 import { WorkbenchUi } from './extension/workbenchUi';
 import type { BridgeNode } from './views/bridgeTreeProvider';
@@ -53,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   // Disposed explicitly (and awaited) in deactivate; this is the safety net.
   context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });
   context.subscriptions.push(
-    bridgeHost.onRequest((e) => log.info(`${e.method} ${redactPath(e.path)} ${e.status} ${Math.round(e.ms)}ms`)),
+    bridgeHost.onRequest((e) => log.info(`${e.method} ${e.path} ${e.status} ${Math.round(e.ms)}ms`) /* paths only: the server never passes query strings */),
   );
 
   const statusBar = new BridgeStatusBar();

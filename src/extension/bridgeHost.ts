@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { createBridge, type Bridge } from '../server/bridge';
+import { createBridge, type Bridge, type BridgeOptions } from '../server/bridge';
+import type { RequestLogEntry } from '../server/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/store/lock';
-import type { UiHost } from '../server/ui/uiHost';
 import { BridgeClient } from '../client/bridgeClient';
 
 /**
@@ -16,14 +16,8 @@ import { BridgeClient } from '../client/bridgeClient';
  */
 export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'error';
 
-export interface BridgeHostOptions {
-  dataDir: string;
-  port?: number;
-  premium?: boolean;
-  exportFolder?: string;
-  /** This window's UI as the bridge sees it (GET /context); in-memory when absent. */
-  ui?: UiHost;
-}
+/** What this window asks of the bridge it hosts (settings plus its UI). */
+export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'ui'>;
 
 export interface BridgeState {
   mode: BridgeMode;
@@ -34,13 +28,6 @@ export interface BridgeState {
   hostPid?: number;
   instanceNonce?: string;
   error?: string;
-}
-
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
 }
 
 

@@ -86,5 +86,3 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
 ): RouteDecl {
   return decl as unknown as RouteDecl;
 }
-
-export const routeKey = (r: Pick<RouteDecl, 'method' | 'path'>) => `${r.method} ${r.path}`;

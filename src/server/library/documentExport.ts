@@ -1,3 +1,4 @@
+import { assertStudySet } from './studySets';
 import * as path from 'node:path';
 import { invalidInput } from '../errors';
 import type { Highlight } from '../pdf/flatExport';
@@ -30,7 +31,7 @@ const safeStem = (name: string) => name.replace(/\.pdf$/i, '').replace(/[^\p{L}\
  */
 export async function exportDocument(docs: DocumentService, exportFolder: string, id: string, topicid: string, selected: number[] | undefined) {
   const row = docs.get(id);
-  docs.requireStudySet(topicid);
+  assertStudySet(docs.store, topicid);
   if (selected) {
     const bad = selected.find((p) => p > row.page_count);
     if (bad !== undefined) throw invalidInput(`selectedPageNos has page ${bad}, beyond this ${row.page_count}-page document.`, { page: bad }, 'PAGE_OUT_OF_RANGE');

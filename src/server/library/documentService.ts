@@ -133,7 +133,7 @@ export class DocumentService {
     if (input.bytes.length < 8 || input.bytes.subarray(0, 1024).indexOf('%PDF-') < 0) {
       throw invalidInput('The uploaded bytes are not a PDF (no %PDF- header). Nothing was stored.', undefined, 'NOT_A_PDF');
     }
-    if (input.topicid) this.requireStudySet(input.topicid);
+    if (input.topicid) assertStudySet(this.store, input.topicid);
     const bookmd5 = createHash('md5').update(input.bytes).digest('hex');
     const warnings: string[] = [];
     const existing = this.find(bookmd5);
@@ -212,10 +212,6 @@ export class DocumentService {
       const candidate = `${stem} (${i})${ext}`;
       if (!this.nameTaken(folder, candidate)) return candidate;
     }
-  }
-
-  requireStudySet(topicid: string): void {
-    assertStudySet(this.store, topicid);
   }
 
   private async addToStudySet(topicid: string, bookmd5: string): Promise<boolean> {

@@ -199,5 +199,3 @@ CREATE VIRTUAL TABLE pages_fts USING fts4(bookmd5, page, body, tokenize=unicode6
 `,
   },
 ];
-
-export const SCHEMA_VERSION = migrations[migrations.length - 1].version;
