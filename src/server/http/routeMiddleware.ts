@@ -41,6 +41,10 @@ class Input {
     private readonly ctx: Context,
   ) {}
 
+  get actor(): 'agent' | 'user' {
+    return this.ctx.get('X-Study-Bridge-Actor').toLowerCase() === 'user' ? 'user' : 'agent';
+  }
+
   get signal(): AbortSignal {
     if (!this.controller) {
       const c = (this.controller = new AbortController());

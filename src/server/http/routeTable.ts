@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { BridgeServices } from '../services';
 
+export type Actor = 'agent' | 'user';
+
 /** Where a route's confirmation lives: nowhere, `confirm:true` in the body, or `?confirm=1`. */
 export type ConfirmKind = 'none' | 'body' | 'query';
 
@@ -39,6 +41,12 @@ export interface RouteInput<P, Q, B> {
   /** True when the confirm gate was passed (always true on `confirm:'none'` routes). */
   confirmed: boolean;
   services: BridgeServices;
+  /**
+   * Who asked: the VS Code extension marks the person's own edits with the
+   * header `X-Study-Bridge-Actor: user`; everything else is an agent. The
+   * operation log records it, and restore refuses to overwrite user edits.
+   */
+  actor: Actor;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }

@@ -5,6 +5,27 @@ import { documentRoutes } from './documents';
 import { libraryDocumentRoutes } from './libraryDocuments';
 import { searchRoutes } from './search';
 import { deckRoutes } from './decks';
+import { studySetCardRoutes } from './studySetCards';
+import { noteReadRoutes } from './noteReads';
+import { noteEditRoutes } from './noteEdits';
+import { noteStructureRoutes } from './noteStructure';
+import { snapshotRoutes } from './snapshots';
+import { deckCardRoutes } from './deckCards';
+import { libraryChangeRoutes } from './libraryChanges';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
-export const allRoutes: readonly RouteDecl[] = [...systemRoutes, ...studySetRoutes, ...documentRoutes, ...libraryDocumentRoutes, ...searchRoutes, ...deckRoutes];
+export const allRoutes: readonly RouteDecl[] = [
+  ...systemRoutes,
+  ...studySetRoutes,
+  ...studySetCardRoutes,
+  ...snapshotRoutes,
+  ...noteReadRoutes,
+  ...noteEditRoutes,
+  ...noteStructureRoutes,
+  ...documentRoutes,
+  ...libraryDocumentRoutes,
+  ...searchRoutes,
+  ...deckRoutes,
+  ...deckCardRoutes,
+  ...libraryChangeRoutes,
+];

@@ -198,4 +198,38 @@ CREATE VIRTUAL TABLE notes_fts USING fts4(noteid, topicid, body, tokenize=unicod
 CREATE VIRTUAL TABLE pages_fts USING fts4(bookmd5, page, body, tokenize=unicode61);
 `,
   },
+  {
+    version: 2,
+    sql: `
+-- The card library (issue 7): an operation log (one row per write batch, the
+-- undo group that snapshots and restore read), two-way note links, FSRS state
+-- of review cards, and where a snapshot sits in the log.
+CREATE TABLE operations (
+  op_seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  topicid TEXT NOT NULL,
+  kind TEXT NOT NULL,                    -- the route's verb: create, move, copy, delete, title, restore…
+  actor TEXT NOT NULL,                   -- agent | user (the VS Code extension sends X-Study-Bridge-Actor: user)
+  note_ids TEXT NOT NULL,                -- JSON array of the cards the batch touched
+  at TEXT NOT NULL
+);
+CREATE INDEX operations_topic ON operations(topicid, op_seq);
+
+CREATE TABLE note_links (
+  noteid TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (noteid, target_id)
+);
+CREATE INDEX note_links_target ON note_links(target_id);
+
+-- notes.kind: card | summary. deck_cards.fsrs: the ts-fsrs card state (JSON).
+-- snapshots.kind: agent | protection | pre_import | pre_delete | pre_remove.
+ALTER TABLE notes ADD COLUMN kind TEXT NOT NULL DEFAULT 'card';
+ALTER TABLE deck_cards ADD COLUMN fsrs TEXT;
+ALTER TABLE deck_cards ADD COLUMN question_index INTEGER;
+ALTER TABLE snapshots ADD COLUMN op_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshots ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';
+`,
+  },
 ];
+

@@ -42,6 +42,7 @@ export class Store {
   private closed = false;
   /** Set when the journal could not be written: memory is then ahead of disk, so no more writes are taken. */
   private broken: Error | undefined;
+  private readonly commitListeners = new Set<(revision: number) => void>();
   /** What the last checkpoint cost, for diagnostics and the bench. */
   lastCheckpoint: { exportMs: number; writeMs: number; bytes: number } | undefined;
 
@@ -151,7 +152,8 @@ export class Store {
       this.inWrite = false;
     }
     if (stmts.length === 0) return result;
-    const durable = this.journal.append({ seq: ++this.seq, stmts });
+    const seq = ++this.seq;
+    const durable = this.journal.append({ seq, stmts });
     this.afterWrite();
     try {
       await durable;
@@ -159,7 +161,19 @@ export class Store {
       this.broken = e as Error;
       throw storeUnavailable(this.broken);
     }
+    for (const listener of this.commitListeners) listener(seq);
     return result;
+  }
+
+  /** Increases with every acknowledged write: a cheap "has anything changed" check for views and long polls. */
+  get revision(): number {
+    return this.seq;
+  }
+
+  /** Called after each acknowledged (fsynced) write with the new revision. Returns the unsubscribe function. */
+  onCommit(listener: (revision: number) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   private afterWrite(): void {
