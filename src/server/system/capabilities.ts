@@ -6,6 +6,9 @@ import { apiFingerprint, describeRoute, listedRoutes } from './routeFingerprint'
 /** GET /capabilities, derived from the route table. */
 export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLimits, guide: { version: string; sha256: string }) {
   const listed = listedRoutes(routes);
+  // A feature block is described only when its route is served.
+  const served = (method: string, path: string) => listed.some((r) => r.method === method && r.path === path);
+  const feature = <T>(method: string, path: string, value: T) => (served(method, path) ? value : undefined);
   return {
     routes: listed.map(describeRoute),
     routeCount: listed.length,
@@ -21,11 +24,57 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
     presets: PRESETS,
     anchorModes: ANCHOR_MODES,
     fillIndexSemantics: FILL_INDEX_SEMANTICS,
+    noteCreate: feature('POST', '/study-sets/{id}/notes', {
+      route: '/study-sets/{id}/notes',
+      parentDefault: 'root_card',
+      excerptAnchoring: 'approximate_substring on the stored page text, like POST /documents/{id}/locate',
+    }),
+    noteMetadata: feature('POST', '/notes/metadata', {
+      maxNoteIds: 200,
+      colorIndex: '0..15',
+      fillIndex: [-1, 0, 1, 2],
+      persistedMeans: 'independent_read_back_agreed',
+      palette: { route: '/study-sets/{id}/note-palette' },
+    }),
+    noteCopy: feature('POST', '/notes/copy', {
+      modes: ['reference', 'clone'],
+      scope: 'selected_roots_and_all_mind_map_descendants',
+      target: 'existing_parent_card',
+      maxSourceRoots: 50,
+    }),
+    noteHashtags: feature('POST', '/notes/hashtags', {
+      operations: ['add', 'remove', 'replace'],
+      storedValue: 'one_complete_leaf_path',
+      hierarchySeparator: '/',
+      maxNoteIds: 200,
+      maxHashtags: 100,
+      removeDefault: 'exact_full_path',
+      recursiveRemoveFlag: 'includeDescendants',
+      writeRoute: '/notes/hashtags',
+      misuseCode: 'HASHTAG_ROUTE_REQUIRED',
+    }),
+    reviewDeckCards: feature('POST', '/decks/{id}/cards', {
+      questionModes: ['automatic', 'custom_text', 'content_part'],
+      customTextField: 'question',
+      contentSelectorField: 'questionContentId',
+      route: '/decks/{id}/cards',
+      maxCards: 50,
+      scheduler: 'FSRS (ts-fsrs, default parameters)',
+    }),
+    snapshots: feature('POST', '/snapshots/{id}/restore', {
+      descriptionPrefix: 'Agent:',
+      reuseWhenUnchanged: true,
+      restoreCovers: 'cards of the set; not document tables of contents',
+      userEditsActorHeader: 'X-Study-Bridge-Actor',
+    }),
     limits: {
       pagesPerCall: 60,
       preparePagesMax: 60,
       batchGetMax: 200,
+      hashtagsMetadataFoldMax: 200,
       moveCopyDeleteMax: 50,
+      deckCardsMax: 50,
+      treeTitleChars: 64,
       tocLevels: [0, 7],
       virtualPageFrom: 66000,
       jsonBodyBytes: limits.jsonBodyBytes,

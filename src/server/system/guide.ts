@@ -30,6 +30,22 @@ const bundleWorkflow = `5. **Split a book into cards** (bundles): probe \`GET /d
    \`parsed.headings\` with \`importedCards\` and \`excerptsTotal\` with \`excerptsAnchored\`.
 `;
 
+const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\` (flat \`nodes[]\` linked by \`parent\`; \`depth\` > 0 = inside a
+   nested sub-map) → \`POST /notes/batch-get\` (≤ 200 ids; \`texts[]\` is sparse: index 0 is the body, 1..N comments; check
+   \`parts[]\` before calling a card empty). New card: \`POST /study-sets/{id}/notes\` (\`parentNoteId\` defaults to the root card;
+   \`excerpt {bookmd5, page, text}\` anchors verbatim page text). Title and body edits send \`expectedPrefix\` (the first 32
+   characters you read; \`""\` for an empty value). Tags go through \`POST /notes/hashtags\` only (full leaf paths like
+   \`Math/Algebra\`), colours through \`POST /notes/metadata\` (palette: \`GET /study-sets/{id}/note-palette\`).
+7. **Before a bulk change**: \`POST /study-sets/{id}/snapshots {"description":"…"}\` (no \`Agent:\` prefix: the bridge adds it);
+   to undo, \`POST /snapshots/{id}/restore\` without confirm first (the 422 previews it), then with \`confirm:true\`. A 409
+   \`USER_EDITS_PRESENT\` lists \`changedNodes\` the person edited since: show them and use \`force:true\` only with consent.
+`;
+
+const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/study-sets\`), \`POST /decks/{id}/cards\` with \`sourceNoteId\` and at most
+   one of \`question\` (custom, \`{{cloze}}\`) or \`questionContentId\`; adding a source again updates and reschedules it. Check
+   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki.
+`;
+
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */
 export function buildGuide(routes: readonly RouteDecl[]): Guide {
   // Workflows name only routes this bridge serves.
@@ -80,12 +96,17 @@ call only routes that \`/capabilities\` lists.
    (\`segments\`, not \`entries\`), \`GET /documents/{id}/pages?start=&end=\` for text (≤ 60 pages a call).
 3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check \`isStudySet:true\`; it starts with
    one root card bearing its title.
-${has('/library/documents/upload') ? uploadWorkflow : ''}${has('/bundles/prepare') ? bundleWorkflow : ''}
+${has('/library/documents/upload') ? uploadWorkflow : ''}${has('/bundles/prepare') ? bundleWorkflow : ''}${has('/notes/batch-get') && has('/study-sets/{id}/notes') && has('/notes/hashtags') && has('/notes/metadata') && has('/snapshots/{id}/restore') ? cardsWorkflow : ''}${has('/decks/{id}/cards') ? decksWorkflow : ''}
 ## Pitfalls
 - \`pageCount:0\` does not mean an empty book; probe with \`/pages\`.
 - \`truncated:true\` in a search or scan is not "nothing found": narrow and repeat.
 - Do not hammer a 429: honour \`retryAfterSeconds\`.
 - Touch only the study sets the user named.
+- Study-set ids and deck ids are not interchangeable (422 \`IS_A_DECK\` / \`NOT_A_DECK\`); never split a book into a deck.
+- \`texts[]\` is sparse and comment indexes start at 1 (0 is the body: 422). An excerpt card is one with \`excerpt:true\` or
+  \`sourceAnchor.hasExcerpt\`; editing its body detaches it from the page text (the source link stays).
+- Writing \`#tags\` through \`/notes/{id}/text\` is refused (422 \`HASHTAG_ROUTE_REQUIRED\`): use \`POST /notes/hashtags\`.
+- Success is only what the proof field says: \`persisted:true\`, \`removedFromLibrary:true\`, \`isDeck:true\`, \`created\`.
 
 ## Routes
 ${routeTable(routes)}
