@@ -12,6 +12,7 @@ import { noteStructureRoutes } from './noteStructure';
 import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
 import { libraryChangeRoutes } from './libraryChanges';
+import { bundleRoutes } from './bundles';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -28,4 +29,5 @@ export const allRoutes: readonly RouteDecl[] = [
   ...deckRoutes,
   ...deckCardRoutes,
   ...libraryChangeRoutes,
+  ...bundleRoutes,
 ];
