@@ -1,4 +1,45 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import type { Store } from '../store/store';
 
-/** Routes: the change feed views follow. */
-export const libraryChangeRoutes: RouteDecl[] = [];
+/** Longest a long poll may hold its request (under common proxy and client idle limits). */
+export const MAX_CHANGE_WAIT_MS = 25_000;
+
+/**
+ * Resolves with the store revision once it differs from `since` (a commit, or
+ * a revision that went backwards: another library behind the same address),
+ * or when `waitMs` passes, or when the caller goes away.
+ */
+function waitForChange(store: Store, since: number, waitMs: number, signal: AbortSignal): Promise<number> {
+  if (store.revision !== since || waitMs === 0) return Promise.resolve(store.revision);
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal.removeEventListener('abort', finish);
+      resolve(store.revision);
+    };
+    const timer = setTimeout(finish, waitMs);
+    const unsubscribe = store.onCommit(finish);
+    signal.addEventListener('abort', finish, { once: true });
+  });
+}
+
+/** Routes: the change feed views follow (beyond the contract; read-only, so free). */
+export const libraryChangeRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/library/changes',
+    summary:
+      'Long poll for library writes (anyone\'s): answers at once when revision differs from since, else when a write commits or waitMs (0..25000) passes → {revision, changed}. Pass the answer\'s revision as the next since.',
+    query: z.object({
+      since: z.coerce.number().int().min(0),
+      waitMs: z.coerce.number().int().min(0).max(MAX_CHANGE_WAIT_MS).default(0),
+    }),
+    example: { query: { since: '0', waitMs: '0' } },
+    handler: async ({ query, services, signal }) => {
+      const revision = await waitForChange(services.store, query.since, query.waitMs, signal);
+      return { revision, changed: revision !== query.since };
+    },
+  }),
+];
