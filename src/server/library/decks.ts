@@ -7,6 +7,10 @@ export interface DeckSummary {
   title: string;
   isDeck: true;
   cardCount: number;
+  /** Review cards due now (FSRS due date reached). */
+  dueCount: number;
+  /** Review cards never reviewed yet. */
+  newCount: number;
   lastModifiedAt: string;
   createdAt: string;
 }
@@ -17,11 +21,15 @@ interface DeckRow {
   created_at: string;
   modified_at: string;
   card_count: number;
+  due_count: number;
+  new_count: number;
 }
 
 const SELECT_DECKS = `
 SELECT t.topicid, t.title, t.created_at, t.modified_at,
-  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid) AS card_count
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid) AS card_count,
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.due_at <= ?) AS due_count,
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(json_extract(c.fsrs, '$.state'), 0) = 0) AS new_count
 FROM topics t WHERE t.kind = 'deck' AND t.hidden = 0`;
 
 const toSummary = (r: DeckRow): DeckSummary => ({
@@ -29,6 +37,8 @@ const toSummary = (r: DeckRow): DeckSummary => ({
   title: r.title,
   isDeck: true,
   cardCount: r.card_count,
+  dueCount: r.due_count,
+  newCount: r.new_count,
   lastModifiedAt: r.modified_at,
   createdAt: r.created_at,
 });
@@ -38,15 +48,16 @@ export class Decks {
   constructor(private readonly store: Store) {}
 
   list(query?: string): DeckSummary[] {
+    const now = nowIso();
     const rows = query
-      ? this.store.all<DeckRow>(`${SELECT_DECKS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`, [query])
-      : this.store.all<DeckRow>(`${SELECT_DECKS} ORDER BY t.created_at, t.topicid`);
+      ? this.store.all<DeckRow>(`${SELECT_DECKS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`, [now, query])
+      : this.store.all<DeckRow>(`${SELECT_DECKS} ORDER BY t.created_at, t.topicid`, [now]);
     return rows.map(toSummary);
   }
 
   /** The deck, or 404; a study set's id → 422 NOT_A_DECK. */
   get(deckId: string): DeckSummary {
-    const row = this.store.get<DeckRow>(`${SELECT_DECKS} AND t.topicid = ?`, [deckId]);
+    const row = this.store.get<DeckRow>(`${SELECT_DECKS} AND t.topicid = ?`, [nowIso(), deckId]);
     if (row) return toSummary(row);
     const other = this.store.get<{ kind: string }>('SELECT kind FROM topics WHERE topicid = ? AND hidden = 0', [deckId]);
     if (other) throw invalidInput(`${deckId} is a study set, not a review deck: use the /study-sets routes.`, { deckId }, 'NOT_A_DECK');

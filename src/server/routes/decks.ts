@@ -6,7 +6,7 @@ export const deckRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks',
-    summary: 'Lists review decks: deckId, title, cardCount (review cards only), lastModifiedAt; query filters by title.',
+    summary: 'Lists review decks: deckId, title, cardCount (review cards only), dueCount (due now), newCount (never reviewed), lastModifiedAt; query filters by title.',
     query: titleFilter,
     handler: async ({ query, services }) => {
       const decks = services.decks.list(query.query);

@@ -1,0 +1,154 @@
+import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
+import type { Card, Grade } from 'ts-fsrs' with { 'resolution-mode': 'import' };
+
+// ts-fsrs ships a CommonJS build (its `require` export) beside the ESM one;
+// its typings are ESM-only, hence the type-only imports above.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { createEmptyCard, fsrs, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
+type State = TsFsrs.State;
+
+/**
+ * Review scheduling: FSRS through ts-fsrs with its default parameters (no
+ * fuzz, learning steps 1m/10m, relearning 10m), so "due", "again" and
+ * "reschedule" mean what they mean in Anki. The only module that imports
+ * ts-fsrs; the rest of the bridge sees plain JSON with ISO dates.
+ */
+
+export type ReviewRating = 'again' | 'hard' | 'good' | 'easy';
+export type ReviewState = 'new' | 'learning' | 'review' | 'relearning';
+
+export const REVIEW_RATINGS: readonly ReviewRating[] = ['again', 'hard', 'good', 'easy'];
+
+/** The ts-fsrs card as stored in `deck_cards.fsrs` (dates as ISO strings). */
+export interface StoredSchedule {
+  due: string;
+  stability: number;
+  difficulty: number;
+  elapsed_days: number;
+  scheduled_days: number;
+  learning_steps: number;
+  reps: number;
+  lapses: number;
+  state: number;
+  last_review?: string | null;
+}
+
+/** What GET cards shows of a schedule. */
+export interface ScheduleView {
+  due: string;
+  state: ReviewState;
+  reps: number;
+  lapses: number;
+  stability: number;
+  difficulty: number;
+  lastReviewAt: string | null;
+}
+
+const scheduler = fsrs();
+
+const GRADES: Record<ReviewRating, Grade> = { again: Rating.Again, hard: Rating.Hard, good: Rating.Good, easy: Rating.Easy };
+const STATES: Record<State, ReviewState> = {
+  [State.New]: 'new',
+  [State.Learning]: 'learning',
+  [State.Review]: 'review',
+  [State.Relearning]: 'relearning',
+};
+
+function toStored(card: Card): StoredSchedule {
+  return {
+    due: card.due.toISOString(),
+    stability: card.stability,
+    difficulty: card.difficulty,
+    elapsed_days: card.elapsed_days,
+    scheduled_days: card.scheduled_days,
+    learning_steps: card.learning_steps,
+    reps: card.reps,
+    lapses: card.lapses,
+    state: card.state,
+    last_review: card.last_review ? card.last_review.toISOString() : null,
+  };
+}
+
+function toCard(s: StoredSchedule): Card {
+  return {
+    due: new Date(s.due),
+    stability: s.stability,
+    difficulty: s.difficulty,
+    elapsed_days: s.elapsed_days,
+    scheduled_days: s.scheduled_days,
+    learning_steps: s.learning_steps,
+    reps: s.reps,
+    lapses: s.lapses,
+    state: s.state as State,
+    ...(s.last_review ? { last_review: new Date(s.last_review) } : {}),
+  };
+}
+
+/** Parses `deck_cards.fsrs`; a missing or unreadable value counts as a new card due at `fallbackDue`. */
+export function parseSchedule(json: string | null, fallbackDue: string): StoredSchedule {
+  if (json) {
+    try {
+      const s = JSON.parse(json) as StoredSchedule;
+      if (typeof s.due === 'string' && typeof s.state === 'number') return s;
+    } catch {
+      // fall through: treat as new
+    }
+  }
+  return { ...newSchedule(new Date(fallbackDue)), due: fallbackDue };
+}
+
+/** A fresh card, due at `now` (a new review card, or one rescheduled by adding its source again). */
+export function newSchedule(now: Date): StoredSchedule {
+  return toStored(createEmptyCard(now));
+}
+
+export interface ReviewOutcome {
+  schedule: StoredSchedule;
+  state: ReviewState;
+  scheduledDays: number;
+}
+
+/** Applies one review at `at`. */
+export function review(schedule: StoredSchedule, rating: ReviewRating, at: Date): ReviewOutcome {
+  const next = scheduler.next(toCard(schedule), at, GRADES[rating]).card;
+  return { schedule: toStored(next), state: STATES[next.state], scheduledDays: next.scheduled_days };
+}
+
+/** The due date each rating would give at `at`. */
+export function nextDues(schedule: StoredSchedule, at: Date): Record<ReviewRating, Date> {
+  const log = scheduler.repeat(toCard(schedule), at);
+  return { again: log[Rating.Again].card.due, hard: log[Rating.Hard].card.due, good: log[Rating.Good].card.due, easy: log[Rating.Easy].card.due };
+}
+
+/** The intervals under the four buttons, as Anki words them ("1m", "10m", "3d", "1.5mo"). */
+export function nextIntervals(schedule: StoredSchedule, at: Date): Record<ReviewRating, string> {
+  const dues = nextDues(schedule, at);
+  const out = {} as Record<ReviewRating, string>;
+  for (const r of REVIEW_RATINGS) out[r] = formatInterval(dues[r].getTime() - at.getTime());
+  return out;
+}
+
+/** A duration in a short human form: <1h in minutes, <1d in hours, <30d in days, <1y in months, else years. */
+export function formatInterval(ms: number): string {
+  const minutes = Math.max(0, ms) / 60_000;
+  const round1 = (n: number) => String(Math.round(n * 10) / 10);
+  if (minutes < 60) return `${Math.max(1, Math.round(minutes))}m`;
+  const hours = minutes / 60;
+  if (hours < 24) return `${Math.round(hours)}h`;
+  const days = hours / 24;
+  if (days < 30) return `${Math.round(days)}d`;
+  if (days < 365) return `${round1(days / 30)}mo`;
+  return `${round1(days / 365)}y`;
+}
+
+export function viewOf(s: StoredSchedule): ScheduleView {
+  return {
+    due: s.due,
+    state: STATES[s.state as State] ?? 'new',
+    reps: s.reps,
+    lapses: s.lapses,
+    stability: s.stability,
+    difficulty: s.difficulty,
+    lastReviewAt: s.last_review ?? null,
+  };
+}
