@@ -3,7 +3,7 @@ import { notFound } from '../errors';
 import type { Store, WriteTx } from '../store/store';
 import type { DocumentService } from './documentService';
 import { nowIso } from './ids';
-import { takeSnapshotTx } from './snapshots';
+import { takeSnapshotTx } from '../cards/snapshots';
 import type { StudySets } from './studySets';
 
 interface MemberRow {

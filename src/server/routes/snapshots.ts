@@ -1,4 +1,68 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { createAgentSnapshot, listSnapshots } from '../cards/snapshots';
+import { previewRestore, restoreSnapshot } from '../cards/snapshotRestore';
+import { deleteStudySet } from '../cards/studySetDelete';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 
-/** Routes: snapshots list, create and restore. */
-export const snapshotRoutes: RouteDecl[] = [];
+const setParams = z.object({ id: topicId });
+const snapshotParams = z.object({ id: uuidParam('snapshotId') });
+
+/** Routes: snapshots list, create and restore; deleting a study set or deck (which snapshots first). */
+export const snapshotRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/snapshots',
+    summary: "The set's snapshots, newest first: snapshotId, description, label (\"Agent: …\" for an agent's), noteCount, createdAt, kind, version (1-based place in the history).",
+    params: setParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => ({ topicid: params.id, snapshots: listSnapshots(services.store, params.id) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/study-sets/{id}/snapshots',
+    summary:
+      'Snapshots the set\'s cards now (no confirm). The description is stored without a leading "Agent:" (the label adds it). Unchanged content since the last snapshot answers that one with created:false and a SNAPSHOT_REUSED warning.',
+    premium: true,
+    params: setParams,
+    body: z.object({ description: z.string().max(500).optional() }),
+    example: { params: { id: EXAMPLE_UUID }, body: { description: 'Before reorganising chapter 2' } },
+    handler: async ({ params, body, services }) => createAgentSnapshot(services.store, params.id, body.description ?? ''),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/snapshots/{id}/restore',
+    summary:
+      "Returns the set's cards to the snapshot, after a protection snapshot of the current state (protectionSnapshotId). 409 STUDY_SET_IN_USE while the set is open in the UI; 409 USER_EDITS_PRESENT with changedNodes when the person edited cards since (force:true overrides, with their consent). Document tables of contents are not covered. True dry-run: wouldRestoreToVersion, noteCountInSnapshot, currentNoteCount, changedNodes, studySetInUse.",
+    premium: true,
+    confirm: 'body',
+    dryRun: true,
+    params: snapshotParams,
+    body: z.object({ force: z.boolean().optional() }),
+    example: { params: { id: EXAMPLE_UUID }, body: {} },
+    preview: async ({ params, services }) => previewRestore(services.store, services.ui, params.id),
+    handler: async ({ params, body, services, actor }) => restoreSnapshot(services.store, services.ui, params.id, { force: body.force === true, actor }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/study-sets/{id}/delete',
+    summary:
+      'Removes a study set or a deck from the library (removedFromLibrary). expectedTitle must equal its title exactly (else 409 TITLE_MISMATCH with actualTitle). Default keepHighlights:true hides it and its cards (highlights stay) after a snapshot (preDeleteSnapshotId); keepHighlights:false removes it for good.',
+    premium: true,
+    confirm: 'body',
+    params: setParams,
+    body: z.object({
+      expectedTitle: z.string().min(1, 'expectedTitle must be the exact title of the set or deck'),
+      keepHighlights: z.boolean().optional(),
+      keepSnapshotHistory: z.boolean().optional(),
+    }),
+    example: { params: { id: EXAMPLE_UUID }, body: { expectedTitle: 'Linear algebra' } },
+    handler: async ({ params, body, services, actor }) =>
+      deleteStudySet(services.store, params.id, {
+        expectedTitle: body.expectedTitle,
+        keepHighlights: body.keepHighlights ?? true,
+        keepSnapshotHistory: body.keepSnapshotHistory ?? true,
+        actor,
+      }),
+  }),
+];
