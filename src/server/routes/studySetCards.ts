@@ -1,4 +1,52 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import { createCard } from '../cards/noteCreate';
+import { readTree } from '../cards/cardTree';
+import { bookmd5Param, pageNumber, refuseVirtual } from './documentParams';
+import { EXAMPLE_UUID, topicId } from './idParams';
+import { colorIndex, fillIndex, noteId } from './noteParams';
+
+const EX_MD5 = '0123456789abcdef0123456789abcdef';
+const setParams = z.object({ id: topicId });
 
 /** Routes: study-set reads (tree, sub-maps, notebooks, hashtags, note-palette), open, delete and card creation. */
-export const studySetCardRoutes: RouteDecl[] = [];
+export const studySetCardRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/study-sets/{id}/notes',
+    summary:
+      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text}; an excerpt is anchored to its rectangle on the page (else warnings EXCERPT_NOT_ANCHORED). Verify persisted:true.",
+    premium: true,
+    confirm: 'body',
+    params: setParams,
+    body: z.object({
+      parentNoteId: noteId.optional(),
+      title: z.string().max(2000, 'title: at most 2000 characters').optional(),
+      text: z.string().max(100_000, 'text: at most 100000 characters').optional(),
+      excerpt: z
+        .object({
+          bookmd5: bookmd5Param,
+          page: pageNumber.pipe(z.number()),
+          text: z.string().min(1, 'excerpt.text must not be empty').max(5000, 'excerpt.text: at most 5000 characters'),
+        })
+        .optional(),
+      colorIndex: colorIndex.optional(),
+      fillIndex: fillIndex.optional(),
+    }),
+    example: { params: { id: EXAMPLE_UUID }, body: { title: 'Key idea', text: 'A short explanation.' } },
+    handler: async ({ params, body, services, actor }) => {
+      if (body.excerpt) refuseVirtual(body.excerpt.page);
+      return createCard(services, { topicid: params.id, ...body, actor });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/tree',
+    summary: 'The card tree as a flat pre-order nodes[] (parent, depth = sub-map nesting, level, childCount, subMapId, title cut at 64); root=<noteid> reads that sub-tree.',
+    params: setParams,
+    query: z.object({ root: noteId.optional() }),
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => readTree(services.store, params.id, query.root),
+  }),
+];
+void EX_MD5;
