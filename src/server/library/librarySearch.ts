@@ -1,89 +1,214 @@
 import type { Store } from '../store/store';
+import { bm25Score, snippetOf } from './searchRanking';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
 
-/**
- * User words → an FTS4 query on the `body` column: every word must match,
- * each as a prefix. Words are letters and digits only, lower-cased, so no FTS
- * syntax (quotes, -, OR, NEAR) in what the user typed is read as an operator.
- */
-export function ftsQuery(q: string): string | undefined {
-  const words = q
+/** Words of a query as the index tokenizes them: letters and digits, lower-cased, at most 16. */
+export function queryWords(q: string): string[] {
+  return q
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .slice(0, 16);
-  return words.length ? words.map((w) => `body:${w}*`).join(' ') : undefined;
 }
 
 /**
- * Searches cards, study-set titles and document text. The full-text indexes
- * are written in the same transaction as what they index, so a write is
- * searchable as soon as it is acknowledged.
+ * User words → an FTS4 query on the `body` column: every word must match,
+ * each as a prefix. Words are letters and digits only, so no FTS syntax
+ * (quotes, -, OR, NEAR) in what the user typed is read as an operator.
+ */
+export function ftsQuery(q: string): string | undefined {
+  const words = queryWords(q);
+  return words.length ? words.map((w) => `body:${w}*`).join(' ') : undefined;
+}
+
+export interface SearchWindows {
+  /** Card index rows ranked per request. */
+  notes: number;
+  /** Page index rows ranked per request (documents are grouped from them). */
+  pages: number;
+  /** Matching pages listed per document. */
+  pagesPerDocument: number;
+}
+
+/**
+ * Measured at 100k cards (bench/cards.bench.ts): reading a candidate's rank
+ * data costs ~2 µs, so 2000 candidates keep a search near 5 ms. A window
+ * that cuts anything answers truncated:true.
+ */
+export const DEFAULT_WINDOWS: SearchWindows = { notes: 2000, pages: 10_000, pagesPerDocument: 20 };
+
+// 'pcnaly': phrases, columns, rows, average and this row's column lengths,
+// this row's hits per phrase and column. Not 'x': its global hit counts cost
+// one more pass over each word's whole doclist (13 ms for a word in all 100k
+// cards), more than the rest of the search; every hit holds every word
+// (AND), so leaving out the idf only stops weighting rare words above common ones.
+const RANK_INFO = 'pcnaly';
+
+interface Candidate {
+  docid: number;
+  score: number;
+}
+
+/**
+ * Searches cards, study-set titles and document text, ranked bm25-style over
+ * the FTS4 indexes. Each scope reads a bounded window of index rows (newest
+ * first, so a fresh write is always inside it); `scanned` says how many rows
+ * each scope examined and `truncated` is true when any window or the `limit`
+ * cut a result. The indexes are written in the same transaction as what they
+ * index, so a write is searchable as soon as it is acknowledged.
  */
 export class LibrarySearch {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly windows: SearchWindows = DEFAULT_WINDOWS,
+  ) {}
 
   search(q: string, scope: SearchScope, limit: number) {
+    const words = queryWords(q);
     const match = ftsQuery(q);
-    const like = `%${q.trim().toLowerCase()}%`;
     const want = (s: SearchScope) => scope === 'all' || scope === s;
-    // One more than asked tells whether the window was too short.
-    const take = limit + 1;
-
-    const notes = want('notes') && match
-      ? this.store.all<{ noteid: string; topicid: string; title: string; snippet: string; setTitle: string | null }>(
-          `SELECT f.noteid, f.topicid, n.title, snippet(notes_fts, '[', ']', '…', 2, 12) AS snippet, t.title AS setTitle
-           FROM notes_fts f JOIN notes n ON n.noteid = f.noteid LEFT JOIN topics t ON t.topicid = f.topicid
-           WHERE notes_fts MATCH ? AND n.hidden = 0 LIMIT ?`,
-          [match, take],
-        )
-      : [];
-    const studySets = want('studysets')
-      ? this.store.all<{ topicid: string; title: string }>(
-          `SELECT topicid, title FROM topics WHERE kind = 'studyset' AND hidden = 0 AND lower(title) LIKE ? ORDER BY title LIMIT ?`,
-          [like, take],
-        )
-      : [];
-    const documents = want('documents') ? this.documents(match, like, take) : [];
-
-    const truncated = notes.length > limit || studySets.length > limit || documents.length > limit;
+    const notes = want('notes') && match ? this.notes(match, words, limit) : { hits: [], scanned: 0, cut: false };
+    const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
+    const documents = want('documents') ? this.documents(q, match, words, limit) : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
+    const truncatedScopes = [notes.cut && 'notes', studySets.cut && 'studysets', documents.cut && 'documents'].filter((s): s is string => !!s);
     return {
       q,
       scope,
-      notes: notes.slice(0, limit).map((n) => ({ noteid: n.noteid, topicid: n.topicid, studySetTitle: n.setTitle, title: n.title, snippet: n.snippet })),
-      studySets: studySets.slice(0, limit).map((s) => ({ topicid: s.topicid, title: s.title, isStudySet: true })),
-      documents: documents.slice(0, limit),
-      truncated,
+      notes: notes.hits,
+      studySets: studySets.hits,
+      documents: documents.hits,
+      scanned: { notes: notes.scanned, studySets: studySets.scanned, documents: documents.scanned, pages: documents.pagesScanned },
+      truncated: truncatedScopes.length > 0,
+      truncatedScopes,
     };
   }
 
-  /** Documents whose file name or page text matches; every document is found, in a study set or not. */
-  private documents(match: string | undefined, like: string, take: number) {
-    const byName = this.store.all<{ bookmd5: string; filename: string; folder: string }>(
-      'SELECT bookmd5, filename, folder FROM documents WHERE lower(filename) LIKE ? ORDER BY filename LIMIT ?',
-      [like, take],
+  /** Ranked candidates from one FTS4 table, newest rows first. */
+  private rank(table: 'notes_fts' | 'pages_fts', match: string, window: number): { ranked: Candidate[]; cut: boolean } {
+    const rows = this.store.all<{ docid: number; mi: Uint8Array }>(
+      `SELECT docid, matchinfo(${table}, '${RANK_INFO}') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT ?`,
+      [match, window + 1],
     );
-    const byText = match
-      ? this.store.all<{ bookmd5: string; page: string; snippet: string }>(
-          `SELECT bookmd5, page, snippet(pages_fts, '[', ']', '…', 2, 12) AS snippet FROM pages_fts WHERE pages_fts MATCH ? LIMIT 500`,
-          [match],
-        )
-      : [];
-    const hits = new Map<string, { bookmd5: string; filename: string; folder: string; pages: number[]; snippet?: string }>();
-    for (const d of byName) hits.set(d.bookmd5, { ...d, pages: [] });
-    for (const p of byText) {
-      let h = hits.get(p.bookmd5);
-      if (!h) {
-        const d = this.store.get<{ filename: string; folder: string }>('SELECT filename, folder FROM documents WHERE bookmd5 = ?', [p.bookmd5]);
-        if (!d) continue;
-        h = { bookmd5: p.bookmd5, ...d, pages: [] };
-        hits.set(p.bookmd5, h);
+    const cut = rows.length > window;
+    const ranked = rows.slice(0, window).map((r) => ({ docid: r.docid, score: bm25Score(r.mi) }));
+    // Ties keep the newest first (the order rows came in: sort is stable).
+    ranked.sort((a, b) => b.score - a.score);
+    return { ranked, cut };
+  }
+
+  private notes(match: string, words: string[], limit: number) {
+    const { ranked, cut } = this.rank('notes_fts', match, this.windows.notes);
+    const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
+    // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
+    let more = false;
+    for (let at = 0; at < ranked.length && !more; at += limit + 1) {
+      const chunk = ranked.slice(at, at + limit + 1);
+      const byDocid = new Map(
+        this.store
+          .all<{ docid: number; noteid: string; topicid: string; body: string; title: string; setTitle: string | null }>(
+            `SELECT c.docid, n.noteid, n.topicid, c.c2body AS body, n.title, t.title AS setTitle
+             FROM notes_fts_content c JOIN notes n ON n.noteid = c.c0noteid LEFT JOIN topics t ON t.topicid = n.topicid
+             WHERE c.docid IN (${chunk.map(() => '?').join(',')}) AND n.hidden = 0`,
+            chunk.map((c) => c.docid),
+          )
+          .map((r) => [r.docid, r] as const),
+      );
+      for (const c of chunk) {
+        const r = byDocid.get(c.docid);
+        if (!r) continue;
+        if (hits.length === limit) {
+          more = true;
+          break;
+        }
+        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(r.body, words), score: round(c.score) });
       }
-      h.pages.push(Number(p.page));
-      h.snippet ??= p.snippet;
     }
-    for (const h of hits.values()) h.pages.sort((a, b) => a - b);
-    return [...hits.values()].slice(0, take);
+    return { hits, scanned: ranked.length, cut: cut || more };
+  }
+
+  /** Set titles containing the query: an exact title first, then titles starting with it, then the rest by title. */
+  private studySets(q: string, limit: number) {
+    const needle = q.trim().toLowerCase();
+    const rows = this.store.all<{ topicid: string; title: string }>(
+      `SELECT topicid, title FROM topics WHERE kind = 'studyset' AND hidden = 0 AND instr(lower(title), ?) > 0
+       ORDER BY lower(title) = ? DESC, instr(lower(title), ?) = 1 DESC, title LIMIT ?`,
+      [needle, needle, needle, limit + 1],
+    );
+    const scanned = this.store.get<{ n: number }>(`SELECT count(*) AS n FROM topics WHERE kind = 'studyset' AND hidden = 0`)!.n;
+    return { hits: rows.slice(0, limit).map((s) => ({ topicid: s.topicid, title: s.title, isStudySet: true })), scanned, cut: rows.length > limit };
+  }
+
+  /**
+   * Documents whose file name contains the query (listed first) or whose
+   * pages match, ranked by their best page. Only the index is read for the
+   * pages (docid, rank data, and bookmd5/page from the FTS content table
+   * without its text); page text is read for one snippet per listed document.
+   */
+  private documents(q: string, match: string | undefined, words: string[], limit: number) {
+    const needle = q.trim().toLowerCase();
+    const byName = this.store.all<{ bookmd5: string }>('SELECT bookmd5 FROM documents WHERE instr(lower(filename), ?) > 0 ORDER BY filename', [needle]);
+    const docCount = this.store.get<{ n: number }>('SELECT count(*) AS n FROM documents')!.n;
+
+    type Page = { page: number; score: number; docid: number };
+    const pagesOf = new Map<string, Page[]>();
+    let pagesScanned = 0;
+    let pagesCut = false;
+    if (match) {
+      const { ranked, cut } = this.rank('pages_fts', match, this.windows.pages);
+      pagesScanned = ranked.length;
+      pagesCut = cut;
+      const where = new Map<number, { bookmd5: string; page: number }>();
+      // The content table's key columns only: the page text (last column) is never read here.
+      for (let at = 0; at < ranked.length; at += 500) {
+        const ids = ranked.slice(at, at + 500).map((c) => c.docid);
+        for (const r of this.store.all<{ docid: number; bookmd5: string; page: number }>(
+          `SELECT docid, c0bookmd5 AS bookmd5, c1page AS page FROM pages_fts_content WHERE docid IN (${ids.map(() => '?').join(',')})`,
+          ids,
+        ))
+          where.set(r.docid, { bookmd5: r.bookmd5, page: Number(r.page) });
+      }
+      for (const c of ranked) {
+        const w = where.get(c.docid);
+        if (!w) continue;
+        let list = pagesOf.get(w.bookmd5);
+        if (!list) pagesOf.set(w.bookmd5, (list = []));
+        list.push({ page: w.page, score: c.score, docid: c.docid }); // best first: ranked is sorted
+      }
+    }
+
+    const nameHit = new Set(byName.map((d) => d.bookmd5));
+    const order = [...new Set([...byName.map((d) => d.bookmd5), ...pagesOf.keys()])];
+    const best = (id: string) => pagesOf.get(id)?.[0]?.score ?? 0;
+    order.sort((a, b) => Number(nameHit.has(b)) - Number(nameHit.has(a)) || best(b) - best(a) || (pagesOf.get(b)?.length ?? 0) - (pagesOf.get(a)?.length ?? 0));
+
+    const hits: Array<{ bookmd5: string; filename: string; folder: string; pages: number[]; matchingPages: number; pagesTruncated: boolean; snippet?: string; score: number }> = [];
+    let pageListCut = false;
+    let more = false;
+    for (const bookmd5 of order) {
+      const d = this.store.get<{ filename: string; folder: string }>('SELECT filename, folder FROM documents WHERE bookmd5 = ?', [bookmd5]);
+      if (!d) continue;
+      if (hits.length === limit) {
+        more = true;
+        break;
+      }
+      const pages = pagesOf.get(bookmd5) ?? [];
+      const shown = pages.slice(0, this.windows.pagesPerDocument);
+      const pagesTruncated = pages.length > shown.length;
+      pageListCut ||= pagesTruncated;
+      const text = shown[0] && this.store.get<{ body: string }>('SELECT c2body AS body FROM pages_fts_content WHERE docid = ?', [shown[0].docid])?.body;
+      hits.push({
+        bookmd5,
+        ...d,
+        pages: shown.map((p) => p.page).sort((a, b) => a - b),
+        matchingPages: pages.length,
+        pagesTruncated,
+        ...(text ? { snippet: snippetOf(String(text), words) } : {}),
+        score: round(best(bookmd5)),
+      });
+    }
+    return { hits, scanned: docCount, pagesScanned, cut: pagesCut || pageListCut || more };
   }
 }
+
+const round = (n: number) => Math.round(n * 1000) / 1000;

@@ -5,7 +5,7 @@ export const searchRoutes = [
   defineRoute({
     method: 'GET',
     path: '/search',
-    summary: 'Searches cards, study-set titles and document text (scope=all|notes|studysets|documents); documents are found even in no set. New writes are searchable at once; truncated:true means refine and search again.',
+    summary: 'Searches cards, study-set titles and document text (scope=all|notes|studysets|documents), ranked by relevance (bm25 over the full-text index); documents are found even in no set, each with its best matching pages (≤20, pagesTruncated). New writes are searchable at once. scanned counts the index rows examined per scope; truncated:true (truncatedScopes says where) means a window or the limit cut something: refine and search again.',
     query: z.object({
       q: z.string().trim().min(1, 'q must not be empty').max(200),
       scope: z.enum(['all', 'notes', 'studysets', 'documents']).default('all'),

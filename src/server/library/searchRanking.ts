@@ -1,0 +1,74 @@
+/** Ranking and snippets for library search, computed in JS from what FTS4 hands out. */
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * bm25 without idf from an FTS4 matchinfo(…, 'pcnaly') blob: per phrase and
+ * column, term-frequency saturation (k1) with length normalisation (b)
+ * against the column's average length. Computed here rather than in a
+ * registered SQL function: both cost the same per row (measured), and the
+ * store does not hand out its database handle.
+ */
+export function bm25Score(blob: Uint8Array): number {
+  const m = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  const p = m[0];
+  const c = m[1];
+  const avg = 3; // after p, c, n
+  const len = avg + c;
+  const hits = len + c;
+  let score = 0;
+  for (let col = 0; col < c; col++) {
+    const dl = m[len + col];
+    const norm = K1 * (1 - B + (B * dl) / (m[avg + col] || 1));
+    for (let ph = 0; ph < p; ph++) {
+      const tf = m[hits + ph * c + col];
+      if (tf) score += (tf * (K1 + 1)) / (tf + norm);
+    }
+  }
+  return score;
+}
+
+const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/**
+ * A window of about `size` words around the densest run of query-word
+ * matches (each word a prefix, accents ignored as the index ignores them),
+ * matched words in [brackets], cut ends marked with …
+ */
+export function snippetOf(text: string, words: string[], size = 12): string {
+  const tokens: Array<{ start: number; end: number; hit: boolean }> = [];
+  const re = /[\p{L}\p{N}]+/gu;
+  const wanted = words.map(fold);
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const t = fold(m[0]);
+    tokens.push({ start: m.index, end: m.index + m[0].length, hit: wanted.some((w) => t.startsWith(w)) });
+  }
+  if (!tokens.length) return '';
+  // The window start with the most hits; the earliest wins a tie.
+  let bestFrom = 0;
+  let bestHits = -1;
+  let inWindow = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i].hit) inWindow++;
+    if (i >= size && tokens[i - size].hit) inWindow--;
+    const from = Math.max(0, i - size + 1);
+    if (inWindow > bestHits) {
+      bestHits = inWindow;
+      bestFrom = from;
+    }
+  }
+  // Start two words before the window's first hit, so the hit has some context.
+  const firstHit = tokens.findIndex((t, i) => i >= bestFrom && t.hit);
+  const from = Math.max(0, firstHit - 2);
+  const to = Math.min(tokens.length, from + size);
+  let out = from > 0 ? '…' : '';
+  let at = tokens[from].start;
+  for (let i = from; i < to; i++) {
+    const t = tokens[i];
+    out += text.slice(at, t.start).replace(/\s+/g, ' ');
+    out += t.hit ? `[${text.slice(t.start, t.end)}]` : text.slice(t.start, t.end);
+    at = t.end;
+  }
+  return to < tokens.length ? `${out}…` : out;
+}
