@@ -5,7 +5,10 @@ import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { BridgeHost, type BridgeMode, type BridgeState } from './extension/bridgeHost';
 import { BridgeStatusBar } from './extension/statusBar';
-import { registerCommands } from './extension/commands';
+import { registerCommands, UserFacingError } from './extension/commands';
+import { registerCardCommands } from './extension/cardCommands';
+import { LibraryChangeFeed } from './extension/changeFeed';
+import { CardNode } from './views/cardTree';
 import { registerMcpProvider } from './extension/mcpProvider';
 import { affectsBridge, readBridgeOptions } from './extension/settings';
 import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from './views/studySetsView';
@@ -30,12 +33,15 @@ export interface StudyBridgeApi {
   readonly logFile: string;
   readonly mcpRegistered: boolean;
   readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
-  readonly trees: { studySets: vscode.TreeView<BridgeNode> };
+  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode> };
+  /** The change feed the views follow (GET /library/changes). */
+  readonly feed: LibraryChangeFeed;
   /** Resolves when a pending start/restart/takeover has settled. */
   whenSettled(): Promise<BridgeState>;
 }
 
 let host: BridgeHost | undefined;
+let changeFeed: LibraryChangeFeed | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<StudyBridgeApi> {
   const t0 = performance.now();
@@ -70,6 +76,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     views.bundles.refresh();
   };
   const studySetsTree = vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true });
+  const decksTree = vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks });
+  /** Selects a card in the Study Sets view (its set's tree is read if needed). */
+  const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
+    const client = getClient();
+    const set = client && (await client.listStudySets()).find((s) => s.topicid === studySet.topicid);
+    const node = client && set ? await views.studySets.cardNode(client, set, noteid) : undefined;
+    if (node) await studySetsTree.reveal(node, { select: true, focus: false, expand: false });
+  };
   context.subscriptions.push(
     views.studySets,
     views.decks,
@@ -78,25 +92,44 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     // What the user selects is what GET /context reports as open.
     studySetsTree.onDidChangeSelection((e) => {
       const node = e.selection[0];
-      if (node instanceof StudySetNode || node instanceof DocumentsSection) ui.select(node.studySet);
+      if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
       else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
     }),
     ui.onDidOpen((req) => {
+      // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
+      const selected = studySetsTree.selection[0];
+      if (req.noteid && req.topicid) {
+        if (selected instanceof CardNode && selected.noteid === req.noteid) return;
+        void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
+        vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
+        return;
+      }
       vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
     }),
-    vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks }),
+    decksTree,
     vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
   );
+
+  // Anyone's write (an agent's, this window's, another window's) refreshes the views.
+  const feed = new LibraryChangeFeed(getClient, log);
+  changeFeed = feed;
+  context.subscriptions.push(feed, feed.onDidChange(() => refreshViews()));
 
   context.subscriptions.push(
     bridgeHost.onDidChange((state) => {
       statusBar.update(state);
       void vscode.commands.executeCommand('setContext', 'studyBridge.state', state.mode);
       if (state.mode !== 'starting') refreshViews();
+      // Follow the bridge in use; no poll may hold a closing server open.
+      if (state.mode === 'hosting' || state.mode === 'attached') void feed.restart();
+      else void feed.stop();
     }),
   );
 
-  const restartBridge = () => bridgeHost.restart(bridgeOptions());
+  const restartBridge = async () => {
+    await feed.stop();
+    await bridgeHost.restart(bridgeOptions());
+  };
   context.subscriptions.push(
     ...registerCommands({
       host: bridgeHost,
@@ -106,6 +139,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       revealStudySets: async () => {
         await vscode.commands.executeCommand('studyBridge.studySets.focus');
       },
+    }),
+    ...registerCardCommands({
+      log,
+      requireClient: () => {
+        const client = getClient();
+        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
+        return client;
+      },
+      refreshViews,
+      revealCard,
+      closeStudySet: (topicid) => ui.close(topicid),
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsBridge(e)) void restartBridge();
@@ -144,7 +188,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
-    trees: { studySets: studySetsTree },
+    trees: { studySets: studySetsTree, decks: decksTree },
+    feed,
     whenSettled: () => waitSettled(bridgeHost),
   };
 }
@@ -153,6 +198,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
 export async function deactivate(): Promise<void> {
   const h = host;
   host = undefined;
+  // The long poll first, so closing the server does not wait for it.
+  await changeFeed?.stop();
+  changeFeed = undefined;
   await h?.dispose();
 }
 

@@ -4,6 +4,7 @@ import type { StudySetSummary } from '../server/library/studySets';
 import type { DeckSummary } from '../server/library/decks';
 import type { UiContext } from '../server/ui/uiHost';
 import type { LibrarySearch } from '../server/library/librarySearch';
+import { CardsApi } from './cardsApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -67,7 +68,8 @@ export interface CapabilitiesResponse extends Success {
 
 /** Types only: the client never loads server code at run time. */
 export type StudySet = StudySetSummary;
-export type Deck = DeckSummary;
+/** `dueCount`: review cards due now (served with the decks' scheduling). */
+export type Deck = DeckSummary & { dueCount?: number };
 
 export interface InstallCode extends Success {
   kind: 'install';
@@ -148,20 +150,35 @@ export interface RawResponse {
   json<T = unknown>(): T;
 }
 
+export interface ClientOptions {
+  baseUrl: string;
+  token?: string;
+  /**
+   * 'user': the person's own edits (the VS Code extension); sent as
+   * `X-Study-Bridge-Actor: user`, so restore reports them before overwriting.
+   * Default: an agent (no header).
+   */
+  actor?: 'agent' | 'user';
+}
+
 export class BridgeClient {
   readonly baseUrl: string;
   readonly token: string | undefined;
+  readonly actor: 'agent' | 'user';
+  /** Card trees, cards, snapshots, deck cards, the change feed. */
+  readonly cards = new CardsApi(this);
 
-  constructor(opts: { baseUrl: string; token?: string }) {
+  constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.token = opts.token;
+    this.actor = opts.actor ?? 'agent';
   }
 
   /** A client for the bridge serving `dataDir`, from its bridge.json and token file. */
-  static fromDataDir(dataDir: string): BridgeClient {
+  static fromDataDir(dataDir: string, opts: Pick<ClientOptions, 'actor'> = {}): BridgeClient {
     const info = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { baseUrl: string };
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-    return new BridgeClient({ baseUrl: info.baseUrl, token });
+    return new BridgeClient({ baseUrl: info.baseUrl, token, ...opts });
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -172,7 +189,7 @@ export class BridgeClient {
 
   /** Any response, any status: for callers that inspect refusals themselves. */
   async raw(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<RawResponse> {
-    const headers: Record<string, string> = { ...opts.headers };
+    const headers: Record<string, string> = { ...(this.actor === 'user' ? { 'X-Study-Bridge-Actor': 'user' } : {}), ...opts.headers };
     if (this.token && !opts.anonymous) headers.Authorization = `Bearer ${this.token}`;
     let body: string | Uint8Array | undefined;
     if (opts.bytes) {

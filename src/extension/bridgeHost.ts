@@ -137,7 +137,8 @@ export class BridgeHost implements vscode.Disposable {
       return;
     }
     this.bridge = bridge;
-    this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+    // The person's edits: the operation log records them as the user's.
+    this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token, actor: 'user' });
     this.log.info(`hosting the bridge at ${bridge.baseUrl} (data dir ${dataDir})`);
     this.setState({
       mode: 'hosting',
@@ -156,7 +157,7 @@ export class BridgeHost implements vscode.Disposable {
     if (!discovery || !isProcessAlive(discovery.pid)) return false;
     let client: BridgeClient;
     try {
-      client = BridgeClient.fromDataDir(dataDir);
+      client = BridgeClient.fromDataDir(dataDir, { actor: 'user' });
       const status = (await client.status()) as { instanceNonce?: string };
       if (status.instanceNonce && status.instanceNonce !== discovery.instanceNonce) return false;
     } catch (err) {

@@ -18,18 +18,9 @@ export interface CommandDeps {
   revealStudySets(): Promise<void>;
 }
 
-/** Registers the palette / view-title commands; returns their disposables. */
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { host, log } = deps;
-
-  const requireClient = (): BridgeClient => {
-    const client = host.client;
-    if (!client) throw new UserFacingError(`The bridge is ${host.state.mode}. Restart it from the status bar.`);
-    return client;
-  };
-
-  const guarded =
-    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+/** Wraps a command: a failure is logged and shown, and the command answers undefined. */
+export function commandGuard(log: vscode.LogOutputChannel) {
+  return <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R | undefined> => {
       try {
         return await fn(...args);
@@ -40,6 +31,19 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return undefined;
       }
     };
+}
+
+/** Registers the palette / view-title commands; returns their disposables. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { host, log } = deps;
+
+  const requireClient = (): BridgeClient => {
+    const client = host.client;
+    if (!client) throw new UserFacingError(`The bridge is ${host.state.mode}. Restart it from the status bar.`);
+    return client;
+  };
+
+  const guarded = commandGuard(log);
 
   const connectAgent = guarded('connect agent', async () => {
     const install = await requireClient().createInstallCode();
@@ -188,4 +192,4 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   ];
 }
 
-class UserFacingError extends Error {}
+export class UserFacingError extends Error {}

@@ -7,7 +7,7 @@ import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost } from '../
  * (locate with navigate, later open/focus routes) is remembered and announced.
  */
 export class WorkbenchUi implements UiHost, vscode.Disposable {
-  private readonly state = new MemoryUiHost();
+  private state = new MemoryUiHost();
   private readonly opened = new vscode.EventEmitter<OpenRequest>();
   /** An agent asked to show something. */
   readonly onDidOpen = this.opened.event;
@@ -24,6 +24,11 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
   /** The user selected a study set (and maybe one of its documents) in the sidebar. */
   select(sel: { topicid: string; title: string; bookmd5?: string }): void {
     void this.state.open({ topicid: sel.topicid, title: sel.title, isDeck: false, bookmd5: sel.bookmd5, page: sel.bookmd5 ? 1 : undefined });
+  }
+
+  /** Nothing of `topicid` is open any more (before a restore replaces its cards). */
+  async close(topicid: string): Promise<void> {
+    if ((await this.state.context()).studySet?.topicid === topicid) this.state = new MemoryUiHost();
   }
 
   dispose(): void {

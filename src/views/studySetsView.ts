@@ -1,20 +1,46 @@
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet, StudySetDocument } from '../client/bridgeClient';
-import { BridgeTreeProvider, MessageNode, type BridgeNode } from './bridgeTreeProvider';
+import { BridgeTreeProvider, MessageNode, isRouteMissing, type BridgeNode } from './bridgeTreeProvider';
+import { CardCache, CardNode } from './cardTree';
 
-/** Study Sets view: sets at the root; under each, its documents (and, with a later issue, its cards). */
+/** Study Sets view: sets at the root; under each, its documents and its card tree. */
 export class StudySetsProvider extends BridgeTreeProvider {
+  /** Each expanded set's tree, read once until the library changes. */
+  private readonly cards = new CardCache();
+
   protected async loadRoots(client: BridgeClient): Promise<BridgeNode[]> {
     const studySets = await client.listStudySets();
     return [...studySets]
       .sort((a, b) => a.title.localeCompare(b.title))
-      .map((s) => new StudySetNode(s));
+      .map((s) => new StudySetNode(s, this.cards));
+  }
+
+  /** A refresh of the whole view drops the cached trees: the next expansion reads them again. */
+  override refresh(node?: BridgeNode): void {
+    if (!node) this.cards.clear();
+    super.refresh(node);
+  }
+
+  /** Cards know their parents from the set's tree, so `reveal` works for cards never expanded. */
+  override getParent(node: BridgeNode): BridgeNode | undefined {
+    if (node instanceof CardNode) return node.parentCard() ?? new StudySetNode(node.studySet, this.cards);
+    return super.getParent(node);
+  }
+
+  /** The node of a card (for reveal), reading the set's tree if needed. */
+  async cardNode(client: BridgeClient, studySet: StudySet, noteid: string): Promise<CardNode | undefined> {
+    const cards = await this.cards.load(client, studySet.topicid);
+    const card = cards.get(noteid);
+    return card && noteid !== cards.rootNoteId ? new CardNode(studySet, card, cards) : undefined;
   }
 }
 
 export class StudySetNode implements BridgeNode {
   readonly id: string;
-  constructor(readonly studySet: StudySet) {
+  constructor(
+    readonly studySet: StudySet,
+    private readonly cards: CardCache,
+  ) {
     this.id = `studySet/${studySet.topicid}`;
   }
 
@@ -28,9 +54,18 @@ export class StudySetNode implements BridgeNode {
     return item;
   }
 
-  async children(): Promise<BridgeNode[]> {
-    // Sections load their own children lazily; the card tree section comes with the cards issue.
-    return [new DocumentsSection(this.studySet)];
+  /** The Documents section, then the root card's children (the set stands for its root card). */
+  async children(client: BridgeClient): Promise<BridgeNode[]> {
+    const documents = new DocumentsSection(this.studySet);
+    try {
+      const cards = await this.cards.load(client, this.studySet.topicid);
+      const top = await cards.children(client, cards.rootNoteId);
+      return [documents, ...top.map((n) => new CardNode(this.studySet, n, cards))];
+    } catch (err) {
+      if (isRouteMissing(err)) return [documents]; // a bridge without card routes (attached to an older one)
+      const message = err instanceof Error ? err.message : String(err);
+      return [documents, new MessageNode(`${this.id}/cards-error`, `Could not load the cards: ${message}`, 'warning', message)];
+    }
   }
 }
 

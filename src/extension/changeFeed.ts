@@ -1,0 +1,93 @@
+import * as vscode from 'vscode';
+import type { BridgeClient } from '../client/bridgeClient';
+import { isRouteMissing } from '../views/bridgeTreeProvider';
+
+/** How long one long poll may wait on the server (its maximum is 25 s). */
+const POLL_WAIT_MS = 20_000;
+/** Pause after a failed poll (bridge restarting, attached host gone), so errors never spin. */
+const RETRY_MS = 1_000;
+
+/**
+ * Follows GET /library/changes with one long-poll loop and fires
+ * `onDidChange` when anyone (an agent, this window, another window) wrote to
+ * the library, so the views refresh without a manual refresh. The loop
+ * restarts when the bridge's client changes and ends on dispose.
+ */
+export class LibraryChangeFeed implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<number>();
+  /** Fires with the new library revision. */
+  readonly onDidChange = this.changed.event;
+  private abort: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private disposed = false;
+  private lastRevision: number | undefined;
+
+  constructor(
+    private readonly getClient: () => BridgeClient | undefined,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The last revision seen (tests and diagnostics). */
+  get revision(): number | undefined {
+    return this.lastRevision;
+  }
+
+  /** (Re)starts the loop on the current client; a running loop is stopped first. */
+  async restart(): Promise<void> {
+    await this.stop();
+    const client = this.getClient();
+    if (this.disposed || !client) return;
+    const abort = (this.abort = new AbortController());
+    this.loop = this.follow(client, abort.signal);
+  }
+
+  /** Ends the loop and its pending request (the server lets go of the wait at once). */
+  async stop(): Promise<void> {
+    this.abort?.abort();
+    this.abort = undefined;
+    const loop = this.loop;
+    this.loop = undefined;
+    await loop;
+  }
+
+  private async follow(client: BridgeClient, signal: AbortSignal): Promise<void> {
+    let since: number | undefined;
+    while (!signal.aborted) {
+      try {
+        // First call: the current revision, without waiting (the views were just loaded).
+        const res = await client.cards.changes(since ?? 0, since === undefined ? 0 : POLL_WAIT_MS, signal);
+        if (signal.aborted) return;
+        const first = since === undefined;
+        since = res.revision;
+        this.lastRevision = res.revision;
+        if (res.changed && !first) this.changed.fire(res.revision);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (isRouteMissing(err)) {
+          this.log.info('change feed: this bridge has no GET /library/changes; views refresh on demand only');
+          return;
+        }
+        this.log.debug(`change feed: ${err instanceof Error ? err.message : String(err)}; retrying`);
+        await sleep(RETRY_MS, signal);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    void this.stop();
+    this.changed.dispose();
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
