@@ -62,6 +62,9 @@ interface AddPlan {
   questionPart: { kind: string; partIndex: number | null; questionIndex: number | null; hasImageOcclusions: false };
 }
 
+/** A client's clock may run this far ahead of ours. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
 const modeOf = (r: Pick<DeckCardRow, 'question' | 'question_content_id'>): QuestionMode =>
   r.question_content_id ? 'content_part' : r.question !== null ? 'custom_text' : 'automatic';
 
@@ -124,7 +127,8 @@ export class DeckCards {
         ...(mode === 'custom_text' ? { question: r.question! } : {}),
         ...(mode === 'content_part' ? { questionContentId: r.question_content_id! } : {}),
         ...viewOf(schedule),
-        nextIntervals: nextIntervals(schedule, now),
+        // Intervals from now, or from the last review if a client clock placed it later.
+        nextIntervals: nextIntervals(schedule, schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now),
         createdAt: r.created_at,
       };
     });
@@ -205,6 +209,9 @@ export class DeckCards {
       const row = tx.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [cardNoteId, deckId]);
       if (!row) throw notFound('CARD_NOT_FOUND', `No review card ${cardNoteId} in deck ${deckId}. GET /decks/{id}/cards lists them.`, { cardNoteId, deckId });
       const before = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
+      if (at.getTime() > Date.now() + CLOCK_SKEW_MS) {
+        throw invalidInput(`reviewedAt ${at.toISOString()} is in the future; send when the person answered (default now). Nothing was changed.`, { reviewedAt: at.toISOString() });
+      }
       if (before.last_review && at.toISOString() < before.last_review) {
         throw invalidInput(`reviewedAt ${at.toISOString()} is before this card's last review (${before.last_review}); reviews are applied in order. Nothing was changed.`, {
           lastReviewAt: before.last_review,
