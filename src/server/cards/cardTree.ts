@@ -132,3 +132,28 @@ export function readTree(db: Db, topicid: string, rootId?: string) {
   }
   return { topicid, rootNoteId: nodes[0]?.noteid ?? tree.rootNoteId, setRootNoteId: tree.rootNoteId, nodes, count: nodes.length };
 }
+
+/**
+ * GET /study-sets/{id}/sub-maps: the sub-map roots in application order (the
+ * tree's pre-order). cardCount counts every visible card below the root,
+ * nested sub-maps included; parentPath holds the full titles from the set's
+ * root card down to the sub-map's parent.
+ */
+export function readSubMaps(db: Db, topicid: string) {
+  const tree = loadSetTree(db, topicid);
+  const { nodes, indexOf } = tree;
+  const below = new Array<number>(nodes.length).fill(0);
+  for (let i = nodes.length - 1; i > 0; i--) {
+    const p = indexOf.get(nodes[i].parent!)!;
+    below[p] += below[i] + 1;
+  }
+  const subMaps = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    if (!n.isSubMapRoot) continue;
+    const parentPath: string[] = [];
+    for (let p = n.parent; p !== null; p = nodes[indexOf.get(p)!].parent) parentPath.unshift(tree.fullTitles.get(p)!);
+    subMaps.push({ noteid: n.noteid, title: tree.fullTitles.get(n.noteid)!, cardCount: below[i], parentPath, depth: n.depth, level: n.level, subMapId: n.subMapId });
+  }
+  return { topicid, subMaps, count: subMaps.length };
+}

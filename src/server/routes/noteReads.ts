@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { batchGet } from '../cards/batchGet';
-import { noteIdList } from './noteParams';
+import { focusNote } from '../cards/studySetOpen';
+import { topicId } from './idParams';
+import { noteId, noteIdList } from './noteParams';
 
 const EX_NOTE = '00000000-0000-4000-8000-000000000001';
 
@@ -14,5 +16,14 @@ export const noteReadRoutes: RouteDecl[] = [
     body: z.object({ noteIds: noteIdList(200) }),
     example: { body: { noteIds: [EX_NOTE] } },
     handler: async ({ body, services }) => batchGet(services.store, body.noteIds),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/notes/{id}/focus',
+    summary: "Shows the card in the UI (its set opened); topicid picks the set when a reference copy shows it in several. Asynchronous: GET /context.focusedNote reports it.",
+    params: z.object({ id: noteId }),
+    body: z.object({ topicid: topicId.optional() }),
+    example: { params: { id: EX_NOTE }, body: {} },
+    handler: async ({ params, body, services }) => focusNote(services, params.id, body.topicid),
   }),
 ];

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { createCard } from '../cards/noteCreate';
-import { readTree } from '../cards/cardTree';
+import { readSubMaps, readTree } from '../cards/cardTree';
+import { readSetHashtags } from '../cards/setHashtags';
+import { readNotePalette } from '../cards/notePalette';
+import { readNotebooks } from '../cards/setNotebooks';
+import { openStudySet } from '../cards/studySetOpen';
 import { bookmd5Param, pageNumber, refuseVirtual } from './documentParams';
 import { EXAMPLE_UUID, topicId } from './idParams';
 import { colorIndex, fillIndex, noteId } from './noteParams';
@@ -48,5 +52,45 @@ export const studySetCardRoutes: RouteDecl[] = [
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) => readTree(services.store, params.id, query.root),
   }),
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/sub-maps',
+    summary: "Sub-maps in application order (the tree's pre-order): noteid, title, cardCount (cards below it), parentPath (titles from the root card to its parent), depth.",
+    params: setParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => readSubMaps(services.store, params.id),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/notebooks',
+    summary: "Documents the set references: members (main first, then booklist) and documents its cards are anchored to, with isMain, isMember, anchoredCardCount, sourceState.",
+    params: setParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => readNotebooks(services.store, services.documents, params.id),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/hashtags',
+    summary: "The set's hashtags by path: directCardCount (tagged exactly), cardCount (at the path or below), derived:true for ancestor paths that are not stored themselves.",
+    params: setParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => readSetHashtags(services.store, params.id),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/study-sets/{id}/note-palette',
+    summary: 'The 16 card colours (colorIndex 0..15: baseColor, displayColor), source, and fillIndexSemantics (-1..2; 2 = no fill).',
+    params: setParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => readNotePalette(services.store, params.id),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/study-sets/{id}/open',
+    summary: 'Opens the set in the UI with bookmd5 (default its main document); a library document outside the set opens with tempOpen:true. Asynchronous: check GET /context.',
+    params: setParams,
+    body: z.object({ bookmd5: bookmd5Param.optional() }),
+    example: { params: { id: EXAMPLE_UUID }, body: { bookmd5: EX_MD5 } },
+    handler: async ({ params, body, services }) => openStudySet(services, params.id, body.bookmd5),
+  }),
 ];
-void EX_MD5;
