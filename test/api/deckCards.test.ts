@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { insertNote } from '../../src/server/cards/noteRows';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
@@ -23,18 +22,25 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
   const digest = () => storeDigest(t.bridge.services.store);
   const deck = async (title = 'Deck') => (await t.client.createDeck(title)).deckId;
 
-  /** Cards of the set, written as the card-creation route would (its route is another module's). */
-  async function cards(specs: Array<{ title: string; text?: string; referenceOf?: string; parts?: Array<{ contentId: string; kind: string }> }>) {
-    const ids = specs.map(() => newId());
-    const now = new Date().toISOString();
-    await t.bridge.services.store.write((tx) =>
-      specs.forEach((s, i) => {
-        insertNote(tx, { noteid: ids[i], topicid: setId, parentId: rootId, title: s.title, text: s.text, referenceOf: s.referenceOf, now });
-        (s.parts ?? []).forEach((p, idx) => tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind) VALUES (?, ?, ?, ?)', [p.contentId, ids[i], idx, p.kind]));
-      }),
-    );
+  /** Cards of the set through POST /study-sets/{id}/notes; content parts (made by bundles and images, no route of their own) straight into note_parts. */
+  async function cards(specs: Array<{ title: string; text?: string; parts?: Array<{ contentId: string; kind: string }> }>) {
+    const ids: string[] = [];
+    for (const s of specs) {
+      const body = { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true };
+      ids.push((await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body })).noteid);
+    }
+    const withParts = specs.map((s, i) => [ids[i], s.parts ?? []] as const).filter(([, p]) => p.length);
+    if (withParts.length) {
+      await t.bridge.services.store.write((tx) =>
+        withParts.forEach(([noteid, parts]) => parts.forEach((p, idx) => tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind) VALUES (?, ?, ?, ?)', [p.contentId, noteid, idx, p.kind]))),
+      );
+    }
     return ids;
   }
+
+  const referenceCopy = async (noteid: string) =>
+    (await t.client.request<any>('POST', '/notes/copy', { body: { noteIds: [noteid], targetParentNoteId: rootId, mode: 'reference', confirm: true } })).copies[0].newNoteId as string;
+  const batchGet = async (noteIds: string[]) => await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
 
   const add = (deckId: string, body: Record<string, unknown>) => t.client.raw('POST', `/decks/${deckId}/cards`, { body: { confirm: true, ...body } });
   const list = async (deckId: string, query?: Record<string, string>) => (await t.client.request<any>('GET', `/decks/${deckId}/cards`, { query })).cards as any[];
@@ -145,7 +151,8 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
   it('a reference copy resolves to its original; its own content parts and the original parts are accepted', async () => {
     const d = await deck();
     const [orig] = await cards([{ title: 'Original', text: 'body', parts: [{ contentId: 'PART-ORIG', kind: 'text' }] }]);
-    const [copy] = await cards([{ title: 'Original', referenceOf: orig }]);
+    const copy = await referenceCopy(orig);
+    assert.notEqual(copy, orig);
     const res = await add(d, { cards: [{ sourceNoteId: copy, questionContentId: 'PART-ORIG' }] });
     assert.equal(res.status, 200, res.text());
     assert.equal(res.json<any>().cards[0].resolvedNoteId, orig);
@@ -153,16 +160,28 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
     assert.equal(c.sourceNoteId, copy);
     assert.equal(c.resolvedNoteId, orig);
     assert.equal(c.sourceAlive, true);
+    assert.equal(c.title, 'Original');
+    // The original is what the review card reads: batch-get shows its body.
+    const [read] = (await batchGet([c.resolvedNoteId])).notes;
+    assert.equal(read.texts.find((x: any) => x.index === 0)?.text, 'body');
+
+    // Deleting the original promotes the copy to an independent card: it now resolves to itself.
+    const del = await t.client.raw('POST', '/notes/delete', { body: { noteIds: [orig], confirm: true } });
+    assert.equal(del.status, 200, del.text());
+    const [after] = await list(d);
+    assert.equal(after.resolvedNoteId, copy);
+    assert.equal(after.sourceAlive, true);
   });
 
   it('a hidden or deleted source keeps its review card with sourceAlive:false', async () => {
     const d = await deck();
     const [hidden, purged, kept] = await cards([{ title: 'Hidden' }, { title: 'Purged' }, { title: 'Kept' }]);
     await add(d, { cards: [hidden, purged, kept].map((sourceNoteId) => ({ sourceNoteId })) });
-    await t.bridge.services.store.write((tx) => {
-      tx.run('UPDATE notes SET hidden = 1 WHERE noteid = ?', [hidden]);
-      tx.run('DELETE FROM notes WHERE noteid = ?', [purged]);
-    });
+    const del = await t.client.raw('POST', '/notes/delete', { body: { noteIds: [hidden], confirm: true } });
+    assert.equal(del.status, 200, del.text());
+    assert.deepEqual((await batchGet([hidden, kept])).notFound, [hidden], 'the delete route hid it');
+    // A card removed for good (a set deleted with keepHighlights:false) leaves no row at all.
+    await t.bridge.services.store.write((tx) => tx.run('DELETE FROM notes WHERE noteid = ?', [purged]));
     const got = new Map((await list(d)).map((c) => [c.sourceNoteId, c]));
     assert.equal(got.size, 3);
     assert.equal(got.get(hidden).sourceAlive, false);
