@@ -48,6 +48,8 @@ export class MemoryUiHost implements UiHost {
   }
 
   async open(req: OpenRequest): Promise<void> {
-    this.state = { ...this.state, ...req };
+    // Opening another set (or deck) replaces what was open; within the same set, a request refines it.
+    const sameSet = !req.topicid || req.topicid === this.state.topicid;
+    this.state = sameSet ? { ...this.state, ...req } : { ...req };
   }
 }
