@@ -60,6 +60,9 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       route: '/decks/{id}/cards',
       maxCards: 50,
       scheduler: 'FSRS (ts-fsrs, default parameters)',
+      reviewRoute: served('POST', '/decks/{id}/cards/{cardId}/review') ? '/decks/{id}/cards/{cardId}/review' : undefined,
+      ratings: ['again', 'hard', 'good', 'easy'],
+      nextIntervalsField: 'nextIntervals',
     }),
     snapshots: feature('POST', '/snapshots/{id}/restore', {
       descriptionPrefix: 'Agent:',

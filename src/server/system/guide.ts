@@ -43,7 +43,8 @@ const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\`
 
 const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/study-sets\`), \`POST /decks/{id}/cards\` with \`sourceNoteId\` and at most
    one of \`question\` (custom, \`{{cloze}}\`) or \`questionContentId\`; adding a source again updates and reschedules it. Check
-   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki.
+   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki: \`GET /decks/{id}/cards?due=1\` lists what is due,
+   each card with \`nextIntervals\` for the four ratings.
 `;
 
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */
