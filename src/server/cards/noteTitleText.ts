@@ -43,14 +43,19 @@ function refuseInlineHashtags(noteid: string, text: string): void {
   );
 }
 
-/** The card and every card sharing its content: the original (reference_of ?? noteid) and its references; the card itself first. */
+/**
+ * The card and every card sharing its content: the original (reference_of ??
+ * noteid) and its visible references; the card itself first. A hidden
+ * original is written too, because readers of a reference read its content.
+ */
 export function referenceGroup(db: Db, note: NoteRow): NoteRow[] {
   const original = note.reference_of ?? note.noteid;
-  const members = db.all<NoteRow>('SELECT * FROM notes WHERE hidden = 0 AND (noteid = ? OR reference_of = ?) ORDER BY created_at, noteid', [original, original]);
+  const members = db.all<NoteRow>('SELECT * FROM notes WHERE noteid = ? OR (reference_of = ? AND hidden = 0) ORDER BY created_at, noteid', [original, original]);
   return [note, ...members.filter((m) => m.noteid !== note.noteid)];
 }
 
-const others = (group: readonly NoteRow[], noteid: string) => group.filter((m) => m.noteid !== noteid).map((m) => m.noteid);
+/** The other visible cards an edit reached. */
+const others = (group: readonly NoteRow[], noteid: string) => group.filter((m) => m.noteid !== noteid && m.hidden === 0).map((m) => m.noteid);
 
 /** POST /notes/{id}/title: sets notes.title on the card and its reference group. */
 export async function editTitle(store: Store, noteid: string, edit: TextEdit, actor: Actor) {
