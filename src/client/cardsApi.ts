@@ -122,6 +122,8 @@ export interface DeckCard {
   /** False: the source card was deleted or hidden; the card stays with an empty back. */
   sourceAlive: boolean;
   title: string;
+  /** The custom front (questionMode custom_text), `{{cloze}}` marking the hidden answer. */
+  question?: string;
   due: string | null;
   state: string;
 }
@@ -144,11 +146,7 @@ export class CardsApi {
     return this.http.request<Success & { notes: Note[]; notFound: string[] }>('POST', '/notes/batch-get', { body: { noteIds } });
   }
   async palette(topicid: string): Promise<PaletteEntry[]> {
-    const body = await this.http.request<Success & { palette?: PaletteEntry[]; entries?: PaletteEntry[]; colors?: PaletteEntry[] }>(
-      'GET',
-      `/study-sets/${seg(topicid)}/note-palette`,
-    );
-    return body.palette ?? body.entries ?? body.colors ?? [];
+    return (await this.http.request<Success & { palette: PaletteEntry[] }>('GET', `/study-sets/${seg(topicid)}/note-palette`)).palette;
   }
   create(topicid: string, card: NewCard) {
     return this.http.request<CreatedCard>('POST', `/study-sets/${seg(topicid)}/notes`, { body: { ...card, confirm: true } });

@@ -11,6 +11,14 @@ const prefix32 = (s: string) => [...s].slice(0, 32).join('');
 /** Changed cards listed in the restore conflict before "and N more". */
 const CHANGED_SHOWN = 12;
 
+/**
+ * Asks the person to consent in a modal; answers the button chosen. Scripted
+ * callers (the extension tests: VS Code refuses modal dialogs under test) pass
+ * their own as `{ consent }` after the command's other arguments.
+ */
+export type Consent = (message: string, detail: string, button: string) => Thenable<string | undefined>;
+const modalConsent: Consent = (message, detail, button) => vscode.window.showWarningMessage(message, { modal: true, detail }, button);
+
 export interface CardCommandDeps {
   log: vscode.LogOutputChannel;
   requireClient(): BridgeClient;
@@ -75,7 +83,8 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
   });
 
   /** Shows the dry-run (what goes, which children move up) in a modal, then deletes on consent. */
-  const deleteCard = guarded('delete card', async (target?: CardNode) => {
+  const deleteCard = guarded('delete card', async (target?: CardNode, opts: { consent?: Consent } = {}) => {
+    const consent = opts.consent ?? modalConsent;
     const card = requireCard(target);
     const client = requireClient();
     const preview = await client.cards.previewDelete([card.noteid]);
@@ -87,7 +96,7 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
       moved ? `Its ${moved} ${moved === 1 ? 'child moves' : 'children move'} up to its parent (${info?.descendants ?? moved} ${(info?.descendants ?? moved) === 1 ? 'card' : 'cards'} kept in all).` : 'It has no children.',
       'A snapshot of the set can bring it back.',
     ].join(' ');
-    const pick = await vscode.window.showWarningMessage(`Delete “${info?.title ?? card.card.title}”?`, { modal: true, detail }, 'Delete');
+    const pick = await consent(`Delete “${info?.title ?? card.card.title}”?`, detail, 'Delete');
     if (pick !== 'Delete') return undefined;
     const result = await client.cards.delete([card.noteid]);
     deps.refreshViews();
@@ -106,7 +115,8 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
   });
 
   /** Quick pick of the set's snapshots → restore; user edits and an open set are explained before anything is forced. */
-  const restoreSnapshot = guarded('restore snapshot', async (target?: StudySetNode, snapshotId?: string) => {
+  const restoreSnapshot = guarded('restore snapshot', async (target?: StudySetNode, snapshotId?: string, opts: { consent?: Consent } = {}) => {
+    const consent = opts.consent ?? modalConsent;
     const set = requireSet(target);
     const client = requireClient();
     let snap: Snapshot | undefined;
@@ -139,9 +149,9 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
           const changed = (err.details?.changedNodes ?? []) as ChangedNode[];
           const titles = changed.slice(0, CHANGED_SHOWN).map((c) => `• ${c.title || c.noteid}`);
           if (changed.length > CHANGED_SHOWN) titles.push(`…and ${changed.length - CHANGED_SHOWN} more`);
-          const answer = await vscode.window.showWarningMessage(
+          const answer = await consent(
             `You changed ${changed.length} ${changed.length === 1 ? 'card' : 'cards'} of “${set.title}” since this snapshot. Restore anyway?`,
-            { modal: true, detail: `Restoring overwrites your edits of:\n${titles.join('\n')}\n\nA protection snapshot of the current state is taken first.` },
+            `Restoring overwrites your edits of:\n${titles.join('\n')}\n\nA protection snapshot of the current state is taken first.`,
             'Restore Anyway',
           );
           if (answer !== 'Restore Anyway') return undefined;
@@ -149,9 +159,9 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
           continue;
         }
         if (err.code === 'STUDY_SET_IN_USE') {
-          const answer = await vscode.window.showWarningMessage(
+          const answer = await consent(
             `“${set.title}” is open in this window.`,
-            { modal: true, detail: 'A restore replaces the set\'s cards, so it is refused while the set is open (an agent could otherwise swap them under your eyes). Close the set here and restore?' },
+            'A restore replaces the set\'s cards, so it is refused while the set is open (an agent could otherwise swap them under your eyes). Close the set here and restore?',
             'Close and Restore',
           );
           if (answer !== 'Close and Restore') return undefined;

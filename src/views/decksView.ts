@@ -20,7 +20,8 @@ export class DeckNode implements BridgeNode {
     const item = new vscode.TreeItem(this.deck.title, cardCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('layers');
-    item.description = [`${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`, typeof dueCount === 'number' ? `${dueCount} due` : ''].filter(Boolean).join(' · ');
+    // Due first: the number a person looks for, and the first to survive a narrow sidebar.
+    item.description = [typeof dueCount === 'number' ? `${dueCount} due` : '', `${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`].filter(Boolean).join(' · ');
     item.tooltip = `${this.deck.title}\n${this.deck.deckId}\nlast modified ${this.deck.lastModifiedAt}`;
     item.contextValue = 'studyBridge.deck';
     return item;
@@ -41,7 +42,8 @@ export class DeckCardNode implements BridgeNode {
   }
   treeItem(): vscode.TreeItem {
     const c = this.card;
-    const item = new vscode.TreeItem(c.title.trim() || '(untitled card)', vscode.TreeItemCollapsibleState.None);
+    const front = c.title.trim() || c.question?.trim() || (c.sourceAlive ? '(untitled card)' : '(source card deleted)');
+    const item = new vscode.TreeItem(front, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const dueAt = c.due ? Date.parse(c.due) : NaN;
     const isDue = Number.isFinite(dueAt) && dueAt <= this.now;
@@ -51,7 +53,7 @@ export class DeckCardNode implements BridgeNode {
     const due = !Number.isFinite(dueAt) ? '' : isDue ? 'due now' : `due ${new Date(dueAt).toISOString().slice(0, 10)}`;
     const state = stateName(c.state);
     item.description = [c.sourceAlive ? '' : 'source deleted', due, state].filter(Boolean).join(' · ');
-    item.tooltip = [c.title, c.sourceAlive ? `source card ${c.sourceNoteId}` : 'The source card was deleted: this review card keeps its front, its back is empty.', c.due ? `due ${c.due}` : '', `state: ${state}`]
+    item.tooltip = [front, c.sourceAlive ? `source card ${c.sourceNoteId}` : 'The source card was deleted: this review card keeps its front, its back is empty.', c.due ? `due ${c.due}` : '', `state: ${state}`]
       .filter(Boolean)
       .join('\n');
     item.contextValue = c.sourceAlive ? 'studyBridge.deckCard' : 'studyBridge.deckCard.orphan';
