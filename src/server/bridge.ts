@@ -15,6 +15,7 @@ import { LibrarySearch } from './library/librarySearch';
 import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
+import { BundleService } from './bundles/bundleService';
 import { allRoutes } from './routes';
 import { AccessCodes } from './security/accessCodes';
 import { TokenRegistry } from './security/tokens';
@@ -98,12 +99,13 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const instanceNonce = randomBytes(12).toString('hex');
     const documents = new DocumentService(store, config);
     const studySets = new StudySets(store);
+    const ui = options.ui ?? new MemoryUiHost();
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     const services: BridgeServices = {
       config,
       store,
-      ui: options.ui ?? new MemoryUiHost(),
+      ui,
       entitlements: options.entitlements ?? staticEntitlements(options.premium ?? true),
       tokens: TokenRegistry.load(dataDir, store),
       codes: new AccessCodes(store, config.limits),
@@ -113,6 +115,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       decks: new Decks(store),
       documents,
       documentReader: new DocumentReader(documents),
+      bundles: new BundleService(store, config, documents, ui),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       instanceNonce,
@@ -120,6 +123,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       baseUrl,
     };
     documents.resumeUnfinished();
+    await services.bundles.recover(); // interrupted prepares → failed
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;

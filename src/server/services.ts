@@ -12,6 +12,7 @@ import type { LibrarySearch } from './library/librarySearch';
 import type { Decks } from './library/decks';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
+import type { BundleService } from './bundles/bundleService';
 
 /**
  * What route handlers can reach. Each domain adds its service here; handlers
@@ -32,6 +33,8 @@ export interface BridgeServices {
   documents: DocumentService;
   /** Reading routes over stored pages. */
   documentReader: DocumentReader;
+  /** Book-splitting bundles: prepare jobs, folders, submit. */
+  bundles: BundleService;
   /** The route table, for system routes that describe it. */
   routes: readonly RouteDecl[];
   /** Derived once from the route table. */

@@ -1,4 +1,113 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
+import { BRIDGE_API_VERSION } from '../version';
+import { checkBundle, submitBundle } from '../bundles/bundleSubmit';
+import { bookmd5Param } from './documentParams';
+import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
+
+const EX_MD5 = '0123456789abcdef0123456789abcdef';
+const bundleParams = z.object({ id: uuidParam('bundle id') });
+const pageNo = z.number().int('pages are integers').min(1, 'pages are 1-based (PDF order)');
+/** result.md of a whole book part can be large: 2,000 cards are well under this. */
+const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const prepareShape = {
+  topicid: topicId,
+  bookmd5: bookmd5Param,
+  segments: z
+    .array(z.object({ startPage: pageNo, endPage: pageNo.optional(), title: z.string().max(500).optional() }))
+    .min(1, 'give at least one segment {startPage, endPage}')
+    .max(500),
+  preset: z.string().max(100).optional(),
+  anchorMode: z.string().max(100).optional(),
+  title: z.string().max(500).optional(),
+  cardStyle: z.object({ defaultFillIndex: z.number().optional() }).optional(),
+  async: z.boolean().optional(),
+};
+
+const resultOptions = {
+  resultMarkdown: z.string().optional(),
+  withBlank: z.boolean().optional(),
+  excerptMode: z.enum(['child', 'link']).optional(),
+};
 
 /** Routes: bundles (prepare, list, files, focus, discard, submit, check). */
-export const bundleRoutes: RouteDecl[] = [];
+export const bundleRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/bundles/prepare',
+    summary:
+      'Prepares a bundle of ≤ 60 actual pages (segments in PDF order, merged and sorted): preset book-breakdown|source-structure|exam-general|dictionary, anchorMode page_text|block, cardStyle.defaultFillIndex -1..2; async:true (required above 10 pages) answers 202 {jobId, bundleId, bundlePath, state:"preparing", pagesTotal}. One prepare at a time: 429 PREPARE_BUSY (runningJob, retryAfterSeconds).',
+    // Loose: unknown fields pass through so the 202 answer can list them in ignoredFields too.
+    body: z.looseObject(prepareShape),
+    example: { body: { topicid: EXAMPLE_UUID, bookmd5: EX_MD5, segments: [{ startPage: 1, endPage: 3 }], preset: 'book-breakdown', anchorMode: 'page_text' } },
+    handler: async ({ body, services }) => {
+      const r = await services.bundles.prepare(body);
+      if (r.status === 200) return r.body;
+      const ignoredFields = Object.keys(body).filter((k) => !(k in prepareShape));
+      const json = JSON.stringify({ bridgeApiVersion: BRIDGE_API_VERSION, ...r.body, ...(ignoredFields.length ? { ignoredFields } : {}) });
+      return new Reply(json, 'application/json; charset=utf-8', 202);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/bundles',
+    summary:
+      'Lists bundles: state preparing|prepared|imported|failed; version and rootNoteId only when prepared or imported, progress {pagesDone, pagesTotal} only while preparing, error when failed. origin=bridge, since=<ISO or epoch ms> (preparing ones always listed). Poll about every 15 s.',
+    query: z.object({ origin: z.enum(['bridge']).optional(), since: z.string().max(40).optional() }),
+    handler: async ({ query, services }) => services.bundles.list(query),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/bundles/{id}/files',
+    summary: "Lists a bundle's files; path=<relative path> returns one file raw (confined to the folder; ../ or absolute → 422). 409 BUNDLE_PREPARING while the folder is being written.",
+    params: bundleParams,
+    query: z.object({ path: z.string().max(1000).optional() }),
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => {
+      const r = services.bundles.files(params.id, query.path);
+      if ('list' in r) return r.list;
+      const type = r.name.endsWith('.json') ? 'application/json; charset=utf-8' : r.name.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'application/octet-stream';
+      return new Reply(r.file, type);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bundles/{id}/focus',
+    summary: "Shows the bundle's pages (and its imported cards) in the app; asynchronous: read GET /context afterwards.",
+    params: bundleParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => services.bundles.focus(params.id),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bundles/{id}/discard',
+    summary: 'Deletes the bundle folder; idempotent; a preparing job is cancelled (cancelledJob) and the next prepare waits for its checkpoint (429). Imported cards stay.',
+    params: bundleParams,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => services.bundles.discard(params.id),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bundles/{id}/submit',
+    summary:
+      'Imports result.md (or resultMarkdown) as a card tree, or replaces the previous import; a snapshot first (preImportSnapshotId). Commits at once: test with /check first. Receipt: check parsed.headings = importedCards and excerptsTotal = excerptsAnchored. 409 SUBMIT_IN_FLIGHT: do not retry, read GET /bundles.',
+    premium: true,
+    params: bundleParams,
+    body: z.object({ ...resultOptions, targetParentNoteId: uuidParam('targetParentNoteId').optional() }),
+    jsonLimitBytes: RESULT_LIMIT_BYTES,
+    example: { params: { id: EXAMPLE_UUID }, body: { excerptMode: 'child' } },
+    handler: async ({ params, body, services, actor }) => submitBundle(services.bundles, params.id, body, actor),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bundles/{id}/check',
+    summary:
+      'Parses and anchors result.md (or resultMarkdown) exactly as submit would, writing nothing: the would-be card tree, each excerpt anchored (page, rect) or not (reason), problems with line numbers.',
+    params: bundleParams,
+    body: z.object(resultOptions),
+    jsonLimitBytes: RESULT_LIMIT_BYTES,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, body, services }) => checkBundle(services.bundles, params.id, body.resultMarkdown, body),
+  }),
+];

@@ -1,0 +1,46 @@
+import type { StoredPage } from '../library/documentService';
+import { layoutBlocks } from '../pdf/layoutBlocks';
+import { AnchorIndex, type AnchorRect } from './excerptAnchoring';
+
+export interface SourceBlock {
+  id: string;
+  page: number;
+  role: string;
+  text: string;
+  rect: AnchorRect;
+}
+
+/** `b_<page>_<index>`: the index is the one `GET /documents/{id}/pages?blocks=1` shows. */
+export const blockId = (page: number, index: number) => `b_${page}_${index}`;
+
+/** Layout blocks of a stored page, as source.json lists them. */
+export function pageBlocks(p: StoredPage): SourceBlock[] {
+  if (p.ocr === 2) return [];
+  return layoutBlocks(p.items, p.height)
+    .filter((b) => b.text.trim())
+    .map((b) => ({ id: blockId(p.page, b.index), page: p.page, role: b.label, text: b.text, rect: { x: b.rect.x, y: b.rect.y, width: b.rect.w, height: b.rect.h } }));
+}
+
+/**
+ * What submit and check match result.md against: the stored text of the
+ * bundle's pages (never the editable source.json) and, in block mode, their
+ * blocks. Built once per bundle and cached (pages are immutable per bookmd5).
+ */
+export class BundleSource {
+  readonly index: AnchorIndex;
+  private blocksById: Map<string, SourceBlock> | undefined;
+  readonly pageSet: Set<number>;
+
+  constructor(private readonly pages: StoredPage[]) {
+    this.index = new AnchorIndex(pages);
+    this.pageSet = new Set(pages.map((p) => p.page));
+  }
+
+  block(id: string): SourceBlock | undefined {
+    if (!this.blocksById) {
+      this.blocksById = new Map();
+      for (const p of this.pages) for (const b of pageBlocks(p)) this.blocksById.set(b.id, b);
+    }
+    return this.blocksById.get(id);
+  }
+}
