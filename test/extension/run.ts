@@ -173,7 +173,8 @@ async function main(): Promise<number> {
         const name = f.slice(0, -4);
         let answer: unknown;
         try {
-          answer = await serveSignal(name, { page1, pages, context, workbenchUrl });
+          const payload = readJson<Record<string, unknown>>(join(signals, f)) ?? {};
+          answer = await serveSignal(name, { page1, pages, context, workbenchUrl }, payload);
         } catch (e) {
           answer = { error: e instanceof Error ? e.message : String(e) };
         }
@@ -245,7 +246,9 @@ async function main(): Promise<number> {
 async function serveSignal(
   name: string,
   ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string },
+  payload: Record<string, unknown> = {},
 ): Promise<unknown> {
+  if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction);
   switch (name) {
     case 'statusbar':
       return { texts: await until(async () => { const t = await statusTexts(ctx.page1); return t.length ? t : undefined; }, 15_000, 'the status bar item') };
@@ -278,6 +281,78 @@ async function serveSignal(
       throw new Error(`unknown request ${name}`);
   }
 }
+
+/**
+ * Driving the workbench like a person (each request names its action; the
+ * signal name only has to be unique):
+ * - rows:         wait until the sidebar renders rows containing every `expect` text
+ * - screenshot:   the same, then save the sidebar (and the page) as `file`
+ * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
+ *                 answer the input box it opens (its prefilled value is returned)
+ * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
+ */
+type UiAction =
+  | { action: 'rows'; expect: string[]; timeoutMs?: number }
+  | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
+  | { action: 'context-menu'; row: string; item: string; input?: string };
+
+async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
+  const sidebarRows = () => page.locator('.part.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
+  const waitRows = async (expect: string[], timeoutMs = 20_000) => {
+    let last: string[] = [];
+    try {
+      return await until(async () => {
+        last = await sidebarRows();
+        return expect.every((t) => last.some((r) => r.includes(t))) ? last : undefined;
+      }, timeoutMs, `sidebar rows with ${JSON.stringify(expect)}`);
+    } catch (e) {
+      await page.screenshot({ path: join(out, `rows-timeout-${Date.now()}.png`) });
+      throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`);
+    }
+  };
+  switch (a.action) {
+    case 'rows':
+      return { rows: await waitRows(a.expect, a.timeoutMs) };
+    case 'screenshot': {
+      if (a.sidebarWidth) await widenSidebar(page, a.sidebarWidth);
+      const rows = await waitRows(a.expect);
+      await sleep(300); // icons and descriptions settle
+      const file = join(out, a.file);
+      await page.locator('.part.sidebar').first().screenshot({ path: file });
+      await page.screenshot({ path: file.replace(/\.png$/, '-window.png') });
+      log(`screenshot ${file}`);
+      return { path: file, rows };
+    }
+    case 'context-menu': {
+      await waitRows([a.row]);
+      const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
+      await row.click({ button: 'right' });
+      const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
+      await item.waitFor({ state: 'visible', timeout: 10_000 });
+      await item.click();
+      if (a.input === undefined) return { clicked: a.item };
+      const box = page.locator('.quick-input-widget .quick-input-box input').first();
+      await box.waitFor({ state: 'visible', timeout: 10_000 });
+      const prefilled = await box.inputValue();
+      await box.fill(a.input);
+      await box.press('Enter');
+      return { clicked: a.item, prefilled };
+    }
+  }
+}
+
+/** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide. */
+async function widenSidebar(page: Page, width: number) {
+  const box = await page.locator('.part.sidebar').first().boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Texts of the Study Bridge status bar items as rendered. */
 async function statusTexts(page: Page): Promise<string[]> {

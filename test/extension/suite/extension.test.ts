@@ -198,6 +198,187 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.ok(!text.includes(install.code) && !text.includes('not-a-real-code'), 'no install code in the log');
   });
 
+  // ---- Card library (issue 7): agents write over HTTP, the person sees and edits in the sidebar ----
+  const chem: { topicid?: string; ids: Record<string, string>; snapshotId?: string } = { ids: {} };
+  const agentClient = () => BridgeClient.fromDataDir(api.dataDir);
+  const rowTitle = (n: BridgeNode) => {
+    const l = n.treeItem().label;
+    return typeof l === 'string' ? l : (l?.label ?? '');
+  };
+  const childrenOf = async (node: BridgeNode | undefined) => (node ? await api.views.studySets.getChildren(node) : []);
+  const byTitle = (nodes: BridgeNode[], title: string) => nodes.find((n) => rowTitle(n) === title);
+
+  it("a set's card tree written by an agent appears in the sidebar (colours, sub-maps, hashtags, excerpt pages)", async () => {
+    const agent = agentClient();
+    const set = await agent.createStudySet('Organic Chemistry');
+    chem.topicid = set.topicid;
+    // A book in the set, read to the end, so an excerpt card can anchor to its page.
+    const { PDFDocument, StandardFonts } = await import('pdf-lib');
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.addPage([595, 842]).drawText('Alkanes are saturated hydrocarbons.', { x: 72, y: 760, size: 14, font });
+    pdf.addPage([595, 842]).drawText('The Michaelis constant measures substrate affinity.', { x: 72, y: 760, size: 14, font });
+    const up = await agent.uploadDocument(await pdf.save(), { filename: 'organic.pdf', topicid: set.topicid });
+    await eventually(async () => ((await agent.outline(up.bookmd5)).extraction.state === 'ready' ? true : undefined), 'the book to be read', 30_000);
+    const add = async (key: string, body: Parameters<BridgeClient['cards']['create']>[1]) => {
+      const created = await agent.cards.create(set.topicid, body);
+      assert.equal(created.persisted, true);
+      chem.ids[key] = created.noteid;
+      return created.noteid;
+    };
+    await add('alkanes', { title: 'Alkanes', colorIndex: 5 });
+    const groups = await add('groups', { title: 'Functional groups', colorIndex: 6 });
+    await add('alcohols', { title: 'Alcohols', parentNoteId: groups, colorIndex: 7 });
+    await add('ketones', { title: 'Ketones', parentNoteId: groups });
+    const mech = await add('mechanisms', { title: 'Reaction mechanisms', colorIndex: 10 });
+    await add('sn1', { title: 'SN1 substitution', parentNoteId: mech, colorIndex: 8 });
+    await add('sn2', { title: 'SN2 substitution', parentNoteId: mech });
+    const excerpt = await agent.cards.create(set.topicid, { title: 'Michaelis constant', excerpt: { bookmd5: up.bookmd5, page: 2, text: 'The Michaelis constant measures substrate affinity.' } });
+    chem.ids.excerpt = excerpt.noteid;
+    assert.equal(excerpt.sourceAnchor.page, 2);
+    await agent.request('POST', '/notes/hashtags', { body: { noteIds: [chem.ids.alkanes], operation: 'add', hashtags: ['hydrocarbons'], confirm: true } });
+    await agent.request('POST', `/notes/${mech}/fold-into-sub-map`, { body: { confirm: true } });
+
+    // The view: the set's children are its Documents section, then its cards in order.
+    await vscode.commands.executeCommand('workbench.view.extension.studyBridge');
+    const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`), 'the set in the view');
+    const top = await childrenOf(setNode);
+    assert.deepEqual(top.map(rowTitle), ['Documents', 'Alkanes', 'Functional groups', 'Reaction mechanisms', 'Michaelis constant']);
+    const alkanes = byTitle(top, 'Alkanes')!.treeItem();
+    assert.equal((alkanes.iconPath as vscode.ThemeIcon).id, 'circle-filled');
+    assert.equal(((alkanes.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, 'studyBridge.palette5');
+    assert.match(String(alkanes.description), /#hydrocarbons/);
+    const mechItem = byTitle(top, 'Reaction mechanisms')!.treeItem();
+    assert.equal((mechItem.iconPath as vscode.ThemeIcon).id, 'type-hierarchy-sub');
+    assert.match(String(mechItem.description), /sub-map/);
+    assert.match(String(byTitle(top, 'Michaelis constant')!.treeItem().description), /p\. 2/);
+    assert.deepEqual((await childrenOf(byTitle(top, 'Reaction mechanisms'))).map(rowTitle), ['SN1 substitution', 'SN2 substitution']);
+    const ketones = byTitle(await childrenOf(byTitle(top, 'Functional groups')), 'Ketones')!.treeItem();
+    assert.equal((ketones.iconPath as vscode.ThemeIcon).id, 'circle-outline', 'no colour: a neutral icon');
+
+    // Rendered: expand the set and its branches, then photograph the sidebar.
+    await api.trees.studySets.reveal(setNode!, { expand: true, select: false, focus: false });
+    for (const title of ['Functional groups', 'Reaction mechanisms']) await api.trees.studySets.reveal(byTitle(top, title)!, { expand: true, select: false, focus: false });
+    const shot = await askRunner<{ rows: string[] }>('ui-card-tree', {
+      action: 'screenshot',
+      file: 'card-tree.png',
+      sidebarWidth: 520,
+      expect: ['Organic Chemistry', 'Alkanes', '#hydrocarbons', 'Alcohols', 'Ketones', 'sub-map', 'SN1 substitution', 'p. 2'],
+    });
+    metrics.cardTreeRows = shot.rows;
+  });
+
+  it('a card renamed from its context menu (Rename Card…) is renamed in the API, as the person’s edit', async () => {
+    const agent = agentClient();
+    // The agent's snapshot before the person edits.
+    const snap = await agent.cards.createSnapshot(chem.topicid!, 'Before the person edits');
+    chem.snapshotId = snap.snapshotId;
+    const done = await askRunner<{ prefilled: string }>('ui-rename', { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' });
+    assert.equal(done.prefilled, 'Alkanes', 'the input box starts from the current title');
+    const note = await eventually(async () => {
+      const [n] = (await agent.cards.batchGet([chem.ids.alkanes])).notes;
+      return n?.title === 'Alkanes and cycloalkanes' ? n : undefined;
+    }, 'the new title through batch-get');
+    assert.deepEqual(note.hashtags, ['hydrocarbons']);
+    // Sent as X-Study-Bridge-Actor: user → a restore's dry-run names it among the person's edits.
+    const dry = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: {} });
+    assert.equal(dry.status, 422);
+    const details = dry.json<{ error: { code: string; details: { changedNodes: Array<{ noteid: string; title: string }> } } }>().error;
+    assert.equal(details.code, 'CONFIRM_REQUIRED');
+    assert.deepEqual(details.details.changedNodes.map((c) => c.noteid), [chem.ids.alkanes]);
+    // And the sidebar shows it without a refresh (the change feed).
+    await askRunner('ui-renamed-row', { action: 'rows', expect: ['Alkanes and cycloalkanes'] });
+  });
+
+  it('a card written by an agent appears in the open tree without a manual refresh', async () => {
+    const agent = agentClient();
+    const revision = api.feed.revision ?? 0;
+    const created = await agent.cards.create(chem.topicid!, { title: 'Aromatic compounds', colorIndex: 3 });
+    chem.ids.aromatic = created.noteid;
+    await agent.request('POST', `/notes/${chem.ids.sn2}/title`, { body: { text: 'SN2 (backside attack)', expectedPrefix: 'SN2 substitution', confirm: true } });
+    const rows = await askRunner<{ rows: string[] }>('ui-agent-card', { action: 'rows', expect: ['Aromatic compounds', 'SN2 (backside attack)'] });
+    assert.ok(rows.rows.some((r) => r.includes('Aromatic compounds')));
+    assert.ok((api.feed.revision ?? 0) > revision, 'the change feed saw the writes');
+  });
+
+  /** Stands in for the modal (VS Code refuses dialogs under test): records what the person would read, answers `answer`. */
+  const consentAs = (answer: (message: string) => boolean, seen: string[]) => ({
+    consent: async (message: string, detail: string, button: string) => {
+      seen.push(`${message}\n${detail}`);
+      return answer(message) ? button : undefined;
+    },
+  });
+
+  it('Delete Card… shows the dry-run before deleting; declining keeps the card, consenting deletes it and its children move up', async () => {
+    const agent = agentClient();
+    const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
+    const groups = byTitle(await childrenOf(setNode), 'Functional groups')!;
+    const seen: string[] = [];
+    assert.equal(await vscode.commands.executeCommand('studyBridge.deleteCard', groups, consentAs(() => false, seen)), undefined);
+    assert.match(seen[0], /^Delete “Functional groups”\?/);
+    assert.match(seen[0], /1 card will be deleted\. Its 2 children move up to its parent/);
+    assert.deepEqual((await agent.cards.batchGet([chem.ids.groups])).notFound, [], 'declined: nothing deleted');
+    const result = (await vscode.commands.executeCommand('studyBridge.deleteCard', groups, consentAs(() => true, seen))) as { persisted?: boolean } | undefined;
+    assert.ok(result, 'deleted');
+    const read = await agent.cards.batchGet([chem.ids.groups, chem.ids.alcohols]);
+    assert.deepEqual(read.notFound, [chem.ids.groups]);
+    const tree = await agent.cards.tree(chem.topicid!);
+    assert.equal(read.notes[0].parent, tree.rootNoteId, 'Alcohols now hangs from the root card');
+    await askRunner('ui-after-delete', { action: 'rows', expect: ['Alcohols', 'Ketones'] });
+  });
+
+  it('Restore Snapshot… names the person’s edits and forces only on consent', async () => {
+    const agent = agentClient();
+    const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
+    // The set is open (selected) in this window: the command offers to close it first.
+    await api.trees.studySets.reveal(setNode, { select: true, focus: false });
+    await eventually(async () => ((await agent.context()).studySet?.topicid === chem.topicid ? true : undefined), 'the set to be open');
+    const declined: string[] = [];
+    const none = await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs((m) => m.includes('is open in this window'), declined));
+    assert.equal(none, undefined, 'declining the overwrite restores nothing');
+    assert.match(declined[declined.length - 1], /since this snapshot[\s\S]*Alkanes and cycloalkanes/, 'the changed card is named before forcing');
+    assert.ok((await agent.cards.tree(chem.topicid!)).nodes.some((n) => n.title === 'Aromatic compounds'), 'nothing restored');
+    const seen: string[] = [];
+    const result = (await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs(() => true, seen))) as { persisted?: boolean } | undefined;
+    assert.ok(result?.persisted, `restored: ${JSON.stringify(result)}`);
+    const titles = (await agent.cards.tree(chem.topicid!)).nodes.map((n) => n.title);
+    assert.ok(titles.includes('Alkanes') && titles.includes('Functional groups') && !titles.includes('Aromatic compounds'), `restored tree: ${titles}`);
+    await askRunner('ui-after-restore', { action: 'rows', expect: ['Functional groups'] });
+  });
+
+  it('the Review Decks view shows due counts and review cards; a deleted source is marked', async () => {
+    const agent = agentClient();
+    const deck = await agent.createDeck('Organic Chemistry drills');
+    await agent.request('POST', `/decks/${deck.deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: chem.ids.alkanes }, { sourceNoteId: chem.ids.sn1, question: 'SN1 goes through a {{cloze}}' }, { sourceNoteId: chem.ids.ketones }], confirm: true },
+    });
+    await agent.cards.delete([chem.ids.ketones]);
+    const listed = await agent.cards.deckCards(deck.deckId);
+    assert.equal(listed.cards.filter((c) => !c.sourceAlive).length, 1);
+    const deckNode = await eventually(async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${deck.deckId}`), 'the deck in the view');
+    assert.match(String(deckNode.treeItem().description), new RegExp(`^${listed.dueCount} due · 3 cards$`));
+    const cards = await api.views.decks.getChildren(deckNode);
+    const orphan = cards.find((c) => /source deleted/.test(String(c.treeItem().description)));
+    assert.ok(orphan, `a card marked source deleted: ${cards.map((c) => c.treeItem().description)}`);
+    assert.equal((orphan.treeItem().iconPath as vscode.ThemeIcon).id, 'warning');
+    await vscode.commands.executeCommand('studyBridge.decks.focus');
+    await api.trees.decks.reveal(deckNode, { expand: true, select: false, focus: false });
+    const shot = await askRunner<{ rows: string[] }>('ui-review-decks', {
+      action: 'screenshot',
+      file: 'review-decks.png',
+      expect: ['Organic Chemistry drills', `${listed.dueCount} due`, 'source deleted'],
+      sidebarWidth: 520,
+    });
+    metrics.reviewDeckRows = shot.rows;
+  });
+
+  it('the palette colours contributed to the theme are the note palette', async () => {
+    const served = await agentClient().cards.palette(chem.topicid!);
+    const contributed = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.colors as Array<{ id: string; defaults: { dark: string } }>).map((c) => [c.id, c.defaults.dark.toLowerCase()]);
+    assert.equal(served.length, 16);
+    assert.deepEqual(contributed, served.map((p) => [`studyBridge.palette${p.colorIndex}`, p.baseColor.toLowerCase()]));
+  });
+
   it('a second workbench window attaches instead of starting a second server', async () => {
     const before = readBridgeJson(api.dataDir);
     const bridgesBefore = await answeringBridges();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -14,7 +14,9 @@ export async function askRunner<T = unknown>(name: string, payload: unknown = {}
   const dir = join(outDir, 'signals');
   mkdirSync(dir, { recursive: true });
   const done = join(dir, `${name}.done`);
-  writeFileSync(join(dir, `${name}.req`), JSON.stringify(payload));
+  // Written whole, then renamed: the runner never reads half a request.
+  writeFileSync(join(dir, `${name}.tmp`), JSON.stringify(payload));
+  renameSync(join(dir, `${name}.tmp`), join(dir, `${name}.req`));
   const t0 = Date.now();
   while (Date.now() - t0 < timeoutMs) {
     if (existsSync(done)) {
