@@ -24,10 +24,21 @@ const uploadWorkflow = `4. **Add a book**: \`POST /library/documents/upload?file
    \`extraction\`, and a page not read yet is waited for briefly, then answered with a retryable 409 \`EXTRACTION_IN_PROGRESS\`.
 `;
 
-const bundleWorkflow = `5. **Split a book into cards** (bundles): probe \`GET /documents/{id}/pages?start=N&end=N&blocks=1\`, choose preset
-   (${PRESETS.map((p) => `\`${p}\``).join(', ')}) and anchor mode (${ANCHOR_MODES.map((p) => `\`${p}\``).join(', ')}),
-   prepare, poll \`GET /bundles\` about every 15 s, edit \`result.md\`, submit, and compare the receipt's
-   \`parsed.headings\` with \`importedCards\` and \`excerptsTotal\` with \`excerptsAnchored\`.
+const bundleWorkflow = `5. **Split a book into cards** (bundles): find the chapters' PDF pages (\`GET /documents/{id}/outline\`), probe
+   \`GET /documents/{id}/pages?start=N&end=N&blocks=1\` and choose preset (${PRESETS.map((p) => `\`${p}\``).join(', ')}) and
+   anchor mode (${ANCHOR_MODES.map((p) => `\`${p}\``).join(', ')}): prose → \`book-breakdown\` × \`page_text\`; exams → \`exam-general\` × \`block\`;
+   scanned or formula-dense → \`block\`. \`POST /bundles/prepare\` with \`segments\` (≤ 60 actual pages, PDF order) and \`async:true\`
+   above 10 pages → 202 \`{jobId, bundleId, bundlePath}\`. \`warnings\` about the pairing mean: discard and prepare again.
+   429 \`PREPARE_BUSY\`: one prepare runs at a time; wait \`retryAfterSeconds\`, never re-send at once.
+   Poll \`GET /bundles\` (about every 15 s) until \`state\` is \`prepared\`; do not read the folder before. Read \`TASK.md\`,
+   \`OUTPUT-CONTRACT.md\` and \`source.json\` (\`GET /bundles/{id}/files?path=…\` from another device), write \`result.md\`:
+   headings ≤ 6 levels, verbatim \`[excerpt: …]\` (never paraphrased), \`[block: b_<page>_<seq>]\` in block mode,
+   \`[style: colorIndex=N fillIndex=M]\`; \`## [[Title]]\` merges into that card and is never a link.
+   \`POST /bundles/{id}/check\` (writes nothing) until it reports no problems and every excerpt anchored; then
+   \`POST /bundles/{id}/submit\` once (a snapshot is taken first: \`preImportSnapshotId\`). Compare the receipt's
+   \`parsed.headings\` with \`importedCards\` (lost cards) and \`excerptsTotal\` with \`excerptsAnchored\` (see \`failedExcerpts\`);
+   report both. 409 \`SUBMIT_IN_FLIGHT\`: do not retry, read \`GET /bundles\`. Submitting again replaces the tree;
+   \`POST /bundles/{id}/discard\` removes the folder and keeps the cards.
 `;
 
 const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\` (flat \`nodes[]\` linked by \`parent\`; \`depth\` > 0 = inside a
