@@ -1,0 +1,227 @@
+// The card library at 100k cards: each route over HTTP beside the same
+// operation in the store alone (the service call or SQL the route runs,
+// without HTTP, routing, validation or JSON). `npm run bench -- cards` runs
+// only this file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BridgeClient } from '../src/client/bridgeClient';
+import { batchGet } from '../src/server/cards/batchGet';
+import { readTree } from '../src/server/cards/cardTree';
+import { editMetadata } from '../src/server/cards/noteMetadata';
+import { createAgentSnapshot } from '../src/server/cards/snapshots';
+import { restoreSnapshot } from '../src/server/cards/snapshotRestore';
+import { createBridge } from '../src/server/bridge';
+import type { Store } from '../src/server/store/store';
+import { percentile, printTable } from './table';
+
+const CARDS = 100_000;
+const SETS = 10; // 10 sets of 10k cards: the first one is the set the tree and snapshot rows use
+const PER_SET = CARDS / SETS;
+const BATCH = 200;
+const RUNS = 60;
+const SNAPSHOT_RUNS = 5;
+
+/** A seeded generator, so every run builds the same library. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+const rand = rng(7);
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'ph', 'qu', 'or', 'an', 'el', 'is'];
+const VOCAB = Array.from({ length: 4000 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join(''));
+/** Zipf-like pick: a few words are everywhere, most are rare. */
+const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2.5)];
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`.toUpperCase();
+
+/**
+ * Builds the library with direct store writes in big transactions: per set a
+ * root, 100 chapter cards and their cards below. Every card has a body;
+ * every 5th a comment, every 10th a hashtag. Marker words give searches of
+ * known selectivity: "quasar" in 10 cards, "nebula" in 1000, "lorem" in all.
+ */
+async function buildLibrary(store: Store, sets: Array<{ topicid: string; rootNoteId: string }>) {
+  const now = '2026-01-01T00:00:00Z';
+  let n = 0;
+  for (const set of sets) {
+    for (let chunk = 0; chunk < PER_SET; chunk += 5000) {
+      await store.write((tx) => {
+        for (let i = chunk; i < chunk + 5000; i++) {
+          const id = uuid(++n);
+          const chapter = Math.floor(i / 100);
+          const isChapter = i % 100 === 0;
+          const parent = isChapter ? set.rootNoteId : uuid(n - (i % 100));
+          const words = Array.from({ length: 24 }, word).join(' ');
+          const marks = `${n % 10_000 === 0 ? ' quasar' : ''}${n % 100 === 0 ? ' nebula' : ''}`;
+          const title = isChapter ? `Chapter ${chapter}: ${word()} ${word()}` : `${word()} ${word()} ${word()}`;
+          const body = `lorem ${words}${marks}`;
+          tx.run('INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+            id,
+            set.topicid,
+            parent,
+            isChapter ? chapter : i % 100,
+            title,
+            n % 16,
+            now,
+            now,
+          ]);
+          tx.run('INSERT INTO note_texts(noteid, idx, text) VALUES (?, 0, ?)', [id, body]);
+          const extra: string[] = [];
+          if (n % 5 === 0) {
+            const comment = `See also ${word()} ${word()}`;
+            tx.run('INSERT INTO note_texts(noteid, idx, text) VALUES (?, 1, ?)', [id, comment]);
+            extra.push(comment);
+          }
+          if (n % 10 === 0) {
+            const tag = `topic/${word()}`;
+            tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [id, tag]);
+            extra.push(`#${tag}`);
+          }
+          // The same index text reindexNote writes: title, texts, hashtags.
+          tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [id, set.topicid, [title, body, ...extra].join('\n')]);
+        }
+      });
+    }
+  }
+}
+
+type Timing = { p50: number; p95: number };
+async function time(runs: number, fn: (i: number) => Promise<unknown> | unknown): Promise<Timing> {
+  const started = performance.now();
+  await fn(-1); // warm
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  progress(`${runs} runs in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
+}
+
+const progress = (what: string) => process.stderr.write(`  … ${what}\n`);
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-cards-'));
+  const bridge = await createBridge({ dataDir, port: 0, store: { idleCheckpointMs: 0 } });
+  const { store, ui, search } = bridge.services;
+  const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+  const rows: Array<Array<string | number>> = [];
+  const row = (what: string, http: Timing, alone: Timing, goal: string, note = '') =>
+    rows.push([what, http.p50, http.p95, alone.p50, alone.p95, goal, note]);
+  try {
+    const sets: Array<{ topicid: string; rootNoteId: string }> = [];
+    for (let s = 0; s < SETS; s++) {
+      const set = await client.createStudySet(`Bench set ${s}`);
+      sets.push({ topicid: set.topicid, rootNoteId: set.rootNoteId! });
+    }
+    const t0 = performance.now();
+    await buildLibrary(store, sets);
+    const loadS = (performance.now() - t0) / 1000;
+    progress(`library built in ${loadS.toFixed(1)} s`);
+    await store.checkpoint();
+    const total = store.get<{ n: number }>('SELECT count(*) AS n FROM notes')!.n;
+    const big = sets[0];
+
+    // Cards spread over the library (every 500th), 200 per request.
+    const ids = (k: number) => Array.from({ length: BATCH }, (_, j) => uuid(1 + ((k * 7919 + j * 499) % CARDS)));
+    const post = (path: string, body: unknown) => client.request<any>('POST', path, { body });
+
+    row(
+      `POST /notes/batch-get, ${BATCH} cards`,
+      await time(RUNS, (i) => post('/notes/batch-get', { noteIds: ids(i + 1) })),
+      await time(RUNS, (i) => batchGet(store, ids(i + 1))),
+      'p50 ≤ 5 ms',
+      'alone = batchGet(store, ids)',
+    );
+
+    // Each run changes every card (alternating colours), so each one writes 200 rows.
+    const color = (i: number) => (i & 1 ? 3 : 5);
+    row(
+      `POST /notes/metadata, ${BATCH} cards, acknowledged`,
+      await time(RUNS, (i) => post('/notes/metadata', { noteIds: ids(1000), patch: { colorIndex: color(i) }, confirm: true })),
+      await time(RUNS, (i) => editMetadata(store, ids(2000), { colorIndex: color(i) }, 'agent')),
+      'p50 ≤ 10 ms',
+      'alone = editMetadata(): write + fsync + read-back',
+    );
+    const sqlOnly = await time(RUNS, (i) =>
+      store.write((tx) => {
+        for (const id of ids(3000)) tx.run('UPDATE notes SET color_index = ?, modified_at = ? WHERE noteid = ?', [color(i), new Date().toISOString(), id]);
+      }),
+    );
+    rows.push([`  the same ${BATCH} UPDATEs in one store.write (fsync)`, '', '', sqlOnly.p50, sqlOnly.p95, '', 'the floor: SQL + journal fsync']);
+
+    for (const [q, what] of [
+      ['quasar', '10 matching cards'],
+      ['nebula', '1000 matching cards'],
+      ['nebula lorem', '2 words, 1000 matching'],
+      ['lorem', `all ${total} cards match: window cut`],
+      ['lor', `prefix of a word in all cards`],
+    ] as const) {
+      const http = await time(RUNS, () => client.request<any>('GET', '/search', { query: { q, scope: 'notes' } }));
+      const alone = await time(RUNS, () => search.search(q, 'notes', 20));
+      const r = search.search(q, 'notes', 20);
+      row(`GET /search?scope=notes q="${q}"`, http, alone, 'p95 ≤ 10 ms', `${what}; scanned ${r.scanned.notes}, truncated ${r.truncated}`);
+    }
+
+    const tree = await client.request<any>('GET', `/study-sets/${big.topicid}/tree`);
+    row(
+      `GET /study-sets/{id}/tree, ${tree.count} cards`,
+      await time(20, () => client.request<any>('GET', `/study-sets/${big.topicid}/tree`)),
+      await time(20, () => readTree(store, big.topicid)),
+      'p50 ≤ 50 ms',
+      'alone = readTree(store, id)',
+    );
+
+    // Snapshot then restore of the 10k-card set; one card changes first so the snapshot is new, not reused.
+    const touch = (i: number) => editMetadata(store, [uuid(1)], { fillIndex: i & 1 ? 1 : 2 }, 'agent');
+    const snapMs: number[] = [];
+    const restoreMs: number[] = [];
+    const aloneSnapMs: number[] = [];
+    const aloneRestoreMs: number[] = [];
+    for (let i = 0; i < SNAPSHOT_RUNS + 1; i++) {
+      await touch(i);
+      let t = performance.now();
+      const snap = await post(`/study-sets/${big.topicid}/snapshots`, { description: `bench ${i}` });
+      const s = performance.now() - t;
+      if (!snap.created) throw new Error('snapshot reused: the set did not change');
+      await touch(i + 1);
+      t = performance.now();
+      const restored = await post(`/snapshots/${snap.snapshotId}/restore`, { confirm: true, force: true });
+      const r = performance.now() - t;
+      if (restored.noteCount !== PER_SET + 1) throw new Error(`restored ${restored.noteCount} cards`);
+
+      await touch(i);
+      t = performance.now();
+      const snap2 = await createAgentSnapshot(store, big.topicid, `bench alone ${i}`);
+      const s2 = performance.now() - t;
+      await touch(i + 1);
+      t = performance.now();
+      await restoreSnapshot(store, ui, snap2.snapshotId, { force: true, actor: 'agent' });
+      const r2 = performance.now() - t;
+      if (i === 0) continue; // warm-up
+      snapMs.push(s);
+      restoreMs.push(r);
+      aloneSnapMs.push(s2);
+      aloneRestoreMs.push(r2);
+    }
+    const stat = (a: number[]): Timing => {
+      const s = [...a].sort((x, y) => x - y);
+      return { p50: percentile(s, 50), p95: percentile(s, 95) };
+    };
+    const sum = (a: number[], b: number[]) => a.map((x, i) => x + b[i]);
+    row(`POST /study-sets/{id}/snapshots, ${PER_SET + 1} cards`, stat(snapMs), stat(aloneSnapMs), '', 'alone = createAgentSnapshot()');
+    row(`POST /snapshots/{id}/restore, ${PER_SET + 1} cards`, stat(restoreMs), stat(aloneRestoreMs), '', 'alone = restoreSnapshot()');
+    row('snapshot + restore', stat(sum(snapMs, restoreMs)), stat(sum(aloneSnapMs, aloneRestoreMs)), '≤ 500 ms', `${SNAPSHOT_RUNS} runs`);
+
+    printTable(['measure', 'HTTP p50 ms', 'HTTP p95 ms', 'store alone p50 ms', 'store alone p95 ms', 'goal', 'note'], rows);
+    process.stdout.write(`\n${total} cards in ${SETS} sets; building them with direct store writes took ${loadS.toFixed(1)} s\n`);
+  } finally {
+    await bridge.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main();
