@@ -100,6 +100,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const documents = new DocumentService(store, config);
     const studySets = new StudySets(store);
     const ui = options.ui ?? new MemoryUiHost();
+    const shutdown = new AbortController();
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     const services: BridgeServices = {
@@ -118,6 +119,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       bundles: new BundleService(store, config, documents, ui),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
+      closing: shutdown.signal,
       instanceNonce,
       guide: buildGuide(routes),
       baseUrl,
@@ -134,6 +136,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const openStore = store;
     const close = () =>
       (closing ??= (async () => {
+        shutdown.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

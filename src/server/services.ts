@@ -39,6 +39,8 @@ export interface BridgeServices {
   routes: readonly RouteDecl[];
   /** Derived once from the route table. */
   routeSummary: { apiFingerprint: string; routeCount: number };
+  /** Aborted when the bridge starts closing: long-running requests (long polls) end instead of holding the close. */
+  closing: AbortSignal;
   /** Changes on every start; also in bridge.json. */
   instanceNonce: string;
   /** The runtime guide, built once from the route table. */

@@ -38,7 +38,7 @@ export const libraryChangeRoutes: RouteDecl[] = [
     }),
     example: { query: { since: '0', waitMs: '0' } },
     handler: async ({ query, services, signal }) => {
-      const revision = await waitForChange(services.store, query.since, query.waitMs, signal);
+      const revision = await waitForChange(services.store, query.since, query.waitMs, AbortSignal.any([signal, services.closing]));
       return { revision, changed: revision !== query.since };
     },
   }),
