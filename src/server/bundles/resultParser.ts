@@ -220,13 +220,18 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
       stack.push(card);
     } else if (t.type === 'inline') {
       // A 7th level is not a heading in Markdown: tell the author instead of importing it as text.
-      const deep = /^#{7,}\s/.exec(t.content);
-      if (deep) {
+      // Each such line is one lost heading; the paragraph's other lines stay content.
+      const lines = t.content.split('\n');
+      let from = 0;
+      lines.forEach((l, i) => {
+        const deep = /^#{7,}(\s|$)/.exec(l);
+        if (!deep) return;
+        if (i > from) addContent(current(), lines.slice(from, i).join('\n'), blockLine + from, listDepth > 0);
+        from = i + 1;
         parsed.headings++;
-        parsed.problems.push({ line: blockLine, severity: 'error', code: 'TOO_DEEP', message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.` });
-        continue;
-      }
-      addContent(current(), t.content, blockLine, listDepth > 0);
+        parsed.problems.push({ line: blockLine + i, severity: 'error', code: 'TOO_DEEP', message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.` });
+      });
+      if (from < lines.length) addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0);
     } else if (t.type === 'fence' || t.type === 'code_block') {
       const text = t.content.replace(/\n$/, '');
       if (text.trim()) current().texts.push(text);

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { parseResult } from '../../src/server/bundles/resultParser';
+
+describe('result.md parser', () => {
+  it('builds the heading tree with bodies, excerpts, blocks and styles, with their lines', () => {
+    const md = [
+      'Intro text before any heading.',
+      '# One [style: colorIndex=4 fillIndex=2]',
+      'Body of one.',
+      '',
+      '- item a',
+      '- item b',
+      '## One.A',
+      '[excerpt: A verbatim',
+      'sentence over two lines.]',
+      '[block: b_12_3, b_12_4]',
+      '### One.A.i',
+      '# Two',
+      '```',
+      'code()',
+      '```',
+    ].join('\n');
+    const r = parseResult(md);
+    assert.equal(r.headings, 4);
+    assert.deepEqual(
+      r.cards.map((c) => [c.title, c.level, c.line, c.parent]),
+      [
+        ['', 0, 1, null],
+        ['One', 1, 2, 0],
+        ['One.A', 2, 7, 1],
+        ['One.A.i', 3, 11, 2],
+        ['Two', 1, 12, 0],
+      ],
+    );
+    assert.deepEqual(r.cards[0].texts, ['Intro text before any heading.']);
+    assert.deepEqual(r.cards[1].texts, ['Body of one.', '• item a', '• item b']);
+    assert.equal(r.cards[1].colorIndex, 4);
+    assert.equal(r.cards[1].fillIndex, 2);
+    assert.deepEqual(
+      r.cards[2].excerpts.map((e) => [e.kind, e.text, e.line]),
+      [
+        ['excerpt', 'A verbatim sentence over two lines.', 8],
+        ['block', 'b_12_3', 10],
+        ['block', 'b_12_4', 10],
+      ],
+    );
+    assert.deepEqual(r.cards[4].texts, ['code()']);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('[[Title]] as a whole heading merges into that card; elsewhere it is plain text with a warning, never a link', () => {
+    const r = parseResult('# Pens\nA\n# Other\nsee [[Pens]] here\n## [[Pens]]\nmerged body\n### child of merged\n');
+    const merged = r.cards.find((c) => c.mergeTitle === 'Pens')!;
+    assert.equal(merged.mergedInto, r.cards.find((c) => c.title === 'Pens' && !c.mergeTitle)!.index);
+    assert.equal(r.wikilinks, 2);
+    assert.deepEqual(r.cards.find((c) => c.title === 'Other')!.texts, ['see Pens here']);
+    assert.ok(r.problems.some((p) => p.code === 'WIKILINK_NOT_A_LINK' && p.line === 4));
+  });
+
+  it('a missing merge target becomes a card of that title; merging into its own branch is refused', () => {
+    const r = parseResult('# [[Nowhere]]\n# A\n## B\n### [[A]]\n');
+    assert.ok(r.problems.some((p) => p.code === 'MERGE_TARGET_MISSING' && p.line === 1));
+    assert.equal(r.cards[1].mergedInto, undefined);
+    assert.equal(r.cards[1].title, 'Nowhere');
+    const deep = r.cards.find((c) => c.line === 4)!;
+    assert.equal(deep.mergedInto, r.cards.find((c) => c.title === 'A')!.index, 'a descendant may merge up into an ancestor');
+    const own = parseResult('# [[B]]\n## B\n');
+    assert.ok(own.problems.some((p) => p.code === 'MERGE_INTO_OWN_BRANCH'));
+  });
+
+  it('reports a 7th heading level as a lost card, bad styles, unclosed and empty markers, bad block ids, with lines', () => {
+    const r = parseResult('# A\n####### deep\n[style: colorIndex=16 fillIndex=3]\n[excerpt: never closed\n\n[excerpt: ]\n[block: p12]\n');
+    assert.equal(r.headings, 2);
+    assert.equal(r.cards.length, 2, 'root and A only');
+    const codes = r.problems.map((p) => `${p.code}@${p.line}`);
+    assert.ok(codes.includes('TOO_DEEP@2'));
+    assert.equal(codes.filter((c) => c === 'BAD_STYLE@3').length, 2);
+    assert.ok(codes.includes('UNCLOSED_MARKER@4'));
+    assert.ok(codes.includes('BAD_BLOCK_ID@7'));
+    const ex = r.cards[1].excerpts;
+    assert.deepEqual(
+      ex.map((e) => e.invalid),
+      ['unclosed', 'empty', 'bad_block_id'],
+    );
+  });
+
+  it('brackets inside an excerpt are kept when balanced; dictionary mode strips [[ ]] and never merges', () => {
+    const r = parseResult('# A\n[excerpt: see [pathmarkers], page 108]\n');
+    assert.equal(r.cards[1].excerpts[0].text, 'see [pathmarkers], page 108');
+    const d = parseResult('# [[term]]\ndefinition [[other]]\n', { stripWikilinks: true });
+    assert.equal(d.cards[1].title, 'term');
+    assert.equal(d.cards[1].mergeTitle, undefined);
+    assert.deepEqual(d.cards[1].texts, ['definition other']);
+    assert.equal(d.wikilinks, 2);
+  });
+});
