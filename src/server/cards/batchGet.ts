@@ -3,14 +3,6 @@ import { inList } from './noteRows';
 import { hashtagPath } from './hashtagPaths';
 import { sourceAnchorOf } from './sourceAnchor';
 
-interface PartRow {
-  content_id: string;
-  noteid: string;
-  idx: number;
-  kind: string;
-  mime_type: string | null;
-}
-
 /** A card part in visual order; `index` is its position in parts[], `textIndex` ties a text part to texts[]. */
 export interface CardPart {
   contentId: string | null;
@@ -23,11 +15,48 @@ export interface CardPart {
 }
 
 const TEXT_MIME = 'text/plain';
-const group = <T extends { noteid: string }>(rows: T[]) => {
+
+/**
+ * Rows packed as one JSON array: sql.js builds a JS object per row and column,
+ * which costs more than the query itself at 200 cards; one string parses fast.
+ */
+function packed<T extends unknown[]>(db: Db, columns: string, from: string, params: string[]): T[] {
+  if (!params.length) return [];
+  const r = db.get<{ j: string }>(`SELECT json_group_array(json_array(${columns})) AS j FROM (SELECT ${columns} FROM ${from})`, params);
+  return JSON.parse(r?.j ?? '[]') as T[];
+}
+
+const group = <T extends unknown[]>(rows: T[]) => {
   const m = new Map<string, T[]>();
-  for (const r of rows) (m.get(r.noteid) ?? m.set(r.noteid, []).get(r.noteid)!).push(r);
+  for (const r of rows) {
+    const k = r[0] as string;
+    const list = m.get(k);
+    if (list) list.push(r);
+    else m.set(k, [r]);
+  }
   return m;
 };
+
+type NoteTuple = [string, string, string | null, string, number | null, number | null, number, number, string | null, number | null, string | null, string | null, string, string, string];
+const NOTE_COLUMNS = 'noteid, topicid, parent_id, title, color_index, fill_index, folded, sub_map, source_bookmd5, source_page, source_rect, reference_of, kind, created_at, modified_at';
+const toNote = (t: NoteTuple): Omit<NoteRow, 'position' | 'hidden'> => ({
+  noteid: t[0],
+  topicid: t[1],
+  parent_id: t[2],
+  title: t[3],
+  color_index: t[4],
+  fill_index: t[5],
+  folded: t[6],
+  sub_map: t[7],
+  source_bookmd5: t[8],
+  source_page: t[9],
+  source_rect: t[10],
+  reference_of: t[11],
+  kind: t[12],
+  created_at: t[13],
+  modified_at: t[14],
+});
+type Note = ReturnType<typeof toNote>;
 
 /**
  * POST /notes/batch-get: up to 200 cards in a fixed number of queries.
@@ -35,59 +64,59 @@ const group = <T extends { noteid: string }>(rows: T[]) => {
  * (content is synchronised); its hashtags, metadata, fold state and place in
  * the tree are its own. Parts in visual order: the title, the body (texts
  * index 0), the stored parts (note_parts by idx: images, ink, audio…), then
- * the comments 1..N. Unknown or hidden ids are listed in notFound.
+ * the comments 1..N. Unknown or hidden ids (or cards of a hidden set) are
+ * listed in notFound.
  */
 export function batchGet(db: Db, noteIds: readonly string[]) {
   const ids = [...new Set(noteIds)];
-  const rows = db.all<NoteRow>(
-    `SELECT n.* FROM notes n JOIN topics t ON t.topicid = n.topicid AND t.hidden = 0 WHERE n.hidden = 0 AND n.noteid IN ${inList(ids.length)}`,
+  const rows = packed<NoteTuple>(
+    db,
+    NOTE_COLUMNS,
+    `notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)} AND topicid NOT IN (SELECT topicid FROM topics WHERE hidden = 1)`,
     ids,
-  );
+  ).map(toNote);
   const byId = new Map(rows.map((r) => [r.noteid, r]));
   const found = ids.filter((id) => byId.has(id));
   const notFound = ids.filter((id) => !byId.has(id));
 
   // Where each card's content lives: itself, or the original of a reference copy.
   const originalIds = [...new Set(rows.map((r) => r.reference_of).filter((x): x is string => !!x))];
-  const originals = new Map(
-    (originalIds.length ? db.all<NoteRow>(`SELECT * FROM notes WHERE noteid IN ${inList(originalIds.length)}`, originalIds) : []).map((r) => [r.noteid, r]),
-  );
-  const contentOf = (r: NoteRow) => (r.reference_of ? (originals.get(r.reference_of) ?? r) : r);
+  const originals = new Map(packed<NoteTuple>(db, NOTE_COLUMNS, `notes WHERE noteid IN ${inList(originalIds.length)}`, originalIds).map((t) => [t[0], toNote(t)]));
+  const contentOf = (r: Note) => (r.reference_of ? (originals.get(r.reference_of) ?? r) : r);
   const contentIds = [...new Set(rows.map((r) => contentOf(r).noteid))];
 
-  const texts = group(db.all<NoteTextRow>(`SELECT noteid, idx, text, excerpt, kind FROM note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`, contentIds));
-  const parts = group(db.all<PartRow>(`SELECT content_id, noteid, idx, kind, mime_type FROM note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`, contentIds));
-  const tags = group(db.all<{ noteid: string; path: string }>(`SELECT noteid, path FROM note_hashtags WHERE noteid IN ${inList(found.length)} ORDER BY noteid, lower(path)`, found));
+  const texts = group(packed<[string, number, string, number, string]>(db, 'noteid, idx, text, excerpt, kind', `note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`, contentIds));
+  const parts = group(
+    packed<[string, string, number, string, string | null]>(db, 'noteid, content_id, idx, kind, mime_type', `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`, contentIds),
+  );
+  const tags = group(packed<[string, string]>(db, 'noteid, path', `note_hashtags WHERE noteid IN ${inList(found.length)} ORDER BY noteid, lower(path)`, found));
+  const list = inList(found.length);
   const links = group(
-    db.all<{ noteid: string; other: string }>(
-      `SELECT l.noteid, l.target_id AS other, l.created_at FROM note_links l JOIN notes o ON o.noteid = l.target_id AND o.hidden = 0 WHERE l.noteid IN ${inList(found.length)}
-       UNION SELECT l.target_id AS noteid, l.noteid AS other, l.created_at FROM note_links l JOIN notes o ON o.noteid = l.noteid AND o.hidden = 0 WHERE l.target_id IN ${inList(found.length)}
-       ORDER BY 1, 3, 2`,
+    packed<[string, string]>(
+      db,
+      'noteid, other',
+      `(SELECT l.noteid AS noteid, l.target_id AS other, l.created_at AS at FROM note_links l JOIN notes o ON o.noteid = l.target_id AND o.hidden = 0 WHERE l.noteid IN ${list}
+        UNION SELECT l.target_id, l.noteid, l.created_at FROM note_links l JOIN notes o ON o.noteid = l.noteid AND o.hidden = 0 WHERE l.target_id IN ${list}) ORDER BY noteid, at, other`,
       [...found, ...found],
     ),
   );
-  const childCounts = new Map(
-    db
-      .all<{ parent_id: string; c: number }>(`SELECT parent_id, count(*) AS c FROM notes WHERE hidden = 0 AND parent_id IN ${inList(found.length)} GROUP BY parent_id`, found)
-      .map((r) => [r.parent_id, r.c]),
-  );
+  const childCounts = new Map(packed<[string, number]>(db, 'parent_id, c', `(SELECT parent_id, count(*) AS c FROM notes WHERE hidden = 0 AND parent_id IN ${list} GROUP BY parent_id)`, found));
 
   const notes = found.map((id) => {
     const n = byId.get(id)!;
     const c = contentOf(n);
-    const t = texts.get(c.noteid) ?? [];
-    const cardTexts = t.map((x) => ({ index: x.idx, text: x.text, excerpt: x.excerpt === 1, noteid: x.noteid, kind: x.kind }));
+    const t: NoteTextRow[] = (texts.get(c.noteid) ?? []).map(([noteid, idx, text, excerpt, kind]) => ({ noteid, idx, text, excerpt, kind }));
     const cardParts: CardPart[] = [];
     const addText = (x: NoteTextRow) =>
       cardParts.push({ contentId: null, index: cardParts.length, kind: x.kind, noteid: x.noteid, excerpt: x.excerpt === 1, mimeType: TEXT_MIME, textIndex: x.idx });
     if (c.title) cardParts.push({ contentId: null, index: 0, kind: 'title', noteid: c.noteid, excerpt: false, mimeType: TEXT_MIME });
     const body = t.find((x) => x.idx === 0);
     if (body) addText(body);
-    for (const p of parts.get(c.noteid) ?? []) {
-      cardParts.push({ contentId: p.content_id, index: cardParts.length, kind: p.kind, noteid: p.noteid, excerpt: p.kind === 'excerpt_image', mimeType: p.mime_type });
+    for (const [noteid, contentId, , kind, mimeType] of parts.get(c.noteid) ?? []) {
+      cardParts.push({ contentId, index: cardParts.length, kind, noteid, excerpt: kind === 'excerpt_image', mimeType });
     }
     for (const x of t) if (x.idx > 0) addText(x);
-    const hashtags = (tags.get(id) ?? []).map((h) => h.path);
+    const hashtags = (tags.get(id) ?? []).map((h) => h[1]);
     return {
       noteid: id,
       topicid: n.topicid,
@@ -95,13 +124,13 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
       title: c.title,
       kind: n.kind,
       referenceOf: n.reference_of,
-      texts: cardTexts,
+      texts: t.map((x) => ({ index: x.idx, text: x.text, excerpt: x.excerpt === 1, noteid: x.noteid, kind: x.kind })),
       parts: cardParts,
       metadata: { colorIndex: n.color_index, fillIndex: n.fill_index },
       hashtags,
       hashtagPaths: hashtags.map(hashtagPath),
       sourceAnchor: sourceAnchorOf(c, t.some((x) => x.excerpt === 1)),
-      links: [...new Set((links.get(id) ?? []).map((l) => l.other))],
+      links: [...new Set((links.get(id) ?? []).map((l) => l[1]))],
       folded: n.folded === 1,
       isSubMapRoot: n.sub_map === 1,
       childCount: childCounts.get(id) ?? 0,

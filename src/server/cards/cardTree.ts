@@ -4,20 +4,20 @@ import type { Db } from './noteRows';
 import { getNote } from './noteRows';
 import { cutTitle } from './sourceAnchor';
 
-/** One visible card of a set as the tree reads it (a reference copy shows its original's title and excerpt). */
-interface TreeRow {
-  noteid: string;
-  parent_id: string | null;
-  position: number;
-  title: string;
-  color_index: number | null;
-  fill_index: number | null;
-  folded: number;
-  sub_map: number;
-  source_bookmd5: string | null;
-  source_page: number | null;
-  ex: number;
-}
+/** One visible card as the tree query packs it (a reference copy carries its original's title and excerpt). */
+type PackedRow = [
+  noteid: string,
+  parentId: string | null,
+  position: number,
+  title: string,
+  colorIndex: number | null,
+  fillIndex: number | null,
+  folded: number,
+  subMap: number,
+  sourceBookmd5: string | null,
+  sourcePage: number | null,
+  excerptText: number,
+];
 
 export interface TreeNode {
   noteid: string;
@@ -44,7 +44,8 @@ export interface SetTree {
   setTitle: string;
   rootNoteId: string | null;
   nodes: TreeNode[];
-  fullTitles: Map<string, string>;
+  /** Untrimmed titles, parallel to nodes. */
+  fullTitles: string[];
   indexOf: Map<string, number>;
 }
 
@@ -56,53 +57,64 @@ export interface SetTree {
 export function loadSetTree(db: Db, topicid: string): SetTree {
   assertStudySet(db, topicid);
   const topic = db.get<{ title: string; root_note_id: string | null }>('SELECT title, root_note_id FROM topics WHERE topicid = ?', [topicid])!;
-  const rows = db.all<TreeRow>(
-    `SELECT n.noteid, n.parent_id, n.position, COALESCE(o.title, n.title) AS title, n.color_index, n.fill_index, n.folded, n.sub_map,
-       COALESCE(o.source_bookmd5, n.source_bookmd5) AS source_bookmd5, COALESCE(o.source_page, n.source_page) AS source_page,
-       EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1) AS ex
+  // One row holding a JSON array: sql.js builds a JS object per row and column,
+  // which for 10k cards costs more than SQLite's own work; one string parses fast.
+  const packed = db.get<{ j: string }>(
+    `SELECT json_group_array(json_array(n.noteid, n.parent_id, n.position, COALESCE(o.title, n.title), n.color_index, n.fill_index, n.folded, n.sub_map,
+       COALESCE(o.source_bookmd5, n.source_bookmd5), COALESCE(o.source_page, n.source_page),
+       EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1))) AS j
      FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
      WHERE n.topicid = ? AND n.hidden = 0`,
     [topicid],
   );
-  const children = new Map<string, TreeRow[]>();
-  const byId = new Map<string, TreeRow>();
+  const rows = JSON.parse(packed?.j ?? '[]') as PackedRow[];
+  const children = new Map<string, PackedRow[]>();
+  const byId = new Map<string, PackedRow>();
   for (const r of rows) {
-    byId.set(r.noteid, r);
-    if (r.parent_id === null) continue;
-    const list = children.get(r.parent_id);
+    byId.set(r[0], r);
+    if (r[1] === null) continue;
+    const list = children.get(r[1]);
     if (list) list.push(r);
-    else children.set(r.parent_id, [r]);
+    else children.set(r[1], [r]);
   }
-  for (const list of children.values()) list.sort((a, b) => a.position - b.position || (a.noteid < b.noteid ? -1 : a.noteid > b.noteid ? 1 : 0));
+  const bySiblingOrder = (a: PackedRow, b: PackedRow) => a[2] - b[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  for (const list of children.values()) if (list.length > 1) list.sort(bySiblingOrder);
 
   const nodes: TreeNode[] = [];
-  const fullTitles = new Map<string, string>();
+  const fullTitles: string[] = [];
   const indexOf = new Map<string, number>();
   const root = topic.root_note_id ? byId.get(topic.root_note_id) : undefined;
   if (root) {
-    const stack: Array<{ row: TreeRow; parent: TreeNode | null }> = [{ row: root, parent: null }];
-    while (stack.length) {
-      const { row, parent } = stack.pop()!;
-      const kids = children.get(row.noteid) ?? [];
+    const rowStack: PackedRow[] = [root];
+    const parentStack: Array<TreeNode | null> = [null];
+    while (rowStack.length) {
+      const row = rowStack.pop()!;
+      const parent = parentStack.pop()!;
+      const kids = children.get(row[0]);
       const node: TreeNode = {
-        noteid: row.noteid,
+        noteid: row[0],
         parent: parent ? parent.noteid : null,
         depth: parent ? parent.depth + (parent.isSubMapRoot ? 1 : 0) : 0,
         level: parent ? parent.level + 1 : 0,
-        childCount: kids.length,
+        childCount: kids ? kids.length : 0,
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
-        isSubMapRoot: row.sub_map === 1,
-        title: cutTitle(row.title),
-        folded: row.folded === 1,
-        colorIndex: row.color_index,
-        fillIndex: row.fill_index,
-        hasExcerpt: row.source_bookmd5 !== null || row.ex === 1,
-        page: row.source_page,
+        isSubMapRoot: row[7] === 1,
+        title: cutTitle(row[3]),
+        folded: row[6] === 1,
+        colorIndex: row[4],
+        fillIndex: row[5],
+        hasExcerpt: row[8] !== null || row[10] === 1,
+        page: row[9],
       };
-      indexOf.set(row.noteid, nodes.length);
+      indexOf.set(row[0], nodes.length);
       nodes.push(node);
-      fullTitles.set(row.noteid, row.title);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ row: kids[i], parent: node });
+      fullTitles.push(row[3]);
+      if (kids) {
+        for (let i = kids.length - 1; i >= 0; i--) {
+          rowStack.push(kids[i]);
+          parentStack.push(node);
+        }
+      }
     }
   }
   return { topicid, setTitle: topic.title, rootNoteId: topic.root_note_id, nodes, fullTitles, indexOf };
@@ -152,8 +164,8 @@ export function readSubMaps(db: Db, topicid: string) {
     const n = nodes[i];
     if (!n.isSubMapRoot) continue;
     const parentPath: string[] = [];
-    for (let p = n.parent; p !== null; p = nodes[indexOf.get(p)!].parent) parentPath.unshift(tree.fullTitles.get(p)!);
-    subMaps.push({ noteid: n.noteid, title: tree.fullTitles.get(n.noteid)!, cardCount: below[i], parentPath, depth: n.depth, level: n.level, subMapId: n.subMapId });
+    for (let p = n.parent; p !== null; p = nodes[indexOf.get(p)!].parent) parentPath.unshift(tree.fullTitles[indexOf.get(p)!]);
+    subMaps.push({ noteid: n.noteid, title: tree.fullTitles[i], cardCount: below[i], parentPath, depth: n.depth, level: n.level, subMapId: n.subMapId });
   }
   return { topicid, subMaps, count: subMaps.length };
 }

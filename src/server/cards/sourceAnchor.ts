@@ -24,6 +24,7 @@ export function sourceAnchorOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page'
 
 /** The first `max` characters (code points, so a surrogate pair is never cut), whitespace runs as one space, no trailing space. */
 export function cutTitle(s: string, max = 64): string {
+  if (s.length <= max && !/\s\s|[^\S ]|^ | $/.test(s)) return s; // the common case, without allocating
   const chars = Array.from(s.replace(/\s+/g, ' ').trim());
   return chars.length > max ? chars.slice(0, max).join('').trimEnd() : chars.join('');
 }
