@@ -27,3 +27,10 @@ export const conflict = (code: string, message: string, details?: Record<string,
 /** 429: the caller should retry after `retryAfterSeconds` (also sent as Retry-After). */
 export const busy = (code: string, message: string, retryAfterSeconds: number, details?: Record<string, unknown>) =>
   new BridgeError(code, 429, message, { ...details, retryAfterSeconds }, true);
+
+/**
+ * 500 SAVE_FAILED (retryable): the write resolved but reading the store back
+ * disagrees with it, so `persisted:true` cannot be claimed. The caller re-reads
+ * and retries what is missing.
+ */
+export const saveFailed = (message: string, details?: Record<string, unknown>) => new BridgeError('SAVE_FAILED', 500, message, details, true);

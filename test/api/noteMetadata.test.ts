@@ -77,13 +77,13 @@ describe('POST /notes/metadata', function () {
     assert.deepEqual(res.ignoredFields, ['folded']);
   });
 
-  it('the read-back: a stored value that disagrees with the plan is 503 SAVE_FAILED (retryable), never persisted', async () => {
+  it('the read-back: a stored value that disagrees with the plan is 500 SAVE_FAILED (retryable), never persisted', async () => {
     const a = await card(t, setId, { title: 'Read-back', colorIndex: 3 });
     const store = t.bridge.services.store;
     assert.doesNotThrow(() => confirmMetadata(store, [{ noteid: a, after: { colorIndex: 3, fillIndex: null } }]));
     assert.throws(
       () => confirmMetadata(store, [{ noteid: a, after: { colorIndex: 4, fillIndex: null } }]),
-      (e: any) => e.code === 'SAVE_FAILED' && e.status === 503 && e.retryable === true && e.details.disagree[0].noteid === a && e.details.disagree[0].stored.colorIndex === 3,
+      (e: any) => e.code === 'SAVE_FAILED' && e.status === 500 && e.retryable === true && e.details.disagree[0].noteid === a && e.details.disagree[0].stored.colorIndex === 3,
     );
   });
 

@@ -1,4 +1,4 @@
-import { BridgeError } from '../errors';
+import { saveFailed, type BridgeError } from '../errors';
 import type { Actor } from '../http/routeTable';
 import type { WriteTx } from '../store/store';
 import { recordOperation } from './noteRows';
@@ -21,18 +21,11 @@ export function recordPerSet(tx: WriteTx, cards: readonly { noteid: string; topi
   for (const [topicid, noteIds] of bySet) recordOperation(tx, { topicid, kind, actor, noteIds, now });
 }
 
-/**
- * 503 SAVE_FAILED (retryable): the write resolved but a fresh read of the
- * store disagrees with it, so `persisted:true` cannot be claimed. The caller
- * should re-read (POST /notes/batch-get) and retry what is missing.
- */
-export function saveFailed(what: string, details: Record<string, unknown>): BridgeError {
-  return new BridgeError(
-    'SAVE_FAILED',
-    503,
+/** SAVE_FAILED for an edit batch whose read-back disagrees. */
+export function editNotConfirmed(what: string, details: Record<string, unknown>): BridgeError {
+  return saveFailed(
     `The ${what} write was not confirmed by reading the store back; it may be partly applied. Re-read the cards with POST /notes/batch-get and retry.`,
     details,
-    true,
   );
 }
 

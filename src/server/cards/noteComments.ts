@@ -2,7 +2,7 @@ import { invalidInput, notFound } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
-import { saveFailed } from './editBatch';
+import { editNotConfirmed } from './editBatch';
 import { assertPrefix } from './expectedPrefix';
 import { linkNotes, linkTarget, linkedBothWays, noteLinkUrl, parseNoteLink, unlinkIfUnused } from './noteLinks';
 import { type Db, getNote, type NoteTextRow, recordOperation, reindexNote } from './noteRows';
@@ -44,7 +44,7 @@ function touch(tx: WriteTx, topicid: string, noteid: string, actor: Actor, now: 
 function confirmComment(store: Store, noteid: string, index: number, value: { text: string; kind: string; target: string | null }): void {
   const row = store.get<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx = ?', [noteid, index]);
   const ok = row?.text === value.text && row.kind === value.kind && row.excerpt === 0 && (!value.target || linkedBothWays(store, noteid, value.target));
-  if (!ok) throw saveFailed('comment', { noteid, index });
+  if (!ok) throw editNotConfirmed('comment', { noteid, index });
 }
 
 /** POST /notes/{id}/comments: appends at index max+1. */
@@ -108,7 +108,7 @@ export async function deleteComment(store: Store, noteid: string, index: number,
   });
   const stored = comments(store, noteid);
   if (stored.length !== expected.length || stored.some((c, i) => c.idx !== expected[i].idx || c.text !== expected[i].text)) {
-    throw saveFailed('comment delete', { noteid, index });
+    throw editNotConfirmed('comment delete', { noteid, index });
   }
   return {
     persisted: true,

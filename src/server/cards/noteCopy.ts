@@ -1,4 +1,4 @@
-import { BridgeError, invalidInput } from '../errors';
+import { invalidInput, saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { newId, nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
@@ -151,7 +151,7 @@ export async function copyNotes(store: Store, requests: readonly CopyRequest[], 
   const allNew = results.flatMap((r) => r.newIds);
   const found = rowsOf(store, allNew);
   const persisted = allNew.every((id) => found.get(id)?.hidden === 0 && found.get(id)?.topicid === plan.topicid);
-  if (!persisted) throw new BridgeError('SAVE_FAILED', 500, 'The copy was written but reading it back disagrees; check GET /study-sets/{id}/tree.');
+  if (!persisted) throw saveFailed('The copy was written but reading it back disagrees; check GET /study-sets/{id}/tree.');
   return {
     persisted,
     topicid: plan.topicid,

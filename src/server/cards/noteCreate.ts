@@ -1,4 +1,4 @@
-import { BridgeError, invalidInput } from '../errors';
+import { BridgeError, invalidInput, saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
@@ -105,7 +105,7 @@ export async function createCard(services: Pick<BridgeServices, 'store' | 'docum
   const back = store.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
   const bodyBack = store.get<{ text: string; excerpt: number }>('SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
   if (!back || back.parent_id !== parentId || back.title !== cardTitle || (bodyBack?.text ?? undefined) !== body) {
-    throw new BridgeError('SAVE_FAILED', 500, `Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`, { noteid }, true);
+    throw saveFailed(`Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`, { noteid });
   }
   const sourceAnchor: SourceAnchor = sourceAnchorOf(back, bodyBack?.excerpt === 1);
   return {

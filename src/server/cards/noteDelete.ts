@@ -1,4 +1,4 @@
-import { BridgeError } from '../errors';
+import { saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
@@ -116,7 +116,7 @@ export async function deleteNotes(store: Store, noteIds: readonly string[], acto
   });
   const ids = plan.cards.map((c) => c.noteid);
   const still = store.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)}`, ids);
-  if (still.length) throw new BridgeError('SAVE_FAILED', 500, 'The delete was written but some cards are still visible on reading back.', { visible: still.map((r) => r.noteid) });
+  if (still.length) throw saveFailed('The delete was written but some cards are still visible on reading back.', { visible: still.map((r) => r.noteid) });
   return {
     persisted: true,
     topicid: plan.topicid,

@@ -2,7 +2,7 @@ import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
 import type { Store } from '../store/store';
-import { recordPerSet, saveFailed } from './editBatch';
+import { recordPerSet, editNotConfirmed } from './editBatch';
 import { type Db, getNotes, inList } from './noteRows';
 
 /**
@@ -48,6 +48,6 @@ export async function editFold(store: Store, noteIds: readonly string[], folded:
   const asked = [...plan.changed.map((c) => c.noteid), ...plan.unchanged];
   const stored = store.all<{ noteid: string; folded: number }>(`SELECT noteid, folded FROM notes WHERE noteid IN ${inList(asked.length)}`, asked);
   const disagree = asked.filter((id) => !stored.some((r) => r.noteid === id && (r.folded === 1) === folded));
-  if (disagree.length) throw saveFailed('fold', { noteIds: disagree });
+  if (disagree.length) throw editNotConfirmed('fold', { noteIds: disagree });
   return { persisted: true, folded, changed: plan.changed.map((c) => c.noteid), unchanged: plan.unchanged, skipped: plan.skipped };
 }

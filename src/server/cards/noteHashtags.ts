@@ -3,7 +3,7 @@ import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
 import type { Store } from '../store/store';
-import { recordPerSet, saveFailed, sameMembers } from './editBatch';
+import { recordPerSet, editNotConfirmed, sameMembers } from './editBatch';
 import { type Db, getNotes, inList, reindexNote } from './noteRows';
 
 /**
@@ -162,7 +162,7 @@ export async function editHashtags(store: Store, edit: HashtagEdit, actor: Actor
   });
   const stored = hashtagsOf(store, plan.map((p) => p.noteid));
   const disagree = plan.filter((p) => !sameMembers(stored.get(p.noteid) ?? [], p.after)).map((p) => p.noteid);
-  if (disagree.length) throw saveFailed('hashtag', { noteIds: disagree });
+  if (disagree.length) throw editNotConfirmed('hashtag', { noteIds: disagree });
   return {
     persisted: true,
     operation: edit.operation,

@@ -1,4 +1,4 @@
-import { BridgeError } from '../errors';
+import { saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
@@ -111,6 +111,6 @@ export async function mergeBranch(store: Store, noteid: string, recursive: boole
   });
   const merged = plan.willMerge.map((m) => m.noteid);
   const still = store.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE hidden = 0 AND noteid IN ${inList(merged.length)}`, merged);
-  if (still.length) throw new BridgeError('SAVE_FAILED', 500, 'The merge was written but merged cards are still visible on reading back.', { visible: still.map((r) => r.noteid) });
+  if (still.length) throw saveFailed('The merge was written but merged cards are still visible on reading back.', { visible: still.map((r) => r.noteid) });
   return { persisted: true, noteid, merged, notMergedCount: plan.notMergedCount, skipped: plan.skipped };
 }

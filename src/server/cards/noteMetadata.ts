@@ -3,7 +3,7 @@ import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
 import type { Store } from '../store/store';
-import { recordPerSet, saveFailed } from './editBatch';
+import { recordPerSet, editNotConfirmed } from './editBatch';
 import { type Db, getNotes, inList } from './noteRows';
 
 /**
@@ -74,7 +74,7 @@ export function confirmMetadata(db: Db, plan: readonly { noteid: string; after: 
       return !s || s.colorIndex !== p.after.colorIndex || s.fillIndex !== p.after.fillIndex;
     })
     .map((p) => ({ noteid: p.noteid, expected: p.after, stored: stored.get(p.noteid) ?? null }));
-  if (disagree.length) throw saveFailed('metadata', { disagree });
+  if (disagree.length) throw editNotConfirmed('metadata', { disagree });
   return stored;
 }
 

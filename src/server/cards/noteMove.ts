@@ -1,4 +1,4 @@
-import { BridgeError, invalidInput } from '../errors';
+import { invalidInput, saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
@@ -113,6 +113,6 @@ export async function moveNotes(store: Store, requests: readonly MoveRequest[], 
   const finalParent = new Map(plan.moves.map((m) => [m.noteid, m.to]));
   const rows = store.all<{ noteid: string; parent_id: string | null }>(`SELECT noteid, parent_id FROM notes WHERE hidden = 0 AND noteid IN ${inList(finalParent.size)}`, [...finalParent.keys()]);
   const persisted = rows.length === finalParent.size && rows.every((r) => r.parent_id === finalParent.get(r.noteid));
-  if (!persisted) throw new BridgeError('SAVE_FAILED', 500, 'The move was written but reading it back disagrees; check GET /study-sets/{id}/tree.', { moved: plan.moves });
+  if (!persisted) throw saveFailed('The move was written but reading it back disagrees; check GET /study-sets/{id}/tree.', { moved: plan.moves });
   return { persisted, topicid: plan.topicid, moved: plan.moves };
 }

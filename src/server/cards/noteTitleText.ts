@@ -2,7 +2,7 @@ import { invalidInput } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
-import { recordPerSet, saveFailed } from './editBatch';
+import { recordPerSet, editNotConfirmed } from './editBatch';
 import { assertPrefix } from './expectedPrefix';
 import { type Db, getNote, inList, type NoteRow, type NoteTextRow, reindexNote } from './noteRows';
 
@@ -75,7 +75,7 @@ export async function editTitle(store: Store, noteid: string, edit: TextEdit, ac
   const ids = group.map((m) => m.noteid);
   const stored = store.all<{ noteid: string; title: string }>(`SELECT noteid, title FROM notes WHERE noteid IN ${inList(ids.length)}`, ids);
   const disagree = ids.filter((id) => stored.find((r) => r.noteid === id)?.title !== edit.text);
-  if (disagree.length) throw saveFailed('title', { noteIds: disagree });
+  if (disagree.length) throw editNotConfirmed('title', { noteIds: disagree });
   return { persisted: true, noteid, title: edit.text, updatedReferences: others(group, noteid) };
 }
 
@@ -114,7 +114,7 @@ export async function editText(store: Store, noteid: string, edit: TextEdit, act
       const b = bodyOf(store, id);
       return edit.text === '' ? b !== undefined : b?.text !== edit.text || b.excerpt !== 0 || b.kind !== kind;
     });
-  if (disagree.length) throw saveFailed('text', { noteIds: disagree });
+  if (disagree.length) throw editNotConfirmed('text', { noteIds: disagree });
   return {
     persisted: true,
     noteid,

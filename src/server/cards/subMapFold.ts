@@ -1,4 +1,4 @@
-import { BridgeError, invalidInput } from '../errors';
+import { invalidInput, saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
@@ -28,6 +28,6 @@ export async function foldIntoSubMap(store: Store, noteid: string, undo: boolean
   });
   const row = store.get<{ sub_map: number }>('SELECT sub_map FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
   const isSubMapRoot = row?.sub_map === 1;
-  if (!row || isSubMapRoot === undo) throw new BridgeError('SAVE_FAILED', 500, 'The sub-map change was written but reading it back disagrees.', { noteid });
+  if (!row || isSubMapRoot === undo) throw saveFailed('The sub-map change was written but reading it back disagrees.', { noteid });
   return { persisted: true, noteid, isSubMapRoot, changed };
 }

@@ -1,4 +1,4 @@
-import { BridgeError, invalidInput, notFound } from '../errors';
+import { invalidInput, notFound, saveFailed } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { inList, recordOperation, type Db } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
@@ -183,7 +183,7 @@ export class DeckCards {
       const r = this.store.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [cardNoteId, deckId]);
       return !!r && [r.question, r.question_content_id, r.question_index, r.title, r.fsrs, r.due_at, r.modified_at].every((v, i) => v === values[i]);
     });
-    if (!persisted) throw new BridgeError('SAVE_FAILED', 500, 'The review cards were written but reading them back disagrees; GET /decks/{id}/cards shows what is stored.', { deckId });
+    if (!persisted) throw saveFailed('The review cards were written but reading them back disagrees; GET /decks/{id}/cards shows what is stored.', { deckId });
     return {
       persisted: true as const,
       deckId,
@@ -225,7 +225,7 @@ export class DeckCards {
     });
     const back = this.store.get<DeckCardRow>('SELECT fsrs, due_at FROM deck_cards WHERE card_note_id = ?', [cardNoteId]);
     if (back?.fsrs !== result.fsrsJson || back.due_at !== result.outcome.schedule.due) {
-      throw new BridgeError('SAVE_FAILED', 500, 'The review was written but reading it back disagrees; GET /decks/{id}/cards shows what is stored.', { cardNoteId });
+      throw saveFailed('The review was written but reading it back disagrees; GET /decks/{id}/cards shows what is stored.', { cardNoteId });
     }
     const s = result.outcome.schedule;
     return {

@@ -57,7 +57,7 @@ export const noteEditRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/notes/metadata',
     summary:
-      'Sets colorIndex (0..15) and/or fillIndex (-1..2) of up to 200 cards; persisted:true only after an independent read-back agrees, else 503 SAVE_FAILED (retryable). True dry-run: wouldChange.',
+      'Sets colorIndex (0..15) and/or fillIndex (-1..2) of up to 200 cards; persisted:true only after an independent read-back agrees, else 500 SAVE_FAILED (retryable). True dry-run: wouldChange.',
     premium: true,
     confirm: 'body',
     dryRun: true,
