@@ -17,6 +17,8 @@ import type { BridgeNode } from './views/bridgeTreeProvider';
 import { DecksProvider } from './views/decksView';
 import { BundlesProvider } from './views/bundlesView';
 import type { BridgeClient } from './client/bridgeClient';
+import { ResultMarkdownEditorProvider } from './editors/resultMarkdownEditor';
+import { registerBundleCommands } from './extension/bundleCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -33,7 +35,9 @@ export interface StudyBridgeApi {
   readonly logFile: string;
   readonly mcpRegistered: boolean;
   readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
-  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode> };
+  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode> };
+  /** The result.md editor (its open previews, their state and problems). */
+  readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
   readonly feed: LibraryChangeFeed;
   /** Resolves when a pending start/restart/takeover has settled. */
@@ -77,6 +81,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   };
   const studySetsTree = vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true });
   const decksTree = vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks });
+  const bundlesTree = vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles });
   /** Selects a card in the Study Sets view (its set's tree is read if needed). */
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     const client = getClient();
@@ -107,7 +112,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
     }),
     decksTree,
-    vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
+    bundlesTree,
+  );
+
+  // Book splitting: the result.md editor (text + card preview) and the bundle commands.
+  const revealImport = (topicid: string, rootNoteId: string) => revealCard({ topicid, title: '' }, rootNoteId);
+  const resultEditor = new ResultMarkdownEditorProvider({
+    extensionUri: context.extensionUri,
+    getClient,
+    log,
+    onSubmitted: async (bundleId, receipt) => {
+      refreshViews();
+      const known = views.bundles.bundles.find((b) => b.bundleId === bundleId);
+      const topicid = known?.topicid ?? (await getClient()?.bundles.list())?.bundles.find((b) => b.bundleId === bundleId)?.topicid;
+      if (topicid) await revealImport(topicid, receipt.rootNoteId);
+    },
+  });
+  context.subscriptions.push(
+    resultEditor,
+    ...registerBundleCommands({
+      log,
+      requireClient: () => {
+        const client = getClient();
+        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
+        return client;
+      },
+      refreshViews,
+      revealImport,
+    }),
   );
 
   // Anyone's write (an agent's, this window's, another window's) refreshes the views.
@@ -121,8 +153,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       void vscode.commands.executeCommand('setContext', 'studyBridge.state', state.mode);
       if (state.mode !== 'starting') refreshViews();
       // Follow the bridge in use; no poll may hold a closing server open.
-      if (state.mode === 'hosting' || state.mode === 'attached') void feed.restart();
-      else void feed.stop();
+      if (state.mode === 'hosting' || state.mode === 'attached') {
+        void feed.restart();
+        resultEditor.recheckAll();
+      } else void feed.stop();
     }),
   );
 
@@ -188,7 +222,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
-    trees: { studySets: studySetsTree, decks: decksTree },
+    trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree },
+    resultEditor,
     feed,
     whenSettled: () => waitSettled(bridgeHost),
   };

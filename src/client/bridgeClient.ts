@@ -5,6 +5,7 @@ import type { DeckSummary } from '../server/library/decks';
 import type { UiContext } from '../server/ui/uiHost';
 import type { LibrarySearch } from '../server/library/librarySearch';
 import { CardsApi } from './cardsApi';
+import { BundlesApi } from './bundlesApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -167,6 +168,8 @@ export class BridgeClient {
   readonly actor: 'agent' | 'user';
   /** Card trees, cards, snapshots, deck cards, the change feed. */
   readonly cards = new CardsApi(this);
+  /** Bundles: list, files, focus, discard, check, submit. */
+  readonly bundles = new BundlesApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

@@ -1,38 +1,150 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
+import type { BundleEntry, BundleManifest } from '../client/bundlesApi';
 import { BridgeTreeProvider, type BridgeNode } from './bridgeTreeProvider';
 
-interface BundleSummary {
-  bundleId?: string;
-  id?: string;
-  state?: string;
-  progress?: number;
-  version?: number;
-}
+/** While a bundle is preparing, the view re-reads GET /bundles this often (progress is not a library write). */
+const PREPARING_POLL_MS = 1_000;
 
-/** Bundles view (GET /bundles). Files and the result.md editor come with the bundles issue. */
+/**
+ * Bundles view (GET /bundles): bundles grouped by book, with their state and
+ * live progress while preparing. Titles and book names come from each
+ * bundle's manifest.json (read once per bundle) and the set's documents.
+ */
 export class BundlesProvider extends BridgeTreeProvider {
+  private readonly manifests = new Map<string, BundleManifest>();
+  private poll: NodeJS.Timeout | undefined;
+  /** The last listing (tests and commands read it). */
+  bundles: BundleEntry[] = [];
+
   protected async loadRoots(client: BridgeClient): Promise<BridgeNode[]> {
-    const body = (await client.request('GET', '/bundles')) as { bundles?: BundleSummary[] };
-    return (body.bundles ?? []).map((b, i) => new BundleNode(b, i));
+    const { bundles } = await client.bundles.list();
+    this.bundles = bundles;
+    this.schedulePoll(bundles.some((b) => b.state === 'preparing'));
+    const ready = bundles.filter((b) => (b.state === 'prepared' || b.state === 'imported') && !this.manifests.has(b.bundleId));
+    await Promise.all(
+      ready.map(async (b) => {
+        const m = await client.bundles.manifest(b.bundleId).catch(() => undefined);
+        if (m) this.manifests.set(b.bundleId, m);
+      }),
+    );
+    const names = await this.bookNames(client, bundles);
+    const byBook = new Map<string, BundleEntry[]>();
+    for (const b of bundles) byBook.set(b.bookmd5, [...(byBook.get(b.bookmd5) ?? []), b]);
+    return [...byBook.entries()]
+      .map(([bookmd5, list]) => new BookNode(bookmd5, names.get(bookmd5) ?? `Book ${bookmd5.slice(0, 8)}…`, list.map((b) => new BundleNode(b, this.manifests.get(b.bundleId)))))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Book file names: from a bundle's manifest, else from its study set's documents. */
+  private async bookNames(client: BridgeClient, bundles: BundleEntry[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const m of this.manifests.values()) if (m.documentTitle) names.set(m.bookmd5, m.documentTitle);
+    const missing = [...new Set(bundles.filter((b) => !names.has(b.bookmd5)).map((b) => b.topicid))];
+    await Promise.all(
+      missing.map(async (topicid) => {
+        const docs = await client.studySetDocuments(topicid).catch(() => []);
+        for (const d of docs) if (!names.has(d.bookmd5)) names.set(d.bookmd5, d.filename);
+      }),
+    );
+    return names;
+  }
+
+  /** A preparing job reports progress in memory only: poll while one runs. */
+  private schedulePoll(preparing: boolean): void {
+    clearTimeout(this.poll);
+    this.poll = preparing ? setTimeout(() => this.refresh(), PREPARING_POLL_MS) : undefined;
+  }
+
+  override dispose(): void {
+    clearTimeout(this.poll);
+    super.dispose();
   }
 }
 
-class BundleNode implements BridgeNode {
+export class BookNode implements BridgeNode {
   readonly id: string;
-  constructor(private readonly bundle: BundleSummary, index: number) {
-    this.id = `bundle/${bundle.bundleId ?? bundle.id ?? index}`;
+  constructor(
+    readonly bookmd5: string,
+    readonly name: string,
+    private readonly bundles: BundleNode[],
+  ) {
+    this.id = `book/${bookmd5}`;
   }
   treeItem(): vscode.TreeItem {
-    const label = this.bundle.bundleId ?? this.bundle.id ?? 'bundle';
-    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(this.name, vscode.TreeItemCollapsibleState.Expanded);
     item.id = this.id;
-    item.iconPath = new vscode.ThemeIcon('package');
+    item.iconPath = new vscode.ThemeIcon('book');
+    item.description = `${this.bundles.length} ${this.bundles.length === 1 ? 'bundle' : 'bundles'}`;
+    item.tooltip = `${this.name}\n${this.bookmd5}`;
+    item.contextValue = 'studyBridge.bundleBook';
+    return item;
+  }
+  async children(): Promise<BridgeNode[]> {
+    return this.bundles;
+  }
+}
+
+const STATE_ICONS: Record<string, [string, string | undefined]> = {
+  preparing: ['sync~spin', undefined],
+  prepared: ['package', 'charts.blue'],
+  imported: ['pass-filled', 'testing.iconPassed'],
+  failed: ['error', 'problemsErrorIcon.foreground'],
+};
+
+export class BundleNode implements BridgeNode {
+  readonly id: string;
+  constructor(
+    readonly bundle: BundleEntry,
+    readonly manifest: BundleManifest | undefined,
+  ) {
+    this.id = `bundle/${bundle.bundleId}`;
+  }
+  get bundleId(): string {
+    return this.bundle.bundleId;
+  }
+  /** The result.md this bundle's folder holds (on this machine). */
+  get resultUri(): vscode.Uri {
+    return vscode.Uri.joinPath(vscode.Uri.file(this.bundle.bundlePath), 'result.md');
+  }
+  treeItem(): vscode.TreeItem {
+    const b = this.bundle;
+    const title = this.manifest?.title || `Bundle ${b.bundleId.slice(0, 8)}`;
+    const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    const [icon, color] = STATE_ICONS[b.state] ?? ['package', undefined];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    const pages = this.manifest ? pageRanges(this.manifest.pages) : '';
     item.description =
-      this.bundle.state === 'preparing' && typeof this.bundle.progress === 'number'
-        ? `preparing ${Math.round(this.bundle.progress * 100)}%`
-        : this.bundle.state;
-    item.contextValue = `studyBridge.bundle.${this.bundle.state ?? 'unknown'}`;
+      b.state === 'preparing' && b.progress
+        ? `preparing ${b.progress.pagesDone}/${b.progress.pagesTotal} pages`
+        : b.state === 'imported'
+          ? `imported v${b.version}${pages ? ` · pp. ${pages}` : ''}`
+          : `${b.state}${pages ? ` · pp. ${pages}` : ''}`;
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**${escapeMd(title)}** — ${b.state}\n\n`);
+    if (this.manifest) tip.appendMarkdown(`${escapeMd(this.manifest.documentTitle)}, pages ${pages} · ${this.manifest.preset} · ${this.manifest.anchorMode}\n\n`);
+    if (b.state === 'failed' && b.error) tip.appendMarkdown(`$(error) ${escapeMd(b.error)}\n\n`);
+    tip.appendMarkdown(`\`${b.bundlePath}\``);
+    item.tooltip = tip;
+    item.contextValue = `studyBridge.bundle.${b.state}`;
+    if (b.state === 'prepared' || b.state === 'imported') {
+      item.command = { command: 'studyBridge.openResult', title: 'Open result.md', arguments: [this] };
+    }
     return item;
   }
 }
+
+/** [3,4,5,9,10] → "3–5, 9–10" */
+export function pageRanges(pages: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < pages.length; i++) {
+    let j = i;
+    while (j + 1 < pages.length && pages[j + 1] === pages[j] + 1) j++;
+    out.push(i === j ? String(pages[i]) : `${pages[i]}–${pages[j]}`);
+    i = j;
+  }
+  return out.join(', ');
+}
+
+const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');

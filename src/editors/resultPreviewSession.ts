@@ -1,0 +1,173 @@
+import * as vscode from 'vscode';
+import { BridgeClientError, type BridgeClient } from '../client/bridgeClient';
+import type { BundleReceipt } from '../client/bundlesApi';
+import { resultEditorHtml } from './resultEditorHtml';
+import { isWebviewMessage, type HostToWebview, type PreviewState, type WebviewToHost } from './resultEditorProtocol';
+import { bundleIdOfPath, previewModel, receiptModel, type PreviewProblem } from './resultPreviewModel';
+
+/** Pause after the last keystroke before checking the text again. */
+export const CHECK_DEBOUNCE_MS = 300;
+
+export interface SessionDeps {
+  extensionUri: vscode.Uri;
+  getClient(): BridgeClient | undefined;
+  log: vscode.LogOutputChannel;
+  /** Sets (or clears, with []) the document's entries in the Problems panel. */
+  setProblems(uri: vscode.Uri, problems: PreviewProblem[]): void;
+  /** After an import: refresh the views, show the cards. */
+  onSubmitted(bundleId: string, receipt: BundleReceipt): Promise<void>;
+}
+
+/**
+ * One open preview of a result.md. The TextDocument is the only model: every
+ * change is checked again (debounced) with the document's current text through
+ * POST /bundles/{id}/check, and the answer is rendered; nothing is kept in the
+ * webview. Submit saves the document first, then sends the same text.
+ */
+export class ResultPreviewSession implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly bundleId: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** Answers to older checks are dropped: only the latest request renders. */
+  private checkSeq = 0;
+  private ready = false;
+  private submitting = false;
+  state: PreviewState;
+  lastReceipt: BundleReceipt | undefined;
+  private readonly disposedEmitter = new vscode.EventEmitter<void>();
+  readonly onDidDispose = this.disposedEmitter.event;
+  private readonly stateEmitter = new vscode.EventEmitter<PreviewState>();
+  /** Fires with every state posted to the webview (tests wait on it). */
+  readonly onDidChangeState = this.stateEmitter.event;
+
+  constructor(
+    readonly document: vscode.TextDocument,
+    private readonly panel: vscode.WebviewPanel,
+    private readonly deps: SessionDeps,
+  ) {
+    this.bundleId = document.uri.scheme === 'file' ? bundleIdOfPath(document.uri.fsPath) : undefined;
+    this.state = this.bundleId
+      ? { status: 'checking', bundleId: this.bundleId }
+      : { status: 'noBundle', message: 'This result.md is not inside a bundle folder (…/bundles/<bundle id>/result.md); there is nothing to check it against.' };
+    const webview = panel.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    webview.html = resultEditorHtml(webview, deps.extensionUri);
+    this.disposables.push(
+      webview.onDidReceiveMessage((m: unknown) => {
+        if (isWebviewMessage(m)) void this.onMessage(m);
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length) this.scheduleCheck();
+      }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  private async onMessage(m: WebviewToHost): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        // The webview (re)loaded: it knows nothing; send what we have, then check afresh.
+        this.ready = true;
+        this.post({ type: 'preview', state: this.state });
+        await this.check();
+        return;
+      case 'revealLine':
+        await this.revealLine(m.line);
+        return;
+      case 'openAsText':
+        await vscode.commands.executeCommand('vscode.openWith', this.document.uri, 'default', this.panel.viewColumn);
+        return;
+      case 'submit':
+        await this.submit(m.requestId);
+        return;
+    }
+  }
+
+  scheduleCheck(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.check(), CHECK_DEBOUNCE_MS);
+  }
+
+  /** Checks the document's current text now (also the tests' way to wait for a fresh answer). */
+  async check(): Promise<PreviewState> {
+    clearTimeout(this.timer);
+    if (!this.bundleId) return this.setState(this.state);
+    const seq = ++this.checkSeq;
+    const client = this.deps.getClient();
+    if (!client) return this.setState({ status: 'unavailable', bundleId: this.bundleId, message: 'The bridge is not running: start it from the status bar to check this file.' });
+    const version = this.document.version;
+    try {
+      const answer = await client.bundles.check(this.bundleId, { resultMarkdown: this.document.getText() });
+      if (seq !== this.checkSeq) return this.state;
+      const model = previewModel(answer);
+      this.deps.setProblems(this.document.uri, model.problems);
+      return this.setState({ status: 'checked', bundleId: this.bundleId, documentVersion: version, model });
+    } catch (err) {
+      if (seq !== this.checkSeq) return this.state;
+      this.deps.setProblems(this.document.uri, []);
+      if (err instanceof BridgeClientError && err.code === 'BUNDLE_NOT_FOUND') {
+        return this.setState({ status: 'noBundle', message: `The bridge knows no bundle ${this.bundleId}${err.details?.discarded ? ' any more (it was discarded)' : ''}: this result.md cannot be checked or submitted.` });
+      }
+      return this.setState({ status: 'unavailable', bundleId: this.bundleId, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private async submit(requestId: number): Promise<void> {
+    const reply = (m: HostToWebview) => this.post(m);
+    const fail = (code: string, message: string) => reply({ type: 'reply', requestId, ok: false, error: { code, message } });
+    const client = this.deps.getClient();
+    if (!this.bundleId) return fail('NOT_A_BUNDLE', 'This file is not in a bundle folder.');
+    if (!client) return fail('BRIDGE_DOWN', 'The bridge is not running.');
+    if (this.submitting) return fail('SUBMIT_IN_FLIGHT', 'A submit is already running.');
+    this.submitting = true;
+    try {
+      reply({ type: 'progress', requestId, message: 'Saving result.md…' });
+      if (this.document.isDirty && !(await this.document.save())) return fail('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
+      reply({ type: 'progress', requestId, message: 'Importing the cards…' });
+      const receipt = await client.bundles.submit(this.bundleId, { resultMarkdown: this.document.getText() });
+      this.lastReceipt = receipt;
+      this.deps.log.info(`bundle ${this.bundleId}: imported version ${receipt.version} (${receipt.parsed.importedCards} cards)`);
+      reply({ type: 'reply', requestId, ok: true, receipt: receiptModel(receipt) });
+      void this.deps.onSubmitted(this.bundleId, receipt).catch((e) => this.deps.log.debug(`after submit: ${String(e)}`));
+      void this.check();
+    } catch (err) {
+      const e = err instanceof BridgeClientError ? err : undefined;
+      fail(e?.code ?? 'ERROR', err instanceof Error ? err.message : String(err));
+    } finally {
+      this.submitting = false;
+    }
+  }
+
+  /** Shows the line in a text editor of this document (beside the preview when none is open). */
+  private async revealLine(line: number): Promise<void> {
+    const at = Math.max(0, Math.min(line - 1, this.document.lineCount - 1));
+    const range = this.document.lineAt(at).range;
+    const open = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === this.document.uri.toString());
+    const editor = await vscode.window.showTextDocument(this.document, {
+      viewColumn: open?.viewColumn ?? vscode.ViewColumn.Beside,
+      selection: range,
+      preserveFocus: false,
+    });
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  private setState(state: PreviewState): PreviewState {
+    this.state = state;
+    this.post({ type: 'preview', state });
+    this.stateEmitter.fire(state);
+    return state;
+  }
+
+  private post(m: HostToWebview): void {
+    if (this.ready) void this.panel.webview.postMessage(m);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.checkSeq++;
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.disposedEmitter.fire();
+    this.disposedEmitter.dispose();
+    this.stateEmitter.dispose();
+  }
+}
