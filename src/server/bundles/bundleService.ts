@@ -251,7 +251,7 @@ export class BundleService {
           const st = statSync(path.join(dir, d.name));
           return { path: d.name, size: st.size, modifiedAt: st.mtime.toISOString(), ...(d.name.startsWith('.') ? { hidden: true, doNotEdit: true } : {}) };
         })
-        .sort((a, b) => a.path.localeCompare(b.path));
+        .sort((a, b) => (a.path < b.path ? -1 : 1));
       return { list: { bundleId, bundlePath: dir, state: row.state, files, count: files.length } };
     }
     const parts = relPath.split(/[\\/]+/);

@@ -51,7 +51,8 @@ function plan(svc: BundleService, row: BundleRow, markdown: string, opts: Submit
 }
 
 function stats(p: ImportPlan) {
-  const failed = p.excerpts.filter((e) => !e.anchored);
+  // In result.md order (the tree order puts merged sections first).
+  const failed = p.excerpts.filter((e) => !e.anchored).sort((a, b) => a.line - b.line);
   return {
     headings: p.headings,
     importedCards: p.importedCards,
@@ -75,7 +76,7 @@ export async function checkBundle(svc: BundleService, bundleId: string, markdown
     state: row.state,
     ok: !parsed.problems.some((x) => x.severity === 'error') && failedTotal === 0 && p.headings === p.importedCards,
     parsed: { ...stats(p), failedExcerpts: undefined },
-    excerpts: p.excerpts.map(({ noteid, ...e }) => ({ ...e, cardKey: noteid })),
+    excerpts: p.excerpts.map(({ noteid, ...e }) => ({ ...e, cardKey: noteid })).sort((a, b) => a.line - b.line),
     tree: p.cards.map((c) => ({ key: c.noteid, parent: c.parent, depth: c.depth, title: c.title, kind: c.kind, line: c.line, hasExcerpt: !!c.source, page: c.source?.page ?? null, texts: c.texts.length, colorIndex: c.colorIndex, fillIndex: c.fillIndex })),
     problems: parsed.problems,
     warnings,

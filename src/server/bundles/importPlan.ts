@@ -101,8 +101,12 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
     plan.cards.push(card);
     if (c.level > 0) plan.importedCards += group.length;
     const bodyTexts = group.flatMap((g) => g.texts);
-    const excerpts = group.flatMap((g) => g.excerpts).map((e) => anchorOne(e, source));
+    const anchored = group.map((g) => g.excerpts.map((e) => anchorOne(e, source)));
+    const children = (g: ParsedCard) => {
+      for (const child of g.children) if (cards[child].mergedInto === undefined) visit(cards[child], noteid, depth + 1);
+    };
     if (opts.excerptMode === 'merge') {
+      const excerpts = anchored.flat();
       const first = excerpts.find((e) => e.anchored);
       if (first) {
         card.source = { bookmd5: opts.bookmd5, page: first.page!, rect: first.rect! };
@@ -114,9 +118,13 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
         plan.excerpts.push({ ...strip(e), noteid });
         if (e.anchored && opts.withBlank) addBlank(noteid, depth + 1, e.line);
       }
-    } else {
-      if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
-      for (const e of excerpts) {
+      group.forEach(children);
+      return;
+    }
+    if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
+    // Each section in file order: its excerpt cards, then its sub-headings (a merged section comes after the target's own).
+    group.forEach((g, gi) => {
+      for (const e of anchored[gi]) {
         const id = newId();
         plan.cards.push({
           noteid: id,
@@ -133,8 +141,8 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
         plan.excerpts.push({ ...strip(e), noteid: id });
         if (e.anchored && opts.withBlank) addBlank(noteid, depth + 1, e.line);
       }
-    }
-    for (const g of group) for (const child of g.children) if (cards[child].mergedInto === undefined) visit(cards[child], noteid, depth + 1);
+      children(g);
+    });
   };
   const addBlank = (parent: string, depth: number, line: number) => {
     plan.blanks++;
