@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { upload } from './documentsFixture';
+import { pollPrepared } from './bundlesFixture';
 
 /**
  * Bundles end to end over HTTP on the corpus books: prepare two
@@ -35,18 +36,6 @@ interface BatchNote {
   noteid: string;
   texts: { index: number; text: string; excerpt: boolean }[];
   sourceAnchor: { hasExcerpt: boolean; bookmd5: string | null; page: number | null; rect: { x: number; y: number; width: number; height: number } | null };
-}
-
-export async function pollPrepared(t: TestBridge, bundleId: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 600; i++) {
-    const l = await t.client.request<{ bundles: Record<string, unknown>[] }>('GET', '/bundles');
-    const b = l.bundles.find((x) => x.bundleId === bundleId)!;
-    if (b.state !== 'preparing') return b;
-    assert.ok(b.progress, 'progress while preparing');
-    assert.equal(b.version, undefined, 'no version while preparing');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('prepare did not finish');
 }
 
 const file = async (t: TestBridge, id: string, path: string) => (await t.client.raw('GET', `/bundles/${id}/files`, { query: { path } })).text();
