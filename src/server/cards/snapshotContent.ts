@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { SqlParam } from '../store/journal';
 import type { Row, WriteTx } from '../store/store';
-import { type Db, type NoteRow, purgeNotes } from './noteRows';
+import { type Db, type NoteRow, inList, purgeNotes } from './noteRows';
 
 /**
  * What a snapshot holds: every card of a set (hidden ones too) with its
  * texts, hashtags, parts and the links touching it, plus the set's document
- * list (recorded for the record; restore writes back only the cards). Rows
- * are kept exactly as stored, so a restore gives back the very same cards.
+ * list (kept for the record; restore writes back only the cards). Rows are
+ * kept exactly as stored, so a restore gives back the very same cards.
+ *
+ * The JSON is built by SQLite itself (json_group_array): materialising 10k
+ * rows as JS objects costs several times more than one string. Blobs are
+ * `{"$hex": …}`.
  */
 export interface SnapshotContent {
   format: 1;
@@ -19,113 +24,169 @@ export interface SnapshotContent {
   documents: Row[];
 }
 
-const OF_SET = 'SELECT noteid FROM notes WHERE topicid = ?';
+type Section = Exclude<keyof SnapshotContent, 'format'>;
 
-/** Reads the set's content in a fixed order, so equal content gives equal JSON. */
-export function readSnapshotContent(db: Db, topicid: string): SnapshotContent {
-  return {
-    format: 1,
-    notes: db.all<NoteRow>('SELECT * FROM notes WHERE topicid = ? ORDER BY noteid', [topicid]),
-    texts: db.all(`SELECT * FROM note_texts WHERE noteid IN (${OF_SET}) ORDER BY noteid, idx`, [topicid]),
-    hashtags: db.all(`SELECT * FROM note_hashtags WHERE noteid IN (${OF_SET}) ORDER BY noteid, path`, [topicid]),
-    parts: db.all(`SELECT * FROM note_parts WHERE noteid IN (${OF_SET}) ORDER BY noteid, idx, content_id`, [topicid]),
-    links: db.all(`SELECT * FROM note_links WHERE noteid IN (${OF_SET}) OR target_id IN (${OF_SET}) ORDER BY noteid, target_id`, [topicid, topicid]),
-    documents: db.all('SELECT * FROM topic_documents WHERE topicid = ? ORDER BY position, bookmd5', [topicid]),
-  };
+const OF_SET = 'SELECT noteid FROM notes WHERE topicid = ?1';
+/** The cards named by a JSON array in ?2 (for reading back only what a restore rewrote). */
+const OF_LIST = 'SELECT value FROM json_each(?2)';
+
+/** Each section: its table and its rows, in a fixed order so equal content gives equal JSON. */
+const sections = (of: string): ReadonlyArray<[Section, string, string]> => [
+  ['notes', 'notes', `SELECT * FROM notes WHERE ${of === OF_SET ? 'topicid = ?1' : `noteid IN (${of})`} ORDER BY noteid`],
+  ['texts', 'note_texts', `SELECT * FROM note_texts WHERE noteid IN (${of}) ORDER BY noteid, idx`],
+  ['hashtags', 'note_hashtags', `SELECT * FROM note_hashtags WHERE noteid IN (${of}) ORDER BY noteid, path`],
+  ['parts', 'note_parts', `SELECT * FROM note_parts WHERE noteid IN (${of}) ORDER BY noteid, idx, content_id`],
+  ['links', 'note_links', `SELECT * FROM note_links WHERE noteid IN (${of}) OR target_id IN (${of}) ORDER BY noteid, target_id`],
+  ['documents', 'topic_documents', 'SELECT * FROM topic_documents WHERE topicid = ?1 ORDER BY position, bookmd5'],
+];
+
+interface Column {
+  name: string;
+  blob: boolean;
 }
 
-/** Deterministic JSON (column order is the table's); part images travel as base64. */
-export function serializeContent(c: SnapshotContent): string {
-  return toJson(c);
+/** Columns of a table as they are now (a later migration may add some a snapshot lacks). */
+function columnsOf(db: Db, table: string): Column[] {
+  return db.all<{ name: string; type: string }>(`PRAGMA table_info(${table})`).map((c) => ({ name: c.name, blob: c.type.toUpperCase() === 'BLOB' }));
 }
 
-/** JSON with byte arrays as `{$b64}` (as the journal writes them). */
-export const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $b64: Buffer.from(x).toString('base64') } : x));
+const rowObject = (cols: readonly Column[]) =>
+  `json_object(${cols.map((c) => `'${c.name}', ${c.blob ? `CASE WHEN "${c.name}" IS NULL THEN NULL ELSE json_object('$hex', hex("${c.name}")) END` : `"${c.name}"`}`).join(', ')})`;
 
-export function parseContent(data: string): SnapshotContent {
-  const c = JSON.parse(data, (_k, v) => (v && typeof v === 'object' && typeof v.$b64 === 'string' ? new Uint8Array(Buffer.from(v.$b64, 'base64')) : v));
-  // Snapshots written before the card library held only notes, texts, hashtags and documents.
-  return { format: 1, notes: c.notes ?? [], texts: c.texts ?? [], hashtags: c.hashtags ?? [], parts: c.parts ?? [], links: c.links ?? [], documents: c.documents ?? [] };
+function contentJson(db: Db, of: string, params: SqlParam[]): string {
+  const parts = sections(of).map(([section, table, select]) => `'${section}', json((SELECT json_group_array(${rowObject(columnsOf(db, table))}) FROM (${select})))`);
+  return db.get<{ j: string }>(`SELECT json_object('format', 1, ${parts.join(', ')}) AS j`, params)!.j;
+}
+
+/** The set's content as deterministic JSON, in one query. */
+export const readSnapshotJson = (db: Db, topicid: string) => contentJson(db, OF_SET, [topicid]);
+
+/** The content of the named cards only (their links and the set's documents included). */
+export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[]) => parseContent(contentJson(db, OF_LIST, [topicid, JSON.stringify(noteIds)]));
+
+/** JSON as SQLite writes it for the snapshot: byte arrays as `{"$hex"}`. */
+export const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
+
+/**
+ * Stored form: deflated JSON as a blob (a 10k-card set is ~5 MB of JSON;
+ * sql.js binds a blob far faster than a string of that size). Older
+ * snapshots hold plain JSON text.
+ */
+export const packContent = (json: string): Uint8Array => deflateRawSync(Buffer.from(json, 'utf8'), { level: 1 });
+
+export function unpackContent(data: string | Uint8Array): SnapshotContent {
+  return parseContent(typeof data === 'string' ? data : inflateRawSync(data).toString('utf8'));
+}
+
+export function parseContent(json: string): SnapshotContent {
+  const c = JSON.parse(json);
+  const out: SnapshotContent = { format: 1, notes: c.notes ?? [], texts: c.texts ?? [], hashtags: c.hashtags ?? [], parts: c.parts ?? [], links: c.links ?? [], documents: c.documents ?? [] };
+  // Blobs only live in parts; a reviver over every value would cost more than the parse.
+  for (const row of out.parts) {
+    for (const [k, v] of Object.entries(row) as Array<[string, unknown]>) {
+      const hex = v && typeof v === 'object' ? (v as { $hex?: unknown }).$hex : undefined;
+      if (typeof hex === 'string') row[k] = new Uint8Array(Buffer.from(hex, 'hex'));
+    }
+  }
+  return out;
 }
 
 export const contentHash = (json: string) => createHash('sha256').update(json).digest('hex');
-
-/** Cards a person sees: hidden ones are kept in the snapshot but not counted. */
-export const visibleCount = (c: SnapshotContent) => c.notes.filter((n) => !n.hidden).length;
 
 /** The text search indexes for a card: the same text `reindexNote` writes (title, texts by index, then #tags). */
 function ftsBody(note: NoteRow, texts: readonly Row[], tags: readonly Row[]): string {
   return [note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n');
 }
 
-/** Columns of a table as they are now (a later migration may have added some a snapshot lacks). */
-function columnsOf(tx: WriteTx, table: string): Set<string> {
-  return new Set(tx.all<{ name: string }>(`PRAGMA table_info(${table})`).map((r) => r.name));
-}
-
-/** Multi-row INSERTs: a 10k-card restore is a few hundred statements, not tens of thousands. */
+/** Inserts rows in one statement: SQLite unpacks the JSON array itself (json_each), so 10k cards are one parameter. */
 function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
   if (!rows.length) return;
-  const existing = columnsOf(tx, table);
-  const cols = Object.keys(rows[0]).filter((c) => existing.has(c));
-  const perStatement = Math.max(1, Math.floor(900 / cols.length));
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
-    const tuple = `(${cols.map(() => '?').join(',')})`;
-    tx.run(
-      `INSERT INTO ${table}(${cols.join(',')}) VALUES ${chunk.map(() => tuple).join(',')}`,
-      chunk.flatMap((r) => cols.map((c) => (r[c] ?? null) as SqlParam)),
-    );
-  }
+  const cols = columnsOf(tx, table).filter((c) => c.name in rows[0]);
+  const values = cols.map((c) => {
+    const path = `'$."${c.name}"'`;
+    return c.blob ? `unhex(json_extract(value, '$."${c.name}"."$hex"'))` : `json_extract(value, ${path})`;
+  });
+  tx.run(`INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`, [toJson(rows)]);
 }
 
 /** Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data). */
 export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent): string[] {
-  const taken: string[] = [];
-  for (let i = 0; i < c.notes.length; i += 500) {
-    const ids = c.notes.slice(i, i + 500).map((n) => n.noteid);
-    const rows = db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (${ids.map(() => '?').join(',')})`, [topicid, ...ids]);
-    taken.push(...rows.map((r) => r.noteid));
+  const ids = c.notes.map((n) => n.noteid);
+  return db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`, [topicid, JSON.stringify(ids)]).map((r) => r.noteid);
+}
+
+const groupByNote = (rows: readonly Row[]) => {
+  const m = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = String(r.noteid);
+    const list = m.get(k);
+    if (list) list.push(r);
+    else m.set(k, [r]);
   }
-  return taken;
+  return m;
+};
+
+/** Per card: the JSON of its row, and of what search and batch-get read with it (texts, tags, parts). */
+function cardKeys(c: SnapshotContent) {
+  const texts = groupByNote(c.texts);
+  const tags = groupByNote(c.hashtags);
+  const parts = groupByNote(c.parts);
+  const keys = new Map<string, { row: string; rest: string; title: string; hidden: number }>();
+  for (const n of c.notes) {
+    keys.set(n.noteid, { row: toJson(n), rest: toJson([texts.get(n.noteid) ?? [], tags.get(n.noteid) ?? [], parts.get(n.noteid) ?? []]), title: n.title, hidden: n.hidden });
+  }
+  return { keys, texts, tags };
 }
 
 /**
- * Replaces every card of the set with the snapshot's rows, exactly (ids,
- * positions, timestamps, hidden flags), and indexes the visible ones for
- * search. Links to cards outside the set are kept only where the other card
- * still exists. Document membership and tables of contents are not touched.
+ * Makes the set's cards exactly the snapshot's (ids, positions, timestamps,
+ * hidden flags, texts, tags, parts, links) by rewriting only what differs
+ * from `current`: a card whose row alone changed (moved, recoloured) keeps
+ * its search entry; the search index is rewritten only for cards whose
+ * title, texts, tags or visibility changed. Links to cards outside the set
+ * are restored only where the other card still exists. Document membership
+ * and tables of contents are not touched.
  */
-export function writeBackContent(tx: WriteTx, topicid: string, c: SnapshotContent): void {
-  const current = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ?', [topicid]).map((r) => r.noteid);
-  purgeNotes(tx, current);
-  insertRows(tx, 'notes', c.notes as unknown as Row[]);
-  insertRows(tx, 'note_texts', c.texts);
-  insertRows(tx, 'note_hashtags', c.hashtags);
-  insertRows(tx, 'note_parts', c.parts);
+export function writeBackContent(tx: WriteTx, topicid: string, snap: SnapshotContent, current: SnapshotContent): { rewritten: string[] } {
+  const want = cardKeys(snap);
+  const have = cardKeys(current);
+  const rowOnly: string[] = [];
+  const full: string[] = [];
+  for (const [id, w] of want.keys) {
+    const h = have.keys.get(id);
+    if (!h) full.push(id);
+    else if (h.rest !== w.rest || h.title !== w.title || h.hidden !== w.hidden) full.push(id);
+    else if (h.row !== w.row) rowOnly.push(id);
+  }
+  const gone = [...have.keys.keys()].filter((id) => !want.keys.has(id));
 
-  const inSet = new Set(c.notes.map((n) => n.noteid));
-  const outside = [...new Set(c.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id)))];
-  const alive = new Set(outside.length ? tx.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN (${outside.map(() => '?').join(',')})`, outside).map((r) => r.noteid) : []);
-  const links = c.links.filter((l) => [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))));
-  // A link from outside may have been re-created since; the snapshot's copy is the same row.
-  for (const l of links) tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [l.noteid as SqlParam, l.target_id as SqlParam]);
-  insertRows(tx, 'note_links', links);
+  // Links first: purgeNotes drops every link touching a purged card; the wanted ones are written back below.
+  const inSet = new Set(want.keys.keys());
+  const outside = [...new Set(snap.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id)))];
+  const alive = new Set(outside.length ? tx.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN ${inList(outside.length)}`, outside).map((r) => r.noteid) : []);
+  const wantLinks = snap.links.filter((l) => [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))));
 
-  const group = <T extends Row>(rows: readonly T[]) => {
-    const m = new Map<string, T[]>();
-    for (const r of rows) {
-      const k = String(r.noteid);
-      const list = m.get(k);
-      if (list) list.push(r);
-      else m.set(k, [r]);
-    }
-    return m;
-  };
-  const texts = group(c.texts);
-  const tags = group(c.hashtags);
-  const fts = c.notes
-    .filter((n) => !n.hidden)
-    .map((n) => ({ noteid: n.noteid, topicid: n.topicid, body: ftsBody(n, texts.get(n.noteid) ?? [], tags.get(n.noteid) ?? []) }));
+  purgeNotes(tx, [...gone, ...full]);
+  for (let i = 0; i < rowOnly.length; i += 500) {
+    const chunk = rowOnly.slice(i, i + 500);
+    tx.run(`DELETE FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk);
+  }
+  const rewrite = new Set([...full, ...rowOnly]);
+  const fullSet = new Set(full);
+  insertRows(tx, 'notes', snap.notes.filter((n) => rewrite.has(n.noteid)) as unknown as Row[]);
+  insertRows(tx, 'note_texts', snap.texts.filter((r) => fullSet.has(String(r.noteid))));
+  insertRows(tx, 'note_hashtags', snap.hashtags.filter((r) => fullSet.has(String(r.noteid))));
+  insertRows(tx, 'note_parts', snap.parts.filter((r) => fullSet.has(String(r.noteid))));
+  const fts = snap.notes
+    .filter((n) => fullSet.has(n.noteid) && !n.hidden)
+    .map((n) => ({ noteid: n.noteid, topicid: n.topicid, body: ftsBody(n, want.texts.get(n.noteid) ?? [], want.tags.get(n.noteid) ?? []) }));
   insertRows(tx, 'notes_fts', fts);
+
+  // Links: what is there now (after the purge) against what the snapshot wants.
+  const nowLinks = tx.all<Row>(`SELECT * FROM note_links WHERE noteid IN (SELECT noteid FROM notes WHERE topicid = ?1) OR target_id IN (SELECT noteid FROM notes WHERE topicid = ?1)`, [topicid]);
+  const wantKeys = new Set(wantLinks.map(toJson));
+  const nowKeys = new Set(nowLinks.map(toJson));
+  for (const l of nowLinks) if (!wantKeys.has(toJson(l))) tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [l.noteid as SqlParam, l.target_id as SqlParam]);
+  insertRows(tx, 'note_links', wantLinks.filter((l) => !nowKeys.has(toJson(l))));
+  return { rewritten: [...rewrite, ...gone] };
 }

@@ -5,7 +5,7 @@ import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import { type Db, inList, recordOperation } from './noteRows';
-import { idsTakenElsewhere, parseContent, readSnapshotContent, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
+import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotJson, type SnapshotContent, toJson, unpackContent, writeBackContent } from './snapshotContent';
 import { getSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
 
 /**
@@ -46,7 +46,7 @@ function userEditsSince(db: Db, snap: SnapshotRow, content?: SnapshotContent): C
   }
   // A card the person deleted since is named by its title in the snapshot.
   if (ids.some((id) => !titles.has(id))) {
-    const c = content ?? parseContent(db.get<{ data: string }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snap.snapshot_id])!.data);
+    const c = content ?? unpackContent(db.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snap.snapshot_id])!.data);
     for (const n of c.notes) if (kinds.has(n.noteid) && !titles.has(n.noteid)) titles.set(n.noteid, n.title);
   }
   return ids.map((noteid) => ({ noteid, title: titles.get(noteid) ?? '', operations: kinds.get(noteid)! }));
@@ -79,13 +79,21 @@ export async function previewRestore(store: Store, ui: UiHost, snapshotId: strin
   };
 }
 
-/** Compares what the store holds now with the snapshot, table by table (on the columns the snapshot has). */
-function readBackAgrees(db: Db, topicid: string, c: SnapshotContent): boolean {
-  const now = readSnapshotContent(db, topicid);
+/**
+ * Re-reads the cards the restore rewrote and compares them with the
+ * snapshot's rows, table by table (on the columns the snapshot has); the
+ * others were equal already. The set's card count must match too.
+ */
+function readBackAgrees(db: Db, topicid: string, c: SnapshotContent, rewritten: readonly string[]): boolean {
+  const ids = new Set(rewritten);
+  const now = readCardsJson(db, topicid, rewritten);
+  const count = db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ?', [topicid])?.n;
+  if (count !== c.notes.length) return false;
   return (['notes', 'texts', 'hashtags', 'parts'] as const).every((t) => {
     const keys = c[t].length ? Object.keys(c[t][0]) : [];
     const project = (rows: readonly object[]) => rows.map((r) => keys.map((k) => (r as Record<string, unknown>)[k]));
-    return toJson(project(now[t])) === toJson(project(c[t]));
+    const wanted = (c[t] as readonly Record<string, unknown>[]).filter((r) => ids.has(String(r.noteid)));
+    return toJson(project(now[t])) === toJson(project(wanted));
   });
 }
 
@@ -99,7 +107,7 @@ export async function restoreSnapshot(store: Store, ui: UiHost, snapshotId: stri
       snapshotId,
     });
   }
-  const content = parseContent(store.get<{ data: string }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snapshotId])!.data);
+  const content = unpackContent(store.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snapshotId])!.data);
   const label = snapshotLabel(snap.kind, snap.description);
 
   return store.write((tx) => {
@@ -117,11 +125,11 @@ export async function restoreSnapshot(store: Store, ui: UiHost, snapshotId: stri
       throw conflict('SNAPSHOT_CONFLICT', `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`, { noteIds: taken.slice(0, 50) });
     }
     const now = nowIso();
-    const protection = writeSnapshotTx(tx, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now);
-    const before = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ?', [topicid]).map((r) => r.noteid);
-    writeBackContent(tx, topicid, content);
-    recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: [...before, ...content.notes.map((n) => n.noteid)], now });
-    if (!readBackAgrees(tx, topicid, content)) {
+    const currentJson = readSnapshotJson(tx, topicid);
+    const protection = writeSnapshotTx(tx, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, currentJson);
+    const { rewritten } = writeBackContent(tx, topicid, content, parseContent(currentJson));
+    recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
+    if (!readBackAgrees(tx, topicid, content, rewritten)) {
       throw new BridgeError('SAVE_FAILED', 500, 'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.', { snapshotId });
     }
     return {

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store, WriteTx } from '../store/store';
 import { type Db, lastOperationSeq } from './noteRows';
-import { contentHash, readSnapshotContent, serializeContent, visibleCount } from './snapshotContent';
+import { contentHash, packContent, readSnapshotJson } from './snapshotContent';
 
 /**
  * Snapshots of a study set's cards. Each is taken inside the transaction
@@ -81,18 +81,17 @@ export interface WrittenSnapshot {
   createdAt: string;
 }
 
-/** Writes a snapshot of the set's current content; returns its id. */
-export function writeSnapshotTx(tx: WriteTx, topicid: string, kind: SnapshotKind, description: string, now: string): WrittenSnapshot {
-  const content = readSnapshotContent(tx, topicid);
-  const data = serializeContent(content);
-  const snapshot = { snapshotId: newId(), noteCount: visibleCount(content), contentHash: contentHash(data), createdAt: now };
+/** Writes a snapshot of the set's current content (`data`: its JSON when the caller has just read it). */
+export function writeSnapshotTx(tx: WriteTx, topicid: string, kind: SnapshotKind, description: string, now: string, data = readSnapshotJson(tx, topicid)): WrittenSnapshot {
+  const noteCount = tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
+  const snapshot = { snapshotId: newId(), noteCount, contentHash: contentHash(data), createdAt: now };
   tx.run('INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
     snapshot.snapshotId,
     topicid,
     description,
     snapshot.noteCount,
     snapshot.contentHash,
-    data,
+    packContent(data),
     now,
     lastOperationSeq(tx, topicid),
     kind,
@@ -120,7 +119,8 @@ export async function createAgentSnapshot(store: Store, topicid: string, rawDesc
   assertStudySet(store, topicid);
   const description = stripAgentPrefix(rawDescription);
   return store.write((tx) => {
-    const hash = contentHash(serializeContent(readSnapshotContent(tx, topicid)));
+    const data = readSnapshotJson(tx, topicid);
+    const hash = contentHash(data);
     const last = lastSnapshot(tx, topicid);
     if (last && last.content_hash === hash) {
       return {
@@ -134,7 +134,7 @@ export async function createAgentSnapshot(store: Store, topicid: string, rawDesc
         ],
       };
     }
-    const written = writeSnapshotTx(tx, topicid, 'agent', description, nowIso());
+    const written = writeSnapshotTx(tx, topicid, 'agent', description, nowIso(), data);
     return { ...toRecord(getSnapshot(tx, written.snapshotId)), created: true };
   });
 }
