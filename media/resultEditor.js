@@ -61,9 +61,12 @@
     row.dataset.anchored = String(x.anchored);
     row.dataset.line = String(x.line);
     row.appendChild(el('span', 'mark', x.anchored ? '✓' : '✗'));
-    row.appendChild(el('span', 'excerpt-text', `“${x.text}”`));
+    const body = el('span', 'excerpt-body');
+    body.appendChild(el('span', 'excerpt-text', `“${x.text}”`));
+    if (!x.anchored) body.appendChild(el('span', 'reason', `Not anchored: ${x.reasonText}`));
+    row.appendChild(body);
     const meta = el('span', 'meta');
-    meta.appendChild(el('span', x.anchored ? 'page' : 'reason', x.anchored ? `p. ${x.page}` : `not found: ${x.reasonText}`));
+    if (x.anchored) meta.appendChild(el('span', 'page', `p. ${x.page}`));
     meta.appendChild(lineLink(x.line, `line ${x.line}`));
     row.appendChild(meta);
     return row;
@@ -87,7 +90,8 @@
     statusEl.textContent = m.ok ? 'ready to submit' : 'has problems';
     statusEl.className = `status ${m.ok ? 'ok' : 'bad'}`;
     document.body.dataset.bundleState = m.bundleState;
-    submitBtn.textContent = m.bundleState === 'imported' ? 'Submit again (replaces the import)' : 'Submit';
+    submitBtn.textContent = m.bundleState === 'imported' ? 'Submit again' : 'Submit';
+    submitBtn.title = m.bundleState === 'imported' ? 'Save result.md and replace the imported cards (a snapshot is taken first)' : 'Save result.md and import these cards into the study set';
 
     clear(summaryEl);
     summaryEl.hidden = false;

@@ -96,10 +96,9 @@ export function registerBundleCommands(deps: BundleCommandDeps): vscode.Disposab
     const consent = scripted?.consent ?? modalConsent;
     if ((await consent('Discard this bundle?', detail, 'Discard')) !== 'Discard') return undefined;
     // An open preview or text editor of its result.md would show a deleted file.
-    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
-      const input = tab.input as { uri?: vscode.Uri } | undefined;
-      if (input?.uri?.toString() === t.resultUri.toString()) await vscode.window.tabGroups.close(tab, true);
-    }
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.toString() === t.resultUri.toString());
+    // All at once: closing one tab can invalidate the others' handles. Best effort; the discard matters.
+    if (tabs.length) await Promise.resolve(vscode.window.tabGroups.close(tabs, true)).catch((e) => deps.log.debug(`discard: closing tabs: ${String(e)}`));
     const result = await deps.requireClient().bundles.discard(t.bundleId);
     deps.refreshViews();
     return result;

@@ -55,14 +55,18 @@ async function main(): Promise<number> {
   const suiteDir = join(root, '.cache', 'extension-suite');
   rmSync(suiteDir, { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: { index: join(root, 'test', 'extension', 'suite', 'index.ts'), 'extension.test': join(root, 'test', 'extension', 'suite', 'extension.test.ts') },
+    entryPoints: {
+      index: join(root, 'test', 'extension', 'suite', 'index.ts'),
+      'extension.test': join(root, 'test', 'extension', 'suite', 'extension.test.ts'),
+      'bundles.test': join(root, 'test', 'extension', 'suite', 'bundles.test.ts'),
+    },
     outdir: suiteDir,
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'cjs',
     sourcemap: 'inline',
-    external: ['vscode', 'mocha', './extension.test'],
+    external: ['vscode', 'mocha', './extension.test', './bundles.test'],
     logLevel: 'warning',
   });
 
@@ -289,12 +293,16 @@ async function serveSignal(
  * - screenshot:   the same, then save the sidebar (and the page) as `file`
  * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
  *                 answer the input box it opens (its prefilled value is returned)
+ * - webview:      in the webview whose page has `marker` (a CSS selector), click
+ *                 `click`, wait for `waitFor` and for every `expect` text, save
+ *                 the window as `screenshot`; returns the texts of `read` selectors
  * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
  */
 type UiAction =
   | { action: 'rows'; expect: string[]; timeoutMs?: number }
   | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
-  | { action: 'context-menu'; row: string; item: string; input?: string };
+  | { action: 'context-menu'; row: string; item: string; input?: string }
+  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number };
 
 async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
   const sidebarRows = () => page.locator('.part.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
@@ -323,6 +331,8 @@ async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
       log(`screenshot ${file}`);
       return { path: file, rows };
     }
+    case 'webview':
+      return serveWebview(page, a);
     case 'context-menu': {
       await waitRows([a.row]);
       const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
@@ -339,6 +349,43 @@ async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
       return { clicked: a.item, prefilled };
     }
   }
+}
+
+/** A webview's content: VS Code nests it as iframe.webview → iframe#active-frame. */
+async function webviewFrame(page: Page, marker: string, timeoutMs: number) {
+  return until(async () => {
+    const outer = page.locator('iframe.webview.ready');
+    for (let i = (await outer.count()) - 1; i >= 0; i--) {
+      const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
+      if (await inner.locator(marker).count().catch(() => 0)) return inner;
+    }
+    return undefined;
+  }, timeoutMs, `a webview showing ${marker}`);
+}
+
+async function serveWebview(page: Page, a: Extract<UiAction, { action: 'webview' }>): Promise<unknown> {
+  const timeoutMs = a.timeoutMs ?? 20_000;
+  const frame = await webviewFrame(page, a.marker, timeoutMs);
+  if (a.click) await frame.locator(a.click).first().click({ timeout: timeoutMs });
+  if (a.waitFor) await frame.locator(a.waitFor).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  let body = '';
+  try {
+    await until(async () => {
+      body = await frame.locator('body').innerText();
+      return (a.expect ?? []).every((t) => body.includes(t)) ? true : undefined;
+    }, timeoutMs, `webview texts ${JSON.stringify(a.expect)}`);
+  } catch (e) {
+    await page.screenshot({ path: join(out, `webview-timeout-${Date.now()}.png`) });
+    throw new Error(`${(e as Error).message}; webview shows: ${body.slice(0, 1500)}`);
+  }
+  const read: Record<string, string[]> = {};
+  for (const sel of a.read ?? []) read[sel] = await frame.locator(sel).allInnerTexts();
+  if (a.screenshot) {
+    await sleep(300); // layout settles
+    await page.screenshot({ path: join(out, a.screenshot) });
+    log(`screenshot ${join(out, a.screenshot)}`);
+  }
+  return { body, read };
 }
 
 /** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide. */

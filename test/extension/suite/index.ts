@@ -28,6 +28,8 @@ export async function run(): Promise<void> {
   // Loaded after pre-require so describe/it exist.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('./extension.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('./bundles.test');
 
   const t0 = Date.now();
   await new Promise<void>((resolve) => {
