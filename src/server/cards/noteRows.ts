@@ -152,9 +152,16 @@ export function insertNote(tx: WriteTx, n: NewNote): void {
   reindexNote(tx, n.noteid);
 }
 
+/**
+ * The index rows of the cards `where` selects from notes_fts_content (c0noteid,
+ * c1topicid are the indexed columns): deleting by docid through the content
+ * table's index is a lookup, where a column constraint on notes_fts scans it all.
+ */
+export const deleteIndexRows = (where: string) => `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
+
 /** Rewrites a card's full-text row from its title, texts and hashtags (call after any change to them). */
 export function reindexNote(tx: WriteTx, noteid: string): void {
-  tx.run('DELETE FROM notes_fts WHERE noteid = ?', [noteid]);
+  tx.run(deleteIndexRows('c0noteid = ?'), [noteid]);
   const n = tx.get<{ topicid: string; title: string; hidden: number }>('SELECT topicid, title, hidden FROM notes WHERE noteid = ?', [noteid]);
   if (!n || n.hidden) return;
   const texts = tx.all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid]).map((t) => t.text);
@@ -167,7 +174,8 @@ export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
   for (let i = 0; i < noteIds.length; i += 500) {
     const ids = noteIds.slice(i, i + 500) as SqlParam[];
     const list = inList(ids.length);
-    for (const table of ['note_texts', 'note_hashtags', 'note_parts', 'notes_fts']) tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
+    for (const table of ['note_texts', 'note_hashtags', 'note_parts']) tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
+    tx.run(deleteIndexRows(`c0noteid IN ${list}`), ids);
     tx.run(`DELETE FROM note_links WHERE noteid IN ${list} OR target_id IN ${list}`, [...ids, ...ids]);
     tx.run(`DELETE FROM notes WHERE noteid IN ${list}`, ids);
   }

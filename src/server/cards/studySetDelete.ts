@@ -2,7 +2,7 @@ import { conflict, notFound } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
-import { purgeNotes, recordOperation } from './noteRows';
+import { deleteIndexRows, purgeNotes, recordOperation } from './noteRows';
 import { writeSnapshotTx } from './snapshots';
 
 export interface DeleteSetOptions {
@@ -47,7 +47,7 @@ export async function deleteStudySet(store: Store, topicid: string, opts: Delete
 
     if (opts.keepHighlights) {
       tx.run('UPDATE notes SET hidden = 1 WHERE topicid = ? AND hidden = 0', [topicid]);
-      tx.run('DELETE FROM notes_fts WHERE topicid = ?', [topicid]);
+      tx.run(deleteIndexRows('c1topicid = ?'), [topicid]);
       tx.run('UPDATE topics SET hidden = 1 WHERE topicid = ?', [topicid]);
       recordOperation(tx, { topicid, kind: 'delete-set', actor: opts.actor, noteIds, now });
       return {
