@@ -228,9 +228,13 @@ describe('library documents: upload, delete, folders; document writes', function
     await t.client.request('POST', `/library/documents/${d.bookmd5}/delete`, { body: { confirm: true } });
   });
 
-  it('delete: 409 DOCUMENT_IN_USE while cards are anchored; then removes file and records', async () => {
+  it('delete: 409 DOCUMENT_IN_USE while cards are anchored, hidden ones too (a set deleted with keepHighlights keeps them); then removes file and records', async () => {
     await refused('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } }, 409, 'DOCUMENT_IN_USE');
     await t.bridge.services.store.write((tx) => tx.run(`UPDATE notes SET hidden = 1 WHERE noteid = 'N1'`));
+    const kept = await t.client.raw('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } });
+    assert.equal(kept.status, 409);
+    assert.deepEqual([kept.json<any>().error.details.anchoredCards, kept.json<any>().error.details.hiddenAnchoredCards], [1, 1]);
+    await t.bridge.services.store.write((tx) => tx.run(`DELETE FROM notes WHERE noteid = 'N1'`));
     const r = await t.client.request<any>('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } });
     assert.deepEqual([r.removed, r.partial], [true, false]);
     assert.ok(!existsSync(join(t.bridge.services.config.libraryDir, 'papers/cad/CAD.pdf')));

@@ -358,9 +358,14 @@ export class DocumentService {
 
   async delete(bookmd5: string) {
     const row = this.get(bookmd5);
-    const anchored = this.store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE source_bookmd5 = ? AND hidden = 0', [bookmd5])?.n ?? 0;
-    if (anchored > 0) {
-      throw conflict('DOCUMENT_IN_USE', `${anchored} card(s) are anchored to this document; remove them (or the document from their study sets) first.`, { anchoredCards: anchored });
+    // Hidden cards count too: a set deleted with keepHighlights keeps its highlights on this book.
+    const anchored = this.store.get<{ n: number; hidden: number }>('SELECT count(*) AS n, coalesce(sum(hidden), 0) AS hidden FROM notes WHERE source_bookmd5 = ?', [bookmd5]) ?? { n: 0, hidden: 0 };
+    if (anchored.n > 0) {
+      const kept = anchored.hidden ? ` (${anchored.hidden} of them hidden: highlights kept by deleted study sets or review cards; delete such a set with keepHighlights:false to release them)` : '';
+      throw conflict('DOCUMENT_IN_USE', `${anchored.n} card(s) are anchored to this document${kept}; remove them (or the document from their study sets) first.`, {
+        anchoredCards: anchored.n,
+        hiddenAnchoredCards: anchored.hidden,
+      });
     }
     const a = this.active.get(bookmd5);
     a?.handle.cancel();
@@ -393,7 +398,7 @@ export class DocumentService {
     const row = this.get(bookmd5);
     const file = this.filePath(row);
     const exists = existsSync(file);
-    const hasLearningData = !!this.store.get('SELECT 1 FROM notes WHERE source_bookmd5 = ? AND hidden = 0', [bookmd5]);
+    const hasLearningData = !!this.store.get('SELECT 1 FROM notes WHERE source_bookmd5 = ?', [bookmd5]);
     const base = {
       bookmd5,
       path: row.folder ? `${row.folder}/${row.filename}` : row.filename,
