@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { conflict, invalidInput, notFound } from '../errors';
 import type { Actor } from '../http/routeTable';
-import { descendantIds, getNote, insertNote, purgeNotes, recordOperation } from '../cards/noteRows';
+import { descendantIds, getNote, nextChildPosition, purgeNotes, recordOperation } from '../cards/noteRows';
 import { takeSnapshotTx } from '../cards/snapshots';
 import { nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
+import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
 import { RECEIPT_FILE } from './bundleFiles';
 import { requestOf, type BundleRow } from './bundleRecords';
@@ -172,33 +173,63 @@ function allDescendants(svc: BundleService, rootId: string): string[] {
     .map((r) => r.noteid);
 }
 
+/** Rows per multi-row INSERT: 14 parameters a row stays under SQLite's 999-parameter limit. */
+const ROWS_PER_INSERT = 64;
+
+function insertRows(tx: WriteTx, head: string, width: number, rows: SqlParam[][]): void {
+  const one = `(${Array.from({ length: width }, () => '?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    tx.run(`${head} VALUES ${chunk.map(() => one).join(', ')}`, chunk.flat());
+  }
+}
+
+/**
+ * Writes the planned cards: the same rows insertNote writes (card, texts,
+ * search index: title and texts joined, as reindexNote builds it; new cards
+ * have no hashtags), in multi-row statements, since a 2,000-card import
+ * would otherwise run some 14,000 statements.
+ */
 function writeTree(tx: WriteTx, p: ImportPlan, topicid: string, parentId: string, rootPosition: number | undefined, now: string): void {
   const nextPos = new Map<string, number>();
+  const notes: SqlParam[][] = [];
+  const texts: SqlParam[][] = [];
+  const fts: SqlParam[][] = [];
   for (const c of p.cards) {
     const parent = c.parent ?? parentId;
-    let position: number | undefined;
-    if (c.parent === null) position = rootPosition;
+    let position: number;
+    if (c.parent === null) position = rootPosition ?? nextChildPosition(tx, parent);
     else {
       position = nextPos.get(parent) ?? 0;
       nextPos.set(parent, position + 1);
     }
-    // Comments first: insertNote indexes the card for search from all its texts.
-    c.texts.slice(1).forEach((t, i) => tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, ?, ?)', [c.noteid, i + 1, t.text, t.excerpt ? 1 : 0, t.excerpt ? 'excerpt' : 'text']));
-    insertNote(tx, {
-      noteid: c.noteid,
+    notes.push([
+      c.noteid,
       topicid,
-      parentId: parent,
+      parent,
       position,
-      title: c.title,
-      text: c.texts[0]?.text,
-      excerpt: c.texts[0]?.excerpt,
-      source: c.source,
-      colorIndex: c.colorIndex,
-      fillIndex: c.fillIndex,
+      c.title,
+      c.colorIndex,
+      c.fillIndex,
+      c.source?.bookmd5 ?? null,
+      c.source?.page ?? null,
+      c.source ? JSON.stringify(c.source.rect) : null,
+      c.kind === 'blank' ? 'blank' : 'card',
       now,
-    });
-    if (c.kind === 'blank') tx.run(`UPDATE notes SET kind = 'blank' WHERE noteid = ?`, [c.noteid]);
+      now,
+    ]);
+    const own = c.texts.filter((t) => t.text !== '');
+    own.forEach((t, i) => texts.push([c.noteid, i, t.text, t.excerpt ? 1 : 0, t.excerpt ? 'excerpt' : 'text']));
+    fts.push([c.noteid, topicid, [c.title, ...own.map((t) => t.text)].join('\n')]);
   }
+  insertRows(
+    tx,
+    'INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, source_bookmd5, source_page, source_rect, kind, created_at, modified_at)',
+    13,
+    notes,
+  );
+  insertRows(tx, 'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)', 5, texts);
+  insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', 3, fts);
 }
 
 function readMarker(svc: BundleService, row: BundleRow): Record<string, unknown> | undefined {
