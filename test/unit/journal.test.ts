@@ -16,6 +16,17 @@ describe('write journal', () => {
     assert.deepEqual(records[0].stmts[0][1], ['a', 1, null, blob]);
   });
 
+  it('a Buffer (and a view into a larger buffer) replays as its own bytes', async () => {
+    const dir = tempDir();
+    const big = Buffer.from('xxHELLOxx');
+    const store = await Store.open(dir, { idleCheckpointMs: 0 });
+    await store.write((tx) => tx.run('INSERT INTO page_parts(content_id, bookmd5, page, kind, image, created_at) VALUES (?, ?, 1, ?, ?, ?)', ['c1', 'b', 'ink', big.subarray(2, 7), 'now']));
+    // No close: a second open replays the journal alone, as after kill -9.
+    const replayed = await Store.open(dir, { idleCheckpointMs: 0 });
+    const row = replayed.get<{ image: Uint8Array }>('SELECT image FROM page_parts WHERE content_id = ?', ['c1']);
+    assert.equal(Buffer.from(row!.image).toString(), 'HELLO');
+  });
+
   it('stops at a torn tail: a short record or a CRC mismatch', () => {
     const path = join(tempDir(), 'j');
     const a = encodeRecord({ seq: 1, stmts: [['X', []]] });

@@ -21,13 +21,15 @@ const HEADER = 8;
 
 const withBytes = (rec: JournalRecord) => rec.stmts.some(([, params]) => params.some((p) => p instanceof Uint8Array));
 
+/**
+ * Bytes are written as {$b64}. Mapped explicitly rather than by a replacer:
+ * JSON.stringify calls Buffer's toJSON before any replacer sees it, which
+ * journaled {type:'Buffer',data} objects that could not be bound on replay.
+ */
+const encodeParam = (p: SqlParam) => (p instanceof Uint8Array ? { $b64: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('base64') } : p);
+
 export function encodeRecord(rec: JournalRecord): Buffer {
-  // A replacer runs for every value; most records carry no bytes, and plain stringify is several times faster on big ones.
-  const payload = Buffer.from(
-    withBytes(rec)
-      ? JSON.stringify(rec, (_k, v) => (v instanceof Uint8Array ? { $b64: Buffer.from(v).toString('base64') } : v))
-      : JSON.stringify(rec),
-  );
+  const payload = Buffer.from(JSON.stringify(withBytes(rec) ? { seq: rec.seq, stmts: rec.stmts.map(([sql, params]) => [sql, params.map(encodeParam)]) } : rec));
   const head = Buffer.alloc(HEADER);
   head.writeUInt32LE(payload.length, 0);
   head.writeUInt32LE(crc32(payload) >>> 0, 4);
