@@ -13,6 +13,10 @@ import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
 import { libraryChangeRoutes } from './libraryChanges';
 import { bundleRoutes } from './bundles';
+import { noteImageRoutes } from './noteImages';
+import { uiStateRoutes } from './uiState';
+import { legacySyncRoutes } from './legacySync';
+import { mindMapPrintRoutes } from './mindMapPrint';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -30,4 +34,8 @@ export const allRoutes: readonly RouteDecl[] = [
   ...deckCardRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,
+  ...noteImageRoutes,
+  ...mindMapPrintRoutes,
+  ...uiStateRoutes,
+  ...legacySyncRoutes,
 ];
