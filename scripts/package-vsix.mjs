@@ -9,7 +9,7 @@
 //  4. Prints the VSIX path and size.
 import { execFileSync } from 'node:child_process';
 import { builtinModules, createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +27,8 @@ execFileSync(process.execPath, ['esbuild.mjs', '--production', `--outdir=${dist}
 for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'media']) {
   if (existsSync(join(root, f))) cpSync(join(root, f), join(stage, f), { recursive: true });
 }
+// The README's screenshots live in docs/, which the VSIX does not carry: drop their image lines there.
+writeFileSync(join(stage, 'README.md'), readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\(docs\/[^)]*\)\n?/gm, ''));
 
 // ── run-time requires left in the bundles ──
 const builtins = new Set([...builtinModules, 'vscode']);
