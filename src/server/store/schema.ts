@@ -241,4 +241,33 @@ CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid);
 CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid);
 `,
   },
+  {
+    version: 5,
+    sql: `
+-- One row per grade (issue 11): what ts-fsrs's ReviewLog holds, so FSRS
+-- parameters can be fitted to this person later. state_before, due_before,
+-- stability, difficulty and learning_steps are the card's values before the
+-- grade (as ts-fsrs logs them); due_after is where the grade moved it.
+CREATE TABLE review_logs (
+  id TEXT PRIMARY KEY,
+  deck_id TEXT NOT NULL,
+  card_note_id TEXT NOT NULL,
+  rating INTEGER NOT NULL,               -- ts-fsrs Rating: 1 again, 2 hard, 3 good, 4 easy
+  state_before INTEGER NOT NULL,         -- ts-fsrs State: 0 new, 1 learning, 2 review, 3 relearning
+  due_before TEXT NOT NULL,
+  stability REAL NOT NULL,
+  difficulty REAL NOT NULL,
+  elapsed_days REAL NOT NULL,
+  last_elapsed_days REAL NOT NULL,
+  scheduled_days REAL NOT NULL,
+  learning_steps INTEGER NOT NULL,
+  reviewed_at TEXT NOT NULL,
+  duration_ms INTEGER,
+  due_after TEXT NOT NULL,
+  actor TEXT NOT NULL
+);
+CREATE INDEX review_logs_deck ON review_logs(deck_id, reviewed_at);
+CREATE INDEX review_logs_card ON review_logs(card_note_id, reviewed_at);
+`,
+  },
 ];
