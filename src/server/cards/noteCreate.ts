@@ -11,7 +11,8 @@ export interface CreateCardInput {
   parentNoteId?: string;
   title?: string;
   text?: string;
-  excerpt?: { bookmd5: string; page: number; text: string };
+  /** `rect` (PDF points, top-left origin): the reader's selection, stored as the anchor instead of the text match. */
+  excerpt?: { bookmd5: string; page: number; text: string; rect?: { x: number; y: number; width: number; height: number } };
   colorIndex?: number;
   fillIndex?: number;
   actor: Actor;
@@ -34,14 +35,32 @@ function parentIn(db: Pick<BridgeServices['store'], 'get' | 'all'>, topicid: str
 }
 
 /**
+ * The reader's selection rectangle, kept as given (the person chose exactly
+ * this): the document and page must exist (404 DOCUMENT_NOT_FOUND, 422
+ * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
+ * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
+ */
+function givenRect(services: Pick<BridgeServices, 'store' | 'documents'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
+  const row = services.documents.get(bookmd5);
+  if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
+  const size = services.store.get<{ width: number; height: number }>('SELECT width, height FROM pages WHERE bookmd5 = ? AND page = ?', [bookmd5, page]);
+  // Half a point of slack: a selection's edge may round past the page's.
+  if (size?.width && size.height && (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)) {
+    throw invalidInput(`excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`, { rect, pageSize: { width: size.width, height: size.height } }, 'RECT_OUTSIDE_PAGE');
+  }
+  return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
+}
+
+/**
  * Creates one card under `parentNoteId` (default: the set's root card). An
  * excerpt is anchored to its rectangle on the page with the matcher of
  * POST /documents/{id}/locate (waiting for the page's extraction like locate
  * does); an excerpt that cannot be found still becomes a card, with the page
- * but no rectangle, and a warning says why. Everything is written in one
- * transaction with one operation-log row, then read back.
+ * but no rectangle, and a warning says why. An excerpt with its own `rect`
+ * (the reader's selection) is anchored to that rectangle instead. Everything
+ * is written in one transaction with one operation-log row, then read back.
  */
-export async function createCard(services: Pick<BridgeServices, 'store' | 'documentReader' | 'ui'>, input: CreateCardInput) {
+export async function createCard(services: Pick<BridgeServices, 'store' | 'documentReader' | 'documents' | 'ui'>, input: CreateCardInput) {
   const { store } = services;
   assertStudySet(store, input.topicid);
   const title = input.title?.trim() ?? '';
@@ -59,6 +78,10 @@ export async function createCard(services: Pick<BridgeServices, 'store' | 'docum
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
+    if (ex.rect) source = { bookmd5: ex.bookmd5, page: ex.page, rect: givenRect(services, ex.bookmd5, ex.page, ex.rect) };
+  }
+  if (input.excerpt && !source) {
+    const ex = input.excerpt;
     // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
     const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
     source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null };

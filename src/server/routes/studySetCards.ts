@@ -19,7 +19,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/study-sets/{id}/notes',
     summary:
-      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text}; an excerpt is anchored to its rectangle on the page (else warnings EXCERPT_NOT_ANCHORED). Verify persisted:true.",
+      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched, warnings EXCERPT_NOT_ANCHORED when not found). Verify persisted:true.",
     premium: true,
     confirm: 'body',
     params: setParams,
@@ -32,6 +32,15 @@ export const studySetCardRoutes: RouteDecl[] = [
           bookmd5: bookmd5Param,
           page: pageNumber.pipe(z.number()),
           text: z.string().min(1, 'excerpt.text must not be empty').max(5000, 'excerpt.text: at most 5000 characters'),
+          // The reader's selection (PDF points, top-left origin): anchors the card to exactly this instead of the text match.
+          rect: z
+            .object({
+              x: z.number().finite().min(0, 'excerpt.rect.x must be ≥ 0'),
+              y: z.number().finite().min(0, 'excerpt.rect.y must be ≥ 0'),
+              width: z.number().finite().positive('excerpt.rect.width must be > 0').max(14_400),
+              height: z.number().finite().positive('excerpt.rect.height must be > 0').max(14_400),
+            })
+            .optional(),
         })
         .optional(),
       colorIndex: colorIndex.optional(),
