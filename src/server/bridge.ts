@@ -25,6 +25,7 @@ import { Store, type StoreOptions } from './store/store';
 import { buildGuide } from './system/guide';
 import { apiFingerprint, listedRoutes } from './system/routeFingerprint';
 import { MemoryUiHost, type UiHost } from './ui/uiHost';
+import { startLegacySync } from './sync/legacySyncService';
 import { SERVER_VERSION } from './version';
 
 export const DEFAULT_PORT = 42380;
@@ -126,6 +127,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     };
     documents.resumeUnfinished();
     await services.bundles.recover(); // interrupted prepares → failed
+    startLegacySync(services); // library watcher; stops on shutdown.abort()
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;

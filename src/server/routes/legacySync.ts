@@ -1,4 +1,43 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import { legacySyncOf } from '../sync/legacySyncService';
 
-/** Routes: legacy sync diagnostics (status, events, recheck, inventory). */
-export const legacySyncRoutes: RouteDecl[] = [];
+const cursorSequence = z.coerce.number({ error: 'afterSequence must be an integer ≥ 0' }).int('afterSequence must be an integer ≥ 0').min(0, 'afterSequence must be an integer ≥ 0');
+const pageLimit = (dflt: number) => z.coerce.number({ error: 'limit must be an integer 1..200' }).int('limit must be an integer 1..200').min(1, 'limit must be 1..200').max(200, 'limit must be 1..200').default(dflt);
+
+/** Routes: legacy sync diagnostics (status, events, recheck, inventory). Token only, no premium. */
+export const legacySyncRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/sync/legacy/status',
+    summary: "Snapshot of the channel that reconciles the library database with its files: errorCount (historic), suspended, suspensionErrorCount (since the last recheck), lastSequence, watching, documents (observed / possibleMismatch / missingFile, last recheck).",
+    handler: async ({ services }) => legacySyncOf(services).status(),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/sync/legacy/events',
+    summary: 'The sync event log after a cursor (afterSequence, limit 1..200, default 50): file_removed / file_added / file_changed behind the bridge, recheck_* and file_verified / file_mismatch / file_missing. Continue with lastSequence while hasMore; historyTruncated, cursorAdvancedPastGap, cursorAhead (reset the cursor).',
+    query: z.object({ afterSequence: cursorSequence.default(0), limit: pageLimit(50) }),
+    example: { query: { afterSequence: '0', limit: '50' } },
+    handler: async ({ query, services }) => legacySyncOf(services).events(query.afterSequence, query.limit),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/sync/legacy/recheck',
+    summary: 'Re-verifies the library in the background (documents: MD5 of every file against its bookmd5; database: rows without files, files without rows); joins a running recheck. Answers accepted, operationId, startSequence: read events after startSequence.',
+    body: z.object({ database: z.boolean().default(true), documents: z.boolean().default(true) }),
+    example: { body: { database: true, documents: true } },
+    handler: async ({ body, services }) => legacySyncOf(services).startRecheck(body),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/sync/legacy/inventory',
+    summary: 'Observe-only page of the library (cursor, limit 1..200, default 50): items {bookmd5, path, state observed|possible_mismatch|missing_file, size}; nextCursor null at the end. Changes nothing.',
+    body: z.object({
+      cursor: z.string().regex(/^[0-9a-f]{32}$/, 'cursor must be a nextCursor of a previous answer (a bookmd5)').optional(),
+      limit: z.number({ error: 'limit must be an integer 1..200' }).int('limit must be an integer 1..200').min(1, 'limit must be 1..200').max(200, 'limit must be 1..200').default(50),
+    }),
+    example: { body: {} },
+    handler: async ({ body, services }) => legacySyncOf(services).inventory(body.cursor, body.limit),
+  }),
+];
