@@ -5,7 +5,7 @@ import { storeDigest } from '../helpers/storeDigest';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 
-describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
+describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
   let t: TestBridge;
   let setId: string;
   let rootId: string;
@@ -46,7 +46,7 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
   const list = async (deckId: string, query?: Record<string, string>) => (await t.client.request<any>('GET', `/decks/${deckId}/cards`, { query })).cards as any[];
   const summary = async (deckId: string) => (await t.client.listDecks()).find((d) => d.deckId === deckId) as any;
   const reviewCard = (deckId: string, cardId: string, body: Record<string, unknown>) =>
-    t.client.raw('POST', `/decks/${deckId}/cards/${cardId}/review`, { body: { confirm: true, ...body } });
+    t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId: cardId, confirm: true, ...body } });
 
   it('adds cards in all three question modes; GET cards and GET /decks read them back (due now, new)', async () => {
     const d = await deck('Derivatives');
@@ -267,7 +267,7 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
     const badRating = await reviewCard(d, card.cardNoteId, { rating: 'perfect' });
     assert.equal(badRating.status, 422);
     assert.equal(badRating.json<any>().error.code, 'INVALID_INPUT');
-    const noConfirm = await t.client.raw('POST', `/decks/${d}/cards/${card.cardNoteId}/review`, { body: { rating: 'good' } });
+    const noConfirm = await t.client.raw('POST', `/decks/${d}/reviews`, { body: { cardNoteId: card.cardNoteId, rating: 'good' } });
     assert.equal(noConfirm.json<any>().error.code, 'CONFIRM_REQUIRED');
     assert.equal(digest(), before);
   });
@@ -334,7 +334,9 @@ describe('deck cards: GET/POST /decks/{id}/cards, review, open', () => {
       ['GET', `/decks/${id}/cards`, undefined],
       ['POST', `/decks/${id}/cards`, { cards: [{ sourceNoteId: src }], confirm: true }],
       ['POST', `/decks/${id}/cards`, { cards: [{ sourceNoteId: src }] }],
-      ['POST', `/decks/${id}/cards/${UNKNOWN}/review`, { rating: 'good', confirm: true }],
+      ['GET', `/decks/${id}/due`, undefined],
+      ['POST', `/decks/${id}/reviews`, { cardNoteId: UNKNOWN, rating: 'good', confirm: true }],
+      ['GET', `/decks/${id}/reviews`, undefined],
       ['POST', `/decks/${id}/open`, {}],
     ];
     const before = digest();

@@ -4,7 +4,7 @@ import { inList, recordOperation, type Db } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../store/store';
-import { newSchedule, nextIntervals, parseSchedule, review, viewOf, type ReviewRating, type ScheduleView } from './deckScheduling';
+import { newSchedule, nextIntervals, parseSchedule, viewOf, type ReviewRating, type ScheduleView } from './deckScheduling';
 
 /**
  * Review cards of a deck. A review card is a `deck_cards` row (not a note)
@@ -25,7 +25,7 @@ export interface NewDeckCard {
   title?: string;
 }
 
-interface DeckCardRow {
+export interface DeckCardRow {
   card_note_id: string;
   deck_id: string;
   source_note_id: string;
@@ -62,14 +62,11 @@ interface AddPlan {
   questionPart: { kind: string; partIndex: number | null; questionIndex: number | null; hasImageOcclusions: false };
 }
 
-/** A client's clock may run this far ahead of ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
-
-const modeOf = (r: Pick<DeckCardRow, 'question' | 'question_content_id'>): QuestionMode =>
+export const modeOf = (r: Pick<DeckCardRow, 'question' | 'question_content_id'>): QuestionMode =>
   r.question_content_id ? 'content_part' : r.question !== null ? 'custom_text' : 'automatic';
 
 /** The card a (possibly reference-copied) card reads: follows `reference_of` to the original, hidden rows included. */
-function resolveNote(db: Db, noteid: string): string {
+export function resolveNote(db: Db, noteid: string): string {
   let id = noteid;
   for (let hop = 0; hop < 16; hop++) {
     const next = db.get<{ reference_of: string | null }>('SELECT reference_of FROM notes WHERE noteid = ?', [id])?.reference_of;
@@ -80,7 +77,7 @@ function resolveNote(db: Db, noteid: string): string {
 }
 
 /** Visible cards of visible study sets among `ids`. */
-function aliveIds(db: Db, ids: readonly string[]): Set<string> {
+export function aliveIds(db: Db, ids: readonly string[]): Set<string> {
   const unique = [...new Set(ids)];
   const alive = new Set<string>();
   for (let i = 0; i < unique.length; i += 500) {
@@ -197,49 +194,6 @@ export class DeckCards {
         due: values[5] as string,
       })),
       count: written.length,
-    };
-  }
-
-  /** One review: FSRS moves the card to its next due date. */
-  async review(deckId: string, cardNoteId: string, rating: ReviewRating, reviewedAt: Date | undefined, actor: Actor) {
-    const at = reviewedAt ?? new Date();
-    const now = nowIso();
-    const result = await this.store.write((tx) => {
-      this.decks.get(deckId);
-      const row = tx.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [cardNoteId, deckId]);
-      if (!row) throw notFound('CARD_NOT_FOUND', `No review card ${cardNoteId} in deck ${deckId}. GET /decks/{id}/cards lists them.`, { cardNoteId, deckId });
-      const before = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
-      if (at.getTime() > Date.now() + CLOCK_SKEW_MS) {
-        throw invalidInput(`reviewedAt ${at.toISOString()} is in the future; send when the person answered (default now). Nothing was changed.`, { reviewedAt: at.toISOString() });
-      }
-      if (before.last_review && at.toISOString() < before.last_review) {
-        throw invalidInput(`reviewedAt ${at.toISOString()} is before this card's last review (${before.last_review}); reviews are applied in order. Nothing was changed.`, {
-          lastReviewAt: before.last_review,
-        });
-      }
-      const outcome = review(before, rating, at);
-      const fsrsJson = JSON.stringify(outcome.schedule);
-      tx.run('UPDATE deck_cards SET fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?', [fsrsJson, outcome.schedule.due, now, cardNoteId]);
-      recordOperation(tx, { topicid: deckId, kind: 'review', actor, noteIds: [cardNoteId], now });
-      return { before, outcome, fsrsJson };
-    });
-    const back = this.store.get<DeckCardRow>('SELECT fsrs, due_at FROM deck_cards WHERE card_note_id = ?', [cardNoteId]);
-    if (back?.fsrs !== result.fsrsJson || back.due_at !== result.outcome.schedule.due) {
-      throw saveFailed('The review was written but reading it back disagrees; GET /decks/{id}/cards shows what is stored.', { cardNoteId });
-    }
-    const s = result.outcome.schedule;
-    return {
-      persisted: true as const,
-      deckId,
-      cardNoteId,
-      rating,
-      reviewedAt: at.toISOString(),
-      due: s.due,
-      state: result.outcome.state,
-      scheduledDays: result.outcome.scheduledDays,
-      reps: s.reps,
-      lapses: s.lapses,
-      previousDue: result.before.due,
     };
   }
 

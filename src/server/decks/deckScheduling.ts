@@ -101,17 +101,53 @@ export function newSchedule(now: Date): StoredSchedule {
   return toStored(createEmptyCard(now));
 }
 
+/** ts-fsrs's ReviewLog of one grade, dates as ISO strings: the card's values before the grade. */
+export interface StoredReviewLog {
+  rating: number;
+  state: number;
+  due: string;
+  stability: number;
+  difficulty: number;
+  elapsed_days: number;
+  last_elapsed_days: number;
+  scheduled_days: number;
+  learning_steps: number;
+  review: string;
+}
+
 export interface ReviewOutcome {
   schedule: StoredSchedule;
   state: ReviewState;
   scheduledDays: number;
+  log: StoredReviewLog;
 }
 
 /** Applies one review at `at`. */
 export function review(schedule: StoredSchedule, rating: ReviewRating, at: Date): ReviewOutcome {
-  const next = scheduler.next(toCard(schedule), at, GRADES[rating]).card;
-  return { schedule: toStored(next), state: STATES[next.state], scheduledDays: next.scheduled_days };
+  const { card: next, log } = scheduler.next(toCard(schedule), at, GRADES[rating]);
+  return {
+    schedule: toStored(next),
+    state: STATES[next.state],
+    scheduledDays: next.scheduled_days,
+    log: {
+      rating: log.rating,
+      state: log.state,
+      due: log.due.toISOString(),
+      stability: log.stability,
+      difficulty: log.difficulty,
+      elapsed_days: log.elapsed_days,
+      last_elapsed_days: log.last_elapsed_days,
+      scheduled_days: log.scheduled_days,
+      learning_steps: log.learning_steps,
+      review: log.review.toISOString(),
+    },
+  };
 }
+
+/** ts-fsrs's grade number of a rating (1 again … 4 easy), and back. */
+export const gradeOf = (rating: ReviewRating): number => GRADES[rating];
+export const ratingOf = (grade: number): ReviewRating | undefined => REVIEW_RATINGS[grade - 1];
+export const stateName = (state: number): ReviewState => STATES[state as State] ?? 'new';
 
 /** The due date each rating would give at `at`. */
 export function nextDues(schedule: StoredSchedule, at: Date): Record<ReviewRating, Date> {

@@ -1,16 +1,25 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { DeckCards } from '../decks/deckCards';
+import { DeckReviews } from '../decks/deckReviews';
+import { REVIEW_RATINGS, type ReviewRating } from '../decks/deckScheduling';
 import type { BridgeServices } from '../services';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 import { noteId } from './noteParams';
 
-/** Routes: review cards of decks (FSRS) and deck open. */
+/** Routes: review cards of decks, studying them (due, grades, the review log; FSRS) and deck open. */
 
 const deckCards = (s: BridgeServices) => new DeckCards(s.store, s.decks);
+const deckReviews = (s: BridgeServices) => new DeckReviews(s.store, s.decks);
 
 const deckParams = z.object({ id: topicId });
-const cardParams = z.object({ id: topicId, cardId: uuidParam('cardId') });
+
+/** A grade by name or by ts-fsrs number (1 again … 4 easy). */
+const rating = z
+  .union([z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]), z.number().int().min(1).max(4)], {
+    error: 'rating must be again, hard, good or easy (or 1..4)',
+  })
+  .transform((r): ReviewRating => (typeof r === 'number' ? REVIEW_RATINGS[r - 1] : r));
 
 const newCard = z
   .object({
@@ -54,16 +63,46 @@ export const deckCardRoutes: RouteDecl[] = [
     handler: async ({ params, body, services, actor }) => deckCards(services).add(params.id, body.cards, actor),
   }),
   defineRoute({
+    method: 'GET',
+    path: '/decks/{id}/due',
+    summary:
+      'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt.',
+    params: deckParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }),
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => deckReviews(services).due(params.id, { limit: query.limit ?? 200 }),
+  }),
+  defineRoute({
     method: 'POST',
-    path: '/decks/{id}/cards/{cardId}/review',
-    summary: 'Records one review (rating again|hard|good|easy, reviewedAt default now): FSRS sets the next due date; answers due, state, scheduledDays, reps, lapses, previousDue.',
+    path: '/decks/{id}/reviews',
+    summary:
+      'Grades one review card: cardNoteId, rating again|hard|good|easy (or 1..4), reviewedAt (default now), durationMs. FSRS reschedules it and a review log entry records the grade; answers due, state, scheduledDays, reps, lapses, previousDue, reviewLogId.',
     premium: true,
     confirm: 'body',
-    params: cardParams,
-    body: z.object({ rating: z.enum(['again', 'hard', 'good', 'easy']), reviewedAt: z.iso.datetime({ offset: true }).optional() }),
-    example: { params: { id: EXAMPLE_UUID, cardId: EXAMPLE_UUID }, body: { rating: 'good' } },
+    params: deckParams,
+    body: z.object({
+      cardNoteId: uuidParam('cardNoteId'),
+      rating: rating,
+      reviewedAt: z.iso.datetime({ offset: true }).optional(),
+      durationMs: z.number().int().min(0).max(86_400_000).optional(),
+    }),
+    example: { params: { id: EXAMPLE_UUID }, body: { cardNoteId: EXAMPLE_UUID, rating: 'good', durationMs: 4200 } },
     handler: async ({ params, body, services, actor }) =>
-      deckCards(services).review(params.id, params.cardId, body.rating, body.reviewedAt ? new Date(body.reviewedAt) : undefined, actor),
+      deckReviews(services).grade(
+        params.id,
+        { cardNoteId: body.cardNoteId, rating: body.rating, reviewedAt: body.reviewedAt ? new Date(body.reviewedAt) : undefined, durationMs: body.durationMs },
+        actor,
+      ),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/decks/{id}/reviews',
+    summary:
+      "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor.",
+    params: deckParams,
+    query: z.object({ cardNoteId: uuidParam('cardNoteId').optional(), limit: z.coerce.number().int().min(1).max(5000).optional() }),
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => deckReviews(services).logs(params.id, { cardNoteId: query.cardNoteId, limit: query.limit ?? 1000 }),
   }),
   defineRoute({
     method: 'POST',

@@ -54,8 +54,11 @@ const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\`
 
 const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/study-sets\`), \`POST /decks/{id}/cards\` with \`sourceNoteId\` and at most
    one of \`question\` (custom, \`{{cloze}}\`) or \`questionContentId\`; adding a source again updates and reschedules it. Check
-   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki: \`GET /decks/{id}/cards?due=1\` lists what is due,
-   each card with \`nextIntervals\` for the four ratings.
+   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki. To quiz the person in a chat:
+   \`GET /decks/{id}/due\` gives the due cards in review order, each with \`question.text\` (ask this; \`{{cloze}}\` already
+   shown as \`[…]\`), \`answer\` (body, comments: reveal after they answer) and \`nextIntervals\`; then grade what they
+   said with \`POST /decks/{id}/reviews\` \`{cardNoteId, rating: again|hard|good|easy, confirm:true}\` (one grade per answer,
+   \`persisted:true\` and \`reviewLogId\` prove it). Let the person choose the rating when they can.
 `;
 
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */

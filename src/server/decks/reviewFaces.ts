@@ -1,0 +1,72 @@
+import type { Db } from '../cards/noteRows';
+import { modeOf, type DeckCardRow } from './deckCards';
+
+/**
+ * The two sides of a review card as the person sees them: the question
+ * (the source card's title, a custom text with `{{cloze}}` hidden, or a
+ * content part of the card) and the answer (the source card's body and
+ * comments). Read from the card a review card resolves to.
+ */
+
+export interface ReviewQuestion {
+  /** title: automatic; cloze: custom text with a hidden part; text: custom text without one; content_part: a part of the card. */
+  kind: 'title' | 'cloze' | 'text' | 'content_part';
+  /** What to show: `{{cloze}}` replaced by `[…]`. */
+  text: string;
+  /** content_part: the part's id and kind (text, image…). */
+  contentId?: string;
+  contentKind?: string | null;
+}
+
+export interface ReviewAnswer {
+  /** The source card's title (also the question of an automatic card). */
+  title: string;
+  /** Its body (note_texts index 0); empty when the source is gone. */
+  body: string;
+  /** Whether the body is an excerpt of a page, and which. */
+  excerpt: boolean;
+  page: number | null;
+  /** Its comments (index 1..N) in order. */
+  comments: string[];
+}
+
+/** What `{{cloze}}` becomes on the question side. */
+export const CLOZE_MASK = '[…]';
+const CLOZE = /\{\{\s*cloze\s*\}\}/gi;
+
+export function hideCloze(text: string): { text: string; hidden: boolean } {
+  let hidden = false;
+  const out = text.replace(CLOZE, () => {
+    hidden = true;
+    return CLOZE_MASK;
+  });
+  return { text: out, hidden };
+}
+
+/** Both sides of `row`; `resolvedNoteId` is the card it reads, `alive` whether that card is visible. */
+export function facesOf(db: Db, row: DeckCardRow, resolvedNoteId: string, alive: boolean): { question: ReviewQuestion; answer: ReviewAnswer } {
+  const note = alive
+    ? db.get<{ title: string; source_page: number | null }>('SELECT title, source_page FROM notes WHERE noteid = ?', [resolvedNoteId])
+    : undefined;
+  const texts = alive ? db.all<{ idx: number; text: string; excerpt: number }>('SELECT idx, text, excerpt FROM note_texts WHERE noteid = ? ORDER BY idx', [resolvedNoteId]) : [];
+  const body = texts.find((t) => t.idx === 0);
+  const title = note?.title ?? '';
+  const answer: ReviewAnswer = {
+    title,
+    body: body?.text ?? '',
+    excerpt: !!body?.excerpt,
+    page: body?.excerpt ? (note?.source_page ?? null) : null,
+    comments: texts.filter((t) => t.idx > 0).map((t) => t.text),
+  };
+  const mode = modeOf(row);
+  if (mode === 'custom_text') {
+    const { text, hidden } = hideCloze(row.question!);
+    return { question: { kind: hidden ? 'cloze' : 'text', text }, answer };
+  }
+  if (mode === 'content_part') {
+    const part = db.get<{ kind: string }>('SELECT kind FROM note_parts WHERE content_id = ?', [row.question_content_id!]);
+    return { question: { kind: 'content_part', text: row.question_content_id!, contentId: row.question_content_id!, contentKind: part?.kind ?? null }, answer };
+  }
+  // Automatic: the source's title; the review card's own title when the source is gone.
+  return { question: { kind: 'title', text: title || row.title || '' }, answer };
+}
