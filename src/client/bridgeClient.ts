@@ -6,6 +6,7 @@ import type { UiContext } from '../server/ui/uiHost';
 import type { LibrarySearch } from '../server/library/librarySearch';
 import { CardsApi } from './cardsApi';
 import { BundlesApi } from './bundlesApi';
+import { ReviewApi } from './reviewApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -170,6 +171,8 @@ export class BridgeClient {
   readonly cards = new CardsApi(this);
   /** Bundles: list, files, focus, discard, check, submit. */
   readonly bundles = new BundlesApi(this);
+  /** Studying decks: due cards, grades, the review log. */
+  readonly reviews = new ReviewApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

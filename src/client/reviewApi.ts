@@ -1,0 +1,44 @@
+import type { DeckReviews } from '../server/decks/deckReviews';
+import type { ReviewRating } from '../server/decks/deckScheduling';
+import type { BridgeClient, Success } from './bridgeClient';
+
+/**
+ * Studying a deck through the typed client: what is due (both sides
+ * resolved), grading a card, the review log. Shapes come from the server's
+ * own return types (`import type` only), so a change there breaks the build here.
+ */
+
+export type { ReviewRating };
+export type DueList = Success & ReturnType<DeckReviews['due']>;
+export type DueCard = DueList['cards'][number];
+export type GradeResult = Success & Awaited<ReturnType<DeckReviews['grade']>>;
+export type ReviewLog = Success & ReturnType<DeckReviews['logs']>;
+
+export interface GradeRequest {
+  cardNoteId: string;
+  rating: ReviewRating;
+  reviewedAt?: string;
+  durationMs?: number;
+}
+
+type Requester = Pick<BridgeClient, 'request'>;
+const seg = encodeURIComponent;
+
+export class ReviewApi {
+  constructor(private readonly http: Requester) {}
+
+  /** GET /decks/{id}/due: the cards due now in review order (at most `limit`), with the counts. */
+  due(deckId: string, limit?: number) {
+    return this.http.request<DueList>('GET', `/decks/${seg(deckId)}/due`, { query: { limit } });
+  }
+
+  /** POST /decks/{id}/reviews: one grade (FSRS reschedules the card; the log records it). */
+  grade(deckId: string, req: GradeRequest) {
+    return this.http.request<GradeResult>('POST', `/decks/${seg(deckId)}/reviews`, { body: { ...req, confirm: true } });
+  }
+
+  /** GET /decks/{id}/reviews: the review log, oldest first. */
+  log(deckId: string, cardNoteId?: string) {
+    return this.http.request<ReviewLog>('GET', `/decks/${seg(deckId)}/reviews`, { query: { cardNoteId } });
+  }
+}
