@@ -5,6 +5,7 @@ import { BridgeClient, BridgeClientError } from './client/bridgeClient';
 import { createBridge } from './server/bridge';
 import { premiumFromEnv } from './server/entitlements';
 import { BridgeError } from './server/errors';
+import { serverErrorLine } from './server/http/errorMapper';
 
 const USAGE = `Usage:
   study-bridge serve [--data DIR] [--port N] [--no-premium] [--log]
@@ -42,7 +43,7 @@ async function serve(argv: string[]): Promise<void> {
       port,
       premium,
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
-      onError: (e) => process.stderr.write(`internal error: ${(e as Error)?.stack ?? e}\n`),
+      onError: (e) => process.stderr.write(`${serverErrorLine(e)}\n`),
     });
   } catch (e) {
     if (e instanceof BridgeError) fail(e.message, e.code === 'DATA_DIR_LOCKED' ? 3 : 1);

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { BridgeError } from '../../src/server/errors';
+import type { RequestLogEntry } from '../../src/server/http/app';
+import { serverErrorLine } from '../../src/server/http/errorMapper';
+import { defineRoute } from '../../src/server/http/routeTable';
+import { allRoutes } from '../../src/server/routes';
+import { rmSync } from 'node:fs';
+import { createBridge } from '../../src/server/bridge';
+import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 
 describe('MCP channel (POST /mcp)', () => {
   let t: TestBridge;
@@ -55,5 +62,73 @@ describe('MCP channel (POST /mcp)', () => {
     const bad = await t.client.raw('POST', '/mcp', { headers, body: '{"jsonrpc":' });
     assert.equal(bad.status, 400);
     assert.equal(bad.json<any>().error.code, 'INVALID_JSON');
+  });
+});
+
+describe('request log: only unexpected errors are internal', () => {
+  const logged: string[] = [];
+  const requests: RequestLogEntry[] = [];
+  // Two extra routes: a 5xx thrown on purpose and a bug.
+  const routes = [
+    ...allRoutes,
+    defineRoute({
+      method: 'GET',
+      path: '/test/deliberate-503',
+      summary: 'test only',
+      handler: async () => {
+        throw new BridgeError('WORKER_UNAVAILABLE', 503, 'The PDF worker is restarting.', undefined, true);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/test/bug',
+      summary: 'test only',
+      handler: async () => {
+        const row = undefined as unknown as { title: string };
+        return { title: row.title };
+      },
+    }),
+  ];
+  it('GET /mcp 501 and 405 are logged as requests, never as errors', async () => {
+    // serverErrorLine: the line the CLI writes for each error it is told about.
+    const t2 = await startBridge({ onError: (e) => logged.push(serverErrorLine(e)), onRequest: (e) => requests.push(e) });
+    try {
+      assert.equal((await t2.client.raw('GET', '/mcp')).status, 501);
+      assert.equal((await t2.client.raw('GET', '/mcp', { headers: { Accept: 'text/event-stream' } })).status, 405);
+    } finally {
+      await t2.stop();
+    }
+    assert.deepEqual(logged, []);
+    assert.deepEqual(
+      requests.filter((r) => r.path.endsWith('/mcp')).map((r) => [r.method, r.path, r.status]),
+      [
+        ['GET', '/bridge/v1/mcp', 501],
+        ['GET', '/bridge/v1/mcp', 405],
+      ],
+    );
+  });
+
+  it('a BridgeError ≥500 thrown on purpose is one ordinary error line without a stack; a bug is "internal error" with its stack', async () => {
+    logged.length = 0;
+    const dataDir = tempDir();
+    const bridge = await createBridge({ dataDir, port: 0, onError: (e) => logged.push(serverErrorLine(e)) }, routes);
+    try {
+      const get = (path: string) => fetch(`${bridge.baseUrl}${path}`, { headers: { Authorization: `Bearer ${bridge.token}` } });
+      const deliberate = await get('/test/deliberate-503');
+      assert.equal(deliberate.status, 503);
+      assert.equal(((await deliberate.json()) as any).error.code, 'WORKER_UNAVAILABLE');
+      assert.deepEqual(logged, ['error: 503 WORKER_UNAVAILABLE: The PDF worker is restarting.']);
+
+      const bug = await get('/test/bug');
+      assert.equal(bug.status, 500);
+      const body = (await bug.json()) as any;
+      assert.equal(body.error.code, 'INTERNAL');
+      assert.ok(!JSON.stringify(body).includes(' at '), 'no stack in the answer');
+      assert.equal(logged.length, 2);
+      assert.match(logged[1], /^internal error: TypeError: Cannot read properties of undefined \(reading 'title'\)\n\s+at /);
+    } finally {
+      await bridge.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,9 +29,19 @@ export function errorBody(err: BridgeError) {
 }
 
 /**
+ * The log line of a 5xx answer. Only an unexpected error is "internal" and
+ * carries its stack; a BridgeError thrown on purpose (501, SAVE_FAILED, a busy
+ * worker...) is an ordinary error line: its code says all there is.
+ */
+export function serverErrorLine(e: unknown): string {
+  if (e instanceof BridgeError) return `error: ${e.status} ${e.code}: ${e.message}`;
+  return `internal error: ${(e as Error)?.stack ?? String(e)}`;
+}
+
+/**
  * The one error mapper: top of the middleware stack. Also maps an unmatched
- * route to 404 NOT_FOUND. `onInternal` sees the original of a 500 (for the
- * log); the body never carries a stack.
+ * route to 404 NOT_FOUND. `onInternal` sees the original of every 5xx (for the
+ * log, through serverErrorLine); the body never carries a stack.
  */
 export function errorMapper(onInternal: (e: unknown) => void) {
   return async (ctx: Context, next: Next) => {

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BridgeError } from '../errors';
+import { errorBody } from '../http/errorMapper';
 import { Hijack } from '../http/routeTable';
 import type { BridgeServices } from '../services';
 import { SERVER_VERSION } from '../version';
@@ -11,6 +12,8 @@ const callArgs = {
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Query parameters'),
   body: z.record(z.string(), z.unknown()).optional().describe('JSON body for POST routes (confirm:true where the route needs it)'),
 };
+
+const PDF_EMBED_LIMIT = 8 * 1024 * 1024;
 
 /**
  * study_call goes through the bridge's own HTTP surface (loopback, with the
@@ -30,11 +33,24 @@ async function callRoute(services: BridgeServices, args: { method: 'GET' | 'POST
   const type = res.headers.get('content-type') ?? '';
   const bytes = Buffer.from(await res.arrayBuffer());
   const isError = res.status >= 400;
-  if (type.startsWith('image/')) {
-    return { isError, content: [{ type: 'image', data: bytes.toString('base64'), mimeType: type.split(';')[0] }] };
+  const mimeType = type.split(';')[0].trim();
+  if (mimeType.startsWith('image/')) {
+    return { isError, content: [{ type: 'image', data: bytes.toString('base64'), mimeType }] };
   }
-  if (type.startsWith('application/json') || type.startsWith('text/')) {
+  if (mimeType === 'application/json' || mimeType.startsWith('text/')) {
     return { isError, content: [{ type: 'text', text: bytes.toString('utf8') }] };
+  }
+  if (mimeType === 'application/pdf') {
+    const note = `HTTP ${res.status}: a PDF of ${bytes.length} bytes from ${args.method} ${url.pathname}`;
+    // Embedded as a resource up to a size an MCP client can hold in one message; larger ones are read over HTTP.
+    if (bytes.length > PDF_EMBED_LIMIT) return { isError, content: [{ type: 'text', text: `${note}, too large to embed (over ${PDF_EMBED_LIMIT} bytes): read it over HTTP.` }] };
+    return {
+      isError,
+      content: [
+        { type: 'text', text: `${note}, embedded below as a resource.` },
+        { type: 'resource', resource: { uri: `studybridge:${url.pathname}${url.search}`, mimeType, blob: bytes.toString('base64') } },
+      ],
+    };
   }
   return { isError, content: [{ type: 'text', text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})` }] };
 }
@@ -75,5 +91,27 @@ export function mcpExchange(services: BridgeServices, raw: Buffer): Hijack {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, message);
+  });
+}
+
+/**
+ * GET /mcp. MCP clients open their server-to-client stream with a GET asking
+ * for text/event-stream; a stateless server without that stream answers 405
+ * (MCP Streamable HTTP transport), which clients take as "no stream" and go on
+ * with POSTs. Given 501 instead, the MCP Inspector dropped the session's tools.
+ * Any other GET keeps the contract's 501. Answered on the raw response because
+ * the choice depends on the Accept header.
+ */
+export function mcpGetAnswer(): Hijack {
+  return new Hijack(async (req, res) => {
+    const wantsStream = /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
+    const err = wantsStream
+      ? new BridgeError('METHOD_NOT_ALLOWED', 405, 'This MCP server has no server-to-client stream (stateless Streamable HTTP): send every message with POST /mcp.', { allow: ['POST'] })
+      : new BridgeError('NOT_IMPLEMENTED', 501, 'GET /mcp is not supported: use POST /mcp (Streamable HTTP, stateless).');
+    res.writeHead(err.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...(wantsStream ? { Allow: 'POST' } : {}),
+    });
+    res.end(JSON.stringify(errorBody(err)));
   });
 }

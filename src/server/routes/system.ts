@@ -4,7 +4,7 @@ import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
 import { buildOpenApi } from '../system/openapi';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
-import { mcpExchange } from '../mcp/mcpChannel';
+import { mcpExchange, mcpGetAnswer } from '../mcp/mcpChannel';
 import type { BridgeServices } from '../services';
 import { BRIDGE_API_VERSION, SERVER_VERSION } from '../version';
 
@@ -132,10 +132,8 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/mcp',
-    summary: 'Answers 501: the MCP channel is POST /mcp (Streamable HTTP).',
+    summary: 'No server-to-client stream: 405 (Allow: POST) to an MCP client asking for text/event-stream, else 501. The MCP channel is POST /mcp.',
     listed: false,
-    handler: async () => {
-      throw new BridgeError('NOT_IMPLEMENTED', 501, 'GET /mcp is not supported: use POST /mcp (Streamable HTTP, stateless).');
-    },
+    handler: async () => mcpGetAnswer(),
   }),
 ];
