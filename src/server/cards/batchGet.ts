@@ -2,6 +2,7 @@ import type { Db, NoteRow, NoteTextRow } from './noteRows';
 import { inList } from './noteRows';
 import { hashtagPath } from './hashtagPaths';
 import { sourceAnchorOf } from './sourceAnchor';
+import { excerptContentId } from './cardImages';
 
 /** A card part in visual order; `index` is its position in parts[], `textIndex` ties a text part to texts[]. */
 export interface CardPart {
@@ -12,9 +13,21 @@ export interface CardPart {
   excerpt: boolean;
   mimeType: string | null;
   textIndex?: number;
+  /** Occlusion masks stored on a picture part (image-occlusions). */
+  occlusion?: unknown;
 }
 
 const TEXT_MIME = 'text/plain';
+
+/** The occlusion masks in a part's data JSON, if any. */
+function occlusionIn(data: string | null): unknown {
+  if (!data) return undefined;
+  try {
+    return (JSON.parse(data) as { occlusion?: unknown }).occlusion;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Rows packed as one JSON array: sql.js builds a JS object per row and column,
@@ -87,7 +100,7 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
 
   const texts = group(packed<[string, number, string, number, string]>(db, 'noteid, idx, text, excerpt, kind', `note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`, contentIds));
   const parts = group(
-    packed<[string, string, number, string, string | null]>(db, 'noteid, content_id, idx, kind, mime_type', `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`, contentIds),
+    packed<[string, string, number, string, string | null, string | null]>(db, 'noteid, content_id, idx, kind, mime_type, data', `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`, contentIds),
   );
   const tags = group(packed<[string, string]>(db, 'noteid, path', `note_hashtags WHERE noteid IN ${inList(found.length)} ORDER BY noteid, lower(path)`, found));
   const list = inList(found.length);
@@ -112,8 +125,14 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
     if (c.title) cardParts.push({ contentId: null, index: 0, kind: 'title', noteid: c.noteid, excerpt: false, mimeType: TEXT_MIME });
     const body = t.find((x) => x.idx === 0);
     if (body) addText(body);
-    for (const [noteid, contentId, , kind, mimeType] of parts.get(c.noteid) ?? []) {
-      cardParts.push({ contentId, index: cardParts.length, kind, noteid, excerpt: kind === 'excerpt_image', mimeType });
+    const stored = parts.get(c.noteid) ?? [];
+    // An anchored excerpt shows the page region under it (GET /notes/{id}/content/excerpt-<noteid>); its row exists once masks are stored.
+    if (c.source_rect && c.source_page && !stored.some((p) => p[3] === 'excerpt_image')) {
+      cardParts.push({ contentId: excerptContentId(c.noteid), index: cardParts.length, kind: 'excerpt_image', noteid: c.noteid, excerpt: true, mimeType: 'image/png' });
+    }
+    for (const [noteid, contentId, , kind, mimeType, data] of stored) {
+      const occlusion = occlusionIn(data);
+      cardParts.push({ contentId, index: cardParts.length, kind, noteid, excerpt: kind === 'excerpt_image', mimeType, ...(occlusion ? { occlusion } : {}) });
     }
     for (const x of t) if (x.idx > 0) addText(x);
     const hashtags = (tags.get(id) ?? []).map((h) => h[1]);
