@@ -1,4 +1,30 @@
-import type { RouteDecl } from '../http/routeTable';
+import { z } from 'zod';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import { uiStateOf } from '../ui/uiStateService';
+
+const MAX_KEYS = 64;
 
 /** Routes: the UI-state bookmark (read, apply). */
-export const uiStateRoutes: RouteDecl[] = [];
+export const uiStateRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/ui-state',
+    summary: 'The whole UI bookmark {state:{…}} (the open set as topicid, stored keys, live values of the UI); may be edited and sent back; values wrapped in _jsonvalueType come back unchanged.',
+    handler: async ({ services }) => uiStateOf(services).read(),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/ui-state/apply',
+    summary:
+      'Applies a differential patch of the bookmark (missing keys stay). Answers queued:true at once with each key accepted, conditional (skipped or without effect here; reason) or rejected (play, doclayerid "new", unknown keys); topicid is filled with the open set, rejected when none is open. Effective within about 1.5 s: read GET /ui-state after 2 s.',
+    premium: true,
+    body: z.object({
+      state: z
+        .record(z.string(), z.unknown())
+        .refine((s) => Object.keys(s).length > 0, 'state must hold at least one key')
+        .refine((s) => Object.keys(s).length <= MAX_KEYS, `state holds at most ${MAX_KEYS} keys`),
+    }),
+    example: { body: { state: { immersive: false } } },
+    handler: async ({ body, services }) => uiStateOf(services).apply(body.state),
+  }),
+];

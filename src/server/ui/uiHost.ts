@@ -22,10 +22,27 @@ export interface OpenRequest {
   noteid?: string;
 }
 
+/** How one key of a UI-state patch is taken (POST /ui-state/apply). */
+export interface UiKeyOutcome {
+  status: 'accepted' | 'conditional' | 'rejected';
+  reason?: string;
+  /** A conditional key is still kept in the bookmark (GET /ui-state) when true. */
+  keep?: boolean;
+}
+
 export interface UiHost {
   context(): Promise<UiContext>;
   /** Asynchronous by contract: accepted now, visible through context() later. */
   open(req: OpenRequest): Promise<void>;
+  /**
+   * Optional UI-state hooks (headless has none: every valid key is kept in the
+   * store). judgeUiKey may downgrade a key the bridge accepted; undefined = accepted.
+   */
+  judgeUiKey?(key: string, value: unknown): UiKeyOutcome | undefined;
+  /** Applies the accepted keys to the real UI, after the answer was sent. */
+  applyUiState?(patch: Record<string, unknown>): Promise<void>;
+  /** Keys whose live value the UI knows; they override the stored bookmark in GET /ui-state. */
+  liveUiState?(): Record<string, unknown>;
 }
 
 /** Headless UI: remembers what was opened, nothing more. */
