@@ -44,6 +44,23 @@ const options = {
   logOverride: { 'require-resolve-not-external': 'silent' },
 };
 
+// ── webview scripts: browser bundles a webview loads through asWebviewUri (dist/webview/<name>.js) ──
+const webviews = [
+  { in: 'src/webviews/mindMap/main.ts', out: 'webview/mindMap' },
+].filter((e) => existsSync(e.in));
+
+const webviewOptions = {
+  entryPoints: webviews,
+  outdir,
+  bundle: true,
+  platform: 'browser',
+  target: 'chrome120',
+  format: 'iife',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+};
+
 mkdirSync(outdir, { recursive: true });
 for (const [from, to] of assets) {
   if (!existsSync(from)) continue;
@@ -55,6 +72,7 @@ for (const [from, to] of assets) {
 if (watch) {
   const ctx = await esbuild.context(options);
   await ctx.watch();
+  if (webviews.length) await (await esbuild.context(webviewOptions)).watch();
 } else {
-  await esbuild.build(options);
+  await Promise.all([esbuild.build(options), webviews.length ? esbuild.build(webviewOptions) : undefined]);
 }

@@ -19,6 +19,9 @@ import { BundlesProvider } from './views/bundlesView';
 import type { BridgeClient } from './client/bridgeClient';
 import { ResultMarkdownEditorProvider } from './editors/resultMarkdownEditor';
 import { registerBundleCommands } from './extension/bundleCommands';
+import { registerReview, type Review } from './extension/reviewCommands';
+import { MindMapPanels } from './views/mindMapPanel';
+import { registerMindMapCommands } from './extension/mindMapCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -40,6 +43,10 @@ export interface StudyBridgeApi {
   readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
   readonly feed: LibraryChangeFeed;
+  /** Open mind maps of study sets (one panel per set). */
+  readonly mindMaps: MindMapPanels;
+  /** Review panels of decks and the status bar count of cards due today. */
+  readonly review: Pick<Review, 'panels' | 'dueStatus'>;
   /** Resolves when a pending start/restart/takeover has settled. */
   whenSettled(): Promise<BridgeState>;
 }
@@ -147,6 +154,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   changeFeed = feed;
   context.subscriptions.push(feed, feed.onDidChange(() => refreshViews()));
 
+  // Reviews: the panel of a deck ("Review Now"), the due-today count in the status bar.
+  const review = registerReview({ extensionUri: context.extensionUri, log, getClient });
+  context.subscriptions.push(
+    ...review.disposables,
+    feed.onDidChange(() => void review.dueStatus.refresh()),
+    bridgeHost.onDidChange((state) => state.mode !== 'starting' && void review.dueStatus.refresh()),
+  );
+
+  // Mind maps of study sets: they follow the change feed like the views.
+  const mindMaps = new MindMapPanels({ extensionUri: context.extensionUri, getClient, log, onLibraryChange: feed.onDidChange, revealCard });
+  context.subscriptions.push(
+    mindMaps,
+    ...registerMindMapCommands({
+      log,
+      requireClient: () => {
+        const client = getClient();
+        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
+        return client;
+      },
+      mindMaps,
+    }),
+  );
+
   context.subscriptions.push(
     bridgeHost.onDidChange((state) => {
       statusBar.update(state);
@@ -156,6 +186,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       if (state.mode === 'hosting' || state.mode === 'attached') {
         void feed.restart();
         resultEditor.recheckAll();
+        mindMaps.redrawAll();
       } else void feed.stop();
     }),
   );
@@ -225,6 +256,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree },
     resultEditor,
     feed,
+    mindMaps,
+    review: { panels: review.panels, dueStatus: review.dueStatus },
     whenSettled: () => waitSettled(bridgeHost),
   };
 }

@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { BridgeClient, StudySet } from '../client/bridgeClient';
+import { BridgeClientError } from '../client/bridgeClient';
+import { buildMindMapTree } from './mindMapModel';
+import { isMindMapMessage, type HostToWebview, type MindMapData } from './mindMapProtocol';
+
+export const MIND_MAP_VIEW_TYPE = 'studyBridge.mindMap';
+/** POST /notes/batch-get takes at most this many cards per call. */
+const BATCH_GET_MAX = 200;
+/** Hashtags are read (batch-get) for sets up to this size; bigger maps show titles and pages only. */
+const HASHTAG_CARDS_MAX = 2000;
+/** Several writes in a burst (an agent's submit) redraw once. */
+const REDRAW_DEBOUNCE_MS = 150;
+/** Used when the bridge has no note-palette route. */
+const FALLBACK_PALETTE = ['#FFF6A8', '#CDEFC4', '#C4DDF7', '#F7C9D0', '#FFE14D', '#7DD87A', '#5BAEF0', '#EE6A6A', '#F5A04A', '#3C8F5A', '#2F5FB3', '#A83A3A', '#FFFFFF', '#E2E2E2', '#A9A9A9', '#C7B2E8'];
+
+export interface MindMapDeps {
+  extensionUri: vscode.Uri;
+  getClient(): BridgeClient | undefined;
+  log: vscode.LogOutputChannel;
+  /** Fires when anyone wrote to the library (the change feed). */
+  onLibraryChange: vscode.Event<unknown>;
+  /** Selects the card in the Study Sets view. */
+  revealCard(studySet: StudySet, noteid: string): Promise<void>;
+}
+
+/** What the webview last reported drawing. */
+export interface MindMapRender {
+  seq: number;
+  nodeCount: number;
+  cspViolations: number;
+}
+
+/** One panel per study set: opening a set's map again brings its panel forward. */
+export class MindMapPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, MindMapPanel>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly deps: MindMapDeps) {
+    this.subscription = deps.onLibraryChange(() => {
+      for (const p of this.panels.values()) p.scheduleRedraw();
+    });
+  }
+
+  open(studySet: StudySet): MindMapPanel {
+    const known = this.panels.get(studySet.topicid);
+    if (known) {
+      known.panel.reveal();
+      return known;
+    }
+    const panel = new MindMapPanel(studySet, this.deps);
+    this.panels.set(studySet.topicid, panel);
+    panel.onDidDispose(() => this.panels.delete(studySet.topicid));
+    return panel;
+  }
+
+  /** The open map of a set (tests, commands). */
+  panelFor(topicid: string): MindMapPanel | undefined {
+    return this.panels.get(topicid);
+  }
+
+  /** Every open map reads its set again (the bridge restarted). */
+  redrawAll(): void {
+    for (const p of this.panels.values()) p.scheduleRedraw();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    for (const p of [...this.panels.values()]) p.dispose();
+  }
+}
+
+/** A study set's mind map: reads the set's tree, sends it to the webview, and acts on clicks. */
+export class MindMapPanel implements vscode.Disposable {
+  readonly panel: vscode.WebviewPanel;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly disposed = new vscode.EventEmitter<void>();
+  readonly onDidDispose = this.disposed.event;
+  private readonly rendered = new vscode.EventEmitter<MindMapRender>();
+  /** The webview drew a map (after its transitions). */
+  readonly onDidRender = this.rendered.event;
+  private ready = false;
+  private seq = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private loading: Promise<void> | undefined;
+  private again = false;
+  /** The last map sent, and what the webview last drew. */
+  lastMap: MindMapData | undefined;
+  lastRender: MindMapRender | undefined;
+
+  constructor(
+    readonly studySet: StudySet,
+    private readonly deps: MindMapDeps,
+  ) {
+    const roots = [vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(deps.extensionUri, 'media')];
+    this.panel = vscode.window.createWebviewPanel(MIND_MAP_VIEW_TYPE, `Mind Map: ${studySet.title}`, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: roots,
+      // Folds and zoom live in the webview's state; a hidden map is rebuilt from the bridge when shown.
+      retainContextWhenHidden: false,
+    });
+    this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'study-bridge.svg');
+    this.panel.webview.html = mindMapHtml(this.panel.webview, deps.extensionUri, studySet.title);
+    this.disposables.push(
+      this.panel.onDidDispose(() => this.dispose()),
+      this.panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(m)),
+      this.rendered,
+    );
+  }
+
+  /** Reads the set again soon (bursts of writes coalesce). */
+  scheduleRedraw(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.redraw();
+    }, REDRAW_DEBOUNCE_MS);
+  }
+
+  /** Reads the set and sends the map; a request during a read reads once more after it. */
+  async redraw(): Promise<void> {
+    if (!this.ready) return;
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.again = false;
+        await this.loadAndSend();
+      } while (this.again);
+    })().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async loadAndSend(): Promise<void> {
+    const client = this.deps.getClient();
+    if (!client) return this.post({ type: 'problem', message: 'The bridge is not running: restart it from the status bar.' });
+    try {
+      const data = await readMindMap(client, this.studySet, ++this.seq);
+      this.lastMap = data;
+      this.panel.title = `Mind Map: ${data.title}`;
+      await this.post({ type: 'map', data });
+    } catch (err) {
+      const message = err instanceof BridgeClientError && err.code === 'TOPIC_NOT_FOUND' ? `“${this.studySet.title}” no longer exists.` : `Could not read the map: ${errorText(err)}`;
+      this.deps.log.warn(`mind map ${this.studySet.topicid}: ${errorText(err)}`);
+      await this.post({ type: 'problem', message });
+    }
+  }
+
+  private async onMessage(m: unknown): Promise<void> {
+    if (!isMindMapMessage(m)) return;
+    switch (m.type) {
+      case 'ready':
+        // A (re)loaded webview: send the map again (its folds and zoom come from its own state).
+        this.ready = true;
+        await this.redraw();
+        return;
+      case 'refresh':
+        await this.redraw();
+        return;
+      case 'rendered':
+        this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations };
+        this.rendered.fire(this.lastRender);
+        return;
+      case 'openCard':
+        try {
+          await this.openCard(m.noteid);
+          await this.post({ type: 'reply', requestId: m.requestId, ok: true });
+        } catch (err) {
+          const code = err instanceof BridgeClientError ? err.code : 'ERROR';
+          await this.post({ type: 'reply', requestId: m.requestId, ok: false, error: { code, message: errorText(err) } });
+        }
+    }
+  }
+
+  /**
+   * A click on a node: the card is selected in the Study Sets view, its source
+   * page opens in the PDF reader (when the reader's command is there), and the
+   * bridge is told (POST /notes/{id}/focus: GET /context reports it).
+   */
+  async openCard(noteid: string): Promise<void> {
+    const client = this.deps.getClient();
+    if (!client) throw new Error('The bridge is not running.');
+    await this.deps.revealCard(this.studySet, noteid);
+    const [note] = (await client.cards.batchGet([noteid])).notes;
+    if (!note) throw new Error('That card no longer exists.');
+    const { bookmd5, page } = note.sourceAnchor;
+    if (bookmd5 && page && (await vscode.commands.getCommands(true)).includes(OPEN_IN_READER)) {
+      await vscode.commands.executeCommand(OPEN_IN_READER, { bookmd5, page, noteid, topicid: this.studySet.topicid });
+    }
+    await client.cards.focus(noteid, this.studySet.topicid);
+  }
+
+  private async post(m: HostToWebview): Promise<void> {
+    await this.panel.webview.postMessage(m);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.disposed.fire();
+    this.disposed.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+/** The PDF reader's "open a document at a page" command (issue 11 item 1). */
+const OPEN_IN_READER = 'studyBridge.openInReader';
+
+/** One GET tree, the palette, and (for sets up to HASHTAG_CARDS_MAX cards) the hashtags by batch-get. */
+export async function readMindMap(client: BridgeClient, studySet: StudySet, seq: number): Promise<MindMapData> {
+  const [tree, palette] = await Promise.all([
+    client.cards.tree(studySet.topicid),
+    client.cards.palette(studySet.topicid).then(
+      (p) => p.map((e) => e.displayColor),
+      () => FALLBACK_PALETTE,
+    ),
+  ]);
+  const hashtags = new Map<string, string[]>();
+  if (tree.nodes.length <= HASHTAG_CARDS_MAX) {
+    for (let i = 0; i < tree.nodes.length; i += BATCH_GET_MAX) {
+      const { notes } = await client.cards.batchGet(tree.nodes.slice(i, i + BATCH_GET_MAX).map((n) => n.noteid));
+      for (const n of notes) if (n.hashtags?.length) hashtags.set(n.noteid, n.hashtags);
+    }
+  }
+  const root = buildMindMapTree(tree.nodes, hashtags);
+  if (!root) throw new Error('the set has no root card');
+  const title = tree.nodes[0]?.title || studySet.title;
+  return { topicid: studySet.topicid, title, rootNoteId: tree.rootNoteId, cardCount: tree.count, seq, palette, root };
+}
+
+/** The page: a strict CSP (our script by nonce, our stylesheet), no inline script or style. */
+function mindMapHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+  const nonce = randomBytes(16).toString('base64');
+  const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
+  const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+  const text = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${uri('media', 'mindMap.css')}">
+<title>Mind Map: ${text}</title>
+</head>
+<body>
+<header class="bar">
+  <strong id="title">${text}</strong>
+  <span id="status" class="status">Loading…</span>
+  <span class="spacer"></span>
+  <button id="fit" type="button" title="Fit the whole map into the panel">Fit</button>
+  <button id="refresh" type="button" title="Read the set again">Refresh</button>
+</header>
+<div id="problem" class="problem" role="alert" hidden></div>
+<svg id="map" class="map" aria-label="Mind map of ${text}"></svg>
+<script nonce="${nonce}" src="${uri('dist', 'webview', 'mindMap.js')}"></script>
+</body>
+</html>`;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

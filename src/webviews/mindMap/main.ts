@@ -1,0 +1,200 @@
+/// <reference lib="dom" />
+// The mind map's webview: markmap-view draws the set's card tree the host sends.
+// Bundled by esbuild (esbuild.mjs) into dist/webview/mindMap.js. It keeps only
+// view state (folds, zoom/pan) in the webview state, so a redraw after an
+// agent's edit, or the panel coming back from the background, looks the same.
+import { Markmap } from 'markmap-view';
+import type { INode, IPureNode } from 'markmap-common';
+import type { HostToWebview, MindMapData, MindMapNode, WebviewToHost } from '../../views/mindMapProtocol';
+
+declare function acquireVsCodeApi(): { postMessage(m: WebviewToHost): void; getState(): unknown; setState(s: unknown): void };
+
+interface ViewState {
+  /** The person's folds by noteid (1 folded, 0 open); cards not listed start as the host says. */
+  folds: Record<string, number>;
+  transform?: { k: number; x: number; y: number };
+}
+
+/** Transition length of markmap's moves (ms); a redraw is counted after it. */
+const DURATION = 300;
+const vscode = acquireVsCodeApi();
+const post = (m: WebviewToHost) => vscode.postMessage(m);
+
+// Counted and reported with every render: the extension tests assert none.
+let cspViolations = 0;
+document.addEventListener('securitypolicyviolation', () => cspViolations++);
+
+const saved = (vscode.getState() as ViewState | undefined) ?? { folds: {} };
+const view: ViewState = { folds: { ...saved.folds }, transform: saved.transform };
+const persist = () => vscode.setState(view);
+
+const svg = document.getElementById('map') as unknown as SVGSVGElement;
+const titleEl = document.getElementById('title')!;
+const statusEl = document.getElementById('status')!;
+const problemEl = document.getElementById('problem')!;
+
+let palette: string[] = [];
+const neutral = () => getComputedStyle(document.body).getPropertyValue('--vscode-descriptionForeground').trim() || '#888888';
+
+const mm = new Markmap(svg, {
+  autoFit: false,
+  // media/mindMap.css carries markmap's rules: no <style> element under a strict CSP.
+  embedGlobalCSS: false,
+  duration: DURATION,
+  maxWidth: 300,
+  paddingX: 8,
+  spacingHorizontal: 56,
+  spacingVertical: 6,
+  initialExpandLevel: -1,
+  color: (node: INode) => lineColour(node),
+});
+mm.styleNode.remove();
+
+// Folds the person makes (the circles) are remembered by card, across redraws.
+const toggleNode = mm.toggleNode.bind(mm);
+mm.toggleNode = async (node: INode, recursive?: boolean) => {
+  const done = toggleNode(node, recursive);
+  const remember = (n: INode) => {
+    view.folds[noteidOf(n)] = n.payload?.fold ? 1 : 0;
+  };
+  if (recursive) walk(node, remember);
+  else remember(node);
+  persist();
+  await done;
+  void reportRendered();
+};
+
+// d3-zoom keeps the current transform on the element (what d3.zoomTransform reads).
+mm.zoom.on('zoom.persist', () => {
+  const t = (svg as unknown as { __zoom?: { k: number; x: number; y: number } }).__zoom;
+  if (t) {
+    view.transform = { k: t.k, x: t.x, y: t.y };
+    persist();
+  }
+});
+
+let current: MindMapData | undefined;
+let seq = 0;
+
+window.addEventListener('message', (e: MessageEvent<HostToWebview>) => {
+  const m = e.data;
+  if (m?.type === 'map') void draw(m.data);
+  else if (m?.type === 'problem') showProblem(m.message);
+  else if (m?.type === 'reply' && !m.ok) showProblem(m.error.message);
+});
+
+svg.addEventListener('click', (e) => {
+  const card = (e.target as Element | null)?.closest?.('[data-noteid]');
+  const noteid = card?.getAttribute('data-noteid');
+  if (!noteid) return;
+  const node = findNode(mm.state.data, noteid);
+  if (node) void mm.setHighlight(node);
+  post({ type: 'openCard', requestId: ++requestIds, noteid });
+});
+let requestIds = 0;
+
+document.getElementById('fit')!.addEventListener('click', () => void mm.fit());
+document.getElementById('refresh')!.addEventListener('click', () => post({ type: 'refresh' }));
+
+async function draw(data: MindMapData): Promise<void> {
+  const first = current === undefined;
+  current = data;
+  seq = data.seq;
+  showProblem(undefined);
+  setPalette(data.palette);
+  titleEl.textContent = data.title;
+  statusEl.textContent = `${data.cardCount} ${data.cardCount === 1 ? 'card' : 'cards'}`;
+  applyFolds(data.root);
+  const highlighted = mm.state.highlight ? noteidOf(mm.state.highlight) : undefined;
+  await mm.setData(data.root as unknown as IPureNode);
+  if (highlighted) {
+    const node = findNode(mm.state.data, highlighted);
+    if (node) await mm.setHighlight(node);
+  }
+  if (first) {
+    const t = view.transform;
+    if (t) restoreTransform(t);
+    else await mm.fit();
+  }
+  await reportRendered();
+}
+
+/** After markmap's transitions (leaving nodes are removed at their end), the count the SVG shows. */
+async function reportRendered(): Promise<void> {
+  await new Promise((r) => setTimeout(r, DURATION + 80));
+  post({ type: 'rendered', seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations });
+}
+
+function applyFolds(node: MindMapNode): void {
+  const own = view.folds[node.payload.noteid];
+  node.payload.fold = node.children.length ? (own ?? (node.payload.startsFolded ? 1 : 0)) : 0;
+  for (const c of node.children) applyFolds(c);
+}
+
+function restoreTransform(t: { k: number; x: number; y: number }): void {
+  mm.zoom.scaleTo(mm.svg, t.k);
+  mm.zoom.translateTo(mm.svg, -t.x / t.k, -t.y / t.k, [0, 0]);
+}
+
+/** Palette colours as CSS variables (set through CSSOM, which the CSP allows) plus a readable text colour on each. */
+function setPalette(hexes: string[]): void {
+  palette = hexes;
+  const root = document.documentElement.style;
+  hexes.forEach((hex, i) => {
+    root.setProperty(`--palette-${i}`, hex);
+    root.setProperty(`--palette-${i}-fg`, luminance(hex) > 0.45 ? '#1f1f1f' : '#ffffff');
+  });
+}
+
+/** Links and circles in the card's colour; very light colours are darkened on light themes so they show. */
+function lineColour(node: INode): string {
+  const i = (node.payload as { colorIndex?: number | null } | undefined)?.colorIndex;
+  const hex = typeof i === 'number' ? palette[i] : undefined;
+  if (!hex) return neutral();
+  return document.body.classList.contains('vscode-light') && luminance(hex) > 0.75 ? shade(hex, 0.55) : hex;
+}
+
+function luminance(hex: string): number {
+  const [r, g, b] = rgb(hex).map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+function shade(hex: string, factor: number): string {
+  return `#${rgb(hex)
+    .map((c) => Math.round(c * factor).toString(16).padStart(2, '0'))
+    .join('')}`;
+}
+
+function rgb(hex: string): [number, number, number] {
+  const n = Number.parseInt(hex.replace('#', '').slice(0, 6), 16) || 0;
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+function showProblem(message: string | undefined): void {
+  problemEl.hidden = !message;
+  problemEl.textContent = message ?? '';
+}
+
+function noteidOf(n: INode): string {
+  return String((n.payload as { noteid?: string } | undefined)?.noteid ?? '');
+}
+
+function walk(node: INode, fn: (n: INode) => void): void {
+  fn(node);
+  for (const c of node.children ?? []) walk(c, fn);
+}
+
+function findNode(root: INode | undefined, noteid: string): INode | undefined {
+  if (!root) return undefined;
+  if (noteidOf(root) === noteid) return root;
+  for (const c of root.children ?? []) {
+    const found = findNode(c, noteid);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+post({ type: 'ready' });

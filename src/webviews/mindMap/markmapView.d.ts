@@ -1,0 +1,51 @@
+// The part of markmap-view 0.18's API the mind-map webview uses. Its own
+// typings re-export without file extensions (ESM) and name d3's types, which
+// are not installed, so under this project's node16 resolution they resolve to
+// nothing; esbuild bundles the real module.
+declare module 'markmap-view' {
+  import type { INode, IPureNode } from 'markmap-common';
+
+  /** The d3 selection of the map's <svg> (d3's types are not installed). */
+  interface SvgSelection {
+    node(): SVGSVGElement;
+  }
+
+  /** d3-zoom's behaviour, as far as it is used here. */
+  interface ZoomBehavior {
+    on(typenames: string, listener: () => void): ZoomBehavior;
+    scaleTo(selection: SvgSelection, k: number): void;
+    translateTo(selection: SvgSelection, x: number, y: number, p?: [number, number]): void;
+  }
+
+  export interface IMarkmapOptions {
+    autoFit: boolean;
+    duration: number;
+    embedGlobalCSS: boolean;
+    fitRatio: number;
+    initialExpandLevel: number;
+    maxInitialScale: number;
+    pan: boolean;
+    zoom: boolean;
+    color: (node: INode) => string;
+    lineWidth: (node: INode) => number;
+    maxWidth: number;
+    nodeMinHeight: number;
+    paddingX: number;
+    spacingHorizontal: number;
+    spacingVertical: number;
+  }
+
+  export class Markmap {
+    constructor(svg: string | SVGElement, opts?: Partial<IMarkmapOptions>);
+    state: { id: string; data?: INode; highlight?: INode };
+    svg: SvgSelection;
+    /** The <style> element markmap appends to the SVG. */
+    styleNode: { remove(): void };
+    zoom: ZoomBehavior;
+    toggleNode(data: INode, recursive?: boolean): Promise<void>;
+    setData(data?: IPureNode | null, opts?: Partial<IMarkmapOptions>): Promise<void>;
+    setHighlight(node?: INode | null): Promise<void>;
+    fit(maxScale?: number): Promise<void>;
+    destroy(): void;
+  }
+}
