@@ -93,4 +93,43 @@ describe('result.md parser', () => {
     assert.deepEqual(d.cards[1].texts, ['definition other']);
     assert.equal(d.wikilinks, 2);
   });
+
+  it('unbalanced brackets inside an excerpt do not cut it short (half-open intervals, stray "]", a "[" cut by the sentence end)', () => {
+    // Each of these sentences is verbatim asymptote.pdf text that the first-"]"/balanced rule cut short or left unclosed.
+    const quotes = [
+      'HSV and RGB spaces, where the hue h is an angle in [0, 360) and the saturation s and value v lie in [0,1]: pen p=hsv(180,0.',
+      'T2A]{fontenc}"); texpreamble("\\usepackage[cp1251]{inputenc}"); texpreamble("\\usepackage[russian]{babel}");',
+      'This is equivalent to the PostScript transformation [t.',
+      'For cyclic arrays, the slice A[m:n] still consists of the cells with indices in the set [m,n), but now negative values are allowed.',
+      'Casts], page 78) provides for an elegant implementation of structure inheritance.',
+    ];
+    const r = parseResult(`# A\n${quotes.map((q) => `[excerpt: ${q}]`).join('\n')}\n`);
+    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.text, e.invalid, e.line]), quotes.map((q, i) => [q, undefined, i + 2]));
+    assert.deepEqual(r.cards[1].texts, []);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('after an excerpt: own text on the same line or the next keeps its brackets; markers on one line stay apart', () => {
+    const r = parseResult('# A\n[excerpt: an interval [0, 360) here.]\nMy note [1].\n\n[excerpt: foo] comment [2]\n[block: b_1_2] [excerpt: see A[i] and [x]] [style: colorIndex=3]\n');
+    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.kind, e.text]), [
+      ['excerpt', 'an interval [0, 360) here.'],
+      ['excerpt', 'foo'],
+      ['block', 'b_1_2'],
+      ['excerpt', 'see A[i] and [x]'],
+    ]);
+    assert.deepEqual(r.cards[1].texts, ['My note [1].', 'comment [2]']);
+    assert.equal(r.cards[1].colorIndex, 3);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('an unclosed marker stops at the next marker; a line like a link reference definition is not swallowed', () => {
+    const r = parseResult('# A\n[excerpt: never closed [0, 1) [excerpt: closed one.]\n\n[excerpt: Term]: its definition\n');
+    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.text, e.invalid]), [
+      ['never closed [0, 1)', 'unclosed'],
+      ['closed one.', undefined],
+      ['Term', undefined],
+    ]);
+    assert.ok(r.problems.some((p) => p.code === 'UNCLOSED_MARKER' && p.line === 2));
+    assert.deepEqual(r.cards[1].texts, [': its definition']);
+  });
 });

@@ -79,7 +79,7 @@ result.md is Markdown. The bridge parses it with markdown-it (CommonMark) into a
 |---|---|
 | \`# Title\` … \`###### Title\` | a card; a deeper heading is a child of the nearest shallower one. At most 6 levels. |
 | text, lists, code under a heading | the card's body text |
-| \`[excerpt: verbatim source text]\` | a quote of the bundle's pages, anchored to its page and rectangle. It may span lines; \`]\` inside must be balanced by \`[\`. |
+| \`[excerpt: verbatim source text]\` | a quote of the bundle's pages, anchored to its page and rectangle. It may span lines and hold brackets, balanced or not (\`[0, 1)\`, \`A[i]\`): it ends at the \`]\` that balances its \`[\` when the rest of the paragraph has no stray \`]\`, else at the first \`]\` that ends a line (else the last \`]\` before the next marker). Simplest: one excerpt per line, your own text on the next line. |
 | \`[block: b_<page>_<seq>]\` | a block of source.json (\`b_12_3\`: page 12, block 3); several: \`[block: b_12_3, b_12_4]\` |
 | \`[style: colorIndex=N fillIndex=M]\` | colours the card of its section: colorIndex 0..15, fillIndex -1..2 (2 = no fill; 0 is *not* "no fill"). Default fill: ${m.defaultFillIndex ?? 'none'} |
 | \`## [[Title]]\` (the whole heading) | merges this section (text, excerpts, children) into the card titled Title; no card of its own |

@@ -63,7 +63,8 @@ export interface ParseOptions {
   stripWikilinks?: boolean;
 }
 
-const md = new MarkdownIt('commonmark');
+// No link reference definitions: `[excerpt: x]: y` on a line of its own would vanish silently as one.
+const md = new MarkdownIt('commonmark').disable('reference');
 type Token = ReturnType<typeof md.parse>[number];
 
 const BLOCK_ID = /^b_(\d+)_(\d+)$/;
@@ -82,31 +83,66 @@ const linesBefore = (text: string, i: number) => {
   return n;
 };
 
+/**
+ * Where the marker whose text starts at `from` ends (the index of its `]`),
+ * looking no further than `to` (the next marker or the end of the run); -1
+ * when it is not closed. Quotes may hold unbalanced brackets (`[0, 360)`,
+ * a stray `]`): the `]` that balances the opening `[` ends the marker only
+ * when what follows it up to `to` has no unmatched `]`; otherwise the marker
+ * ends at the first `]` that ends a line, else at the last `]` before `to`.
+ */
+export function markerEnd(text: string, from: number, to: number): number {
+  let depth = 1;
+  let balanced = -1;
+  for (let k = from; k < to; k++) {
+    if (text[k] === '[') depth++;
+    else if (text[k] === ']' && --depth === 0) {
+      balanced = k;
+      break;
+    }
+  }
+  if (balanced >= 0) {
+    let d = 0;
+    let stray = false;
+    for (let k = balanced + 1; k < to && !stray; k++) {
+      if (text[k] === '[') d++;
+      else if (text[k] === ']') stray = --d < 0;
+    }
+    if (!stray) return balanced;
+  }
+  let last = -1;
+  for (let k = from; k < to; k++) {
+    if (text[k] !== ']') continue;
+    if (/^[ \t]*(\n|$)/.test(text.slice(k + 1, to))) return k;
+    last = k;
+  }
+  return last;
+}
+
 /** Pulls the markers out of one inline run; `line` is the run's first line (1-based). */
 function scanMarkers(text: string, line: number, problems: Problem[]): Scan {
   const out: Scan = { rest: '', excerpts: [] };
+  const starts = [...text.matchAll(MARKER_START)];
   let last = 0;
-  MARKER_START.lastIndex = 0;
-  for (let m = MARKER_START.exec(text); m; m = MARKER_START.exec(text)) {
+  for (let i = 0; i < starts.length; i++) {
+    const m = starts[i];
+    if (m.index < last) continue; // inside the previous marker's text
     const kind = m[1].toLowerCase();
     const at = line + linesBefore(text, m.index);
-    // The marker ends at the bracket that balances its opening one.
-    let depth = 1;
-    let k = m.index + m[0].length;
-    for (; k < text.length && depth > 0; k++) {
-      if (text[k] === '[') depth++;
-      else if (text[k] === ']') depth--;
+    const from = m.index + m[0].length;
+    const next = starts.find((s, j) => j > i && s.index >= from);
+    const end = markerEnd(text, from, next ? next.index : text.length);
+    const unclosed = end < 0;
+    if (unclosed) {
+      problems.push({ line: at, severity: 'error', code: 'UNCLOSED_MARKER', message: `[${kind}: …] is not closed with "]"; the text up to the next marker (or the end of the paragraph) was taken as its text.` });
     }
-    if (depth > 0) {
-      problems.push({ line: at, severity: 'error', code: 'UNCLOSED_MARKER', message: `[${kind}: …] is not closed with "]"; the rest of the paragraph was taken as its text.` });
-    }
-    const inner = text.slice(m.index + m[0].length, depth > 0 ? text.length : k - 1).trim();
+    const stop = unclosed ? (next ? next.index : text.length) : end;
+    const inner = text.slice(from, stop).trim();
     out.rest += text.slice(last, m.index);
-    last = depth > 0 ? text.length : k;
-    MARKER_START.lastIndex = last;
+    last = unclosed ? stop : end + 1;
     if (kind === 'excerpt') {
       const e: ParsedExcerpt = { kind: 'excerpt', text: inner.replace(/\s+/g, ' '), line: at };
-      if (depth > 0) e.invalid = 'unclosed';
+      if (unclosed) e.invalid = 'unclosed';
       else if (!inner) e.invalid = 'empty';
       out.excerpts.push(e);
     } else if (kind === 'block') {
