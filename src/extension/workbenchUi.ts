@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost } from '../server/ui/uiHost';
+import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost, type UiKeyOutcome } from '../server/ui/uiHost';
+import { WorkbenchUiState } from './workbenchUiState';
 
 /**
  * The bridge's view of this window (GET /context): the study set or document
@@ -11,6 +12,21 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
   private readonly opened = new vscode.EventEmitter<OpenRequest>();
   /** An agent asked to show something. */
   readonly onDidOpen = this.opened.event;
+
+  /** UI-state keys (POST /ui-state/apply) mapped onto the workbench. */
+  private readonly uiState = new WorkbenchUiState();
+
+  judgeUiKey(key: string, value: unknown): UiKeyOutcome | undefined {
+    return this.uiState.judge(key, value);
+  }
+
+  applyUiState(patch: Record<string, unknown>): Promise<void> {
+    return this.uiState.apply(patch);
+  }
+
+  liveUiState(): Record<string, unknown> {
+    return this.uiState.live();
+  }
 
   context(): Promise<UiContext> {
     return this.state.context();
