@@ -28,7 +28,7 @@ async function seed(client: BridgeClient, specs: Array<{ title: string; text?: s
   const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
     body: { cards: specs.map((s, i) => ({ sourceNoteId: ids[i], ...(s.question ? { question: s.question } : {}) })), confirm: true },
   });
-  return { setId: set.topicid, deckId, sourceIds: ids, cardIds: added.cards.map((c: any) => c.cardNoteId as string) };
+  return { setId: set.topicid, deckId, sourceIds: ids, cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string) };
 }
 
 /** The ts-fsrs card a GET /decks/{id}/cards row describes (a new card: every counter still 0). */
@@ -64,7 +64,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(res.dueTodayCount, 3);
     assert.equal(res.nextDueAt, null, 'nothing due later');
     const byId = new Map((res.cards as any[]).map((c) => [c.cardNoteId, c]));
-    const [auto, cloze, custom] = s.cardIds.map((id) => byId.get(id));
+    const [auto, cloze, custom] = s.cardIds.map((id: string) => byId.get(id));
     assert.deepEqual(auto.question, { kind: 'title', text: 'Chain rule' });
     assert.deepEqual(auto.answer, { title: 'Chain rule', body: "(f∘g)' = (f'∘g)·g'", excerpt: false, page: null, comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'] });
     assert.deepEqual(cloze.question, { kind: 'cloze', text: 'd/dx xⁿ = […] for every n' });

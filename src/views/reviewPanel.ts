@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { BridgeClient } from '../client/bridgeClient';
+import { isReviewMessage, type HostToWebview, type ReviewDeckRef } from './reviewPanelProtocol';
+import { ReviewSession } from './reviewSession';
+
+/**
+ * The review panels: one webview panel per deck, showing its session
+ * (reviewSession.ts). Opening a deck that already has a panel reveals it and
+ * starts over with what is due now.
+ */
+export class ReviewPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, { panel: vscode.WebviewPanel; session: ReviewSession }>();
+  private readonly finished = new vscode.EventEmitter<ReviewSession>();
+  /** Fires when a session reaches its summary (tests, the status bar). */
+  readonly onDidFinish = this.finished.event;
+  private readonly changed = new vscode.EventEmitter<ReviewSession>();
+  /** Fires after every grade. */
+  readonly onDidGrade = this.changed.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly getClient: () => BridgeClient | undefined,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The session of a deck's open panel. */
+  session(deckId: string): ReviewSession | undefined {
+    return this.panels.get(deckId)?.session;
+  }
+
+  async open(deck: ReviewDeckRef): Promise<ReviewSession> {
+    const client = this.getClient();
+    if (!client) throw new Error('The bridge is not running.');
+    const backend = {
+      due: (deckId: string) => client.reviews.due(deckId),
+      grade: (deckId: string, req: Parameters<BridgeClient['reviews']['grade']>[1]) => client.reviews.grade(deckId, req),
+    };
+    const session = new ReviewSession(deck.deckId, deck.title, backend);
+    const existing = this.panels.get(deck.deckId);
+    if (existing) {
+      existing.session = session;
+      existing.panel.reveal();
+      await this.start(existing.panel, session);
+      return session;
+    }
+    const panel = vscode.window.createWebviewPanel('studyBridge.review', `Review: ${deck.title}`, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],
+    });
+    const entry = { panel, session };
+    this.panels.set(deck.deckId, entry);
+    panel.webview.html = reviewPanelHtml(panel.webview, this.extensionUri);
+    const post = (m: HostToWebview) => void panel.webview.postMessage(m);
+    const push = () => post({ type: 'state', state: entry.session.view() });
+    panel.onDidDispose(() => this.panels.delete(deck.deckId));
+    panel.webview.onDidReceiveMessage(async (m: unknown) => {
+      if (!isReviewMessage(m)) return;
+      const s = entry.session;
+      switch (m.type) {
+        case 'ready':
+          return push();
+        case 'reveal':
+          s.reveal();
+          return push();
+        case 'grade': {
+          const before = s.graded.length;
+          await s.grade(m.rating);
+          const view = s.view();
+          const stored = s.graded.length > before;
+          // The new state first: when the reply lands, the next card is already there.
+          push();
+          post(stored ? { type: 'reply', requestId: m.requestId, ok: true } : { type: 'reply', requestId: m.requestId, ok: false, error: { message: view.status === 'card' ? (view.error ?? 'not graded') : 'not graded' } });
+          if (stored) {
+            this.log.info(`review: ${m.rating} on ${s.graded[s.graded.length - 1].cardNoteId} (deck ${s.deckId})`);
+            this.changed.fire(s);
+          }
+          if (view.status === 'summary' && stored) this.finished.fire(s);
+          return;
+        }
+        case 'restart':
+          await this.start(panel, (entry.session = new ReviewSession(deck.deckId, deck.title, backend)));
+          return;
+        case 'close':
+          panel.dispose();
+          return;
+      }
+    });
+    await this.start(panel, session);
+    return session;
+  }
+
+  private async start(panel: vscode.WebviewPanel, session: ReviewSession): Promise<void> {
+    void panel.webview.postMessage({ type: 'state', state: session.view() } satisfies HostToWebview);
+    await session.load();
+    void panel.webview.postMessage({ type: 'state', state: session.view() } satisfies HostToWebview);
+  }
+
+  dispose(): void {
+    for (const { panel } of this.panels.values()) panel.dispose();
+    this.panels.clear();
+    this.finished.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** The page: a strict CSP (our script by nonce, our stylesheet), no inline script or style, assets through asWebviewUri. */
+function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', name)).toString();
+  const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('reviewPanel.css')}">
+<title>Review</title>
+</head>
+<body>
+<header class="bar">
+  <strong id="deck" class="deck">Review</strong>
+  <span id="progress" class="progress"></span>
+  <span id="counts" class="counts" title="New · learning · review cards left"></span>
+</header>
+<main id="review" class="review" tabindex="-1">
+  <section id="message" class="message" hidden></section>
+  <section id="card" class="card" hidden>
+    <div id="question" class="question"></div>
+    <hr id="divider" class="divider" hidden>
+    <div id="answer" class="answer" hidden></div>
+  </section>
+  <section id="summary" class="summary" hidden></section>
+</main>
+<footer id="actions" class="actions">
+  <button id="show" type="button" hidden title="Show the answer (Space)">Show answer <kbd>Space</kbd></button>
+  <div id="grades" class="grades" hidden>
+    <button type="button" class="grade again" data-rating="again" title="Again (1)"><span class="interval"></span><span class="label">Again</span><kbd>1</kbd></button>
+    <button type="button" class="grade hard" data-rating="hard" title="Hard (2)"><span class="interval"></span><span class="label">Hard</span><kbd>2</kbd></button>
+    <button type="button" class="grade good" data-rating="good" title="Good (3)"><span class="interval"></span><span class="label">Good</span><kbd>3</kbd></button>
+    <button type="button" class="grade easy" data-rating="easy" title="Easy (4)"><span class="interval"></span><span class="label">Easy</span><kbd>4</kbd></button>
+  </div>
+</footer>
+<script nonce="${nonce}" src="${asset('reviewPanel.js')}"></script>
+</body>
+</html>`;
+}
