@@ -30,6 +30,26 @@ export class Hijack {
 
 export type RouteResult = Record<string, unknown> | Reply | Hijack;
 
+/**
+ * Literal types widened (`'normal'` → string, `true` → boolean): services build
+ * their answers without `as const`, so the compiler checks a result's fields and
+ * their kinds; the exact values are checked by the API tests against the schema.
+ */
+type Widen<T> = T extends string
+  ? string
+  : T extends boolean
+    ? boolean
+    : T extends number
+      ? number
+      : T extends ReadonlyArray<infer U>
+        ? ReadonlyArray<Widen<U>>
+        : T extends object
+          ? { [K in keyof T]: Widen<T[K]> }
+          : T;
+
+/** What a handler may return: its declared response's input type, or a non-JSON answer. */
+type HandlerResult<R> = Reply | Hijack | (R extends AnyObject ? (AnyObject extends R ? Record<string, unknown> : Widen<z.input<R>>) : Record<string, unknown>);
+
 export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
@@ -56,7 +76,12 @@ export interface RouteInput<P, Q, B> {
  * confirm middleware, /capabilities, the guide's table, OpenAPI, MCP dispatch)
  * is derived from this.
  */
-export interface RouteDecl<P extends AnyObject = AnyObject, Q extends AnyObject = AnyObject, B extends AnyObject = AnyObject> {
+export interface RouteDecl<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends AnyObject = AnyObject,
+  R extends AnyObject = AnyObject,
+> {
   method: 'GET' | 'POST';
   /** Path under /bridge/v1 with `{name}` parameters, e.g. `/documents/{id}/pages`. */
   path: string;
@@ -84,13 +109,34 @@ export interface RouteDecl<P extends AnyObject = AnyObject, Q extends AnyObject 
    * Ids in it may name nothing: the refusal gates run before any lookup.
    */
   example?: { params?: Record<string, string>; query?: Record<string, string>; body?: Record<string, unknown> };
+  /**
+   * The JSON success body, without the wrapper's bridgeApiVersion, ignoredFields
+   * and warnings (added to every success body). OpenAPI publishes it, the API
+   * tests check every answer against it, the client's result types derive from it.
+   */
+  response?: R;
+  /** The content type of a non-JSON success answer (a `Reply`: Markdown, a script, a PNG, a PDF). */
+  replyType?: string;
   preview?: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<Record<string, unknown>>;
-  handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<RouteResult>;
+  handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<HandlerResult<R>>;
 }
 
 /** Identity function that gives a declaration its inferred input types. */
-export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends AnyObject>(
-  decl: RouteDecl<P, Q, B>,
+export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends AnyObject, R extends AnyObject = AnyObject>(
+  decl: RouteDecl<P, Q, B, R>,
 ): RouteDecl {
   return decl as unknown as RouteDecl;
 }
+
+/** The fields the success wrapper adds to every JSON success body. */
+export interface SuccessFields {
+  bridgeApiVersion: string;
+  ignoredFields?: string[];
+  warnings?: unknown[];
+}
+
+/** A route's success body as the client receives it: its declared `response` schema's output plus the wrapper's fields. */
+export type RouteResponse<S extends z.ZodType> = Omit<z.output<S>, keyof SuccessFields> & SuccessFields & Pick<z.output<S>, keyof SuccessFields & keyof z.output<S>>;
+
+/** One element of an array field of a route's response (e.g. a tree node). */
+export type RouteResponseItem<S extends z.ZodType, K extends keyof z.output<S>> = z.output<S>[K] extends ReadonlyArray<infer T> ? T : never;

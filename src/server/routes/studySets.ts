@@ -8,12 +8,61 @@ const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const setParams = z.object({ id: topicId });
 const setDocParams = z.object({ id: topicId, docId: bookmd5Param });
 
+export const studySetSummary = z.object({
+  topicid: z.string(),
+  title: z.string(),
+  isStudySet: z.literal(true),
+  rootNoteId: z.string().nullable(),
+  noteCount: z.number().int(),
+  documentCount: z.number().int(),
+  mainDocument: z.string().nullable(),
+  createdAt: z.string(),
+  modifiedAt: z.string(),
+});
+export const studySetListResponse = z.object({ studySets: z.array(studySetSummary), count: z.number().int() });
+export const studySetCreateResponse = studySetSummary.extend({ created: z.boolean() });
+
+export const studySetDocument = z.object({
+  bookmd5: z.string(),
+  filename: z.string(),
+  folder: z.string(),
+  isMain: z.boolean(),
+  sourceState: z.enum(['normal', 'missing_file']),
+  pageCount: z.number().int(),
+  extractionState: z.string(),
+  addedAt: z.string(),
+});
+export const studySetDocumentsResponse = z.object({
+  topicid: z.string(),
+  documents: z.array(studySetDocument),
+  mainDocument: z.string().nullable(),
+  count: z.number().int(),
+});
+export const studySetDocumentAddResponse = z.object({
+  topicid: z.string(),
+  bookmd5: z.string(),
+  alreadyPresent: z.boolean(),
+  becameMainDocument: z.boolean(),
+  addedToBooklist: z.boolean(),
+});
+export const studySetDocumentRemoveResponse = z.object({
+  topicid: z.string(),
+  bookmd5: z.string(),
+  removed: z.literal(true),
+  preRemoveSnapshotId: z.string(),
+  notesLosingSource: z.array(z.string()),
+  newMainDocument: z.string().nullable().optional(),
+  placeholder: z.boolean(),
+  warnings: z.array(z.string()),
+});
+
 export const studySetRoutes = [
   defineRoute({
     method: 'GET',
     path: '/library/study-sets',
     summary: 'Lists study sets (never decks); query filters by title.',
     query: titleFilter,
+    response: studySetListResponse,
     handler: async ({ query, services }) => {
       const studySets = services.studySets.list(query.query);
       return { studySets, count: studySets.length };
@@ -26,6 +75,7 @@ export const studySetRoutes = [
     premium: true,
     confirm: 'body',
     body: z.object({ title: topicTitle }),
+    response: studySetCreateResponse,
     example: { body: { title: 'Linear algebra' } },
     handler: async ({ body, services }) => {
       const set = await services.studySets.create(body.title);
@@ -37,6 +87,7 @@ export const studySetRoutes = [
     path: '/study-sets/{id}/documents',
     summary: "The set's documents: the main one first, then the booklist; sourceState normal or missing_file.",
     params: setParams,
+    response: studySetDocumentsResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => services.studySetDocuments.list(params.id),
   }),
@@ -48,6 +99,7 @@ export const studySetRoutes = [
     confirm: 'body',
     params: setParams,
     body: z.object({ bookmd5: bookmd5Param }),
+    response: studySetDocumentAddResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { bookmd5: EX_MD5 } },
     handler: async ({ params, body, services }) => services.studySetDocuments.add(params.id, body.bookmd5),
   }),
@@ -59,6 +111,7 @@ export const studySetRoutes = [
     confirm: 'body',
     dryRun: true,
     params: setDocParams,
+    response: studySetDocumentRemoveResponse,
     example: { params: { id: EXAMPLE_UUID, docId: EX_MD5 } },
     preview: async ({ params, services }) => services.studySetDocuments.previewRemove(params.id, params.docId),
     handler: async ({ params, services }) => services.studySetDocuments.remove(params.id, params.docId),

@@ -30,12 +30,101 @@ const statusBody = (services: BridgeServices, authorized: boolean) => ({
 });
 const statusBodies = new WeakMap<BridgeServices, string[]>();
 
+const routeInfo = z.object({
+  method: z.enum(['GET', 'POST']),
+  path: z.string(),
+  requiresToken: z.boolean(),
+  requiresMax: z.boolean(),
+  confirm: z.enum(['none', 'body', 'query']),
+  dryRun: z.boolean(),
+});
+
+export const statusResponse = z.object({
+  bridgeApiVersion: z.string(),
+  app: z.string(),
+  appVersion: z.string(),
+  authorized: z.boolean(),
+  instanceNonce: z.string(),
+  apiFingerprint: z.string(),
+  routeCount: z.number().int(),
+  guide: z.object({
+    version: z.string(),
+    sha256: z.string(),
+    route: z.string(),
+    refreshPolicy: z.string(),
+    usesExistingBearer: z.boolean(),
+    rotatesToken: z.literal(false),
+  }),
+});
+
+/** Feature blocks are open objects: each is present only when its route is served. */
+const feature = z.record(z.string(), z.unknown()).optional();
+export const capabilitiesResponse = z.object({
+  routes: z.array(routeInfo),
+  routeCount: z.number().int(),
+  apiFingerprint: z.string(),
+  accessPolicy: z.object({
+    routeField: z.literal('requiresMax'),
+    readOnlyRequiresMax: z.boolean(),
+    writeRequiresMax: z.boolean(),
+    setupNavigationAndTemporaryExportRequireMax: z.boolean(),
+    userDataStillRequiresBearerToken: z.boolean(),
+    tokenFreeRoutes: z.array(z.string()),
+  }),
+  presets: z.array(z.string()),
+  anchorModes: z.array(z.string()),
+  fillIndexSemantics: z.record(z.string(), z.string()),
+  noteCreate: feature,
+  noteMetadata: feature,
+  noteCopy: feature,
+  noteHashtags: feature,
+  reviewDeckCards: feature,
+  snapshots: feature,
+  limits: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
+  guide: z.object({
+    version: z.string(),
+    sha256: z.string(),
+    route: z.string(),
+    usesExistingBearer: z.boolean(),
+    rotatesToken: z.boolean(),
+    installRequired: z.boolean(),
+  }),
+});
+
+export const contextResponse = z.object({
+  available: z.boolean(),
+  reason: z.enum(['nothing_open', 'app_not_responding']).optional(),
+  capturedAt: z.string(),
+  studySet: z.object({ topicid: z.string(), title: z.string(), isDeck: z.boolean() }).nullable().optional(),
+  currentPage: z.object({ bookmd5: z.string(), page: z.number().int(), mappingAvailable: z.boolean() }).nullable().optional(),
+  documents: z.array(z.object({ bookmd5: z.string(), focused: z.boolean(), page: z.number().int().nullable() })).optional(),
+  selectedNotes: z.array(z.string()).optional(),
+  focusedNote: z.string().nullable().optional(),
+});
+
+export const installCodeResponse = z.object({
+  kind: z.enum(['install', 'pair']),
+  code: z.string(),
+  expiresAt: z.string(),
+  /** kind install */
+  installUrl: z.string().optional(),
+  command: z.string().optional(),
+  mcpCommand: z.string().optional(),
+  rotatesToken: z.literal(false).optional(),
+  /** kind pair */
+  pairUrl: z.string().optional(),
+  request: z.object({ code: z.string(), deviceName: z.string() }).optional(),
+});
+
+export const pairResponse = z.object({ token: z.string(), deviceName: z.string(), baseUrl: z.string() });
+
 export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/status',
     summary: 'Liveness, instance nonce, guide hash and route fingerprint. No token needed; authorized:true when the sent token is valid.',
     auth: 'none',
+    response: statusResponse,
     // The body only varies with `authorized`: both variants are serialised once per instance.
     handler: async ({ services, authorized }) => {
       let bodies = statusBodies.get(services);
@@ -47,25 +136,30 @@ export const systemRoutes = [
     method: 'GET',
     path: '/capabilities',
     summary: 'Machine-readable route list (requiresMax, confirm, dryRun), presets, anchor modes, fill semantics, limits.',
+    response: capabilitiesResponse,
     handler: async ({ services }) => buildCapabilities(services.routes, services.config.limits, services.guide),
   }),
   defineRoute({
     method: 'GET',
     path: '/guide',
     summary: 'This runtime guide as Markdown; its SHA-256 is /status guide.sha256.',
+    replyType: 'text/markdown; charset=utf-8',
     handler: async ({ services }) =>
       new Reply(services.guide.markdown, 'text/markdown; charset=utf-8', 200, { 'X-Guide-Sha256': services.guide.sha256 }),
   }),
   defineRoute({
     method: 'GET',
     path: '/openapi.json',
-    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas.',
-    handler: async ({ services }) => buildOpenApi(services.routes, services.baseUrl()),
+    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas (served as is: the API version is info.version).',
+    replyType: 'application/json; charset=utf-8',
+    // Unwrapped: a top-level bridgeApiVersion would make it an invalid OpenAPI document.
+    handler: async ({ services }) => new Reply(JSON.stringify(buildOpenApi(services.routes, services.baseUrl())), 'application/json; charset=utf-8'),
   }),
   defineRoute({
     method: 'GET',
     path: '/context',
     summary: 'What the user has open: study set, current page (PDF order), selected and focused cards; available:false with a reason when nothing is open.',
+    response: contextResponse,
     handler: async ({ services }) => ({ ...(await services.ui.context()) }),
   }),
   defineRoute({
@@ -73,6 +167,7 @@ export const systemRoutes = [
     path: '/install',
     summary: 'One-time install script (pipe to sh): writes the token file (600), installs the agent skill, prints the MCP command. The code is the credential.',
     auth: 'none',
+    replyType: shellScript,
     query: z.object({ code: z.string().min(1).max(200) }),
     example: { query: { code: 'abc' } },
     handler: async ({ query, services }) => {
@@ -88,6 +183,7 @@ export const systemRoutes = [
     path: '/install/code',
     summary: 'Issues a one-time install code (10 min) and its curl command; {"kind":"pair"} issues a 6-digit pairing code (5 min). Never rotates the token, writes no file.',
     body: z.object({ kind: z.enum(['install', 'pair']).default('install') }),
+    response: installCodeResponse,
     handler: async ({ body, services }) => {
       const { code, expiresAt } = await services.codes.issue(body.kind);
       const baseUrl = services.baseUrl();
@@ -113,6 +209,7 @@ export const systemRoutes = [
     listed: false,
     // Loose on purpose: a malformed code is a failed attempt, answered like any other.
     body: z.object({ code: z.unknown().optional(), deviceName: z.unknown().optional() }),
+    response: pairResponse,
     example: { body: { code: '123456', deviceName: 'laptop' } },
     handler: async ({ body, services }) => {
       const code = typeof body.code === 'string' || typeof body.code === 'number' ? String(body.code) : '';
