@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { corpusFile } from '../unit/pdfCorpus';
+import { EXCERPT_MARGIN_PT } from '../../src/server/cards/cardImages';
 import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, pixel, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
 
 /** pdftoppm's rendering of the same region at the same scale, as RGBA. */
@@ -55,7 +56,9 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
     );
     assert.deepEqual(card.parts.map((p: any) => p.kind), ['title', 'excerpt', 'excerpt_image'], 'title, body, then the region');
 
-    const rect = excerptCard.sourceAnchor.rect;
+    // The picture is the anchor rectangle with a 4-point margin (locate's rectangle hugs the glyphs).
+    const a = excerptCard.sourceAnchor.rect;
+    const rect = { x: a.x - EXCERPT_MARGIN_PT, y: a.y - EXCERPT_MARGIN_PT, width: a.width + 2 * EXCERPT_MARGIN_PT, height: a.height + 2 * EXCERPT_MARGIN_PT };
     const res = await content(excerptCard.noteid, part.contentId, { maxEdge: 600 });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'image/png');

@@ -140,6 +140,23 @@ export function occlusionTarget(db: Db, content: NoteRow, cardId: string, conten
   throw refuse(content.source_bookmd5 ? 'is an excerpt that was never placed on its page (no rectangle)' : 'has no image and no PDF excerpt');
 }
 
+/** Points of page around an excerpt's rectangle: locate's rectangle hugs the glyphs, descenders would be cut. */
+export const EXCERPT_MARGIN_PT = 4;
+
+/**
+ * The page area an excerpt picture shows (and occlusion masks are relative
+ * to): the anchor rectangle with a small margin, kept on the page.
+ */
+export function pictureRect(db: Db, region: ExcerptRegion): Rect {
+  const page = db.get<{ width: number | null; height: number | null }>('SELECT width, height FROM pages WHERE bookmd5 = ? AND page = ?', [region.bookmd5, region.page]);
+  const { rect } = region;
+  const x = Math.max(0, rect.x - EXCERPT_MARGIN_PT);
+  const y = Math.max(0, rect.y - EXCERPT_MARGIN_PT);
+  const right = Math.min(page?.width ?? Infinity, rect.x + rect.width + EXCERPT_MARGIN_PT);
+  const bottom = Math.min(page?.height ?? Infinity, rect.y + rect.height + EXCERPT_MARGIN_PT);
+  return { x, y, width: Math.max(1, right - x), height: Math.max(1, bottom - y) };
+}
+
 /**
  * Renders an excerpt region from its PDF so the longer edge is `longEdge`
  * pixels (the PDF is vector: any size is sharp). 422 DOCUMENT_FILE_MISSING
@@ -155,7 +172,7 @@ export async function renderRegion(docs: DocumentService, region: ExcerptRegion,
       { bookmd5: region.bookmd5, sourceState: 'missing_file' },
     );
   }
-  const { rect } = region;
+  const rect = pictureRect(docs.store, region);
   const scale = longEdge / Math.max(rect.width, rect.height);
   return docs.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });
 }

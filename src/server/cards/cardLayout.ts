@@ -52,9 +52,8 @@ const COMMENT: FontSpec = { size: 17, bold: false };
 const TAGS: FontSpec = { size: 16, bold: false };
 export const lineHeight = (f: FontSpec) => Math.round(f.size * 1.4);
 
-/** Greedy word wrap; a word wider than the line (long URLs, CJK runs) is cut between characters. */
-export function wrapText(text: string, font: FontSpec, maxWidth: number, measure: Measure): string[] {
-  const lines: string[] = [];
+/** Greedy word wrap, line by line (a caller over the pixel limit stops early); a word wider than the line (long URLs, CJK runs) is cut between characters. */
+export function* wrapText(text: string, font: FontSpec, maxWidth: number, measure: Measure): Generator<string> {
   for (const para of text.replace(/\r\n?/g, '\n').split('\n')) {
     let line = '';
     for (const token of para.match(/\s*\S+/g) ?? []) {
@@ -63,7 +62,7 @@ export function wrapText(text: string, font: FontSpec, maxWidth: number, measure
         line = candidate;
         continue;
       }
-      if (line) lines.push(line);
+      if (line) yield line;
       line = '';
       let word = token.trimStart();
       if (measure(word, font) <= maxWidth) {
@@ -73,7 +72,7 @@ export function wrapText(text: string, font: FontSpec, maxWidth: number, measure
       let piece = '';
       for (const ch of Array.from(word)) {
         if (piece && measure(piece + ch, font) > maxWidth) {
-          lines.push(piece);
+          yield piece;
           piece = '';
         }
         piece += ch;
@@ -81,9 +80,8 @@ export function wrapText(text: string, font: FontSpec, maxWidth: number, measure
       word = piece;
       line = word;
     }
-    lines.push(line);
+    yield line;
   }
-  return lines;
 }
 
 /** Lays the card out at `width` pixels; 422 RENDER_TOO_LARGE as soon as width × height passes 36 million. */

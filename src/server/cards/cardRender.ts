@@ -13,8 +13,13 @@ async function measurer() {
   await ensureRenderFonts();
   const { createCanvas } = await import('@napi-rs/canvas');
   const ctx = createCanvas(1, 1).getContext('2d');
+  let current: FontSpec | undefined;
   return (text: string, font: FontSpec) => {
-    ctx.font = cssFont(font);
+    // Setting ctx.font parses the CSS string: only when it changes.
+    if (current !== font) {
+      ctx.font = cssFont(font);
+      current = font;
+    }
     return ctx.measureText(text).width;
   };
 }
@@ -90,13 +95,15 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
   const pageH = Math.round(W * Math.SQRT2);
   const margin = 28;
   const tops = paginate(layout, pageH, margin);
-  const pages = tops.map(() => pdf.addPage([W * PX_TO_PT, pageH * PX_TO_PT]));
+  // The last page ends with the card (a short card is one page its own height).
+  const heights = tops.map((top, i) => (i + 1 < tops.length ? pageH : Math.min(pageH, layout.height - top)));
+  const pages = tops.map((_, i) => pdf.addPage([W * PX_TO_PT, heights[i] * PX_TO_PT]));
   const pageOf = (y: number) => {
     let i = 0;
     while (i + 1 < tops.length && tops[i + 1] <= y) i++;
     return i;
   };
-  const toPdfY = (i: number, y: number) => (pageH - (y - tops[i])) * PX_TO_PT;
+  const toPdfY = (i: number, y: number) => (heights[i] - (y - tops[i])) * PX_TO_PT;
 
   for (const item of layout.items) {
     if (item.kind === 'box') {

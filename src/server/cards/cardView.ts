@@ -1,5 +1,5 @@
 import type { BridgeServices } from '../services';
-import { cardAndContent, excerptPart, occlusionOf, IMAGE_KINDS, type PartRow } from './cardImages';
+import { cardAndContent, excerptPart, occlusionOf, pictureRect, IMAGE_KINDS, type PartRow } from './cardImages';
 import type { CardPicture, CardView } from './cardLayout';
 import { NOTE_PALETTE_HEX } from './notePalette';
 
@@ -18,7 +18,10 @@ export async function readCardView(services: Pick<BridgeServices, 'store'>, note
   const body = texts.find((t) => t.idx === 0);
   const pictures: CardPicture[] = [];
   const excerpt = excerptPart(store, content);
-  if (excerpt?.region) pictures.push({ part: excerpt, width: excerpt.region.rect.width, height: excerpt.region.rect.height, scalable: true });
+  if (excerpt?.region) {
+    const r = pictureRect(store, excerpt.region);
+    pictures.push({ part: excerpt, width: r.width, height: r.height, scalable: true });
+  }
   const media: CardView['media'] = [];
   const { loadImage } = await import('@napi-rs/canvas');
   for (const row of store.all<PartRow>("SELECT * FROM note_parts WHERE noteid = ? AND kind <> 'excerpt_image' ORDER BY idx, content_id", [content.noteid])) {
