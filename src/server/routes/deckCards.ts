@@ -15,10 +15,9 @@ const deckReviews = (s: BridgeServices) => new DeckReviews(s.store, s.decks);
 const deckParams = z.object({ id: topicId });
 
 /** A grade by name or by ts-fsrs number (1 again … 4 easy). */
+const RATING_HINT = 'rating must be again, hard, good or easy (or 1..4)';
 const rating = z
-  .union([z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]), z.number().int().min(1).max(4)], {
-    error: 'rating must be again, hard, good or easy (or 1..4)',
-  })
+  .union([z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]), z.number().int(RATING_HINT).min(1, RATING_HINT).max(4, RATING_HINT)], { error: RATING_HINT })
   .transform((r): ReviewRating => (typeof r === 'number' ? REVIEW_RATINGS[r - 1] : r));
 
 const newCard = z
