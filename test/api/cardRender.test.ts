@@ -9,7 +9,7 @@ import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, UNKNOWN, V
 const words = (s: string) => s.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').split(/\s+/).filter(Boolean);
 
 describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
-  this.timeout(90_000);
+  this.timeout(180_000); // OCR of a render on a busy machine
   let f: CardImagesFixture;
   let card: any;
   const ocr = new PageOcr();
