@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { conflict, invalidInput } from '../errors';
+import type { BridgeServices } from '../services';
+import type { PrintMode } from './printPagination';
+import { drawPlan } from './printPdf';
+import { buildPlan, planFingerprint, type PrintPlan } from './printPlan';
+import { loadPrintTree } from './printTree';
+import { assertStudySet } from '../library/studySets';
+
+export const EXPORT_FOLDER = 'MindMapExports';
+
+type Services = Pick<BridgeServices, 'store' | 'config' | 'documents' | 'tokens'>;
+
+/** POST …/mind-map-print/preview: plans the pages; writes nothing. */
+export function previewPrint(services: Services, topicid: string, mode: PrintMode, densityValue: number, rootNoteId?: string) {
+  const tree = loadPrintTree(services.store, topicid, rootNoteId);
+  const { plan, warnings } = buildPlan(tree, mode, densityValue, services.tokens.mainToken);
+  return { ...plan, ...(warnings.length ? { warnings } : {}) };
+}
+
+/** A plain file stem: no "/", "..", leading "." or control characters; ".pdf" is added. */
+function fileStem(name: string): string {
+  const stem = name.normalize('NFC').replace(/\.pdf$/i, '');
+  if (!stem || stem.includes('/') || stem.includes('\\') || stem.includes('..') || stem.startsWith('.') || /[\u0000-\u001f:*?"<>|]/.test(stem) || Buffer.byteLength(stem) > 200 || stem.trim() !== stem) {
+    throw invalidInput(`fileName "${name.slice(0, 80)}" must be a plain file name: no "/", "..", leading "." or control characters.`, { field: 'fileName' }, 'INVALID_FILENAME');
+  }
+  return stem;
+}
+
+const safeStem = (title: string) => title.replace(/[^\p{L}\p{N}._ -]+/gu, '_').replace(/^[.\s]+/, '').slice(0, 80) || 'mind-map';
+
+/**
+ * POST …/mind-map-print/export: draws a saved plan as it is (never
+ * re-planned). A plan not made by this bridge → 422 PLAN_FINGERPRINT_MISMATCH;
+ * the cards changed since → 409 PLAN_STALE; another export running → 429
+ * EXPORT_BUSY (the slot document export uses). Never overwrites a file.
+ */
+export async function exportPrint(services: Services, topicid: string, plan: PrintPlan, fileName: string | undefined) {
+  assertStudySet(services.store, topicid);
+  if (planFingerprint(plan, services.tokens.mainToken) !== plan.planFingerprint) {
+    throw invalidInput('The plan does not match its planFingerprint: it was edited or not made by this bridge. Run preview again and send its answer unchanged.', undefined, 'PLAN_FINGERPRINT_MISMATCH');
+  }
+  if (plan.topicid !== topicid) throw invalidInput(`The plan was made for study set ${plan.topicid}, not ${topicid}.`, { planTopicid: plan.topicid, topicid }, 'PLAN_FOR_OTHER_SET');
+  const stem = fileName !== undefined ? fileStem(fileName) : undefined;
+  let tree;
+  try {
+    tree = loadPrintTree(services.store, topicid, plan.rootNoteId);
+  } catch (e) {
+    // The printed branch itself is gone (deleted or moved out of reach): the plan is stale.
+    const code = (e as { code?: string }).code;
+    if (code === 'NOTE_NOT_FOUND' || code === 'NOTE_NOT_IN_TREE' || code === 'NOTES_IN_DIFFERENT_SETS') {
+      throw conflict('PLAN_STALE', `The plan's root card ${plan.rootNoteId} is no longer in this set's tree; preview again.`, { rootNoteId: plan.rootNoteId });
+    }
+    throw e;
+  }
+  if (tree.fingerprint !== plan.treeFingerprint) {
+    throw conflict('PLAN_STALE', 'The cards changed since this plan was made (structure, order, titles or colours); preview again and export the new plan.', {
+      planTreeFingerprint: plan.treeFingerprint,
+      currentTreeFingerprint: tree.fingerprint,
+    });
+  }
+  const cards = new Map(tree.cards.map((c) => [c.noteid, c]));
+  return services.documents.withExportSlot(async () => {
+    const { bytes, replacedChars } = await drawPlan(plan, tree.setTitle, cards);
+    const folder = path.join(services.config.exportFolder, EXPORT_FOLDER);
+    await mkdir(folder, { recursive: true });
+    const base = stem ?? `${safeStem(tree.setTitle)}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    let name = `${base}.pdf`;
+    for (let i = 2; existsSync(path.join(folder, name)); i++) name = `${base} (${i}).pdf`;
+    const out = path.join(folder, name);
+    const tmp = `${out}.${process.pid}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, out);
+    const warnings = [
+      ...(name !== `${base}.pdf` ? [`${base}.pdf already exists in ${EXPORT_FOLDER}; written as ${name} (never overwritten).`] : []),
+      ...(replacedChars ? [`${replacedChars} character(s) outside the PDF font's Latin range print as "?".`] : []),
+    ];
+    return { exported: true, topicid, path: out, folder: EXPORT_FOLDER, fileName: name, pageCount: plan.pages.length, bytes: bytes.byteLength, planFingerprint: plan.planFingerprint, ...(warnings.length ? { warnings } : {}) };
+  });
+}
