@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
-import type { BundleEntry, BundleManifest } from '../client/bundlesApi';
+import type { BundleEntry } from '../client/bundlesApi';
 import { BridgeTreeProvider, type BridgeNode } from './bridgeTreeProvider';
 
 /** While a bundle is preparing, the view re-reads GET /bundles this often (progress is not a library write). */
@@ -8,11 +8,10 @@ const PREPARING_POLL_MS = 1_000;
 
 /**
  * Bundles view (GET /bundles): bundles grouped by book, with their state and
- * live progress while preparing. Titles and book names come from each
- * bundle's manifest.json (read once per bundle) and the set's documents.
+ * live progress while preparing. Titles, book names and pages come with each
+ * listed bundle (no folder is read: it may be preparing, or on another machine).
  */
 export class BundlesProvider extends BridgeTreeProvider {
-  private readonly manifests = new Map<string, BundleManifest>();
   private poll: NodeJS.Timeout | undefined;
   /** The last listing (tests and commands read it). */
   bundles: BundleEntry[] = [];
@@ -21,33 +20,11 @@ export class BundlesProvider extends BridgeTreeProvider {
     const { bundles } = await client.bundles.list();
     this.bundles = bundles;
     this.schedulePoll(bundles.some((b) => b.state === 'preparing'));
-    const ready = bundles.filter((b) => (b.state === 'prepared' || b.state === 'imported') && !this.manifests.has(b.bundleId));
-    await Promise.all(
-      ready.map(async (b) => {
-        const m = await client.bundles.manifest(b.bundleId).catch(() => undefined);
-        if (m) this.manifests.set(b.bundleId, m);
-      }),
-    );
-    const names = await this.bookNames(client, bundles);
     const byBook = new Map<string, BundleEntry[]>();
     for (const b of bundles) byBook.set(b.bookmd5, [...(byBook.get(b.bookmd5) ?? []), b]);
     return [...byBook.entries()]
-      .map(([bookmd5, list]) => new BookNode(bookmd5, names.get(bookmd5) ?? `Book ${bookmd5.slice(0, 8)}…`, list.map((b) => new BundleNode(b, this.manifests.get(b.bundleId)))))
+      .map(([bookmd5, list]) => new BookNode(bookmd5, list[0].documentTitle ?? `Book ${bookmd5.slice(0, 8)}… (no longer in the library)`, list.map((b) => new BundleNode(b))))
       .sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  /** Book file names: from a bundle's manifest, else from its study set's documents. */
-  private async bookNames(client: BridgeClient, bundles: BundleEntry[]): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    for (const m of this.manifests.values()) if (m.documentTitle) names.set(m.bookmd5, m.documentTitle);
-    const missing = [...new Set(bundles.filter((b) => !names.has(b.bookmd5)).map((b) => b.topicid))];
-    await Promise.all(
-      missing.map(async (topicid) => {
-        const docs = await client.studySetDocuments(topicid).catch(() => []);
-        for (const d of docs) if (!names.has(d.bookmd5)) names.set(d.bookmd5, d.filename);
-      }),
-    );
-    return names;
   }
 
   /** A preparing job reports progress in memory only: poll while one runs. */
@@ -94,10 +71,7 @@ const STATE_ICONS: Record<string, [string, string | undefined]> = {
 
 export class BundleNode implements BridgeNode {
   readonly id: string;
-  constructor(
-    readonly bundle: BundleEntry,
-    readonly manifest: BundleManifest | undefined,
-  ) {
+  constructor(readonly bundle: BundleEntry) {
     this.id = `bundle/${bundle.bundleId}`;
   }
   get bundleId(): string {
@@ -109,12 +83,12 @@ export class BundleNode implements BridgeNode {
   }
   treeItem(): vscode.TreeItem {
     const b = this.bundle;
-    const title = this.manifest?.title || `Bundle ${b.bundleId.slice(0, 8)}`;
+    const title = b.title || `Bundle ${b.bundleId.slice(0, 8)}`;
     const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const [icon, color] = STATE_ICONS[b.state] ?? ['package', undefined];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-    const pages = this.manifest ? pageRanges(this.manifest.pages) : '';
+    const pages = segmentRanges(b.segments);
     item.description =
       b.state === 'preparing' && b.progress
         ? `preparing ${b.progress.pagesDone}/${b.progress.pagesTotal} pages`
@@ -123,7 +97,7 @@ export class BundleNode implements BridgeNode {
           : `${b.state}${pages ? ` · pp. ${pages}` : ''}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(title)}** — ${b.state}\n\n`);
-    if (this.manifest) tip.appendMarkdown(`${escapeMd(this.manifest.documentTitle)}, pages ${pages} · ${this.manifest.preset} · ${this.manifest.anchorMode}\n\n`);
+    tip.appendMarkdown(`${escapeMd(b.documentTitle ?? b.bookmd5)}, pages ${pages} · ${b.preset} · ${b.anchorMode}\n\n`);
     if (b.state === 'failed' && b.error) tip.appendMarkdown(`$(error) ${escapeMd(b.error)}\n\n`);
     tip.appendMarkdown(`\`${b.bundlePath}\``);
     item.tooltip = tip;
@@ -135,16 +109,9 @@ export class BundleNode implements BridgeNode {
   }
 }
 
-/** [3,4,5,9,10] → "3–5, 9–10" */
-export function pageRanges(pages: number[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < pages.length; i++) {
-    let j = i;
-    while (j + 1 < pages.length && pages[j + 1] === pages[j] + 1) j++;
-    out.push(i === j ? String(pages[i]) : `${pages[i]}–${pages[j]}`);
-    i = j;
-  }
-  return out.join(', ');
+/** Merged segments → "19–26, 30" */
+export function segmentRanges(segments: Array<{ startPage: number; endPage: number }>): string {
+  return segments.map((s) => (s.startPage === s.endPage ? String(s.startPage) : `${s.startPage}–${s.endPage}`)).join(', ');
 }
 
 const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');

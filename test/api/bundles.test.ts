@@ -73,6 +73,11 @@ describe('bundles: split a book into cards, end to end', function () {
     assert.equal(listed.state, 'prepared');
     assert.equal(listed.version, 0);
     assert.equal(listed.progress, undefined);
+    // Title and book name come with the listing (the Bundles view reads no folder).
+    assert.equal(listed.title, 'Drawing and LaTeX');
+    assert.equal(listed.documentTitle, 'asymptote.pdf');
+    assert.deepEqual([listed.preset, listed.anchorMode, listed.pagesTotal], ['book-breakdown', 'page_text', 13]);
+    assert.deepEqual(listed.segments, [{ startPage: 19, endPage: 26 }, { startPage: 90, endPage: 94, title: 'LaTeX usage' }]);
     const rootNoteId = listed.rootNoteId as string;
     assert.match(rootNoteId, /^[0-9A-F-]{36}$/);
 

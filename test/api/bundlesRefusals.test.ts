@@ -114,7 +114,10 @@ describe('bundles: refusals change nothing', function () {
       assert.equal(r.status, 202, r.text());
       const p = r.json<{ bundleId: string; pagesTotal: number }>();
       assert.equal(p.pagesTotal, 13, '19–26 (8) + 30–34 (5)');
-      assert.equal((await pollPrepared(t, p.bundleId)).state, 'prepared');
+      const listed = await pollPrepared(t, p.bundleId);
+      assert.equal(listed.state, 'prepared');
+      assert.equal(listed.title, 'asymptote p. 19–26, 30–34', 'no title given: the book and its pages');
+      assert.equal(listed.documentTitle, 'asymptote.pdf');
       const manifest = JSON.parse((await t.client.raw('GET', `/bundles/${p.bundleId}/files`, { query: { path: 'manifest.json' } })).text()) as { segments: { startPage: number; endPage: number }[]; pages: number[] };
       assert.deepEqual(manifest.segments.map((s) => [s.startPage, s.endPage]), [[19, 26], [30, 34]]);
       assert.equal(manifest.pages.length, 13);
@@ -189,6 +192,8 @@ describe('bundles: refusals change nothing', function () {
         assert.match(e.message, /Poll GET \/bundles/);
         assert.equal(e.details!.retryAfterSeconds, 15);
       };
+      const entry = (await t.client.request<{ bundles: Record<string, unknown>[] }>('GET', '/bundles')).bundles.find((b) => b.bundleId === p.bundleId)!;
+      assert.deepEqual([entry.state, entry.title, entry.documentTitle], ['preparing', 'scanned-4ti2-p5-8 p. 4', 'scanned-4ti2-p5-8.pdf'], 'title and book while preparing');
       const digest = storeDigest(t.bridge.services.store);
       await stillPreparing('GET', `/bundles/${p.bundleId}/files`, {});
       await stillPreparing('GET', `/bundles/${p.bundleId}/files`, { query: { path: 'result.md' } } as never);

@@ -199,18 +199,28 @@ export class BundleService {
     }
     const rows = this.store.all<BundleRow>(`SELECT * FROM bundles WHERE state <> 'discarded' ${opts.origin ? 'AND origin = ?' : ''} ORDER BY created_at, bundle_id`, opts.origin ? [opts.origin] : []);
     const running = this.runner.running;
+    // The library file name of each book; null once the document left the library (the bundle stays listed).
+    const filenames = new Map(this.store.all<{ bookmd5: string; filename: string }>(`SELECT bookmd5, filename FROM documents WHERE bookmd5 IN (SELECT bookmd5 FROM bundles WHERE state <> 'discarded')`).map((d) => [d.bookmd5, d.filename]));
     // A preparing job stays listed whatever `since` says: long jobs must not vanish.
     const bundles = rows
       .filter((r) => !sinceIso || r.state === 'preparing' || r.updated_at >= sinceIso)
       .map((r) => {
         const live = running?.bundleId === r.bundle_id ? running : undefined;
-        const total = requestOf(r).pagesTotal;
+        const req = requestOf(r);
+        const total = req.pagesTotal;
         return {
           bundleId: r.bundle_id,
           jobId: r.job_id,
           bundlePath: this.folderOf(r.bundle_id),
           topicid: r.topicid,
           bookmd5: r.bookmd5,
+          // From the stored request, so the list needs no folder (preparing, failed, another machine).
+          title: req.title,
+          documentTitle: filenames.get(r.bookmd5) ?? null,
+          preset: r.preset,
+          anchorMode: r.anchor_mode,
+          segments: req.segments.map((s) => ({ startPage: s.startPage, endPage: s.endPage, ...(s.title ? { title: s.title } : {}) })),
+          pagesTotal: total,
           createdAt: r.created_at,
           updatedAt: r.updated_at,
           state: r.state,

@@ -53,7 +53,7 @@ export const bundleRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/bundles',
     summary:
-      'Lists bundles: state preparing|prepared|imported|failed; version and rootNoteId only when prepared or imported, progress {pagesDone, pagesTotal} only while preparing, error when failed. origin=bridge, since=<ISO or epoch ms> (preparing ones always listed). Poll about every 15 s.',
+      'Lists bundles: title (prepare title or default), documentTitle (library file name, null once deleted), preset, anchorMode, segments, pagesTotal; state preparing|prepared|imported|failed; version and rootNoteId only when prepared or imported, progress {pagesDone, pagesTotal} only while preparing, error when failed. origin=bridge, since=<ISO or epoch ms> (preparing ones always listed). Poll about every 15 s.',
     query: z.object({ origin: z.enum(['bridge']).optional(), since: z.string().max(40).optional() }),
     handler: async ({ query, services }) => services.bundles.list(query),
   }),
