@@ -3,8 +3,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { createCanvas } from '@napi-rs/canvas';
-import { upload } from './documentsFixture';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { projectRoot } from '../helpers/childBridge';
 import { storeDigest } from '../helpers/storeDigest';
@@ -40,15 +38,6 @@ const textOf = (r: ToolResult) => {
   assert.equal(r.content[0].type, 'text', JSON.stringify(r).slice(0, 300));
   return r.content[0].text!;
 };
-
-/** A transparent PNG with one opaque red square: the "ink" of a page part. */
-function redInk(): Buffer {
-  const canvas = createCanvas(200, 100);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ff0000';
-  ctx.fillRect(50, 25, 100, 50);
-  return canvas.encodeSync('png');
-}
 
 describe('MCP Inspector CLI against the bridge (real client)', function () {
   this.timeout(180_000);
@@ -116,41 +105,39 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
     assert.deepEqual(listed.studySets.map((s: any) => s.topicid), [created.topicid]);
   });
 
-  it('an image answer comes back as MCP image content (base64 PNG, the same bytes as over HTTP)', async () => {
-    // Until card renders exist: the composite PNG of a page part with red ink over the page region.
-    const { bookmd5 } = await upload(t, 'CAD.pdf');
-    await t.bridge.services.documents.whenReady(bookmd5);
-    await t.bridge.services.store.write((tx) =>
-      tx.run(`INSERT INTO page_parts(content_id, bookmd5, page, kind, rect, image, created_at) VALUES ('INK1', ?, 1, 'ink', '{"x":0.1,"y":0.1,"width":0.5,"height":0.25}', ?, 'now')`, [bookmd5, redInk()]),
-    );
-    const path = `/documents/${bookmd5}/pages/1/content/INK1`;
-    const r = await callTool(t, 'study_call', ['method=GET', `path=${path}`, 'query={"maxEdge":256}']);
+  it('a card render comes back as MCP image content (base64 PNG, the same bytes as over HTTP); as PDF, an embedded resource', async () => {
+    const set = await t.client.createStudySet('Rendered over MCP');
+    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Photosynthesis', text: 'Light energy becomes chemical energy.', confirm: true } });
+    const path = `/notes/${card.noteid}/render`;
+
+    const r = await callTool(t, 'study_call', ['method=GET', `path=${path}`, 'query={"width":400}']);
     assert.notEqual(r.isError, true);
     assert.equal(r.content.length, 1);
     assert.equal(r.content[0].type, 'image');
     assert.equal(r.content[0].mimeType, 'image/png');
     const png = Buffer.from(r.content[0].data!, 'base64');
     assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
-    assert.equal(png.readUInt32BE(16), 256, 'IHDR width: the longer edge is maxEdge');
-    const height = png.readUInt32BE(20);
-    assert.ok(height > 64 && height < 256, `height ${height}: the part is wider than tall`);
-    const direct = await t.client.raw('GET', path, { query: { maxEdge: 256 } });
+    assert.equal(png.readUInt32BE(16), 400, 'IHDR width: the requested width');
+    const direct = await t.client.raw('GET', path, { query: { width: 400 } });
     assert.equal(direct.status, 200);
+    assert.equal(png.readUInt32BE(20), Number(direct.headers.get('x-render-height')));
     assert.ok(png.equals(direct.bytes), 'the tool returns the route bytes unchanged');
 
-    // The ink is in the picture: the centre pixel is red.
-    const { loadImage } = await import('@napi-rs/canvas');
-    const img = await loadImage(png);
-    const canvas = createCanvas(img.width, img.height);
-    const ctx = canvas.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const [red, green, blue] = ctx.getImageData(128, Math.floor(height / 2), 1, 1).data;
-    assert.deepEqual([red > 200, green < 60, blue < 60], [true, true, true], `centre pixel ${red},${green},${blue}`);
+    const pdf = await callTool(t, 'study_call', ['method=GET', `path=${path}`, 'query={"format":"pdf"}']);
+    assert.notEqual(pdf.isError, true);
+    assert.deepEqual(pdf.content.map((c) => c.type), ['text', 'resource']);
+    assert.match(pdf.content[0].text!, /a PDF of \d+ bytes/);
+    const resource = (pdf.content[1] as any).resource;
+    assert.equal(resource.mimeType, 'application/pdf');
+    assert.equal(resource.uri, `studybridge:/bridge/v1${path}?format=pdf`);
+    const bytes = Buffer.from(resource.blob, 'base64');
+    assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.equal(bytes.length, (await t.client.raw('GET', path, { query: { format: 'pdf' } })).bytes.length);
   });
 
-  it('a refused image request is a tool error carrying the bridge error body', async () => {
-    const r = await callTool(t, 'study_call', ['method=GET', 'path=/documents/0123456789abcdef0123456789abcdef/pages/1/content/NOPE']);
+  it('a refused render is a tool error carrying the bridge error body', async () => {
+    const r = await callTool(t, 'study_call', ['method=GET', 'path=/notes/00000000-0000-4000-8000-000000000009/render']);
     assert.equal(r.isError, true);
-    assert.match(JSON.parse(textOf(r)).error.code, /NOT_FOUND/);
+    assert.equal(JSON.parse(textOf(r)).error.code, 'NOTE_NOT_FOUND');
   });
 });
