@@ -29,7 +29,7 @@ export interface MindMapDeps {
 export interface MindMapRender {
   seq: number;
   nodeCount: number;
-  cspViolations: number;
+  cspViolations: string[];
 }
 
 /** One panel per study set: opening a set's map again brings its panel forward. */
@@ -161,6 +161,7 @@ export class MindMapPanel implements vscode.Disposable {
         await this.redraw();
         return;
       case 'rendered':
+        if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0)) this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
         this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations };
         this.rendered.fire(this.lastRender);
         return;

@@ -49,8 +49,8 @@ export type WebviewToHost =
   | { type: 'ready' }
   /** A node was clicked: reveal the card in the Study Sets view and open its source page. */
   | { type: 'openCard'; requestId: number; noteid: string }
-  /** The map was drawn: how many nodes the SVG shows, and CSP violations seen so far. */
-  | { type: 'rendered'; seq: number; nodeCount: number; cspViolations: number }
+  /** The map was drawn: how many nodes the SVG shows, and the CSP violations seen so far (directive, what). */
+  | { type: 'rendered'; seq: number; nodeCount: number; cspViolations: string[] }
   | { type: 'refresh' };
 
 export const isMindMapMessage = (m: unknown): m is WebviewToHost => {
@@ -62,7 +62,7 @@ export const isMindMapMessage = (m: unknown): m is WebviewToHost => {
     case 'openCard':
       return Number.isInteger(o.requestId) && typeof o.noteid === 'string';
     case 'rendered':
-      return Number.isInteger(o.seq) && Number.isInteger(o.nodeCount) && Number.isInteger(o.cspViolations);
+      return Number.isInteger(o.seq) && Number.isInteger(o.nodeCount) && Array.isArray(o.cspViolations) && o.cspViolations.every((v) => typeof v === 'string');
     default:
       return false;
   }

@@ -3,6 +3,7 @@
 // Bundled by esbuild (esbuild.mjs) into dist/webview/mindMap.js. It keeps only
 // view state (folds, zoom/pan) in the webview state, so a redraw after an
 // agent's edit, or the panel coming back from the background, looks the same.
+import { select } from 'd3';
 import { Markmap } from 'markmap-view';
 import type { INode, IPureNode } from 'markmap-common';
 import type { HostToWebview, MindMapData, MindMapNode, WebviewToHost } from '../../views/mindMapProtocol';
@@ -21,8 +22,10 @@ const vscode = acquireVsCodeApi();
 const post = (m: WebviewToHost) => vscode.postMessage(m);
 
 // Counted and reported with every render: the extension tests assert none.
-let cspViolations = 0;
-document.addEventListener('securitypolicyviolation', () => cspViolations++);
+const cspViolations: string[] = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}${e.sample ? `: ${e.sample.slice(0, 60)}` : ''}`);
+});
 
 const saved = (vscode.getState() as ViewState | undefined) ?? { folds: {} };
 const view: ViewState = { folds: { ...saved.folds }, transform: saved.transform };
@@ -36,9 +39,13 @@ const problemEl = document.getElementById('problem')!;
 let palette: string[] = [];
 const neutral = () => getComputedStyle(document.body).getPropertyValue('--vscode-descriptionForeground').trim() || '#888888';
 
-const mm = new Markmap(svg, {
+// markmap appends a <style> element with its CSS, which a strict CSP refuses:
+// it gets a detached one, and media/mindMap.css carries those rules.
+const svgSelection = select(svg);
+const append = svgSelection.append.bind(svgSelection);
+svgSelection.append = (name: string) => (name === 'style' ? select(document.createElementNS('http://www.w3.org/2000/svg', 'style')) : append(name));
+const mm = new Markmap(svgSelection, {
   autoFit: false,
-  // media/mindMap.css carries markmap's rules: no <style> element under a strict CSP.
   embedGlobalCSS: false,
   duration: DURATION,
   maxWidth: 300,
@@ -48,7 +55,7 @@ const mm = new Markmap(svg, {
   initialExpandLevel: -1,
   color: (node: INode) => lineColour(node),
 });
-mm.styleNode.remove();
+svgSelection.append = append;
 
 // Folds the person makes (the circles) are remembered by card, across redraws.
 const toggleNode = mm.toggleNode.bind(mm);
@@ -122,7 +129,7 @@ async function draw(data: MindMapData): Promise<void> {
 /** After markmap's transitions (leaving nodes are removed at their end), the count the SVG shows. */
 async function reportRendered(): Promise<void> {
   await new Promise((r) => setTimeout(r, DURATION + 80));
-  post({ type: 'rendered', seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations });
+  post({ type: 'rendered', seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations: cspViolations.slice(0, 20) });
 }
 
 function applyFolds(node: MindMapNode): void {

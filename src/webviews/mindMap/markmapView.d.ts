@@ -5,9 +5,10 @@
 declare module 'markmap-view' {
   import type { INode, IPureNode } from 'markmap-common';
 
-  /** The d3 selection of the map's <svg> (d3's types are not installed). */
-  interface SvgSelection {
+  /** A d3 selection (d3's types are not installed). */
+  export interface SvgSelection {
     node(): SVGSVGElement;
+    append(name: string): SvgSelection;
   }
 
   /** d3-zoom's behaviour, as far as it is used here. */
@@ -36,11 +37,9 @@ declare module 'markmap-view' {
   }
 
   export class Markmap {
-    constructor(svg: string | SVGElement, opts?: Partial<IMarkmapOptions>);
+    constructor(svg: string | SVGElement | SvgSelection, opts?: Partial<IMarkmapOptions>);
     state: { id: string; data?: INode; highlight?: INode };
     svg: SvgSelection;
-    /** The <style> element markmap appends to the SVG. */
-    styleNode: { remove(): void };
     zoom: ZoomBehavior;
     toggleNode(data: INode, recursive?: boolean): Promise<void>;
     setData(data?: IPureNode | null, opts?: Partial<IMarkmapOptions>): Promise<void>;
@@ -48,4 +47,9 @@ declare module 'markmap-view' {
     fit(maxScale?: number): Promise<void>;
     destroy(): void;
   }
+}
+
+declare module 'd3' {
+  import type { SvgSelection } from 'markmap-view';
+  export function select(node: Element): SvgSelection;
 }

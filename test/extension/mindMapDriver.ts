@@ -1,0 +1,84 @@
+// Drives the mind-map webview from outside (playwright), for the suite's
+// mindMap.test.ts: counts the SVG's nodes, reads titles, colours and the zoom
+// transform, clicks a node's title or fold circle, photographs the window.
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+
+export interface MindMapAction {
+  action: 'mind-map';
+  /** Click the title of this card's node. */
+  clickCard?: string;
+  /** Click the fold circle of this card's node. */
+  toggleCard?: string;
+  /** Click a toolbar button (#fit, #refresh). */
+  clickButton?: string;
+  /** Wait until the SVG shows exactly this many nodes. */
+  waitCount?: number;
+  /** Wait until a node's title reads this text. */
+  waitTitle?: string;
+  /** Cards whose computed background colour is returned. */
+  coloursOf?: string[];
+  screenshot?: string;
+  timeoutMs?: number;
+}
+
+export interface MindMapSeen {
+  count: number;
+  titles: string[];
+  /** The transform of the map's zoom group (pan and zoom). */
+  transform: string | null;
+  colours: Record<string, string>;
+  /** The rendered Content-Security-Policy of the webview page. */
+  csp: string | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const NODES = 'svg#map g.markmap-node';
+
+/** The mind map's frame: VS Code nests each webview as iframe.webview → iframe#active-frame. */
+async function mindMapFrame(page: Page, timeoutMs: number): Promise<FrameLocator> {
+  const t0 = Date.now();
+  for (;;) {
+    const outer = page.locator('iframe.webview.ready');
+    for (let i = (await outer.count()) - 1; i >= 0; i--) {
+      const inner = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('#active-frame');
+      if (await inner.locator('svg#map').count().catch(() => 0)) return inner;
+    }
+    if (Date.now() - t0 > timeoutMs) throw new Error('no webview shows the mind map (svg#map)');
+    await sleep(200);
+  }
+}
+
+export async function serveMindMap(page: Page, a: MindMapAction, out: string): Promise<MindMapSeen> {
+  const timeoutMs = a.timeoutMs ?? 20_000;
+  const frame = await mindMapFrame(page, timeoutMs);
+  const nodeOf = (noteid: string) => frame.locator(NODES, { has: frame.locator(`[data-noteid="${noteid}"]`) }).first();
+  if (a.clickCard) await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });
+  if (a.toggleCard) await nodeOf(a.toggleCard).locator('circle').click({ timeout: timeoutMs, force: true });
+  if (a.clickButton) await frame.locator(a.clickButton).first().click({ timeout: timeoutMs });
+  const read = async (): Promise<MindMapSeen> => ({
+    count: await frame.locator(NODES).count(),
+    titles: await frame.locator(`${NODES} .card .title`).allInnerTexts(),
+    transform: await frame.locator('svg#map > g').first().getAttribute('transform'),
+    colours: {},
+    csp: await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
+  });
+  const t0 = Date.now();
+  let seen = await read();
+  while ((a.waitCount !== undefined && seen.count !== a.waitCount) || (a.waitTitle !== undefined && !seen.titles.includes(a.waitTitle))) {
+    if (Date.now() - t0 > timeoutMs) {
+      await page.screenshot({ path: join(out, `mind-map-timeout-${Date.now()}.png`) });
+      throw new Error(`mind map: waited for ${JSON.stringify({ count: a.waitCount, title: a.waitTitle })}; shows ${seen.count} nodes: ${JSON.stringify(seen.titles.slice(0, 80))}`);
+    }
+    await sleep(200);
+    seen = await read();
+  }
+  for (const id of a.coloursOf ?? []) {
+    seen.colours[id] = await frame.locator(`[data-noteid="${id}"]`).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+  }
+  if (a.screenshot) {
+    await sleep(600); // markmap's transitions end
+    await page.screenshot({ path: join(out, a.screenshot) });
+  }
+  return seen;
+}
