@@ -38,6 +38,49 @@ const metadataBody = z.object({
 });
 const foldBody = z.object({ noteIds: noteIdList(200), folded: z.boolean() });
 
+export const hashtagsResponse = z.object({
+  persisted: z.boolean(),
+  operation: z.enum(['add', 'remove', 'replace']),
+  results: z.array(z.object({ noteid: z.string(), hashtags: z.array(z.string()) })),
+  changed: z.number().int(),
+});
+export const metadataResponse = z.object({
+  persisted: z.boolean(),
+  results: z.array(z.object({ noteid: z.string(), colorIndex: z.number().int().nullable(), fillIndex: z.number().int().nullable() })),
+  changed: z.number().int(),
+});
+export const foldResponse = z.object({
+  persisted: z.boolean(),
+  folded: z.boolean(),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  skipped: z.array(z.object({ noteid: z.string(), reason: z.string() })),
+});
+export const titleResponse = z.object({ persisted: z.boolean(), noteid: z.string(), title: z.string(), updatedReferences: z.array(z.string()) });
+export const textResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  kind: z.string().nullable(),
+  detachedFromExcerpt: z.boolean(),
+  updatedReferences: z.array(z.string()),
+});
+export const commentResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  index: z.number().int(),
+  kind: z.string(),
+  linked: z.string().optional(),
+  unlinked: z.string().optional(),
+});
+export const commentDeleteResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  deleted: z.number().int(),
+  renumbered: z.number().int(),
+  commentCount: z.number().int(),
+  unlinked: z.string().optional(),
+});
+
 /** Routes: hashtags, metadata, fold, title, text and comments. */
 export const noteEditRoutes: RouteDecl[] = [
   defineRoute({
@@ -49,6 +92,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: hashtagBody,
+    response: hashtagsResponse,
     example: { body: { noteIds: [EXAMPLE_UUID], operation: 'add', hashtags: ['Math/Algebra'] } },
     preview: async ({ body, services }) => previewHashtags(services.store, body),
     handler: async ({ body, services, actor }) => editHashtags(services.store, body, actor),
@@ -62,6 +106,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: metadataBody,
+    response: metadataResponse,
     example: { body: { noteIds: [EXAMPLE_UUID], patch: { colorIndex: 3 } } },
     preview: async ({ body, services }) => previewMetadata(services.store, body.noteIds, body.patch),
     handler: async ({ body, services, actor }) => editMetadata(services.store, body.noteIds, body.patch, actor),
@@ -74,6 +119,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: foldBody,
+    response: foldResponse,
     example: { body: { noteIds: [EXAMPLE_UUID], folded: true } },
     preview: async ({ body, services }) => previewFold(services.store, body.noteIds, body.folded),
     handler: async ({ body, services, actor }) => editFold(services.store, body.noteIds, body.folded, actor),
@@ -86,6 +132,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     params: noteParams,
     body: z.object({ text: z.string().max(MAX_TITLE), expectedPrefix }),
+    response: titleResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { text: 'Eigenvalues', expectedPrefix: 'Eigenvalue' } },
     handler: async ({ params, body, services, actor }) => editTitle(services.store, params.id, body, actor),
   }),
@@ -98,6 +145,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     params: noteParams,
     body: z.object({ text: z.string().max(MAX_TEXT), expectedPrefix, markdown: z.boolean().optional() }),
+    response: textResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { text: 'A scalar λ with Av = λv.', expectedPrefix: '' } },
     handler: async ({ params, body, services, actor }) => editText(services.store, params.id, body, actor),
   }),
@@ -109,6 +157,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     params: noteParams,
     body: z.object({ text: commentText }),
+    response: commentResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { text: 'Compare with the spectral theorem.' } },
     handler: async ({ params, body, services, actor }) => appendComment(services.store, params.id, body.text, actor),
   }),
@@ -120,6 +169,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     params: commentParams,
     body: z.object({ text: commentText, expectedPrefix }),
+    response: commentResponse,
     example: { params: { id: EXAMPLE_UUID, index: '1' }, body: { text: 'Compare with the spectral theorem.', expectedPrefix: 'Compare with' } },
     handler: async ({ params, body, services, actor }) => editComment(services.store, params.id, params.index, body, actor),
   }),
@@ -131,6 +181,7 @@ export const noteEditRoutes: RouteDecl[] = [
     confirm: 'body',
     params: commentParams,
     body: z.object({ expectedPrefix }),
+    response: commentDeleteResponse,
     example: { params: { id: EXAMPLE_UUID, index: '1' }, body: { expectedPrefix: 'Compare with' } },
     handler: async ({ params, body, services, actor }) => deleteComment(services.store, params.id, params.index, body.expectedPrefix, actor),
   }),

@@ -33,6 +33,37 @@ const copyBody = z.object({
     .optional(),
 });
 
+const skipped = z.array(z.object({ noteid: z.string(), reason: z.string() }));
+export const moveResponse = z.object({
+  persisted: z.boolean(),
+  topicid: z.string(),
+  moved: z.array(z.object({ noteid: z.string(), from: z.string().nullable(), to: z.string() })),
+});
+export const copyResponse = z.object({
+  persisted: z.boolean(),
+  topicid: z.string(),
+  copies: z.array(
+    z.object({ sourceNoteId: z.string(), newNoteId: z.string(), cardCount: z.number().int(), mode: copyMode, targetParentNoteId: z.string() }),
+  ),
+  skipped,
+});
+export const deleteResponse = z.object({
+  persisted: z.boolean(),
+  topicid: z.string(),
+  deleted: z.array(
+    z.object({
+      noteid: z.string(),
+      outcome: z.enum(['deleted', 'hidden']),
+      orphanedChildren: z.number().int(),
+      descendants: z.number().int(),
+      childrenReattachedTo: z.string(),
+    }),
+  ),
+  trashEnabled: z.boolean(),
+});
+export const mergeResponse = z.object({ persisted: z.boolean(), noteid: z.string(), merged: z.array(z.string()), notMergedCount: z.number().int(), skipped });
+export const subMapFoldResponse = z.object({ persisted: z.boolean(), noteid: z.string(), isSubMapRoot: z.boolean(), changed: z.boolean() });
+
 /** Routes: move, copy, delete, merge-branch and fold-into-sub-map. */
 export const noteStructureRoutes: RouteDecl[] = [
   defineRoute({
@@ -44,6 +75,7 @@ export const noteStructureRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: moveBody,
+    response: moveResponse,
     example: { body: { noteIds: [EXAMPLE_UUID], targetParentNoteId: EX_TARGET } },
     preview: async ({ body, services }) => ({ wouldMove: planMoves(services.store, moveRequests(body)).moves }),
     handler: async ({ body, services, actor }) => moveNotes(services.store, moveRequests(body), actor),
@@ -57,6 +89,7 @@ export const noteStructureRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: copyBody,
+    response: copyResponse,
     example: { body: { noteIds: [EXAMPLE_UUID], targetParentNoteId: EX_TARGET, mode: 'clone' } },
     preview: async ({ body, services }) => previewCopy(planCopies(services.store, copyRequests(body))),
     handler: async ({ body, services, actor }) => copyNotes(services.store, copyRequests(body), actor),
@@ -70,6 +103,7 @@ export const noteStructureRoutes: RouteDecl[] = [
     confirm: 'body',
     dryRun: true,
     body: z.object({ noteIds: noteIdList(50) }),
+    response: deleteResponse,
     example: { body: { noteIds: [EXAMPLE_UUID] } },
     preview: async ({ body, services }) => previewDelete(services.store, body.noteIds),
     handler: async ({ body, services, actor }) => deleteNotes(services.store, body.noteIds, actor),
@@ -84,6 +118,7 @@ export const noteStructureRoutes: RouteDecl[] = [
     dryRun: true,
     params: noteParams,
     body: z.object({ recursive: z.boolean().optional() }),
+    response: mergeResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { recursive: false } },
     preview: async ({ params, body, services }) => previewMerge(services.store, params.id, body.recursive ?? false),
     handler: async ({ params, body, services, actor }) => mergeBranch(services.store, params.id, body.recursive ?? false, actor),
@@ -96,6 +131,7 @@ export const noteStructureRoutes: RouteDecl[] = [
     confirm: 'body',
     params: noteParams,
     body: z.object({ undo: z.boolean().optional() }),
+    response: subMapFoldResponse,
     example: { params: { id: EXAMPLE_UUID }, body: {} },
     handler: async ({ params, body, services, actor }) => foldIntoSubMap(services.store, params.id, body.undo ?? false, actor),
   }),

@@ -4,9 +4,34 @@ import { previewRestore, restoreSnapshot } from '../cards/snapshotRestore';
 import { deleteStudySet } from '../cards/studySetDelete';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
+import { snapshotSummary } from './cardShapes';
 
 const setParams = z.object({ id: topicId });
 const snapshotParams = z.object({ id: uuidParam('snapshotId') });
+
+export const snapshotListResponse = z.object({ topicid: z.string(), snapshots: z.array(snapshotSummary) });
+export const snapshotCreateResponse = snapshotSummary.extend({ created: z.boolean() });
+export const restoreResponse = z.object({
+  persisted: z.literal(true),
+  topicid: z.string(),
+  restoredSnapshotId: z.string(),
+  protectionSnapshotId: z.string(),
+  noteCount: z.number().int(),
+  version: z.number().int(),
+  notCovered: z.array(z.string()),
+  overwrittenUserEdits: z.array(z.object({ noteid: z.string(), title: z.string(), operations: z.array(z.string()) })).optional(),
+});
+export const setDeleteResponse = z.object({
+  removedFromLibrary: z.literal(true),
+  topicid: z.string(),
+  kind: z.enum(['studyset', 'deck']),
+  preDeleteSnapshotId: z.string().nullable(),
+  keepHighlights: z.boolean(),
+  cardsHidden: z.number().int().optional(),
+  cardsDeleted: z.number().int().optional(),
+  reviewCardsHidden: z.number().int().optional(),
+  reviewCardsDeleted: z.number().int().optional(),
+});
 
 /** Routes: snapshots list, create and restore; deleting a study set or deck (which snapshots first). */
 export const snapshotRoutes: RouteDecl[] = [
@@ -15,6 +40,7 @@ export const snapshotRoutes: RouteDecl[] = [
     path: '/study-sets/{id}/snapshots',
     summary: "The set's snapshots, newest first: snapshotId, description, label (\"Agent: …\" for an agent's), noteCount, createdAt, kind, version (1-based place in the history).",
     params: setParams,
+    response: snapshotListResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => ({ topicid: params.id, snapshots: listSnapshots(services.store, params.id) }),
   }),
@@ -26,6 +52,7 @@ export const snapshotRoutes: RouteDecl[] = [
     premium: true,
     params: setParams,
     body: z.object({ description: z.string().max(500).optional() }),
+    response: snapshotCreateResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { description: 'Before reorganising chapter 2' } },
     handler: async ({ params, body, services }) => createAgentSnapshot(services.store, params.id, body.description ?? ''),
   }),
@@ -39,6 +66,7 @@ export const snapshotRoutes: RouteDecl[] = [
     dryRun: true,
     params: snapshotParams,
     body: z.object({ force: z.boolean().optional() }),
+    response: restoreResponse,
     example: { params: { id: EXAMPLE_UUID }, body: {} },
     preview: async ({ params, services }) => previewRestore(services.store, services.ui, params.id),
     handler: async ({ params, body, services, actor }) => restoreSnapshot(services.store, services.ui, params.id, { force: body.force === true, actor }),
@@ -56,6 +84,7 @@ export const snapshotRoutes: RouteDecl[] = [
       keepHighlights: z.boolean().optional(),
       keepSnapshotHistory: z.boolean().optional(),
     }),
+    response: setDeleteResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { expectedTitle: 'Linear algebra' } },
     handler: async ({ params, body, services, actor }) =>
       deleteStudySet(services.store, params.id, {

@@ -9,9 +9,80 @@ import { openStudySet } from '../cards/studySetOpen';
 import { bookmd5Param, pageNumber, refuseVirtual } from './documentParams';
 import { EXAMPLE_UUID, topicId } from './idParams';
 import { colorIndex, fillIndex, noteId } from './noteParams';
+import { sourceAnchor, treeNode } from './cardShapes';
 
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const setParams = z.object({ id: topicId });
+
+export const noteCreateResponse = z.object({
+  noteid: z.string(),
+  topicid: z.string(),
+  parentNoteId: z.string(),
+  title: z.string(),
+  persisted: z.literal(true),
+  sourceAnchor,
+  warnings: z.array(z.object({ code: z.literal('EXCERPT_NOT_ANCHORED'), reason: z.enum(['no_match', 'page_unreadable']), message: z.string() })).optional(),
+});
+export const treeResponse = z.object({
+  topicid: z.string(),
+  rootNoteId: z.string(),
+  setRootNoteId: z.string().nullable(),
+  nodes: z.array(treeNode),
+  count: z.number().int(),
+});
+export const subMapsResponse = z.object({
+  topicid: z.string(),
+  subMaps: z.array(
+    z.object({
+      noteid: z.string(),
+      title: z.string(),
+      cardCount: z.number().int(),
+      parentPath: z.array(z.string()),
+      depth: z.number().int(),
+      level: z.number().int(),
+      subMapId: z.string().nullable(),
+    }),
+  ),
+  count: z.number().int(),
+});
+export const notebooksResponse = z.object({
+  topicid: z.string(),
+  notebooks: z.array(
+    z.object({
+      bookmd5: z.string(),
+      filename: z.string().nullable(),
+      isMain: z.boolean(),
+      isMember: z.boolean(),
+      anchoredCardCount: z.number().int(),
+      pageCount: z.number().int().nullable(),
+      sourceState: z.string(),
+    }),
+  ),
+  count: z.number().int(),
+});
+export const setHashtagsResponse = z.object({
+  topicid: z.string(),
+  hashtags: z.array(
+    z.object({
+      path: z.string(),
+      hashtag: z.string(),
+      name: z.string(),
+      depth: z.number().int(),
+      directCardCount: z.number().int(),
+      cardCount: z.number().int(),
+      derived: z.boolean(),
+    }),
+  ),
+  count: z.number().int(),
+});
+export const notePaletteResponse = z.object({
+  topicid: z.string(),
+  palette: z.array(z.object({ colorIndex: z.number().int(), baseColor: z.string(), displayColor: z.string() })),
+  count: z.number().int(),
+  source: z.string(),
+  fillIndexSemantics: z.record(z.string(), z.string()),
+});
+export const studySetOpenResponse = z.object({ accepted: z.boolean(), topicid: z.string(), bookmd5: z.string().nullable(), tempOpen: z.boolean() });
 
 /** Routes: study-set reads (tree, sub-maps, notebooks, hashtags, note-palette), open, delete and card creation. */
 export const studySetCardRoutes: RouteDecl[] = [
@@ -46,6 +117,7 @@ export const studySetCardRoutes: RouteDecl[] = [
       colorIndex: colorIndex.optional(),
       fillIndex: fillIndex.optional(),
     }),
+    response: noteCreateResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { title: 'Key idea', text: 'A short explanation.' } },
     handler: async ({ params, body, services, actor }) => {
       if (body.excerpt) refuseVirtual(body.excerpt.page);
@@ -58,6 +130,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     summary: 'The card tree as a flat pre-order nodes[] (parent, depth = sub-map nesting, level, childCount, subMapId, title cut at 64); root=<noteid> reads that sub-tree.',
     params: setParams,
     query: z.object({ root: noteId.optional() }),
+    response: treeResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) => readTree(services.store, params.id, query.root),
   }),
@@ -66,6 +139,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     path: '/study-sets/{id}/sub-maps',
     summary: "Sub-maps in application order (the tree's pre-order): noteid, title, cardCount (cards below it), parentPath (titles from the root card to its parent), depth.",
     params: setParams,
+    response: subMapsResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => readSubMaps(services.store, params.id),
   }),
@@ -74,6 +148,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     path: '/study-sets/{id}/notebooks',
     summary: "Documents the set references: members (main first, then booklist) and documents its cards are anchored to, with isMain, isMember, anchoredCardCount, sourceState.",
     params: setParams,
+    response: notebooksResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => readNotebooks(services.store, services.documents, params.id),
   }),
@@ -82,6 +157,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     path: '/study-sets/{id}/hashtags',
     summary: "The set's hashtags by path: directCardCount (tagged exactly), cardCount (at the path or below), derived:true for ancestor paths that are not stored themselves.",
     params: setParams,
+    response: setHashtagsResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => readSetHashtags(services.store, params.id),
   }),
@@ -90,6 +166,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     path: '/study-sets/{id}/note-palette',
     summary: 'The 16 card colours (colorIndex 0..15: baseColor, displayColor), source, and fillIndexSemantics (-1..2; 2 = no fill).',
     params: setParams,
+    response: notePaletteResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => readNotePalette(services.store, params.id),
   }),
@@ -99,6 +176,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     summary: 'Opens the set in the UI with bookmd5 (default its main document); a library document outside the set opens with tempOpen:true. Asynchronous: check GET /context.',
     params: setParams,
     body: z.object({ bookmd5: bookmd5Param.optional() }),
+    response: studySetOpenResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { bookmd5: EX_MD5 } },
     handler: async ({ params, body, services }) => openStudySet(services, params.id, body.bookmd5),
   }),
