@@ -5,6 +5,16 @@ import { DEFAULT_DENSITY, PRINT_MODES, planSchema } from '../mindmap/printPlan';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 
 const setParams = z.object({ id: topicId });
+const exportResponse = z.object({
+  exported: z.boolean(),
+  topicid: z.string(),
+  path: z.string(),
+  folder: z.string(),
+  fileName: z.string(),
+  pageCount: z.number().int(),
+  bytes: z.number().int(),
+  planFingerprint: z.string(),
+});
 
 /** Routes: mind-map print (preview, export). Free, no confirm (reference: from 0.49). */
 export const mindMapPrintRoutes: RouteDecl[] = [
@@ -19,6 +29,7 @@ export const mindMapPrintRoutes: RouteDecl[] = [
       densityValue: z.number({ error: 'densityValue must be a number 0..1' }).min(0, 'densityValue must be 0..1').max(1, 'densityValue must be 0..1').default(DEFAULT_DENSITY),
       rootNoteId: uuidParam('rootNoteId').optional(),
     }),
+    response: planSchema,
     example: { params: { id: EXAMPLE_UUID }, body: { mode: 'keepStructure', densityValue: 0.5 } },
     handler: async ({ params, body, services }) => previewPrint(services, params.id, body.mode, body.densityValue, body.rootNoteId),
   }),
@@ -33,6 +44,7 @@ export const mindMapPrintRoutes: RouteDecl[] = [
       plan: planSchema,
       fileName: z.string().min(1).max(200).optional(),
     }),
+    response: exportResponse,
     example: {
       params: { id: EXAMPLE_UUID },
       body: {

@@ -4,12 +4,22 @@ import { uiStateOf } from '../ui/uiStateService';
 
 const MAX_KEYS = 64;
 
+const uiStateResponse = z.object({ state: z.record(z.string(), z.unknown()) });
+const uiStateApplyResponse = z.object({
+  queued: z.boolean(),
+  keys: z.record(z.string(), z.object({ status: z.enum(['accepted', 'conditional', 'rejected']), reason: z.string().optional() })),
+  topicid: z.string().nullable(),
+  appliesAfterMs: z.number().int(),
+  reconcileAfterSeconds: z.number(),
+});
+
 /** Routes: the UI-state bookmark (read, apply). */
 export const uiStateRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/ui-state',
     summary: 'The whole UI bookmark {state:{…}} (the open set as topicid, stored keys, live values of the UI); may be edited and sent back; values wrapped in _jsonvalueType come back unchanged.',
+    response: uiStateResponse,
     handler: async ({ services }) => uiStateOf(services).read(),
   }),
   defineRoute({
@@ -24,6 +34,7 @@ export const uiStateRoutes: RouteDecl[] = [
         .refine((s) => Object.keys(s).length > 0, 'state must hold at least one key')
         .refine((s) => Object.keys(s).length <= MAX_KEYS, `state holds at most ${MAX_KEYS} keys`),
     }),
+    response: uiStateApplyResponse,
     example: { body: { state: { immersive: false } } },
     handler: async ({ body, services }) => uiStateOf(services).apply(body.state),
   }),
