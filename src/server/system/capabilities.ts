@@ -70,6 +70,15 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       reviewOrder: ['learning', 'review', 'new'],
       nextIntervalsField: 'nextIntervals',
     }),
+    imageOcclusions: feature('POST', '/notes/{id}/image-occlusions', {
+      coordinateSpace: 'normalized_top_left',
+      operations: ['add', 'replace'],
+      maxMasks: 200,
+      nativeStorage: 'note_parts.data.occlusion',
+      requiresDryRun: true,
+      fingerprints: ['expectedSourceFingerprint', 'expectedMaskFingerprint'],
+    }),
+    noteImages: feature('GET', '/notes/{id}/render', { maxEdge: [64, 4096], maxEdgeDefault: 2048, renderWidth: [320, 1200], renderMaxPixels: 36_000_000, formats: ['png', 'pdf'] }),
     snapshots: feature('POST', '/snapshots/{id}/restore', {
       descriptionPrefix: 'Agent:',
       reuseWhenUnchanged: true,
