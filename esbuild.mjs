@@ -22,6 +22,9 @@ const assets = [
   ['node_modules/pdfjs-dist/standard_fonts', 'pdfjs/standard_fonts'],
   ['node_modules/pdfjs-dist/cmaps', 'pdfjs/cmaps'],
   ['node_modules/pdfjs-dist/wasm', 'pdfjs/wasm'],
+  // The PDF reader's page styles (pdf.js viewer components) and the icons they use.
+  ['node_modules/pdfjs-dist/legacy/web/pdf_viewer.css', 'webview/pdf_viewer.css'],
+  ['node_modules/pdfjs-dist/legacy/web/images', 'webview/images'],
 ];
 
 /** pdf.js (ESM) uses import.meta.url; in a CJS bundle give it the bundle's own URL. */
@@ -47,6 +50,9 @@ const options = {
 // ── webview scripts: browser bundles a webview loads through asWebviewUri (dist/webview/<name>.js) ──
 const webviews = [
   { in: 'src/webviews/mindMap/main.ts', out: 'webview/mindMap' },
+  { in: 'src/webviews/pdfReader/main.ts', out: 'webview/pdfReader' },
+  // The PDF reader's pdf.js worker: a classic script the webview starts from a blob URL.
+  { in: 'node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs', out: 'webview/pdfReader.worker' },
 ].filter((e) => existsSync(e.in));
 
 const webviewOptions = {

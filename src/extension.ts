@@ -22,6 +22,8 @@ import { registerBundleCommands } from './extension/bundleCommands';
 import { registerReview, type Review } from './extension/reviewCommands';
 import { MindMapPanels } from './views/mindMapPanel';
 import { registerMindMapCommands } from './extension/mindMapCommands';
+import { PdfReaderEditorProvider } from './editors/pdfReaderEditor';
+import { registerReaderCommands } from './extension/readerCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -43,6 +45,8 @@ export interface StudyBridgeApi {
   readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
   readonly feed: LibraryChangeFeed;
+  /** The PDF reader (its open books, their pages, Make card). */
+  readonly reader: PdfReaderEditorProvider;
   /** Open mind maps of study sets (one panel per set). */
   readonly mindMaps: MindMapPanels;
   /** Review panels of decks and the status bar count of cards due today. */
@@ -177,6 +181,39 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
   );
 
+  // The PDF reader: a library book with its cards' highlights, Make card, and what agents open or focus.
+  const reader = new PdfReaderEditorProvider({
+    extensionUri: context.extensionUri,
+    getClient,
+    log,
+    dataDir: () => bridgeHost.state.dataDir,
+    openSet: async () => {
+      const s = (await ui.context()).studySet;
+      return s && !s.isDeck ? { topicid: s.topicid, title: s.title } : undefined;
+    },
+    showPage: (at) => ui.showReader(at),
+    selectedCard: (topicid) => {
+      const node = studySetsTree.selection[0];
+      return node instanceof CardNode && node.studySet.topicid === topicid ? node.noteid : undefined;
+    },
+    revealCard,
+    refreshViews,
+  });
+  context.subscriptions.push(
+    reader,
+    ...registerReaderCommands({
+      log,
+      requireClient: () => {
+        const client = getClient();
+        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
+        return client;
+      },
+      reader,
+    }),
+    feed.onDidChange(() => reader.refreshAll()),
+    ui.onDidOpen((req) => void reader.follow(req).catch((err: unknown) => log.warn(`reader: ${err instanceof Error ? err.message : String(err)}`))),
+  );
+
   context.subscriptions.push(
     bridgeHost.onDidChange((state) => {
       statusBar.update(state);
@@ -256,6 +293,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree },
     resultEditor,
     feed,
+    reader,
     mindMaps,
     review: { panels: review.panels, dueStatus: review.dueStatus },
     whenSettled: () => waitSettled(bridgeHost),

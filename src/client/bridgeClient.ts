@@ -6,6 +6,7 @@ import type { UiContext } from '../server/ui/uiHost';
 import type { LibrarySearch } from '../server/library/librarySearch';
 import { CardsApi } from './cardsApi';
 import { BundlesApi } from './bundlesApi';
+import { ReaderApi } from './readerApi';
 import { ReviewApi } from './reviewApi';
 
 /**
@@ -171,6 +172,8 @@ export class BridgeClient {
   readonly cards = new CardsApi(this);
   /** Bundles: list, files, focus, discard, check, submit. */
   readonly bundles = new BundlesApi(this);
+  /** The PDF reader: library files, anchored cards of a book, Make card. */
+  readonly reader = new ReaderApi(this);
   /** Studying decks: due cards, grades, the review log. */
   readonly reviews = new ReviewApi(this);
 

@@ -9,6 +9,8 @@ import { WorkbenchUiState } from './workbenchUiState';
  */
 export class WorkbenchUi implements UiHost, vscode.Disposable {
   private state = new MemoryUiHost();
+  /** The PDF reader in front (its book and page), if any: what GET /context reports as the current page. */
+  private reader: { bookmd5: string; page: number } | undefined;
   private readonly opened = new vscode.EventEmitter<OpenRequest>();
   /** An agent asked to show something. */
   readonly onDidOpen = this.opened.event;
@@ -28,8 +30,17 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
     return this.uiState.live();
   }
 
-  context(): Promise<UiContext> {
-    return this.state.context();
+  async context(): Promise<UiContext> {
+    const ctx = await this.state.context();
+    const r = this.reader;
+    if (!r) return ctx;
+    const { reason: _reason, ...rest } = ctx;
+    return { ...rest, available: true, currentPage: { bookmd5: r.bookmd5, page: r.page, mappingAvailable: true }, documents: [{ bookmd5: r.bookmd5, focused: true, page: r.page }] };
+  }
+
+  /** The reader in front shows this page of this book (undefined: no reader any more). Not an agent's request: nothing fires. */
+  showReader(r: { bookmd5: string; page: number } | undefined): void {
+    this.reader = r && { bookmd5: r.bookmd5, page: r.page };
   }
 
   async open(req: OpenRequest): Promise<void> {

@@ -120,7 +120,8 @@ export class CardNode implements BridgeNode {
     ]
       .filter(Boolean)
       .join('\n');
-    item.contextValue = c.isSubMapRoot ? 'studyBridge.card.subMap' : 'studyBridge.card';
+    // studyBridge.card.excerpt: a card with a source page (Open Source Page).
+    item.contextValue = c.isSubMapRoot ? 'studyBridge.card.subMap' : c.hasExcerpt && c.page ? 'studyBridge.card.excerpt' : 'studyBridge.card';
     // A click shows the card (POST /notes/{id}/focus); the twistie still expands.
     item.command = { command: 'studyBridge.focusCard', title: 'Show card', arguments: [this] };
     return item;

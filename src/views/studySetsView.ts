@@ -105,6 +105,8 @@ export class DocumentNode implements BridgeNode {
     item.description = [this.doc.isMain ? 'main' : '', `${this.doc.pageCount} pages`, missing ? 'file missing' : ''].filter(Boolean).join(' · ');
     item.tooltip = `${this.doc.folder ? `${this.doc.folder}/` : ''}${this.doc.filename}\nbookmd5 ${this.doc.bookmd5}`;
     item.contextValue = 'studyBridge.document';
+    // A click reads the book (the PDF reader).
+    if (!missing) item.command = { command: 'studyBridge.openInReader', title: 'Open in Reader', arguments: [this] };
     return item;
   }
 }

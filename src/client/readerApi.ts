@@ -1,0 +1,76 @@
+import type { BridgeClient, Success } from './bridgeClient';
+import type { CreatedCard, Note, SourceAnchor } from './cardsApi';
+
+/**
+ * What the PDF reader asks of the bridge: where a library document's file is,
+ * the anchored cards of a set in one book, and Make card (an excerpt card
+ * anchored to the selection's rectangle).
+ */
+
+export interface LibraryFile {
+  bookmd5: string;
+  filename: string;
+  folder: string;
+}
+
+export interface AnchoredCard {
+  noteid: string;
+  title: string;
+  colorIndex: number | null;
+  page: number;
+  rect: NonNullable<SourceAnchor['rect']>;
+}
+
+export interface ExcerptCard {
+  parentNoteId?: string;
+  excerpt: { bookmd5: string; page: number; text: string; rect: { x: number; y: number; width: number; height: number } };
+}
+
+type Http = Pick<BridgeClient, 'request' | 'listStudySets' | 'studySetDocuments' | 'cards'>;
+const seg = encodeURIComponent;
+/** POST /notes/batch-get takes at most this many cards per call. */
+const BATCH_GET_MAX = 200;
+
+export class ReaderApi {
+  constructor(private readonly http: Http) {}
+
+  /** Where a document lives in the library folder: looked up in `topicid` first, then in every set. */
+  async findFile(bookmd5: string, topicid?: string): Promise<LibraryFile | undefined> {
+    const sets = topicid ? [topicid] : [];
+    for (const set of await this.http.listStudySets()) if (set.topicid !== topicid) sets.push(set.topicid);
+    for (const id of sets) {
+      const doc = (await this.http.studySetDocuments(id).catch(() => [])).find((d) => d.bookmd5 === bookmd5);
+      if (doc) return { bookmd5, filename: doc.filename, folder: doc.folder };
+    }
+    return undefined;
+  }
+
+  /** Study sets holding the book as a member, in title order. */
+  async setsWith(bookmd5: string): Promise<Array<{ topicid: string; title: string }>> {
+    const out: Array<{ topicid: string; title: string }> = [];
+    for (const set of await this.http.listStudySets()) {
+      if ((await this.http.studySetDocuments(set.topicid)).some((d) => d.bookmd5 === bookmd5)) out.push({ topicid: set.topicid, title: set.title });
+    }
+    return out.sort((a, b) => a.title.localeCompare(b.title));
+  }
+
+  /** Cards of the set anchored to a rectangle of this book: one tree read, then batch-get of the excerpt cards. */
+  async anchoredCards(topicid: string, bookmd5: string): Promise<AnchoredCard[]> {
+    const tree = await this.http.cards.tree(topicid);
+    const ids = tree.nodes.filter((n) => n.hasExcerpt).map((n) => n.noteid);
+    const out: AnchoredCard[] = [];
+    for (let i = 0; i < ids.length; i += BATCH_GET_MAX) {
+      const { notes } = await this.http.cards.batchGet(ids.slice(i, i + BATCH_GET_MAX));
+      for (const n of notes as Note[]) {
+        const a = n.sourceAnchor;
+        if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect });
+      }
+    }
+    return out;
+  }
+
+  /** POST /study-sets/{id}/notes with excerpt.rect: the card is anchored to exactly the selection. */
+  makeCard(topicid: string, card: ExcerptCard) {
+    return this.http.request<CreatedCard & { title: string }>('POST', `/study-sets/${seg(topicid)}/notes`, { body: { ...card, confirm: true } });
+  }
+}

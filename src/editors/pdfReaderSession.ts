@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import * as vscode from 'vscode';
+import type { BridgeClient } from '../client/bridgeClient';
+import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
+import { isReaderMessage, type HostToWebview, type OutlineEntry, type ReaderHighlight, type ReaderSelection, type WebviewToHost } from './pdfReaderProtocol';
+import { pdfReaderHtml } from './pdfReaderHtml';
+
+/** Highlights of cards without a colour: the palette's light yellow. */
+const DEFAULT_HIGHLIGHT = NOTE_PALETTE_HEX[0];
+
+/** Why the reader opened: the book, the study set it reads for, where to start, a card to show. */
+export interface ReaderIntent {
+  bookmd5?: string;
+  topicid?: string;
+  page?: number;
+  noteid?: string;
+  /** performance.now() when the person or an agent asked (the first-render figure counts from here). */
+  requestedAt?: number;
+}
+
+export interface ReaderSessionDeps {
+  extensionUri: vscode.Uri;
+  getClient(): BridgeClient | undefined;
+  log: vscode.LogOutputChannel;
+  /** The set the reader reads for when nobody said (the one open in the window, else the first holding the book). */
+  defaultSet(bookmd5: string): Promise<{ topicid: string; title: string } | undefined>;
+  onPage(session: PdfReaderSession): void;
+  onCardClicked(session: PdfReaderSession, noteid: string): void;
+  onMakeCard(session: PdfReaderSession): void;
+}
+
+/**
+ * One open reader: the file's bytes go to the webview once it is ready; the
+ * set's anchored cards follow (and again whenever the library changes). It
+ * remembers the page the webview reports, for GET /context.
+ */
+export class PdfReaderSession implements vscode.Disposable {
+  bookmd5 = '';
+  topicid: string | undefined;
+  setTitle: string | undefined;
+  page = 1;
+  pageCount = 0;
+  /** Milliseconds from the request (or the editor's creation) to the first drawn page. */
+  firstRenderMs: number | undefined;
+  /** The same, as the webview counts it from its script's start. */
+  webviewFirstRenderMs: number | undefined;
+  highlightCount = 0;
+  private readonly openedAt: number;
+  private ready = false;
+  private readonly queue: HostToWebview[] = [];
+  private nextRequest = 1;
+  private readonly pending = new Map<number, (m: WebviewToHost) => void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly disposed = new vscode.EventEmitter<void>();
+  readonly onDidDispose = this.disposed.event;
+  private readonly rendered = new vscode.EventEmitter<void>();
+  /** Fires when the first page is drawn. */
+  readonly onDidRender = this.rendered.event;
+
+  constructor(
+    readonly uri: vscode.Uri,
+    readonly panel: vscode.WebviewPanel,
+    private readonly deps: ReaderSessionDeps,
+    intent: ReaderIntent,
+  ) {
+    this.openedAt = intent.requestedAt ?? performance.now();
+    this.topicid = intent.topicid;
+    this.page = intent.page ?? 1;
+    const webview = panel.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    this.disposables.push(
+      webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState(() => panel.active && deps.onPage(this)),
+    );
+    const bytes = vscode.workspace.fs.readFile(uri);
+    webview.html = pdfReaderHtml(webview, deps.extensionUri);
+    void this.start(bytes, intent).catch((err: unknown) => {
+      deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
+      this.post({ type: 'notice', kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
+    });
+  }
+
+  private async start(bytes: Thenable<Uint8Array>, intent: ReaderIntent): Promise<void> {
+    const data = await bytes;
+    // The library names a document by the MD5 of its bytes.
+    this.bookmd5 = intent.bookmd5 ?? createHash('md5').update(data).digest('hex');
+    if (!this.topicid) {
+      const set = await this.deps.defaultSet(this.bookmd5).catch(() => undefined);
+      this.topicid = set?.topicid;
+      this.setTitle = set?.title;
+    } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
+    const outline = await this.outline();
+    this.post({ type: 'open', data, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
+    if (intent.noteid) this.post({ type: 'goto', page: this.page, noteid: intent.noteid });
+    this.deps.onPage(this);
+    await this.reloadHighlights();
+  }
+
+  /** The bridge's outline (detected or the PDF's): the webview prefers the PDF's own when it has one. */
+  private async outline(): Promise<OutlineEntry[]> {
+    const res = await this.deps.getClient()?.outline(this.bookmd5).catch(() => undefined);
+    return (res?.segments ?? []).map((s) => ({ title: s.title, page: s.startPage, level: s.level }));
+  }
+
+  /** The set's anchored cards in this book, drawn in their palette colours. */
+  async reloadHighlights(): Promise<void> {
+    const client = this.deps.getClient();
+    if (!client || !this.topicid || !this.bookmd5) return;
+    const cards = await client.reader.anchoredCards(this.topicid, this.bookmd5);
+    const items: ReaderHighlight[] = cards.map((c) => ({
+      noteid: c.noteid,
+      page: c.page,
+      rect: c.rect,
+      title: c.title,
+      color: (c.colorIndex !== null && NOTE_PALETTE_HEX[c.colorIndex]) || DEFAULT_HIGHLIGHT,
+    }));
+    this.highlightCount = items.length;
+    this.post({ type: 'highlights', items });
+  }
+
+  /** Reads for another study set from now on (its highlights, its cards). */
+  async useSet(topicid: string): Promise<void> {
+    this.topicid = topicid;
+    this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === topicid)?.title;
+    await this.reloadHighlights();
+  }
+
+  goto(page: number, noteid?: string): void {
+    this.page = page;
+    this.post({ type: 'goto', page, noteid });
+  }
+
+  notice(message: string, kind: 'info' | 'error' = 'info'): void {
+    this.post({ type: 'notice', message, kind });
+  }
+
+  /** The text selected in the book (or the one the context menu opened on). */
+  async selection(): Promise<ReaderSelection | null> {
+    const reply = await this.request({ type: 'getSelection', requestId: 0 });
+    return reply.type === 'selection' ? reply.selection : null;
+  }
+
+  /** Scrolls through `pages` pages in the webview and times its frames (the suite prints the figure). */
+  async benchScroll(from: number, pages: number): Promise<Extract<WebviewToHost, { type: 'benchResult' }>> {
+    const reply = await this.request({ type: 'benchScroll', requestId: 0, from, pages }, 120_000);
+    if (reply.type !== 'benchResult') throw new Error('the reader answered something else');
+    return reply;
+  }
+
+  private request(msg: Extract<HostToWebview, { requestId: number }>, timeoutMs = 10_000): Promise<WebviewToHost> {
+    const requestId = this.nextRequest++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(requestId);
+        reject(new Error(`the reader did not answer ${msg.type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(requestId, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      this.post({ ...msg, requestId });
+    });
+  }
+
+  private post(msg: HostToWebview): void {
+    if (!this.ready) {
+      this.queue.push(msg); // sent in order once the webview says ready
+      return;
+    }
+    void this.panel.webview.postMessage(msg);
+  }
+
+  private receive(m: unknown): void {
+    if (!isReaderMessage(m)) return;
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        for (const q of this.queue.splice(0)) void this.panel.webview.postMessage(q);
+        break;
+      case 'firstRender':
+        this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
+        this.webviewFirstRenderMs ??= m.ms;
+        this.rendered.fire();
+        break;
+      case 'page':
+        this.page = m.page;
+        this.pageCount = m.pageCount;
+        this.deps.onPage(this);
+        break;
+      case 'highlightsDrawn':
+        this.highlightCount = m.count;
+        break;
+      case 'cardClicked':
+        this.deps.onCardClicked(this, m.noteid);
+        break;
+      case 'makeCard':
+        this.deps.onMakeCard(this);
+        break;
+      case 'selection':
+      case 'benchResult':
+        this.pending.get(m.requestId)?.(m);
+        this.pending.delete(m.requestId);
+        break;
+      case 'error':
+        this.deps.log.warn(`reader webview: ${m.message}`);
+        break;
+    }
+  }
+
+  dispose(): void {
+    if (!this.disposables.length) return;
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.disposed.fire();
+    this.disposed.dispose();
+    this.rendered.dispose();
+  }
+}

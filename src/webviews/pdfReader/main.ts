@@ -1,0 +1,215 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The PDF reader's webview: pdf.js's viewer components (continuous scroll, text
+// layer, find controller; only visible pages render) plus the study set's card
+// highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
+import type { HostToWebview, OutlineEntry, WebviewToHost } from '../../editors/pdfReaderProtocol';
+import { HighlightLayer, type PageViewLike } from './highlights';
+import { readSelection } from './selection';
+import { ReaderChrome } from './chrome';
+import { benchScroll } from './scrollBench';
+
+declare function acquireVsCodeApi(): { postMessage(m: WebviewToHost): void };
+
+const started = performance.now();
+const vscode = acquireVsCodeApi();
+const post = (m: WebviewToHost) => vscode.postMessage(m);
+const assets = document.body.dataset.assets ?? '';
+// The worker must run inside the webview: its script is fetched and started from a blob URL (CSP worker-src blob:).
+const workerPort = fetch(document.body.dataset.worker ?? '')
+  .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`worker script: HTTP ${r.status}`))))
+  .then((b) => new Worker(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))));
+
+type PdfJsLib = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
+type ViewerLib = typeof import('pdfjs-dist/legacy/web/pdf_viewer.mjs', { with: { 'resolution-mode': 'import' } });
+type PdfViewer = InstanceType<ViewerLib['PDFViewer']>;
+
+/** pdf_viewer.mjs reads the API from globalThis.pdfjsLib when it loads: the API first. */
+async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
+  const lib = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  (globalThis as { pdfjsLib?: unknown }).pdfjsLib = lib;
+  const viewer = await import('pdfjs-dist/legacy/web/pdf_viewer.mjs');
+  return { lib, viewer };
+}
+const libs = loadPdfJs();
+
+const highlights = new HighlightLayer();
+let viewer: PdfViewer | undefined;
+let pendingGoto: Extract<HostToWebview, { type: 'goto' }> | undefined;
+let firstRenderSent = false;
+/** A card to show once the highlights arrive (a focus can come before them). */
+let wantCard: string | undefined;
+/** The selection when the context menu opened (the menu's command asks for it afterwards). */
+let menuSelection: { at: number; value: ReturnType<typeof readSelection> } | undefined;
+
+const container = document.getElementById('viewerContainer') as HTMLDivElement;
+const chrome = new ReaderChrome({
+  zoom: (dir) => (dir > 0 ? viewer?.increaseScale() : dir < 0 ? viewer?.decreaseScale() : viewer && (viewer.currentScaleValue = 'page-width')),
+  goToPage: (page) => viewer && page >= 1 && page <= viewer.pagesCount && (viewer.currentPageNumber = page),
+  makeCard: () => post({ type: 'makeCard' }),
+});
+
+const pageView = (page: number): PageViewLike | undefined => {
+  const v = viewer?.getPageView(page - 1) as PageViewLike | undefined;
+  return v?.div && v.viewport ? v : undefined;
+};
+
+async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void> {
+  const { lib, viewer: V } = await libs;
+  lib.GlobalWorkerOptions.workerPort = await workerPort;
+  const eventBus = new V.EventBus();
+  const linkService = new V.PDFLinkService({ eventBus });
+  const findController = new V.PDFFindController({ eventBus, linkService });
+  const v = new V.PDFViewer({ container, eventBus, linkService, findController, textLayerMode: 1, annotationMode: 1, imageResourcesPath: `${assets}/webview/images/` });
+  linkService.setViewer(v);
+  viewer = v;
+  chrome.bindFind(eventBus);
+
+  eventBus.on('pagesinit', () => {
+    v.currentScaleValue = 'page-width';
+    v.currentPageNumber = Math.min(Math.max(1, pendingGoto?.page ?? msg.page), v.pagesCount);
+    if (pendingGoto?.noteid) reveal(pendingGoto.noteid);
+    pendingGoto = undefined;
+    if (wantCard) reveal(wantCard);
+  });
+  eventBus.on('pagerendered', ({ pageNumber, source }: { pageNumber: number; source: PageViewLike }) => {
+    highlights.draw(pageNumber, source);
+    if (!firstRenderSent) {
+      firstRenderSent = true;
+      post({ type: 'firstRender', page: pageNumber, ms: Math.round(performance.now() - started) });
+    }
+  });
+  let pageTimer: ReturnType<typeof setTimeout> | undefined;
+  eventBus.on('pagechanging', ({ pageNumber }: { pageNumber: number }) => {
+    chrome.showPage(pageNumber, v.pagesCount);
+    // The host (and GET /context) hears of the page once scrolling pauses.
+    clearTimeout(pageTimer);
+    pageTimer = setTimeout(() => post({ type: 'page', page: v.currentPageNumber, pageCount: v.pagesCount }), 120);
+  });
+  eventBus.on('scalechanging', ({ scale }: { scale: number }) => chrome.showScale(scale));
+
+  const doc = await lib.getDocument({
+    data: msg.data,
+    cMapUrl: `${assets}/pdfjs/cmaps/`,
+    cMapPacked: true,
+    standardFontDataUrl: `${assets}/pdfjs/standard_fonts/`,
+    wasmUrl: `${assets}/pdfjs/wasm/`,
+    // Fetched by this page (connect-src), not by the blob worker.
+    useWorkerFetch: false,
+  }).promise;
+  v.setDocument(doc);
+  linkService.setDocument(doc, null);
+  chrome.showTitle(msg.title, msg.setTitle);
+  chrome.showPage(msg.page, doc.numPages);
+  void outlineOf(doc, linkService, msg.outline).then((entries) => chrome.showOutline(entries));
+}
+
+/** The PDF's own outline (pages resolved), else the bridge's (detected headings). */
+async function outlineOf(
+  doc: Awaited<ReturnType<PdfJsLib['getDocument']>['promise']>,
+  links: { goToDestination(dest: unknown): Promise<void> },
+  fallback: OutlineEntry[],
+): Promise<Array<OutlineEntry & { go?: () => void }>> {
+  type Node = { title: string; dest: unknown; items: Node[] };
+  const tree = ((await doc.getOutline().catch(() => null)) ?? []) as Node[];
+  if (!tree.length) return fallback;
+  const out: Array<OutlineEntry & { go?: () => void }> = [];
+  const pageOf = async (dest: unknown): Promise<number> => {
+    try {
+      const explicit = typeof dest === 'string' ? await doc.getDestination(dest) : (dest as unknown[] | null);
+      const ref = explicit?.[0];
+      if (Number.isInteger(ref)) return (ref as number) + 1;
+      return ref ? (await doc.getPageIndex(ref as never)) + 1 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  const walk = async (nodes: Node[], level: number) => {
+    for (const n of nodes) {
+      out.push({ title: n.title, page: await pageOf(n.dest), level, go: n.dest ? () => void links.goToDestination(n.dest) : undefined });
+      if (n.items?.length) await walk(n.items, level + 1);
+    }
+  };
+  await walk(tree, 1);
+  return out;
+}
+
+/** Scrolls to a card's rectangle (a little above it) and flashes it. */
+function reveal(noteid: string): void {
+  const h = highlights.find(noteid);
+  const view = h && pageView(h.page);
+  if (!h || !viewer?.pagesCount) {
+    wantCard = noteid;
+    return;
+  }
+  wantCard = undefined;
+  viewer.currentPageNumber = h.page;
+  if (view) container.scrollTop = view.div.offsetTop + h.rect.y * view.viewport.scale - 80;
+  setTimeout(() => highlights.flash(noteid), 50);
+}
+
+function goto(msg: Extract<HostToWebview, { type: 'goto' }>): void {
+  if (!viewer?.pagesCount) {
+    pendingGoto = msg; // before the document's pages exist: applied at pagesinit
+    return;
+  }
+  viewer.currentPageNumber = Math.min(Math.max(1, msg.page), viewer.pagesCount);
+  if (msg.noteid) reveal(msg.noteid);
+}
+
+/** A plain click on a highlighted rectangle (not the end of a selection) reveals its card. */
+container.addEventListener('click', (e) => {
+  if (!document.getSelection()?.isCollapsed) return;
+  const pageDiv = (e.target as Element | null)?.closest?.('.page') as HTMLElement | null;
+  const page = Number(pageDiv?.dataset.pageNumber);
+  const view = page ? pageView(page) : undefined;
+  if (!pageDiv || !view) return;
+  const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
+  const hit = highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+  if (hit) {
+    highlights.flash(hit.noteid);
+    post({ type: 'cardClicked', noteid: hit.noteid });
+  }
+});
+container.addEventListener('contextmenu', () => {
+  menuSelection = { at: Date.now(), value: readSelection(pageView) };
+});
+
+window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
+  const msg = event.data;
+  switch (msg?.type) {
+    case 'open':
+      void open(msg).catch((err: unknown) => {
+        chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        post({ type: 'error', message: String(err) });
+      });
+      break;
+    case 'highlights':
+      highlights.set(msg.items);
+      for (let p = 1; p <= (viewer?.pagesCount ?? 0); p++) {
+        const view = pageView(p);
+        if (view?.div.querySelector(':scope > .canvasWrapper')) highlights.draw(p, view);
+      }
+      post({ type: 'highlightsDrawn', count: highlights.count });
+      if (wantCard) reveal(wantCard);
+      break;
+    case 'goto':
+      goto(msg);
+      break;
+    case 'notice':
+      chrome.notice(msg.message, msg.kind);
+      break;
+    case 'getSelection': {
+      // The live selection; else the one the context menu was opened on (a few seconds ago at most).
+      const recent = menuSelection && Date.now() - menuSelection.at < 30_000 ? menuSelection.value : null;
+      post({ type: 'selection', requestId: msg.requestId, selection: readSelection(pageView) ?? recent });
+      menuSelection = undefined;
+      break;
+    }
+    case 'benchScroll':
+      if (viewer) void benchScroll(viewer, container, msg.from, msg.pages).then((r) => post({ type: 'benchResult', requestId: msg.requestId, ...r }));
+      break;
+  }
+});
+
+post({ type: 'ready' });

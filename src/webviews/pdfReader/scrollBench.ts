@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+
+interface ViewerLike {
+  currentPageNumber: number;
+  pagesCount: number;
+  getPageView(index: number): unknown;
+}
+
+const frame = () => new Promise<number>((r) => requestAnimationFrame(r));
+
+/**
+ * Scrolls through `pages` pages from `from`, a fixed distance per frame
+ * (about eight frames a page), and times every frame with
+ * requestAnimationFrame. pdf.js renders the pages that come into view as it
+ * would for a person scrolling. Figures only: the suite prints them.
+ */
+export async function benchScroll(viewer: ViewerLike, container: HTMLElement, from: number, pages: number) {
+  const last = Math.min(viewer.pagesCount, from + pages);
+  const top = (p: number) => (viewer.getPageView(p - 1) as { div: HTMLElement }).div.offsetTop;
+  viewer.currentPageNumber = from;
+  await frame();
+  await frame();
+  const start = top(from);
+  const end = top(last);
+  const step = Math.max(1, (end - start) / ((last - from) * 8));
+  container.scrollTop = start;
+  let prev = await frame();
+  const t0 = prev;
+  let longest = 0;
+  let frames = 0;
+  while (container.scrollTop < end - 1) {
+    const before = container.scrollTop;
+    container.scrollTop = Math.min(end, before + step);
+    const now = await frame();
+    longest = Math.max(longest, now - prev);
+    prev = now;
+    frames++;
+    if (container.scrollTop === before) break; // the end of the book
+  }
+  const ms = prev - t0;
+  let pagesRendered = 0;
+  for (let p = from; p <= last; p++) if ((viewer.getPageView(p - 1) as { renderingState?: number }).renderingState === 3) pagesRendered++;
+  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered };
+}

@@ -1,0 +1,159 @@
+// Drives the PDF reader's webview like a person (playwright in the webview's
+// iframe): select a line of the text layer, open the webview's context menu and
+// pick Make Card, scroll the book, read what is shown, take screenshots.
+// Served by run.ts for the suite's `askRunner(name, { action: 'reader', … })`.
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+
+export type ReaderAction =
+  /** Wait until the reader shows page `page` with at least `highlights` card highlights drawn on it; optional screenshot. */
+  | { action: 'reader'; step: 'show'; page: number; highlights?: number; screenshot?: string }
+  /** Drag-select the longest line of the text layer visible on `page`; returns its text and box in page fractions. */
+  | { action: 'reader'; step: 'select'; page: number }
+  /** Right-click the selection and choose `item` in the webview's context menu. */
+  | { action: 'reader'; step: 'context-menu'; item: string }
+  /** Press a key chord in the reader (e.g. Control+Alt+M). */
+  | { action: 'reader'; step: 'key'; key: string }
+  /** Scroll the viewer (a real scroll of its container) so that `page` is at the top. */
+  | { action: 'reader'; step: 'scroll'; page: number }
+  /** What the reader shows: the page box, the pages in view, the highlights drawn. */
+  | { action: 'reader'; step: 'state' };
+
+/** The line 'select' dragged over, in the workbench page's coordinates. */
+let lastSelected: { x: number; y: number; width: number; height: number } | undefined;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(150);
+  }
+}
+
+/** The reader's content frame: VS Code nests it as iframe.webview → iframe#active-frame. */
+async function readerFrame(page: Page): Promise<FrameLocator> {
+  return until(async () => {
+    const outer = page.locator('iframe.webview.ready');
+    for (let i = (await outer.count()) - 1; i >= 0; i--) {
+      const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
+      if (await inner.locator('#viewerContainer .page').count()) return inner;
+    }
+    return undefined;
+  }, 30_000, 'the PDF reader webview with pages');
+}
+
+async function state(frame: FrameLocator) {
+  return frame.locator('#viewerContainer').evaluate((c) => {
+    const box = c.getBoundingClientRect();
+    const visible = [...c.querySelectorAll<HTMLElement>('.page')]
+      .filter((p) => {
+        const r = p.getBoundingClientRect();
+        return r.bottom > box.top + 4 && r.top < box.bottom - 4;
+      })
+      .map((p) => Number(p.dataset.pageNumber));
+    const highlights = [...c.querySelectorAll<HTMLElement>('.sb-highlight')].map((h) => ({
+      noteid: h.dataset.noteid ?? '',
+      page: Number(h.closest<HTMLElement>('.page')?.dataset.pageNumber),
+    }));
+    return {
+      pageInput: (document.getElementById('pageInput') as HTMLInputElement).value,
+      visible,
+      highlights,
+      rendered: [...c.querySelectorAll<HTMLElement>('.page canvas')].map((cv) => Number(cv.closest<HTMLElement>('.page')?.dataset.pageNumber)),
+    };
+  });
+}
+
+export async function serveReader(page: Page, a: ReaderAction, out: string): Promise<unknown> {
+  const frame = await readerFrame(page);
+  switch (a.step) {
+    case 'state':
+      return state(frame);
+    case 'show': {
+      const s = await until(async () => {
+        const st = await state(frame);
+        const drawn = st.highlights.filter((h) => h.page === a.page).length;
+        return st.visible.includes(a.page) && st.rendered.includes(a.page) && drawn >= (a.highlights ?? 0) ? st : undefined;
+      }, 30_000, `page ${a.page} with ${a.highlights ?? 0} highlights`);
+      if (a.screenshot) {
+        await sleep(600); // the flash of a focused card settles
+        await page.screenshot({ path: join(out, a.screenshot) });
+      }
+      return s;
+    }
+    case 'select': {
+      const spans = frame.locator(`.page[data-page-number="${a.page}"] .textLayer span`);
+      await spans.first().waitFor({ state: 'attached', timeout: 20_000 });
+      // The longest run fully in view (a whole line of text, as a person would select it).
+      const target = await frame.locator('#viewerContainer').evaluate((c, pageNo) => {
+        const box = c.getBoundingClientRect();
+        let best: { i: number; len: number } | undefined;
+        const all = [...c.querySelectorAll<HTMLElement>(`.page[data-page-number="${pageNo}"] .textLayer span`)];
+        all.forEach((s, i) => {
+          const r = s.getBoundingClientRect();
+          const len = (s.textContent ?? '').trim().length;
+          if (r.top > box.top + 10 && r.bottom < box.bottom - 10 && r.width > 20 && len > (best?.len ?? 0) && !s.querySelector('span')) best = { i, len };
+        });
+        return best?.i;
+      }, a.page);
+      if (target === undefined) throw new Error(`no line of page ${a.page} in view`);
+      const span = spans.nth(target);
+      const b = (await span.boundingBox())!;
+      lastSelected = b;
+      await page.mouse.move(b.x + 1, b.y + b.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
+      await page.mouse.move(b.x + b.width - 1, b.y + b.height / 2, { steps: 4 });
+      await page.mouse.up();
+      // The selected text and the line's box in fractions of the page (the test converts with the page size in points).
+      return span.evaluate((s) => {
+        const pageDiv = s.closest('.page')!;
+        const p = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
+        const frac = (r: DOMRect) => ({ x: (r.left - p.left) / p.width, y: (r.top - p.top) / p.height, width: r.width / p.width, height: r.height / p.height });
+        const sel = document.getSelection();
+        return {
+          selected: sel?.toString() ?? '',
+          spanText: s.textContent ?? '',
+          line: frac(s.getBoundingClientRect()),
+          selection: sel && sel.rangeCount ? frac(sel.getRangeAt(0).getBoundingClientRect()) : null,
+        };
+      });
+    }
+    case 'context-menu': {
+      // On the selected line (where 'select' dragged), in the workbench's coordinates.
+      if (!lastSelected) throw new Error('select a line first');
+      await page.mouse.click(lastSelected.x + lastSelected.width / 2, lastSelected.y + lastSelected.height / 2, { button: 'right' });
+      const item = page.locator('.monaco-menu .action-item .action-label', { hasText: a.item }).first();
+      await item.waitFor({ state: 'visible', timeout: 10_000 });
+      const items = await page.locator('.monaco-menu .action-item .action-label').allInnerTexts();
+      await item.click();
+      return { clicked: a.item, items };
+    }
+    case 'key':
+      await page.keyboard.press(a.key);
+      return { pressed: a.key };
+    case 'scroll': {
+      await frame.locator('#viewerContainer').evaluate((c, pageNo) => {
+        const p = c.querySelector<HTMLElement>(`.page[data-page-number="${pageNo}"]`)!;
+        c.scrollTop = p.offsetTop + 2;
+      }, a.page);
+      await sleep(400);
+      return state(frame);
+    }
+  }
+}
+
+/** Lines for the suite summary (figures, not assertions). */
+export function readerSummary(metrics: Record<string, unknown>): string {
+  const r = metrics.reader as { firstRenderMs?: number; webviewFirstRenderMs?: number; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } } | undefined;
+  if (!r) return '  reader:     (not measured)\n';
+  const s = r.scroll;
+  return (
+    `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms)\n` +
+    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way)\n` : '')
+  );
+}

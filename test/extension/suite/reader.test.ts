@@ -1,0 +1,159 @@
+// The PDF reader in the real VS Code (issue 11): an agent uploads asymptote.pdf
+// and makes excerpt cards over HTTP; the person opens the book from the Study
+// Sets view, sees the cards' highlights, selects a line and makes a card of it;
+// the page the reader shows is what GET /context reports; locate navigate:true
+// and focus move the reader. Runs after the other suites, on the same bridge.
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as vscode from 'vscode';
+import { BridgeClient } from '../../../src/client/bridgeClient';
+import type { StudyBridgeApi } from '../../../src/extension';
+import type { PdfReaderSession } from '../../../src/editors/pdfReaderSession';
+import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
+import { askRunner, outDir } from './signals';
+
+const EXTENSION_ID = 'study-bridge.study-bridge';
+const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
+const CORPUS_PDF = resolve(outDir, '..', '..', '..', 'shared', 'corpus', 'asymptote.pdf');
+
+type Box = { x: number; y: number; width: number; height: number };
+interface ReaderState {
+  pageInput: string;
+  visible: number[];
+  highlights: Array<{ noteid: string; page: number }>;
+}
+
+async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** A line a person would quote: long, mostly words. */
+const quotable = (line: string) => line.length >= 40 && line.length <= 160 && /^[A-Z]/.test(line) && (line.match(/[a-z]/g)?.length ?? 0) > line.length * 0.6 && !/[{}\\$_]/.test(line);
+
+describe('The PDF reader: highlights, Make card, the current page (real VS Code)', () => {
+  let api: StudyBridgeApi;
+  let agent: BridgeClient;
+  let topicid: string;
+  let bookmd5: string;
+  let session: PdfReaderSession;
+  const cards: Array<{ noteid: string; page: number }> = [];
+
+  before(async () => {
+    api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
+    await api.whenSettled();
+    agent = BridgeClient.fromDataDir(api.dataDir);
+  });
+
+  const linesOf = async (page: number) =>
+    (await agent.pages(bookmd5, page)).pages[0].text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(quotable);
+
+  it("opened from the Study Sets view, the book shows the set's excerpt cards over their rectangles in their colours", async () => {
+    const set = await agent.createStudySet('Reading Asymptote');
+    topicid = set.topicid;
+    bookmd5 = (await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid })).bookmd5;
+    // An agent's excerpt cards: two on page 10, one on page 11, quoted verbatim (anchored by the text matcher).
+    const [a, b] = await linesOf(10);
+    const [c] = await linesOf(11);
+    for (const [page, text, colorIndex] of [[10, a, 4], [10, b, 6], [11, c, 1]] as const) {
+      const card = await agent.cards.create(topicid, { excerpt: { bookmd5, page, text }, colorIndex });
+      assert.ok(card.sourceAnchor.rect, `anchored: ${text}`);
+      cards.push({ noteid: card.noteid, page });
+    }
+
+    await vscode.commands.executeCommand('studyBridge.refresh');
+    const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${topicid}`), 'the set in the view');
+    const section = (await api.views.studySets.getChildren(setNode)).find((n) => n.id.endsWith('/documents')) as BridgeNode;
+    const docNode = (await api.views.studySets.getChildren(section)).find((n) => n.id.endsWith(`/${bookmd5}`));
+    assert.ok(docNode, 'asymptote.pdf is a document of the set');
+    assert.equal(docNode.treeItem().command?.command, 'studyBridge.openInReader', 'a click on the document opens the reader');
+    session = (await vscode.commands.executeCommand('studyBridge.openInReader', docNode)) as PdfReaderSession;
+    assert.ok(session, 'the reader opened');
+    await eventually(() => session.firstRenderMs, 'the first page drawn', 30_000);
+    metrics.reader = { firstRenderMs: session.firstRenderMs, webviewFirstRenderMs: session.webviewFirstRenderMs };
+    assert.equal(session.bookmd5, bookmd5);
+    assert.equal(session.topicid, topicid);
+    await eventually(() => (session.highlightCount === 3 ? true : undefined), 'three highlights');
+
+    // An agent focuses the first card: the reader scrolls to its page, the tree selects it.
+    await agent.cards.focus(cards[0].noteid, topicid);
+    await eventually(() => (session.page === 10 ? true : undefined), 'the reader at page 10');
+    const shown = await askRunner<ReaderState>('reader-highlights', { action: 'reader', step: 'show', page: 10, highlights: 2, screenshot: 'pdf-reader.png' });
+    const onPage10 = shown.highlights.filter((h) => h.page === 10).map((h) => h.noteid);
+    assert.deepEqual(onPage10.sort(), [cards[0].noteid, cards[1].noteid].sort());
+    const ctx = await agent.context();
+    assert.deepEqual([ctx.currentPage?.bookmd5, ctx.currentPage?.page, ctx.focusedNote], [bookmd5, 10, cards[0].noteid]);
+    const selected = await eventually(() => {
+      const n = api.trees.studySets.selection[0] as { noteid?: string } | undefined;
+      return n?.noteid === cards[0].noteid ? n : undefined;
+    }, 'the focused card selected in the Study Sets view');
+    assert.ok(selected);
+  });
+
+  it('a line selected in the text layer becomes an excerpt card (context menu → Make Card) under the selected card, anchored to the selection', async () => {
+    const parent = cards[0].noteid; // selected in the tree by the focus above
+    const sel = await askRunner<{ selected: string; spanText: string; line: Box; selection: Box | null }>('reader-select', { action: 'reader', step: 'select', page: 10 });
+    assert.ok(sel.selected.trim().length > 10, `selected: ${JSON.stringify(sel.selected)}`);
+    assert.ok(sel.selection);
+    const before = new Set((await agent.cards.tree(topicid)).nodes.map((n) => n.noteid));
+    const menu = await askRunner<{ items: string[] }>('reader-make-card', { action: 'reader', step: 'context-menu', item: 'Make Card' });
+    assert.ok(menu.items.includes('Make Card'), `menu: ${menu.items}`);
+    const made = await eventually(async () => (await agent.cards.tree(topicid)).nodes.find((n) => !before.has(n.noteid)), 'the new card in the tree');
+    assert.equal(made.parent, parent, 'under the card selected in the Study Sets view');
+    assert.deepEqual([made.hasExcerpt, made.page], [true, 10]);
+    const [note] = (await agent.cards.batchGet([made.noteid])).notes;
+    assert.equal(note.texts[0].excerpt, true);
+    assert.equal(note.texts[0].text, sel.selected.replace(/\s+/g, ' ').trim());
+    const a = note.sourceAnchor;
+    assert.deepEqual([a.bookmd5, a.page], [bookmd5, 10]);
+    // The rectangle covers the selection (page fractions × the page in points), within a point.
+    const size = (await agent.request<{ pageSize: { width: number; height: number } }>('POST', `/documents/${bookmd5}/locate`, { body: { page: 10, text: (await linesOf(10))[0] } })).pageSize;
+    const s = { x: sel.selection.x * size.width, y: sel.selection.y * size.height, width: sel.selection.width * size.width, height: sel.selection.height * size.height };
+    const r = a.rect!;
+    const tol = 1;
+    assert.ok(r.x <= s.x + tol && r.y <= s.y + tol && r.x + r.width >= s.x + s.width - tol && r.y + r.height >= s.y + s.height - tol, `rect ${JSON.stringify(r)} covers the selection ${JSON.stringify(s)}`);
+    assert.ok(r.width * r.height <= s.width * s.height * 1.5 + 50, `rect ${JSON.stringify(r)} is the selection's, not a larger one (${JSON.stringify(s)})`);
+    metrics.readerMadeCard = { selection: s, rect: r };
+    await eventually(() => (session.highlightCount === 4 ? true : undefined), 'the new card highlighted');
+    await askRunner('reader-after-make-card', { action: 'reader', step: 'show', page: 10, highlights: 3, screenshot: 'pdf-reader-make-card.png' });
+  });
+
+  it('scrolling the reader to a page is what GET /context reports', async () => {
+    const st = await askRunner<ReaderState>('reader-scroll-42', { action: 'reader', step: 'scroll', page: 42 });
+    assert.ok(st.visible.includes(42), `visible ${st.visible}`);
+    const ctx = await eventually(async () => {
+      const c = await agent.context();
+      return c.currentPage?.page === 42 ? c : undefined;
+    }, 'GET /context at page 42');
+    assert.deepEqual(ctx.currentPage, { bookmd5, page: 42, mappingAvailable: true });
+    assert.deepEqual(ctx.documents, [{ bookmd5, focused: true, page: 42 }]);
+  });
+
+  it('POST /documents/{id}/locate with navigate:true scrolls the reader to that page', async () => {
+    let page = 77;
+    while (!(await linesOf(page)).length) page++;
+    const [line] = await linesOf(page);
+    const res = await agent.request<{ found: boolean; navigated: boolean }>('POST', `/documents/${bookmd5}/locate`, { body: { page, text: line, navigate: true } });
+    assert.deepEqual([res.found, res.navigated], [true, true]);
+    await eventually(() => (session.page === page ? true : undefined), `the reader at page ${page}`);
+    const st = await askRunner<ReaderState>('reader-after-locate', { action: 'reader', step: 'show', page });
+    assert.equal(st.pageInput, String(page));
+    assert.ok(st.visible.includes(page) && !st.visible.includes(42), `visible ${st.visible}`);
+    assert.equal((await agent.context()).currentPage?.page, page);
+  });
+
+  it('figures: the longest frame while scrolling through 50 pages (printed, not asserted)', async () => {
+    const r = await session.benchScroll(100, 50);
+    assert.ok(r.frames > 0);
+    metrics.reader = { ...(metrics.reader as object), scroll: { ...r, pages: 50 } };
+  });
+});
