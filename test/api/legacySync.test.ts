@@ -193,6 +193,7 @@ describe('legacy sync diagnostics', function () {
   it('refusals change nothing', async () => {
     await legacySyncOf(t.bridge.services).watcher.settled();
     const before = storeDigest(t.bridge.services.store);
+    const lastBefore = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
     const bad: Array<[string, string, Record<string, unknown>, number, string]> = [
       ['GET', '/sync/legacy/events?limit=0', {}, 422, 'INVALID_INPUT'],
       ['GET', '/sync/legacy/events?limit=201', {}, 422, 'INVALID_INPUT'],
@@ -215,6 +216,7 @@ describe('legacy sync diagnostics', function () {
     for (const p of ['/sync/legacy/status', '/sync/legacy/events']) assert.equal((await t.anonymous.raw('GET', p)).status, 401);
     assert.equal((await t.anonymous.raw('POST', '/sync/legacy/recheck', { body: {} })).status, 401);
     assert.equal(storeDigest(t.bridge.services.store), before);
+    assert.equal((await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence, lastBefore, 'no event logged');
   });
 
   it('inventory pages with nextCursor', async () => {
