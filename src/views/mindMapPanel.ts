@@ -177,20 +177,15 @@ export class MindMapPanel implements vscode.Disposable {
   }
 
   /**
-   * A click on a node: the card is selected in the Study Sets view, its source
-   * page opens in the PDF reader (when the reader's command is there), and the
-   * bridge is told (POST /notes/{id}/focus: GET /context reports it).
+   * A click on a node: the card is selected in the Study Sets view, then
+   * focused through the bridge (POST /notes/{id}/focus), as an agent would:
+   * GET /context reports it, and the window's UiHost opens an excerpt card's
+   * source page in the PDF reader (the reader follows every focus).
    */
   async openCard(noteid: string): Promise<void> {
     const client = this.deps.getClient();
     if (!client) throw new Error('The bridge is not running.');
     await this.deps.revealCard(this.studySet, noteid);
-    const [note] = (await client.cards.batchGet([noteid])).notes;
-    if (!note) throw new Error('That card no longer exists.');
-    const { bookmd5, page } = note.sourceAnchor;
-    if (bookmd5 && page && (await vscode.commands.getCommands(true)).includes(OPEN_IN_READER)) {
-      await vscode.commands.executeCommand(OPEN_IN_READER, { bookmd5, page, noteid, topicid: this.studySet.topicid });
-    }
     await client.cards.focus(noteid, this.studySet.topicid);
   }
 
@@ -206,9 +201,6 @@ export class MindMapPanel implements vscode.Disposable {
     this.panel.dispose();
   }
 }
-
-/** The PDF reader's "open a document at a page" command (issue 11 item 1). */
-const OPEN_IN_READER = 'studyBridge.openInReader';
 
 /** One GET tree, the palette, and (for sets up to HASHTAG_CARDS_MAX cards) the hashtags by batch-get. */
 export async function readMindMap(client: BridgeClient, studySet: StudySet, seq: number): Promise<MindMapData> {

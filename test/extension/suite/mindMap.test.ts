@@ -53,6 +53,7 @@ describe('Mind map of a study set (real VS Code)', () => {
   const ids = new Map<string, string>();
   const id = (title: string) => ids.get(title) ?? assert.fail(`no card “${title}”`);
   let cardCount = 0;
+  let bookmd5 = '';
   /** Nodes drawn before anything is unfolded: every card but the 9 inside the “Inner products” sub-map. */
   let visible = 0;
 
@@ -78,6 +79,7 @@ describe('Mind map of a study set (real VS Code)', () => {
     // An excerpt card quoting the asymptote book (page shown on its node).
     assert.ok(existsSync(CORPUS_PDF), `${CORPUS_PDF} exists`);
     const up = await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid });
+    bookmd5 = up.bookmd5;
     const page = (await agent.pages(up.bookmd5, 6)).pages[0];
     const line = page.text.split('\n').map((l) => l.trim()).find((l) => l.length >= 40 && l.length <= 120) ?? page.text.slice(0, 80);
     const excerpt = await eventually(
@@ -145,6 +147,18 @@ describe('Mind map of a study set (real VS Code)', () => {
       return c.focusedNote === target ? c : undefined;
     }, 'GET /context to report the focused card');
     assert.equal(context.studySet?.topicid, topicid);
+  });
+
+  it('clicking an excerpt card opens its source page in the PDF reader; the map comes back as it was (zoom, pan, folds)', async () => {
+    const before = await mindMap({ waitCount: visible });
+    await mindMap({ clickCard: id('Vectors drawn with Asymptote') });
+    const session = await eventually(() => api.reader.all.find((s) => s.bookmd5 === bookmd5 && s.page === 6), 'the reader of asymptote.pdf at page 6', 30_000);
+    assert.equal(session.page, 6);
+    // The reader opened in front of the map; the map, shown again, is rebuilt from the bridge and its own view state.
+    panel.panel.reveal();
+    const back = await mindMap({ waitCount: visible });
+    assert.equal(back.transform, before.transform, 'zoom and pan restored');
+    assert.ok(!back.titles.includes('QR decomposition'), 'the sub-map is still folded');
   });
 
   it("an agent's title edit redraws the map, keeping zoom, pan and folds; an unfolded sub-map stays open through the next redraw", async () => {
