@@ -91,8 +91,8 @@
     if (!iso) return 'no cards';
     const d = new Date(iso);
     const ms = d.getTime() - Date.now();
-    if (ms <= 60_000) return 'now';
-    const rel = ms < 3_600_000 ? `in ${Math.round(ms / 60_000)} min` : ms < 86_400_000 ? `in ${Math.round(ms / 3_600_000)} h` : `in ${Math.round(ms / 86_400_000)} days`;
+    if (ms <= 0) return 'now';
+    const rel = ms < 60_000 ? 'in less than a minute' : ms < 3_600_000 ? `in ${Math.round(ms / 60_000)} min` : ms < 86_400_000 ? `in ${Math.round(ms / 3_600_000)} h` : `in ${Math.round(ms / 86_400_000)} days`;
     return `${rel} (${d.toLocaleString()})`;
   }
 

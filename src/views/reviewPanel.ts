@@ -125,7 +125,7 @@ function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   <span id="progress" class="progress"></span>
   <span id="counts" class="counts" title="New · learning · review cards left"></span>
 </header>
-<main id="review" class="review" tabindex="-1">
+<main id="review" class="stage" tabindex="-1">
   <section id="message" class="message" hidden></section>
   <section id="card" class="card" hidden>
     <div id="question" class="question"></div>
