@@ -9,8 +9,10 @@ export function storeDigest(store: Store): string {
   const h = createHash('sha256');
   for (const t of tables) {
     h.update(t);
-    // The checkpoint's own bookkeeping (meta.journal_seq) moves on an idle checkpoint: it is not library content.
-    const where = t === 'meta' ? ` WHERE key <> 'journal_seq'` : '';
+    // Not library content: the checkpoint's bookkeeping (meta.journal_seq) moves on an idle checkpoint, and the
+    // legacy-sync log (sync_events, meta sync_*) records what the file watcher observes on disk, on its own clock.
+    if (t === 'sync_events') continue;
+    const where = t === 'meta' ? ` WHERE key <> 'journal_seq' AND substr(key, 1, 5) <> 'sync_'` : '';
     for (const row of store.all(`SELECT * FROM "${t}"${where} ORDER BY rowid`)) h.update(JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
   }
   return h.digest('hex');

@@ -79,6 +79,22 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       fingerprints: ['expectedSourceFingerprint', 'expectedMaskFingerprint'],
     }),
     noteImages: feature('GET', '/notes/{id}/render', { maxEdge: [64, 4096], maxEdgeDefault: 2048, renderWidth: [320, 1200], renderMaxPixels: 36_000_000, formats: ['png', 'pdf'] }),
+    mindMapPrint: feature('POST', '/study-sets/{id}/mind-map-print/preview', {
+      schema: 'study-bridge.mindMapPrintPlan.v0',
+      routes: { preview: '/study-sets/{id}/mind-map-print/preview', export: '/study-sets/{id}/mind-map-print/export' },
+      modes: ['keepStructure', 'classic', 'cardFlow'],
+      densityValue: { min: 0, max: 1 },
+      requiresMax: false,
+      outputFolder: 'MindMapExports',
+      sharesBusyWith: 'POST /documents/{id}/export (429 EXPORT_BUSY)',
+    }),
+    legacySync: feature('GET', '/sync/legacy/events', {
+      lanes: ['documents'],
+      inventoryObserveOnly: true,
+      inventoryAuthoritative: false,
+      eventsLimit: [1, 200],
+      observes: 'library files changed, removed or added behind the bridge, and recheck results',
+    }),
     snapshots: feature('POST', '/snapshots/{id}/restore', {
       descriptionPrefix: 'Agent:',
       reuseWhenUnchanged: true,
