@@ -36,6 +36,45 @@ const addBody = z.object({
   cards: z.array(newCard).min(1, 'cards must hold at least one card').max(50, 'at most 50 cards per call; split the batch'),
 });
 
+const questionMode = z.enum(['automatic', 'custom_text', 'content_part']);
+export const reviewCard = z.object({
+  cardNoteId: z.string(),
+  sourceNoteId: z.string(),
+  resolvedNoteId: z.string(),
+  sourceAlive: z.boolean(),
+  title: z.string(),
+  questionMode,
+  question: z.string().optional(),
+  questionContentId: z.string().optional(),
+  due: z.string(),
+  state: z.string(),
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  stability: z.number(),
+  difficulty: z.number(),
+  lastReviewAt: z.string().nullable(),
+  nextIntervals: z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() }),
+  createdAt: z.string(),
+});
+export const deckCardsResponse = z.object({ deckId: z.string(), cards: z.array(reviewCard), count: z.number().int(), dueCount: z.number().int() });
+export const deckCardsAddResponse = z.object({
+  persisted: z.boolean(),
+  deckId: z.string(),
+  cards: z.array(
+    z.object({
+      cardNoteId: z.string(),
+      sourceNoteId: z.string(),
+      resolvedNoteId: z.string(),
+      updatedExisting: z.boolean(),
+      questionMode,
+      autoQuestionIndex: z.number().int().optional(),
+      due: z.string(),
+    }),
+  ),
+  count: z.number().int(),
+});
+export const deckOpenResponse = z.object({ accepted: z.boolean(), deckId: z.string() });
+
 export const deckCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
@@ -44,6 +83,7 @@ export const deckCardRoutes: RouteDecl[] = [
       "The deck's review cards by due date: sourceNoteId, resolvedNoteId, sourceAlive (false = source deleted or hidden, back empty), questionMode, FSRS due/state/reps/lapses, nextIntervals; dueCount; ?due=1 keeps cards due now.",
     params: deckParams,
     query: z.object({ due: z.enum(['0', '1', 'true', 'false']).optional() }),
+    response: deckCardsResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) => deckCards(services).list(params.id, { dueOnly: query.due === '1' || query.due === 'true' }),
   }),
@@ -57,6 +97,7 @@ export const deckCardRoutes: RouteDecl[] = [
     dryRun: true,
     params: deckParams,
     body: addBody,
+    response: deckCardsAddResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { cards: [{ sourceNoteId: EXAMPLE_UUID, question: 'The derivative of x² is {{cloze}}' }] } },
     preview: async ({ params, body, services }) => deckCards(services).previewAdd(params.id, body.cards),
     handler: async ({ params, body, services, actor }) => deckCards(services).add(params.id, body.cards, actor),
@@ -108,6 +149,7 @@ export const deckCardRoutes: RouteDecl[] = [
     path: '/decks/{id}/open',
     summary: 'Opens the deck in the UI (asynchronous: accepted now; GET /context then shows studySet.isDeck:true). Empty body.',
     params: deckParams,
+    response: deckOpenResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, services }) => {
       const deck = services.decks.get(params.id);

@@ -2,12 +2,26 @@ import { z } from 'zod';
 import { defineRoute } from '../http/routeTable';
 import { titleFilter, topicTitle } from './topicFields';
 
+export const deckSummary = z.object({
+  deckId: z.string(),
+  title: z.string(),
+  isDeck: z.literal(true),
+  cardCount: z.number().int(),
+  dueCount: z.number().int(),
+  newCount: z.number().int(),
+  lastModifiedAt: z.string(),
+  createdAt: z.string(),
+});
+export const deckListResponse = z.object({ decks: z.array(deckSummary), count: z.number().int() });
+export const deckCreateResponse = deckSummary.extend({ created: z.boolean() });
+
 export const deckRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks',
     summary: 'Lists review decks: deckId, title, cardCount (review cards only), dueCount (due now), newCount (never reviewed), lastModifiedAt; query filters by title.',
     query: titleFilter,
+    response: deckListResponse,
     handler: async ({ query, services }) => {
       const decks = services.decks.list(query.query);
       return { decks, count: decks.length };
@@ -20,6 +34,7 @@ export const deckRoutes = [
     premium: true,
     confirm: 'body',
     body: z.object({ title: topicTitle }),
+    response: deckCreateResponse,
     example: { body: { title: 'Exam week' } },
     handler: async ({ body, services }) => ({ ...(await services.decks.create(body.title)), created: true }),
   }),

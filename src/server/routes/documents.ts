@@ -10,6 +10,109 @@ import { docParams, bookmd5Param, flag, isOn, pageNumber, refuseVirtual } from '
 const EX_ID = '0123456789abcdef0123456789abcdef';
 const pageParams = z.object({ id: bookmd5Param, page: pageNumber });
 
+const rect = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+export const extractionProgress = z.object({
+  state: z.enum(['pending', 'extracting', 'ready', 'failed']),
+  extractedPages: z.number().int(),
+  pageCount: z.number().int(),
+  error: z.string().optional(),
+});
+export const outlineResponse = z.object({
+  bookmd5: z.string(),
+  segments: z.array(z.object({ startPage: z.number().int(), title: z.string(), level: z.number().int() })),
+  hasToc: z.boolean(),
+  pageCount: z.number().int(),
+  tocSource: z.string(),
+  hasAiToc: z.boolean(),
+  extraction: extractionProgress,
+});
+export const pagesResponse = z.object({
+  bookmd5: z.string(),
+  pageCount: z.number().int(),
+  start: z.number().int(),
+  end: z.number().int(),
+  pages: z.array(
+    z.object({
+      page: z.number().int(),
+      text: z.string(),
+      source: z.string().optional(),
+      outOfRange: z.boolean().optional(),
+      blocks: z.array(z.object({ index: z.number().int(), text: z.string(), label: z.string() })).optional(),
+    }),
+  ),
+  extraction: extractionProgress,
+});
+export const partsResponse = z.object({
+  bookmd5: z.string(),
+  page: z.number().int(),
+  pageCount: z.number().int(),
+  parts: z.array(
+    z.object({ contentId: z.string(), kind: z.string(), rect: rect.nullable(), topicid: z.string().nullable(), contentPath: z.string(), mimeType: z.string() }),
+  ),
+  blanks: z.array(
+    z.object({ contentIds: z.array(z.string()), kind: z.string(), segments: z.array(rect), topicid: z.string().nullable(), contentPath: z.string() }),
+  ),
+  mapBacked: z.boolean(),
+  topicFilteringApplied: z.boolean(),
+});
+export const tocCandidatesResponse = z.object({
+  bookmd5: z.string(),
+  items: z.array(
+    z.object({ page: z.number().int(), text: z.string(), height: z.number(), anchor: z.object({ x: z.number(), y: z.number(), page: z.number().int() }) }),
+  ),
+  candidates: z.number().int(),
+  pagesScanned: z.number().int(),
+  truncated: z.boolean(),
+  nextStart: z.number().int().optional(),
+  pageCount: z.number().int(),
+  hint: z.string(),
+});
+export const tocWriteResponse = z.object({
+  bookmd5: z.string(),
+  displayed: z.enum(['ai', 'original']),
+  written: z.number().int().optional(),
+  adjustedLevels: z.array(z.object({ index: z.number().int(), from: z.number().int(), to: z.number().int() })).optional(),
+  pageCount: z.number().int().optional(),
+  persisted: z.boolean(),
+});
+export const locateResponse = z.object({
+  bookmd5: z.string(),
+  page: z.number().int(),
+  found: z.boolean(),
+  status: z.string(),
+  matchedText: z.string().optional(),
+  score: z.number(),
+  rect: rect.optional(),
+  pageSize: z.object({ width: z.number(), height: z.number() }).optional(),
+  algorithm: z.string(),
+  navigated: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+export const exportResponse = z.object({
+  bookmd5: z.string(),
+  topicid: z.string(),
+  exported: z.boolean(),
+  fileName: z.string(),
+  path: z.string(),
+  folder: z.string(),
+  pageCount: z.number().int(),
+  bytes: z.number().int(),
+  highlightCount: z.number().int(),
+  selectedPageNos: z.array(z.number().int()).optional(),
+});
+export const syncStatusResponse = z.object({
+  bookmd5: z.string(),
+  path: z.string(),
+  fileExists: z.boolean(),
+  expectedByCurrentSettings: z.boolean(),
+  hasLearningData: z.boolean(),
+  remainingUnverifiedMaterializedMappingCount: z.number().int(),
+  state: z.string(),
+  size: z.number().int().optional(),
+  hashVerification: z.string(),
+  actualMd5: z.string().optional(),
+});
+
 const tocBody = z.object({
   entries: z
     .array(
@@ -33,6 +136,7 @@ export const documentRoutes = [
     path: '/documents/{id}/outline',
     summary: 'Outline segments (the displayed TOC slot), hasToc, pageCount; a non-advancing source TOC is passed through unchanged.',
     params: docParams,
+    response: outlineResponse,
     example: { params: { id: EX_ID } },
     handler: async ({ params, services }) => {
       const row = services.documents.get(params.id);
@@ -46,10 +150,12 @@ export const documentRoutes = [
     summary: 'Page text, at most 60 pages per call (OCR where there is no text layer); blocks=1 probes layout blocks on 1–2 pages.',
     params: docParams,
     query: z.object({ start: pageNumber, end: pageNumber.optional(), blocks: flag }),
+    response: pagesResponse,
     example: { params: { id: EX_ID }, query: { start: '1', end: '2' } },
     handler: async ({ params, query, services }) => {
       refuseVirtual(query.start, query.end);
-      return services.documentReader.pages(params.id, query.start, query.end, isOn(query.blocks));
+      // The reader types blocks as unknown[]; they are {index, text, label} (the API tests check it).
+      return services.documentReader.pages(params.id, query.start, query.end, isOn(query.blocks)) as Promise<z.input<typeof pagesResponse>>;
     },
   }),
   defineRoute({
@@ -58,6 +164,7 @@ export const documentRoutes = [
     summary: 'Handwriting and blank parts of a page (all topics merged; studySet only changes legacy priority).',
     params: pageParams,
     query: z.object({ studySet: z.string().max(64).optional() }),
+    response: partsResponse,
     example: { params: { id: EX_ID, page: '1' } },
     handler: async ({ params, services }) => {
       refuseVirtual(params.page);
@@ -70,6 +177,7 @@ export const documentRoutes = [
     summary: 'Composite PNG of a part listed by parts; maxEdge 64–4096 (default 2048).',
     params: z.object({ id: bookmd5Param, page: pageNumber, contentId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'contentId as listed by parts') }),
     query: z.object({ maxEdge: z.coerce.number().int().min(64, 'maxEdge is 64–4096').max(4096, 'maxEdge is 64–4096').optional(), studySet: z.string().max(64).optional() }),
+    replyType: 'image/png',
     example: { params: { id: EX_ID, page: '1', contentId: 'C1' } },
     handler: async ({ params, query, services }) => {
       refuseVirtual(params.page);
@@ -84,6 +192,7 @@ export const documentRoutes = [
     summary: 'Heading candidates {page,text,height,anchor}, best first; 45 s budget then truncated + nextStart; shares concurrency 2 with pages.',
     params: docParams,
     query: z.object({ start: pageNumber.optional(), end: pageNumber.optional() }),
+    response: tocCandidatesResponse,
     example: { params: { id: EX_ID }, query: { start: '1', end: '10' } },
     handler: async ({ params, query, services }) => {
       refuseVirtual(query.start, query.end);
@@ -99,6 +208,7 @@ export const documentRoutes = [
     dryRun: true,
     params: docParams,
     body: tocBody,
+    response: tocWriteResponse,
     example: { params: { id: EX_ID }, body: { entries: [{ title: 'Introduction', page: 1, level: 0 }] } },
     preview: async ({ params, body, services }) => {
       checkTocMode(body);
@@ -120,6 +230,7 @@ export const documentRoutes = [
     summary: 'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; navigate:true scrolls there.',
     params: docParams,
     body: z.object({ page: pageNumber.pipe(z.number()), text: z.string().min(1, 'text must not be empty').max(5000), navigate: z.boolean().optional() }),
+    response: locateResponse,
     example: { params: { id: EX_ID }, body: { page: 1, text: 'Introduction' } },
     handler: async ({ params, body, services }) => {
       refuseVirtual(body.page);
@@ -137,6 +248,7 @@ export const documentRoutes = [
       selectedPageNos: z.array(z.number().int('pages are integers').min(1, 'pages are 1-based')).min(1, 'selectedPageNos must not be empty (omit it for the whole book)').max(100_000).optional(),
       includeRelatedBlankPages: z.boolean().optional(),
     }),
+    response: exportResponse,
     example: { params: { id: EX_ID }, body: { topicid: '00000000-0000-0000-0000-000000000000' } },
     handler: async ({ params, body, services }) => {
       refuseVirtual(...(body.selectedPageNos ?? []));
@@ -149,6 +261,7 @@ export const documentRoutes = [
     summary: 'State of the file behind the document (available_local_only, verified_mismatch, missing_file); verifyHash=1 re-hashes.',
     params: docParams,
     query: z.object({ verifyHash: flag }),
+    response: syncStatusResponse,
     example: { params: { id: EX_ID } },
     handler: async ({ params, query, services }) => services.documents.syncStatus(params.id, isOn(query.verifyHash)),
   }),

@@ -25,6 +25,8 @@ function waitForChange(store: Store, since: number, waitMs: number, signal: Abor
   });
 }
 
+export const changesResponse = z.object({ revision: z.number().int(), changed: z.boolean() });
+
 /** Routes: the change feed views follow (beyond the contract; read-only, so free). */
 export const libraryChangeRoutes: RouteDecl[] = [
   defineRoute({
@@ -36,6 +38,7 @@ export const libraryChangeRoutes: RouteDecl[] = [
       since: z.coerce.number().int().min(0),
       waitMs: z.coerce.number().int().min(0).max(MAX_CHANGE_WAIT_MS).default(0),
     }),
+    response: changesResponse,
     example: { query: { since: '0', waitMs: '0' } },
     handler: async ({ query, services, signal }) => {
       const revision = await waitForChange(services.store, query.since, query.waitMs, AbortSignal.any([signal, services.closing]));

@@ -4,6 +4,32 @@ import { defineRoute } from '../http/routeTable';
 import { defaultLimits } from '../config';
 import { listFolders } from '../library/libraryFolders';
 import { docParams } from './documentParams';
+import { extractionProgress } from './documents';
+
+export const uploadResponse = z.object({
+  bookmd5: z.string(),
+  created: z.boolean(),
+  filename: z.string(),
+  folder: z.string(),
+  addedToStudySet: z.boolean(),
+  movedToFolder: z.boolean(),
+  pageCount: z.number().int(),
+  hasToc: z.boolean().optional(),
+  extraction: extractionProgress,
+  alreadyPresent: z.boolean().optional(),
+});
+export const documentDeleteResponse = z.object({
+  bookmd5: z.string(),
+  removed: z.boolean(),
+  partial: z.boolean(),
+  fileRemoved: z.boolean(),
+  removedFromStudySets: z.number().int(),
+});
+export const foldersResponse = z.object({
+  path: z.string(),
+  folders: z.array(z.object({ path: z.string(), name: z.string(), depth: z.number().int(), fileCount: z.number().int() })),
+  count: z.number().int(),
+});
 
 export const libraryDocumentRoutes = [
   defineRoute({
@@ -18,6 +44,7 @@ export const libraryDocumentRoutes = [
       folder: z.string().max(1024).optional(),
       topicid: topicId.optional(),
     }),
+    response: uploadResponse,
     example: { query: { filename: 'book.pdf' } },
     handler: async ({ query, raw, services }) => services.documents.upload({ bytes: raw, filename: query.filename, folder: query.folder, topicid: query.topicid }),
   }),
@@ -28,6 +55,7 @@ export const libraryDocumentRoutes = [
     premium: true,
     confirm: 'body',
     params: docParams,
+    response: documentDeleteResponse,
     example: { params: { id: '0123456789abcdef0123456789abcdef' } },
     handler: async ({ params, services }) => services.documents.delete(params.id),
   }),
@@ -39,6 +67,7 @@ export const libraryDocumentRoutes = [
       path: z.string().max(1024).optional(),
       depth: z.coerce.number().int().min(1).max(16).optional(),
     }),
+    response: foldersResponse,
     handler: async ({ query, services }) => {
       const r = listFolders(services.config.libraryDir, query.path, query.depth ?? 1);
       return { ...r, count: r.folders.length };
