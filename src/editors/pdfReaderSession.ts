@@ -46,6 +46,8 @@ export class PdfReaderSession implements vscode.Disposable {
   /** The same, as the webview counts it from its script's start. */
   webviewFirstRenderMs: number | undefined;
   highlightCount = 0;
+  /** What went wrong in the webview (also in the log). */
+  readonly errors: string[] = [];
   private readonly openedAt: number;
   private ready = false;
   private readonly queue: HostToWebview[] = [];
@@ -77,6 +79,7 @@ export class PdfReaderSession implements vscode.Disposable {
     const bytes = vscode.workspace.fs.readFile(uri);
     webview.html = pdfReaderHtml(webview, deps.extensionUri);
     void this.start(bytes, intent).catch((err: unknown) => {
+      this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
       this.post({ type: 'notice', kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
     });
@@ -204,6 +207,7 @@ export class PdfReaderSession implements vscode.Disposable {
         this.pending.delete(m.requestId);
         break;
       case 'error':
+        this.errors.push(m.message);
         this.deps.log.warn(`reader webview: ${m.message}`);
         break;
     }

@@ -212,4 +212,6 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   }
 });
 
+window.addEventListener('error', (e) => post({ type: 'error', message: `${e.message} (${e.filename}:${e.lineno})` }));
+window.addEventListener('unhandledrejection', (e) => post({ type: 'error', message: `unhandled: ${e.reason instanceof Error ? e.reason.message : String(e.reason)}` }));
 post({ type: 'ready' });

@@ -29,14 +29,14 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   const t0 = prev;
   let longest = 0;
   let frames = 0;
-  while (container.scrollTop < end - 1) {
-    const before = container.scrollTop;
-    container.scrollTop = Math.min(end, before + step);
+  // The position is kept here: reading scrollTop back would force a layout every frame, which a wheel does not.
+  for (let pos = start; pos < end; ) {
+    pos = Math.min(end, pos + step);
+    container.scrollTop = pos;
     const now = await frame();
     longest = Math.max(longest, now - prev);
     prev = now;
     frames++;
-    if (container.scrollTop === before) break; // the end of the book
   }
   const ms = prev - t0;
   let pagesRendered = 0;
