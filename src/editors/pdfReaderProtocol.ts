@@ -39,7 +39,8 @@ export interface ReaderSelection {
 
 export type HostToWebview =
   /** The book: its bytes, where to start, the bridge's outline (used when the PDF has none). */
-  | { type: 'open'; data: Uint8Array; bookmd5: string; title: string; page: number; outline: OutlineEntry[]; setTitle: string | null }
+  /** `data`: a plain ArrayBuffer (a Node Buffer would be JSON-ed through its toJSON on the way). */
+  | { type: 'open'; data: ArrayBuffer; bookmd5: string; title: string; page: number; outline: OutlineEntry[]; setTitle: string | null }
   | { type: 'highlights'; items: ReaderHighlight[] }
   /** Scroll to a page; with `noteid`, to that card's rectangle, which flashes. */
   | { type: 'goto'; page: number; noteid?: string }

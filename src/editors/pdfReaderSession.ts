@@ -95,7 +95,9 @@ export class PdfReaderSession implements vscode.Disposable {
       this.setTitle = set?.title;
     } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
     const outline = await this.outline();
-    this.post({ type: 'open', data, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
+    // A plain ArrayBuffer (copied out of the Buffer's pool) is what VS Code transfers as binary to the webview.
+    const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    this.post({ type: 'open', data: buffer, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
     if (intent.noteid) this.post({ type: 'goto', page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);
     await this.reloadHighlights();

@@ -89,7 +89,7 @@ async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void
   eventBus.on('scalechanging', ({ scale }: { scale: number }) => chrome.showScale(scale));
 
   const doc = await lib.getDocument({
-    data: msg.data,
+    data: bookBytes(msg.data),
     cMapUrl: `${assets}/pdfjs/cmaps/`,
     cMapPacked: true,
     standardFontDataUrl: `${assets}/pdfjs/standard_fonts/`,
@@ -102,6 +102,16 @@ async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void
   chrome.showTitle(msg.title, msg.setTitle);
   chrome.showPage(msg.page, doc.numPages);
   void outlineOf(doc, linkService, msg.outline).then((entries) => chrome.showOutline(entries));
+}
+
+/** The book as pdf.js wants it, whatever shape the transfer left it in (ArrayBuffer, typed array, a JSON-ed Buffer). */
+function bookBytes(data: unknown): Uint8Array {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const d = data as { type?: string; data?: number[] } | number[];
+  if (Array.isArray(d)) return Uint8Array.from(d);
+  if (d?.type === 'Buffer' && Array.isArray(d.data)) return Uint8Array.from(d.data);
+  throw new Error(`the book arrived as ${Object.prototype.toString.call(data)}`);
 }
 
 /** The PDF's own outline (pages resolved), else the bridge's (detected headings). */
