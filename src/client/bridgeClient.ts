@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StudySetSummary } from '../server/library/studySets';
-import type { DeckSummary } from '../server/library/decks';
-import type { UiContext } from '../server/ui/uiHost';
-import type { LibrarySearch } from '../server/library/librarySearch';
+import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
+import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/routes/system';
+import type { studySetCreateResponse, studySetDocumentAddResponse, studySetDocumentRemoveResponse, studySetDocumentsResponse, studySetListResponse } from '../server/routes/studySets';
+import type { deckCreateResponse, deckListResponse } from '../server/routes/decks';
+import type { outlineResponse } from '../server/routes/documents';
+import type { searchResponse } from '../server/routes/search';
 import { CardsApi } from './cardsApi';
 import { BundlesApi } from './bundlesApi';
 import { ReaderApi } from './readerApi';
@@ -39,40 +41,16 @@ export interface Success {
   warnings?: unknown[];
 }
 
-export interface StatusResponse extends Success {
-  app: string;
-  appVersion: string;
-  authorized: boolean;
-  instanceNonce: string;
-  routeCount: number;
-  apiFingerprint: string;
-  guide: { version: string; sha256: string; route: string; refreshPolicy: string; usesExistingBearer: boolean; rotatesToken: false };
-}
+export type StatusResponse = RouteResponse<typeof statusResponse>;
 
-export interface RouteInfo {
-  method: 'GET' | 'POST';
-  path: string;
-  requiresToken: boolean;
-  requiresMax: boolean;
-  confirm: 'none' | 'body' | 'query';
-  dryRun: boolean;
-}
+export type RouteInfo = RouteResponseItem<typeof capabilitiesResponse, 'routes'>;
 
-export interface CapabilitiesResponse extends Success {
-  routes: RouteInfo[];
-  routeCount: number;
-  apiFingerprint: string;
-  accessPolicy: Record<string, unknown>;
-  presets: string[];
-  anchorModes: string[];
-  fillIndexSemantics: Record<string, string>;
-  limits: Record<string, unknown>;
-}
+export type CapabilitiesResponse = RouteResponse<typeof capabilitiesResponse>;
 
-/** Types only: the client never loads server code at run time. */
-export type StudySet = StudySetSummary;
-/** `dueCount`: review cards due now (served with the decks' scheduling). */
-export type Deck = DeckSummary & { dueCount?: number };
+/** Types only: the client never loads server code at run time; result types come from the routes' response schemas. */
+export type StudySet = RouteResponseItem<typeof studySetListResponse, 'studySets'>;
+/** `dueCount`: review cards due now. */
+export type Deck = RouteResponseItem<typeof deckListResponse, 'decks'>;
 
 export interface InstallCode extends Success {
   kind: 'install';
@@ -90,18 +68,9 @@ export interface PairCode extends Success {
   pairUrl: string;
 }
 
-export type ContextResponse = Success & UiContext;
+export type ContextResponse = RouteResponse<typeof contextResponse>;
 
-export interface StudySetDocument {
-  bookmd5: string;
-  filename: string;
-  folder: string;
-  isMain: boolean;
-  sourceState: 'normal' | 'missing_file';
-  pageCount: number;
-  extractionState: string;
-  addedAt: string;
-}
+export type StudySetDocument = RouteResponseItem<typeof studySetDocumentsResponse, 'documents'>;
 
 export interface UploadResult extends Success {
   bookmd5: string;
@@ -114,20 +83,9 @@ export interface UploadResult extends Success {
   warnings: string[];
 }
 
-export interface ExtractionProgress {
-  state: 'pending' | 'extracting' | 'ready' | 'failed';
-  extractedPages: number;
-  pageCount: number;
-  error?: string;
-}
+export type ExtractionProgress = OutlineResult['extraction'];
 
-export interface OutlineResult extends Success {
-  bookmd5: string;
-  segments: Array<{ startPage: number; title: string; level: number }>;
-  hasToc: boolean;
-  pageCount: number;
-  extraction: ExtractionProgress;
-}
+export type OutlineResult = RouteResponse<typeof outlineResponse>;
 
 export interface PagesResult extends Success {
   pages: Array<{ page: number; text: string; [key: string]: unknown }>;
@@ -247,21 +205,21 @@ export class BridgeClient {
     return this.request<ContextResponse>('GET', '/context');
   }
   async listStudySets(query?: string): Promise<StudySet[]> {
-    return (await this.request<Success & { studySets: StudySet[] }>('GET', '/library/study-sets', { query: { query } })).studySets;
+    return (await this.request<RouteResponse<typeof studySetListResponse>>('GET', '/library/study-sets', { query: { query } })).studySets;
   }
   createStudySet(title: string) {
-    return this.request<Success & StudySet & { created: boolean }>('POST', '/library/study-sets', { body: { title, confirm: true } });
+    return this.request<RouteResponse<typeof studySetCreateResponse>>('POST', '/library/study-sets', { body: { title, confirm: true } });
   }
   async studySetDocuments(topicid: string): Promise<StudySetDocument[]> {
-    return (await this.request<Success & { documents: StudySetDocument[] }>('GET', `/study-sets/${encodeURIComponent(topicid)}/documents`)).documents;
+    return (await this.request<RouteResponse<typeof studySetDocumentsResponse>>('GET', `/study-sets/${encodeURIComponent(topicid)}/documents`)).documents;
   }
   addDocumentToStudySet(topicid: string, bookmd5: string) {
-    return this.request<Success & { becameMainDocument: boolean; addedToBooklist: boolean; alreadyPresent: boolean }>('POST', `/study-sets/${encodeURIComponent(topicid)}/documents`, {
+    return this.request<RouteResponse<typeof studySetDocumentAddResponse>>('POST', `/study-sets/${encodeURIComponent(topicid)}/documents`, {
       body: { bookmd5, confirm: true },
     });
   }
   removeDocumentFromStudySet(topicid: string, bookmd5: string) {
-    return this.request<Success & { removed: boolean; preRemoveSnapshotId: string; notesLosingSource: string[] }>(
+    return this.request<RouteResponse<typeof studySetDocumentRemoveResponse>>(
       'POST',
       `/study-sets/${encodeURIComponent(topicid)}/documents/${bookmd5}/delete`,
       { body: { confirm: true } },
@@ -278,13 +236,13 @@ export class BridgeClient {
     return this.request<PagesResult>('GET', `/documents/${bookmd5}/pages`, { query: { start, end, blocks: opts.blocks ? 1 : undefined } });
   }
   search(q: string, opts: { scope?: 'all' | 'notes' | 'studysets' | 'documents'; limit?: number } = {}) {
-    return this.request<Success & ReturnType<LibrarySearch['search']>>('GET', '/search', { query: { q, ...opts } });
+    return this.request<RouteResponse<typeof searchResponse>>('GET', '/search', { query: { q, ...opts } });
   }
   async listDecks(query?: string): Promise<Deck[]> {
-    return (await this.request<Success & { decks: Deck[] }>('GET', '/decks', { query: { query } })).decks;
+    return (await this.request<RouteResponse<typeof deckListResponse>>('GET', '/decks', { query: { query } })).decks;
   }
   createDeck(title: string) {
-    return this.request<Success & Deck & { created: boolean }>('POST', '/decks', { body: { title, confirm: true } });
+    return this.request<RouteResponse<typeof deckCreateResponse>>('POST', '/decks', { body: { title, confirm: true } });
   }
   createInstallCode() {
     return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });
