@@ -6,7 +6,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 
 export interface MindMapAction {
   action: 'mind-map';
-  /** Click the title of this card's node. */
+  /** Click the title of this card's node. Alone in the action, nothing is read after it (the click may cover the map with the reader). */
   clickCard?: string;
   /** Click the fold circle of this card's node. */
   toggleCard?: string;
@@ -53,7 +53,10 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
   const timeoutMs = a.timeoutMs ?? 20_000;
   const frame = await mindMapFrame(page, timeoutMs);
   const nodeOf = (noteid: string) => frame.locator(NODES, { has: frame.locator(`[data-noteid="${noteid}"]`) }).first();
-  if (a.clickCard) await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });
+  if (a.clickCard) {
+    await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });
+    if (!a.toggleCard && !a.clickButton && a.waitCount === undefined && !a.waitTitle && !a.coloursOf && !a.screenshot) return { count: -1, titles: [], transform: null, colours: {}, csp: null };
+  }
   if (a.toggleCard) await nodeOf(a.toggleCard).locator('circle').click({ timeout: timeoutMs, force: true });
   if (a.clickButton) await frame.locator(a.clickButton).first().click({ timeout: timeoutMs });
   const read = async (): Promise<MindMapSeen> => ({

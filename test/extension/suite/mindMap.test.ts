@@ -154,6 +154,8 @@ describe('Mind map of a study set (real VS Code)', () => {
     await mindMap({ clickCard: id('Vectors drawn with Asymptote') });
     const session = await eventually(() => api.reader.all.find((s) => s.bookmd5 === bookmd5 && s.page === 6), 'the reader of asymptote.pdf at page 6', 30_000);
     assert.equal(session.page, 6);
+    // Closed again: the reader's own tests open this book fresh.
+    session.panel.dispose();
     // The reader opened in front of the map; the map, shown again, is rebuilt from the bridge and its own view state.
     panel.panel.reveal();
     const back = await mindMap({ waitCount: visible });
@@ -162,6 +164,7 @@ describe('Mind map of a study set (real VS Code)', () => {
   });
 
   it("an agent's title edit redraws the map, keeping zoom, pan and folds; an unfolded sub-map stays open through the next redraw", async () => {
+    panel.panel.reveal();
     const before = await mindMap({ waitCount: visible });
     const renamed = 'Linear independence (renamed by an agent)';
     const t0 = performance.now();
