@@ -79,6 +79,10 @@ export const capabilitiesResponse = z.object({
   noteCopy: feature,
   noteHashtags: feature,
   reviewDeckCards: feature,
+  imageOcclusions: feature,
+  noteImages: feature,
+  mindMapPrint: feature,
+  legacySync: feature,
   snapshots: feature,
   limits: z.record(z.string(), z.union([z.number(), z.array(z.number())])),
   guide: z.object({
@@ -223,6 +227,8 @@ export const systemRoutes = [
     path: '/mcp',
     summary: 'MCP channel (Streamable HTTP, stateless, JSON responses): tools study_guide and study_call. Send Accept: application/json, text/event-stream.',
     rawBody: { limitBytes: 4 * 1024 * 1024 },
+    // A JSON-RPC answer written on the raw response (MCP transport), not the success wrapper.
+    replyType: 'application/json',
     example: { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },
     handler: async ({ raw, services }) => mcpExchange(services, raw),
   }),
