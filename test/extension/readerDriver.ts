@@ -113,13 +113,16 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       return span.evaluate((s) => {
         const pageDiv = s.closest('.page')!;
         const p = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
-        const frac = (r: DOMRect) => ({ x: (r.left - p.left) / p.width, y: (r.top - p.top) / p.height, width: r.width / p.width, height: r.height / p.height });
         const sel = document.getSelection();
+        // No named helpers in here: the page evaluates this source as is (no bundler helpers such as __name).
+        const [line, selection] = [s.getBoundingClientRect(), sel && sel.rangeCount ? sel.getRangeAt(0).getBoundingClientRect() : null].map((r) =>
+          r ? { x: (r.left - p.left) / p.width, y: (r.top - p.top) / p.height, width: r.width / p.width, height: r.height / p.height } : null,
+        );
         return {
           selected: sel?.toString() ?? '',
           spanText: s.textContent ?? '',
-          line: frac(s.getBoundingClientRect()),
-          selection: sel && sel.rangeCount ? frac(sel.getRangeAt(0).getBoundingClientRect()) : null,
+          line,
+          selection,
         };
       });
     }

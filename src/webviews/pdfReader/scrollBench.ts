@@ -11,7 +11,7 @@ const frame = () => new Promise<number>((r) => requestAnimationFrame(r));
 
 /**
  * Scrolls through `pages` pages from `from`, a fixed distance per frame
- * (about eight frames a page), and times every frame with
+ * (four frames a page: a brisk scroll), and times every frame with
  * requestAnimationFrame. pdf.js renders the pages that come into view as it
  * would for a person scrolling. Figures only: the suite prints them.
  */
@@ -23,7 +23,7 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   await frame();
   const start = top(from);
   const end = top(last);
-  const step = Math.max(1, (end - start) / ((last - from) * 8));
+  const step = Math.max(1, (end - start) / ((last - from) * 4));
   container.scrollTop = start;
   let prev = await frame();
   const t0 = prev;
