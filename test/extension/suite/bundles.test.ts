@@ -176,9 +176,15 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     const notes = (await agent.cards.batchGet(anchored.map((n) => n.noteid))).notes;
     for (const n of notes) assert.ok(n.sourceAnchor.rect && n.sourceAnchor.rect.width > 0 && n.sourceAnchor.bookmd5 === s.bookmd5, JSON.stringify(n.sourceAnchor));
     // The receipt's state is drawn, then the window is photographed with the Study Sets view showing the import.
-    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
+    // The import's own refreshes (the submit's and the change feed's) and the editor's reveal of the new root
+    // must be done before the view is collapsed and expanded here: a refresh still in flight restores the
+    // expansion it started from. So: the feed has seen the import, the extension has selected the root.
     const set = (await agent.listStudySets()).find((x) => x.topicid === s.topicid)!;
     const root = await eventually(async () => api.views.studySets.cardNode(agent, set, receipt.rootNoteId), 'the imported root card in the Study Sets view');
+    const { revision } = await agent.cards.changes(0, 0);
+    await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the import');
+    await eventually(() => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined), 'the editor to select the imported root');
+    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await api.trees.studySets.reveal(root, { select: true, focus: false, expand: 3 });
     await askRunner('ui-study-sets-after-submit', { action: 'rows', expect: ['What it is', 'Drawing', 'Paths and pens'], timeoutMs: 20_000 });
     await askRunner('ui-result-after', { action: 'webview', marker: '#receipt', expect: ['Imported version 1'], screenshot: 'result-editor-after.png' });

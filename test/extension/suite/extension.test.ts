@@ -331,8 +331,23 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const agent = agentClient();
     const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
     // The set is open (selected) in this window: the command offers to close it first.
-    await api.trees.studySets.reveal(setNode, { select: true, focus: false });
-    await eventually(async () => ((await agent.context()).studySet?.topicid === chem.topicid ? true : undefined), 'the set to be open');
+    // GET /context follows selection *changes*. The race: when the set's row is already the selection (an
+    // earlier step selected it) and the context moved on since (something else was opened), reveal(select)
+    // changes nothing, no selection event fires, and the context never names this set. So the selection is
+    // moved deterministically: to one of the set's cards when the set row is already selected, else to the
+    // set row (both open the set); a refresh that reverted it is answered by moving it again.
+    const firstCard = (await childrenOf(setNode)).find((n) => n.id !== setNode.id && rowTitle(n) !== 'Documents')!;
+    const seenStates: string[] = [];
+    await eventually(async () => {
+      const ctx = await agent.context();
+      if (ctx.studySet?.topicid === chem.topicid) return true;
+      const selected = api.trees.studySets.selection[0]?.id;
+      seenStates.push(`${selected} → ${ctx.studySet?.topicid}`);
+      await api.trees.studySets.reveal(selected === setNode.id ? firstCard : setNode, { select: true, focus: false });
+      return undefined;
+    }, 'the set to be open').catch((e: Error) => {
+      throw new Error(`${e.message} (selection → context: ${seenStates.slice(-3).join('; ')})`);
+    });
     const declined: string[] = [];
     const none = await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs((m) => m.includes('is open in this window'), declined));
     assert.equal(none, undefined, 'declining the overwrite restores nothing');
