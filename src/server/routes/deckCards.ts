@@ -75,6 +75,86 @@ export const deckCardsAddResponse = z.object({
 });
 export const deckOpenResponse = z.object({ accepted: z.boolean(), deckId: z.string() });
 
+const byRating = z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() });
+const reviewState = z.enum(['new', 'learning', 'review', 'relearning']);
+export const dueCard = z.object({
+  cardNoteId: z.string(),
+  sourceNoteId: z.string(),
+  resolvedNoteId: z.string(),
+  sourceAlive: z.boolean(),
+  question: z.object({
+    kind: z.enum(['title', 'cloze', 'text', 'content_part']),
+    text: z.string(),
+    contentId: z.string().optional(),
+    contentKind: z.string().nullable().optional(),
+  }),
+  answer: z.object({ title: z.string(), body: z.string(), excerpt: z.boolean(), page: z.number().int().nullable(), comments: z.array(z.string()) }),
+  due: z.string(),
+  state: reviewState,
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  stability: z.number(),
+  difficulty: z.number(),
+  lastReviewAt: z.string().nullable(),
+  nextIntervals: byRating,
+  nextDues: byRating,
+});
+export const dueResponse = z.object({
+  deckId: z.string(),
+  title: z.string(),
+  now: z.string(),
+  cards: z.array(dueCard),
+  count: z.number().int(),
+  dueCount: z.number().int(),
+  newCount: z.number().int(),
+  learningCount: z.number().int(),
+  reviewCount: z.number().int(),
+  dueTodayCount: z.number().int(),
+  reviewedToday: z.number().int(),
+  dayStartsAt: z.string(),
+  nextDueAt: z.string().nullable(),
+});
+export const gradeResponse = z.object({
+  persisted: z.literal(true),
+  deckId: z.string(),
+  cardNoteId: z.string(),
+  rating: z.enum(['again', 'hard', 'good', 'easy']),
+  grade: z.number().int(),
+  reviewedAt: z.string(),
+  due: z.string(),
+  state: reviewState,
+  scheduledDays: z.number(),
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  previousDue: z.string(),
+  reviewLogId: z.string(),
+});
+export const reviewLogResponse = z.object({
+  deckId: z.string(),
+  reviews: z.array(
+    z.object({
+      reviewLogId: z.string(),
+      cardNoteId: z.string(),
+      rating: z.string(),
+      grade: z.number().int(),
+      stateBefore: z.string(),
+      dueBefore: z.string(),
+      stability: z.number(),
+      difficulty: z.number(),
+      elapsedDays: z.number(),
+      lastElapsedDays: z.number(),
+      scheduledDays: z.number(),
+      learningSteps: z.number(),
+      reviewedAt: z.string(),
+      durationMs: z.number().nullable(),
+      dueAfter: z.string(),
+      actor: z.string(),
+    }),
+  ),
+  count: z.number().int(),
+  truncated: z.boolean(),
+});
+
 export const deckCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
@@ -109,6 +189,7 @@ export const deckCardRoutes: RouteDecl[] = [
       'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt.',
     params: deckParams,
     query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }),
+    response: dueResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) => deckReviews(services).due(params.id, { limit: query.limit ?? 200 }),
   }),
@@ -126,6 +207,7 @@ export const deckCardRoutes: RouteDecl[] = [
       reviewedAt: z.iso.datetime({ offset: true }).optional(),
       durationMs: z.number().int().min(0).max(86_400_000).optional(),
     }),
+    response: gradeResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { cardNoteId: EXAMPLE_UUID, rating: 'good', durationMs: 4200 } },
     handler: async ({ params, body, services, actor }) =>
       deckReviews(services).grade(
@@ -141,6 +223,7 @@ export const deckCardRoutes: RouteDecl[] = [
       "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor.",
     params: deckParams,
     query: z.object({ cardNoteId: uuidParam('cardNoteId').optional(), limit: z.coerce.number().int().min(1).max(5000).optional() }),
+    response: reviewLogResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) => deckReviews(services).logs(params.id, { cardNoteId: query.cardNoteId, limit: query.limit ?? 1000 }),
   }),
