@@ -59,6 +59,8 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
   }
   if (a.toggleCard) await nodeOf(a.toggleCard).locator('circle').click({ timeout: timeoutMs, force: true });
   if (a.clickButton) await frame.locator(a.clickButton).first().click({ timeout: timeoutMs });
+  // Read only between draws (the webview marks draws in progress): a redraw's leaving nodes are gone.
+  const settled = async () => (await frame.locator('body').getAttribute('data-busy')) === '0';
   const read = async (): Promise<MindMapSeen> => ({
     count: await frame.locator(NODES).count(),
     titles: await frame.locator(`${NODES} .card .title`).allInnerTexts(),
@@ -67,14 +69,20 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
     csp: await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
   });
   const t0 = Date.now();
-  let seen = await read();
-  while ((a.waitCount !== undefined && seen.count !== a.waitCount) || (a.waitTitle !== undefined && !seen.titles.includes(a.waitTitle))) {
+  const readSettled = async (): Promise<MindMapSeen | undefined> => {
+    if (!(await settled())) return undefined;
+    const r = await read();
+    return (await settled()) ? r : undefined;
+  };
+  const pending: MindMapSeen = { count: -1, titles: [], transform: null, colours: {}, csp: null };
+  let seen = (await readSettled()) ?? pending;
+  while (seen === pending || (a.waitCount !== undefined && seen.count !== a.waitCount) || (a.waitTitle !== undefined && !seen.titles.includes(a.waitTitle))) {
     if (Date.now() - t0 > timeoutMs) {
       await page.screenshot({ path: join(out, `mind-map-timeout-${Date.now()}.png`) });
       throw new Error(`mind map: waited for ${JSON.stringify({ count: a.waitCount, title: a.waitTitle })}; shows ${seen.count} nodes: ${JSON.stringify(seen.titles.slice(0, 80))}`);
     }
     await sleep(200);
-    seen = await read();
+    seen = (await readSettled()) ?? pending;
   }
   for (const id of a.coloursOf ?? []) {
     seen.colours[id] = await frame.locator(`[data-noteid="${id}"]`).first().evaluate((el) => getComputedStyle(el).backgroundColor);

@@ -60,6 +60,7 @@ svgSelection.append = append;
 // Folds the person makes (the circles) are remembered by card, across redraws.
 const toggleNode = mm.toggleNode.bind(mm);
 mm.toggleNode = async (node: INode, recursive?: boolean) => {
+  busy(+1);
   const done = toggleNode(node, recursive);
   const remember = (n: INode) => {
     view.folds[noteidOf(n)] = n.payload?.fold ? 1 : 0;
@@ -82,6 +83,12 @@ mm.zoom.on('zoom.persist', () => {
 
 let current: MindMapData | undefined;
 let seq = 0;
+/** Draws and toggles whose transitions have not ended; `body[data-busy]` says so to the tests' driver. */
+let pending = 0;
+const busy = (delta: number) => {
+  pending += delta;
+  document.body.dataset.busy = pending > 0 ? '1' : '0';
+};
 
 window.addEventListener('message', (e: MessageEvent<HostToWebview>) => {
   const m = e.data;
@@ -104,6 +111,7 @@ document.getElementById('fit')!.addEventListener('click', () => void mm.fit());
 document.getElementById('refresh')!.addEventListener('click', () => post({ type: 'refresh' }));
 
 async function draw(data: MindMapData): Promise<void> {
+  busy(+1);
   const first = current === undefined;
   current = data;
   seq = data.seq;
@@ -129,6 +137,7 @@ async function draw(data: MindMapData): Promise<void> {
 /** After markmap's transitions (leaving nodes are removed at their end), the count the SVG shows. */
 async function reportRendered(): Promise<void> {
   await new Promise((r) => setTimeout(r, DURATION + 80));
+  busy(-1);
   post({ type: 'rendered', seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations: cspViolations.slice(0, 20) });
 }
 
