@@ -1,28 +1,33 @@
-import type { BundleService } from '../server/bundles/bundleService';
-import type { checkBundle, submitBundle } from '../server/bundles/bundleSubmit';
-import type { BridgeClient, RawResponse, Success } from './bridgeClient';
+import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
+import type {
+  bundleCheckResponse,
+  bundleDiscardResponse,
+  bundleFilesResponse,
+  bundleFocusResponse,
+  bundleListResponse,
+  bundleReceiptResponse,
+  prepareResponse,
+} from '../server/routes/bundleShapes';
+import type { BridgeClient, RawResponse } from './bridgeClient';
 
 /**
  * Bundles (splitting a book into cards) through the typed client: list,
- * files, focus, discard, check and submit. Shapes come from the server's own
- * return types (`import type` only), so a change there breaks the build here.
+ * files, focus, discard, check and submit. Result types come from the routes'
+ * declared response schemas (`import type` only; the API tests check every
+ * real answer against them), so a change there breaks the build here.
  */
 
-export type BundleList = Success & ReturnType<BundleService['list']>;
-export type BundleEntry = BundleList['bundles'][number];
+export type BundleList = RouteResponse<typeof bundleListResponse>;
+export type BundleEntry = RouteResponseItem<typeof bundleListResponse, 'bundles'>;
 export type BundleState = BundleEntry['state'];
 /** POST /bundles/{id}/check: the would-be tree, each excerpt anchored or not, problems with lines. */
-export type BundleCheck = Success & Awaited<ReturnType<typeof checkBundle>>;
+export type BundleCheck = RouteResponse<typeof bundleCheckResponse>;
 /** POST /bundles/{id}/submit: the receipt. */
-export type BundleReceipt = Success & Awaited<ReturnType<typeof submitBundle>>;
-export type BundleDiscard = Success & Awaited<ReturnType<BundleService['discard']>>;
-
-export interface BundleFileEntry {
-  path: string;
-  size: number;
-  modifiedAt: string;
-  hidden?: boolean;
-}
+export type BundleReceipt = RouteResponse<typeof bundleReceiptResponse>;
+export type BundleDiscard = RouteResponse<typeof bundleDiscardResponse>;
+export type BundleFiles = RouteResponse<typeof bundleFilesResponse>;
+export type BundleFileEntry = RouteResponseItem<typeof bundleFilesResponse, 'files'>;
+export type BundleFocus = RouteResponse<typeof bundleFocusResponse>;
 
 /** manifest.json of a bundle folder (the fields the views read). */
 export interface BundleManifest {
@@ -48,16 +53,8 @@ export interface PrepareRequest {
   async?: boolean;
 }
 
-export interface PrepareResult extends Success {
-  jobId: string;
-  bundleId: string;
-  bundlePath: string;
-  pagesTotal: number;
-  state: 'preparing' | 'prepared';
-  version?: number;
-  rootNoteId?: string;
-  files?: string[];
-}
+/** 200 (prepared at once: version, rootNoteId, files) or 202 (async: state "preparing"). */
+export type PrepareResult = RouteResponse<typeof prepareResponse>;
 
 export interface ResultOptions {
   /** The text to use instead of the folder's result.md (what the editor shows, saved or not). */
@@ -79,7 +76,7 @@ export class BundlesApi {
     return this.http.request<PrepareResult>('POST', '/bundles/prepare', { body });
   }
   files(bundleId: string) {
-    return this.http.request<Success & { bundleId: string; bundlePath: string; state: string; files: BundleFileEntry[]; count: number }>('GET', `/bundles/${seg(bundleId)}/files`);
+    return this.http.request<BundleFiles>('GET', `/bundles/${seg(bundleId)}/files`);
   }
   /** One file of the bundle folder, raw (non-2xx answers are returned, not thrown). */
   file(bundleId: string, path: string): Promise<RawResponse> {
@@ -95,7 +92,7 @@ export class BundlesApi {
   }
   /** Asynchronous by contract: the UI shows the pages; GET /context tells what is shown. */
   focus(bundleId: string) {
-    return this.http.request<Success & { bundleId: string; accepted: boolean; state: string }>('POST', `/bundles/${seg(bundleId)}/focus`);
+    return this.http.request<BundleFocus>('POST', `/bundles/${seg(bundleId)}/focus`);
   }
   discard(bundleId: string) {
     return this.http.request<BundleDiscard>('POST', `/bundles/${seg(bundleId)}/discard`);

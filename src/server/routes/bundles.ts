@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
 import { BRIDGE_API_VERSION } from '../version';
 import { checkBundle, submitBundle } from '../bundles/bundleSubmit';
+import {
+  bundleCheckResponse,
+  bundleDiscardResponse,
+  bundleFilesResponse,
+  bundleFocusResponse,
+  bundleListResponse,
+  bundleReceiptResponse,
+  prepareResponse,
+} from './bundleShapes';
 import { bookmd5Param } from './documentParams';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 
@@ -41,9 +50,12 @@ export const bundleRoutes: RouteDecl[] = [
     // Loose: unknown fields pass through so the 202 answer can list them in ignoredFields too.
     body: z.looseObject(prepareShape),
     example: { body: { topicid: EXAMPLE_UUID, bookmd5: EX_MD5, segments: [{ startPage: 1, endPage: 3 }], preset: 'book-breakdown', anchorMode: 'page_text' } },
+    // The 200 and the 202 body alike (the 202 is written as a Reply to set its status).
+    response: prepareResponse,
     handler: async ({ body, services }) => {
       const r = await services.bundles.prepare(body);
-      if (r.status === 200) return r.body;
+      // The service types its bodies loosely (Record): the API tests check them against the schema.
+      if (r.status === 200) return r.body as z.input<typeof prepareResponse>;
       const ignoredFields = Object.keys(body).filter((k) => !(k in prepareShape));
       const json = JSON.stringify({ bridgeApiVersion: BRIDGE_API_VERSION, ...r.body, ...(ignoredFields.length ? { ignoredFields } : {}) });
       return new Reply(json, 'application/json; charset=utf-8', 202);
@@ -55,6 +67,7 @@ export const bundleRoutes: RouteDecl[] = [
     summary:
       'Lists bundles: title (prepare title or default), documentTitle (library file name, null once deleted), preset, anchorMode, segments, pagesTotal; state preparing|prepared|imported|failed; version and rootNoteId only when prepared or imported, progress {pagesDone, pagesTotal} only while preparing, error when failed. origin=bridge, since=<ISO or epoch ms> (preparing ones always listed). Poll about every 15 s.',
     query: z.object({ origin: z.enum(['bridge']).optional(), since: z.string().max(40).optional() }),
+    response: bundleListResponse,
     handler: async ({ query, services }) => services.bundles.list(query),
   }),
   defineRoute({
@@ -64,9 +77,12 @@ export const bundleRoutes: RouteDecl[] = [
     params: bundleParams,
     query: z.object({ path: z.string().max(1000).optional() }),
     example: { params: { id: EXAMPLE_UUID } },
+    // Two forms: the list (bundleFilesResponse, wrapped) and, with path=, the file itself raw. The test-side
+    // response check cannot tell a raw manifest.json from a drifted list, so the route declares the raw type.
+    replyType: 'application/json; charset=utf-8',
     handler: async ({ params, query, services }) => {
       const r = services.bundles.files(params.id, query.path);
-      if ('list' in r) return r.list;
+      if ('list' in r) return r.list as z.input<typeof bundleFilesResponse>;
       const type = r.name.endsWith('.json') ? 'application/json; charset=utf-8' : r.name.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'application/octet-stream';
       return new Reply(r.file, type);
     },
@@ -77,6 +93,7 @@ export const bundleRoutes: RouteDecl[] = [
     summary: "Shows the bundle's pages (and its imported cards) in the app; asynchronous: read GET /context afterwards.",
     params: bundleParams,
     example: { params: { id: EXAMPLE_UUID } },
+    response: bundleFocusResponse,
     handler: async ({ params, services }) => services.bundles.focus(params.id),
   }),
   defineRoute({
@@ -85,6 +102,7 @@ export const bundleRoutes: RouteDecl[] = [
     summary: 'Deletes the bundle folder; idempotent; a preparing job is cancelled (cancelledJob) and the next prepare waits for its checkpoint (429). Imported cards stay.',
     params: bundleParams,
     example: { params: { id: EXAMPLE_UUID } },
+    response: bundleDiscardResponse,
     handler: async ({ params, services }) => services.bundles.discard(params.id),
   }),
   defineRoute({
@@ -97,6 +115,7 @@ export const bundleRoutes: RouteDecl[] = [
     body: z.object({ ...resultOptions, targetParentNoteId: uuidParam('targetParentNoteId').optional() }),
     jsonLimitBytes: RESULT_LIMIT_BYTES,
     example: { params: { id: EXAMPLE_UUID }, body: { excerptMode: 'child' } },
+    response: bundleReceiptResponse,
     handler: async ({ params, body, services, actor }) => submitBundle(services.bundles, params.id, body, actor),
   }),
   defineRoute({
@@ -108,6 +127,7 @@ export const bundleRoutes: RouteDecl[] = [
     body: z.object(resultOptions),
     jsonLimitBytes: RESULT_LIMIT_BYTES,
     example: { params: { id: EXAMPLE_UUID } },
+    response: bundleCheckResponse,
     handler: async ({ params, body, services }) => checkBundle(services.bundles, params.id, body.resultMarkdown, body),
   }),
 ];
