@@ -217,7 +217,12 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
       break;
     }
     case 'benchScroll':
-      if (viewer) void benchScroll(viewer, container, msg.from, msg.pages).then((r) => post({ type: 'benchResult', requestId: msg.requestId, ...r }));
+      if (!viewer) post({ type: 'error', message: 'benchScroll: no book open' });
+      else
+        void benchScroll(viewer, container, msg.from, msg.pages).then(
+          (r) => post({ type: 'benchResult', requestId: msg.requestId, ...r }),
+          (err: unknown) => post({ type: 'error', message: `benchScroll: ${err instanceof Error ? err.message : String(err)}` }),
+        );
       break;
   }
 });

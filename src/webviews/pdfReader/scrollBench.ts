@@ -7,7 +7,15 @@ interface ViewerLike {
   getPageView(index: number): unknown;
 }
 
-const frame = () => new Promise<number>((r) => requestAnimationFrame(r));
+/** The next frame; after a second without one (a throttled, hidden frame) the clock instead, so the figure still comes back. */
+const frame = () =>
+  new Promise<number>((resolve) => {
+    const t = setTimeout(() => resolve(performance.now()), 1000);
+    requestAnimationFrame((now) => {
+      clearTimeout(t);
+      resolve(now);
+    });
+  });
 
 /**
  * Scrolls through `pages` pages from `from`, a fixed distance per frame

@@ -163,7 +163,9 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
   it('figures: the longest frame while scrolling through 50 pages (printed, not asserted)', async function () {
     if (!opened) this.skip();
     this.timeout(150_000);
-    const r = await session.benchScroll(100, 50);
+    const r = await session.benchScroll(100, 50).catch((e: Error) => {
+      throw new Error(`${e.message}; reader errors: ${JSON.stringify(session.errors)}`);
+    });
     assert.ok(r.frames > 0);
     metrics.reader = { ...(metrics.reader as object), scroll: { ...r, pages: 50 } };
   });
