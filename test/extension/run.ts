@@ -15,14 +15,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { serveReview, type ReviewAction } from './reviewDriver';
+import { serveMindMap, type MindMapAction } from './mindMapDriver';
+import { readerSummary, serveReader, type ReaderAction } from './readerDriver';
 
 const root = resolve(__dirname, '..', '..');
 const out = join(root, 'test-output', 'extension');
 const codeServerPkg = join(root, '.cache', 'code-server', 'node_modules', 'code-server');
 const codeServerEntry = join(codeServerPkg, 'out', 'node', 'entry.js');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SUITE_TIMEOUT_MS = 5 * 60_000;
-const RUN_TIMEOUT_MS = 10 * 60_000;
+const SUITE_TIMEOUT_MS = 8 * 60_000; // five suites on a loaded machine (the reader scrolls 50 pages)
+const RUN_TIMEOUT_MS = 13 * 60_000;
 const EXTENSION_ID = 'study-bridge.study-bridge';
 
 const t0 = Date.now();
@@ -59,6 +62,9 @@ async function main(): Promise<number> {
       index: join(root, 'test', 'extension', 'suite', 'index.ts'),
       'extension.test': join(root, 'test', 'extension', 'suite', 'extension.test.ts'),
       'bundles.test': join(root, 'test', 'extension', 'suite', 'bundles.test.ts'),
+      'review.test': join(root, 'test', 'extension', 'suite', 'review.test.ts'),
+      'mindMap.test': join(root, 'test', 'extension', 'suite', 'mindMap.test.ts'),
+      'reader.test': join(root, 'test', 'extension', 'suite', 'reader.test.ts'),
     },
     outdir: suiteDir,
     bundle: true,
@@ -66,7 +72,7 @@ async function main(): Promise<number> {
     target: 'node20',
     format: 'cjs',
     sourcemap: 'inline',
-    external: ['vscode', 'mocha', './extension.test', './bundles.test'],
+    external: ['vscode', 'mocha', './extension.test', './bundles.test', './review.test', './mindMap.test', './reader.test'],
     logLevel: 'warning',
   });
 
@@ -239,6 +245,7 @@ async function main(): Promise<number> {
     `\n  activation: ${metrics.activationMs ?? '?'} ms to a listening bridge (goal ≤ 300)\n` +
       `  restart:    ${metrics.restartMs ?? '?'} ms (Restart bridge on an existing data dir)\n` +
       `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
+      readerSummary(metrics) +
       `  suite:      ${metrics.suiteMs ?? '?'} ms in the extension host; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s\n` +
       `  output:     ${out}\n` +
       `  ${checks.length - failed.length} passing, ${failed.length} failing\n`,
@@ -252,6 +259,9 @@ async function serveSignal(
   ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string },
   payload: Record<string, unknown> = {},
 ): Promise<unknown> {
+  if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, out);
+  if (payload.action === 'review') return serveReview(ctx.page1, payload as unknown as ReviewAction, out);
+  if (payload.action === 'reader') return serveReader(ctx.page1, payload as unknown as ReaderAction, out);
   if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction);
   switch (name) {
     case 'statusbar':

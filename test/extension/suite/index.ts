@@ -30,6 +30,12 @@ export async function run(): Promise<void> {
   require('./extension.test');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('./bundles.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('./review.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('./mindMap.test');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('./reader.test');
 
   const t0 = Date.now();
   await new Promise<void>((resolve) => {
