@@ -1,38 +1,25 @@
-import { randomBytes } from 'node:crypto';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
+import { webviewAsset, webviewPage } from './webviewPage';
 
 /**
- * The reader's page: a strict CSP (our script by nonce, our stylesheets, the
- * pdf.js worker from a blob URL, fonts and cmaps fetched from the extension),
- * no inline script or style, assets through asWebviewUri.
+ * The reader's page (shell and CSP: webviewPage.ts), plus what pdf.js needs:
+ * its worker from a blob URL, page images as blobs, fonts and cmaps fetched
+ * from the extension.
  */
 export function pdfReaderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const uri = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path)).toString();
-  const src = webview.cspSource;
-  const csp = [
-    `default-src 'none'`,
-    `img-src ${src} blob: data:`,
-    `style-src ${src}`,
-    `font-src ${src} data:`,
-    `script-src 'nonce-${nonce}'`,
-    `worker-src blob:`,
-    `connect-src ${src}`,
-  ].join('; ');
+  const uri = (...path: string[]) => webviewAsset(webview, extensionUri, ...path);
   // Make card in the webview's context menu: package.json menus "webview/context" with webviewSection == pdfText.
   const menuContext = JSON.stringify({ webviewSection: 'pdfText' }).replace(/"/g, '&quot;');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${uri('dist', 'webview', 'pdf_viewer.css')}">
-<link rel="stylesheet" href="${uri('media', 'pdfReader.css')}">
-<title>PDF reader</title>
-</head>
-<body data-assets="${uri('dist')}" data-worker="${uri('dist', 'webview', 'pdfReader.worker.js')}">
-<header class="toolbar">
+  return webviewPage(webview, extensionUri, {
+    title: 'PDF reader',
+    styles: [
+      ['dist', 'webview', 'pdf_viewer.css'],
+      ['media', 'pdfReader.css'],
+    ],
+    script: ['dist', 'webview', 'pdfReader.js'],
+    bodyAttributes: `data-assets="${uri('dist')}" data-worker="${uri('dist', 'webview', 'pdfReader.worker.js')}"`,
+    extraCsp: { 'img-src': ['blob:', 'data:'], 'font-src': ['data:'], 'worker-src': ['blob:'], 'connect-src': [webview.cspSource] },
+    body: `<header class="toolbar">
   <button id="outlineToggle" type="button" class="icon" title="Outline" aria-pressed="false">☰</button>
   <span id="title" class="title">Loading…</span><span id="setTitle" class="set-title"></span>
   <span class="spacer"></span>
@@ -55,8 +42,6 @@ export function pdfReaderHtml(webview: vscode.Webview, extensionUri: vscode.Uri)
   <nav id="outline" class="outline" aria-label="Outline"><div id="outlineList"></div></nav>
   <div id="viewerContainer" class="viewer-container" data-vscode-context="${menuContext}"><div id="viewer" class="pdfViewer"></div></div>
 </main>
-<div id="notice" class="notice" hidden></div>
-<script nonce="${nonce}" src="${uri('dist', 'webview', 'pdfReader.js')}"></script>
-</body>
-</html>`;
+<div id="notice" class="notice" hidden></div>`,
+  });
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { escapeHtml, webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
@@ -224,23 +224,14 @@ export async function readMindMap(client: BridgeClient, studySet: StudySet, seq:
   return { topicid: studySet.topicid, title, rootNoteId: tree.rootNoteId, cardCount: tree.count, seq, palette, root };
 }
 
-/** The page: a strict CSP (our script by nonce, our stylesheet), no inline script or style. */
+/** The map's page (shell and CSP: webviewPage.ts). */
 function mindMapHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
-  const nonce = randomBytes(16).toString('base64');
-  const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  const text = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${uri('media', 'mindMap.css')}">
-<title>Mind Map: ${text}</title>
-</head>
-<body>
-<header class="bar">
+  const text = escapeHtml(title);
+  return webviewPage(webview, extensionUri, {
+    title: `Mind Map: ${title}`,
+    styles: [['media', 'mindMap.css']],
+    script: ['dist', 'webview', 'mindMap.js'],
+    body: `<header class="bar">
   <strong id="title">${text}</strong>
   <span id="status" class="status">Loading…</span>
   <span class="spacer"></span>
@@ -248,10 +239,8 @@ function mindMapHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: s
   <button id="refresh" type="button" title="Read the set again">Refresh</button>
 </header>
 <div id="problem" class="problem" role="alert" hidden></div>
-<svg id="map" class="map" aria-label="Mind map of ${text}"></svg>
-<script nonce="${nonce}" src="${uri('dist', 'webview', 'mindMap.js')}"></script>
-</body>
-</html>`;
+<svg id="map" class="map" aria-label="Mind map of ${text}"></svg>`,
+  });
 }
 
 function errorText(err: unknown): string {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { isReviewMessage, type HostToWebview, type ReviewDeckRef } from './reviewPanelProtocol';
@@ -105,22 +105,13 @@ export class ReviewPanels implements vscode.Disposable {
   }
 }
 
-/** The page: a strict CSP (our script by nonce, our stylesheet), no inline script or style, assets through asWebviewUri. */
+/** The review page (shell and CSP: webviewPage.ts). */
 function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', name)).toString();
-  const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('reviewPanel.css')}">
-<title>Review</title>
-</head>
-<body>
-<header class="bar">
+  return webviewPage(webview, extensionUri, {
+    title: 'Review',
+    styles: [['media', 'reviewPanel.css']],
+    script: ['media', 'reviewPanel.js'],
+    body: `<header class="bar">
   <strong id="deck" class="deck">Review</strong>
   <span id="progress" class="progress"></span>
   <span id="counts" class="counts" title="New · learning · review cards left"></span>
@@ -142,8 +133,6 @@ function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     <button type="button" class="grade good" data-rating="good" title="Good (3)"><span class="interval"></span><span class="label">Good</span><kbd>3</kbd></button>
     <button type="button" class="grade easy" data-rating="easy" title="Easy (4)"><span class="interval"></span><span class="label">Easy</span><kbd>4</kbd></button>
   </div>
-</footer>
-<script nonce="${nonce}" src="${asset('reviewPanel.js')}"></script>
-</body>
-</html>`;
+</footer>`,
+  });
 }

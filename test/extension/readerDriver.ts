@@ -152,11 +152,12 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
-  const r = metrics.reader as { firstRenderMs?: number; webviewFirstRenderMs?: number; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } } | undefined;
+  const r = metrics.reader as { firstRenderMs?: number; webviewFirstRenderMs?: number; scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } } | undefined;
   if (!r) return '  reader:     (not measured)\n';
   const s = r.scroll;
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms)\n` +
-    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way)\n` : '')
+    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way)\n` : '') +
+    (r.scrollError ? `  reader:     scroll figure not measured: ${r.scrollError}\n` : '')
   );
 }
