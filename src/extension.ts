@@ -80,6 +80,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   context.subscriptions.push(statusBar);
 
   const getClient = () => bridgeHost.client;
+  /** The client, or a message the person can act on when the bridge is not up (commands show it). */
+  const requireClient = () => {
+    const client = getClient();
+    if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
+    return client;
+  };
   const views = {
     studySets: new StudySetsProvider(getClient),
     decks: new DecksProvider(getClient),
@@ -143,11 +149,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     resultEditor,
     ...registerBundleCommands({
       log,
-      requireClient: () => {
-        const client = getClient();
-        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
-        return client;
-      },
+      requireClient,
       refreshViews,
       revealImport,
     }),
@@ -172,11 +174,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     mindMaps,
     ...registerMindMapCommands({
       log,
-      requireClient: () => {
-        const client = getClient();
-        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
-        return client;
-      },
+      requireClient,
       mindMaps,
     }),
   );
@@ -203,11 +201,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     reader,
     ...registerReaderCommands({
       log,
-      requireClient: () => {
-        const client = getClient();
-        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
-        return client;
-      },
+      requireClient,
       reader,
     }),
     feed.onDidChange(() => reader.refreshAll()),
@@ -244,11 +238,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
     ...registerCardCommands({
       log,
-      requireClient: () => {
-        const client = getClient();
-        if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
-        return client;
-      },
+      requireClient,
       refreshViews,
       revealCard,
       closeStudySet: (topicid) => ui.close(topicid),

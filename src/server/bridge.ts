@@ -25,7 +25,8 @@ import { Store, type StoreOptions } from './store/store';
 import { buildGuide } from './system/guide';
 import { apiFingerprint, listedRoutes } from './system/routeFingerprint';
 import { MemoryUiHost, type UiHost } from './ui/uiHost';
-import { startLegacySync } from './sync/legacySyncService';
+import { LegacySync } from './sync/legacySyncService';
+import { UiStateService } from './ui/uiStateService';
 import { SERVER_VERSION } from './version';
 
 export const DEFAULT_PORT = 42380;
@@ -118,6 +119,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       documents,
       documentReader: new DocumentReader(documents),
       bundles: new BundleService(store, config, documents, ui),
+      uiState: new UiStateService({ store, ui, closing: shutdown.signal }),
+      legacySync: new LegacySync({ store, config, closing: shutdown.signal }),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       closing: shutdown.signal,
@@ -127,7 +130,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     };
     documents.resumeUnfinished();
     await services.bundles.recover(); // interrupted prepares → failed
-    startLegacySync(services); // library watcher; stops on shutdown.abort()
+    services.legacySync.watcher.start(); // library watcher; stops on shutdown.abort()
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;

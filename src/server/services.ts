@@ -12,6 +12,8 @@ import type { LibrarySearch } from './library/librarySearch';
 import type { Decks } from './library/decks';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
+import type { UiStateService } from './ui/uiStateService';
+import type { LegacySync } from './sync/legacySyncService';
 import type { BundleService } from './bundles/bundleService';
 
 /**
@@ -35,6 +37,10 @@ export interface BridgeServices {
   documentReader: DocumentReader;
   /** Book-splitting bundles: prepare jobs, folders, submit. */
   bundles: BundleService;
+  /** The UI bookmark (GET /ui-state, POST /ui-state/apply). */
+  uiState: UiStateService;
+  /** Legacy sync diagnostics: the event log, the library watcher, recheck and inventory. */
+  legacySync: LegacySync;
   /** The route table, for system routes that describe it. */
   routes: readonly RouteDecl[];
   /** Derived once from the route table. */

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
-import { legacySyncOf } from '../../src/server/sync/legacySyncService';
 
 /** A small real PDF (distinct bytes per label). */
 async function tinyPdf(label: string): Promise<Uint8Array> {
@@ -53,7 +52,7 @@ describe('legacy sync diagnostics', function () {
 
   it('a fresh library: no errors, watching, the bridge’s own uploads log nothing', async () => {
     await sleep(1500); // past the watcher's debounce and settle time
-    await legacySyncOf(t.bridge.services).watcher.settled();
+    await t.bridge.services.legacySync.watcher.settled();
     const s = await t.client.request<any>('GET', '/sync/legacy/status');
     assert.equal(s.errorCount, 0);
     assert.equal(s.suspended, false);
@@ -182,7 +181,7 @@ describe('legacy sync diagnostics', function () {
     const empty = await events(last);
     assert.deepEqual([empty.events.length, empty.cursorAdvancedPastGap, empty.cursorAhead], [0, false, false]);
 
-    const log = legacySyncOf(t.bridge.services).log;
+    const log = t.bridge.services.legacySync.log;
     await t.bridge.services.store.write((tx) => log.pruneTx(tx, 3));
     const truncated = await events(0, 200);
     assert.equal(truncated.historyTruncated, true);
@@ -191,7 +190,7 @@ describe('legacy sync diagnostics', function () {
   });
 
   it('refusals change nothing', async () => {
-    await legacySyncOf(t.bridge.services).watcher.settled();
+    await t.bridge.services.legacySync.watcher.settled();
     const before = storeDigest(t.bridge.services.store);
     const lastBefore = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
     const bad: Array<[string, string, Record<string, unknown>, number, string]> = [
@@ -244,7 +243,7 @@ describe('legacy sync across restarts and without premium', function () {
       await t.bridge.services.store.write((tx) =>
         tx.run(`INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, added_at, modified_at) VALUES (?, 'charlie.pdf', '', ?, 1, 'ready', 'x', 'x')`, [id, bytes.length]),
       );
-      const watcher = legacySyncOf(t.bridge.services).watcher;
+      const watcher = t.bridge.services.legacySync.watcher;
       await t.stop();
       assert.equal(watcher.watching, false, 'the watcher stops with the bridge');
       rmSync(join(dataDir, 'library', 'charlie.pdf'));
@@ -261,7 +260,7 @@ describe('legacy sync across restarts and without premium', function () {
 
       t = await startBridge({ dataDir, premium: false });
       await sleep(500);
-      await legacySyncOf(t.bridge.services).watcher.settled();
+      await t.bridge.services.legacySync.watcher.settled();
       const again = await t.client.request<any>('GET', '/sync/legacy/events', { query: { afterSequence: String(last) } });
       assert.deepEqual(again.events, [], 'nothing new: the removal is not logged twice');
       await t.stop();

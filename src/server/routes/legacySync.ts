@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
-import { legacySyncOf } from '../sync/legacySyncService';
 
 const cursorSequence = z.coerce.number({ error: 'afterSequence must be an integer ≥ 0' }).int('afterSequence must be an integer ≥ 0').min(0, 'afterSequence must be an integer ≥ 0');
 const pageLimit = (dflt: number) => z.coerce.number({ error: 'limit must be an integer 1..200' }).int('limit must be an integer 1..200').min(1, 'limit must be 1..200').max(200, 'limit must be 1..200').default(dflt);
@@ -71,7 +70,7 @@ export const legacySyncRoutes: RouteDecl[] = [
     path: '/sync/legacy/status',
     summary: "Snapshot of the channel that reconciles the library database with its files: errorCount (historic), suspended, suspensionErrorCount (since the last recheck), lastSequence, watching, documents (observed / possibleMismatch / missingFile, last recheck).",
     response: statusResponse,
-    handler: async ({ services }) => legacySyncOf(services).status(),
+    handler: async ({ services }) => services.legacySync.status(),
   }),
   defineRoute({
     method: 'GET',
@@ -80,7 +79,7 @@ export const legacySyncRoutes: RouteDecl[] = [
     query: z.object({ afterSequence: cursorSequence.default(0), limit: pageLimit(50) }),
     response: eventsResponse,
     example: { query: { afterSequence: '0', limit: '50' } },
-    handler: async ({ query, services }) => legacySyncOf(services).events(query.afterSequence, query.limit),
+    handler: async ({ query, services }) => services.legacySync.events(query.afterSequence, query.limit),
   }),
   defineRoute({
     method: 'POST',
@@ -89,7 +88,7 @@ export const legacySyncRoutes: RouteDecl[] = [
     body: z.object({ database: z.boolean().default(true), documents: z.boolean().default(true) }),
     response: recheckResponse,
     example: { body: { database: true, documents: true } },
-    handler: async ({ body, services }) => legacySyncOf(services).startRecheck(body),
+    handler: async ({ body, services }) => services.legacySync.startRecheck(body),
   }),
   defineRoute({
     method: 'POST',
@@ -101,6 +100,6 @@ export const legacySyncRoutes: RouteDecl[] = [
     }),
     response: inventoryResponse,
     example: { body: {} },
-    handler: async ({ body, services }) => legacySyncOf(services).inventory(body.cursor, body.limit),
+    handler: async ({ body, services }) => services.legacySync.inventory(body.cursor, body.limit),
   }),
 ];

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
-import { uiStateOf } from '../ui/uiStateService';
 
 const MAX_KEYS = 64;
 
@@ -20,7 +19,7 @@ export const uiStateRoutes: RouteDecl[] = [
     path: '/ui-state',
     summary: 'The whole UI bookmark {state:{…}} (the open set as topicid, stored keys, live values of the UI); may be edited and sent back; values wrapped in _jsonvalueType come back unchanged.',
     response: uiStateResponse,
-    handler: async ({ services }) => uiStateOf(services).read(),
+    handler: async ({ services }) => services.uiState.read(),
   }),
   defineRoute({
     method: 'POST',
@@ -36,6 +35,6 @@ export const uiStateRoutes: RouteDecl[] = [
     }),
     response: uiStateApplyResponse,
     example: { body: { state: { immersive: false } } },
-    handler: async ({ body, services }) => uiStateOf(services).apply(body.state),
+    handler: async ({ body, services }) => services.uiState.apply(body.state),
   }),
 ];

@@ -82,22 +82,3 @@ export class LegacySync {
     return { observeOnly: true, authoritative: false, items, count: items.length, nextCursor: rows.length > limit ? page[page.length - 1].bookmd5 : null };
   }
 }
-
-const instances = new WeakMap<object, LegacySync>();
-
-/** The bridge's one LegacySync (made on first use when the bridge did not start it). */
-export function legacySyncOf(services: BridgeServices): LegacySync {
-  let s = instances.get(services);
-  if (!s) {
-    s = new LegacySync(services);
-    instances.set(services, s);
-  }
-  return s;
-}
-
-/** Called once by the bridge after its services exist: starts watching the library (stops when the bridge closes). */
-export function startLegacySync(services: BridgeServices): LegacySync {
-  const s = legacySyncOf(services);
-  s.watcher.start();
-  return s;
-}

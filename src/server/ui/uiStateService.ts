@@ -112,15 +112,3 @@ export class UiStateService {
     await this.services.ui.applyUiState?.(keep);
   }
 }
-
-const instances = new WeakMap<object, UiStateService>();
-
-/** The bridge's one UiStateService (made on first use). */
-export function uiStateOf(services: BridgeServices): UiStateService {
-  let s = instances.get(services);
-  if (!s) {
-    s = new UiStateService(services);
-    instances.set(services, s);
-  }
-  return s;
-}
