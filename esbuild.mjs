@@ -14,6 +14,8 @@ const entries = [
   { in: 'src/cli.ts', out: 'cli' },
   { in: 'src/extension.ts', out: 'extension' },
   { in: 'src/server/pdf/extractWorker.ts', out: 'pdfWorker' },
+  // The bridge in VS Code: a worker thread of the window (or required on its main thread).
+  { in: 'src/server/worker/bridgeWorker.ts', out: 'bridgeWorker' },
 ].filter((e) => existsSync(e.in));
 
 // ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──
