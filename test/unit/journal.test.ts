@@ -81,6 +81,25 @@ describe('store', () => {
     await s2.close();
   });
 
+  it('writes acknowledged while a checkpoint is written stay in the journal and survive a crash right after it', async () => {
+    const dir = tempDir();
+    const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    for (let i = 0; i < 50; i++) await insertTopic(s, `before-${i}`);
+    const cp = s.checkpoint();
+    // By the next turn the export has run; the file is being written on the pool.
+    await new Promise((r) => setImmediate(r));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => insertTopic(s, `during-${i}`)));
+    await cp;
+    const left = readJournal(join(dir, 'library.journal')).records;
+    assert.equal(left.length, 10, 'the journal keeps exactly what came after the export');
+    // No close(): as after kill -9, only library.db and the journal are read.
+    const s2 = await Store.open(dir);
+    assert.equal(s2.get<{ c: number }>(`SELECT count(*) c FROM topics WHERE topicid LIKE 'during-%'`)?.c, 10);
+    assert.equal(s2.get<{ c: number }>(`SELECT count(*) c FROM topics WHERE topicid LIKE 'before-%'`)?.c, 50);
+    assert.equal(s2.recovery.replayedRecords, left.length);
+    await s2.close();
+  });
+
   it('a failing transaction rolls back and journals nothing', async () => {
     const dir = tempDir();
     const s = await Store.open(dir, { idleCheckpointMs: 0 });

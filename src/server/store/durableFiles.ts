@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /** Writes a whole file and fsyncs it before returning. */
 export function writeDurably(path: string, data: Uint8Array): void {
@@ -9,6 +10,18 @@ export function writeDurably(path: string, data: Uint8Array): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The same on libuv's thread pool: the event loop stays free while a large file is written. */
+export async function writeDurablyAsync(path: string, data: Uint8Array): Promise<void> {
+  const fh = await open(path, 'w', 0o600);
+  try {
+    let off = 0;
+    while (off < data.length) off += (await fh.write(data, off, data.length - off)).bytesWritten;
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 

@@ -1,4 +1,6 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, existsSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fsyncDir, writeDurably } from './durableFiles';
 import { write as fsWrite, fsync as fsFsync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
@@ -97,6 +99,11 @@ export class JournalWriter {
     });
   }
 
+  /** True while appended records are still being written. */
+  get busy(): boolean {
+    return this.flushing !== null;
+  }
+
   /** Resolves when everything appended so far is durable. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -128,6 +135,28 @@ export class JournalWriter {
     ftruncateSync(this.fd, 0);
     fsyncSync(this.fd);
     this.size = 0;
+  }
+
+  /**
+   * Drops the first `offset` bytes: the records a checkpoint now holds. What
+   * was appended after them (while the checkpoint was being written) moves to
+   * a new file that replaces this one atomically, so a crash at any point
+   * leaves either the old journal or the new one, both complete. Call only
+   * when nothing is being flushed (after drain(), without yielding).
+   */
+  rebase(offset: number): void {
+    if (this.flushing) throw new Error('journal rebase during a flush');
+    if (offset >= this.size) return this.truncate();
+    const tail = Buffer.alloc(this.size - offset);
+    let read = 0;
+    while (read < tail.length) read += readSync(this.fd, tail, read, tail.length - read, offset + read);
+    const tmp = `${this.path}.rebase`;
+    writeDurably(tmp, tail);
+    renameSync(tmp, this.path);
+    fsyncDir(dirname(this.path));
+    closeSync(this.fd);
+    this.fd = openSync(this.path, 'a+');
+    this.size = tail.length;
   }
 
   close(): void {
