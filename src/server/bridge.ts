@@ -12,6 +12,8 @@ import type { RouteDecl } from './http/routeTable';
 import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './library/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
+import { BookTextIndex } from './search/bookTextIndex';
+import { clearPagesFts } from './search/clearPagesFts';
 import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
@@ -99,7 +101,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     };
     mkdirSync(config.libraryDir, { recursive: true });
     const instanceNonce = randomBytes(12).toString('hex');
-    const documents = new DocumentService(store, config);
+    // Document-text search: per-book index files; a book becomes ready only once indexed.
+    const bookIndex: BookTextIndex = new BookTextIndex({ dir: join(dataDir, 'cache', 'text-index'), pageTexts: (md5) => documents.pageTexts(md5, 1, documents.get(md5).page_count) });
+    const documents: DocumentService = new DocumentService(store, config, undefined, { onExtracted: (md5, pages) => bookIndex.indexBook(md5, pages), onRemoved: (md5) => bookIndex.removeBook(md5) });
     const studySets = new StudySets(store);
     const ui = options.ui ?? new MemoryUiHost();
     const shutdown = new AbortController();
@@ -114,7 +118,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       codes: new AccessCodes(store, config.limits),
       studySets,
       studySetDocuments: new StudySetDocuments(store, studySets, documents),
-      search: new LibrarySearch(store),
+      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => documents.pageTexts(md5, start, end) }),
+      bookIndex,
       decks: new Decks(store),
       documents,
       documentReader: new DocumentReader(documents),
@@ -128,6 +133,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       guide: buildGuide(routes),
       baseUrl,
     };
+    await clearPagesFts(store); // page text search left library.db (data dirs from before issue 10)
+    await bookIndex.open(store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready'`).map((r) => r.bookmd5));
     documents.resumeUnfinished();
     await services.bundles.recover(); // interrupted prepares → failed
     services.legacySync.watcher.start(); // library watcher; stops on shutdown.abort()

@@ -9,6 +9,7 @@ import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
 import type { StudySetDocuments } from './library/studySetDocuments';
 import type { LibrarySearch } from './library/librarySearch';
+import type { BookTextIndex } from './search/bookTextIndex';
 import type { Decks } from './library/decks';
 import type { DocumentService } from './library/documentService';
 import type { DocumentReader } from './library/documentReader';
@@ -30,6 +31,8 @@ export interface BridgeServices {
   studySets: StudySets;
   studySetDocuments: StudySetDocuments;
   search: LibrarySearch;
+  /** Document-text index: per-book files under <dataDir>/cache/text-index. */
+  bookIndex: BookTextIndex;
   decks: Decks;
   /** Library documents: upload, extraction, delete, file state. */
   documents: DocumentService;

@@ -139,8 +139,8 @@ describe('GET /search: ranking, windows and honest counts', function () {
   });
 
   it('a page window that cuts answers truncated:true with what it scanned', async () => {
-    const narrow = new LibrarySearch(t.bridge.services.store, { ...DEFAULT_WINDOWS, pages: 25 });
-    const r = narrow.search('ferromagnetic', 'documents', 100);
+    const narrow = new LibrarySearch(t.bridge.services.store, textOf(t), { ...DEFAULT_WINDOWS, pages: 25 });
+    const r = await narrow.search('ferromagnetic', 'documents', 100);
     assert.equal(r.scanned.pages, 25);
     assert.equal(r.truncated, true);
     assert.ok(r.documents.length < COPIES, `${r.documents.length} of ${COPIES} books seen through the window`);
@@ -172,8 +172,8 @@ describe('GET /search: ranking, windows and honest counts', function () {
     const set = await t.client.createStudySet('Window');
     for (let i = 0; i < 5; i++) await newCard(set.topicid, `Spinor ${i}`, 'spinor');
     const newest = await newCard(set.topicid, 'Spinor newest', 'spinor');
-    const narrow = new LibrarySearch(t.bridge.services.store, { ...DEFAULT_WINDOWS, notes: 3 });
-    const r = narrow.search('spinor', 'notes', 20);
+    const narrow = new LibrarySearch(t.bridge.services.store, textOf(t), { ...DEFAULT_WINDOWS, notes: 3 });
+    const r = await narrow.search('spinor', 'notes', 20);
     assert.equal(r.scanned.notes, 3);
     assert.equal(r.notes.length, 3);
     assert.equal(r.truncated, true);
@@ -204,6 +204,9 @@ describe('GET /search: ranking, windows and honest counts', function () {
     });
   }
 });
+
+/** The bridge's document text (its book index and page texts), for a LibrarySearch with other windows. */
+const textOf = (t: TestBridge) => ({ index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.documents.pageTexts.bind(t.bridge.services.documents) });
 
 /** A small PDF with one line of text per page, uploaded; returns its bookmd5. */
 async function uploadPdf(t: TestBridge, filename: string, lines: string[]): Promise<string> {

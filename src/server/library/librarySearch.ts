@@ -1,4 +1,6 @@
 import type { Store } from '../store/store';
+import type { BookTextIndex } from '../search/bookTextIndex';
+import { foldWord } from '../search/tokens';
 import { bm25Score, snippetOf } from './searchRanking';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
@@ -31,10 +33,16 @@ export function ftsQuery(q: string): string | undefined {
  */
 export const ftsWholeWords = (prefixQuery: string) => prefixQuery.replace(/\*/g, '');
 
+/** Where document text is searched and snippets are read. */
+export interface DocumentText {
+  index: Pick<BookTextIndex, 'search'>;
+  pageTexts: (bookmd5: string, start: number, end: number) => Promise<Array<{ page: number; text: string }>> | Array<{ page: number; text: string }>;
+}
+
 export interface SearchWindows {
   /** Card index rows ranked per request. */
   notes: number;
-  /** Page index rows ranked per request (documents are grouped from them). */
+  /** Matching pages ranked per request, newest books first (documents are grouped from them). */
   pages: number;
   /** Matching pages listed per document. */
   pagesPerDocument: number;
@@ -60,26 +68,29 @@ interface Candidate {
 }
 
 /**
- * Searches cards, study-set titles and document text, ranked bm25-style over
- * the FTS4 indexes. Each scope reads a bounded window of index rows (newest
- * first, so a fresh write is always inside it); `scanned` says how many rows
- * each scope examined and `truncated` is true when any window or the `limit`
- * cut a result. The indexes are written in the same transaction as what they
- * index, so a write is searchable as soon as it is acknowledged.
+ * Searches cards, study-set titles and document text, ranked bm25-style:
+ * cards over the FTS4 index in the database, page text over the book text
+ * index (src/server/search). Each scope reads a bounded window of index rows
+ * (newest first, so a fresh write is always inside it); `scanned` says how
+ * many rows each scope examined and `truncated` is true when any window or
+ * the `limit` cut a result. The card index is written in the same
+ * transaction as the cards, so a card is searchable as soon as it is
+ * acknowledged; a book is searchable once it is ready.
  */
 export class LibrarySearch {
   constructor(
     private readonly store: Store,
+    private readonly text: DocumentText,
     private readonly windows: SearchWindows = DEFAULT_WINDOWS,
   ) {}
 
-  search(q: string, scope: SearchScope, limit: number) {
+  async search(q: string, scope: SearchScope, limit: number) {
     const words = queryWords(q);
     const match = ftsQuery(q);
     const want = (s: SearchScope) => scope === 'all' || scope === s;
     const notes = want('notes') && match ? this.notes(match, words, limit) : { hits: [], scanned: 0, cut: false };
     const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
-    const documents = want('documents') ? this.documents(q, match, words, limit) : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
+    const documents = want('documents') ? await this.documents(q, words, limit) : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
     const truncatedScopes = [notes.cut && 'notes', studySets.cut && 'studysets', documents.cut && 'documents'].filter((s): s is string => !!s);
     return {
       q,
@@ -98,7 +109,7 @@ export class LibrarySearch {
    * hits alone fill a cut window (they rank above prefix-only hits anyway,
    * and truncated:true says there is more); otherwise prefix hits are read.
    */
-  private rank(table: 'notes_fts' | 'pages_fts', match: string, window: number): { ranked: Candidate[]; cut: boolean } {
+  private rank(table: 'notes_fts', match: string, window: number): { ranked: Candidate[]; cut: boolean } {
     const read = (m: string) =>
       this.store.all<{ docid: number; mi: Uint8Array }>(
         `SELECT docid, matchinfo(${table}, '${RANK_INFO}') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT ?`,
@@ -157,39 +168,32 @@ export class LibrarySearch {
 
   /**
    * Documents whose file name contains the query (listed first) or whose
-   * pages match, ranked by their best page. Only the index is read for the
-   * pages (docid, rank data, and bookmd5/page from the FTS content table
-   * without its text); page text is read for one snippet per listed document.
+   * pages match, ranked by their best page. Pages come from the text index
+   * (ready books, newest first, one window of pages); page text is read for
+   * one snippet per listed document.
    */
-  private documents(q: string, match: string | undefined, words: string[], limit: number) {
+  private async documents(q: string, words: string[], limit: number) {
     const needle = q.trim().toLowerCase();
     const byName = this.store.all<{ bookmd5: string }>('SELECT bookmd5 FROM documents WHERE instr(lower(filename), ?) > 0 ORDER BY filename', [needle]);
     const docCount = this.store.get<{ n: number }>('SELECT count(*) AS n FROM documents')!.n;
 
-    type Page = { page: number; score: number; docid: number };
+    type Page = { page: number; score: number };
     const pagesOf = new Map<string, Page[]>();
     let pagesScanned = 0;
     let pagesCut = false;
-    if (match) {
-      const { ranked, cut } = this.rank('pages_fts', match, this.windows.pages);
-      pagesScanned = ranked.length;
-      pagesCut = cut;
-      const where = new Map<number, { bookmd5: string; page: number }>();
-      // The content table's key columns only: the page text (last column) is never read here.
-      for (let at = 0; at < ranked.length; at += 500) {
-        const ids = ranked.slice(at, at + 500).map((c) => c.docid);
-        for (const r of this.store.all<{ docid: number; bookmd5: string; page: number }>(
-          `SELECT docid, c0bookmd5 AS bookmd5, c1page AS page FROM pages_fts_content WHERE docid IN (${ids.map(() => '?').join(',')})`,
-          ids,
-        ))
-          where.set(r.docid, { bookmd5: r.bookmd5, page: Number(r.page) });
-      }
-      for (const c of ranked) {
-        const w = where.get(c.docid);
-        if (!w) continue;
-        let list = pagesOf.get(w.bookmd5);
-        if (!list) pagesOf.set(w.bookmd5, (list = []));
-        list.push({ page: w.page, score: c.score, docid: c.docid }); // best first: ranked is sorted
+    const indexWords = words.map(foldWord).filter(Boolean);
+    if (indexWords.length) {
+      const ready = this.store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
+      const found = await this.text.index.search(indexWords, ready, this.windows.pages);
+      pagesScanned = found.hits.length;
+      // A book whose index could not be rebuilt was not searched: say so rather than answer as if it held nothing.
+      pagesCut = found.cut || found.unsearched.length > 0;
+      // Ties keep the newest first (the order hits came in: sort is stable).
+      const ranked = [...found.hits].sort((a, b) => b.score - a.score);
+      for (const h of ranked) {
+        let list = pagesOf.get(h.bookmd5);
+        if (!list) pagesOf.set(h.bookmd5, (list = []));
+        list.push({ page: h.page, score: h.score }); // best first: ranked is sorted
       }
     }
 
@@ -212,18 +216,28 @@ export class LibrarySearch {
       const shown = pages.slice(0, this.windows.pagesPerDocument);
       const pagesTruncated = pages.length > shown.length;
       pageListCut ||= pagesTruncated;
-      const text = shown[0] && this.store.get<{ body: string }>('SELECT c2body AS body FROM pages_fts_content WHERE docid = ?', [shown[0].docid])?.body;
+      const text = shown[0] && (await this.bestPageText(bookmd5, shown[0].page));
       hits.push({
         bookmd5,
         ...d,
         pages: shown.map((p) => p.page).sort((a, b) => a - b),
         matchingPages: pages.length,
         pagesTruncated,
-        ...(text ? { snippet: snippetOf(String(text), words) } : {}),
+        ...(text ? { snippet: snippetOf(text, words) } : {}),
         score: round(best(bookmd5)),
       });
     }
     return { hits, scanned: docCount, pagesScanned, cut: pagesCut || pageListCut || more };
+  }
+
+  /** The snippet page's text; a page that cannot be read now only costs its snippet. */
+  private async bestPageText(bookmd5: string, page: number): Promise<string | undefined> {
+    try {
+      const [p] = await this.text.pageTexts(bookmd5, page, page);
+      return p?.text ? String(p.text) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-/** Ranking and snippets for library search, computed in JS from what FTS4 hands out. */
+/** Ranking and snippets for library search, computed in JS from what FTS4 and the text index hand out. */
 
 const K1 = 1.2;
 const B = 0.75;
@@ -26,6 +26,17 @@ export function bm25Score(blob: Uint8Array): number {
       if (tf) score += (tf * (K1 + 1)) / (tf + norm);
     }
   }
+  return score;
+}
+
+/**
+ * The same bm25 (no idf) for one page of the text index: term frequency per
+ * query word, the page's length in words and the library's average.
+ */
+export function pageScore(tfs: ArrayLike<number>, length: number, avgLength: number): number {
+  const norm = K1 * (1 - B + (B * length) / (avgLength || 1));
+  let score = 0;
+  for (let i = 0; i < tfs.length; i++) if (tfs[i]) score += (tfs[i] * (K1 + 1)) / (tfs[i] + norm);
   return score;
 }
 

@@ -1,0 +1,277 @@
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fsyncDir, writeDurably } from '../store/durableFiles';
+import { prefixKey, wordKey, type Bloom } from './bloom';
+import { matchPages } from './bookQuery';
+import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook, type BookBody, type BookHeader } from './indexFormat';
+
+export interface BookTextIndexOptions {
+  /** Where the per-book index files live (`<dataDir>/cache/text-index`). */
+  dir: string;
+  /** Every page's text of a ready book, to rebuild a missing or damaged index file. */
+  pageTexts: (bookmd5: string) => Promise<Array<{ page: number; text: string }>>;
+  /** Bytes of book index bodies kept in memory (least recently used dropped first). */
+  cacheBytes?: number;
+}
+
+export interface TextHit {
+  bookmd5: string;
+  page: number;
+  score: number;
+}
+
+export interface TextSearchResult {
+  /** Matching pages, newest book first and highest page first within a book (not ranked). */
+  hits: TextHit[];
+  /** More pages matched than the window holds. */
+  cut: boolean;
+  /** Books that could not be searched (their index could not be rebuilt). */
+  unsearched: string[];
+}
+
+interface Filter {
+  header: BookHeader;
+  bloom: Bloom;
+}
+
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const FILE = /^([0-9a-f]{32})\.idx$/;
+
+/**
+ * Document-text search outside the database: one immutable index file per
+ * book (indexFormat.ts) and, in memory, each book's small filter (words and
+ * word prefixes) plus a byte-bounded LRU of loaded book bodies. A query reads
+ * books newest first, skips the ones whose filter rules a word out, and stops
+ * when the window is full, so a common word touches only the newest books and
+ * a rare one only the few that hold it.
+ */
+export class BookTextIndex {
+  private readonly filters = new Map<string, Filter>();
+  private readonly bodies = new Map<string, BookBody>(); // Map order = LRU order
+  private cachedBytes = 0;
+  private readonly rebuilding = new Map<string, Promise<Filter | undefined>>();
+  private readonly removed = new Set<string>();
+  private totals = { pages: 0, tokens: 0 };
+  private readonly cacheBytes: number;
+
+  constructor(private readonly options: BookTextIndexOptions) {
+    this.cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+  }
+
+  /**
+   * Reads every ready book's filter (header and filter only, a few KB each),
+   * drops files of books that are no longer ready, and starts rebuilding the
+   * ready books whose file is missing or damaged; a search waits for those.
+   */
+  async open(readyBooks: string[]): Promise<void> {
+    const { dir } = this.options;
+    mkdirSync(dir, { recursive: true });
+    const ready = new Set(readyBooks);
+    for (const f of readdirSync(dir)) {
+      const m = FILE.exec(f);
+      if (!m || !ready.has(m[1])) unlinkQuiet(join(dir, f)); // temp files, orphans of deleted books
+    }
+    for (const bookmd5 of readyBooks) {
+      try {
+        this.setFilter(bookmd5, this.readFilter(bookmd5));
+      } catch {
+        void this.ensure(bookmd5);
+      }
+    }
+  }
+
+  /** Writes the book's index file durably and makes it searchable (idempotent: same pages, same file). */
+  async indexBook(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): Promise<void> {
+    this.removed.delete(bookmd5);
+    this.write(bookmd5, pages);
+  }
+
+  /** Forgets the book and deletes its file. */
+  removeBook(bookmd5: string): void {
+    this.removed.add(bookmd5);
+    this.dropFilter(bookmd5);
+    this.dropBody(bookmd5);
+    unlinkQuiet(this.path(bookmd5));
+  }
+
+  /** True when the book's index is loaded (its filter is in memory). */
+  has(bookmd5: string): boolean {
+    return this.filters.has(bookmd5);
+  }
+
+  /** Resolves when no rebuild is running (tests). */
+  async settled(): Promise<void> {
+    while (this.rebuilding.size) await Promise.allSettled([...this.rebuilding.values()]);
+  }
+
+  /** What the index holds in memory, for benches. */
+  memory() {
+    let filterBytes = 0;
+    for (const f of this.filters.values()) filterBytes += f.bloom.bits.length;
+    return { books: this.filters.size, filterBytes, cachedBodies: this.bodies.size, cachedBytes: this.cachedBytes };
+  }
+
+  /**
+   * Pages of `books` (newest first) holding every word, whole words first:
+   * prefixes (`word*`) are read only when whole words do not fill the window.
+   * At most `window` pages; `cut` says more matched.
+   */
+  async search(words: string[], books: string[], window: number): Promise<TextSearchResult> {
+    const whole = await this.scan(words, books, false, window + 1);
+    const r = whole.hits.length > window ? whole : await this.scan(words, books, true, window + 1);
+    return { hits: r.hits.slice(0, window), cut: r.hits.length > window, unsearched: r.unsearched };
+  }
+
+  private async scan(words: string[], books: string[], prefix: boolean, limit: number) {
+    const keys = words.map(prefix ? prefixKey : wordKey);
+    const hits: TextHit[] = [];
+    const unsearched: string[] = [];
+    const avg = this.totals.pages ? this.totals.tokens / this.totals.pages : 1;
+    for (const bookmd5 of books) {
+      const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
+      if (!filter) {
+        unsearched.push(bookmd5);
+        continue;
+      }
+      if (!keys.every((k) => filter.bloom.has(k))) continue;
+      const body = await this.body(bookmd5);
+      if (!body) {
+        unsearched.push(bookmd5);
+        continue;
+      }
+      for (const h of matchPages(body, words, prefix, avg)) {
+        hits.push({ bookmd5, page: h.page, score: h.score });
+        if (hits.length === limit) return { hits, unsearched };
+      }
+    }
+    return { hits, unsearched };
+  }
+
+  /** The book's body from the LRU or its file; a damaged or missing file is rebuilt first. */
+  private async body(bookmd5: string): Promise<BookBody | undefined> {
+    const cached = this.bodies.get(bookmd5);
+    if (cached) {
+      this.bodies.delete(bookmd5);
+      this.bodies.set(bookmd5, cached);
+      return cached;
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
+      if (!filter) return undefined;
+      try {
+        const body = decodeBody(filter.header, readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes));
+        this.cache(bookmd5, body);
+        return body;
+      } catch (e) {
+        if (!(e instanceof CorruptIndexError) && (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        this.dropFilter(bookmd5);
+      }
+    }
+    return undefined;
+  }
+
+  /** The book's filter, rebuilding its file from the page texts when needed; undefined when that fails. */
+  private ensure(bookmd5: string): Promise<Filter | undefined> {
+    const known = this.filters.get(bookmd5);
+    if (known) return Promise.resolve(known);
+    let job = this.rebuilding.get(bookmd5);
+    if (!job) {
+      job = (async () => {
+        try {
+          const pages = await this.options.pageTexts(bookmd5);
+          if (this.removed.has(bookmd5)) return undefined;
+          return this.write(bookmd5, pages);
+        } catch {
+          return undefined;
+        } finally {
+          this.rebuilding.delete(bookmd5);
+        }
+      })();
+      this.rebuilding.set(bookmd5, job);
+    }
+    return job;
+  }
+
+  private write(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): Filter {
+    const bytes = encodeBook(pages);
+    const file = this.path(bookmd5);
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    writeDurably(tmp, bytes);
+    renameSync(tmp, file);
+    fsyncDir(this.options.dir);
+    const header = decodeHeader(bytes);
+    const filter = { header, bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)) };
+    this.dropBody(bookmd5);
+    this.setFilter(bookmd5, filter);
+    return filter;
+  }
+
+  private readFilter(bookmd5: string): Filter {
+    const file = this.path(bookmd5);
+    const header = decodeHeader(readAt(file, 0, HEADER_BYTES));
+    return { header, bloom: decodeBloom(header, readAt(file, HEADER_BYTES, header.bloomBytes)) };
+  }
+
+  private setFilter(bookmd5: string, f: Filter): void {
+    this.dropFilter(bookmd5);
+    this.filters.set(bookmd5, f);
+    this.totals.pages += f.header.pageCount;
+    this.totals.tokens += f.header.totalTokens;
+  }
+
+  private dropFilter(bookmd5: string): void {
+    const f = this.filters.get(bookmd5);
+    if (!f) return;
+    this.filters.delete(bookmd5);
+    this.totals.pages -= f.header.pageCount;
+    this.totals.tokens -= f.header.totalTokens;
+  }
+
+  private cache(bookmd5: string, body: BookBody): void {
+    this.dropBody(bookmd5);
+    this.bodies.set(bookmd5, body);
+    this.cachedBytes += body.bytes;
+    for (const [id, b] of this.bodies) {
+      if (this.cachedBytes <= this.cacheBytes || id === bookmd5) break;
+      this.bodies.delete(id);
+      this.cachedBytes -= b.bytes;
+    }
+  }
+
+  private dropBody(bookmd5: string): void {
+    const b = this.bodies.get(bookmd5);
+    if (!b) return;
+    this.bodies.delete(bookmd5);
+    this.cachedBytes -= b.bytes;
+  }
+
+  private path(bookmd5: string): string {
+    return join(this.options.dir, `${bookmd5}.idx`);
+  }
+}
+
+/** `length` bytes at `offset`; a short file is damage, not a shorter answer. */
+function readAt(file: string, offset: number, length: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const b = Buffer.allocUnsafeSlow(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, b, got, length - got, offset + got);
+      if (n === 0) throw new CorruptIndexError('index file is shorter than its header says');
+      got += n;
+    }
+    return b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
