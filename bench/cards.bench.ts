@@ -164,7 +164,7 @@ async function main() {
     ] as const) {
       const http = await time(RUNS, () => client.request<any>('GET', '/search', { query: { q, scope: 'notes' } }));
       const alone = await time(RUNS, () => search.search(q, 'notes', 20));
-      const r = search.search(q, 'notes', 20);
+      const r = await search.search(q, 'notes', 20);
       row(`GET /search?scope=notes q="${q}"`, http, alone, 'p95 ≤ 10 ms', `${what}; scanned ${r.scanned.notes}, truncated ${r.truncated}`);
     }
 
