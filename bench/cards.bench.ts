@@ -198,11 +198,11 @@ async function main() {
 
       await touch(i);
       t = performance.now();
-      const snap2 = await createAgentSnapshot(store, big.topicid, `bench alone ${i}`);
+      const snap2 = await createAgentSnapshot(store, bridge.services.snapshotFiles, big.topicid, `bench alone ${i}`);
       const s2 = performance.now() - t;
       await touch(i + 1);
       t = performance.now();
-      await restoreSnapshot(store, ui, snap2.snapshotId, { force: true, actor: 'agent' });
+      await restoreSnapshot(store, bridge.services.snapshotFiles, ui, snap2.snapshotId, { force: true, actor: 'agent' });
       const r2 = performance.now() - t;
       if (i === 0) continue; // warm-up
       snapMs.push(s);

@@ -18,6 +18,8 @@ import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
 import { BundleService } from './bundles/bundleService';
+import { SnapshotFiles } from './cards/snapshotFiles';
+import { moveSnapshotsToFiles } from './cards/snapshotMigration';
 import { allRoutes } from './routes';
 import { AccessCodes } from './security/accessCodes';
 import { TokenRegistry } from './security/tokens';
@@ -93,6 +95,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
   let store: Store | undefined;
   try {
     store = await Store.open(dataDir, options.store);
+    const snapshotFiles = SnapshotFiles.of(dataDir);
+    await moveSnapshotsToFiles(store, snapshotFiles); // snapshot contents out of library.db (rows from before issue 10)
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,
@@ -117,7 +121,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       tokens: TokenRegistry.load(dataDir, store),
       codes: new AccessCodes(store, config.limits),
       studySets,
-      studySetDocuments: new StudySetDocuments(store, studySets, documents),
+      studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
+      snapshotFiles,
       search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => documents.pageTexts(md5, start, end) }),
       bookIndex,
       decks: new Decks(store),

@@ -16,6 +16,7 @@ import type { DocumentReader } from './library/documentReader';
 import type { UiStateService } from './ui/uiStateService';
 import type { LegacySync } from './sync/legacySyncService';
 import type { BundleService } from './bundles/bundleService';
+import type { SnapshotFiles } from './cards/snapshotFiles';
 
 /**
  * What route handlers can reach. Each domain adds its service here; handlers
@@ -40,6 +41,8 @@ export interface BridgeServices {
   documentReader: DocumentReader;
   /** Book-splitting bundles: prepare jobs, folders, submit. */
   bundles: BundleService;
+  /** Snapshot contents: content-addressed files under <dataDir>/snapshots/. */
+  snapshotFiles: SnapshotFiles;
   /** The UI bookmark (GET /ui-state, POST /ui-state/apply). */
   uiState: UiStateService;
   /** Legacy sync diagnostics: the event log, the library watcher, recheck and inventory. */

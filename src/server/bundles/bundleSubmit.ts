@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { conflict, invalidInput, notFound } from '../errors';
 import type { Actor } from '../http/routeTable';
 import { descendantIds, getNote, nextChildPosition, purgeNotes, recordOperation } from '../cards/noteRows';
+import { SnapshotFiles } from '../cards/snapshotFiles';
 import { takeSnapshotTx } from '../cards/snapshots';
 import { nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
@@ -130,7 +131,7 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
     const req = requestOf(row);
     let snapshotId = '';
     await svc.store.write((tx) => {
-      snapshotId = takeSnapshotTx(tx, row.topicid, `Before importing bundle "${req.title}" (version ${version})`, now, 'pre_import');
+      snapshotId = takeSnapshotTx(tx, SnapshotFiles.of(svc.config.dataDir), row.topicid, `Before importing bundle "${req.title}" (version ${version})`, now, 'pre_import');
       purgeNotes(tx, oldTree);
       const position = existing && parentId === existing.parent_id ? existing.position : undefined;
       writeTree(tx, p, row.topicid, parentId, position, now);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import type { SqlParam } from '../store/journal';
 import type { Row, WriteTx } from '../store/store';
 import { type Db, type NoteRow, inList, purgeNotes } from './noteRows';
@@ -68,14 +68,12 @@ export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[
 export const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
 
 /**
- * Stored form: deflated JSON as a blob (a 10k-card set is ~5 MB of JSON;
- * sql.js binds a blob far faster than a string of that size). Older
- * snapshots hold plain JSON text.
+ * The JSON of a snapshot row written before issue 10, whose content is still
+ * inline: a deflated blob, or plain JSON text in the oldest rows. New
+ * snapshots keep their content in a file (snapshotFiles.ts).
  */
-export const packContent = (json: string): Uint8Array => deflateRawSync(Buffer.from(json, 'utf8'), { level: 1 });
-
-export function unpackContent(data: string | Uint8Array): SnapshotContent {
-  return parseContent(typeof data === 'string' ? data : inflateRawSync(data).toString('utf8'));
+export function inlineJson(data: string | Uint8Array): string {
+  return typeof data === 'string' ? data : inflateRawSync(data).toString('utf8');
 }
 
 export function parseContent(json: string): SnapshotContent {

@@ -5,8 +5,9 @@ import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import { type Db, inList, recordOperation } from './noteRows';
-import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotJson, type SnapshotContent, toJson, unpackContent, writeBackContent } from './snapshotContent';
-import { getSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
+import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotJson, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
+import type { SnapshotFiles } from './snapshotFiles';
+import { getSnapshot, readStoredSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
 
 /**
  * Restoring a snapshot: the set's cards become exactly the snapshot's cards.
@@ -14,6 +15,8 @@ import { getSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from '.
  * would do even while the set is open; the confirmed restore enforces the
  * gates: not open in the UI, no edits by the person since the snapshot
  * (unless force), and a protection snapshot of the current state first.
+ * Both read the snapshot's content first: a missing or damaged content file
+ * answers 422 SNAPSHOT_UNREADABLE before anything is looked at or changed.
  */
 
 export const NOT_COVERED = ['document tables of contents'] as const;
@@ -25,7 +28,7 @@ export interface ChangedNode {
 }
 
 /** Cards the person (actor 'user') changed after the snapshot, with what they did to each, in log order. */
-function userEditsSince(db: Db, snap: SnapshotRow, content?: SnapshotContent): ChangedNode[] {
+function userEditsSince(db: Db, snap: SnapshotRow, content: () => SnapshotContent): ChangedNode[] {
   const ops = db.all<{ kind: string; note_ids: string }>(`SELECT kind, note_ids FROM operations WHERE topicid = ? AND op_seq > ? AND actor = 'user' ORDER BY op_seq`, [
     snap.topicid,
     snap.op_seq,
@@ -46,8 +49,7 @@ function userEditsSince(db: Db, snap: SnapshotRow, content?: SnapshotContent): C
   }
   // A card the person deleted since is named by its title in the snapshot.
   if (ids.some((id) => !titles.has(id))) {
-    const c = content ?? unpackContent(db.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snap.snapshot_id])!.data);
-    for (const n of c.notes) if (kinds.has(n.noteid) && !titles.has(n.noteid)) titles.set(n.noteid, n.title);
+    for (const n of content().notes) if (kinds.has(n.noteid) && !titles.has(n.noteid)) titles.set(n.noteid, n.title);
   }
   return ids.map((noteid) => ({ noteid, title: titles.get(noteid) ?? '', operations: kinds.get(noteid)! }));
 }
@@ -59,10 +61,11 @@ async function setInUse(ui: UiHost, topicid: string): Promise<boolean> {
 }
 
 /** The dry-run: what restoring would do, changing nothing. Unknown snapshot → 404 SNAPSHOT_NOT_FOUND. */
-export async function previewRestore(store: Store, ui: UiHost, snapshotId: string) {
+export async function previewRestore(store: Store, files: SnapshotFiles, ui: UiHost, snapshotId: string) {
   const snap = getSnapshot(store, snapshotId);
   assertStudySet(store, snap.topicid);
-  const changedNodes = userEditsSince(store, snap);
+  const json = readStoredSnapshot(store, files, snap); // a preview of an unreadable snapshot says so
+  const changedNodes = userEditsSince(store, snap, () => parseContent(json));
   return {
     snapshotId,
     topicid: snap.topicid,
@@ -97,7 +100,7 @@ function readBackAgrees(db: Db, topicid: string, c: SnapshotContent, rewritten: 
   });
 }
 
-export async function restoreSnapshot(store: Store, ui: UiHost, snapshotId: string, opts: { force: boolean; actor: Actor }) {
+export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: UiHost, snapshotId: string, opts: { force: boolean; actor: Actor }) {
   const snap = getSnapshot(store, snapshotId);
   const topicid = snap.topicid;
   assertStudySet(store, topicid);
@@ -107,12 +110,12 @@ export async function restoreSnapshot(store: Store, ui: UiHost, snapshotId: stri
       snapshotId,
     });
   }
-  const content = unpackContent(store.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ?', [snapshotId])!.data);
+  const content = parseContent(readStoredSnapshot(store, files, snap));
   const label = snapshotLabel(snap.kind, snap.description);
 
   return store.write((tx) => {
     // Checked inside the transaction: no edit can slip in between the check and the restore.
-    const changedNodes = userEditsSince(tx, snap, content);
+    const changedNodes = userEditsSince(tx, snap, () => content);
     if (changedNodes.length && !opts.force) {
       throw conflict(
         'USER_EDITS_PRESENT',
@@ -126,7 +129,7 @@ export async function restoreSnapshot(store: Store, ui: UiHost, snapshotId: stri
     }
     const now = nowIso();
     const currentJson = readSnapshotJson(tx, topicid);
-    const protection = writeSnapshotTx(tx, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, currentJson);
+    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, currentJson);
     const { rewritten } = writeBackContent(tx, topicid, content, parseContent(currentJson));
     recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
     if (!readBackAgrees(tx, topicid, content, rewritten)) {

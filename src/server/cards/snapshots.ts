@@ -1,15 +1,19 @@
-import { notFound } from '../errors';
+import { BridgeError, notFound } from '../errors';
 import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store, WriteTx } from '../store/store';
 import { type Db, lastOperationSeq } from './noteRows';
-import { contentHash, packContent, readSnapshotJson } from './snapshotContent';
+import { contentHash, inlineJson, readSnapshotJson } from './snapshotContent';
+import { SnapshotFileError, type SnapshotFiles } from './snapshotFiles';
 
 /**
  * Snapshots of a study set's cards. Each is taken inside the transaction
  * that is about to change the set (or alone, for an agent's "snapshot now"),
  * so the snapshot and the change commit together. `op_seq` marks where the
  * snapshot sits in the operation log: restore reads the person's edits after it.
+ * The content itself is a file (snapshotFiles.ts) named by `content_hash`,
+ * made durable before the row is journaled; the row's `data` stays empty
+ * (rows from before issue 10 hold it inline until snapshotMigration.ts moves it).
  */
 
 export type SnapshotKind = 'agent' | 'protection' | 'pre_import' | 'pre_delete' | 'pre_remove';
@@ -82,16 +86,26 @@ export interface WrittenSnapshot {
 }
 
 /** Writes a snapshot of the set's current content (`data`: its JSON when the caller has just read it). */
-export function writeSnapshotTx(tx: WriteTx, topicid: string, kind: SnapshotKind, description: string, now: string, data = readSnapshotJson(tx, topicid)): WrittenSnapshot {
+export function writeSnapshotTx(
+  tx: WriteTx,
+  files: SnapshotFiles,
+  topicid: string,
+  kind: SnapshotKind,
+  description: string,
+  now: string,
+  data = readSnapshotJson(tx, topicid),
+): WrittenSnapshot {
   const noteCount = tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
   const snapshot = { snapshotId: newId(), noteCount, contentHash: contentHash(data), createdAt: now };
+  // Durable before the row: the journal is written only after this transaction returns.
+  files.put(data, snapshot.contentHash);
   tx.run('INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
     snapshot.snapshotId,
     topicid,
     description,
     snapshot.noteCount,
     snapshot.contentHash,
-    packContent(data),
+    '',
     now,
     lastOperationSeq(tx, topicid),
     kind,
@@ -100,9 +114,40 @@ export function writeSnapshotTx(tx: WriteTx, topicid: string, kind: SnapshotKind
 }
 
 /** The older entry point (document removal): a snapshot taken before the change, default kind pre_remove. */
-export function takeSnapshotTx(tx: WriteTx, topicid: string, description: string, now: string, kind: SnapshotKind = 'pre_remove'): string {
-  return writeSnapshotTx(tx, topicid, kind, description, now).snapshotId;
+export function takeSnapshotTx(tx: WriteTx, files: SnapshotFiles, topicid: string, description: string, now: string, kind: SnapshotKind = 'pre_remove'): string {
+  return writeSnapshotTx(tx, files, topicid, kind, description, now).snapshotId;
 }
+
+/**
+ * The snapshot's content JSON: from its file, or inline in the row (a row
+ * not migrated yet). A missing or damaged content answers 422
+ * SNAPSHOT_UNREADABLE naming the snapshot and what is wrong; nothing else
+ * about the set is affected.
+ */
+export function readStoredSnapshot(db: Db, files: SnapshotFiles, snap: SnapshotRow): string {
+  const inline = db.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [snap.snapshot_id])?.data;
+  try {
+    return inline !== undefined ? inlineJson(inline) : files.read(snap.content_hash);
+  } catch (e) {
+    const reason = e instanceof SnapshotFileError ? e.reason : 'corrupt';
+    const problem = (e as Error).message;
+    const where = inline !== undefined ? 'its content stored in the database' : `its content file ${safeDisplayPath(files, snap.content_hash)}`;
+    throw new BridgeError(
+      'SNAPSHOT_UNREADABLE',
+      422,
+      `Snapshot ${snap.snapshot_id} (version ${snap.version} of study set ${snap.topicid}) cannot be read: ${where} ${reason === 'missing' ? 'is missing' : `is damaged (${problem})`}. Nothing was changed. The set's other snapshots are not affected; POST /study-sets/{id}/snapshots takes a new one.`,
+      { snapshotId: snap.snapshot_id, topicid: snap.topicid, version: snap.version, reason, problem, contentHash: snap.content_hash, ...(inline === undefined ? { file: safeDisplayPath(files, snap.content_hash) } : {}) },
+    );
+  }
+}
+
+const safeDisplayPath = (files: SnapshotFiles, hash: string) => {
+  try {
+    return files.displayPath(hash);
+  } catch {
+    return '(no valid content hash)';
+  }
+};
 
 /** A set's snapshots, newest first. */
 export function listSnapshots(store: Store, topicid: string): SnapshotRecord[] {
@@ -115,14 +160,15 @@ export function listSnapshots(store: Store, topicid: string): SnapshotRecord[] {
  * snapshot holds, that snapshot is answered again (created:false) instead of
  * writing a duplicate.
  */
-export async function createAgentSnapshot(store: Store, topicid: string, rawDescription: string) {
+export async function createAgentSnapshot(store: Store, files: SnapshotFiles, topicid: string, rawDescription: string) {
   assertStudySet(store, topicid);
   const description = stripAgentPrefix(rawDescription);
   return store.write((tx) => {
     const data = readSnapshotJson(tx, topicid);
     const hash = contentHash(data);
     const last = lastSnapshot(tx, topicid);
-    if (last && last.content_hash === hash) {
+    // Reused only while its content is safe on disk; putting it again repairs a damaged or missing file.
+    if (last && last.content_hash === hash && reusable(tx, files, last, data)) {
       return {
         ...toRecord(last),
         created: false,
@@ -134,7 +180,17 @@ export async function createAgentSnapshot(store: Store, topicid: string, rawDesc
         ],
       };
     }
-    const written = writeSnapshotTx(tx, topicid, 'agent', description, nowIso(), data);
+    const written = writeSnapshotTx(tx, files, topicid, 'agent', description, nowIso(), data);
     return { ...toRecord(getSnapshot(tx, written.snapshotId)), created: true };
   });
+}
+
+function reusable(db: Db, files: SnapshotFiles, last: SnapshotRow, data: string): boolean {
+  if (db.get('SELECT 1 FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [last.snapshot_id])) return true; // inline, not migrated yet
+  try {
+    files.put(data, last.content_hash);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -3,6 +3,7 @@ import type { Actor } from '../http/routeTable';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import { deleteIndexRows, purgeNotes, recordOperation } from './noteRows';
+import type { SnapshotFiles } from './snapshotFiles';
 import { writeSnapshotTx } from './snapshots';
 
 export interface DeleteSetOptions {
@@ -24,8 +25,9 @@ interface Warning {
  * search. keepHighlights:false removes the cards, the document list, a deck's
  * review cards and the topic row for good.
  */
-export async function deleteStudySet(store: Store, topicid: string, opts: DeleteSetOptions) {
-  return store.write((tx) => {
+export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid: string, opts: DeleteSetOptions) {
+  let droppedHashes: string[] = [];
+  const result = await store.write((tx) => {
     const topic = tx.get<{ kind: string; title: string }>('SELECT kind, title FROM topics WHERE topicid = ? AND hidden = 0', [topicid]);
     if (!topic) throw notFound('TOPIC_NOT_FOUND', `No study set or deck ${topicid}. GET /library/study-sets and GET /decks list them.`, { topicid });
     if (topic.title !== opts.expectedTitle) {
@@ -37,10 +39,11 @@ export async function deleteStudySet(store: Store, topicid: string, opts: Delete
     }
     const now = nowIso();
     const warnings: Warning[] = [];
-    const preDeleteSnapshotId = opts.keepSnapshotHistory ? writeSnapshotTx(tx, topicid, 'pre_delete', `Before deleting "${topic.title}"`, now).snapshotId : null;
+    const preDeleteSnapshotId = opts.keepSnapshotHistory ? writeSnapshotTx(tx, files, topicid, 'pre_delete', `Before deleting "${topic.title}"`, now).snapshotId : null;
     const noteIds = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ? AND hidden = 0', [topicid]).map((r) => r.noteid);
     const reviewCards = tx.get<{ n: number }>('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ?', [topicid])?.n ?? 0;
     if (!opts.keepSnapshotHistory) {
+      droppedHashes = tx.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots WHERE topicid = ?', [topicid]).map((r) => r.h);
       tx.run('DELETE FROM snapshots WHERE topicid = ?', [topicid]);
       warnings.push({ code: 'SNAPSHOT_HISTORY_DELETED', message: 'keepSnapshotHistory:false: no pre-delete snapshot was kept and the earlier snapshots were deleted, so preDeleteSnapshotId is null.' });
     }
@@ -85,4 +88,17 @@ export async function deleteStudySet(store: Store, topicid: string, opts: Delete
       warnings,
     };
   });
+  if (droppedHashes.length) removeUnreferenced(store, files, droppedHashes);
+  return result;
+}
+
+/**
+ * Removes the content files of deleted snapshot rows that no other row
+ * shares. Runs after the delete is acknowledged (a crash before cannot bring
+ * back a row without its file) and in one synchronous step, so no snapshot
+ * taken meanwhile can come to reference a file between the check and the removal.
+ */
+function removeUnreferenced(store: Store, files: SnapshotFiles, hashes: readonly string[]): void {
+  const still = new Set(store.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots WHERE content_hash IN (SELECT value FROM json_each(?))', [JSON.stringify(hashes)]).map((r) => r.h));
+  files.remove(hashes.filter((h) => !still.has(h)));
 }

@@ -3,6 +3,7 @@ import { notFound } from '../errors';
 import type { Store, WriteTx } from '../store/store';
 import type { DocumentService } from './documentService';
 import { nowIso } from './ids';
+import type { SnapshotFiles } from '../cards/snapshotFiles';
 import { takeSnapshotTx } from '../cards/snapshots';
 import type { StudySets } from './studySets';
 
@@ -37,6 +38,7 @@ export class StudySetDocuments {
     private readonly store: Store,
     private readonly sets: StudySets,
     private readonly documents: DocumentService,
+    private readonly snapshotFiles: SnapshotFiles,
   ) {}
 
   list(topicid: string) {
@@ -89,7 +91,7 @@ export class StudySetDocuments {
     const plan = this.previewRemove(topicid, bookmd5);
     const now = nowIso();
     const preRemoveSnapshotId = await this.store.write((tx) => {
-      const snap = takeSnapshotTx(tx, topicid, `Before removing document ${bookmd5}`, now);
+      const snap = takeSnapshotTx(tx, this.snapshotFiles, topicid, `Before removing document ${bookmd5}`, now);
       tx.run('UPDATE notes SET source_bookmd5 = NULL, source_page = NULL, source_rect = NULL, modified_at = ? WHERE topicid = ? AND source_bookmd5 = ?', [now, topicid, bookmd5]);
       tx.run('DELETE FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5]);
       if (plan.wasMainDocument && plan.newMainDocumentAfter) {

@@ -54,13 +54,13 @@ export const snapshotRoutes: RouteDecl[] = [
     body: z.object({ description: z.string().max(500).optional() }),
     response: snapshotCreateResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { description: 'Before reorganising chapter 2' } },
-    handler: async ({ params, body, services }) => createAgentSnapshot(services.store, params.id, body.description ?? ''),
+    handler: async ({ params, body, services }) => createAgentSnapshot(services.store, services.snapshotFiles, params.id, body.description ?? ''),
   }),
   defineRoute({
     method: 'POST',
     path: '/snapshots/{id}/restore',
     summary:
-      "Returns the set's cards to the snapshot, after a protection snapshot of the current state (protectionSnapshotId). 409 STUDY_SET_IN_USE while the set is open in the UI; 409 USER_EDITS_PRESENT with changedNodes when the person edited cards since (force:true overrides, with their consent). Document tables of contents are not covered. True dry-run: wouldRestoreToVersion, noteCountInSnapshot, currentNoteCount, changedNodes, studySetInUse.",
+      "Returns the set's cards to the snapshot, after a protection snapshot of the current state (protectionSnapshotId). 409 STUDY_SET_IN_USE while the set is open in the UI; 409 USER_EDITS_PRESENT with changedNodes when the person edited cards since (force:true overrides, with their consent). 422 SNAPSHOT_UNREADABLE (details: snapshotId, reason missing|corrupt, problem, file) when the snapshot's content file is missing or damaged, dry-run included; nothing is changed. Document tables of contents are not covered. True dry-run: wouldRestoreToVersion, noteCountInSnapshot, currentNoteCount, changedNodes, studySetInUse.",
     premium: true,
     confirm: 'body',
     dryRun: true,
@@ -68,8 +68,8 @@ export const snapshotRoutes: RouteDecl[] = [
     body: z.object({ force: z.boolean().optional() }),
     response: restoreResponse,
     example: { params: { id: EXAMPLE_UUID }, body: {} },
-    preview: async ({ params, services }) => previewRestore(services.store, services.ui, params.id),
-    handler: async ({ params, body, services, actor }) => restoreSnapshot(services.store, services.ui, params.id, { force: body.force === true, actor }),
+    preview: async ({ params, services }) => previewRestore(services.store, services.snapshotFiles, services.ui, params.id),
+    handler: async ({ params, body, services, actor }) => restoreSnapshot(services.store, services.snapshotFiles, services.ui, params.id, { force: body.force === true, actor }),
   }),
   defineRoute({
     method: 'POST',
@@ -87,7 +87,7 @@ export const snapshotRoutes: RouteDecl[] = [
     response: setDeleteResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { expectedTitle: 'Linear algebra' } },
     handler: async ({ params, body, services, actor }) =>
-      deleteStudySet(services.store, params.id, {
+      deleteStudySet(services.store, services.snapshotFiles, params.id, {
         expectedTitle: body.expectedTitle,
         keepHighlights: body.keepHighlights ?? true,
         keepSnapshotHistory: body.keepSnapshotHistory ?? true,
