@@ -53,6 +53,8 @@ export interface StudyBridgeApi {
   readonly review: Pick<Review, 'panels' | 'dueStatus'>;
   /** Resolves when a pending start/restart/takeover has settled. */
   whenSettled(): Promise<BridgeState>;
+  /** Checkpoints the bridge this window hosts, on the thread it runs on (state.thread); rejects when not hosting. */
+  checkpoint(): Promise<{ ms: number; threadId: number }>;
 }
 
 let host: BridgeHost | undefined;
@@ -287,6 +289,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     mindMaps,
     review: { panels: review.panels, dueStatus: review.dueStatus },
     whenSettled: () => waitSettled(bridgeHost),
+    checkpoint: () => bridgeHost.checkpoint(),
   };
 }
 

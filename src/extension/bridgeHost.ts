@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
-import { createBridge, type Bridge, type BridgeOptions } from '../server/bridge';
+import type { BridgeOptions } from '../server/bridge';
 import type { RequestLogEntry } from '../server/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/store/lock';
 import { BridgeClient } from '../client/bridgeClient';
+import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
+import { startWorkerBridge } from '../server/worker/workerBridge';
+import type { CheckpointResult } from '../server/worker/protocol';
 
 /**
  * Hosts the bridge in this window, or attaches to the one another window
@@ -16,8 +19,15 @@ import { BridgeClient } from '../client/bridgeClient';
  */
 export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'error';
 
+/**
+ * Where a hosted bridge runs: a worker thread of this extension host (the
+ * default: a checkpoint or a big import never blocks the window), or its
+ * main thread (setting studyBridge.bridgeThread, for comparison).
+ */
+export type BridgeThread = 'worker' | 'main';
+
 /** What this window asks of the bridge it hosts (settings plus its UI). */
-export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'ui'>;
+export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'ui'> & { thread?: BridgeThread };
 
 export interface BridgeState {
   mode: BridgeMode;
@@ -27,6 +37,9 @@ export interface BridgeState {
   /** pid of the process that hosts the server (ours when hosting). */
   hostPid?: number;
   instanceNonce?: string;
+  /** When hosting: the thread the server runs on, and its threadId (0 = the main thread). */
+  thread?: BridgeThread;
+  threadId?: number;
   error?: string;
 }
 
@@ -44,7 +57,7 @@ export class BridgeHost implements vscode.Disposable {
   /** Fires for each request the server in this window answered. */
   readonly onRequest = this.requested.event;
 
-  private bridge: Bridge | undefined;
+  private bridge: HostedBridge | undefined;
   private clientInstance: BridgeClient | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private current: BridgeState;
@@ -123,15 +136,20 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder, ui } = this.options;
-    const bridge = await createBridge({
+    const { dataDir, port, premium, exportFolder, ui, thread = 'worker' } = this.options;
+    const common = {
       dataDir,
       port,
       premium,
       exportFolder,
       ui,
-      onRequest: (e) => this.requested.fire(e),
-    });
+      onRequest: (e: RequestLogEntry) => this.requested.fire(e),
+      onError: (e: unknown) => this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    };
+    const bridge =
+      thread === 'main'
+        ? await startInProcessBridge(common)
+        : await startWorkerBridge({ ...common, onExit: (err) => this.lost(bridge, err) });
     if (this.disposed) {
       await bridge.close();
       return;
@@ -139,7 +157,7 @@ export class BridgeHost implements vscode.Disposable {
     this.bridge = bridge;
     // The person's edits: the operation log records them as the user's.
     this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token, actor: 'user' });
-    this.log.info(`hosting the bridge at ${bridge.baseUrl} (data dir ${dataDir})`);
+    this.log.info(`hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir})`);
     this.setState({
       mode: 'hosting',
       dataDir,
@@ -147,7 +165,25 @@ export class BridgeHost implements vscode.Disposable {
       port: bridge.port,
       hostPid: process.pid,
       instanceNonce: bridge.instanceNonce,
+      thread: bridge.thread,
+      threadId: bridge.threadId,
     });
+  }
+
+  /** The worker that hosted `bridge` died: nothing serves any more (the status bar offers Restart). */
+  private lost(bridge: HostedBridge, err: Error): void {
+    void this.serialize(async () => {
+      if (this.bridge !== bridge) return;
+      this.bridge = undefined;
+      this.clientInstance = undefined;
+      this.fail(err);
+    });
+  }
+
+  /** Checkpoints the bridge this window hosts now (tests measure what that costs the window). */
+  checkpoint(): Promise<CheckpointResult> {
+    if (!this.bridge) return Promise.reject(new Error(`the bridge is ${this.current.mode}, not hosted here`));
+    return this.bridge.checkpoint();
   }
 
   /** Attaches to the bridge that bridge.json names, if it answers with the same instance nonce. */

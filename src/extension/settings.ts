@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { BridgeHostOptions } from './bridgeHost';
+import type { BridgeHostOptions, BridgeThread } from './bridgeHost';
 
 /** Reads the studyBridge.* settings into the options of the bridge host. */
 export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostOptions {
@@ -13,10 +13,11 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
     port: typeof port === 'number' ? port : undefined,
     premium: config.get<boolean>('premium', true),
     exportFolder,
+    thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
   };
 }
 
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }

@@ -18,7 +18,7 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
   /** UI-state keys (POST /ui-state/apply) mapped onto the workbench. */
   private readonly uiState = new WorkbenchUiState();
 
-  judgeUiKey(key: string, value: unknown): UiKeyOutcome | undefined {
+  async judgeUiKey(key: string, value: unknown): Promise<UiKeyOutcome | undefined> {
     return this.uiState.judge(key, value);
   }
 
@@ -26,7 +26,7 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
     return this.uiState.apply(patch);
   }
 
-  liveUiState(): Record<string, unknown> {
+  async liveUiState(): Promise<Record<string, unknown>> {
     return this.uiState.live();
   }
 

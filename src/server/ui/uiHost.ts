@@ -37,12 +37,15 @@ export interface UiHost {
   /**
    * Optional UI-state hooks (headless has none: every valid key is kept in the
    * store). judgeUiKey may downgrade a key the bridge accepted; undefined = accepted.
+   * Every method is asynchronous: in VS Code the bridge runs in a worker thread
+   * and each call is a message to the window's main thread, which reads the
+   * live settings (allowed theme changes, installed themes) when asked.
    */
-  judgeUiKey?(key: string, value: unknown): UiKeyOutcome | undefined;
+  judgeUiKey?(key: string, value: unknown): Promise<UiKeyOutcome | undefined>;
   /** Applies the accepted keys to the real UI, after the answer was sent. */
   applyUiState?(patch: Record<string, unknown>): Promise<void>;
   /** Keys whose live value the UI knows; they override the stored bookmark in GET /ui-state. */
-  liveUiState?(): Record<string, unknown>;
+  liveUiState?(): Promise<Record<string, unknown>>;
 }
 
 /** Headless UI: remembers what was opened, nothing more. */

@@ -34,7 +34,7 @@ export class UiStateService {
     const state = this.stored();
     const open = (await this.services.ui.context()).studySet;
     if (open) state.topicid = open.topicid;
-    Object.assign(state, this.services.ui.liveUiState?.() ?? {});
+    Object.assign(state, (await this.services.ui.liveUiState?.()) ?? {});
     return { state };
   }
 
@@ -67,12 +67,12 @@ export class UiStateService {
     for (const [key, value] of Object.entries(patch)) {
       if (key === 'topicid') continue;
       let outcome = judgeKey(key, value, { store, patch, stored });
-      if (outcome.status === 'accepted') outcome = ui.judgeUiKey?.(key, value) ?? outcome;
+      if (outcome.status === 'accepted') outcome = (await ui.judgeUiKey?.(key, value)) ?? outcome;
       if (outcome.status === 'accepted' || (outcome.status === 'conditional' && outcome.keep)) keep[key] = value;
       keys[key] = outcome.reason ? { status: outcome.status, reason: outcome.reason } : { status: outcome.status };
     }
     if (keys.topicid.status === 'accepted') {
-      const hostJudgement = ui.judgeUiKey?.('topicid', keep.topicid);
+      const hostJudgement = await ui.judgeUiKey?.('topicid', keep.topicid);
       if (hostJudgement && hostJudgement.status !== 'accepted') keys.topicid = { status: hostJudgement.status, ...(hostJudgement.reason ? { reason: hostJudgement.reason } : {}) };
     }
     this.enqueue(keep, topic);

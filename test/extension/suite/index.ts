@@ -26,6 +26,9 @@ export async function run(): Promise<void> {
 
   mocha.suite.emit('pre-require', globalThis, join(__dirname, 'extension.test.js'), mocha);
   // Loaded after pre-require so describe/it exist.
+  // First: it restarts the bridge (worker → main → worker) while this is the only window.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('./eventLoop.test');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('./extension.test');
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,0 +1,89 @@
+// Messages between the thread that hosts the window (main) and the bridge
+// worker. Everything crosses by structured clone: plain data only.
+import type { RequestLogEntry } from '../http/app';
+import type { BridgeLimits } from '../config';
+import type { StoreOptions } from '../store/store';
+
+/** BridgeOptions that can cross a thread (no UI object, no callbacks). */
+export interface WorkerBridgeOptions {
+  dataDir: string;
+  port?: number;
+  premium?: boolean;
+  exportFolder?: string;
+  limits?: Partial<BridgeLimits>;
+  store?: StoreOptions;
+}
+
+/** The optional UiHost methods the main thread implements (the proxy offers only these). */
+export type OptionalUiMethod = 'judgeUiKey' | 'applyUiState' | 'liveUiState';
+export type UiMethod = 'context' | 'open' | OptionalUiMethod;
+
+export interface BridgeWorkerData {
+  kind: 'study-bridge-worker';
+  options: WorkerBridgeOptions;
+  uiMethods: OptionalUiMethod[];
+}
+
+/** An error as it crosses: code (e.g. DATA_DIR_LOCKED) and status survive. */
+export interface WireError {
+  name: string;
+  message: string;
+  code?: string;
+  status?: number;
+  stack?: string;
+}
+
+export interface ReadyInfo {
+  baseUrl: string;
+  port: number;
+  token: string;
+  instanceNonce: string;
+  /** threadId of the worker, as it sees itself (never 0, which is the main thread). */
+  threadId: number;
+}
+
+export interface CheckpointResult {
+  ms: number;
+  threadId: number;
+}
+
+export type ToWorker =
+  | { type: 'close' }
+  | { type: 'checkpoint'; id: number }
+  | { type: 'ui-result'; id: number; ok: true; value: unknown }
+  | { type: 'ui-result'; id: number; ok: false; error: WireError };
+
+export type FromWorker =
+  | ({ type: 'ready' } & ReadyInfo)
+  | { type: 'start-error'; error: WireError }
+  | { type: 'request'; entry: RequestLogEntry }
+  | { type: 'internal-error'; error: WireError }
+  | { type: 'ui'; id: number; method: UiMethod; args: unknown[] }
+  | { type: 'checkpoint-result'; id: number; ok: true; result: CheckpointResult }
+  | { type: 'checkpoint-result'; id: number; ok: false; error: WireError }
+  | { type: 'closed' }
+  | { type: 'close-error'; error: WireError };
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof Error) {
+    const { code, status } = err as { code?: unknown; status?: unknown };
+    return {
+      name: err.name,
+      message: err.message,
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(typeof status === 'number' ? { status } : {}),
+      ...(err.stack ? { stack: err.stack } : {}),
+    };
+  }
+  return { name: 'Error', message: String(err) };
+}
+
+/** An Error again, keeping `code` (BridgeHost tells DATA_DIR_LOCKED by it) and the original stack. */
+export function fromWire(w: WireError): Error & { code?: string; status?: number } {
+  const err = new Error(w.message) as Error & { code?: string; status?: number };
+  err.name = w.name;
+  if (w.code !== undefined) err.code = w.code;
+  if (w.status !== undefined) err.status = w.status;
+  if (w.stack) err.stack = w.stack;
+  return err;
+}

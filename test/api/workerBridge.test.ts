@@ -1,0 +1,123 @@
+// The bridge in a worker thread (how VS Code hosts it): the same HTTP API,
+// the window's UI answered over the message channel, the data dir lock kept
+// across threads, checkpoint and close run in the worker.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import type { RequestLogEntry } from '../../src/server/http/app';
+import { MemoryUiHost, type UiKeyOutcome } from '../../src/server/ui/uiHost';
+import type { HostedBridge } from '../../src/server/worker/hostedBridge';
+import { startWorkerBridge } from '../../src/server/worker/workerBridge';
+import { tempDir } from '../helpers/bridgeFixture';
+import { distinctCopy } from '../helpers/distinctPdf';
+import { corpusFile } from '../unit/pdfCorpus';
+
+/** A window's UI as the extension has one: it knows a live theme and declines to change it. */
+class WindowUi extends MemoryUiHost {
+  readonly applied: Array<Record<string, unknown>> = [];
+  async judgeUiKey(key: string): Promise<UiKeyOutcome | undefined> {
+    return key === 'theme' ? { status: 'conditional', reason: 'the person has not allowed theme changes' } : undefined;
+  }
+  async applyUiState(patch: Record<string, unknown>): Promise<void> {
+    this.applied.push(patch);
+  }
+  async liveUiState(): Promise<Record<string, unknown>> {
+    return { theme: 'Solarized Light' };
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('The bridge in a worker thread', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let bridge: HostedBridge;
+  let client: BridgeClient;
+  const ui = new WindowUi();
+  const requests: RequestLogEntry[] = [];
+
+  before(async () => {
+    dataDir = tempDir();
+    bridge = await startWorkerBridge({ dataDir, port: 0, ui, onRequest: (e) => requests.push(e) });
+    client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+  });
+  after(async () => {
+    await bridge?.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('listens in another thread of this process, named in bridge.json', async () => {
+    assert.equal(bridge.thread, 'worker');
+    assert.ok(bridge.threadId > 0, `threadId ${bridge.threadId}`);
+    const status = (await client.status()) as { instanceNonce: string };
+    assert.equal(status.instanceNonce, bridge.instanceNonce);
+    const json = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { pid: number; port: number; instanceNonce: string };
+    assert.deepEqual([json.pid, json.port, json.instanceNonce], [process.pid, bridge.port, bridge.instanceNonce]);
+    // The request log crosses too (paths only).
+    await sleep(50);
+    assert.ok(requests.some((r) => r.method === 'GET' && r.path === '/bridge/v1/status' && r.status === 200), JSON.stringify(requests));
+  });
+
+  it('GET /context and /ui-state ask the window: what it opened, its judgement and its live keys', async () => {
+    const set = await client.createStudySet('Opened in the window');
+    await ui.open({ topicid: set.topicid, title: set.title, isDeck: false });
+    const ctx = await client.request<{ available: boolean; studySet: { topicid: string } }>('GET', '/context');
+    assert.deepEqual([ctx.available, ctx.studySet.topicid], [true, set.topicid]);
+
+    const r = await client.request<{ keys: Record<string, { status: string; reason?: string }>; topicid: string }>('POST', '/ui-state/apply', { body: { state: { theme: 'dark', panelratio: 0.4 } } });
+    assert.deepEqual(r.keys, {
+      topicid: { status: 'accepted', reason: 'filled with the open study set' },
+      theme: { status: 'conditional', reason: 'the person has not allowed theme changes' },
+      panelratio: { status: 'accepted' },
+    });
+    await sleep(1000);
+    assert.deepEqual(ui.applied, [{ topicid: set.topicid, panelratio: 0.4 }]);
+    const state = (await client.request<{ state: Record<string, unknown> }>('GET', '/ui-state')).state;
+    assert.deepEqual(state, { topicid: set.topicid, panelratio: 0.4, theme: 'Solarized Light' });
+  });
+
+  it('an agent opening a set reaches the window', async () => {
+    const set = await client.createStudySet('Opened by an agent');
+    await client.request('POST', `/study-sets/${set.topicid}/open`, { body: {} });
+    assert.equal((await ui.context()).studySet?.topicid, set.topicid);
+  });
+
+  it('a second bridge on the same data dir fails with DATA_DIR_LOCKED (attach and takeover tell it by that code)', async () => {
+    await assert.rejects(startWorkerBridge({ dataDir, port: 0 }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'DATA_DIR_LOCKED');
+      assert.match(err.message, /already served by process/);
+      return true;
+    });
+  });
+
+  it('reads an uploaded book (a copy made distinct after %%EOF) in its extraction pool, and checkpoints in the worker', async () => {
+    const original = readFileSync(corpusFile('CAD.pdf'));
+    const copy = distinctCopy(original, 1);
+    const up = await client.uploadDocument(copy, { filename: 'cad-copy-1.pdf', folder: 'copies' });
+    assert.equal(up.bookmd5, createHash('md5').update(copy).digest('hex'));
+    assert.notEqual(up.bookmd5, createHash('md5').update(original).digest('hex'));
+    assert.equal(up.pageCount, 7);
+    let state = '';
+    for (let i = 0; i < 200 && state !== 'ready' && state !== 'failed'; i++) {
+      state = (await client.outline(up.bookmd5)).extraction.state;
+      if (state !== 'ready') await sleep(100);
+    }
+    assert.equal(state, 'ready');
+    const pages = await client.pages(up.bookmd5, 1, 1);
+    assert.match(pages.pages[0].text, /\S/);
+    const cp = await bridge.checkpoint();
+    assert.ok(cp.threadId === bridge.threadId && cp.ms >= 0, JSON.stringify(cp));
+  });
+
+  it('close checkpoints, removes bridge.json and releases the lock; the data is there on the next start', async () => {
+    await bridge.close();
+    assert.equal(existsSync(join(dataDir, 'bridge.json')), false);
+    assert.equal(existsSync(join(dataDir, 'library.lock')), false);
+    bridge = await startWorkerBridge({ dataDir, port: 0 });
+    client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+    const titles = (await client.listStudySets()).map((s) => s.title).sort();
+    assert.deepEqual(titles, ['Opened by an agent', 'Opened in the window']);
+  });
+});
