@@ -95,7 +95,7 @@ async function main() {
       let bookTotal = 0;
       let bookHit = 0;
       for (let start = 1; start <= count; start += 60) {
-        const pages = docs.storedPages(id, start, Math.min(count, start + 59));
+        const pages = await docs.storedPages(id, start, Math.min(count, start + 59));
         const index = new AnchorIndex(pages);
         const words: string[] = [];
         for (const p of pages) {

@@ -46,7 +46,7 @@ async function main() {
     rows.push(['GET toc-candidates, whole book (196 pages)', percentile(tocMs, 50), percentile(tocMs, 90), 'goal ≤ 3 s for 300 pages']);
 
     // 300 pages through the ranking alone (stored pages, repeated to 300).
-    const stored = bridge.services.documents.storedPages(up.bookmd5, 1, 196);
+    const stored = await bridge.services.documents.storedPages(up.bookmd5, 1, 196);
     const three = Array.from({ length: 300 }, (_, i) => ({ ...stored[i % 196], page: i + 1 }));
     const fnMs: number[] = [];
     for (let i = 0; i < 5; i++) {

@@ -106,7 +106,7 @@ export class BundleService {
         ctl.checkpoint();
         const chunk = req.pages.slice(i, i + CHUNK_PAGES);
         await this.waitForPages(ctl, req.bookmd5, chunk);
-        pages.push(...this.readPages(req.bookmd5, chunk));
+        pages.push(...(await this.readPages(req.bookmd5, chunk)));
         ctl.progress(pages.length);
       }
       ctl.checkpoint();
@@ -124,7 +124,7 @@ export class BundleService {
         defaultFillIndex: req.defaultFillIndex,
         createdAt: a.now,
       };
-      const draft = draftResult(meta, this.documents.outline(this.documents.get(req.bookmd5)).segments);
+      const draft = draftResult(meta, (await this.documents.outline(this.documents.get(req.bookmd5))).segments);
       rmSync(partial, { recursive: true, force: true });
       mkdirSync(partial, { recursive: true });
       const write = (name: string, content: string) => writeFileSync(path.join(partial, name), content);
@@ -170,17 +170,18 @@ export class BundleService {
     }
   }
 
-  private readPages(bookmd5: string, pages: number[]): StoredPage[] {
-    const got = new Map(this.documents.storedPages(bookmd5, pages[0], pages[pages.length - 1]).map((p) => [p.page, p]));
+  private async readPages(bookmd5: string, pages: number[]): Promise<StoredPage[]> {
+    const got = new Map((await this.documents.storedPages(bookmd5, pages[0], pages[pages.length - 1])).map((p) => [p.page, p]));
     return pages.map((page) => got.get(page) ?? { page, text: '', items: [], width: 0, height: 0, ocr: 2 });
   }
 
   /** The stored text (and blocks) of a bundle's pages, cached. */
-  source(row: BundleRow): BundleSource {
+  async source(row: BundleRow): Promise<BundleSource> {
     let s = this.sources.get(row.bundle_id);
     if (!s) {
       const req = requestOf(row);
-      const pages = req.segments.flatMap((seg) => this.readPages(row.bookmd5, pagesOf({ ...req, segments: [seg] })));
+      const pages: StoredPage[] = [];
+      for (const seg of req.segments) pages.push(...(await this.readPages(row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
       s = new BundleSource(pages);
       this.sources.set(row.bundle_id, s);
       if (this.sources.size > 4) this.sources.delete(this.sources.keys().next().value!);

@@ -14,6 +14,7 @@ import { RECEIPT_FILE } from './bundleFiles';
 import { requestOf, type BundleRow } from './bundleRecords';
 import { sha256, type BundleService } from './bundleService';
 import { buildPlan, type ImportPlan } from './importPlan';
+import type { BundleSource } from './bundleSource';
 import { parseResult, type Problem } from './resultParser';
 
 export const MAX_FAILED_EXCERPTS = 50;
@@ -35,11 +36,11 @@ async function resultText(svc: BundleService, row: BundleRow, given: string | un
   return readFile(file, 'utf8');
 }
 
-function plan(svc: BundleService, row: BundleRow, markdown: string, opts: SubmitOptions, rootNoteId: string) {
+function plan(svc: BundleService, row: BundleRow, markdown: string, opts: SubmitOptions, rootNoteId: string, source: BundleSource) {
   const parsed = parseResult(markdown, { stripWikilinks: row.preset === 'dictionary' });
   const req = requestOf(row);
   const merge = forcedMerge(row) || opts.excerptMode === 'link';
-  const p = buildPlan(parsed, svc.source(row), {
+  const p = buildPlan(parsed, source, {
     title: req.title,
     bookmd5: row.bookmd5,
     excerptMode: merge ? 'merge' : 'child',
@@ -71,7 +72,7 @@ const problemLines = (problems: Problem[]) => problems.map((p) => `line ${p.line
 export async function checkBundle(svc: BundleService, bundleId: string, markdown: string | undefined, opts: SubmitOptions = {}) {
   const row = svc.readyBundle(bundleId);
   const text = await resultText(svc, row, markdown);
-  const { parsed, plan: p, warnings } = plan(svc, row, text, opts, row.root_note_id ?? 'ROOT');
+  const { parsed, plan: p, warnings } = plan(svc, row, text, opts, row.root_note_id ?? 'ROOT', await svc.source(row));
   const failedTotal = p.excerpts.filter((e) => !e.anchored).length;
   return {
     bundleId,
@@ -101,6 +102,7 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
   try {
     assertStudySet(svc.store, row.topicid);
     const text = await resultText(svc, row, opts.resultMarkdown);
+    const source = await svc.source(row); // read before the checks below, so nothing awaits between them and the write
     if (!text.trim()) throw invalidInput('result.md is empty; nothing was imported. OUTPUT-CONTRACT.md gives the grammar.', { bundleId }, 'RESULT_EMPTY');
     const marker = readMarker(svc, row);
     if (marker?.draftSha256 === sha256(text)) {
@@ -125,7 +127,7 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
       }
       parentId = target.noteid;
     }
-    const { parsed, plan: p, warnings } = plan(svc, row, text, opts, rootNoteId);
+    const { parsed, plan: p, warnings } = plan(svc, row, text, opts, rootNoteId, source);
     const now = nowIso();
     const version = row.version + 1;
     const req = requestOf(row);

@@ -147,8 +147,9 @@ export const EXCERPT_MARGIN_PT = 4;
  * The page area an excerpt picture shows (and occlusion masks are relative
  * to): the anchor rectangle with a small margin, kept on the page.
  */
-export function pictureRect(db: Db, region: ExcerptRegion): Rect {
-  const page = db.get<{ width: number | null; height: number | null }>('SELECT width, height FROM pages WHERE bookmd5 = ? AND page = ?', [region.bookmd5, region.page]);
+export async function pictureRect(docs: DocumentService, region: ExcerptRegion): Promise<Rect> {
+  // Size from the page cache's table only: a picture is never held up by a rebuild.
+  const page = await docs.cache.pageSize(region.bookmd5, region.page).catch(() => undefined);
   const { rect } = region;
   const x = Math.max(0, rect.x - EXCERPT_MARGIN_PT);
   const y = Math.max(0, rect.y - EXCERPT_MARGIN_PT);
@@ -172,7 +173,7 @@ export async function renderRegion(docs: DocumentService, region: ExcerptRegion,
       { bookmd5: region.bookmd5, sourceState: 'missing_file' },
     );
   }
-  const rect = pictureRect(docs.store, region);
+  const rect = await pictureRect(docs, region);
   const scale = longEdge / Math.max(rect.width, rect.height);
   return docs.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });
 }

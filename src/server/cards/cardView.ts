@@ -11,7 +11,7 @@ type Image = Awaited<ReturnType<typeof import('@napi-rs/canvas').loadImage>>;
  * are the card's own. Stored images are decoded here for their size (no
  * drawing yet); an excerpt region's size is its rectangle in points.
  */
-export async function readCardView(services: Pick<BridgeServices, 'store'>, noteid: string): Promise<CardView> {
+export async function readCardView(services: Pick<BridgeServices, 'store' | 'documents'>, noteid: string): Promise<CardView> {
   const { store } = services;
   const { card, content } = cardAndContent(store, noteid);
   const texts = store.all<{ idx: number; text: string; excerpt: number; kind: string }>('SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx', [content.noteid]);
@@ -19,7 +19,7 @@ export async function readCardView(services: Pick<BridgeServices, 'store'>, note
   const pictures: CardPicture[] = [];
   const excerpt = excerptPart(store, content);
   if (excerpt?.region) {
-    const r = pictureRect(store, excerpt.region);
+    const r = await pictureRect(services.documents, excerpt.region);
     pictures.push({ part: excerpt, width: r.width, height: r.height, scalable: true });
   }
   const media: CardView['media'] = [];

@@ -40,10 +40,10 @@ function parentIn(db: Pick<BridgeServices['store'], 'get' | 'all'>, topicid: str
  * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
  * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
  */
-function givenRect(services: Pick<BridgeServices, 'store' | 'documents'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
+async function givenRect(services: Pick<BridgeServices, 'store' | 'documents'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
   const row = services.documents.get(bookmd5);
   if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
-  const size = services.store.get<{ width: number; height: number }>('SELECT width, height FROM pages WHERE bookmd5 = ? AND page = ?', [bookmd5, page]);
+  const size = await services.documents.cache.pageSize(bookmd5, page); // the table only: no extraction wait
   // Half a point of slack: a selection's edge may round past the page's.
   if (size?.width && size.height && (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)) {
     throw invalidInput(`excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`, { rect, pageSize: { width: size.width, height: size.height } }, 'RECT_OUTSIDE_PAGE');
@@ -78,7 +78,7 @@ export async function createCard(services: Pick<BridgeServices, 'store' | 'docum
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
-    if (ex.rect) source = { bookmd5: ex.bookmd5, page: ex.page, rect: givenRect(services, ex.bookmd5, ex.page, ex.rect) };
+    if (ex.rect) source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
   }
   if (input.excerpt && !source) {
     const ex = input.excerpt;

@@ -42,8 +42,9 @@ export async function exportDocument(docs: DocumentService, exportFolder: string
       'SELECT source_page, source_rect, color_index FROM notes WHERE topicid = ? AND source_bookmd5 = ? AND hidden = 0 AND source_rect IS NOT NULL AND source_page IS NOT NULL',
       [topicid, id],
     );
-    const sizes = new Map(docs.store.all<{ page: number; width: number; height: number }>('SELECT page, width, height FROM pages WHERE bookmd5 = ?', [id]).map((p) => [p.page, p]));
     const wanted = new Set(pages);
+    const sizes = new Map<number, { width: number; height: number } | undefined>();
+    for (const c of cards) if (wanted.has(c.source_page) && !sizes.has(c.source_page)) sizes.set(c.source_page, await docs.pageSize(id, c.source_page));
     const highlights: Highlight[] = [];
     for (const c of cards) {
       if (!wanted.has(c.source_page)) continue;

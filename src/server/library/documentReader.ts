@@ -23,8 +23,8 @@ export class DocumentReader {
       const wanted = Array.from({ length: last - start + 1 }, (_, i) => start + i);
       await this.docs.waitForPages(row, wanted);
       const byPage = new Map<number, { text: string; ocr: number; blocks?: unknown[] }>();
-      if (blocks) for (const p of this.docs.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
-      else for (const p of this.docs.pageTexts(id, start, last)) byPage.set(p.page, p);
+      if (blocks) for (const p of await this.docs.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
+      else for (const p of await this.docs.pageTexts(id, start, last)) byPage.set(p.page, p);
       const pages = wanted.map((page) => {
         const p = byPage.get(page);
         const inRange = page <= row.page_count;
@@ -39,13 +39,13 @@ export class DocumentReader {
     });
   }
 
-  private bodyHeight(row: DocumentRow): number {
+  private async bodyHeight(row: DocumentRow): Promise<number> {
     let h = this.bodyHeights.get(row.bookmd5);
     if (h === undefined) {
       // From a sample spread over the book, so every call ranks with the same scale.
       const step = Math.max(1, Math.floor(row.page_count / 40));
       const sample = [];
-      for (let p = 1; p <= row.page_count; p += step) sample.push(...this.docs.storedPages(row.bookmd5, p, p));
+      for (let p = 1; p <= row.page_count; p += step) sample.push(...(await this.docs.storedPages(row.bookmd5, p, p)));
       h = documentBodyHeight(sample);
       if (row.extraction_state === 'ready') this.bodyHeights.set(row.bookmd5, h);
     }
@@ -73,11 +73,11 @@ export class DocumentReader {
           if (e instanceof BridgeError && e.code === 'EXTRACTION_IN_PROGRESS' && pages.length) break;
           throw e;
         }
-        pages.push(...this.docs.storedPages(id, next, to));
+        pages.push(...(await this.docs.storedPages(id, next, to)));
         next = to + 1;
       }
       const truncated = next <= last;
-      const found = tocCandidates(pages, { bodyHeight: this.bodyHeight(this.docs.get(id)) });
+      const found = tocCandidates(pages, { bodyHeight: await this.bodyHeight(this.docs.get(id)) });
       const items = found.map(({ score: _s, ...c }) => c);
       const scanned = next - start;
       return {
@@ -101,7 +101,7 @@ export class DocumentReader {
     const row = this.docs.get(id);
     if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
     await this.docs.waitForPages(row, [page]);
-    const stored = this.docs.storedPages(id, page, page)[0];
+    const stored = (await this.docs.storedPages(id, page, page))[0];
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
     // Navigation scrolls the open document only; another open document is left alone.
     let navigated: boolean | undefined;

@@ -7,11 +7,13 @@ import type { BridgeConfig } from '../config';
 import { ExtractionPool, type ExtractionHandle, type PdfSource } from '../pdf/extractionPool';
 import type { DocumentInfo, OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
 import { layoutBlocks } from '../pdf/layoutBlocks';
-import { decodeItems, encodeItems, utf8 } from './storedPageCodec';
+import { decodeItems, encodeItems } from './storedPageCodec';
 import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
 import { nowIso } from './ids';
 import { fsyncDir, writeDurably } from '../store/durableFiles';
 import { addDocumentToSetTx } from './studySetDocuments';
+import { PageCache } from '../cache/pageCache';
+import { CacheUnreadable, type CachedPage } from '../cache/pageFile';
 import { assertStudySet } from './studySets';
 
 /** First page number of virtual blank pages; never a PDF page. */
@@ -60,18 +62,31 @@ interface Active {
   timer?: NodeJS.Timeout;
   waiters: Waiter[];
   done: Promise<void>;
+  /** Re-reading a ready document whose cache was missing or corrupt: the row is left as it is. */
+  rebuild: boolean;
+  error?: Error;
+}
+
+export interface DocumentHooks {
+  /** Awaited before a document becomes ready (the text index is built here), so ready ⇒ searchable. */
+  onExtracted?: (bookmd5: string, pages: Array<{ page: number; text: string }>) => Promise<void>;
+  onRemoved?: (bookmd5: string) => void;
 }
 
 export const isBookmd5 = (s: string) => /^[0-9a-f]{32}$/.test(s);
 
+const storedOf = (p: CachedPage): StoredPage => ({ page: p.page, text: p.text, items: decodeItems(p.items), width: p.width, height: p.height, ocr: p.ocr });
+
 /**
  * Library documents: upload (file under <dataDir>/library/<folder>/<filename>,
- * rows in the store), background extraction through the PDF worker pool
- * (pages written to the store in batches as they come), delete, and the
- * page waits the reading routes use.
+ * a row in the store), background extraction through the PDF worker pool
+ * (pages written to the page cache in batches as they come, see
+ * cache/pageCache.ts), delete, and the page waits the reading routes use. A
+ * cache that is missing or corrupt is rebuilt from the PDF on the next read.
  */
 export class DocumentService {
   readonly pool: ExtractionPool;
+  readonly cache: PageCache;
   private readonly active = new Map<string, Active>();
   private closed = false;
 
@@ -79,8 +94,10 @@ export class DocumentService {
     readonly store: Store,
     private readonly config: BridgeConfig,
     pool?: ExtractionPool,
+    private readonly hooks: DocumentHooks = {},
   ) {
     this.pool = pool ?? new ExtractionPool({ size: 2 });
+    this.cache = new PageCache(path.join(config.dataDir, 'cache', 'pages'));
   }
 
   /** Restarts the extraction of documents a previous run left unfinished. */
@@ -107,9 +124,26 @@ export class DocumentService {
     return row;
   }
 
-  outline(row: DocumentRow): { segments: OutlineSegment[]; source: 'original' | 'ai' } {
-    const useAi = row.toc_display === 'ai' && row.outline_ai;
-    return { segments: JSON.parse((useAi ? row.outline_ai : row.outline_original) ?? '[]'), source: useAi ? 'ai' : 'original' };
+  /** The AI outline from the row, else the PDF's own from the cache (read again from the PDF if that file is gone). */
+  async outline(row: DocumentRow): Promise<{ segments: OutlineSegment[]; source: 'original' | 'ai' }> {
+    if (row.toc_display === 'ai' && row.outline_ai) return { segments: JSON.parse(row.outline_ai), source: 'ai' };
+    if (row.outline_original) return { segments: JSON.parse(row.outline_original), source: 'original' }; // not migrated yet
+    let segments = await this.cache.readOutline(row.bookmd5);
+    if (!segments) {
+      this.assertFile(row);
+      segments = (await this.pool.info(this.source(row))).outline;
+      await this.cache.writeOutline(row.bookmd5, segments);
+    }
+    return { segments, source: 'original' };
+  }
+
+  /** 422 DOCUMENT_FILE_MISSING when the PDF is not in the library folder (nothing to read the document from). */
+  assertFile(row: DocumentRow): void {
+    if (existsSync(this.filePath(row))) return;
+    throw new BridgeError('DOCUMENT_FILE_MISSING', 422, `The PDF of this document (${row.bookmd5}) is missing from the library folder (sourceState missing_file); restore the file to read it.`, {
+      bookmd5: row.bookmd5,
+      sourceState: 'missing_file',
+    });
   }
 
   progress(row: DocumentRow) {
@@ -173,11 +207,14 @@ export class DocumentService {
     fsyncDir(path.dirname(abs));
     const now = nowIso();
     try {
+      // Stale pages of an earlier copy (deleted while its cache was being written) must not count.
+      await this.cache.discard(bookmd5);
+      await this.cache.writeOutline(bookmd5, info.outline);
       await this.store.write((tx) => {
         tx.run(
           `INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, extracted_pages, outline_original, toc_display, added_at, modified_at)
-           VALUES (?, ?, ?, ?, ?, 'extracting', 0, ?, 'original', ?, ?)`,
-          [bookmd5, finalName, targetFolder, input.bytes.length, info.pageCount, JSON.stringify(info.outline), now, now],
+           VALUES (?, ?, ?, ?, ?, 'extracting', 0, NULL, 'original', ?, ?)`,
+          [bookmd5, finalName, targetFolder, input.bytes.length, info.pageCount, now, now],
         );
         if (input.topicid) addDocumentToSetTx(tx, input.topicid, bookmd5, now);
       });
@@ -221,10 +258,9 @@ export class DocumentService {
 
   // ── extraction in the background ──
 
-  private startExtraction(bookmd5: string, file: string, info?: DocumentInfo): void {
-    if (this.closed || this.active.has(bookmd5)) return;
-    const have = new Set(this.store.all<{ page: number }>('SELECT page FROM pages WHERE bookmd5 = ?', [bookmd5]).map((r) => r.page));
-    const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[] } as Partial<Active> as Active;
+  private startExtraction(bookmd5: string, file: string, info?: DocumentInfo, rebuild = false): Active | undefined {
+    if (this.closed || this.active.has(bookmd5)) return this.active.get(bookmd5);
+    const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[], rebuild } as Partial<Active> as Active;
     a.handle = this.pool.extractDocument(
       { key: bookmd5, path: file },
       {
@@ -232,7 +268,6 @@ export class DocumentService {
         // Layout blocks are derived from the stored items when a probe asks (pageBlocks).
         blocks: false,
         onPage: (p) => {
-          if (have.has(p.page)) return;
           a.buffer.push(p);
           if (a.buffer.length >= PAGE_BATCH || a.waiters.some((w) => w.pages.has(p.page))) this.flush(bookmd5, a);
           else a.timer ??= setTimeout(() => this.flush(bookmd5, a), 150);
@@ -240,22 +275,26 @@ export class DocumentService {
       },
     );
     this.active.set(bookmd5, a);
+    // A rebuild starts from nothing: the bad files go before any new segment is written.
+    if (rebuild) a.flushing = this.cache.discard(bookmd5).catch(() => undefined);
     a.done = a.handle.done
       .then(async () => {
         this.flush(bookmd5, a);
         await a.flushing;
-        const n = this.store.get<{ n: number }>('SELECT count(*) AS n FROM pages WHERE bookmd5 = ?', [bookmd5])?.n ?? 0;
-        await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'ready', extracted_pages = ?, page_count = max(page_count, ?) WHERE bookmd5 = ?`, [n, n, bookmd5]));
+        await this.finishExtraction(bookmd5);
       })
       .catch(async (e: Error) => {
+        a.error = e;
         if (this.closed || (e as { workerCode?: string }).workerCode === 'CANCELLED') return;
         await a.flushing;
+        if (rebuild) return; // the row stays ready; the waiting read answers EXTRACTION_FAILED
         await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'failed', extraction_error = ? WHERE bookmd5 = ?`, [e.message.slice(0, 500), bookmd5])).catch(() => undefined);
       })
       .finally(() => {
         this.active.delete(bookmd5);
         for (const w of a.waiters) w.resolve();
       });
+    return a;
   }
 
   private flush(bookmd5: string, a: Active): void {
@@ -264,26 +303,7 @@ export class DocumentService {
     const batch = a.buffer.splice(0);
     if (!batch.length || this.closed) return;
     a.flushing = a.flushing
-      .then(() =>
-        this.store.write((tx) => {
-          if (!tx.get('SELECT 1 FROM documents WHERE bookmd5 = ?', [bookmd5])) return;
-          // Bytes, not strings: see storedPageCodec.ts. blocks stay NULL (derived on demand).
-          for (const p of batch) {
-            const text = utf8(p.text);
-            tx.run('INSERT OR REPLACE INTO pages(bookmd5, page, text, items, blocks, width, height, ocr) VALUES (?, ?, CAST(? AS TEXT), ?, NULL, ?, ?, ?)', [
-              bookmd5,
-              p.page,
-              text,
-              encodeItems(p.items),
-              p.width,
-              p.height,
-              p.ocr ? 1 : p.unreadable ? 2 : 0,
-            ]);
-            tx.run('INSERT INTO pages_fts(bookmd5, page, body) VALUES (?, ?, CAST(? AS TEXT))', [bookmd5, p.page, text]);
-          }
-          tx.run('UPDATE documents SET extracted_pages = (SELECT count(*) FROM pages WHERE bookmd5 = ?) WHERE bookmd5 = ?', [bookmd5, bookmd5]);
-        }),
-      )
+      .then(() => this.ingestPages(bookmd5, batch))
       .catch(() => undefined)
       .then(() => {
         const stored = new Set(batch.map((p) => p.page));
@@ -296,22 +316,55 @@ export class DocumentService {
   }
 
   /**
-   * Waits until pages (within the page count) are stored. Pages still being
-   * extracted are moved to the front of the queue; after PAGE_WAIT_MS the
+   * Stores a batch of extracted pages: one durable segment file in the page
+   * cache (one fsync for the batch), then the row's progress count. What a
+   * flush does; the scale bench calls it directly.
+   */
+  async ingestPages(bookmd5: string, pages: PageData[]): Promise<void> {
+    if (!pages.length || !this.find(bookmd5)) return;
+    await this.cache.writeSegment(
+      bookmd5,
+      pages.map((p) => ({ page: p.page, text: p.text, items: encodeItems(p.items), blocks: null, width: p.width, height: p.height, ocr: p.ocr ? 1 : p.unreadable ? 2 : 0 })),
+    );
+    if (this.active.get(bookmd5)?.rebuild) return;
+    const n = (await this.cache.index(bookmd5)).size;
+    await this.store.write((tx) => tx.run(`UPDATE documents SET extracted_pages = ? WHERE bookmd5 = ? AND extraction_state <> 'ready'`, [n, bookmd5]));
+  }
+
+  /**
+   * Compacts the document's segments into its one cache file, then (unless it
+   * was ready already: a rebuild) awaits the onExtracted hook and marks the
+   * row ready, so a ready document is searchable.
+   */
+  async finishExtraction(bookmd5: string): Promise<void> {
+    if (!this.find(bookmd5)) return;
+    const texts = await this.cache.compact(bookmd5);
+    const row = this.find(bookmd5);
+    if (!row || row.extraction_state === 'ready') return;
+    await this.hooks.onExtracted?.(bookmd5, texts);
+    const n = texts.length;
+    await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'ready', extracted_pages = ?, page_count = max(page_count, ?) WHERE bookmd5 = ?`, [n, n, bookmd5]));
+  }
+
+  /**
+   * Waits until pages (within the page count) are in the page cache. Pages
+   * still being extracted are moved to the front of the queue; a ready
+   * document whose cache is missing or corrupt is read again from its PDF
+   * (422 DOCUMENT_FILE_MISSING when that is gone too). After PAGE_WAIT_MS the
    * answer is 409 EXTRACTION_IN_PROGRESS (retryable, with progress).
    */
   async waitForPages(row: DocumentRow, pages: number[]): Promise<void> {
     const wanted = pages.filter((p) => p >= 1 && p <= row.page_count);
-    if (!wanted.length || row.extraction_state === 'ready') return;
-    const stored = new Set(
-      this.store.all<{ page: number }>(`SELECT page FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ?`, [row.bookmd5, Math.min(...wanted), Math.max(...wanted)]).map((r) => r.page),
-    );
-    const missing = wanted.filter((p) => !stored.has(p));
+    if (!wanted.length) return;
+    const idx = await this.cache.index(row.bookmd5);
+    const missing = wanted.filter((p) => !idx.has(p));
     if (!missing.length) return;
-    const a = this.active.get(row.bookmd5);
+    let a = this.active.get(row.bookmd5);
     if (!a) {
       if (row.extraction_state === 'failed') throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${row.extraction_error ?? 'unknown error'}.`, { extraction: this.progress(row) });
-      return; // finished meanwhile: missing pages read as empty
+      this.assertFile(row);
+      a = this.startExtraction(row.bookmd5, this.filePath(row), undefined, row.extraction_state === 'ready');
+      if (!a) return; // closing
     }
     for (const p of missing) a.handle.prioritize(p);
     let timer: NodeJS.Timeout | undefined;
@@ -320,9 +373,13 @@ export class DocumentService {
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PAGE_WAIT_MS))),
     ]);
     clearTimeout(timer);
+    if (a.rebuild && a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
+      throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`, { extraction: this.progress(row) });
+    }
     if (!arrived) {
       const fresh = this.get(row.bookmd5);
-      throw conflict('EXTRACTION_IN_PROGRESS', `Pages ${missing[0]}… of this document are still being read (${fresh.extracted_pages}/${fresh.page_count} done). Retry shortly.`, { retryAfterSeconds: 5, extraction: this.progress(fresh) }, true);
+      const what = a.rebuild ? 'are being read again from the PDF (the page cache was missing or damaged)' : `are still being read (${fresh.extracted_pages}/${fresh.page_count} done)`;
+      throw conflict('EXTRACTION_IN_PROGRESS', `Pages ${missing[0]}… of this document ${what}. Retry shortly.`, { retryAfterSeconds: 5, extraction: this.progress(fresh) }, true);
     }
   }
 
@@ -331,27 +388,53 @@ export class DocumentService {
     await this.active.get(bookmd5)?.done;
   }
 
-  storedPages(bookmd5: string, start: number, end: number): StoredPage[] {
-    return this.store
-      .all<{ page: number; text: string; items: string | Uint8Array | null; width: number; height: number; ocr: number }>(
-        'SELECT page, text, items, width, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
-        [bookmd5, start, end],
-      )
-      .map((r) => ({ ...r, items: decodeItems(r.items) }));
+  /**
+   * Cached pages start..end. For a ready document, missing or corrupt cache
+   * files are rebuilt first (waiting like waitForPages); for one still being
+   * extracted, what is there.
+   */
+  private async cachedPages(bookmd5: string, start: number, end: number): Promise<CachedPage[]> {
+    for (let attempt = 0; ; attempt++) {
+      const row = this.find(bookmd5);
+      try {
+        if (row?.extraction_state === 'ready') {
+          const last = Math.min(end, row.page_count);
+          if (last >= start) await this.waitForPages(row, Array.from({ length: last - start + 1 }, (_, i) => start + i));
+        }
+        return await this.cache.read(bookmd5, start, end);
+      } catch (e) {
+        if (!(e instanceof CacheUnreadable)) throw e;
+        if (attempt >= 2) throw conflict('EXTRACTION_IN_PROGRESS', 'The page cache of this document is being rebuilt from the PDF. Retry shortly.', { retryAfterSeconds: 5 }, true);
+      }
+    }
+  }
+
+  async storedPages(bookmd5: string, start: number, end: number): Promise<StoredPage[]> {
+    return (await this.cachedPages(bookmd5, start, end)).map(storedOf);
   }
 
   /** Layout blocks of stored pages: as stored by older versions, else derived from the items (as extraction did). */
-  pageBlocks(bookmd5: string, start: number, end: number): { page: number; text: string; ocr: number; blocks: LayoutBlock[] }[] {
-    return this.store
-      .all<{ page: number; text: string; items: string | Uint8Array | null; blocks: string | null; height: number; ocr: number }>(
-        'SELECT page, text, items, blocks, height, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page',
-        [bookmd5, start, end],
-      )
-      .map((r) => ({ page: r.page, text: r.text, ocr: r.ocr, blocks: r.blocks ? JSON.parse(r.blocks) : layoutBlocks(decodeItems(r.items), r.height) }));
+  async pageBlocks(bookmd5: string, start: number, end: number): Promise<{ page: number; text: string; ocr: number; blocks: LayoutBlock[] }[]> {
+    return (await this.cachedPages(bookmd5, start, end)).map((p) => ({
+      page: p.page,
+      text: p.text,
+      ocr: p.ocr,
+      blocks: p.blocks ? (JSON.parse(p.blocks) as LayoutBlock[]) : layoutBlocks(decodeItems(p.items), p.height),
+    }));
   }
 
-  pageTexts(bookmd5: string, start: number, end: number): { page: number; text: string; ocr: number }[] {
-    return this.store.all('SELECT page, text, ocr FROM pages WHERE bookmd5 = ? AND page BETWEEN ? AND ? ORDER BY page', [bookmd5, start, end]);
+  async pageTexts(bookmd5: string, start: number, end: number): Promise<{ page: number; text: string; ocr: number }[]> {
+    return (await this.cachedPages(bookmd5, start, end)).map((p) => ({ page: p.page, text: p.text, ocr: p.ocr }));
+  }
+
+  /** A page's size in points (from the cache table), undefined when not known. */
+  async pageSize(bookmd5: string, page: number): Promise<{ width: number; height: number } | undefined> {
+    const size = await this.cache.pageSize(bookmd5, page);
+    if (size) return size;
+    const row = this.find(bookmd5);
+    if (row?.extraction_state !== 'ready' || page < 1 || page > row.page_count) return undefined;
+    // A ready document without the page in its cache: rebuild (or say why not).
+    return (await this.storedPages(bookmd5, page, page))[0];
   }
 
   // ── delete ──
@@ -372,7 +455,7 @@ export class DocumentService {
     await a?.flushing;
     const sets = this.store.all<{ topicid: string }>('SELECT topicid FROM topic_documents WHERE bookmd5 = ?', [bookmd5]).map((r) => r.topicid);
     await this.store.write((tx) => {
-      for (const t of ['pages', 'pages_fts', 'page_parts', 'topic_documents', 'documents']) tx.run(`DELETE FROM ${t} WHERE bookmd5 = ?`, [bookmd5]);
+      for (const t of ['page_parts', 'topic_documents', 'documents']) tx.run(`DELETE FROM ${t} WHERE bookmd5 = ?`, [bookmd5]);
       // A set that lost its main document promotes the next one.
       for (const topicid of sets) {
         if (!tx.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND is_main = 1', [topicid])) {
@@ -381,6 +464,8 @@ export class DocumentService {
       }
     });
     void this.pool.forget(bookmd5);
+    this.hooks.onRemoved?.(bookmd5);
+    await this.cache.remove(bookmd5).catch(() => undefined);
     let fileRemoved = true;
     let note: string | undefined;
     try {

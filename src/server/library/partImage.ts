@@ -8,7 +8,7 @@ import type { DocumentService } from './documentService';
  */
 export async function partImagePng(docs: DocumentService, id: string, page: number, part: { rect: string | null; image: Uint8Array | null }, maxEdge: number): Promise<Buffer> {
   const row = docs.get(id);
-  const size = docs.store.get<{ width: number; height: number }>('SELECT width, height FROM pages WHERE bookmd5 = ? AND page = ?', [id, page]) ?? { width: 612, height: 792 };
+  const size = (await docs.pageSize(id, page)) ?? { width: 612, height: 792 };
   let rect = { x: 0, y: 0, w: size.width, h: size.height };
   if (part.rect) {
     const r = JSON.parse(part.rect) as { x: number; y: number; width: number; height: number };

@@ -140,7 +140,7 @@ export const documentRoutes = [
     example: { params: { id: EX_ID } },
     handler: async ({ params, services }) => {
       const row = services.documents.get(params.id);
-      const o = services.documents.outline(row);
+      const o = await services.documents.outline(row);
       return { bookmd5: row.bookmd5, segments: o.segments, hasToc: o.segments.length > 0, pageCount: row.page_count, tocSource: o.source, hasAiToc: !!row.outline_ai, extraction: services.documents.progress(row) };
     },
   }),
