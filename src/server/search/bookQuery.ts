@@ -6,26 +6,45 @@ export interface PageHit {
   score: number;
 }
 
-/** Index of the first term ≥ `w` (bytewise), by binary search over the sorted term bytes. */
-function lowerBound(body: BookBody, w: Buffer): number {
+/** Bytewise order of term `i` against `w` (negative: the term sorts first), without allocating. */
+function compareTerm(body: BookBody, i: number, w: Uint8Array): number {
+  const t = body.terms;
+  const start = body.termOff[i];
+  const len = body.termOff[i + 1] - start;
+  const n = Math.min(len, w.length);
+  for (let k = 0; k < n; k++) {
+    const d = t[start + k] - w[k];
+    if (d) return d;
+  }
+  return len - w.length;
+}
+
+/** Index of the first term ≥ `w`, by binary search over the sorted term bytes. */
+function lowerBound(body: BookBody, w: Uint8Array): number {
   let lo = 0;
   let hi = body.termOff.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (Buffer.compare(body.terms.subarray(body.termOff[mid], body.termOff[mid + 1]), w) < 0) lo = mid + 1;
+    if (compareTerm(body, mid, w) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
+/** Whether term `i` starts with `w`. */
+function startsWith(body: BookBody, i: number, w: Uint8Array): boolean {
+  const start = body.termOff[i];
+  if (body.termOff[i + 1] - start < w.length) return false;
+  for (let k = 0; k < w.length; k++) if (body.terms[start + k] !== w[k]) return false;
+  return true;
+}
+
 /** Adds the postings of every term matching `w` (the word itself, or every word it starts) into tf per page; false when none matches. */
-function addTermFrequencies(body: BookBody, w: Buffer, prefix: boolean, tf: Uint32Array): boolean {
+function addTermFrequencies(body: BookBody, w: Uint8Array, prefix: boolean, tf: Uint32Array): boolean {
   const count = body.termOff.length - 1;
   let found = false;
   for (let i = lowerBound(body, w); i < count; i++) {
-    const t = body.terms.subarray(body.termOff[i], body.termOff[i + 1]);
-    const isPrefix = t.length >= w.length && t.compare(w, 0, w.length, 0, w.length) === 0;
-    if (!isPrefix || (!prefix && t.length !== w.length)) break;
+    if (!startsWith(body, i, w) || (!prefix && body.termOff[i + 1] - body.termOff[i] !== w.length)) break;
     found = true;
     const p = body.postings;
     let at = body.postOff[i];
@@ -56,16 +75,16 @@ function addTermFrequencies(body: BookBody, w: Buffer, prefix: boolean, tf: Uint
 }
 
 /**
- * Pages of one book holding every word (AND), as whole words or as prefixes,
+ * Pages of one book holding every word (UTF-8 bytes; AND), as whole words or as prefixes,
  * scored bm25-style against the library's average page length; highest page
  * number first (the order a newest-first window reads them).
  */
-export function matchPages(body: BookBody, words: string[], prefix: boolean, avgLength: number): PageHit[] {
+export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean, avgLength: number): PageHit[] {
   const n = body.pageNo.length;
   const tfs: Uint32Array[] = [];
   for (const w of words) {
     const tf = new Uint32Array(n);
-    if (!addTermFrequencies(body, Buffer.from(w, 'utf8'), prefix, tf)) return [];
+    if (!addTermFrequencies(body, w, prefix, tf)) return [];
     tfs.push(tf);
   }
   const hits: PageHit[] = [];

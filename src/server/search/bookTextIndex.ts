@@ -118,14 +118,13 @@ export class BookTextIndex {
    * At most `window` pages; `cut` says more matched.
    */
   async search(words: string[], books: string[], window: number): Promise<TextSearchResult> {
-    const whole = await this.scan(words, books, false, window + 1);
-    const r = whole.hits.length > window ? whole : await this.scan(words, books, true, window + 1);
-    return { hits: r.hits.slice(0, window), cut: r.hits.length > window, unsearched: r.unsearched };
-  }
-
-  private async scan(words: string[], books: string[], prefix: boolean, limit: number) {
-    const keys = words.map(prefix ? prefixKey : wordKey);
-    const hits: TextHit[] = [];
+    // One pass computes both lists, so a search that falls back to prefixes reads each book once.
+    const limit = window + 1;
+    const wordKeys = words.map(wordKey);
+    const prefixKeys = words.map(prefixKey);
+    const bytes = words.map((w) => Buffer.from(w, 'utf8'));
+    const whole: TextHit[] = [];
+    const prefixed: TextHit[] = [];
     const unsearched: string[] = [];
     const avg = this.totals.pages ? this.totals.tokens / this.totals.pages : 1;
     for (const bookmd5 of books) {
@@ -134,18 +133,22 @@ export class BookTextIndex {
         unsearched.push(bookmd5);
         continue;
       }
-      if (!keys.every((k) => filter.bloom.has(k))) continue;
+      const wantWhole = wordKeys.every((k) => filter.bloom.has(k));
+      const wantPrefix = prefixed.length < limit && prefixKeys.every((k) => filter.bloom.has(k));
+      if (!wantWhole && !wantPrefix) continue;
       const body = await this.body(bookmd5);
       if (!body) {
         unsearched.push(bookmd5);
         continue;
       }
-      for (const h of matchPages(body, words, prefix, avg)) {
-        hits.push({ bookmd5, page: h.page, score: h.score });
-        if (hits.length === limit) return { hits, unsearched };
-      }
+      if (wantPrefix) for (const h of matchPages(body, bytes, true, avg)) if (prefixed.length < limit) prefixed.push({ bookmd5, page: h.page, score: h.score });
+      if (wantWhole)
+        for (const h of matchPages(body, bytes, false, avg)) {
+          whole.push({ bookmd5, page: h.page, score: h.score });
+          if (whole.length === limit) return { hits: whole.slice(0, window), cut: true, unsearched };
+        }
     }
-    return { hits, unsearched };
+    return { hits: prefixed.slice(0, window), cut: prefixed.length > window, unsearched };
   }
 
   /** The book's body from the LRU or its file; a damaged or missing file is rebuilt first. */
