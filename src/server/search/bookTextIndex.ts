@@ -126,9 +126,11 @@ export class BookTextIndex {
     const whole: TextHit[] = [];
     const prefixed: TextHit[] = [];
     const unsearched: string[] = [];
+    // Books not indexed yet (a missing or damaged file) are rebuilt first, so the average page length counts them.
+    for (const bookmd5 of books) if (!this.filters.has(bookmd5)) await this.ensure(bookmd5);
     const avg = this.totals.pages ? this.totals.tokens / this.totals.pages : 1;
     for (const bookmd5 of books) {
-      const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
+      const filter = this.filters.get(bookmd5);
       if (!filter) {
         unsearched.push(bookmd5);
         continue;
