@@ -198,7 +198,8 @@ export class PageCache {
 
   /** Drops a book's page files and memory (corrupt, or about to be rebuilt); the outline stays. */
   async discard(bookmd5: string): Promise<void> {
-    this.forgetMemory(bookmd5);
+    this.pages.deleteWhere((k) => k.startsWith(`${bookmd5}:`));
+    this.indexes.delete(bookmd5);
     let names: string[] = [];
     try {
       names = (await readdir(this.bookDir(bookmd5))).filter(isPageFile);
@@ -211,7 +212,6 @@ export class PageCache {
   /** Deletes a book's whole folder (the document was deleted). */
   async remove(bookmd5: string): Promise<void> {
     this.forgetMemory(bookmd5);
-    this.outlines.delete(bookmd5);
     await rm(this.bookDir(bookmd5), { recursive: true, force: true });
   }
 
@@ -219,8 +219,13 @@ export class PageCache {
   forgetMemory(bookmd5?: string): void {
     const prefix = bookmd5 ? `${bookmd5}:` : '';
     this.pages.deleteWhere((k) => k.startsWith(prefix));
-    if (bookmd5) this.indexes.delete(bookmd5);
-    else this.indexes.deleteWhere(() => true);
+    if (bookmd5) {
+      this.indexes.delete(bookmd5);
+      this.outlines.delete(bookmd5);
+    } else {
+      this.indexes.deleteWhere(() => true);
+      this.outlines.deleteWhere(() => true);
+    }
   }
 
   async writeOutline(bookmd5: string, outline: OutlineSegment[]): Promise<void> {
