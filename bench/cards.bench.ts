@@ -14,6 +14,7 @@ import { restoreSnapshot } from '../src/server/cards/snapshotRestore';
 import { createBridge } from '../src/server/bridge';
 import type { Store } from '../src/server/store/store';
 import { percentile, printTable } from './table';
+import { buildLibrary, uuid } from './fixtures/cardLibrary';
 
 const CARDS = 100_000;
 const SETS = 10; // 10 sets of 10k cards: the first one is the set the tree and snapshot rows use
@@ -21,70 +22,6 @@ const PER_SET = CARDS / SETS;
 const BATCH = 200;
 const RUNS = 60;
 const SNAPSHOT_RUNS = 5;
-
-/** A seeded generator, so every run builds the same library. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-const rand = rng(7);
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'ph', 'qu', 'or', 'an', 'el', 'is'];
-const VOCAB = Array.from({ length: 4000 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join(''));
-/** Zipf-like pick: a few words are everywhere, most are rare. */
-const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2.5)];
-
-const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`.toUpperCase();
-
-/**
- * Builds the library with direct store writes in big transactions: per set a
- * root, 100 chapter cards and their cards below. Every card has a body;
- * every 5th a comment, every 10th a hashtag. Marker words give searches of
- * known selectivity: "quasar" in 10 cards, "nebula" in 1000, "lorem" in all.
- */
-async function buildLibrary(store: Store, sets: Array<{ topicid: string; rootNoteId: string }>) {
-  const now = '2026-01-01T00:00:00Z';
-  let n = 0;
-  for (const set of sets) {
-    for (let chunk = 0; chunk < PER_SET; chunk += 5000) {
-      await store.write((tx) => {
-        for (let i = chunk; i < chunk + 5000; i++) {
-          const id = uuid(++n);
-          const chapter = Math.floor(i / 100);
-          const isChapter = i % 100 === 0;
-          const parent = isChapter ? set.rootNoteId : uuid(n - (i % 100));
-          const words = Array.from({ length: 24 }, word).join(' ');
-          const marks = `${n % 10_000 === 0 ? ' quasar' : ''}${n % 100 === 0 ? ' nebula' : ''}`;
-          const title = isChapter ? `Chapter ${chapter}: ${word()} ${word()}` : `${word()} ${word()} ${word()}`;
-          const body = `lorem ${words}${marks}`;
-          tx.run('INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-            id,
-            set.topicid,
-            parent,
-            isChapter ? chapter : i % 100,
-            title,
-            n % 16,
-            now,
-            now,
-          ]);
-          tx.run('INSERT INTO note_texts(noteid, idx, text) VALUES (?, 0, ?)', [id, body]);
-          const extra: string[] = [];
-          if (n % 5 === 0) {
-            const comment = `See also ${word()} ${word()}`;
-            tx.run('INSERT INTO note_texts(noteid, idx, text) VALUES (?, 1, ?)', [id, comment]);
-            extra.push(comment);
-          }
-          if (n % 10 === 0) {
-            const tag = `topic/${word()}`;
-            tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [id, tag]);
-            extra.push(`#${tag}`);
-          }
-          // The same index text reindexNote writes: title, texts, hashtags.
-          tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [id, set.topicid, [title, body, ...extra].join('\n')]);
-        }
-      });
-    }
-  }
-}
 
 type Timing = { p50: number; p95: number };
 async function time(runs: number, fn: (i: number) => Promise<unknown> | unknown): Promise<Timing> {
@@ -120,7 +57,7 @@ async function main() {
       sets.push({ topicid: set.topicid, rootNoteId: set.rootNoteId! });
     }
     const t0 = performance.now();
-    await buildLibrary(store, sets);
+    await buildLibrary(store, sets, PER_SET);
     const loadS = (performance.now() - t0) / 1000;
     progress(`library built in ${loadS.toFixed(1)} s`);
     await store.checkpoint();
