@@ -28,7 +28,7 @@ const mb = (b: number) => b / 1024 / 1024;
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-snapsize-'));
-  const bridge = await createBridge({ dataDir, port: 0, store: { idleCheckpointMs: 0, checkpointBytes: 1 << 40 } });
+  const bridge = await createBridge({ dataDir, port: 0, store: { idleCheckpointMs: 0, checkpointBytes: 2 ** 40 } });
   const { store } = bridge.services;
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   try {
