@@ -17,6 +17,7 @@ import { clearPagesFts } from './search/clearPagesFts';
 import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
+import { migratePagesToCache } from './cache/pageMigration';
 import { BundleService } from './bundles/bundleService';
 import { SnapshotFiles } from './cards/snapshotFiles';
 import { moveSnapshotsToFiles } from './cards/snapshotMigration';
@@ -97,6 +98,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     store = await Store.open(dataDir, options.store);
     const snapshotFiles = SnapshotFiles.of(dataDir);
     await moveSnapshotsToFiles(store, snapshotFiles); // snapshot contents out of library.db (rows from before issue 10)
+    await migratePagesToCache(store, dataDir); // page text, items and outlines out of library.db (rows from before issue 10)
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,
