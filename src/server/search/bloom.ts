@@ -7,13 +7,22 @@
 export const BLOOM_BITS_PER_KEY = 10;
 export const BLOOM_PROBES = 7;
 
-/** Word prefixes up to this length are keys too, so prefix queries are filtered. */
-export const PREFIX_KEY_LENGTH = 5;
+/**
+ * Prefix lengths held as keys: every length up to 6, then sparser (long
+ * prefixes are nearly unique per word, so each adds about one key). A prefix
+ * query checks the longest held length not past its own, so `graphdw*` is
+ * not waved through by every book holding a `graph…` word.
+ */
+export const PREFIX_LENGTHS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16];
 
 /** The filter keys of one word as a whole word. */
 export const wordKey = (w: string) => `=${w}`;
-/** The filter key a prefix query for `w` checks (its first PREFIX_KEY_LENGTH letters). */
-export const prefixKey = (w: string) => `^${w.slice(0, PREFIX_KEY_LENGTH)}`;
+/** The filter key a prefix query for `w` checks. */
+export const prefixKey = (w: string) => {
+  let n = 1;
+  for (const l of PREFIX_LENGTHS) if (l <= w.length) n = l;
+  return `^${w.slice(0, n)}`;
+};
 
 function hashes(key: string): [number, number] {
   let h1 = 0x811c9dc5;

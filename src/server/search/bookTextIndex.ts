@@ -35,7 +35,8 @@ interface Filter {
   bloom: Bloom;
 }
 
-const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+/** ~800 books' bodies at 160 KB each: a query that must read every book stays mostly in memory. */
+const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 const FILE = /^([0-9a-f]{32})\.idx$/;
 
 /**

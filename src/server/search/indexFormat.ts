@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { Bloom, PREFIX_KEY_LENGTH, prefixKey, wordKey } from './bloom';
+import { Bloom, PREFIX_LENGTHS, prefixKey, wordKey } from './bloom';
 import { tokenize } from './tokens';
 
 /**
@@ -19,7 +19,7 @@ import { tokenize } from './tokens';
  * without the body, so startup reads a few KB per book.
  */
 const MAGIC = 0x58544253; // 'SBTX'
-const VERSION = 1;
+const VERSION = 2; // 2: sparse long prefix keys in the filter
 export const HEADER_BYTES = 48;
 
 export interface BookHeader {
@@ -75,7 +75,7 @@ export function encodeBook(pages: ReadonlyArray<{ page: number; text: string }>)
   const keys = new Set<string>();
   for (const { t } of terms) {
     keys.add(wordKey(t));
-    for (let n = 1; n <= Math.min(PREFIX_KEY_LENGTH, t.length); n++) keys.add(prefixKey(t.slice(0, n)));
+    for (const n of PREFIX_LENGTHS) if (n <= t.length) keys.add(prefixKey(t.slice(0, n)));
   }
   const bloom = Bloom.forKeys(keys, keys.size);
 
