@@ -97,8 +97,11 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
   try {
     store = await Store.open(dataDir, options.store);
     const snapshotFiles = SnapshotFiles.of(dataDir);
-    await moveSnapshotsToFiles(store, snapshotFiles); // snapshot contents out of library.db (rows from before issue 10)
-    await migratePagesToCache(store, dataDir); // page text, items and outlines out of library.db (rows from before issue 10)
+    // Data dirs from before issue 10: snapshot contents, page text, items and
+    // outlines leave library.db; once they did, the file shrinks to the cards.
+    const movedSnapshots = await moveSnapshotsToFiles(store, snapshotFiles);
+    const movedPages = await migratePagesToCache(store, dataDir);
+    if (movedSnapshots.moved + movedPages.pages + movedPages.documents > 0) await store.compact();
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,
