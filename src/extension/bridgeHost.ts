@@ -63,6 +63,7 @@ export class BridgeHost implements vscode.Disposable {
   private current: BridgeState;
   private transition: Promise<void> = Promise.resolve();
   private disposed = false;
+  private disposing: Promise<void> | undefined;
 
   constructor(private options: BridgeHostOptions, private readonly log: vscode.LogOutputChannel) {
     this.current = { mode: 'stopped', dataDir: options.dataDir };
@@ -95,12 +96,18 @@ export class BridgeHost implements vscode.Disposable {
     return this.serialize(() => this.stopNow());
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await this.serialize(() => this.stopNow());
-    this.changed.dispose();
-    this.requested.dispose();
+  /**
+   * Every caller gets the same promise: VS Code disposes the subscriptions
+   * (our safety net among them) while deactivate() is still awaiting, and
+   * deactivate must not resolve (letting the host exit) before the close did.
+   */
+  dispose(): Promise<void> {
+    return (this.disposing ??= (async () => {
+      this.disposed = true;
+      await this.serialize(() => this.stopNow());
+      this.changed.dispose();
+      this.requested.dispose();
+    })());
   }
 
   private serialize(step: () => Promise<void>): Promise<void> {
@@ -146,10 +153,13 @@ export class BridgeHost implements vscode.Disposable {
       onRequest: (e: RequestLogEntry) => this.requested.fire(e),
       onError: (e: unknown) => this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     };
+    // A worker that dies after it started takes the bridge with it: `lost` gets it from this holder.
+    const started: { bridge?: HostedBridge } = {};
     const bridge =
       thread === 'main'
         ? await startInProcessBridge(common)
-        : await startWorkerBridge({ ...common, onExit: (err) => this.lost(bridge, err) });
+        : await startWorkerBridge({ ...common, onExit: (err) => started.bridge && this.lost(started.bridge, err) });
+    started.bridge = bridge;
     if (this.disposed) {
       await bridge.close();
       return;

@@ -39,6 +39,7 @@ export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge
 
   let nextCheckpoint = 1;
   const checkpoints = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
+  let ready = false;
   let closeRequested = false;
   let closed: { resolve: () => void; reject: (e: Error) => void } | undefined;
   let started: { resolve: (b: HostedBridge) => void; reject: (e: Error) => void } | undefined;
@@ -74,6 +75,7 @@ export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge
       }
       case 'ready': {
         const { type: _type, ...info } = msg;
+        ready = true;
         started?.resolve({
           ...info,
           thread: 'worker',
@@ -110,7 +112,7 @@ export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge
     if (started) {
       started.reject(err);
       started = undefined;
-    } else if (!closeRequested) onExit?.(err);
+    } else if (ready && !closeRequested) onExit?.(err);
     closed?.reject(err);
   });
 
