@@ -2,7 +2,7 @@ import { open, readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { OutlineSegment } from '../pdf/pdfTypes';
 import { ByteLru } from './byteLru';
-import { syncDir, writeFileDurably } from './durableWrite';
+import { fsyncDirAsync, replaceDurablyAsync } from '../store/durableFiles';
 import {
   buildPagesFile,
   CacheUnreadable,
@@ -150,7 +150,7 @@ export class PageCache {
     const packed = pages.map(packPage);
     const data = buildPagesFile(packed);
     const file = path.join(this.bookDir(bookmd5), `seg-${Date.now().toString(36)}-${(++segmentSeq).toString(36).padStart(6, '0')}.pc`);
-    await writeFileDurably(file, data);
+    await replaceDurablyAsync(file, data);
     const idx = await this.index(bookmd5);
     for (const e of parseTable(data, data.length)) idx.set(e.page, { ...e, file });
     this.indexes.set(bookmd5, idx, 200 + idx.size * 120);
@@ -188,11 +188,11 @@ export class PageCache {
     }
     const data = buildPagesFile(packed);
     const target = this.pagesFile(bookmd5);
-    await writeFileDurably(target, data);
+    await replaceDurablyAsync(target, data);
     const fresh: BookIndex = new Map(parseTable(data, data.length).map((e) => [e.page, { ...e, file: target }]));
     this.indexes.set(bookmd5, fresh, 200 + fresh.size * 120);
     for (const file of byFile.keys()) if (file !== target) await rm(file, { force: true });
-    await syncDir(this.bookDir(bookmd5));
+    await fsyncDirAsync(this.bookDir(bookmd5));
     return texts.sort((a, b) => a.page - b.page);
   }
 
@@ -229,7 +229,7 @@ export class PageCache {
   }
 
   async writeOutline(bookmd5: string, outline: OutlineSegment[]): Promise<void> {
-    await writeFileDurably(path.join(this.bookDir(bookmd5), OUTLINE_FILE), encodeOutline(outline));
+    await replaceDurablyAsync(path.join(this.bookDir(bookmd5), OUTLINE_FILE), encodeOutline(outline));
     this.outlines.set(bookmd5, outline, 200 + JSON.stringify(outline).length * 2);
   }
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Store } from '../store/store';
 import { decodeItems, encodeItems } from '../library/storedPageCodec';
-import { writeFileDurably } from './durableWrite';
+import { replaceDurablyAsync } from '../store/durableFiles';
 import { buildPagesFile, encodeOutline, packPage } from './pageFile';
 
 interface LegacyPage {
@@ -43,12 +43,12 @@ export async function migratePagesToCache(store: Store, dataDir: string): Promis
         ocr: r.ocr ?? 0,
       }),
     );
-    await writeFileDurably(path.join(dir, bookmd5, 'pages.pc'), buildPagesFile(packed));
+    await replaceDurablyAsync(path.join(dir, bookmd5, 'pages.pc'), buildPagesFile(packed));
     moved += rows.length;
   }
   for (const o of outlines) {
     if (!/^[0-9a-f]{32}$/.test(o.bookmd5)) continue;
-    await writeFileDurably(path.join(dir, o.bookmd5, 'outline.pc'), encodeOutline(JSON.parse(o.outline_original)));
+    await replaceDurablyAsync(path.join(dir, o.bookmd5, 'outline.pc'), encodeOutline(JSON.parse(o.outline_original)));
   }
   const fts = !!store.get(`SELECT 1 FROM sqlite_master WHERE name = 'pages_fts'`);
   await store.write((tx) => {

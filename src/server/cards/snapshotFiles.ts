@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { fsyncDir, writeDurably } from '../store/durableFiles';
+import { fsyncDir, replaceDurably } from '../store/durableFiles';
 import { contentHash } from './snapshotContent';
 
 /**
@@ -65,17 +64,8 @@ export class SnapshotFiles {
     file.writeUInt32LE(payload.length, MAGIC.length + 32);
     file.writeUInt32LE(crc32(payload) >>> 0, MAGIC.length + 36);
     payload.copy(file, HEADER);
-    const folder = dirname(path);
-    this.ensureFolder(folder);
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      writeDurably(tmp, file);
-      renameSync(tmp, path);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    fsyncDir(folder);
+    this.ensureFolder(dirname(path));
+    replaceDurably(path, file);
     return hash;
   }
 

@@ -1,7 +1,6 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { fsyncDir, writeDurably } from '../store/durableFiles';
+import { replaceDurably } from '../store/durableFiles';
 import { prefixKey, wordKey, type Bloom } from './bloom';
 import { matchPages } from './bookQuery';
 import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook, type BookBody, type BookHeader } from './indexFormat';
@@ -202,10 +201,7 @@ export class BookTextIndex {
   private write(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): Filter {
     const bytes = encodeBook(pages);
     const file = this.path(bookmd5);
-    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    writeDurably(tmp, bytes);
-    renameSync(tmp, file);
-    fsyncDir(this.options.dir);
+    replaceDurably(file, bytes);
     const header = decodeHeader(bytes);
     const filter = { header, bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)) };
     this.dropBody(bookmd5);

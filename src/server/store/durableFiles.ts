@@ -1,5 +1,16 @@
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * Durable files: what is acknowledged, or what a row points at, is on disk
+ * before anyone is told so. A replacement goes through a temp name, fsync,
+ * rename and an fsync of the folder, so a crash leaves the old file or the
+ * whole new one, never a torn one.
+ */
+
+let tmpSeq = 0;
+const tempName = (file: string) => `${file}.${process.pid}.${++tmpSeq}.tmp`;
 
 /** Writes a whole file and fsyncs it before returning. */
 export function writeDurably(path: string, data: Uint8Array): void {
@@ -13,19 +24,43 @@ export function writeDurably(path: string, data: Uint8Array): void {
   }
 }
 
-/** The same on libuv's thread pool: the event loop stays free while a large file is written. */
-export async function writeDurablyAsync(path: string, data: Uint8Array): Promise<void> {
-  const fh = await open(path, 'w', 0o600);
+/** Replaces `file` atomically and durably (creating its folder). Synchronous: for use inside a store transaction. */
+export function replaceDurably(file: string, data: Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = tempName(file);
   try {
-    let off = 0;
-    while (off < data.length) off += (await fh.write(data, off, data.length - off)).bytesWritten;
-    await fh.sync();
-  } finally {
-    await fh.close();
+    writeDurably(tmp, data);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
   }
+  fsyncDir(dirname(file));
 }
 
-/** Makes a rename in `dir` durable. */
+/** The same on libuv's thread pool: the event loop stays free while a large file is written and fsynced. */
+export async function replaceDurablyAsync(file: string, data: Uint8Array): Promise<void> {
+  const dir = dirname(file);
+  await mkdir(dir, { recursive: true });
+  const tmp = tempName(file);
+  try {
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      let off = 0;
+      while (off < data.length) off += (await fh.write(data, off, data.length - off)).bytesWritten;
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  await fsyncDirAsync(dir);
+}
+
+/** Makes a rename or removal in `dir` durable. */
 export function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, 'r');
@@ -36,5 +71,18 @@ export function fsyncDir(dir: string): void {
     }
   } catch {
     // Some filesystems refuse fsync on directories; the rename is still atomic.
+  }
+}
+
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // as above
   }
 }

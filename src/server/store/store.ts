@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { BridgeError } from '../errors';
-import { fsyncDir, writeDurablyAsync } from './durableFiles';
+import { replaceDurablyAsync } from './durableFiles';
 import { JournalWriter, readJournal, type SqlParam } from './journal';
 import { migrations } from './schema';
 import { loadSqlite } from './sqlite';
@@ -212,10 +212,7 @@ export class Store {
     const upTo = this.journal.bytes;
     const data = this.db.export();
     const exported = performance.now();
-    const tmp = `${this.dbPath}.tmp`;
-    await writeDurablyAsync(tmp, data);
-    renameSync(tmp, this.dbPath);
-    fsyncDir(join(this.dbPath, '..'));
+    await replaceDurablyAsync(this.dbPath, data);
     const written = performance.now();
     // Records appended while the file was written stay; the rest goes. The
     // check and the rebase run in one turn, so no flush can start between them.
