@@ -13,7 +13,6 @@ import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './library/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
 import { BookTextIndex } from './search/bookTextIndex';
-import { clearPagesFts } from './search/clearPagesFts';
 import { Decks } from './library/decks';
 import { DocumentService } from './library/documentService';
 import { DocumentReader } from './library/documentReader';
@@ -143,7 +142,6 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       guide: buildGuide(routes),
       baseUrl,
     };
-    await clearPagesFts(store); // page text search left library.db (data dirs from before issue 10)
     await bookIndex.open(store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready'`).map((r) => r.bookmd5));
     documents.resumeUnfinished();
     await services.bundles.recover(); // interrupted prepares → failed
