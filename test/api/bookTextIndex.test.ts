@@ -93,6 +93,14 @@ describe('book text index: format and queries', function () {
     const rare = await ix.search(['rare20'], newest, 10);
     assert.deepEqual(rare.hits.map((h) => [h.bookmd5, h.page]), [[md5(21), 4]]);
     assert.ok(ix.memory().cachedBytes <= 64 * 1024, 'the LRU holds its byte budget');
+    // A word on a few pages of every book: the book window stops the read, honestly.
+    const fewBooks = await ix.search(['entropy'], newest, 1000, 10);
+    assert.equal(fewBooks.cut, true);
+    assert.deepEqual([...new Set(fewBooks.hits.map((h) => h.bookmd5))], newest.slice(0, 10), 'the 10 newest books, and no other');
+    assert.equal(fewBooks.hits.length, 10 * 2 + 1);
+    const rareInWindow = await ix.search(['rare20'], newest, 10, 10);
+    assert.equal(rareInWindow.cut, false, 'books the filter rules out do not count against the window');
+    assert.deepEqual(rareInWindow.hits.map((h) => h.bookmd5), [md5(21)]);
   });
 
   it('restart keeps the results; a missing or damaged file is rebuilt from the page texts with the same answers; removeBook drops it', async () => {

@@ -115,9 +115,11 @@ export class BookTextIndex {
   /**
    * Pages of `books` (newest first) holding every word, whole words first:
    * prefixes (`word*`) are read only when whole words do not fill the window.
-   * At most `window` pages; `cut` says more matched.
+   * At most `window` pages from at most `bookWindow` books read (a word on a
+   * few pages of every book would otherwise read the whole library); `cut`
+   * says more may have matched.
    */
-  async search(words: string[], books: string[], window: number): Promise<TextSearchResult> {
+  async search(words: string[], books: string[], window: number, bookWindow = Infinity): Promise<TextSearchResult> {
     // One pass computes both lists, so a search that falls back to prefixes reads each book once.
     const limit = window + 1;
     const wordKeys = words.map(wordKey);
@@ -129,6 +131,7 @@ export class BookTextIndex {
     // Books not indexed yet (a missing or damaged file) are rebuilt first, so the average page length counts them.
     for (const bookmd5 of books) if (!this.filters.has(bookmd5)) await this.ensure(bookmd5);
     const avg = this.totals.pages ? this.totals.tokens / this.totals.pages : 1;
+    let read = 0;
     for (const bookmd5 of books) {
       const filter = this.filters.get(bookmd5);
       if (!filter) {
@@ -138,6 +141,7 @@ export class BookTextIndex {
       const wantWhole = wordKeys.every((k) => filter.bloom.has(k));
       const wantPrefix = prefixed.length < limit && prefixKeys.every((k) => filter.bloom.has(k));
       if (!wantWhole && !wantPrefix) continue;
+      if (read++ === bookWindow) return { hits: prefixed.slice(0, window), cut: true, unsearched }; // as at the end: prefix hits include whole-word ones
       const body = await this.body(bookmd5);
       if (!body) {
         unsearched.push(bookmd5);
