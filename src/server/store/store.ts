@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { BridgeError } from '../errors';
-import { replaceDurablyAsync } from './durableFiles';
+import { CheckpointFile, type CheckpointWrite } from './checkpointFile';
 import { JournalWriter, readJournal, type SqlParam } from './journal';
 import { migrations } from './schema';
 import { loadSqlite } from './sqlite';
@@ -45,12 +45,13 @@ export class Store {
   private readonly commitListeners = new Set<(revision: number) => void>();
   /** What the last checkpoint cost, for diagnostics and the bench. */
   /** What the last checkpoint cost (exportMs is the part that holds this thread), for diagnostics and the bench. */
-  lastCheckpoint: { exportMs: number; writeMs: number; totalMs: number; bytes: number } | undefined;
+  lastCheckpoint: ({ exportMs: number; writeMs: number; totalMs: number; bytes: number } & CheckpointWrite) | undefined;
 
   private constructor(
     private db: Database,
     private readonly journal: JournalWriter,
     private readonly dbPath: string,
+    private readonly file: CheckpointFile,
     private readonly opts: Required<StoreOptions>,
     readonly recovery: RecoveryReport,
   ) {}
@@ -59,7 +60,8 @@ export class Store {
     const SQL = await loadSqlite();
     const dbPath = join(dir, 'library.db');
     const journalPath = join(dir, 'library.journal');
-    const db = existsSync(dbPath) ? new SQL.Database(readFileSync(dbPath)) : new SQL.Database();
+    const { file, bytes } = CheckpointFile.open(dbPath);
+    const db = bytes ? new SQL.Database(bytes) : new SQL.Database();
     const checkpointSeq = Number(metaValue(db, 'journal_seq') ?? 0);
 
     const { records, validBytes, tornBytes } = readJournal(journalPath);
@@ -79,6 +81,7 @@ export class Store {
       db,
       journal,
       dbPath,
+      file,
       { checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024, idleCheckpointMs: options.idleCheckpointMs ?? 5000 },
       { replayedRecords: replayed, discardedTornBytes: tornBytes },
     );
@@ -190,13 +193,14 @@ export class Store {
   }
 
   /**
-   * Writes the whole database to library.db and drops the journal records it
-   * now holds. Only the export runs on this thread; the file is written and
-   * fsynced on libuv's pool while requests (and writes) go on. The checkpoint
-   * records the last journal sequence it contains, so a crash anywhere
-   * replays nothing twice and loses nothing: until the new file is renamed
-   * in, the old one and the whole journal are there; after, replay skips
-   * what the file holds.
+   * Folds the database into library.db and drops the journal records it now
+   * holds. Only the export runs on this thread; the pages that changed are
+   * found and written (checkpointFile.ts) between requests and on libuv's
+   * pool while requests and writes go on. The checkpoint records the last
+   * journal sequence it contains, so a crash anywhere replays nothing twice
+   * and loses nothing: until library.db holds the new pages (or its redo
+   * file does), the old file and the whole journal are there; after, replay
+   * skips what the file holds.
    */
   checkpoint(): Promise<void> {
     this.checkpointing ??= this.doCheckpoint().finally(() => (this.checkpointing = undefined));
@@ -212,13 +216,13 @@ export class Store {
     const upTo = this.journal.bytes;
     const data = this.db.export();
     const exported = performance.now();
-    await replaceDurablyAsync(this.dbPath, data);
+    const wrote = await this.file.write(data);
     const written = performance.now();
     // Records appended while the file was written stay; the rest goes. The
     // check and the rebase run in one turn, so no flush can start between them.
     while (this.journal.busy) await this.journal.drain();
     this.journal.rebase(upTo);
-    this.lastCheckpoint = { exportMs: exported - started, writeMs: written - exported, totalMs: performance.now() - started, bytes: data.length };
+    this.lastCheckpoint = { exportMs: exported - started, writeMs: written - exported, totalMs: performance.now() - started, bytes: data.length, ...wrote };
   }
 
   /**
