@@ -86,7 +86,8 @@ const rgbOf = async (hex: string) => {
 export async function renderCardPdf(services: Services, layout: CardLayout): Promise<Buffer> {
   const { PDFDocument, StandardFonts } = await import('pdf-lib');
   const { createCanvas } = await import('@napi-rs/canvas');
-  const pdf = await PDFDocument.create();
+  // No creation/modification dates: the same card gives the same bytes (the MCP channel and HTTP agree, caches can key on it).
+  const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle('Study Bridge card');
   pdf.setProducer('Study Bridge');
   const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };
