@@ -36,4 +36,8 @@ export class ByteLru<K, V> {
   get bytes(): number {
     return this.total;
   }
+
+  get size(): number {
+    return this.map.size;
+  }
 }

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceDurably } from '../store/durableFiles';
+import { ByteLru } from '../cache/byteLru';
 import { prefixKey, wordKey, type Bloom } from './bloom';
 import { matchPages } from './bookQuery';
 import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook, type BookBody, type BookHeader } from './indexFormat';
@@ -48,15 +49,13 @@ const FILE = /^([0-9a-f]{32})\.idx$/;
  */
 export class BookTextIndex {
   private readonly filters = new Map<string, Filter>();
-  private readonly bodies = new Map<string, BookBody>(); // Map order = LRU order
-  private cachedBytes = 0;
+  private readonly bodies: ByteLru<string, BookBody>;
   private readonly rebuilding = new Map<string, Promise<Filter | undefined>>();
   private readonly removed = new Set<string>();
   private totals = { pages: 0, tokens: 0 };
-  private readonly cacheBytes: number;
 
   constructor(private readonly options: BookTextIndexOptions) {
-    this.cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+    this.bodies = new ByteLru(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   }
 
   /**
@@ -91,7 +90,7 @@ export class BookTextIndex {
   removeBook(bookmd5: string): void {
     this.removed.add(bookmd5);
     this.dropFilter(bookmd5);
-    this.dropBody(bookmd5);
+    this.bodies.delete(bookmd5);
     unlinkQuiet(this.path(bookmd5));
   }
 
@@ -109,7 +108,7 @@ export class BookTextIndex {
   memory() {
     let filterBytes = 0;
     for (const f of this.filters.values()) filterBytes += f.bloom.bits.length;
-    return { books: this.filters.size, filterBytes, cachedBodies: this.bodies.size, cachedBytes: this.cachedBytes };
+    return { books: this.filters.size, filterBytes, cachedBodies: this.bodies.size, cachedBytes: this.bodies.bytes };
   }
 
   /**
@@ -160,17 +159,13 @@ export class BookTextIndex {
   /** The book's body from the LRU or its file; a damaged or missing file is rebuilt first. */
   private async body(bookmd5: string): Promise<BookBody | undefined> {
     const cached = this.bodies.get(bookmd5);
-    if (cached) {
-      this.bodies.delete(bookmd5);
-      this.bodies.set(bookmd5, cached);
-      return cached;
-    }
+    if (cached) return cached;
     for (let attempt = 0; attempt < 2; attempt++) {
       const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
       if (!filter) return undefined;
       try {
         const body = decodeBody(filter.header, readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes));
-        this.cache(bookmd5, body);
+        this.bodies.set(bookmd5, body, body.bytes);
         return body;
       } catch (e) {
         if (!(e instanceof CorruptIndexError) && (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -208,7 +203,7 @@ export class BookTextIndex {
     replaceDurably(file, bytes);
     const header = decodeHeader(bytes);
     const filter = { header, bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)) };
-    this.dropBody(bookmd5);
+    this.bodies.delete(bookmd5);
     this.setFilter(bookmd5, filter);
     return filter;
   }
@@ -232,24 +227,6 @@ export class BookTextIndex {
     this.filters.delete(bookmd5);
     this.totals.pages -= f.header.pageCount;
     this.totals.tokens -= f.header.totalTokens;
-  }
-
-  private cache(bookmd5: string, body: BookBody): void {
-    this.dropBody(bookmd5);
-    this.bodies.set(bookmd5, body);
-    this.cachedBytes += body.bytes;
-    for (const [id, b] of this.bodies) {
-      if (this.cachedBytes <= this.cacheBytes || id === bookmd5) break;
-      this.bodies.delete(id);
-      this.cachedBytes -= b.bytes;
-    }
-  }
-
-  private dropBody(bookmd5: string): void {
-    const b = this.bodies.get(bookmd5);
-    if (!b) return;
-    this.bodies.delete(bookmd5);
-    this.cachedBytes -= b.bytes;
   }
 
   private path(bookmd5: string): string {
