@@ -1,20 +1,17 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { BridgeError, busy, conflict, invalidInput, notFound } from '../errors';
-import type { Store, WriteTx } from '../store/store';
+import { BridgeError, busy, conflict, notFound } from '../errors';
+import type { Store } from '../store/store';
 import type { BridgeConfig } from '../config';
 import { ExtractionPool, type ExtractionHandle, type PdfSource } from '../pdf/extractionPool';
 import type { DocumentInfo, OutlineSegment, PageData, TextItem, LayoutBlock } from '../pdf/pdfTypes';
 import { layoutBlocks } from '../pdf/layoutBlocks';
 import { decodeItems, encodeItems } from './storedPageCodec';
-import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
-import { nowIso } from './ids';
-import { fsyncDir, writeDurably } from '../store/durableFiles';
-import { addDocumentToSetTx } from './studySetDocuments';
+import { insideLibrary } from './libraryPaths';
 import { PageCache } from '../cache/pageCache';
 import { CacheUnreadable, type CachedPage } from '../cache/pageFile';
-import { assertStudySet } from './studySets';
+import { uploadDocument, type UploadInput } from './documentUpload';
 
 /** First page number of virtual blank pages; never a PDF page. */
 export const VIRTUAL_PAGE_BASE = 66000;
@@ -155,110 +152,16 @@ export class DocumentService {
     };
   }
 
-  // ── upload ──
+  // ── upload (documentUpload.ts) ──
 
-  async upload(input: { bytes: Buffer; filename: string; folder?: string; topicid?: string }) {
-    const filename = checkFilename(input.filename);
-    const folder = checkFolder(input.folder);
-    if (input.bytes.length > this.config.limits.uploadBytes) {
-      throw new BridgeError('PAYLOAD_TOO_LARGE', 413, `The upload exceeds the limit of ${this.config.limits.uploadBytes} bytes.`, { limitBytes: this.config.limits.uploadBytes });
-    }
-    if (!/\.pdf$/i.test(filename)) throw invalidInput(`filename "${filename}" must end in .pdf: the library holds PDF documents.`, { field: 'filename' }, 'NOT_A_PDF');
-    if (input.bytes.length < 8 || input.bytes.subarray(0, 1024).indexOf('%PDF-') < 0) {
-      throw invalidInput('The uploaded bytes are not a PDF (no %PDF- header). Nothing was stored.', undefined, 'NOT_A_PDF');
-    }
-    if (input.topicid) assertStudySet(this.store, input.topicid);
-    const bookmd5 = createHash('md5').update(input.bytes).digest('hex');
-    const warnings: string[] = [];
-    const existing = this.find(bookmd5);
-    if (existing) {
-      warnings.push(`The same bytes are already in the library as ${existing.folder ? `${existing.folder}/` : ''}${existing.filename}; nothing new was stored.`);
-      const added = input.topicid ? await this.addToStudySet(input.topicid, bookmd5) : false;
-      return { bookmd5, created: false, alreadyPresent: true, filename: existing.filename, folder: existing.folder, addedToStudySet: added, movedToFolder: false, pageCount: existing.page_count, extraction: this.progress(existing), warnings };
-    }
-    let info;
-    try {
-      const source = { key: bookmd5, bytes: new Uint8Array(input.bytes) };
-      info = await this.pool.info(source);
-      // The other worker (started if need be) opens the PDF while the upload is
-      // stored, so extraction starts on both; not before, it would slow the answer.
-      void this.pool.open(source).catch(() => undefined);
-    } catch (e) {
-      throw invalidInput(`The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`, undefined, 'CORRUPT_PDF');
-    }
-    if (info.pageCount < 1) throw invalidInput('The PDF has no pages. Nothing was stored.', undefined, 'CORRUPT_PDF');
-
-    // Never overwrite: a clash in the asked folder puts the file at the root under a free name.
-    let targetFolder = folder;
-    let movedToFolder = folder !== '';
-    if (folder && this.nameTaken(folder, filename)) {
-      targetFolder = '';
-      movedToFolder = false;
-      warnings.push(`"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`);
-    }
-    const finalName = this.freeName(targetFolder, filename);
-    if (finalName !== filename) warnings.push(`"${filename}" already exists there; stored as "${finalName}".`);
-    const abs = insideLibrary(this.config.libraryDir, targetFolder, finalName);
-    mkdirSync(path.dirname(abs), { recursive: true });
-    const tmp = `${abs}.${process.pid}.part`;
-    // On disk before the record that points at it is acknowledged (the record is fsynced by the journal).
-    writeDurably(tmp, input.bytes);
-    renameSync(tmp, abs);
-    fsyncDir(path.dirname(abs));
-    const now = nowIso();
-    try {
-      // Stale pages of an earlier copy (deleted while its cache was being written) must not count.
-      await this.cache.discard(bookmd5);
-      await this.cache.writeOutline(bookmd5, info.outline);
-      await this.store.write((tx) => {
-        tx.run(
-          `INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, extracted_pages, outline_original, toc_display, added_at, modified_at)
-           VALUES (?, ?, ?, ?, ?, 'extracting', 0, NULL, 'original', ?, ?)`,
-          [bookmd5, finalName, targetFolder, input.bytes.length, info.pageCount, now, now],
-        );
-        if (input.topicid) addDocumentToSetTx(tx, input.topicid, bookmd5, now);
-      });
-    } catch (e) {
-      rmSync(abs, { force: true });
-      throw e;
-    }
-    this.startExtraction(bookmd5, abs, info);
-    return {
-      bookmd5,
-      created: true,
-      filename: finalName,
-      folder: targetFolder,
-      addedToStudySet: !!input.topicid,
-      movedToFolder,
-      pageCount: info.pageCount,
-      hasToc: info.outline.length > 0,
-      extraction: { state: 'extracting', extractedPages: 0, pageCount: info.pageCount },
-      warnings,
-    };
-  }
-
-  private nameTaken(folder: string, filename: string): boolean {
-    return existsSync(insideLibrary(this.config.libraryDir, folder, filename)) || !!this.store.get('SELECT 1 FROM documents WHERE folder = ? AND filename = ?', [folder, filename]);
-  }
-
-  private freeName(folder: string, filename: string): string {
-    if (!this.nameTaken(folder, filename)) return filename;
-    const ext = path.extname(filename);
-    const stem = filename.slice(0, filename.length - ext.length);
-    for (let i = 2; ; i++) {
-      const candidate = `${stem} (${i})${ext}`;
-      if (!this.nameTaken(folder, candidate)) return candidate;
-    }
-  }
-
-  private async addToStudySet(topicid: string, bookmd5: string): Promise<boolean> {
-    await this.store.write((tx) => addDocumentToSetTx(tx, topicid, bookmd5, nowIso()));
-    return true;
+  upload(input: UploadInput) {
+    return uploadDocument(this, this.config, input);
   }
 
   // ── extraction in the background ──
 
-  private startExtraction(bookmd5: string, file: string, info?: DocumentInfo, rebuild = false): Active | undefined {
+  /** Starts reading the document's pages in the background (upload, resume, rebuild). */
+  startExtraction(bookmd5: string, file: string, info?: DocumentInfo, rebuild = false): Active | undefined {
     if (this.closed || this.active.has(bookmd5)) return this.active.get(bookmd5);
     const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[], rebuild } as Partial<Active> as Active;
     a.handle = this.pool.extractDocument(
