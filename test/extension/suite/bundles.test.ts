@@ -12,6 +12,7 @@ import type { ResultPreviewSession } from '../../../src/editors/resultPreviewSes
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { INVENTED, prepareAsymptoteBundle, type BundleScenario } from './bundleScenario';
 import { askRunner, outDir } from './signals';
+import { eventually } from './eventually';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -23,15 +24,6 @@ const label = (n: BridgeNode) => {
   return typeof l === 'string' ? l : (l?.label ?? '');
 };
 
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 type Checked = Extract<PreviewState, { status: 'checked' }>;
 

@@ -15,6 +15,7 @@ import * as vscode from 'vscode';
 import type { StudyBridgeApi } from '../../../src/extension';
 import { distinctCopy } from '../../helpers/distinctPdf';
 import { outDir } from './signals';
+import { eventually } from './eventually';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -37,18 +38,6 @@ export interface EventLoopFigures {
   max: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
 describe('The window stays responsive while its bridge works (event-loop delay, real VS Code)', () => {
   let api: StudyBridgeApi;
   let run = 0;
@@ -61,7 +50,7 @@ describe('The window stays responsive while its bridge works (event-loop delay, 
   /** Switches studyBridge.bridgeThread (undefined: back to the default) and waits for the bridge to host there again. */
   async function hostOn(thread: 'worker' | 'main', setting: 'main' | undefined) {
     await vscode.workspace.getConfiguration('studyBridge').update('bridgeThread', setting, vscode.ConfigurationTarget.Global);
-    await eventually(() => (api.state.mode === 'hosting' && api.state.thread === thread ? true : undefined), `the bridge hosting on the ${thread} thread (now ${api.state.mode}/${api.state.thread})`);
+    await eventually(() => (api.state.mode === 'hosting' && api.state.thread === thread ? true : undefined), `the bridge hosting on the ${thread} thread (now ${api.state.mode}/${api.state.thread})`, 60_000);
   }
 
   async function measure(): Promise<EventLoopFigures> {

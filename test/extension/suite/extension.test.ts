@@ -10,6 +10,7 @@ import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { askRunner } from './signals';
+import { eventually } from './eventually';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -25,15 +26,6 @@ async function labels(nodes: BridgeNode[]): Promise<string[]> {
   });
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Ports of the default range where a bridge answers /status, with its instance nonce. */
 async function answeringBridges(): Promise<string[]> {

@@ -13,6 +13,7 @@ import type { CardNode } from '../../../src/views/cardTree';
 import type { MindMapPanel } from '../../../src/views/mindMapPanel';
 import type { MindMapAction, MindMapSeen } from '../mindMapDriver';
 import { askRunner, outDir } from './signals';
+import { eventually } from './eventually';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -31,15 +32,6 @@ const BOOK: Record<string, Record<string, [string, string]>> = {
 const CHAPTER_COLOURS = [2, 5, 4, 3, 8, 15];
 const prefix32 = (s: string) => [...s].slice(0, 32).join('');
 
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 let signals = 0;
 const mindMap = (a: Omit<MindMapAction, 'action'>) => askRunner<MindMapSeen>(`mind-map-${++signals}`, { action: 'mind-map', ...a });

@@ -12,6 +12,7 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import type { PdfReaderSession } from '../../../src/editors/pdfReaderSession';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { askRunner, outDir } from './signals';
+import { eventually } from './eventually';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -24,15 +25,6 @@ interface ReaderState {
   highlights: Array<{ noteid: string; page: number }>;
 }
 
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 /** A line a person would quote: long, mostly words. */
 const quotable = (line: string) => line.length >= 40 && line.length <= 160 && /^[A-Z]/.test(line) && (line.match(/[a-z]/g)?.length ?? 0) > line.length * 0.6 && !/[{}\\$_]/.test(line);

@@ -9,6 +9,7 @@ import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
 import type { ReviewSeen } from '../reviewDriver';
 import { askRunner } from './signals';
+import { eventually } from './eventually';
 
 const { createEmptyCard, fsrs, Rating } = require('ts-fsrs') as typeof TsFsrs;
 const scheduler = fsrs();
@@ -17,15 +18,6 @@ const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> 
 const RATING_OF_KEY = { '1': 'again', '2': 'hard', '3': 'good', '4': 'easy' } as const;
 const GRADE = { again: Rating.Again, hard: Rating.Hard, good: Rating.Good, easy: Rating.Easy } as const;
 
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 describe('Reviews: the review panel of a deck, graded with the keyboard (real VS Code)', () => {
   let api: StudyBridgeApi;
