@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { BridgeError, notFound } from '../errors';
-import type { DocumentService } from '../library/documentService';
+import { documentFileMissing, type DocumentService } from '../library/documentService';
 import { getNote, type Db, type NoteRow } from './noteRows';
 
 /**
@@ -165,14 +165,7 @@ export async function pictureRect(docs: DocumentService, region: ExcerptRegion):
  */
 export async function renderRegion(docs: DocumentService, region: ExcerptRegion, longEdge: number): Promise<{ png: Buffer; width: number; height: number }> {
   const row = docs.find(region.bookmd5);
-  if (!row || !existsSync(docs.filePath(row))) {
-    throw new BridgeError(
-      'DOCUMENT_FILE_MISSING',
-      422,
-      `The PDF behind this excerpt (${region.bookmd5}) is ${row ? 'missing from the library folder (sourceState missing_file)' : 'no longer in the library'}; restore the file to see the excerpt image.`,
-      { bookmd5: region.bookmd5, sourceState: 'missing_file' },
-    );
-  }
+  if (!row || !existsSync(docs.filePath(row))) throw documentFileMissing(region.bookmd5, 'restore the file to see the excerpt image');
   const rect = await pictureRect(docs, region);
   const scale = longEdge / Math.max(rect.width, rect.height);
   return docs.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });

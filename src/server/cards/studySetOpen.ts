@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { BridgeError, invalidInput } from '../errors';
+import { invalidInput } from '../errors';
+import { documentFileMissing } from '../library/documentService';
 import { assertStudySet } from '../library/studySets';
 import type { BridgeServices } from '../services';
 import { getNote, type NoteRow } from './noteRows';
@@ -27,7 +28,7 @@ export async function openStudySet(services: Services, topicid: string, bookmd5?
       tempOpen = true;
     }
     if (missing) {
-      throw new BridgeError('DOCUMENT_FILE_MISSING', 422, `The file of document ${target} is missing from the library folder (sourceState missing_file); restore the file or open another document.`, { bookmd5: target, sourceState: 'missing_file' });
+      throw documentFileMissing(target, 'restore the file or open another document');
     }
   }
   await services.ui.open({ topicid, title: set.title, isDeck: false, bookmd5: target });

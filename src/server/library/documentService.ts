@@ -72,6 +72,10 @@ export interface DocumentHooks {
 
 export const isBookmd5 = (s: string) => /^[0-9a-f]{32}$/.test(s);
 
+/** 422 DOCUMENT_FILE_MISSING: the document's PDF is not in the library folder. `what` says what that prevents. */
+export const documentFileMissing = (bookmd5: string, what: string) =>
+  new BridgeError('DOCUMENT_FILE_MISSING', 422, `The PDF of document ${bookmd5} is missing from the library folder (sourceState missing_file); ${what}.`, { bookmd5, sourceState: 'missing_file' });
+
 const storedOf = (p: CachedPage): StoredPage => ({ page: p.page, text: p.text, items: decodeItems(p.items), width: p.width, height: p.height, ocr: p.ocr });
 
 /**
@@ -137,10 +141,7 @@ export class DocumentService {
   /** 422 DOCUMENT_FILE_MISSING when the PDF is not in the library folder (nothing to read the document from). */
   assertFile(row: DocumentRow): void {
     if (existsSync(this.filePath(row))) return;
-    throw new BridgeError('DOCUMENT_FILE_MISSING', 422, `The PDF of this document (${row.bookmd5}) is missing from the library folder (sourceState missing_file); restore the file to read it.`, {
-      bookmd5: row.bookmd5,
-      sourceState: 'missing_file',
-    });
+    throw documentFileMissing(row.bookmd5, 'restore the file to read it');
   }
 
   progress(row: DocumentRow) {
