@@ -37,18 +37,17 @@ function pageSizeOf(data: Uint8Array): number {
   return v === 1 ? 65536 : v || 4096;
 }
 
-function crcsOf(data: Uint8Array, pageSize: number, from = 0, to = Math.ceil(data.length / pageSize), into = new Uint32Array(to)): Uint32Array {
+function crcsInto(into: Uint32Array, data: Uint8Array, pageSize: number, from: number, to: number): void {
   for (let i = from; i < to; i++) into[i] = crc32(data.subarray(i * pageSize, Math.min(data.length, (i + 1) * pageSize))) >>> 0;
-  return into;
 }
 
-/** The same, yielding between slices so requests are served meanwhile. */
+/** CRC32 of each page, yielding between slices so requests are served meanwhile. */
 async function crcsOfInSlices(data: Uint8Array, pageSize: number): Promise<Uint32Array> {
   const pages = Math.ceil(data.length / pageSize);
   const out = new Uint32Array(pages);
   const per = Math.max(1, Math.floor(SLICE_BYTES / pageSize));
   for (let at = 0; at < pages; at += per) {
-    crcsOf(data, pageSize, at, Math.min(pages, at + per), out);
+    crcsInto(out, data, pageSize, at, Math.min(pages, at + per));
     await new Promise((r) => setImmediate(r));
   }
   return out;
@@ -57,8 +56,8 @@ async function crcsOfInSlices(data: Uint8Array, pageSize: number): Promise<Uint3
 export class CheckpointFile {
   private constructor(
     readonly path: string,
-    /** CRC32 of each page library.db holds now; undefined: no file yet. */
-    private crcs: Uint32Array | undefined,
+    /** CRC32 of each page library.db holds now (computed in slices after open); undefined: no file yet or unknown. */
+    private crcs: Promise<Uint32Array | undefined>,
     private pageSize: number,
   ) {}
 
@@ -69,17 +68,18 @@ export class CheckpointFile {
   /** Opens library.db (finishing an interrupted checkpoint first) and returns its bytes, if any. */
   static open(path: string): { file: CheckpointFile; bytes: Buffer | undefined } {
     applyRedo(path, `${path}.redo`);
-    if (!existsSync(path)) return { file: new CheckpointFile(path, undefined, 4096), bytes: undefined };
+    if (!existsSync(path)) return { file: new CheckpointFile(path, Promise.resolve(undefined), 4096), bytes: undefined };
     const bytes = readFileSync(path);
     const pageSize = pageSizeOf(bytes);
-    return { file: new CheckpointFile(path, crcsOf(bytes, pageSize), pageSize), bytes };
+    // Not needed before the first checkpoint: computed between requests, so start-up does not wait for it.
+    return { file: new CheckpointFile(path, crcsOfInSlices(bytes, pageSize), pageSize), bytes };
   }
 
   /** Makes library.db hold `data` durably, writing only the pages that differ from what it holds. */
   async write(data: Uint8Array): Promise<CheckpointWrite> {
     const pageSize = pageSizeOf(data);
     const crcs = await crcsOfInSlices(data, pageSize);
-    const old = this.crcs;
+    const old = await this.crcs;
     const changed: number[] = [];
     if (old && pageSize === this.pageSize) for (let i = 0; i < crcs.length; i++) if (i >= old.length || old[i] !== crcs[i]) changed.push(i);
     // SQLite files are whole pages; anything else is written whole.
@@ -94,7 +94,7 @@ export class CheckpointFile {
     // Until the redo file is complete, library.db is untouched.
     await replaceDurablyAsync(this.redoPath, encodeRedo(data, pageSize, crcs.length, changed));
     // From here on a crash is repaired from the redo file; the state is unknown until the apply ends.
-    this.crcs = undefined;
+    this.crcs = Promise.resolve(undefined);
     const fh = await open(this.path, 'r+');
     try {
       for (const i of changed) await fh.write(data, i * pageSize, pageSize, i * pageSize);
@@ -110,7 +110,7 @@ export class CheckpointFile {
   }
 
   private setState(crcs: Uint32Array, pageSize: number): void {
-    this.crcs = crcs;
+    this.crcs = Promise.resolve(crcs);
     this.pageSize = pageSize;
   }
 }
