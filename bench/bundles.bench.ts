@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridge } from '../src/server/bridge';
 import { BridgeClient } from '../src/client/bridgeClient';
-import { AnchorIndex, textKey } from '../src/server/bundles/excerptAnchoring';
+import { AnchorIndex } from '../src/server/text/anchorIndex';
+import { foldKey as textKey } from '../src/server/text/fold';
 import { corpusFile } from '../test/unit/pdfCorpus';
 import { printTable } from './table';
 
@@ -33,7 +34,7 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-bundles-'));
   const bridge = await createBridge({ dataDir, port: 0 });
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
-  const docs = bridge.services.documents;
+  const docs = bridge.services.pages;
   const rows: (string | number)[][] = [];
   try {
     const books: Record<string, string> = {};
@@ -41,7 +42,7 @@ async function main() {
       const up = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile(name)), query: { filename: name, confirm: '1' } });
       books[name] = up.bookmd5;
     }
-    for (const id of Object.values(books)) await docs.whenReady(id);
+    for (const id of Object.values(books)) await bridge.services.extraction.whenReady(id);
     const set = await client.createStudySet('Bench');
     const asy = books['asymptote.pdf'];
 
@@ -91,7 +92,7 @@ async function main() {
     const misses: string[] = [];
     const perBook: string[] = [];
     for (const [name, id] of Object.entries(books)) {
-      const count = docs.get(id).page_count;
+      const count = bridge.services.documents.get(id).page_count;
       let bookTotal = 0;
       let bookHit = 0;
       for (let start = 1; start <= count; start += 60) {

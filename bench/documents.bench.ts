@@ -18,7 +18,7 @@ async function main() {
   try {
     // Warm the worker pool on a small book first (worker start + pdf.js load).
     const warm = await client.request<any>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile('CAD.pdf')), query: { filename: 'CAD.pdf', confirm: 1 } });
-    await bridge.services.documents.whenReady(warm.bookmd5);
+    await bridge.services.extraction.whenReady(warm.bookmd5);
 
     const bytes = readFileSync(corpusFile('asymptote.pdf'));
     let t0 = performance.now();
@@ -46,7 +46,7 @@ async function main() {
     rows.push(['GET toc-candidates, whole book (196 pages)', percentile(tocMs, 50), percentile(tocMs, 90), 'goal ≤ 3 s for 300 pages']);
 
     // 300 pages through the ranking alone (stored pages, repeated to 300).
-    const stored = await bridge.services.documents.storedPages(up.bookmd5, 1, 196);
+    const stored = await bridge.services.pages.storedPages(up.bookmd5, 1, 196);
     const three = Array.from({ length: 300 }, (_, i) => ({ ...stored[i % 196], page: i + 1 }));
     const fnMs: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -68,7 +68,7 @@ async function main() {
     rows.push(['GET pages, 60 cached pages', percentile(pagesMs, 50), percentile(pagesMs, 90), 'goal ≤ 50 ms']);
 
     // Page cache (issue 10): 60 pages with nothing of the book in memory: table + one pread + 60 inflates.
-    const cache = bridge.services.documents.cache;
+    const cache = bridge.services.pageCache;
     const coldMs: number[] = [];
     for (let i = 0; i < 30; i++) {
       cache.forgetMemory();
@@ -84,7 +84,7 @@ async function main() {
     for (let i = 0; i < 30; i++) {
       cache.forgetMemory();
       t0 = performance.now();
-      await bridge.services.documents.pageTexts(up.bookmd5, 101, 160);
+      await bridge.services.pages.pageTexts(up.bookmd5, 101, 160);
       inProc.push(performance.now() - t0);
     }
     inProc.sort((a, b) => a - b);

@@ -60,7 +60,7 @@ function stubPdf(b: number): Buffer {
 }
 
 async function addBook(bridge: Bridge, pool: PageData[], b: number): Promise<string> {
-  const { store, documents, config } = bridge.services;
+  const { store, extraction, config } = bridge.services;
   const bytes = stubPdf(b);
   const bookmd5 = createHash('md5').update(bytes).digest('hex');
   const filename = `book-${String(b).padStart(4, '0')}.pdf`;
@@ -74,8 +74,8 @@ async function addBook(bridge: Bridge, pool: PageData[], b: number): Promise<str
     ),
   );
   const pages = syntheticBook(pool, b);
-  for (let at = 0; at < pages.length; at += 100) await documents.ingestPages(bookmd5, pages.slice(at, at + 100));
-  await documents.finishExtraction(bookmd5);
+  for (let at = 0; at < pages.length; at += 100) await extraction.ingestPages(bookmd5, pages.slice(at, at + 100));
+  await extraction.finishExtraction(bookmd5);
   return bookmd5;
 }
 
@@ -142,8 +142,8 @@ async function main() {
     const pool: PageData[] = [];
     for (const f of ['asymptote.pdf', '4ti2_manual.pdf', 'CAD.pdf']) {
       const up = await client.uploadDocument(readFileSync(join(CORPUS, f)), { filename: f });
-      await bridge.services.documents.whenReady(up.bookmd5);
-      const stored = await bridge.services.documents.storedPages(up.bookmd5, 1, 10_000);
+      await bridge.services.extraction.whenReady(up.bookmd5);
+      const stored = await bridge.services.pages.storedPages(up.bookmd5, 1, 10_000);
       for (const p of stored) if (p.text.trim()) pool.push({ page: p.page, width: p.width, height: p.height, text: p.text, items: p.items, blocks: [], ocr: p.ocr === 1 });
     }
     progress(`${pool.length} real pages from the corpus`);

@@ -6,11 +6,13 @@ import { createBridge } from './server/bridge';
 import { premiumFromEnv } from './server/entitlements';
 import { BridgeError } from './server/errors';
 import { serverErrorLine } from './server/http/errorMapper';
+import { recoveryLine } from './server/store/recoveryReport';
 
 const USAGE = `Usage:
-  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log]
+  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N]
       Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
+      Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
   study-bridge install-code [--data DIR]
       Print a one-time agent setup command (valid 10 minutes, once).
   study-bridge pair-code [--data DIR]
@@ -31,8 +33,18 @@ async function serve(argv: string[]): Promise<void> {
       port: { type: 'string' },
       'no-premium': { type: 'boolean', default: false },
       log: { type: 'boolean', default: false },
+      'max-upload-mb': { type: 'string' },
+      'max-pages': { type: 'string' },
     },
   });
+  const positive = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) fail(`bad --${flag} ${v}: a whole number ≥ 1`, 2);
+    return n;
+  };
+  const maxUploadMb = positive('max-upload-mb', values['max-upload-mb']);
+  const maxPages = positive('max-pages', values['max-pages']);
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`bad --port ${values.port}`, 2);
   const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
@@ -42,6 +54,7 @@ async function serve(argv: string[]): Promise<void> {
       dataDir: resolve(values.data ?? defaultDataDir()),
       port,
       premium,
+      limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
       onError: (e) => process.stderr.write(`${serverErrorLine(e)}\n`),
     });
@@ -49,6 +62,8 @@ async function serve(argv: string[]): Promise<void> {
     if (e instanceof BridgeError) fail(e.message, e.code === 'DATA_DIR_LOCKED' ? 3 : 1);
     throw e;
   }
+  const recovered = recoveryLine(bridge.services.store.recovery);
+  if (recovered) process.stderr.write(`${recovered}\n`);
   process.stdout.write(`Study Bridge listening on ${bridge.baseUrl}\n`);
   let stopping = false;
   const stop = async () => {

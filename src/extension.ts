@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { BridgeHost, type BridgeMode, type BridgeState } from './extension/bridgeHost';
+import { showRecoveryNotice } from './extension/recoveryNotice';
 import { BridgeStatusBar } from './extension/statusBar';
 import { registerCommands, UserFacingError } from './extension/commands';
 import { registerCardCommands } from './extension/cardCommands';
@@ -210,12 +211,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     ui.onDidOpen((req) => void reader.follow(req).catch((err: unknown) => log.warn(`reader: ${err instanceof Error ? err.message : String(err)}`))),
   );
 
+  const recoveryChecked = new Set<string>();
   context.subscriptions.push(
     bridgeHost.onDidChange((state) => {
       statusBar.update(state);
       void vscode.commands.executeCommand('setContext', 'studyBridge.state', state.mode);
       if (state.mode !== 'starting') refreshViews();
       // Follow the bridge in use; no poll may hold a closing server open.
+      // Only the window that opened the library (and so ran its recovery) reports what recovery found.
+      if (state.mode === 'hosting' && state.instanceNonce && !recoveryChecked.has(state.instanceNonce)) {
+        recoveryChecked.add(state.instanceNonce);
+        const client = getClient();
+        if (client) void showRecoveryNotice(client, log).catch((err: unknown) => log.warn(`recovery report: ${err instanceof Error ? err.message : String(err)}`));
+      }
       if (state.mode === 'hosting' || state.mode === 'attached') {
         void feed.restart();
         resultEditor.recheckAll();

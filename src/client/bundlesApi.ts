@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
 import type {
   bundleCheckResponse,
@@ -6,8 +7,11 @@ import type {
   bundleFocusResponse,
   bundleListResponse,
   bundleReceiptResponse,
+  prepareRequest,
   prepareResponse,
+  resultRequest,
 } from '../server/routes/bundleShapes';
+import type { BundleManifest } from '../server/bundles/bundleFiles';
 import type { BridgeClient, RawResponse } from './bridgeClient';
 
 /**
@@ -29,39 +33,17 @@ export type BundleFiles = RouteResponse<typeof bundleFilesResponse>;
 export type BundleFileEntry = RouteResponseItem<typeof bundleFilesResponse, 'files'>;
 export type BundleFocus = RouteResponse<typeof bundleFocusResponse>;
 
-/** manifest.json of a bundle folder (the fields the views read). */
-export interface BundleManifest {
-  bundleId: string;
-  topicid: string;
-  bookmd5: string;
-  documentTitle: string;
-  title: string;
-  preset: string;
-  anchorMode: string;
-  pages: number[];
-  pagesTotal: number;
-}
+/** manifest.json of a bundle folder, as the bridge writes it. */
+export type { BundleManifest } from '../server/bundles/bundleFiles';
 
-export interface PrepareRequest {
-  topicid: string;
-  bookmd5: string;
-  segments: Array<{ startPage: number; endPage?: number; title?: string }>;
-  preset?: string;
-  anchorMode?: string;
-  title?: string;
-  cardStyle?: { defaultFillIndex?: number };
-  async?: boolean;
-}
+/** POST /bundles/prepare's body, from the route's schema. */
+export type PrepareRequest = z.input<typeof prepareRequest>;
 
 /** 200 (prepared at once: version, rootNoteId, files) or 202 (async: state "preparing"). */
 export type PrepareResult = RouteResponse<typeof prepareResponse>;
 
-export interface ResultOptions {
-  /** The text to use instead of the folder's result.md (what the editor shows, saved or not). */
-  resultMarkdown?: string;
-  withBlank?: boolean;
-  excerptMode?: 'child' | 'link';
-}
+/** The result options of check and submit, from the routes' schema. */
+export type ResultOptions = z.input<typeof resultRequest>;
 
 type Requester = Pick<BridgeClient, 'request' | 'raw'>;
 const seg = encodeURIComponent;

@@ -1,9 +1,10 @@
+import type { z } from 'zod';
 import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
 import type { deckCardsResponse } from '../server/routes/deckCards';
 import type { changesResponse } from '../server/routes/libraryChanges';
 import type { batchGetResponse } from '../server/routes/noteReads';
 import type { snapshotCreateResponse, snapshotListResponse, restoreResponse } from '../server/routes/snapshots';
-import type { noteCreateResponse, notePaletteResponse, treeResponse } from '../server/routes/studySetCards';
+import type { createNoteRequest, noteCreateResponse, notePaletteResponse, treeResponse } from '../server/routes/studySetCards';
 import type { commentResponse, titleResponse } from '../server/routes/noteEdits';
 import type { deleteResponse } from '../server/routes/noteStructure';
 import type { BridgeClient } from './bridgeClient';
@@ -29,14 +30,12 @@ export type Snapshot = RouteResponseItem<typeof snapshotListResponse, 'snapshots
 export type DeckCard = RouteResponseItem<typeof deckCardsResponse, 'cards'>;
 export type LibraryChanges = RouteResponse<typeof changesResponse>;
 
-export interface NewCard {
-  parentNoteId?: string;
-  title?: string;
-  text?: string;
-  excerpt?: { bookmd5: string; page: number; text: string };
-  colorIndex?: number;
-  fillIndex?: number;
-}
+/**
+ * POST /study-sets/{id}/notes's body, from the route's schema: its output
+ * type, because excerpt.page also accepts a numeric string (its input type is
+ * unknown) and a client sends a number.
+ */
+export type NewCard = z.output<typeof createNoteRequest>;
 
 /** The dry-run of POST /notes/delete (the 422's details). */
 export interface DeletePreview {

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { gradeRequest } from '../server/routes/deckCards';
 import type { DeckReviews } from '../server/decks/deckReviews';
 import type { ReviewRating } from '../server/decks/deckScheduling';
 import type { BridgeClient, Success } from './bridgeClient';
@@ -14,12 +16,8 @@ export type DueCard = DueList['cards'][number];
 export type GradeResult = Success & Awaited<ReturnType<DeckReviews['grade']>>;
 export type ReviewLog = Success & ReturnType<DeckReviews['logs']>;
 
-export interface GradeRequest {
-  cardNoteId: string;
-  rating: ReviewRating;
-  reviewedAt?: string;
-  durationMs?: number;
-}
+/** POST /decks/{id}/reviews's body, from the route's schema. */
+export type GradeRequest = z.input<typeof gradeRequest>;
 
 type Requester = Pick<BridgeClient, 'request'>;
 const seg = encodeURIComponent;

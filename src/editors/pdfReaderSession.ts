@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
-import { isReaderMessage, type HostToWebview, type OutlineEntry, type ReaderHighlight, type ReaderSelection, type WebviewToHost } from './pdfReaderProtocol';
+import { HostChannel } from '../webviews/channel/hostChannel';
+import { readerGuards, type BenchResult, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
 
 /** Highlights of cards without a colour: the palette's light yellow. */
@@ -49,10 +50,7 @@ export class PdfReaderSession implements vscode.Disposable {
   /** What went wrong in the webview (also in the log). */
   readonly errors: string[] = [];
   private readonly openedAt: number;
-  private ready = false;
-  private readonly queue: HostToWebview[] = [];
-  private nextRequest = 1;
-  private readonly pending = new Map<number, (m: WebviewToHost) => void>();
+  private readonly channel: HostChannel<ReaderProtocol>;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly disposed = new vscode.EventEmitter<void>();
   readonly onDidDispose = this.disposed.event;
@@ -71,8 +69,10 @@ export class PdfReaderSession implements vscode.Disposable {
     this.page = intent.page ?? 1;
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    this.channel = new HostChannel<ReaderProtocol>(webview, { guards: readerGuards, log: (m) => deps.log.warn(m) });
+    this.listen();
     this.disposables.push(
-      webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
+      this.channel,
       panel.onDidDispose(() => this.dispose()),
       panel.onDidChangeViewState(() => panel.active && deps.onPage(this)),
     );
@@ -81,7 +81,7 @@ export class PdfReaderSession implements vscode.Disposable {
     void this.start(bytes, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
-      this.post({ type: 'notice', kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
+      this.channel.notify('notice', { kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
     });
   }
 
@@ -97,8 +97,8 @@ export class PdfReaderSession implements vscode.Disposable {
     const outline = await this.outline();
     // A plain ArrayBuffer (copied out of the Buffer's pool) is what VS Code transfers as binary to the webview.
     const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
-    this.post({ type: 'open', data: buffer, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
-    if (intent.noteid) this.post({ type: 'goto', page: this.page, noteid: intent.noteid });
+    this.channel.notify('open', { data: buffer, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
+    if (intent.noteid) this.channel.notify('goto', { page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);
     await this.reloadHighlights();
   }
@@ -122,7 +122,7 @@ export class PdfReaderSession implements vscode.Disposable {
       color: (c.colorIndex !== null && NOTE_PALETTE_HEX[c.colorIndex]) || DEFAULT_HIGHLIGHT,
     }));
     this.highlightCount = items.length;
-    this.post({ type: 'highlights', items });
+    this.channel.notify('highlights', items);
   }
 
   /** Reads for another study set from now on (its highlights, its cards). */
@@ -134,85 +134,42 @@ export class PdfReaderSession implements vscode.Disposable {
 
   goto(page: number, noteid?: string): void {
     this.page = page;
-    this.post({ type: 'goto', page, noteid });
+    this.channel.notify('goto', { page, noteid });
   }
 
   notice(message: string, kind: 'info' | 'error' = 'info'): void {
-    this.post({ type: 'notice', message, kind });
+    this.channel.notify('notice', { message, kind });
   }
 
   /** The text selected in the book (or the one the context menu opened on). */
-  async selection(): Promise<ReaderSelection | null> {
-    const reply = await this.request({ type: 'getSelection', requestId: 0 });
-    return reply.type === 'selection' ? reply.selection : null;
+  selection(): Promise<ReaderSelection | null> {
+    return this.channel.request('getSelection');
   }
 
   /** Scrolls through `pages` pages in the webview and times its frames (the suite prints the figure). */
-  async benchScroll(from: number, pages: number): Promise<Extract<WebviewToHost, { type: 'benchResult' }>> {
-    const reply = await this.request({ type: 'benchScroll', requestId: 0, from, pages }, 120_000);
-    if (reply.type !== 'benchResult') throw new Error('the reader answered something else');
-    return reply;
+  benchScroll(from: number, pages: number): Promise<BenchResult> {
+    return this.channel.request('benchScroll', { from, pages }, { timeoutMs: 120_000 });
   }
 
-  private request(msg: Extract<HostToWebview, { requestId: number }>, timeoutMs = 10_000): Promise<WebviewToHost> {
-    const requestId = this.nextRequest++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
-        reject(new Error(`the reader did not answer ${msg.type} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(requestId, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      this.post({ ...msg, requestId });
+  private listen(): void {
+    const c = this.channel;
+    c.on('firstRender', (m) => {
+      this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
+      this.webviewFirstRenderMs ??= m.ms;
+      this.rendered.fire();
     });
-  }
-
-  private post(msg: HostToWebview): void {
-    if (!this.ready) {
-      this.queue.push(msg); // sent in order once the webview says ready
-      return;
-    }
-    void this.panel.webview.postMessage(msg);
-  }
-
-  private receive(m: unknown): void {
-    if (!isReaderMessage(m)) return;
-    switch (m.type) {
-      case 'ready':
-        this.ready = true;
-        for (const q of this.queue.splice(0)) void this.panel.webview.postMessage(q);
-        break;
-      case 'firstRender':
-        this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
-        this.webviewFirstRenderMs ??= m.ms;
-        this.rendered.fire();
-        break;
-      case 'page':
-        this.page = m.page;
-        this.pageCount = m.pageCount;
-        this.deps.onPage(this);
-        break;
-      case 'highlightsDrawn':
-        this.highlightCount = m.count;
-        break;
-      case 'cardClicked':
-        this.deps.onCardClicked(this, m.noteid);
-        break;
-      case 'makeCard':
-        this.deps.onMakeCard(this);
-        break;
-      case 'selection':
-      case 'benchResult':
-        this.pending.get(m.requestId)?.(m);
-        this.pending.delete(m.requestId);
-        break;
-      case 'error':
-        this.errors.push(m.message);
-        this.deps.log.warn(`reader webview: ${m.message}`);
-        break;
-    }
+    c.on('page', (m) => {
+      this.page = m.page;
+      this.pageCount = m.pageCount;
+      this.deps.onPage(this);
+    });
+    c.on('highlightsDrawn', (m) => (this.highlightCount = m.count));
+    c.on('cardClicked', (m) => this.deps.onCardClicked(this, m.noteid));
+    c.on('makeCard', () => this.deps.onMakeCard(this));
+    c.on('error', (m) => {
+      this.errors.push(m.message);
+      this.deps.log.warn(`reader webview: ${m.message}`);
+    });
   }
 
   dispose(): void {

@@ -5,8 +5,8 @@ import { webviewPage } from './webviewPage';
 export function resultEditorHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return webviewPage(webview, extensionUri, {
     title: 'result.md preview',
-    styles: [['media', 'resultEditor.css']],
-    script: ['media', 'resultEditor.js'],
+    styles: [['media', 'controls.css'], ['media', 'resultEditor.css']],
+    script: ['dist', 'webview', 'resultEditor.js'],
     body: `<header class="bar">
   <div class="heading"><strong>Card preview</strong> <span id="status" class="status">Connecting…</span></div>
   <div class="actions">

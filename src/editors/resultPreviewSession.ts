@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import { BridgeClientError, type BridgeClient } from '../client/bridgeClient';
 import type { BundleReceipt } from '../client/bundlesApi';
 import { resultEditorHtml } from './resultEditorHtml';
-import { isWebviewMessage, type HostToWebview, type PreviewState, type WebviewToHost } from './resultEditorProtocol';
+import { HostChannel } from '../webviews/channel/hostChannel';
+import { ChannelError } from '../webviews/channel/protocol';
+import { resultEditorGuards, type PreviewState, type ResultEditorProtocol } from '../webviews/resultEditor/protocol';
+import type { ReceiptModel } from './resultPreviewModel';
 import { bundleIdOfPath, previewModel, receiptModel, type PreviewProblem } from './resultPreviewModel';
 
 /** Pause after the last keystroke before checking the text again. */
@@ -30,7 +33,7 @@ export class ResultPreviewSession implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   /** Answers to older checks are dropped: only the latest request renders. */
   private checkSeq = 0;
-  private ready = false;
+  private readonly channel: HostChannel<ResultEditorProtocol>;
   private submitting = false;
   state: PreviewState;
   lastReceipt: BundleReceipt | undefined;
@@ -50,37 +53,24 @@ export class ResultPreviewSession implements vscode.Disposable {
       ? { status: 'checking', bundleId: this.bundleId }
       : { status: 'noBundle', message: 'This result.md is not inside a bundle folder (…/bundles/<bundle id>/result.md); there is nothing to check it against.' };
     const webview = panel.webview;
-    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
     webview.html = resultEditorHtml(webview, deps.extensionUri);
+    this.channel = new HostChannel<ResultEditorProtocol>(webview, { guards: resultEditorGuards, log: (m) => deps.log.warn(m) });
+    // The page (re)loaded: it knows nothing; send what we have, then check afresh.
+    this.channel.onReady(() => {
+      this.channel.notify('preview', this.state);
+      void this.check();
+    });
+    this.channel.on('revealLine', (m) => void this.revealLine(m.line));
+    this.channel.on('openAsText', () => void vscode.commands.executeCommand('vscode.openWith', document.uri, 'default', panel.viewColumn));
+    this.channel.handle('submit', () => this.submit());
     this.disposables.push(
-      webview.onDidReceiveMessage((m: unknown) => {
-        if (isWebviewMessage(m)) void this.onMessage(m);
-      }),
+      this.channel,
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length) this.scheduleCheck();
       }),
       panel.onDidDispose(() => this.dispose()),
     );
-  }
-
-  private async onMessage(m: WebviewToHost): Promise<void> {
-    switch (m.type) {
-      case 'ready':
-        // The webview (re)loaded: it knows nothing; send what we have, then check afresh.
-        this.ready = true;
-        this.post({ type: 'preview', state: this.state });
-        await this.check();
-        return;
-      case 'revealLine':
-        await this.revealLine(m.line);
-        return;
-      case 'openAsText':
-        await vscode.commands.executeCommand('vscode.openWith', this.document.uri, 'default', this.panel.viewColumn);
-        return;
-      case 'submit':
-        await this.submit(m.requestId);
-        return;
-    }
   }
 
   scheduleCheck(): void {
@@ -112,27 +102,24 @@ export class ResultPreviewSession implements vscode.Disposable {
     }
   }
 
-  private async submit(requestId: number): Promise<void> {
-    const reply = (m: HostToWebview) => this.post(m);
-    const fail = (code: string, message: string) => reply({ type: 'reply', requestId, ok: false, error: { code, message } });
+  private async submit(): Promise<ReceiptModel> {
     const client = this.deps.getClient();
-    if (!this.bundleId) return fail('NOT_A_BUNDLE', 'This file is not in a bundle folder.');
-    if (!client) return fail('BRIDGE_DOWN', 'The bridge is not running.');
-    if (this.submitting) return fail('SUBMIT_IN_FLIGHT', 'A submit is already running.');
+    if (!this.bundleId) throw new ChannelError('NOT_A_BUNDLE', 'This file is not in a bundle folder.');
+    if (!client) throw new ChannelError('BRIDGE_DOWN', 'The bridge is not running.');
+    if (this.submitting) throw new ChannelError('SUBMIT_IN_FLIGHT', 'A submit is already running.');
+    const bundleId = this.bundleId;
     this.submitting = true;
     try {
-      reply({ type: 'progress', requestId, message: 'Saving result.md…' });
-      if (this.document.isDirty && !(await this.document.save())) return fail('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
-      reply({ type: 'progress', requestId, message: 'Importing the cards…' });
-      const receipt = await client.bundles.submit(this.bundleId, { resultMarkdown: this.document.getText() });
+      this.channel.notify('progress', { message: 'Saving result.md…' });
+      if (this.document.isDirty && !(await this.document.save())) throw new ChannelError('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
+      this.channel.notify('progress', { message: 'Importing the cards…' });
+      // A BridgeClientError's code travels in the error reply.
+      const receipt = await client.bundles.submit(bundleId, { resultMarkdown: this.document.getText() });
       this.lastReceipt = receipt;
-      this.deps.log.info(`bundle ${this.bundleId}: imported version ${receipt.version} (${receipt.parsed.importedCards} cards)`);
-      reply({ type: 'reply', requestId, ok: true, receipt: receiptModel(receipt) });
-      void this.deps.onSubmitted(this.bundleId, receipt).catch((e) => this.deps.log.debug(`after submit: ${String(e)}`));
+      this.deps.log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.parsed.importedCards} cards)`);
+      void this.deps.onSubmitted(bundleId, receipt).catch((e) => this.deps.log.debug(`after submit: ${String(e)}`));
       void this.check();
-    } catch (err) {
-      const e = err instanceof BridgeClientError ? err : undefined;
-      fail(e?.code ?? 'ERROR', err instanceof Error ? err.message : String(err));
+      return receiptModel(receipt);
     } finally {
       this.submitting = false;
     }
@@ -153,13 +140,9 @@ export class ResultPreviewSession implements vscode.Disposable {
 
   private setState(state: PreviewState): PreviewState {
     this.state = state;
-    this.post({ type: 'preview', state });
+    this.channel.notify('preview', state);
     this.stateEmitter.fire(state);
     return state;
-  }
-
-  private post(m: HostToWebview): void {
-    if (this.ready) void this.panel.webview.postMessage(m);
   }
 
   dispose(): void {

@@ -7,17 +7,23 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
   const dataDir = config.get<string>('dataDir')?.trim() || context.globalStorageUri.fsPath;
   const port = config.get<number | null>('port');
   const exportFolder = config.get<string>('exportFolder')?.trim() || undefined;
+  const maxUploadMb = config.get<number>('maxUploadMb');
+  const maxPages = config.get<number>('maxPages');
   return {
     dataDir,
     // null/undefined: the default range 42380–42399; 0: any free port.
     port: typeof port === 'number' ? port : undefined,
     premium: config.get<boolean>('premium', true),
     exportFolder,
+    limits: {
+      ...(typeof maxUploadMb === 'number' && maxUploadMb >= 1 ? { uploadBytes: Math.floor(maxUploadMb) * 1024 * 1024 } : {}),
+      ...(typeof maxPages === 'number' && maxPages >= 1 ? { maxPages: Math.floor(maxPages) } : {}),
+    },
     thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
   };
 }
 
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }

@@ -6,24 +6,32 @@ import { join } from 'node:path';
 import { defaultLimits, type BridgeConfig, type BridgeLimits } from './config';
 import { removeDiscovery, writeDiscovery } from './discovery';
 import { staticEntitlements, type Entitlements } from './entitlements';
-import { BridgeError } from './errors';
+import { BridgeError, insufficientStorage, isNoSpace } from './errors';
 import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
-import type { RouteDecl } from './http/routeTable';
+import type { RouteDecl, RouteServices } from './http/routeTable';
 import { StudySets } from './library/studySets';
-import { StudySetDocuments } from './library/studySetDocuments';
+import { StudySetDocuments } from './cards/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
 import { BookTextIndex } from './search/bookTextIndex';
 import { Decks } from './library/decks';
-import { DocumentService } from './library/documentService';
+import { DocumentCatalogue } from './library/documentCatalogue';
+import { ExtractionScheduler } from './library/extractionScheduler';
+import { PageReader } from './library/pageReader';
+import { ExportSlot } from './library/exportSlot';
+import { ExtractionPool } from './pdf/extractionPool';
+import { PageCache } from './cache/pageCache';
 import { DocumentReader } from './library/documentReader';
+import { adoptOrphans, sweepLeftovers } from './library/startupSweep';
 import { migratePagesToCache } from './cache/pageMigration';
 import { BundleService } from './bundles/bundleService';
+import { BundlePrepareJob } from './bundles/bundlePrepareJob';
 import { SnapshotFiles } from './cards/snapshotFiles';
 import { moveSnapshotsToFiles } from './cards/snapshotMigration';
 import { allRoutes } from './routes';
 import { AccessCodes } from './security/accessCodes';
+import { loadCodeKey } from './security/codeKey';
+import { makeDataDirPrivate } from './security/privateDataDir';
 import { TokenRegistry } from './security/tokens';
-import type { BridgeServices } from './services';
 import { acquireDataDirLock } from './store/lock';
 import { Store, type StoreOptions } from './store/store';
 import { buildGuide } from './system/guide';
@@ -32,6 +40,8 @@ import { MemoryUiHost, type UiHost } from './ui/uiHost';
 import { LegacySync } from './sync/legacySyncService';
 import { UiStateService } from './ui/uiStateService';
 import { SERVER_VERSION } from './version';
+import { StorageMonitor } from './store/storageMonitor';
+import { asNoSpace, freeBytes } from './store/diskSpace';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -59,7 +69,7 @@ export interface Bridge {
   token: string;
   instanceNonce: string;
   dataDir: string;
-  services: BridgeServices;
+  services: RouteServices;
   /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock. */
   close(): Promise<void>;
 }
@@ -85,15 +95,30 @@ async function listen(server: Server, port: number | undefined): Promise<number>
   throw new BridgeError('PORT_UNAVAILABLE', 500, `Ports ${DEFAULT_PORT}-${LAST_DEFAULT_PORT} are all taken; pass --port.`);
 }
 
+/** Start-up writes that may fail on a full disk without stopping reads: the write that needs them answers 507 later. */
+function tolerateNoSpace(fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (!isNoSpace(e)) throw e;
+  }
+}
+
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 /** Builds the whole headless core on a data dir and starts serving it on loopback. */
 export async function createBridge(options: BridgeOptions, routes: readonly RouteDecl[] = allRoutes): Promise<Bridge> {
   const dataDir = options.dataDir;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Other local users must not read the library: the dir is made 0700 (or a warning says why not).
+  const privacy = makeDataDirPrivate(dataDir, options.exportFolder ?? dataDir);
+  for (const w of privacy.warnings) process.stderr.write(`study-bridge: warning: ${w}\n`);
   const lock = acquireDataDirLock(dataDir);
   let store: Store | undefined;
   try {
+    // Under the lock, before anything of this run writes: .part uploads and temp files a crash left
+    // (a temp file is never part of the state; its rename is what commits it).
+    sweepLeftovers(dataDir, join(dataDir, 'library'));
     store = await Store.open(dataDir, options.store);
     const snapshotFiles = SnapshotFiles.of(dataDir);
     // Data dirs from before issue 10: snapshot contents, page text, items and
@@ -107,32 +132,57 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       libraryDir: join(dataDir, 'library'),
       limits: { ...defaultLimits, ...options.limits },
     };
-    mkdirSync(config.libraryDir, { recursive: true });
+    tolerateNoSpace(() => mkdirSync(config.libraryDir, { recursive: true, mode: 0o700 })); // an upload makes it too
     const instanceNonce = randomBytes(12).toString('hex');
     // Document-text search: per-book index files; a book becomes ready only once indexed.
-    const bookIndex: BookTextIndex = new BookTextIndex({ dir: join(dataDir, 'cache', 'text-index'), pageTexts: (md5) => documents.pageTexts(md5, 1, documents.get(md5).page_count) });
-    const documents: DocumentService = new DocumentService(store, config, undefined, { onExtracted: (md5, pages) => bookIndex.indexBook(md5, pages), onRemoved: (md5) => bookIndex.removeBook(md5) });
+    const documents = new DocumentCatalogue(store, config.libraryDir);
+    const pool = new ExtractionPool({ size: 2 });
+    const pageCache = new PageCache(join(dataDir, 'cache', 'pages'));
+    const bookIndex: BookTextIndex = new BookTextIndex({ dir: join(dataDir, 'cache', 'text-index'), pageTexts: (md5) => pages.pageTexts(md5, 1, documents.get(md5).page_count) });
+    const extraction = new ExtractionScheduler(documents, pool, pageCache, { onExtracted: (md5, texts) => bookIndex.indexBook(md5, texts) });
+    const pages = new PageReader(documents, extraction, pageCache, pool);
     const studySets = new StudySets(store);
     const ui = options.ui ?? new MemoryUiHost();
+    const bundles = new BundleService(store, config, pages, ui);
     const shutdown = new AbortController();
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
-    const services: BridgeServices = {
+    // bridge.json cannot be written on a full disk: the bridge serves anyway, and publishes it once space is back.
+    let published = false;
+    const publish = () => {
+      if (published || shutdown.signal.aborted) return;
+      try {
+        writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION });
+        published = true;
+      } catch (e) {
+        if (!isNoSpace(e)) throw e;
+        options.onError?.(insufficientStorage('Writing bridge.json', freeBytes(dataDir), { file: 'bridge.json' }));
+      }
+    };
+    const storage = new StorageMonitor(dataDir, publish);
+    const services: RouteServices = {
       config,
       store,
       ui,
       entitlements: options.entitlements ?? staticEntitlements(options.premium ?? true),
       tokens: TokenRegistry.load(dataDir, store),
-      codes: new AccessCodes(store, config.limits),
+      codes: new AccessCodes(store, config.limits, loadCodeKey(dataDir)),
       studySets,
       studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
       snapshotFiles,
-      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => documents.pageTexts(md5, start, end) }),
+      storage,
+      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }),
       bookIndex,
       decks: new Decks(store),
       documents,
-      documentReader: new DocumentReader(documents),
-      bundles: new BundleService(store, config, documents, ui),
+      extraction,
+      pages,
+      pool,
+      pageCache,
+      exportSlot: new ExportSlot(),
+      documentReader: new DocumentReader(documents, extraction, pages),
+      bundles,
+      bundlePrepare: new BundlePrepareJob(store, documents, extraction, pages, bundles.runner, bundles),
       uiState: new UiStateService({ store, ui, closing: shutdown.signal }),
       legacySync: new LegacySync({ store, config, closing: shutdown.signal }),
       routes,
@@ -141,28 +191,32 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       instanceNonce,
       guide: buildGuide(routes),
       baseUrl,
+      warnings: privacy.warnings,
     };
     await bookIndex.open(store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready'`).map((r) => r.bookmd5));
-    documents.resumeUnfinished();
-    await services.bundles.recover(); // interrupted prepares → failed
+    await adoptOrphans({ config, documents, pool, pageCache }); // PDFs renamed in by an upload whose row never committed
+    extraction.resumeUnfinished();
+    await services.bundlePrepare.recover(); // interrupted prepares → failed
     services.legacySync.watcher.start(); // library watcher; stops on shutdown.abort()
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     port = await listen(server, options.port);
-    writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION });
+    publish();
+    storage.status(); // on a full disk: starts watching for space to come back
 
     let closing: Promise<void> | undefined;
     const openStore = store;
     const close = () =>
       (closing ??= (async () => {
         shutdown.abort();
+        storage.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 5000).unref();
         });
-        await documents.close();
+        await extraction.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
         lock.release();
@@ -171,6 +225,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
   } catch (e) {
     await store?.close().catch(() => undefined);
     lock.release();
-    throw e;
+    // What start-up cannot do without space (a new token, a schema upgrade): a clear message, not a stack.
+    throw asNoSpace(e, 'Starting the bridge', dataDir);
   }
 }

@@ -11,8 +11,10 @@ export interface BridgeConfig {
 export interface BridgeLimits {
   /** JSON request bodies. */
   jsonBodyBytes: number;
-  /** Raw uploads. */
+  /** Raw uploads (setting studyBridge.maxUploadMb, --max-upload-mb): larger ones answer 413. */
   uploadBytes: number;
+  /** Pages of an uploaded PDF (setting studyBridge.maxPages, --max-pages): more answer 422 before extraction. */
+  maxPages: number;
   /** Install code lifetime. */
   installCodeMs: number;
   /** Pairing code lifetime. */
@@ -23,7 +25,8 @@ export interface BridgeLimits {
 
 export const defaultLimits: BridgeLimits = {
   jsonBodyBytes: 1024 * 1024,
-  uploadBytes: 512 * 1024 * 1024,
+  uploadBytes: 1024 * 1024 * 1024,
+  maxPages: 10_000,
   installCodeMs: 10 * 60_000,
   pairCodeMs: 5 * 60_000,
   pairAttempts: 3,

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeSecretFile } from './security/tokens';
 
-/** `<dataDir>/bridge.json`: how local clients find a running bridge (DESIGN.md §2). */
+/** `<dataDir>/bridge.json`: how local clients find a running bridge (docs/ARCHITECTURE.md, "Discovery"). */
 export interface DiscoveryFile {
   baseUrl: string;
   port: number;
@@ -13,10 +13,19 @@ export interface DiscoveryFile {
 
 export const discoveryPath = (dataDir: string) => join(dataDir, 'bridge.json');
 
+/**
+ * Writes bridge.json (the caller holds the data dir's lock). When that fails,
+ * no half-written temp is left, nor an older bridge.json naming a dead bridge.
+ */
 export function writeDiscovery(dataDir: string, info: DiscoveryFile): void {
   const path = discoveryPath(dataDir);
-  writeSecretFile(`${path}.tmp`, JSON.stringify(info, null, 2) + '\n');
-  renameSync(`${path}.tmp`, path);
+  try {
+    // Atomic (temp name + rename, the temp removed on failure): a reader never sees half a file.
+    writeSecretFile(path, JSON.stringify(info, null, 2) + '\n');
+  } catch (e) {
+    rmSync(path, { force: true }); // no older bridge.json naming a dead bridge
+    throw e;
+  }
 }
 
 export function readDiscovery(dataDir: string): DiscoveryFile | undefined {

@@ -1,6 +1,6 @@
 /**
  * The one error type of the bridge. Services throw it; the error mapper
- * (http/errorMapper.ts) turns it into the error body of DESIGN.md §2.
+ * (http/errorMapper.ts) turns it into the error body of docs/ARCHITECTURE.md ("Errors").
  */
 export class BridgeError extends Error {
   constructor(
@@ -34,3 +34,22 @@ export const busy = (code: string, message: string, retryAfterSeconds: number, d
  * and retries what is missing.
  */
 export const saveFailed = (message: string, details?: Record<string, unknown>) => new BridgeError('SAVE_FAILED', 500, message, details, true);
+
+/** True for the errno codes a full disk or an exhausted quota give. */
+export const isNoSpace = (e: unknown): boolean => {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+};
+
+/**
+ * 507 INSUFFICIENT_STORAGE (retryable): a write failed for space and did not
+ * take effect. `freeBytes` is what the data dir's file system had left.
+ */
+export const insufficientStorage = (what: string, freeBytes: number | undefined, details?: Record<string, unknown>) =>
+  new BridgeError(
+    'INSUFFICIENT_STORAGE',
+    507,
+    `${what} failed: the disk holding the library is full. Nothing was written; free some space and retry.`,
+    { ...details, ...(freeBytes === undefined ? {} : { freeBytes }) },
+    true,
+  );

@@ -4,23 +4,30 @@ import type { Entitlements } from './entitlements';
 import type { BridgeConfig } from './config';
 import type { AccessCodes } from './security/accessCodes';
 import type { TokenRegistry } from './security/tokens';
-import type { RouteDecl } from './http/routeTable';
-import type { Guide } from './system/guide';
 import type { StudySets } from './library/studySets';
-import type { StudySetDocuments } from './library/studySetDocuments';
+import type { StudySetDocuments } from './cards/studySetDocuments';
 import type { LibrarySearch } from './library/librarySearch';
 import type { BookTextIndex } from './search/bookTextIndex';
 import type { Decks } from './library/decks';
-import type { DocumentService } from './library/documentService';
+import type { DocumentCatalogue } from './library/documentCatalogue';
+import type { ExtractionScheduler } from './library/extractionScheduler';
+import type { PageReader } from './library/pageReader';
+import type { ExportSlot } from './library/exportSlot';
+import type { ExtractionPool } from './pdf/extractionPool';
+import type { PageCache } from './cache/pageCache';
 import type { DocumentReader } from './library/documentReader';
 import type { UiStateService } from './ui/uiStateService';
 import type { LegacySync } from './sync/legacySyncService';
 import type { BundleService } from './bundles/bundleService';
+import type { BundlePrepareJob } from './bundles/bundlePrepareJob';
 import type { SnapshotFiles } from './cards/snapshotFiles';
+import type { StorageMonitor } from './store/storageMonitor';
 
 /**
- * What route handlers can reach. Each domain adds its service here; handlers
- * stay thin and call a service.
+ * What route handlers can reach (with the route table itself: RouteServices in
+ * http/routeTable.ts). Each domain adds its service here; handlers stay thin
+ * and call a service. Domain code never takes this whole: each service
+ * declares the few collaborators it needs.
  */
 export interface BridgeServices {
   config: BridgeConfig;
@@ -35,20 +42,32 @@ export interface BridgeServices {
   /** Document-text index: per-book files under <dataDir>/cache/text-index. */
   bookIndex: BookTextIndex;
   decks: Decks;
-  /** Library documents: upload, extraction, delete, file state. */
-  documents: DocumentService;
+  /** Library documents: rows, files, file state (upload: documentUpload.ts, delete: documentDelete.ts). */
+  documents: DocumentCatalogue;
+  /** Background extraction of pages into the page cache, and the waits of reads. */
+  extraction: ExtractionScheduler;
+  /** Reads of extracted pages and outlines. */
+  pages: PageReader;
+  /** The PDF worker pool (info, render, export, extraction). */
+  pool: ExtractionPool;
+  /** Extracted pages on disk: <dataDir>/cache/pages. */
+  pageCache: PageCache;
+  /** One export at a time (documents, mind-map prints). */
+  exportSlot: ExportSlot;
   /** Reading routes over stored pages. */
   documentReader: DocumentReader;
-  /** Book-splitting bundles: prepare jobs, folders, submit. */
+  /** Book-splitting bundles: folders, list, files, focus, discard (submit: bundleSubmit.ts). */
   bundles: BundleService;
+  /** The prepare job (one at a time, in bundles.runner). */
+  bundlePrepare: BundlePrepareJob;
   /** Snapshot contents: content-addressed files under <dataDir>/snapshots/. */
   snapshotFiles: SnapshotFiles;
+  /** Whether the data dir's disk takes writes (GET /status `storage`); told of every write that failed for space. */
+  storage?: StorageMonitor;
   /** The UI bookmark (GET /ui-state, POST /ui-state/apply). */
   uiState: UiStateService;
   /** Legacy sync diagnostics: the event log, the library watcher, recheck and inventory. */
   legacySync: LegacySync;
-  /** The route table, for system routes that describe it. */
-  routes: readonly RouteDecl[];
   /** Derived once from the route table. */
   routeSummary: { apiFingerprint: string; routeCount: number };
   /** Aborted when the bridge starts closing: long-running requests (long polls) end instead of holding the close. */
@@ -56,7 +75,9 @@ export interface BridgeServices {
   /** Changes on every start; also in bridge.json. */
   instanceNonce: string;
   /** The runtime guide, built once from the route table. */
-  guide: Guide;
+  guide: { markdown: string; version: string; sha256: string };
   /** Base URL once listening, e.g. http://127.0.0.1:42380/bridge/v1 */
   baseUrl(): string;
+  /** Conditions found at start that the user should fix (e.g. a data dir other users can read); on stderr and in /status. */
+  warnings: string[];
 }

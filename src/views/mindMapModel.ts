@@ -1,5 +1,5 @@
 import type { TreeNode } from '../client/cardsApi';
-import type { MindMapNode } from './mindMapProtocol';
+import type { MindMapNode } from '../webviews/mindMap/protocol';
 
 /**
  * Builds markmap's data tree ({content, children, payload}) from the set's

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
 import { buildMindMapTree } from './mindMapModel';
-import { isMindMapMessage, type HostToWebview, type MindMapData } from './mindMapProtocol';
+import { HostChannel } from '../webviews/channel/hostChannel';
+import { mindMapGuards, type MindMapData, type MindMapProtocol } from '../webviews/mindMap/protocol';
 
 export const MIND_MAP_VIEW_TYPE = 'studyBridge.mindMap';
 /** POST /notes/batch-get takes at most this many cards per call. */
@@ -80,7 +81,7 @@ export class MindMapPanel implements vscode.Disposable {
   private readonly rendered = new vscode.EventEmitter<MindMapRender>();
   /** The webview drew a map (after its transitions). */
   readonly onDidRender = this.rendered.event;
-  private ready = false;
+  private readonly channel: HostChannel<MindMapProtocol>;
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
@@ -102,11 +103,9 @@ export class MindMapPanel implements vscode.Disposable {
     });
     this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'study-bridge.svg');
     this.panel.webview.html = mindMapHtml(this.panel.webview, deps.extensionUri, studySet.title);
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.dispose()),
-      this.panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(m)),
-      this.rendered,
-    );
+    this.channel = new HostChannel<MindMapProtocol>(this.panel.webview, { guards: mindMapGuards, log: (m) => deps.log.warn(m) });
+    this.listen();
+    this.disposables.push(this.panel.onDidDispose(() => this.dispose()), this.channel, this.rendered);
   }
 
   /** Reads the set again soon (bursts of writes coalesce). */
@@ -120,7 +119,7 @@ export class MindMapPanel implements vscode.Disposable {
 
   /** Reads the set and sends the map; a request during a read reads once more after it. */
   async redraw(): Promise<void> {
-    if (!this.ready) return;
+    if (!this.channel.isReady) return;
     if (this.loading) {
       this.again = true;
       return this.loading;
@@ -136,44 +135,30 @@ export class MindMapPanel implements vscode.Disposable {
 
   private async loadAndSend(): Promise<void> {
     const client = this.deps.getClient();
-    if (!client) return this.post({ type: 'problem', message: 'The bridge is not running: restart it from the status bar.' });
+    if (!client) return this.channel.notify('problem', { message: 'The bridge is not running: restart it from the status bar.' });
     try {
       const data = await readMindMap(client, this.studySet, ++this.seq);
       this.lastMap = data;
       this.panel.title = `Mind Map: ${data.title}`;
-      await this.post({ type: 'map', data });
+      this.channel.notify('map', data);
     } catch (err) {
       const message = err instanceof BridgeClientError && err.code === 'TOPIC_NOT_FOUND' ? `“${this.studySet.title}” no longer exists.` : `Could not read the map: ${errorText(err)}`;
       this.deps.log.warn(`mind map ${this.studySet.topicid}: ${errorText(err)}`);
-      await this.post({ type: 'problem', message });
+      this.channel.notify('problem', { message });
     }
   }
 
-  private async onMessage(m: unknown): Promise<void> {
-    if (!isMindMapMessage(m)) return;
-    switch (m.type) {
-      case 'ready':
-        // A (re)loaded webview: send the map again (its folds and zoom come from its own state).
-        this.ready = true;
-        await this.redraw();
-        return;
-      case 'refresh':
-        await this.redraw();
-        return;
-      case 'rendered':
-        if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0)) this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
-        this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations };
-        this.rendered.fire(this.lastRender);
-        return;
-      case 'openCard':
-        try {
-          await this.openCard(m.noteid);
-          await this.post({ type: 'reply', requestId: m.requestId, ok: true });
-        } catch (err) {
-          const code = err instanceof BridgeClientError ? err.code : 'ERROR';
-          await this.post({ type: 'reply', requestId: m.requestId, ok: false, error: { code, message: errorText(err) } });
-        }
-    }
+  private listen(): void {
+    const c = this.channel;
+    // A (re)loaded page: send the map again (its folds and zoom come from its own state).
+    c.onReady(() => void this.redraw());
+    c.on('refresh', () => void this.redraw());
+    c.on('rendered', (m) => {
+      if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0)) this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
+      this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations };
+      this.rendered.fire(this.lastRender);
+    });
+    c.handle('openCard', ({ noteid }) => this.openCard(noteid));
   }
 
   /**
@@ -187,10 +172,6 @@ export class MindMapPanel implements vscode.Disposable {
     if (!client) throw new Error('The bridge is not running.');
     await this.deps.revealCard(this.studySet, noteid);
     await client.cards.focus(noteid, this.studySet.topicid);
-  }
-
-  private async post(m: HostToWebview): Promise<void> {
-    await this.panel.webview.postMessage(m);
   }
 
   dispose(): void {

@@ -1,7 +1,9 @@
 import { webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
-import { isReviewMessage, type HostToWebview, type ReviewDeckRef } from './reviewPanelProtocol';
+import { HostChannel } from '../webviews/channel/hostChannel';
+import { ChannelError } from '../webviews/channel/protocol';
+import { reviewGuards, type ReviewDeckRef, type ReviewProtocol } from '../webviews/review/protocol';
 import { ReviewSession } from './reviewSession';
 
 /**
@@ -10,7 +12,7 @@ import { ReviewSession } from './reviewSession';
  * starts over with what is due now.
  */
 export class ReviewPanels implements vscode.Disposable {
-  private readonly panels = new Map<string, { panel: vscode.WebviewPanel; session: ReviewSession }>();
+  private readonly panels = new Map<string, Entry>();
   private readonly finished = new vscode.EventEmitter<ReviewSession>();
   /** Fires when a session reaches its summary (tests, the status bar). */
   readonly onDidFinish = this.finished.event;
@@ -41,60 +43,50 @@ export class ReviewPanels implements vscode.Disposable {
     if (existing) {
       existing.session = session;
       existing.panel.reveal();
-      await this.start(existing.panel, session);
+      await this.start(existing, session);
       return session;
     }
     const panel = vscode.window.createWebviewPanel('studyBridge.review', `Review: ${deck.title}`, vscode.ViewColumn.Active, {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
     });
-    const entry = { panel, session };
-    this.panels.set(deck.deckId, entry);
     panel.webview.html = reviewPanelHtml(panel.webview, this.extensionUri);
-    const post = (m: HostToWebview) => void panel.webview.postMessage(m);
-    const push = () => post({ type: 'state', state: entry.session.view() });
-    panel.onDidDispose(() => this.panels.delete(deck.deckId));
-    panel.webview.onDidReceiveMessage(async (m: unknown) => {
-      if (!isReviewMessage(m)) return;
-      const s = entry.session;
-      switch (m.type) {
-        case 'ready':
-          return push();
-        case 'reveal':
-          s.reveal();
-          return push();
-        case 'grade': {
-          const before = s.graded.length;
-          await s.grade(m.rating);
-          const view = s.view();
-          const stored = s.graded.length > before;
-          // The new state first: when the reply lands, the next card is already there.
-          push();
-          post(stored ? { type: 'reply', requestId: m.requestId, ok: true } : { type: 'reply', requestId: m.requestId, ok: false, error: { message: view.status === 'card' ? (view.error ?? 'not graded') : 'not graded' } });
-          if (stored) {
-            this.log.info(`review: ${m.rating} on ${s.graded[s.graded.length - 1].cardNoteId} (deck ${s.deckId})`);
-            this.changed.fire(s);
-          }
-          if (view.status === 'summary' && stored) this.finished.fire(s);
-          return;
-        }
-        case 'restart':
-          await this.start(panel, (entry.session = new ReviewSession(deck.deckId, deck.title, backend)));
-          return;
-        case 'close':
-          panel.dispose();
-          return;
-      }
+    const channel = new HostChannel<ReviewProtocol>(panel.webview, { guards: reviewGuards, log: (m) => this.log.warn(m) });
+    const entry: Entry = { panel, session, channel };
+    this.panels.set(deck.deckId, entry);
+    const push = () => channel.notify('state', entry.session.view());
+    panel.onDidDispose(() => {
+      channel.dispose();
+      this.panels.delete(deck.deckId);
     });
-    await this.start(panel, session);
+    channel.onReady(push);
+    channel.on('reveal', () => {
+      entry.session.reveal();
+      push();
+    });
+    channel.handle('grade', async ({ rating }) => {
+      const s = entry.session;
+      const before = s.graded.length;
+      await s.grade(rating);
+      const view = s.view();
+      // The new state first: when the reply lands, the next card is already there.
+      push();
+      if (s.graded.length === before) throw new ChannelError('NOT_GRADED', view.status === 'card' ? (view.error ?? 'not graded') : 'not graded');
+      this.log.info(`review: ${rating} on ${s.graded[s.graded.length - 1].cardNoteId} (deck ${s.deckId})`);
+      this.changed.fire(s);
+      if (view.status === 'summary') this.finished.fire(s);
+    });
+    channel.on('restart', () => void this.start(entry, (entry.session = new ReviewSession(deck.deckId, deck.title, backend))));
+    channel.on('close', () => panel.dispose());
+    await this.start(entry, session);
     return session;
   }
 
-  private async start(panel: vscode.WebviewPanel, session: ReviewSession): Promise<void> {
-    void panel.webview.postMessage({ type: 'state', state: session.view() } satisfies HostToWebview);
+  private async start(entry: Entry, session: ReviewSession): Promise<void> {
+    entry.channel.notify('state', session.view());
     await session.load();
-    void panel.webview.postMessage({ type: 'state', state: session.view() } satisfies HostToWebview);
+    entry.channel.notify('state', session.view());
   }
 
   dispose(): void {
@@ -105,12 +97,18 @@ export class ReviewPanels implements vscode.Disposable {
   }
 }
 
+interface Entry {
+  panel: vscode.WebviewPanel;
+  session: ReviewSession;
+  channel: HostChannel<ReviewProtocol>;
+}
+
 /** The review page (shell and CSP: webviewPage.ts). */
 function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return webviewPage(webview, extensionUri, {
     title: 'Review',
-    styles: [['media', 'reviewPanel.css']],
-    script: ['media', 'reviewPanel.js'],
+    styles: [['media', 'controls.css'], ['media', 'reviewPanel.css']],
+    script: ['dist', 'webview', 'review.js'],
     body: `<header class="bar">
   <strong id="deck" class="deck">Review</strong>
   <span id="progress" class="progress"></span>

@@ -1,5 +1,5 @@
 import type { DueCard, DueList, GradeResult, ReviewRating } from '../client/reviewApi';
-import type { ReviewViewState } from './reviewPanelProtocol';
+import type { ReviewViewState } from '../webviews/review/protocol';
 
 /**
  * One review session of a deck, as Anki runs it: the cards due when it

@@ -148,7 +148,7 @@ describe('GET /search over the book text index', function () {
     t = await startBridge({ dataDir: tempDir() });
     manual = (await upload(t, '4ti2_manual.pdf')).bookmd5;
     cad = (await upload(t, 'CAD.pdf')).bookmd5;
-    for (const id of [manual, cad]) await t.bridge.services.documents.whenReady(id);
+    for (const id of [manual, cad]) await t.bridge.services.extraction.whenReady(id);
   });
   after(async () => {
     await t.stop();

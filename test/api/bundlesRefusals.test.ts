@@ -54,7 +54,7 @@ describe('bundles: refusals change nothing', function () {
     t = await startBridge({ entitlements: { premium: () => premium } });
     bundlesDir = join(t.bridge.services.bundles.bundlesDir);
     asy = (await upload(t, 'asymptote.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(asy);
+    await t.bridge.services.extraction.whenReady(asy);
     topicid = (await t.client.createStudySet('Refusals')).topicid;
     bundleId = (await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', prepare({}))).bundleId;
   });

@@ -19,7 +19,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     setId = set.topicid;
     rootId = set.rootNoteId!;
     book = (await upload(t, 'asymptote.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(book); // no background writes during the digests
+    await t.bridge.services.extraction.whenReady(book); // no background writes during the digests
   });
   after(() => t.stop());
 

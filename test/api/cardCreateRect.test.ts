@@ -16,7 +16,7 @@ describe('POST /study-sets/{id}/notes with excerpt.rect (a selection made in the
     t = await startBridge();
     setId = (await t.client.createStudySet('Reader selections')).topicid;
     book = (await upload(t, 'asymptote.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(book);
+    await t.bridge.services.extraction.whenReady(book);
   });
   after(() => t.stop());
 

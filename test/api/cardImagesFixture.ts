@@ -27,7 +27,7 @@ export async function cardImagesFixture(): Promise<CardImagesFixture> {
   const t = await startBridge();
   const set = await t.client.createStudySet('Asymptote pictures');
   const book = (await upload(t, 'asymptote.pdf')).bookmd5;
-  await t.bridge.services.documents.whenReady(book); // no background writes during the digests
+  await t.bridge.services.extraction.whenReady(book); // no background writes during the digests
   return {
     t,
     setId: set.topicid,

@@ -18,7 +18,7 @@ export function sharedLibrary(): Promise<{ t: TestBridge; ids: Record<string, st
     const t = await startBridge();
     const ids: Record<string, string> = {};
     for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf']) ids[name] = (await upload(t, name)).bookmd5;
-    for (const id of Object.values(ids)) await t.bridge.services.documents.whenReady(id);
+    for (const id of Object.values(ids)) await t.bridge.services.extraction.whenReady(id);
     return { t, ids };
   })();
   return shared;

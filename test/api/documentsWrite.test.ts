@@ -30,8 +30,8 @@ describe('library documents: upload, delete, folders; document writes', function
     topicid = (await t.client.createStudySet('Reading')).topicid;
     cad = (await upload(t, 'CAD.pdf', { folder: 'papers/cad', topicid })).bookmd5;
     ti = (await upload(t, '4ti2_manual.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(cad);
-    await t.bridge.services.documents.whenReady(ti);
+    await t.bridge.services.extraction.whenReady(cad);
+    await t.bridge.services.extraction.whenReady(ti);
   });
   after(() => t.stop());
 
@@ -65,7 +65,7 @@ describe('library documents: upload, delete, folders; document writes', function
     assert.equal(r.movedToFolder, false);
     assert.ok(r.warnings.length >= 1);
     assert.deepEqual(readFileSync(join(t.bridge.services.config.libraryDir, 'papers/cad/CAD.pdf')), bytes);
-    await t.bridge.services.documents.whenReady(r.bookmd5);
+    await t.bridge.services.extraction.whenReady(r.bookmd5);
     await t.client.request('POST', `/library/documents/${r.bookmd5}/delete`, { body: { confirm: true } });
   });
 
@@ -218,7 +218,7 @@ describe('library documents: upload, delete, folders; document writes', function
     assert.equal(r.created, false);
     const bytes = Buffer.concat([readFileSync(corpusFile('CAD.pdf')), Buffer.from('%sync')]);
     const d = await t.client.request<any>('POST', '/library/documents/upload', { bytes, query: { filename: 'sync.pdf', folder: 'tmp', confirm: 1 } });
-    await t.bridge.services.documents.whenReady(d.bookmd5);
+    await t.bridge.services.extraction.whenReady(d.bookmd5);
     const file = join(t.bridge.services.config.libraryDir, 'tmp/sync.pdf');
     writeFileSync(file, Buffer.concat([bytes, Buffer.from('x')]));
     assert.equal((await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`, { query: { verifyHash: 1 } })).state, 'verified_mismatch');

@@ -46,7 +46,7 @@ describe('legacy sync diagnostics', function () {
     const bb = await tinyPdf('Bravo');
     a = { bytes: ab, id: (await t.client.uploadDocument(ab, { filename: 'alpha.pdf', folder: 'Books', topicid: setId })).bookmd5 };
     b = { bytes: bb, id: (await t.client.uploadDocument(bb, { filename: 'bravo.pdf' })).bookmd5 };
-    for (const id of [a.id, b.id]) await t.bridge.services.documents.whenReady(id);
+    for (const id of [a.id, b.id]) await t.bridge.services.extraction.whenReady(id);
   });
   after(() => t.stop());
 

@@ -165,7 +165,7 @@ describe('mind-map print', function () {
     const plan = await preview({ mode: 'classic', densityValue: 1 });
     const files = exported();
     let release!: () => void;
-    const held = t.bridge.services.documents.withExportSlot(() => new Promise<void>((r) => (release = r)));
+    const held = t.bridge.services.exportSlot.run(() => new Promise<void>((r) => (release = r)));
     try {
       const r = await exportPlan(plan);
       assert.equal(r.status, 429);

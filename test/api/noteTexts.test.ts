@@ -133,7 +133,7 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
     let book: string;
     before(async () => {
       book = (await upload(t, 'asymptote.pdf')).bookmd5;
-      await t.bridge.services.documents.whenReady(book);
+      await t.bridge.services.extraction.whenReady(book);
     });
 
     it('editing the body detaches it from the page text (kind text, excerpt false) while the source link stays', async () => {

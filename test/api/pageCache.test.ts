@@ -29,11 +29,11 @@ async function readingAnswers(t: TestBridge, id: string, pageCount: number) {
 const bookDir = (t: TestBridge, id: string) => join(t.dataDir, 'cache', 'pages', id);
 const pagesFile = (t: TestBridge, id: string) => join(bookDir(t, id), 'pages.pc');
 /** Forget what memory holds, so the next read goes to the (damaged) files. */
-const forget = (t: TestBridge) => t.bridge.services.documents.cache.forgetMemory();
+const forget = (t: TestBridge) => t.bridge.services.pageCache.forgetMemory();
 /** Reading answers, then the end of the rebuild they started (the compacted file is written after the pages are served). */
 async function answersAfterRebuild(t: TestBridge, id: string, pageCount: number) {
   const answers = await readingAnswers(t, id, pageCount);
-  await t.bridge.services.documents.whenReady(id);
+  await t.bridge.services.extraction.whenReady(id);
   return answers;
 }
 
@@ -49,8 +49,8 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     t = await startBridge({ dataDir, store: { idleCheckpointMs: 0 } });
     manual = (await upload(t, '4ti2_manual.pdf')).bookmd5;
     cad = (await upload(t, 'CAD.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(manual);
-    await t.bridge.services.documents.whenReady(cad);
+    await t.bridge.services.extraction.whenReady(manual);
+    await t.bridge.services.extraction.whenReady(cad);
     expected = await readingAnswers(t, manual, 59);
   });
   after(async () => {
@@ -73,7 +73,7 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
 
   it('asymptote.pdf (196 pages) leaves library.db small', async () => {
     const asy = (await upload(t, 'asymptote.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(asy);
+    await t.bridge.services.extraction.whenReady(asy);
     await t.bridge.services.store.checkpoint();
     const dbBytes = statSync(join(t.dataDir, 'library.db')).size;
     const cacheBytes = statSync(pagesFile(t, asy)).size;

@@ -23,6 +23,6 @@ describe('scan slots: pages and toc-candidates share a concurrency of 2', functi
     assert.equal(refused.json<any>().error.retryable, true);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(a.status === 200 ? a.json<any>().pages.length : 7, 7);
-    await t.bridge.services.documents.whenReady(bookmd5);
+    await t.bridge.services.extraction.whenReady(bookmd5);
   });
 });

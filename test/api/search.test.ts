@@ -11,7 +11,7 @@ describe('GET /search', function () {
   before(async () => {
     t = await startBridge();
     manual = (await upload(t, '4ti2_manual.pdf')).bookmd5;
-    await t.bridge.services.documents.whenReady(manual);
+    await t.bridge.services.extraction.whenReady(manual);
   });
   after(() => t.stop());
 
@@ -92,7 +92,7 @@ describe('GET /search: ranking, windows and honest counts', function () {
       if (i === 7) dense = r;
     }
     longBook = await uploadPdf(t, 'long-book.pdf', Array.from({ length: 25 }, (_, i) => `Chapter ${i + 1}: the solenoid field`));
-    for (const id of [...copies, longBook]) await t.bridge.services.documents.whenReady(id);
+    for (const id of [...copies, longBook]) await t.bridge.services.extraction.whenReady(id);
   });
   after(() => t.stop());
 
@@ -206,7 +206,7 @@ describe('GET /search: ranking, windows and honest counts', function () {
 });
 
 /** The bridge's document text (its book index and page texts), for a LibrarySearch with other windows. */
-const textOf = (t: TestBridge) => ({ index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.documents.pageTexts.bind(t.bridge.services.documents) });
+const textOf = (t: TestBridge) => ({ index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages) });
 
 /** A small PDF with one line of text per page, uploaded; returns its bookmd5. */
 async function uploadPdf(t: TestBridge, filename: string, lines: string[]): Promise<string> {

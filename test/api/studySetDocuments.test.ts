@@ -17,7 +17,7 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     setId = (await t.client.createStudySet('Geometry')).topicid;
     cad = (await upload(t, 'CAD.pdf')).bookmd5;
     manual = (await upload(t, '4ti2_manual.pdf')).bookmd5;
-    for (const id of [cad, manual]) await t.bridge.services.documents.whenReady(id); // no background writes during the digests
+    for (const id of [cad, manual]) await t.bridge.services.extraction.whenReady(id); // no background writes during the digests
   });
   after(() => t.stop());
 

@@ -170,7 +170,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       cad = (await upload(t, 'CAD.pdf', { topicid: setId })).bookmd5;
       manual = (await upload(t, '4ti2_manual.pdf', { topicid: setId })).bookmd5;
       outside = (await t.client.request<any>('POST', '/library/documents/upload', { bytes: tinyPdf('Outside the set'), query: { filename: 'outside.pdf', confirm: '1' } })).bookmd5;
-      for (const id of [cad, manual, outside]) await t.bridge.services.documents.whenReady(id);
+      for (const id of [cad, manual, outside]) await t.bridge.services.extraction.whenReady(id);
       // Cards anchored to a member and to a document outside the set (as a bundle import or excerpt would leave them).
       await t.bridge.services.store.write((tx) => {
         tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 1 WHERE noteid IN (?, ?)', [manual, ids.spaces, ids.metric]);

@@ -114,7 +114,7 @@ describe('UI state', function () {
     const font = await doc.embedFont(StandardFonts.Helvetica);
     for (const text of ['one', 'two']) doc.addPage([200, 200]).drawText(`Page ${text}`, { x: 20, y: 100, size: 12, font });
     const up = await t.client.uploadDocument(await doc.save(), { filename: 'two-pages.pdf' });
-    await t.bridge.services.documents.whenReady(up.bookmd5);
+    await t.bridge.services.extraction.whenReady(up.bookmd5);
     const bad = await apply({ booklocation: { bookmd5: '0'.repeat(32), page: 1 } });
     assert.equal(bad.keys.booklocation.status, 'rejected');
     const r = await apply({ booklocation: { bookmd5: up.bookmd5, page: 2 } });

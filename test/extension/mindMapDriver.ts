@@ -51,7 +51,10 @@ async function mindMapFrame(page: Page, timeoutMs: number): Promise<FrameLocator
 
 export async function serveMindMap(page: Page, a: MindMapAction, out: string): Promise<MindMapSeen> {
   const timeoutMs = a.timeoutMs ?? 20_000;
-  const frame = await mindMapFrame(page, timeoutMs);
+  const frame = await mindMapFrame(page, timeoutMs).catch(async (e: Error) => {
+    await page.screenshot({ path: join(out, `mind-map-missing-${Date.now()}.png`) }).catch(() => undefined);
+    throw e;
+  });
   const nodeOf = (noteid: string) => frame.locator(NODES, { has: frame.locator(`[data-noteid="${noteid}"]`) }).first();
   if (a.clickCard) {
     await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });

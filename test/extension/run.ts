@@ -6,6 +6,7 @@
 //
 //   npm run test:extension            (packages first)
 //   npm run test:extension -- --no-package   (reuse the last VSIX)
+//   npm run test:extension -- --suites=bundles,review   (only those suite files)
 //
 // Output: test-output/extension/ (summary.json, suite.log, code-server.log, screenshots).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -108,6 +109,8 @@ async function main(): Promise<number> {
     XDG_DATA_HOME: join(dirs.home, '.local', 'share'),
     XDG_CACHE_HOME: join(dirs.home, '.cache'),
     STUDY_BRIDGE_TEST_OUT: out,
+    // --suites=bundles,review: only those suite files (test/extension/suite/index.ts).
+    STUDY_BRIDGE_SUITES: process.argv.find((x) => x.startsWith('--suites='))?.slice('--suites='.length) ?? '',
     VSCODE_PROXY_URI: '',
   };
   const csArgs = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--config', join(tmp, 'config.yaml')];
@@ -355,15 +358,23 @@ async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
     case 'webview':
       return serveWebview(page, a);
     case 'context-menu': {
-      await waitRows([a.row]);
-      const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
-      await row.click({ button: 'right' });
-      const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
-      await item.waitFor({ state: 'visible', timeout: 10_000 });
-      await item.click();
-      if (a.input === undefined) return { clicked: a.item };
       const box = page.locator('.quick-input-widget .quick-input-box input').first();
-      await box.waitFor({ state: 'visible', timeout: 10_000 });
+      // A view refresh landing between the right-click and the menu's click hands the command a stale
+      // tree item (no input box then): the person would simply right-click again, and so does the runner.
+      for (let attempt = 1; ; attempt++) {
+        await waitRows([a.row]);
+        const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
+        await row.click({ button: 'right' });
+        const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
+        await item.waitFor({ state: 'visible', timeout: 10_000 });
+        await item.click();
+        if (a.input === undefined) return { clicked: a.item };
+        const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 10_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
+        if (shown) break;
+        log(`context-menu ${a.item}: no input box, right-clicking again (attempt ${attempt + 1})`);
+        await page.keyboard.press('Escape'); // whatever the first try left open
+        await sleep(1000);
+      }
       const prefilled = await box.inputValue();
       await box.fill(a.input);
       await box.press('Enter');

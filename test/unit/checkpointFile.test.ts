@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointFile, encodeRedo } from '../../src/server/store/checkpointFile';
+import { crc32 } from 'node:zlib';
+import { CheckpointFile } from '../../src/server/store/checkpointFile';
+import { encodeRedo, preImageOf } from '../../src/server/store/redoFile';
 import { Store } from '../../src/server/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
@@ -36,7 +38,7 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     await CheckpointFile.open(path).file.write(a);
     const b = image(50, (i) => (i % 10 === 3 ? 250 : i));
     const changed = [3, 13, 23, 33, 43];
-    writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, 50, changed));
+    writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, changed, preImageOf(a, PAGE)));
     // Only two of the five pages made it into library.db before the crash.
     const torn = Buffer.from(a);
     for (const i of [3, 13]) b.copy(torn, i * PAGE, i * PAGE, (i + 1) * PAGE);
@@ -50,7 +52,7 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const path = join(tempDir(), 'library.db');
     const a = image(20, (i) => i);
     writeFileSync(path, a);
-    const redo = encodeRedo(image(20, () => 9), PAGE, 20, [1, 2, 3]);
+    const redo = encodeRedo(image(20, () => 9), PAGE, [1, 2, 3], preImageOf(a, PAGE));
     writeFileSync(`${path}.redo`, redo.subarray(0, redo.length - 100));
     assert.ok(CheckpointFile.open(path).bytes!.equals(a));
     assert.ok(!existsSync(`${path}.redo`));
@@ -60,7 +62,7 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const path = join(tempDir(), 'library.db');
     const { file } = CheckpointFile.open(path);
     await file.write(image(20, (i) => i));
-    writeFileSync(`${path}.redo`, encodeRedo(image(20, () => 1), PAGE, 20, [5]));
+    writeFileSync(`${path}.redo`, encodeRedo(image(20, () => 1), PAGE, [5], preImageOf(image(20, (i) => i), PAGE)));
     const c = image(20, (i) => 100 + i);
     assert.equal((await file.write(c)).mode, 'whole');
     assert.ok(!existsSync(`${path}.redo`));
@@ -87,5 +89,99 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     assert.equal(s2.recovery.replayedRecords, 0);
     assert.equal(s2.get<{ n: number }>('SELECT count(*) AS n FROM topics')!.n, 3005);
     await s2.close();
+  });
+});
+
+describe('redo file: it names the state of library.db it applies to', () => {
+  const pageOf = (b: Buffer, i: number) => b.subarray(i * PAGE, (i + 1) * PAGE);
+
+  it('a complete redo file made for an older state is set aside, never applied (even when only its own pages differ)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'library.db');
+    const a = image(30, (i) => i);
+    const b = image(30, (i) => (i === 3 || i === 13 ? 200 : i));
+    // A later checkpoint changed page 13 again: C differs from A only in the pages the redo targets.
+    const c = image(30, (i) => (i === 3 ? 200 : i === 13 ? 201 : i));
+    writeFileSync(path, c);
+    writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, [3, 13], preImageOf(a, PAGE)));
+    const { bytes, staleRedoKeptAs } = CheckpointFile.open(path);
+    assert.ok(bytes!.equals(c), 'library.db untouched');
+    assert.ok(staleRedoKeptAs && staleRedoKeptAs.startsWith(`${path}.redo.stale-`) && existsSync(staleRedoKeptAs));
+    assert.ok(!existsSync(`${path}.redo`));
+  });
+
+  it('a page torn at sector granularity (a power cut during the apply) is still repaired', () => {
+    const path = join(tempDir(), 'library.db');
+    const a = image(30, (i) => i);
+    const b = image(32, (i) => (i % 10 === 3 ? 250 : i));
+    writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, [3, 13, 23, 30, 31], preImageOf(a, PAGE)));
+    const torn = Buffer.concat([a, Buffer.alloc(PAGE)]); // grew by a page of zeros
+    pageOf(b, 3).copy(torn, 3 * PAGE);
+    pageOf(b, 13).subarray(0, 1536).copy(torn, 13 * PAGE); // three of eight sectors made it
+    writeFileSync(path, torn);
+    const { bytes, staleRedoKeptAs } = CheckpointFile.open(path);
+    assert.equal(staleRedoKeptAs, undefined);
+    assert.ok(bytes!.equals(b));
+  });
+
+  it('a page that is neither its pre- nor its post-image, sector by sector, is not repaired over', () => {
+    const path = join(tempDir(), 'library.db');
+    const a = image(10, (i) => i);
+    const b = image(10, (i) => (i === 4 ? 99 : i));
+    const other = Buffer.from(a);
+    other.fill(77, 4 * PAGE + 1000, 4 * PAGE + 1100);
+    writeFileSync(path, other);
+    writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, [4], preImageOf(a, PAGE)));
+    const { bytes, staleRedoKeptAs } = CheckpointFile.open(path);
+    assert.ok(staleRedoKeptAs);
+    assert.ok(bytes!.equals(other));
+  });
+
+  it('a redo file of the previous build (no base state) is still applied, as that build would', () => {
+    const path = join(tempDir(), 'library.db');
+    const a = image(10, (i) => i);
+    const b = image(10, (i) => (i === 2 ? 42 : i));
+    writeFileSync(path, a);
+    const legacy = Buffer.alloc(20 + 4 + PAGE + 4);
+    legacy.write('SBREDO01', 0);
+    legacy.writeUInt32LE(PAGE, 8);
+    legacy.writeUInt32LE(10, 12);
+    legacy.writeUInt32LE(1, 16);
+    legacy.writeUInt32LE(2, 20);
+    pageOf(b, 2).copy(legacy, 24);
+    legacy.writeUInt32LE(crc32(legacy.subarray(0, legacy.length - 4)) >>> 0, legacy.length - 4);
+    writeFileSync(`${path}.redo`, legacy);
+    assert.ok(CheckpointFile.open(path).bytes!.equals(b));
+  });
+
+  it('the redo file a real page-wise checkpoint writes matches library.db at every point of its apply', async () => {
+    const path = join(tempDir(), 'library.db');
+    const { file } = CheckpointFile.open(path);
+    const a = image(40, (i) => i);
+    await file.write(a);
+    const b = image(42, (i) => (i === 5 || i === 6 ? 123 : i));
+    // Keep the redo file the checkpoint removes once applied.
+    const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
+    const rm = fsp.rm;
+    let redo: Buffer | undefined;
+    fsp.rm = (async (p: string, o: unknown) => {
+      if (String(p).endsWith('.redo')) redo = readFileSync(p);
+      return rm(p, o as never);
+    }) as typeof rm;
+    try {
+      assert.equal((await file.write(b)).mode, 'pages');
+    } finally {
+      fsp.rm = rm;
+    }
+    // A crash before the apply, halfway through it, and after it: each is finished from that redo file.
+    const half = Buffer.concat([a, pageOf(b, 40)]);
+    pageOf(b, 5).copy(half, 5 * PAGE);
+    for (const state of [a, half, b]) {
+      writeFileSync(path, state);
+      writeFileSync(`${path}.redo`, redo!);
+      const opened = CheckpointFile.open(path);
+      assert.equal(opened.staleRedoKeptAs, undefined);
+      assert.ok(opened.bytes!.equals(b));
+    }
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { AnchorIndex, sellers, textKey } from '../../src/server/bundles/excerptAnchoring';
+import { AnchorIndex } from '../../src/server/text/anchorIndex';
+import { foldKey as textKey } from '../../src/server/text/fold';
+import { sellers } from '../../src/server/text/sellers';
 import type { TextItem } from '../../src/server/pdf/pdfTypes';
 
 /** One item per line, 10 pt high, 5 pt per character, starting at x = 50. */

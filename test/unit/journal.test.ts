@@ -119,13 +119,29 @@ describe('store', () => {
 });
 
 describe('store: a journal that cannot be written', () => {
-  it('refuses further writes with 503 STORE_UNAVAILABLE instead of acknowledging what is not on disk', async () => {
+  it('answers 503 STORE_UNAVAILABLE (retryable), undoes the write in memory, and takes writes again once the journal works', async () => {
     const dir = tempDir();
     const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    const journal = s as unknown as { journal: { fd: number } };
+    const fd = journal.journal.fd;
     // Simulate the disk going away under the open journal.
-    (s as unknown as { journal: { fd: number } }).journal.fd = -1;
-    const insert = () => s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', 'x', 'a', 'a')`, [String(Math.random())]));
-    await assert.rejects(insert(), (e: any) => e.code === 'STORE_UNAVAILABLE' && e.status === 503);
-    await assert.rejects(insert(), (e: any) => e.code === 'STORE_UNAVAILABLE');
+    journal.journal.fd = -1;
+    const insert = (id: string) => s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', 'x', 'a', 'a')`, [id]));
+    const revision = s.revision;
+    const announced: number[] = [];
+    s.onCommit((r) => announced.push(r));
+    await assert.rejects(insert('lost'), (e: any) => e.code === 'STORE_UNAVAILABLE' && e.status === 503 && e.retryable === true);
+    assert.equal(s.get('SELECT * FROM topics WHERE topicid = ?', ['lost']), undefined, 'the failed write is not visible');
+    assert.equal(s.revision, revision, 'no revision announced for it');
+    assert.deepEqual(announced, []);
+    journal.journal.fd = fd;
+    await insert('kept');
+    assert.deepEqual(announced, [revision + 1], 'the next write reuses the sequence the failed one gave back');
+    assert.ok(s.get('SELECT * FROM topics WHERE topicid = ?', ['kept']));
+    await s.close();
+    const again = await Store.open(dir, { idleCheckpointMs: 0 });
+    assert.ok(again.get('SELECT * FROM topics WHERE topicid = ?', ['kept']));
+    assert.equal(again.get('SELECT * FROM topics WHERE topicid = ?', ['lost']), undefined);
+    await again.close();
   });
 });

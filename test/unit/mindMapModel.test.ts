@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TreeNode } from '../../src/client/cardsApi';
 import { buildMindMapTree, nodeHtml, visibleNodeCount } from '../../src/views/mindMapModel';
-import type { MindMapNode } from '../../src/views/mindMapProtocol';
+import type { MindMapNode } from '../../src/webviews/mindMap/protocol';
 
 const node = (noteid: string, parent: string | null, over: Partial<TreeNode> = {}): TreeNode => ({
   noteid,

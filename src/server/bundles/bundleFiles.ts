@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { OutlineSegment } from '../pdf/pdfTypes';
-import type { StoredPage } from '../library/documentService';
+import type { StoredPage } from '../library/pageReader';
 import { pageBlocks } from './bundleSource';
 
 /**
- * The files of a bundle folder (DESIGN.md §2). They are written for an agent
+ * The files of a bundle folder (docs/ARCHITECTURE.md, "Bundle folder"). They are written for an agent
  * that reads them cold: every rule it must follow is stated in TASK.md, the
  * grammar in OUTPUT-CONTRACT.md, and the mistakes agents make with bundles
- * (reference-facts §8) are rules here, not footnotes.
+ * are rules here, not footnotes.
  */
+
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export interface BundleMeta {
   bundleId: string;
@@ -102,29 +105,36 @@ ${ex ? '## Exercise 1\n[block: b_12_3]\n## Answer 1\n[block: b_12_4, b_12_5]' : 
 `;
 }
 
+/** manifest.json of a bundle folder (the client and the views read it with this type). */
+export interface BundleManifest extends Omit<BundleMeta, 'defaultFillIndex'> {
+  cardStyle: { defaultFillIndex: BundleMeta['defaultFillIndex'] };
+  pagesTotal: number;
+  ocrPages: number[];
+  unreadablePages: number[];
+  files: { task: string; contract: string; source: string; result: string };
+  createdAt: string;
+}
+
 export function manifestJson(m: BundleMeta, pages: StoredPage[]): string {
-  return JSON.stringify(
-    {
-      bundleId: m.bundleId,
-      jobId: m.jobId,
-      topicid: m.topicid,
-      bookmd5: m.bookmd5,
-      documentTitle: m.documentTitle,
-      title: m.title,
-      preset: m.preset,
-      anchorMode: m.anchorMode,
-      cardStyle: { defaultFillIndex: m.defaultFillIndex },
-      segments: m.segments,
-      pages: m.pages,
-      pagesTotal: m.pages.length,
-      ocrPages: pages.filter((p) => p.ocr === 1).map((p) => p.page),
-      unreadablePages: pages.filter((p) => p.ocr === 2).map((p) => p.page),
-      files: { task: 'TASK.md', contract: 'OUTPUT-CONTRACT.md', source: 'source.json', result: 'result.md' },
-      createdAt: m.createdAt,
-    },
-    null,
-    2,
-  );
+  const manifest: BundleManifest = {
+    bundleId: m.bundleId,
+    jobId: m.jobId,
+    topicid: m.topicid,
+    bookmd5: m.bookmd5,
+    documentTitle: m.documentTitle,
+    title: m.title,
+    preset: m.preset,
+    anchorMode: m.anchorMode,
+    cardStyle: { defaultFillIndex: m.defaultFillIndex },
+    segments: m.segments,
+    pages: m.pages,
+    pagesTotal: m.pages.length,
+    ocrPages: pages.filter((p) => p.ocr === 1).map((p) => p.page),
+    unreadablePages: pages.filter((p) => p.ocr === 2).map((p) => p.page),
+    files: { task: 'TASK.md', contract: 'OUTPUT-CONTRACT.md', source: 'source.json', result: 'result.md' },
+    createdAt: m.createdAt,
+  };
+  return JSON.stringify(manifest, null, 2);
 }
 
 export function sourceJson(m: BundleMeta, pages: StoredPage[]): string {

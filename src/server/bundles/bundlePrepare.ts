@@ -1,6 +1,5 @@
 import { invalidInput } from '../errors';
-import type { DocumentRow } from '../library/documentService';
-import { VIRTUAL_PAGE_BASE } from '../library/documentService';
+import { VIRTUAL_PAGE_BASE, type DocumentRow } from '../library/documentCatalogue';
 import { ANCHOR_MODES, PRESETS } from './vocabulary';
 
 /** Actual pages (not the span) one prepare may cover. */
@@ -32,7 +31,7 @@ export interface PrepareRequest {
   warnings: string[];
 }
 
-/** Pairings that work (reference-facts §4); anything else degrades silently in the reference app, so we say so. */
+/** Pairings that work (docs/ARCHITECTURE.md, "Agents' vocabulary"); anything else degrades silently in the reference app, so we say so. */
 function pairingWarning(preset: string, anchorMode: string): string | undefined {
   if (preset === 'exam-general' && anchorMode !== 'block')
     return 'exam-general pairs questions and answers by block role and needs anchorMode "block": discard this bundle and prepare again with anchorMode:"block".';

@@ -1,29 +1,21 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { BridgeError, conflict, invalidInput, notFound } from '../errors';
+import { conflict, invalidInput, notFound } from '../errors';
 import type { BridgeConfig } from '../config';
-import type { DocumentService, StoredPage } from '../library/documentService';
-import { newId, nowIso } from '../library/ids';
-import { assertStudySet } from '../library/studySets';
+import type { PageReader, StoredPage } from '../library/pageReader';
+import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
-import { BUNDLE_FILES, RECEIPT_FILE, draftResult, manifestJson, outputContract, sourceJson, taskMarkdown, type BundleMeta } from './bundleFiles';
-import { JobCancelled, SingleSlotRunner, type JobControl } from './bundleJobRunner';
-import { validatePrepare, type PrepareBody, type PrepareRequest } from './bundlePrepare';
-import { getBundle, getLiveBundle, pagesOf, requestOf, type BundleRequest, type BundleRow } from './bundleRecords';
-import { BundleSource } from './bundleSource';
-import { createHash } from 'node:crypto';
-
-/** Pages read (and waited for) between two cancellation checkpoints. */
-const CHUNK_PAGES = 10;
-
-export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+import { SingleSlotRunner } from './bundleJobRunner';
+import { getBundle, getLiveBundle, pagesOf, requestOf, type BundleRow } from './bundleRecords';
+import { BundleSource, readBundlePages } from './bundleSource';
 
 /**
- * Bundles: prepare (validated at once, then a job in the single slot), the
- * bundle folder, listing, files, focus and discard. Submit and check live in
- * bundleSubmit.ts and use `source()` and the in-flight guards here.
+ * Bundles once asked for: the bundle folder, listing, files, focus and
+ * discard. The prepare job is bundlePrepareJob.ts (it shares `runner`);
+ * submit and check live in bundleSubmit.ts and use `source()` and the
+ * in-flight guards here.
  */
 export class BundleService {
   readonly runner = new SingleSlotRunner();
@@ -36,7 +28,7 @@ export class BundleService {
   constructor(
     readonly store: Store,
     readonly config: BridgeConfig,
-    readonly documents: DocumentService,
+    private readonly pages: Pick<PageReader, 'storedPages'>,
     private readonly ui: UiHost,
   ) {}
 
@@ -48,140 +40,13 @@ export class BundleService {
     return path.join(this.bundlesDir, bundleId);
   }
 
-  /** After a restart: jobs that were preparing are failed with a reason; half-written folders go. */
-  async recover(): Promise<void> {
-    const now = nowIso();
-    await this.store.write((tx) =>
-      tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE state = 'preparing'`, [
-        'interrupted: the bridge stopped while this bundle was being prepared; prepare again (or discard it)',
-        now,
-      ]),
-    );
-    if (existsSync(this.bundlesDir)) for (const f of readdirSync(this.bundlesDir)) if (f.endsWith('.partial')) rmSync(path.join(this.bundlesDir, f), { recursive: true, force: true });
-  }
-
-  // ── prepare ──
-
-  async prepare(body: PrepareBody): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
-    assertStudySet(this.store, body.topicid);
-    const doc = this.documents.get(body.bookmd5);
-    const req = validatePrepare(body, doc);
-    const refused = this.runner.busyError();
-    if (refused) throw refused;
-    if (!this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [req.topicid, req.bookmd5])) {
-      req.warnings.push('This document is not in the study set; the cards will still anchor to it. POST /study-sets/{id}/documents adds it.');
-    }
-    const bundleId = newId();
-    const jobId = newId();
-    const rootNoteId = newId();
-    const now = nowIso();
-    const stored: BundleRequest = { segments: req.segments, title: req.title, defaultFillIndex: req.defaultFillIndex, pagesTotal: req.pages.length };
-    let rowWritten!: Promise<void>;
-    const job = this.runner.start({ jobId, bundleId, pagesTotal: req.pages.length }, async (ctl) => {
-      rowWritten = this.store.write((tx) =>
-        tx.run(
-          `INSERT INTO bundles(bundle_id, topicid, bookmd5, state, version, root_note_id, job_id, origin, preset, anchor_mode, segments, progress, created_at, updated_at)
-           VALUES (?, ?, ?, 'preparing', 0, ?, ?, 'bridge', ?, ?, ?, 0, ?, ?)`,
-          [bundleId, req.topicid, req.bookmd5, rootNoteId, jobId, req.preset, req.anchorMode, JSON.stringify(stored), now, now],
-        ),
-      );
-      await rowWritten;
-      await this.runJob(ctl, { bundleId, jobId, req, now, documentTitle: doc.filename });
-    });
-    await rowWritten;
-    const base = { jobId, bundleId, bundlePath: this.folderOf(bundleId), pagesTotal: req.pages.length, ...(req.warnings.length ? { warnings: req.warnings } : {}) };
-    if (req.async) return { status: 202, body: { ...base, state: 'preparing' } };
-    await job.done;
-    if (job.error instanceof JobCancelled) throw conflict('PREPARE_CANCELLED', 'This prepare was discarded while it ran; nothing was prepared.', { bundleId, jobId });
-    if (job.error) throw job.error;
-    return { status: 200, body: { ...base, state: 'prepared', version: 0, rootNoteId, files: [...BUNDLE_FILES] } };
-  }
-
-  private async runJob(ctl: JobControl, a: { bundleId: string; jobId: string; req: PrepareRequest; now: string; documentTitle: string }): Promise<void> {
-    const { bundleId, req } = a;
-    const partial = path.join(this.bundlesDir, `${bundleId}.partial`);
-    try {
-      const pages: StoredPage[] = [];
-      for (let i = 0; i < req.pages.length; i += CHUNK_PAGES) {
-        ctl.checkpoint();
-        const chunk = req.pages.slice(i, i + CHUNK_PAGES);
-        await this.waitForPages(ctl, req.bookmd5, chunk);
-        pages.push(...(await this.readPages(req.bookmd5, chunk)));
-        ctl.progress(pages.length);
-      }
-      ctl.checkpoint();
-      const meta: BundleMeta = {
-        bundleId,
-        jobId: a.jobId,
-        topicid: req.topicid,
-        bookmd5: req.bookmd5,
-        documentTitle: a.documentTitle,
-        title: req.title,
-        preset: req.preset,
-        anchorMode: req.anchorMode,
-        segments: req.segments,
-        pages: req.pages,
-        defaultFillIndex: req.defaultFillIndex,
-        createdAt: a.now,
-      };
-      const draft = draftResult(meta, (await this.documents.outline(this.documents.get(req.bookmd5))).segments);
-      rmSync(partial, { recursive: true, force: true });
-      mkdirSync(partial, { recursive: true });
-      const write = (name: string, content: string) => writeFileSync(path.join(partial, name), content);
-      write('TASK.md', taskMarkdown(meta));
-      write('OUTPUT-CONTRACT.md', outputContract(meta));
-      write('manifest.json', manifestJson(meta, pages));
-      write('source.json', sourceJson(meta, pages));
-      write('result.md', draft);
-      write(RECEIPT_FILE, JSON.stringify({ bundleId, jobId: a.jobId, state: 'prepared', draftSha256: sha256(draft), note: 'Written by the bridge. Do not edit or delete.' }, null, 2));
-      ctl.checkpoint();
-      renameSync(partial, this.folderOf(bundleId));
-      // A discard that came between the last checkpoint and the rename must not leave the folder behind.
-      if (ctl.job.cancelled) {
-        rmSync(this.folderOf(bundleId), { recursive: true, force: true });
-        throw new JobCancelled();
-      }
-      this.sources.delete(bundleId);
-      await this.store.write((tx) =>
-        tx.run(`UPDATE bundles SET state = 'prepared', progress = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`, [pages.length, nowIso(), bundleId]),
-      );
-    } catch (e) {
-      rmSync(partial, { recursive: true, force: true });
-      if (!(e instanceof JobCancelled)) {
-        const reason = e instanceof BridgeError ? `${e.code}: ${e.message}` : (e as Error).message;
-        await this.store
-          .write((tx) => tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`, [reason.slice(0, 500), nowIso(), bundleId]))
-          .catch(() => undefined);
-      }
-      throw e;
-    }
-  }
-
-  /** Pages not extracted yet are read first (prepare right after upload works); checkpoints while waiting. */
-  private async waitForPages(ctl: JobControl, bookmd5: string, pages: number[]): Promise<void> {
-    for (;;) {
-      try {
-        await this.documents.waitForPages(this.documents.get(bookmd5), pages);
-        return;
-      } catch (e) {
-        if (!(e instanceof BridgeError && e.code === 'EXTRACTION_IN_PROGRESS')) throw e;
-        ctl.checkpoint();
-      }
-    }
-  }
-
-  private async readPages(bookmd5: string, pages: number[]): Promise<StoredPage[]> {
-    const got = new Map((await this.documents.storedPages(bookmd5, pages[0], pages[pages.length - 1])).map((p) => [p.page, p]));
-    return pages.map((page) => got.get(page) ?? { page, text: '', items: [], width: 0, height: 0, ocr: 2 });
-  }
-
   /** The stored text (and blocks) of a bundle's pages, cached. */
   async source(row: BundleRow): Promise<BundleSource> {
     let s = this.sources.get(row.bundle_id);
     if (!s) {
       const req = requestOf(row);
       const pages: StoredPage[] = [];
-      for (const seg of req.segments) pages.push(...(await this.readPages(row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
+      for (const seg of req.segments) pages.push(...(await readBundlePages(this.pages, row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
       s = new BundleSource(pages);
       this.sources.set(row.bundle_id, s);
       if (this.sources.size > 4) this.sources.delete(this.sources.keys().next().value!);

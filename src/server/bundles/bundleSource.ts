@@ -1,6 +1,6 @@
-import type { StoredPage } from '../library/documentService';
+import type { PageReader, StoredPage } from '../library/pageReader';
 import { layoutBlocks } from '../pdf/layoutBlocks';
-import { AnchorIndex, type AnchorRect } from './excerptAnchoring';
+import { AnchorIndex, type AnchorRect } from '../text/anchorIndex';
 
 export interface SourceBlock {
   id: string;
@@ -43,4 +43,10 @@ export class BundleSource {
     }
     return this.blocksById.get(id);
   }
+}
+
+/** The stored pages of a bundle, in the asked order; a page the cache lacks reads as an empty unreadable page. */
+export async function readBundlePages(reader: Pick<PageReader, 'storedPages'>, bookmd5: string, pages: number[]): Promise<StoredPage[]> {
+  const got = new Map((await reader.storedPages(bookmd5, pages[0], pages[pages.length - 1])).map((p) => [p.page, p]));
+  return pages.map((page) => got.get(page) ?? { page, text: '', items: [], width: 0, height: 0, ocr: 2 });
 }

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { writePrivateFile } from '../store/privateFiles';
 import * as path from 'node:path';
 import { conflict, invalidInput, notFound } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { descendantIds, getNote, nextChildPosition, purgeNotes, recordOperation } from '../cards/noteRows';
 import { SnapshotFiles } from '../cards/snapshotFiles';
 import { takeSnapshotTx } from '../cards/snapshots';
@@ -12,7 +13,8 @@ import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
 import { RECEIPT_FILE } from './bundleFiles';
 import { requestOf, type BundleRow } from './bundleRecords';
-import { sha256, type BundleService } from './bundleService';
+import type { BundleService } from './bundleService';
+import { sha256 } from './bundleFiles';
 import { buildPlan, type ImportPlan } from './importPlan';
 import type { BundleSource } from './bundleSource';
 import { parseResult, type Problem } from './resultParser';
@@ -26,7 +28,7 @@ export interface SubmitOptions {
   excerptMode?: 'child' | 'link';
 }
 
-/** Dictionary and block bundles always merge excerpts into their cards (reference-facts §4). */
+/** Dictionary and block bundles always merge excerpts into their cards (docs/ARCHITECTURE.md, "Agents' vocabulary"). */
 const forcedMerge = (row: BundleRow) => row.anchor_mode === 'block' || row.preset === 'dictionary';
 
 async function resultText(svc: BundleService, row: BundleRow, given: string | undefined): Promise<string> {
@@ -245,7 +247,7 @@ function readMarker(svc: BundleService, row: BundleRow): Record<string, unknown>
 
 function writeMarker(svc: BundleService, row: BundleRow, data: Record<string, unknown>): void {
   try {
-    writeFileSync(path.join(svc.folderOf(row.bundle_id), RECEIPT_FILE), JSON.stringify(data, null, 2));
+    writePrivateFile(path.join(svc.folderOf(row.bundle_id), RECEIPT_FILE), JSON.stringify(data, null, 2));
   } catch {
     /* the folder may be gone (cross-device submit after a discard race); the store holds the truth */
   }

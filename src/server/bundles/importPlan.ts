@@ -1,5 +1,5 @@
 import { newId } from '../library/ids';
-import type { AnchorFailReason, AnchorRect } from './excerptAnchoring';
+import type { AnchorFailReason, AnchorRect } from '../text/anchorIndex';
 import type { BundleSource } from './bundleSource';
 import type { ParsedCard, ParsedExcerpt, ParsedResult } from './resultParser';
 

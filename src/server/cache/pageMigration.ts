@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Store } from '../store/store';
-import { decodeItems, encodeItems } from '../library/storedPageCodec';
+import { decodeItems, encodeItems } from './storedPageCodec';
 import { replaceDurablyAsync } from '../store/durableFiles';
 import { buildPagesFile, encodeOutline, packPage } from './pageFile';
 

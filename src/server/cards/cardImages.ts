@@ -1,6 +1,15 @@
 import { existsSync } from 'node:fs';
 import { BridgeError, notFound } from '../errors';
-import { documentFileMissing, type DocumentService } from '../library/documentService';
+import { documentFileMissing, type DocumentCatalogue } from '../library/documentCatalogue';
+import type { ExtractionPool } from '../pdf/extractionPool';
+import type { PageCache } from '../cache/pageCache';
+
+/** What an excerpt picture reads: the document's file, the page sizes in the cache, the renderer. */
+export interface ExcerptRenderDeps {
+  documents: DocumentCatalogue;
+  pageCache: Pick<PageCache, 'pageSize'>;
+  pool: Pick<ExtractionPool, 'render'>;
+}
 import { getNote, type Db, type NoteRow } from './noteRows';
 
 /**
@@ -147,9 +156,9 @@ export const EXCERPT_MARGIN_PT = 4;
  * The page area an excerpt picture shows (and occlusion masks are relative
  * to): the anchor rectangle with a small margin, kept on the page.
  */
-export async function pictureRect(docs: DocumentService, region: ExcerptRegion): Promise<Rect> {
+export async function pictureRect(deps: Pick<ExcerptRenderDeps, 'pageCache'>, region: ExcerptRegion): Promise<Rect> {
   // Size from the page cache's table only: a picture is never held up by a rebuild.
-  const page = await docs.cache.pageSize(region.bookmd5, region.page).catch(() => undefined);
+  const page = await deps.pageCache.pageSize(region.bookmd5, region.page).catch(() => undefined);
   const { rect } = region;
   const x = Math.max(0, rect.x - EXCERPT_MARGIN_PT);
   const y = Math.max(0, rect.y - EXCERPT_MARGIN_PT);
@@ -163,10 +172,11 @@ export async function pictureRect(docs: DocumentService, region: ExcerptRegion):
  * pixels (the PDF is vector: any size is sharp). 422 DOCUMENT_FILE_MISSING
  * when the book or its file is gone.
  */
-export async function renderRegion(docs: DocumentService, region: ExcerptRegion, longEdge: number): Promise<{ png: Buffer; width: number; height: number }> {
+export async function renderRegion(deps: ExcerptRenderDeps, region: ExcerptRegion, longEdge: number): Promise<{ png: Buffer; width: number; height: number }> {
+  const docs = deps.documents;
   const row = docs.find(region.bookmd5);
   if (!row || !existsSync(docs.filePath(row))) throw documentFileMissing(region.bookmd5, 'restore the file to see the excerpt image');
-  const rect = await pictureRect(docs, region);
+  const rect = await pictureRect(deps, region);
   const scale = longEdge / Math.max(rect.width, rect.height);
-  return docs.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });
+  return deps.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });
 }

@@ -1,10 +1,12 @@
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { ExcerptRenderDeps } from './cardImages';
 import { cssFont, ensureRenderFonts, type FontSpec } from './cardFonts';
 import { layoutCard, type CardLayout, type LayoutItem } from './cardLayout';
 import { readCardView } from './cardView';
 import { partPicture } from './noteContent';
 
-type Services = Pick<BridgeServices, 'store' | 'documents'>;
+/** What rendering a card reads: its rows, and the excerpt pictures. */
+type Services = ExcerptRenderDeps & { store: Store };
 
 /** The alphabetic baseline of a line box (Liberation Sans: ascent 0.905, descent 0.212 of the size). */
 const baseline = (y: number, h: number, f: FontSpec) => y + (h - 1.117 * f.size) / 2 + 0.905 * f.size;

@@ -1,4 +1,5 @@
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { ExcerptRenderDeps } from './cardImages';
 import { cardAndContent, excerptPart, occlusionOf, pictureRect, IMAGE_KINDS, type PartRow } from './cardImages';
 import type { CardPicture, CardView } from './cardLayout';
 import { NOTE_PALETTE_HEX } from './notePalette';
@@ -11,7 +12,7 @@ type Image = Awaited<ReturnType<typeof import('@napi-rs/canvas').loadImage>>;
  * are the card's own. Stored images are decoded here for their size (no
  * drawing yet); an excerpt region's size is its rectangle in points.
  */
-export async function readCardView(services: Pick<BridgeServices, 'store' | 'documents'>, noteid: string): Promise<CardView> {
+export async function readCardView(services: Pick<ExcerptRenderDeps, 'pageCache'> & { store: Store }, noteid: string): Promise<CardView> {
   const { store } = services;
   const { card, content } = cardAndContent(store, noteid);
   const texts = store.all<{ idx: number; text: string; excerpt: number; kind: string }>('SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx', [content.noteid]);
@@ -19,7 +20,7 @@ export async function readCardView(services: Pick<BridgeServices, 'store' | 'doc
   const pictures: CardPicture[] = [];
   const excerpt = excerptPart(store, content);
   if (excerpt?.region) {
-    const r = await pictureRect(services.documents, excerpt.region);
+    const r = await pictureRect(services, excerpt.region);
     pictures.push({ part: excerpt, width: r.width, height: r.height, scalable: true });
   }
   const media: CardView['media'] = [];

@@ -1,5 +1,5 @@
 import { saveFailed, type BridgeError } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import type { WriteTx } from '../store/store';
 import { recordOperation } from './noteRows';
 

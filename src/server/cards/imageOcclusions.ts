@@ -1,5 +1,5 @@
 import { conflict, invalidInput, saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import { cardAndContent, excerptContentId, occlusionOf, occlusionTarget, type CardContent, type OcclusionMask, type Rect } from './cardImages';

@@ -1,5 +1,5 @@
 import { invalidInput, notFound } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
 import { editNotConfirmed } from './editBatch';

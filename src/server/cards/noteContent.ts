@@ -1,7 +1,6 @@
 import { BridgeError } from '../errors';
-import { Reply } from '../http/routeTable';
-import type { BridgeServices } from '../services';
-import { cardAndContent, findContent, IMAGE_KINDS, renderRegion, type CardContent, type OcclusionMask } from './cardImages';
+import type { Store } from '../store/store';
+import { cardAndContent, findContent, IMAGE_KINDS, renderRegion, type CardContent, type ExcerptRenderDeps, type OcclusionMask } from './cardImages';
 import { sourceFingerprint } from './occlusionFingerprint';
 
 type Ctx2d = import('@napi-rs/canvas').SKRSContext2D;
@@ -26,11 +25,11 @@ export function drawMasks(ctx: Ctx2d, masks: readonly OcclusionMask[], x0: numbe
  * region rendered from its PDF at exactly that size (vector), a stored image
  * or ink scaled down (never up) onto white. `masks` draws the occlusion boxes.
  */
-export async function partPicture(services: Pick<BridgeServices, 'documents'>, part: CardContent, maxEdge: number, masks: boolean): Promise<{ png: Buffer; width: number; height: number }> {
+export async function partPicture(services: ExcerptRenderDeps, part: CardContent, maxEdge: number, masks: boolean): Promise<{ png: Buffer; width: number; height: number }> {
   const { createCanvas, loadImage } = await import('@napi-rs/canvas');
   let base: { png?: Buffer; image?: Awaited<ReturnType<typeof loadImage>>; width: number; height: number };
   if (part.region) {
-    base = await renderRegion(services.documents, part.region, maxEdge);
+    base = await renderRegion(services, part.region, maxEdge);
   } else {
     if (!part.row?.blob) throw new BridgeError('CONTENT_NOT_FOUND', 404, `Part ${part.contentId} holds no image bytes.`, { contentId: part.contentId });
     const image = await loadImage(Buffer.from(part.row.blob));
@@ -48,24 +47,28 @@ export async function partPicture(services: Pick<BridgeServices, 'documents'>, p
   return { png: await canvas.encode('png'), width: base.width, height: base.height };
 }
 
+/** A card part's bytes; `picture` for image parts (the route sends its fields as headers). */
+export interface NoteContentBytes {
+  bytes: Buffer;
+  mimeType: string;
+  picture?: { sourceFingerprint: string; maskCount: number };
+}
+
 /**
- * GET /notes/{id}/content/{contentId}: a picture part as composite PNG
- * (`layers=base` leaves the occlusion masks out), audio, video and other
- * stored bytes raw with their MIME type. The source fingerprint rides along
- * in a header so an agent can start an occlusion dry-run from it.
+ * A card part's bytes (GET /notes/{id}/content/{contentId}): a picture part as
+ * composite PNG (`layers=base` leaves the occlusion masks out), audio, video
+ * and other stored bytes raw with their MIME type. A picture's source
+ * fingerprint comes along so an agent can start an occlusion dry-run from it.
  */
-export async function noteContent(services: Pick<BridgeServices, 'store' | 'documents'>, noteid: string, contentId: string, opts: { maxEdge: number; layers: 'composite' | 'base' }): Promise<Reply> {
+export async function noteContent(services: ExcerptRenderDeps & { store: Store }, noteid: string, contentId: string, opts: { maxEdge: number; layers: 'composite' | 'base' }): Promise<NoteContentBytes> {
   const { card, content } = cardAndContent(services.store, noteid);
   const part = findContent(services.store, content, contentId, card.noteid);
   if (!IMAGE_KINDS.has(part.kind)) {
     if (!part.row?.blob) {
       throw new BridgeError('CONTENT_NOT_FOUND', 404, `Part ${contentId} of card ${noteid} is ${part.kind} with no stored bytes; its text is in batch-get texts[].`, { noteid, contentId, kind: part.kind });
     }
-    return new Reply(Buffer.from(part.row.blob), part.mimeType ?? 'application/octet-stream');
+    return { bytes: Buffer.from(part.row.blob), mimeType: part.mimeType ?? 'application/octet-stream' };
   }
   const pic = await partPicture(services, part, opts.maxEdge, opts.layers === 'composite');
-  return new Reply(pic.png, 'image/png', 200, {
-    'X-Source-Fingerprint': sourceFingerprint(part),
-    'X-Mask-Count': String(part.occlusion?.masks.length ?? 0),
-  });
+  return { bytes: pic.png, mimeType: 'image/png', picture: { sourceFingerprint: sourceFingerprint(part), maskCount: part.occlusion?.masks.length ?? 0 } };
 }

@@ -1,5 +1,5 @@
 import { invalidInput, saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { newId, nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
 import type { Store, WriteTx } from '../store/store';

@@ -1,8 +1,21 @@
 import { BridgeError, invalidInput, saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { UiHost } from '../ui/uiHost';
+import type { DocumentCatalogue } from '../library/documentCatalogue';
+import type { DocumentReader } from '../library/documentReader';
+import type { PageCache } from '../cache/pageCache';
+
+/** What creating a card reads and touches. */
+export interface CardCreateDeps {
+  store: Store;
+  documents: DocumentCatalogue;
+  pageCache: Pick<PageCache, 'pageSize'>;
+  documentReader: Pick<DocumentReader, 'locate'>;
+  ui: UiHost;
+}
 import { getNote, insertNote, recordOperation, reindexNote, type NoteRow } from './noteRows';
 import { cutTitle, sourceAnchorOf, type SourceAnchor } from './sourceAnchor';
 
@@ -26,7 +39,7 @@ export interface CreateCardWarning {
 }
 
 /** Parent must be a visible card of this set: 404 NOTE_NOT_FOUND, another set's card → 422 NOTES_IN_DIFFERENT_SETS. */
-function parentIn(db: Pick<BridgeServices['store'], 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
+function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
   const parent = getNote(db, parentId);
   if (parent.topicid !== topicid) {
     throw invalidInput(`Card ${parentId} belongs to study set ${parent.topicid}, not ${topicid}; a new card goes under a card of its own set. Nothing was changed.`, { parentNoteId: parentId, topicids: [topicid, parent.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
@@ -40,10 +53,10 @@ function parentIn(db: Pick<BridgeServices['store'], 'get' | 'all'>, topicid: str
  * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
  * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
  */
-async function givenRect(services: Pick<BridgeServices, 'store' | 'documents'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
+async function givenRect(services: Pick<CardCreateDeps, 'documents' | 'pageCache'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
   const row = services.documents.get(bookmd5);
   if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
-  const size = await services.documents.cache.pageSize(bookmd5, page); // the table only: no extraction wait
+  const size = await services.pageCache.pageSize(bookmd5, page); // the table only: no extraction wait
   // Half a point of slack: a selection's edge may round past the page's.
   if (size?.width && size.height && (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)) {
     throw invalidInput(`excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`, { rect, pageSize: { width: size.width, height: size.height } }, 'RECT_OUTSIDE_PAGE');
@@ -60,7 +73,7 @@ async function givenRect(services: Pick<BridgeServices, 'store' | 'documents'>, 
  * (the reader's selection) is anchored to that rectangle instead. Everything
  * is written in one transaction with one operation-log row, then read back.
  */
-export async function createCard(services: Pick<BridgeServices, 'store' | 'documentReader' | 'documents' | 'ui'>, input: CreateCardInput) {
+export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
   const { store } = services;
   assertStudySet(store, input.topicid);
   const title = input.title?.trim() ?? '';

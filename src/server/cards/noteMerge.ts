@@ -1,5 +1,5 @@
 import { saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
 import { childrenOf, descendantIds, getNote, inList, recordOperation, reindexNote, type Db, type NoteRow } from './noteRows';

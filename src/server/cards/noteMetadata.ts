@@ -1,5 +1,5 @@
 import { invalidInput } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { SqlParam } from '../store/journal';
 import type { Store } from '../store/store';

@@ -1,5 +1,5 @@
 import { invalidInput, saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../store/store';
 import { getNotes, inList, nextChildPosition, oneSetOf, recordOperation, refuseRootCard, type Db, type NoteRow } from './noteRows';

@@ -1,6 +1,13 @@
-import { FILL_INDEX_SEMANTICS } from '../bundles/vocabulary';
 import { assertStudySet } from '../library/studySets';
 import type { Db } from './noteRows';
+
+/** fillIndex values: 0 does not mean "no fill"; 2 does. */
+export const FILL_INDEX_SEMANTICS = {
+  '-1': 'legacy_adaptive',
+  '0': 'fill_and_stroke',
+  '1': 'fill_only',
+  '2': 'stroke_only',
+} as const;
 
 export interface PaletteEntry {
   colorIndex: number;

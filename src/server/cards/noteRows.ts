@@ -1,5 +1,5 @@
 import { BridgeError, invalidInput, notFound } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { DocumentService } from '../library/documentService';
+import type { DocumentCatalogue } from '../library/documentCatalogue';
 import { assertStudySet } from '../library/studySets';
 import type { Db } from './noteRows';
 
@@ -19,7 +19,7 @@ interface Row {
  * cards are anchored to. A document whose file (or library record) is gone
  * reads sourceState missing_file.
  */
-export function readNotebooks(db: Db, documents: Pick<DocumentService, 'filePath'>, topicid: string) {
+export function readNotebooks(db: Db, documents: Pick<DocumentCatalogue, 'filePath'>, topicid: string) {
   assertStudySet(db, topicid);
   const rows = db.all<Row>(
     `WITH anchored AS (SELECT source_bookmd5 AS bookmd5, count(*) AS c FROM notes WHERE topicid = ? AND hidden = 0 AND source_bookmd5 IS NOT NULL GROUP BY source_bookmd5),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { fsyncDir, replaceDurably } from '../store/durableFiles';
@@ -64,8 +64,13 @@ export class SnapshotFiles {
     file.writeUInt32LE(payload.length, MAGIC.length + 32);
     file.writeUInt32LE(crc32(payload) >>> 0, MAGIC.length + 36);
     payload.copy(file, HEADER);
-    this.ensureFolder(dirname(path));
-    replaceDurably(path, file);
+    const made = this.ensureFolder(dirname(path));
+    try {
+      replaceDurably(path, file);
+    } catch (e) {
+      if (made) rmdirQuiet(dirname(path)); // a full disk leaves no trace, not even the new folder
+      throw e;
+    }
     return hash;
   }
 
@@ -117,12 +122,21 @@ export class SnapshotFiles {
   }
 
   /** Creates the folders a new file needs and makes their creation durable too. */
-  private ensureFolder(folder: string): void {
-    if (existsSync(folder)) return;
+  private ensureFolder(folder: string): boolean {
+    if (existsSync(folder)) return false;
     const topNew = !existsSync(this.dir);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (topNew) fsyncDir(dirname(this.dir));
     fsyncDir(this.dir);
+    return true;
+  }
+}
+
+function rmdirQuiet(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // not empty (another snapshot's file) or gone
   }
 }
 

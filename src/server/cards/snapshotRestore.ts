@@ -1,5 +1,5 @@
 import { BridgeError, conflict } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';

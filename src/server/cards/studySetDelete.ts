@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import { deleteIndexRows, purgeNotes, recordOperation } from './noteRows';

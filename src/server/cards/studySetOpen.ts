@@ -1,11 +1,22 @@
 import { existsSync } from 'node:fs';
 import { invalidInput } from '../errors';
-import { documentFileMissing } from '../library/documentService';
+import { documentFileMissing } from '../library/documentCatalogue';
 import { assertStudySet } from '../library/studySets';
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { UiHost } from '../ui/uiHost';
+import type { StudySets } from '../library/studySets';
+import type { DocumentCatalogue } from '../library/documentCatalogue';
+import type { StudySetDocuments } from './studySetDocuments';
 import { getNote, type NoteRow } from './noteRows';
 
-type Services = Pick<BridgeServices, 'store' | 'ui' | 'studySets' | 'studySetDocuments' | 'documents'>;
+/** What opening a set reads and drives. */
+interface Services {
+  store: Store;
+  ui: UiHost;
+  studySets: StudySets;
+  studySetDocuments: Pick<StudySetDocuments, 'list'>;
+  documents: DocumentCatalogue;
+}
 
 /**
  * POST /study-sets/{id}/open: asks the UI to open the set with a document
@@ -40,7 +51,7 @@ export async function openStudySet(services: Services, topicid: string, bookmd5?
  * set when the card is shown in several: the card's own set, or a set holding
  * a reference copy of it (or its original); any other set → 422 NOTE_NOT_IN_SET.
  */
-export async function focusNote(services: Pick<BridgeServices, 'store' | 'ui'>, noteid: string, topicid?: string) {
+export async function focusNote(services: Pick<Services, 'store' | 'ui'>, noteid: string, topicid?: string) {
   const { store } = services;
   const note = getNote(store, noteid);
   let target: NoteRow = note;

@@ -1,5 +1,5 @@
 import { invalidInput, notFound, saveFailed } from '../errors';
-import type { Actor } from '../http/routeTable';
+import type { Actor } from '../actor';
 import { recordOperation } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';

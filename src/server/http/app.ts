@@ -1,9 +1,8 @@
 import Koa from 'koa';
-import type { BridgeServices } from '../services';
 import { errorMapper } from './errorMapper';
 import { loopbackGuard } from './loopbackGuard';
 import { createRouter } from './router';
-import type { RouteDecl } from './routeTable';
+import type { RouteDecl, RouteServices } from './routeTable';
 
 export { API_PREFIX, koaPath } from './router';
 
@@ -21,7 +20,7 @@ export interface HttpAppOptions {
   onInternalError?: (e: unknown) => void;
 }
 
-export function createHttpApp(routes: readonly RouteDecl[], services: BridgeServices, opts: HttpAppOptions): Koa {
+export function createHttpApp(routes: readonly RouteDecl[], services: RouteServices, opts: HttpAppOptions): Koa {
   const app = new Koa();
   app.silent = true; // errors are mapped and logged by us, never printed with stacks
   const onRequest = opts.onRequest;

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { BridgeError } from '../errors';
+import { BridgeError, insufficientStorage, isNoSpace } from '../errors';
 import { BRIDGE_API_VERSION } from '../version';
 
 /** Anything thrown becomes a BridgeError; unknown errors become a bare 500. */
@@ -9,6 +9,8 @@ export function toBridgeError(e: unknown): BridgeError {
   if (err?.status === 413 || err?.type === 'entity.too.large') {
     return new BridgeError('PAYLOAD_TOO_LARGE', 413, 'The request body is larger than this route accepts.');
   }
+  // A full disk anywhere below a route is the caller's retryable 507, not a 500.
+  if (isNoSpace(e)) return insufficientStorage('The write', undefined);
   if (err?.type === 'request.aborted') return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
   if (err?.status && err.status >= 400 && err.status < 500 && err.expose) {
     return new BridgeError('BAD_REQUEST', err.status, String(err.message));

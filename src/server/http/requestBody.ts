@@ -1,9 +1,17 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { BridgeError } from '../errors';
+import { refuseUnstorable } from './storableText';
+import { uploadTooLarge } from '../library/uploadLimits';
 
 const tooLarge = (limit: number) =>
   new BridgeError('PAYLOAD_TOO_LARGE', 413, `The request body exceeds this route's limit of ${limit} bytes.`, { limitBytes: limit });
+
+/** 413 when Content-Length already says more than `limit` (before a byte is read). */
+export function refuseDeclaredOver(ctx: Context, limit: number): void {
+  const declared = Number(ctx.get('Content-Length') || NaN);
+  if (declared > limit) throw uploadTooLarge(limit);
+}
 
 /** Reads the body bytes up to `limit`; refuses early when Content-Length already says too much. */
 export async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
@@ -34,5 +42,6 @@ export async function readJson(ctx: Context, limit: number): Promise<Record<stri
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new BridgeError('INVALID_JSON', 400, 'The body must be a JSON object.');
   }
+  refuseUnstorable(value, 'body', text);
   return value as Record<string, unknown>;
 }

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { BridgeError } from '../errors';
-import type { BridgeServices } from '../services';
 import { BRIDGE_API_VERSION } from '../version';
-import { readBytes, readJson } from './requestBody';
-import { Hijack, Reply, type RouteDecl } from './routeTable';
+import { readBytes, readJson, refuseDeclaredOver } from './requestBody';
+import { refuseUnstorable } from './storableText';
+import type { Actor } from '../actor';
+import { Hijack, Reply, type RouteDecl, type RouteServices } from './routeTable';
 
 const emptyObject = z.object({});
 const queryConfirm = z
@@ -37,11 +38,15 @@ class Input {
     readonly raw: Buffer,
     readonly authorized: boolean,
     readonly confirmed: boolean,
-    readonly services: BridgeServices,
+    readonly services: RouteServices,
     private readonly ctx: Context,
   ) {}
 
-  get actor(): 'agent' | 'user' {
+  get bodyStream() {
+    return this.ctx.req;
+  }
+
+  get actor(): Actor {
     return this.ctx.get('X-Study-Bridge-Actor').toLowerCase() === 'user' ? 'user' : 'agent';
   }
 
@@ -66,10 +71,10 @@ export function effectiveSchemas(route: RouteDecl) {
 }
 
 /**
- * Everything between the router and the handler, in the order of DESIGN.md:
+ * Everything between the router and the handler, in the order of docs/ARCHITECTURE.md ("The request path"):
  * auth → premium → body → validation → confirm gate → handler → success body.
  */
-export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
+export function routeMiddleware(route: RouteDecl, services: RouteServices) {
   const schemas = effectiveSchemas(route);
   const bodyKeys = new Set(Object.keys(schemas.body.shape));
   return async (ctx: Context) => {
@@ -83,10 +88,15 @@ export function routeMiddleware(route: RouteDecl, services: BridgeServices) {
 
     let raw: Buffer = Buffer.alloc(0);
     let rawBody: Record<string, unknown> = {};
-    if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
+    // A streamed body is the handler's to read (after the gates below); a declared length over the limit is refused now.
+    if (route.rawBody?.stream) refuseDeclaredOver(ctx, services.config.limits.uploadBytes);
+    else if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
     else if (route.method === 'POST') rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
 
-    const params = validate(schemas.params, (ctx as Context & { params?: Record<string, string> }).params ?? {}, 'params');
+    const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+    refuseUnstorable(rawParams, 'params');
+    refuseUnstorable(ctx.query, 'query');
+    const params = validate(schemas.params, rawParams, 'params');
     const query = validate(schemas.query, schemas.query === emptyObject ? {} : ctx.query, 'query');
     const body = validate(schemas.body, rawBody, 'body');
     const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));

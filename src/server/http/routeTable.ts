@@ -1,8 +1,8 @@
+import type { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { BridgeServices } from '../services';
-
-export type Actor = 'agent' | 'user';
+import type { Actor } from '../actor';
 
 /** Where a route's confirmation lives: nowhere, `confirm:true` in the body, or `?confirm=1`. */
 export type ConfirmKind = 'none' | 'body' | 'query';
@@ -30,6 +30,11 @@ export class Hijack {
 
 export type RouteResult = Record<string, unknown> | Reply | Hijack;
 
+/** What a handler reaches: the services, and the route table for the system routes that describe it. */
+export interface RouteServices extends BridgeServices {
+  routes: readonly RouteDecl[];
+}
+
 /**
  * Literal types widened (`'normal'` → string, `true` → boolean): services build
  * their answers without `as const`, so the compiler checks a result's fields and
@@ -54,13 +59,15 @@ export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** Request bytes, for routes declared with `rawBody`. */
+  /** Request bytes, for routes declared with `rawBody` (empty when it streams). */
   raw: Buffer;
+  /** The request body as it arrives, for routes declared with `rawBody.stream` (never read before the handler). */
+  bodyStream: Readable;
   /** A valid bearer token was sent (always true on token routes; informative on token-free ones). */
   authorized: boolean;
   /** True when the confirm gate was passed (always true on `confirm:'none'` routes). */
   confirmed: boolean;
-  services: BridgeServices;
+  services: RouteServices;
   /**
    * Who asked: the VS Code extension marks the person's own edits with the
    * header `X-Study-Bridge-Actor: user`; everything else is an agent. The
@@ -100,8 +107,12 @@ export interface RouteDecl<
   params?: P;
   query?: Q;
   body?: B;
-  /** The body is raw bytes (uploads), read up to this many bytes; else JSON. */
-  rawBody?: { limitBytes: number };
+  /**
+   * The body is raw bytes, read up to this many bytes; else JSON. `stream`:
+   * not read at all, the handler consumes `bodyStream` (uploads: written to
+   * disk as they arrive, under the configured upload limit).
+   */
+  rawBody?: { limitBytes: number; stream?: boolean };
   /** JSON body limit in bytes. Default 1 MiB. */
   jsonLimitBytes?: number;
   /**

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { BridgeServices } from '../services';
 import { routeMiddleware } from './routeMiddleware';
-import type { RouteDecl } from './routeTable';
+import { withNoSpaceAnswer } from './noSpaceAnswer';
+import type { RouteDecl, RouteServices } from './routeTable';
 
 export const API_PREFIX = '/bridge/v1';
 
@@ -28,14 +28,14 @@ function groupKey(method: string, path: string): string | undefined {
  * @koa/router would run the GET handler for it, and some GETs act (GET
  * /install redeems its one-time code).
  */
-export function createRouter(routes: readonly RouteDecl[], services: BridgeServices): Middleware {
+export function createRouter(routes: readonly RouteDecl[], services: RouteServices): Middleware {
   const routers = new Map<string, Router>();
   for (const route of routes) {
     const path = koaPath(route.path);
     const key = groupKey(route.method, path)!;
     let router = routers.get(key);
     if (!router) routers.set(key, (router = new Router({ sensitive: true, strict: true, exclusive: true })));
-    const handle = routeMiddleware(route, services);
+    const handle = withNoSpaceAnswer(route, services, routeMiddleware(route, services));
     router.register(path, [route.method], (ctx) => handle(ctx), { name: `${route.method} ${route.path}` });
   }
   const dispatchers = new Map([...routers].map(([key, router]) => [key, router.routes() as unknown as Middleware]));

@@ -1,8 +1,20 @@
 import { assertStudySet } from './studySets';
 import * as path from 'node:path';
 import { invalidInput } from '../errors';
+import { asNoSpace } from '../store/diskSpace';
 import type { Highlight } from '../pdf/flatExport';
-import type { DocumentService } from './documentService';
+import type { ExtractionPool } from '../pdf/extractionPool';
+import type { DocumentCatalogue } from './documentCatalogue';
+import type { PageReader } from './pageReader';
+import type { ExportSlot } from './exportSlot';
+
+/** What a document export reads and holds. */
+export interface DocumentExportDeps {
+  documents: DocumentCatalogue;
+  pages: Pick<PageReader, 'pageSize'>;
+  pool: Pick<ExtractionPool, 'exportFlat'>;
+  exportSlot: ExportSlot;
+}
 
 const PALETTE: [number, number, number][] = [
   [1, 0.86, 0.2], [0.55, 0.85, 0.45], [0.45, 0.7, 1], [1, 0.55, 0.55], [0.8, 0.6, 1], [1, 0.7, 0.35], [0.5, 0.9, 0.9], [0.85, 0.85, 0.85],
@@ -29,7 +41,8 @@ const safeStem = (name: string) => name.replace(/\.pdf$/i, '').replace(/[^\p{L}\
  * Flat PDF of a document with the highlights of one study set's cards drawn
  * on the pages, into <exportFolder>/DocumentExports/. One export at a time.
  */
-export async function exportDocument(docs: DocumentService, exportFolder: string, id: string, topicid: string, selected: number[] | undefined) {
+export async function exportDocument(deps: DocumentExportDeps, exportFolder: string, id: string, topicid: string, selected: number[] | undefined) {
+  const docs = deps.documents;
   const row = docs.get(id);
   assertStudySet(docs.store, topicid);
   if (selected) {
@@ -37,14 +50,14 @@ export async function exportDocument(docs: DocumentService, exportFolder: string
     if (bad !== undefined) throw invalidInput(`selectedPageNos has page ${bad}, beyond this ${row.page_count}-page document.`, { page: bad }, 'PAGE_OUT_OF_RANGE');
   }
   const pages = selected ? [...new Set(selected)].sort((a, b) => a - b) : Array.from({ length: row.page_count }, (_, i) => i + 1);
-  return docs.withExportSlot(async () => {
+  return deps.exportSlot.run(async () => {
     const cards = docs.store.all<{ source_page: number; source_rect: string; color_index: number | null }>(
       'SELECT source_page, source_rect, color_index FROM notes WHERE topicid = ? AND source_bookmd5 = ? AND hidden = 0 AND source_rect IS NOT NULL AND source_page IS NOT NULL',
       [topicid, id],
     );
     const wanted = new Set(pages);
     const sizes = new Map<number, { width: number; height: number } | undefined>();
-    for (const c of cards) if (wanted.has(c.source_page) && !sizes.has(c.source_page)) sizes.set(c.source_page, await docs.pageSize(id, c.source_page));
+    for (const c of cards) if (wanted.has(c.source_page) && !sizes.has(c.source_page)) sizes.set(c.source_page, await deps.pages.pageSize(id, c.source_page));
     const highlights: Highlight[] = [];
     for (const c of cards) {
       if (!wanted.has(c.source_page)) continue;
@@ -54,7 +67,9 @@ export async function exportDocument(docs: DocumentService, exportFolder: string
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const fileName = `${safeStem(row.filename)}-${stamp}.pdf`;
     const outPath = path.join(exportFolder, 'DocumentExports', fileName);
-    const r = await docs.pool.exportFlat(docs.source(row), pages, highlights, outPath);
+    const r = await deps.pool.exportFlat(docs.source(row), pages, highlights, outPath).catch((e) => {
+      throw asNoSpace(e, 'The export', path.dirname(outPath));
+    });
     return { bookmd5: id, topicid, exported: true, fileName, path: outPath, folder: 'DocumentExports', pageCount: r.pageCount, bytes: r.bytes, highlightCount: highlights.length, selectedPageNos: selected ? pages : undefined };
   });
 }

@@ -1,8 +1,10 @@
-import { BridgeError, invalidInput, notFound } from '../errors';
+import { BridgeError, busy, invalidInput, notFound } from '../errors';
 import type { UiHost } from '../ui/uiHost';
 import { tocCandidates, documentBodyHeight } from '../pdf/tocCandidates';
-import { locateText } from '../pdf/textLocate';
-import type { DocumentRow, DocumentService } from './documentService';
+import { locateText } from '../text/locate';
+import type { DocumentCatalogue, DocumentRow } from './documentCatalogue';
+import type { ExtractionScheduler } from './extractionScheduler';
+import type { PageReader } from './pageReader';
 
 export const MAX_PAGES_PER_CALL = 60;
 export const TOC_SCAN_BUDGET_MS = 45_000;
@@ -10,8 +12,24 @@ export const TOC_SCAN_BUDGET_MS = 45_000;
 /** The reading routes' logic over stored pages (GET pages, toc-candidates, locate, parts). */
 export class DocumentReader {
   private readonly bodyHeights = new Map<string, number>();
+  /** Page reads and toc-candidates scans running now; they share a concurrency of 2. */
+  private scanning = 0;
 
-  constructor(private readonly docs: DocumentService) {}
+  constructor(
+    private readonly docs: DocumentCatalogue,
+    private readonly extraction: Pick<ExtractionScheduler, 'waitForPages'>,
+    private readonly pageReader: PageReader,
+  ) {}
+
+  private async withScanSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.scanning >= 2) throw busy('SCAN_BUSY', 'Two page or toc-candidates scans are running (the limit); retry shortly.', 2);
+    this.scanning++;
+    try {
+      return await fn();
+    } finally {
+      this.scanning--;
+    }
+  }
 
   async pages(id: string, start: number, end: number | undefined, blocks: boolean) {
     const row = this.docs.get(id);
@@ -19,12 +37,12 @@ export class DocumentReader {
     if (last < start) throw invalidInput(`end (${last}) is before start (${start}).`, { start, end: last }, 'INVALID_RANGE');
     if (last - start + 1 > MAX_PAGES_PER_CALL) throw invalidInput(`At most ${MAX_PAGES_PER_CALL} pages per call; asked for ${last - start + 1}.`, { start, end: last }, 'TOO_MANY_PAGES');
     if (blocks && last - start + 1 > 2) throw invalidInput('blocks=1 is a probe of 1–2 sample pages.', { start, end: last }, 'BLOCK_PROBE_TOO_MANY');
-    return this.docs.withScanSlot(async () => {
+    return this.withScanSlot(async () => {
       const wanted = Array.from({ length: last - start + 1 }, (_, i) => start + i);
-      await this.docs.waitForPages(row, wanted);
+      await this.extraction.waitForPages(row, wanted);
       const byPage = new Map<number, { text: string; ocr: number; blocks?: unknown[] }>();
-      if (blocks) for (const p of await this.docs.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
-      else for (const p of await this.docs.pageTexts(id, start, last)) byPage.set(p.page, p);
+      if (blocks) for (const p of await this.pageReader.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
+      else for (const p of await this.pageReader.pageTexts(id, start, last)) byPage.set(p.page, p);
       const pages = wanted.map((page) => {
         const p = byPage.get(page);
         const inRange = page <= row.page_count;
@@ -45,7 +63,7 @@ export class DocumentReader {
       // From a sample spread over the book, so every call ranks with the same scale.
       const step = Math.max(1, Math.floor(row.page_count / 40));
       const sample = [];
-      for (let p = 1; p <= row.page_count; p += step) sample.push(...(await this.docs.storedPages(row.bookmd5, p, p)));
+      for (let p = 1; p <= row.page_count; p += step) sample.push(...(await this.pageReader.storedPages(row.bookmd5, p, p)));
       h = documentBodyHeight(sample);
       if (row.extraction_state === 'ready') this.bodyHeights.set(row.bookmd5, h);
     }
@@ -59,7 +77,7 @@ export class DocumentReader {
     if (start > row.page_count || last < start) {
       return { bookmd5: id, items: [], candidates: 0, pagesScanned: 0, truncated: false, pageCount: row.page_count, hint: `Pages ${start}–${end ?? start} are outside this ${row.page_count}-page document; do not retry.` };
     }
-    return this.docs.withScanSlot(async () => {
+    return this.withScanSlot(async () => {
       const t0 = Date.now();
       const chunk = 20;
       const pages = [];
@@ -68,12 +86,12 @@ export class DocumentReader {
         const to = Math.min(last, next + chunk - 1);
         const range = Array.from({ length: to - next + 1 }, (_, i) => next + i);
         try {
-          await this.docs.waitForPages(this.docs.get(id), range);
+          await this.extraction.waitForPages(this.docs.get(id), range);
         } catch (e) {
           if (e instanceof BridgeError && e.code === 'EXTRACTION_IN_PROGRESS' && pages.length) break;
           throw e;
         }
-        pages.push(...(await this.docs.storedPages(id, next, to)));
+        pages.push(...(await this.pageReader.storedPages(id, next, to)));
         next = to + 1;
       }
       const truncated = next <= last;
@@ -100,8 +118,8 @@ export class DocumentReader {
   async locate(id: string, page: number, text: string, navigate: boolean, ui: UiHost) {
     const row = this.docs.get(id);
     if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
-    await this.docs.waitForPages(row, [page]);
-    const stored = (await this.docs.storedPages(id, page, page))[0];
+    await this.extraction.waitForPages(row, [page]);
+    const stored = (await this.pageReader.storedPages(id, page, page))[0];
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
     // Navigation scrolls the open document only; another open document is left alone.
     let navigated: boolean | undefined;

@@ -1,6 +1,6 @@
 import { conflict, invalidInput } from '../errors';
 import type { OutlineSegment } from '../pdf/pdfTypes';
-import type { DocumentService } from './documentService';
+import type { DocumentCatalogue } from './documentCatalogue';
 import { nowIso } from './ids';
 
 export interface TocEntryInput {
@@ -37,7 +37,7 @@ export function planToc(entries: TocEntryInput[], pageCount: number): TocPlan {
 }
 
 /** Writes the AI slot and displays it; or switches the display between the slots. */
-export async function writeToc(docs: DocumentService, id: string, body: { entries?: TocEntryInput[]; useOriginal?: boolean; useAI?: boolean }) {
+export async function writeToc(docs: DocumentCatalogue, id: string, body: { entries?: TocEntryInput[]; useOriginal?: boolean; useAI?: boolean }) {
   const row = docs.get(id);
   const now = nowIso();
   if (body.useOriginal) {

@@ -1,7 +1,7 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
 import { foldWord } from '../search/tokens';
-import { bm25Score, snippetOf } from './searchRanking';
+import { bm25Score, snippetOf } from '../search/searchRanking';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
 

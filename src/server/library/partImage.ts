@@ -1,14 +1,23 @@
 import { invalidInput } from '../errors';
-import type { DocumentService } from './documentService';
+import type { ExtractionPool } from '../pdf/extractionPool';
+import type { DocumentCatalogue } from './documentCatalogue';
+import type { PageReader } from './pageReader';
+
+/** What rendering a part reads. */
+export interface PartImageDeps {
+  documents: DocumentCatalogue;
+  pages: Pick<PageReader, 'pageSize'>;
+  pool: Pick<ExtractionPool, 'render'>;
+}
 
 /**
  * Composite image of a page part as PNG: the page region under the part
  * (rect normalised 0..1) rendered so its longer edge is `maxEdge`, with the
  * stored ink image drawn over it.
  */
-export async function partImagePng(docs: DocumentService, id: string, page: number, part: { rect: string | null; image: Uint8Array | null }, maxEdge: number): Promise<Buffer> {
-  const row = docs.get(id);
-  const size = (await docs.pageSize(id, page)) ?? { width: 612, height: 792 };
+export async function partImagePng(deps: PartImageDeps, id: string, page: number, part: { rect: string | null; image: Uint8Array | null }, maxEdge: number): Promise<Buffer> {
+  const row = deps.documents.get(id);
+  const size = (await deps.pages.pageSize(id, page)) ?? { width: 612, height: 792 };
   let rect = { x: 0, y: 0, w: size.width, h: size.height };
   if (part.rect) {
     const r = JSON.parse(part.rect) as { x: number; y: number; width: number; height: number };
@@ -16,7 +25,7 @@ export async function partImagePng(docs: DocumentService, id: string, page: numb
   }
   const scale = maxEdge / Math.max(rect.w, rect.h);
   if (rect.w * scale * rect.h * scale > 36e6) throw invalidInput('The image would exceed 36 million pixels.', undefined, 'RENDER_TOO_LARGE');
-  const base = await docs.pool.render(docs.source(row), page, scale, rect);
+  const base = await deps.pool.render(deps.documents.source(row), page, scale, rect);
   if (!part.image) return base.png;
   const { createCanvas, loadImage } = await import('@napi-rs/canvas');
   const canvas = createCanvas(base.width, base.height);

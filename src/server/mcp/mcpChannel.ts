@@ -2,8 +2,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BridgeError } from '../errors';
 import { errorBody } from '../http/errorMapper';
-import { Hijack } from '../http/routeTable';
-import type { BridgeServices } from '../services';
+import { refuseUnstorable } from '../http/storableText';
+import { Hijack, type RouteServices } from '../http/routeTable';
 import { SERVER_VERSION } from '../version';
 
 const callArgs = {
@@ -20,7 +20,13 @@ const PDF_EMBED_LIMIT = 8 * 1024 * 1024;
  * bridge token), so every guard, gate and error of the route table applies
  * exactly as for an HTTP agent.
  */
-async function callRoute(services: BridgeServices, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
+async function callRoute(services: RouteServices, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
+  // Checked here, not only by the route: a URL would turn a lone surrogate into U+FFFD on the way.
+  try {
+    refuseUnstorable(args, 'arguments');
+  } catch (e) {
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(e as BridgeError)) }] };
+  }
   const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
   if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
   const url = new URL(services.baseUrl() + path);
@@ -56,7 +62,7 @@ async function callRoute(services: BridgeServices, args: { method: 'GET' | 'POST
 }
 
 /** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
-export function mcpExchange(services: BridgeServices, raw: Buffer): Hijack {
+export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
   let message: unknown;
   try {
     message = JSON.parse(raw.toString('utf8'));

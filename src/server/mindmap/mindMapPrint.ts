@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { FILE_MODE, mkdirPrivateAsync } from '../store/privateFiles';
 import * as path from 'node:path';
 import { conflict, invalidInput } from '../errors';
-import type { BridgeServices } from '../services';
+import { asNoSpace } from '../store/diskSpace';
+import type { Store } from '../store/store';
+import type { BridgeConfig } from '../config';
+import type { ExportSlot } from '../library/exportSlot';
 import type { PrintMode } from './printPagination';
 import { drawPlan } from './printPdf';
 import { buildPlan, planFingerprint, type PrintPlan } from './printPlan';
@@ -11,7 +15,13 @@ import { assertStudySet } from '../library/studySets';
 
 export const EXPORT_FOLDER = 'MindMapExports';
 
-type Services = Pick<BridgeServices, 'store' | 'config' | 'documents' | 'tokens'>;
+/** What a print reads and holds; `tokens.mainToken` keys the plan fingerprint. */
+interface Services {
+  store: Store;
+  config: Pick<BridgeConfig, 'exportFolder'>;
+  exportSlot: ExportSlot;
+  tokens: { readonly mainToken: string };
+}
 
 /** POST …/mind-map-print/preview: plans the pages; writes nothing. */
 export function previewPrint(services: Services, topicid: string, mode: PrintMode, densityValue: number, rootNoteId?: string) {
@@ -62,17 +72,22 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
     });
   }
   const cards = new Map(tree.cards.map((c) => [c.noteid, c]));
-  return services.documents.withExportSlot(async () => {
+  return services.exportSlot.run(async () => {
     const { bytes, replacedChars } = await drawPlan(plan, tree.setTitle, cards);
     const folder = path.join(services.config.exportFolder, EXPORT_FOLDER);
-    await mkdir(folder, { recursive: true });
+    await mkdirPrivateAsync(folder);
     const base = stem ?? `${safeStem(tree.setTitle)}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     let name = `${base}.pdf`;
     for (let i = 2; existsSync(path.join(folder, name)); i++) name = `${base} (${i}).pdf`;
     const out = path.join(folder, name);
     const tmp = `${out}.${process.pid}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, out);
+    try {
+      await writeFile(tmp, bytes, { mode: FILE_MODE });
+      await rename(tmp, out);
+    } catch (e) {
+      await rm(tmp, { force: true }); // a full disk leaves no half-written file
+      throw asNoSpace(e, 'The mind-map print', folder);
+    }
     const warnings = [
       ...(name !== `${base}.pdf` ? [`${base}.pdf already exists in ${EXPORT_FOLDER}; written as ${name} (never overwritten).`] : []),
       ...(replacedChars ? [`${replacedChars} character(s) outside the PDF font's Latin range print as "?".`] : []),

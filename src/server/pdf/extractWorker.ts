@@ -3,7 +3,7 @@
  * Runs pdf.js, OCR and pdf-lib off the main event loop; answers the requests
  * of extractionPool.ts one at a time.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { closePdf, openPdf, type PdfDocument } from './pdfjsLoader';
 import { readOutline } from './outline';
@@ -12,17 +12,36 @@ import { PageOcr } from './pageOcr';
 import { renderPagePng } from './pageRender';
 import { writeFlatExport } from './flatExport';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
+import { checkWorkerMemory, defaultBudget, setWorkerBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, type ExtractionBudget } from './extractionBudget';
 
 const port = parentPort;
 if (!port) throw new Error('extractWorker must run in a worker thread');
 
 const MAX_CACHED = 2;
 const docs = new Map<string, Promise<PdfDocument>>();
+/** Bytes of the PDFs open in this worker (not counted against its memory budget). */
+const openBytes = new Map<string, number>();
 const ocr = new PageOcr();
+/** The request being answered: the one a budget overrun fails. */
+let current: number | undefined;
 
-async function sourceBytes(source: PdfSource): Promise<Uint8Array> {
-  if (source.bytes) return source.bytes;
-  if (source.path) return new Uint8Array(await readFile(source.path));
+setWorkerBudget((workerData as { budget?: ExtractionBudget } | undefined)?.budget ?? defaultBudget, (reason) => {
+  if (current !== undefined) send({ id: current, kind: 'error', message: reason, code: TOO_COMPLEX });
+  // Ends this thread at once: whatever pdf.js holds goes with it, and the pool starts a fresh worker.
+  process.exit(TOO_COMPLEX_EXIT);
+});
+// Runs whenever pdf.js yields (it does between operator chunks), so a page that keeps growing is stopped.
+setInterval(() => current !== undefined && checkWorkerMemory(sumOpenBytes()), 250).unref();
+
+const sumOpenBytes = () => [...openBytes.values()].reduce((a, b) => a + b, 0);
+
+async function sourceBytes(source: PdfSource): Promise<{ bytes: Uint8Array; owned: boolean }> {
+  if (source.bytes) return { bytes: source.bytes, owned: false };
+  if (source.path) {
+    // A view, not `new Uint8Array(buffer)`, which would copy the whole file.
+    const b = await readFile(source.path);
+    return { bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), owned: true };
+  }
   throw new Error('no PDF source');
 }
 
@@ -33,12 +52,19 @@ function getDoc(source: PdfSource): Promise<PdfDocument> {
     docs.set(source.key, doc);
     return doc;
   }
-  doc = sourceBytes(source).then(openPdf);
-  doc.catch(() => docs.delete(source.key));
+  doc = sourceBytes(source).then((s) => {
+    openBytes.set(source.key, s.bytes.byteLength);
+    return openPdf(s.bytes, s.owned);
+  });
+  doc.catch(() => {
+    docs.delete(source.key);
+    openBytes.delete(source.key);
+  });
   docs.set(source.key, doc);
   while (docs.size > MAX_CACHED) {
     const [oldKey, old] = docs.entries().next().value as [string, Promise<PdfDocument>];
     docs.delete(oldKey);
+    openBytes.delete(oldKey);
     old.then(closePdf, () => undefined);
   }
   return doc;
@@ -50,6 +76,10 @@ async function handle(req: WorkerRequest): Promise<void> {
   switch (req.kind) {
     case 'info': {
       const doc = await getDoc(req.source);
+      // Before the outline is read: a page count over the limit is refused cheaply.
+      if (req.maxPages !== undefined && doc.numPages > req.maxPages) {
+        throw Object.assign(new Error(`The PDF has ${doc.numPages} pages; the limit is ${req.maxPages}.`), { name: 'PDF_TOO_MANY_PAGES' });
+      }
       const meta = await doc.getMetadata().catch(() => undefined);
       const title = (meta?.info as { Title?: string } | undefined)?.Title;
       send({ id: req.id, kind: 'info', info: { pageCount: doc.numPages, outline: await readOutline(doc), ...(title ? { title } : {}) } });
@@ -60,6 +90,7 @@ async function handle(req: WorkerRequest): Promise<void> {
       for (const p of req.pages) {
         if (p < 1 || p > doc.numPages) continue;
         send({ id: req.id, kind: 'page', page: await extractPage(doc, p, req.ocr ? ocr : undefined, { blocks: req.blocks ?? true }) });
+        checkWorkerMemory(sumOpenBytes());
       }
       send({ id: req.id, kind: 'done' });
       return;
@@ -77,13 +108,17 @@ async function handle(req: WorkerRequest): Promise<void> {
       return;
     }
     case 'export': {
-      const r = await writeFlatExport(await sourceBytes(req.source), req.pages, req.highlights, req.outPath);
+      const { bytes } = await sourceBytes(req.source);
+      // The source and the export built from it are the document's own size, not over budget.
+      openBytes.set('#export', 2 * bytes.byteLength);
+      const r = await writeFlatExport(bytes, req.pages, req.highlights, req.outPath).finally(() => openBytes.delete('#export'));
       send({ id: req.id, kind: 'export', pageCount: r.pageCount, bytes: r.bytes });
       return;
     }
     case 'forget': {
       const doc = docs.get(req.key);
       docs.delete(req.key);
+      openBytes.delete(req.key);
       if (doc) await doc.then(closePdf, () => undefined);
       send({ id: req.id, kind: 'done' });
       return;
@@ -92,10 +127,16 @@ async function handle(req: WorkerRequest): Promise<void> {
 }
 
 port.on('message', (req: WorkerRequest) => {
-  handle(req).catch((err: unknown) => {
-    const e = err as { message?: string; name?: string };
-    send({ id: req.id, kind: 'error', message: String(e?.message ?? err), code: e?.name });
-  });
+  current = req.id;
+  handle(req)
+    .catch((err: unknown) => {
+      const e = err as { message?: string; name?: string; code?: unknown };
+      // errno travels too: an ENOSPC while writing an export must reach the caller as a full disk.
+      send({ id: req.id, kind: 'error', message: String(e?.message ?? err), code: e?.name, ...(typeof e?.code === 'string' ? { errno: e.code } : {}) });
+    })
+    .finally(() => {
+      if (current === req.id) current = undefined;
+    });
 });
 
 port.on('close', () => {

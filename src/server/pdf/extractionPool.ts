@@ -4,6 +4,10 @@ import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
+import { defaultBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBudget } from './extractionBudget';
+import { answerTooComplex, PdfTaskError, tooComplex } from './pdfTaskError';
+
+export { PdfTaskError } from './pdfTaskError';
 
 export type { PdfSource } from './workerProtocol';
 
@@ -25,6 +29,8 @@ interface Slot {
   worker: Worker;
   busy?: Task & { id: number };
   idleTimer?: NodeJS.Timeout;
+  /** Ends the worker when the busy task makes no progress within the budget. */
+  stallTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -42,13 +48,6 @@ export function workerScript(): { script: string; eval: boolean } {
   return { script: path.join(__dirname, 'pdfWorker.js'), eval: false };
 }
 
-export class PdfTaskError extends Error {
-  constructor(message: string, readonly workerCode?: string) {
-    super(message);
-    this.name = 'PdfTaskError';
-  }
-}
-
 export interface ExtractionHandle {
   info: Promise<DocumentInfo>;
   /** Resolves when every page was delivered (or rejects on a worker failure). */
@@ -61,24 +60,29 @@ export interface ExtractionHandle {
 /**
  * At most `size` (≤ 2) worker threads running pdf.js, OCR and pdf-lib. Tasks
  * queue in order; a worker idle for `idleMs` is ended (its PDF cache and OCR
- * engine with it).
+ * engine with it). Each worker runs under an ExtractionBudget: V8 resource
+ * limits, a cap on inflated streams and memory it checks itself, and a time
+ * budget per page this side enforces; a worker over it is ended, its task
+ * fails with PDF_TOO_COMPLEX and the next task gets a fresh worker.
  */
 export class ExtractionPool {
   private readonly size: number;
   private readonly idleMs: number;
+  readonly budget: ExtractionBudget;
   private readonly slots: Slot[] = [];
   private queue: Task[] = [];
   private nextId = 1;
   private closed = false;
 
-  constructor(opts: { size?: number; idleMs?: number } = {}) {
+  constructor(opts: { size?: number; idleMs?: number; budget?: Partial<ExtractionBudget> } = {}) {
     this.size = Math.max(1, Math.min(2, opts.size ?? 2));
     this.idleMs = opts.idleMs ?? 15_000;
+    this.budget = { ...defaultBudget, ...opts.budget };
   }
 
-  /** Page count, outline and title. */
-  async info(source: PdfSource): Promise<DocumentInfo> {
-    const msg = await this.run({ kind: 'info', source });
+  /** Page count, outline and title; with `maxPages`, more pages fail (workerCode PDF_TOO_MANY_PAGES) before the outline is read. */
+  async info(source: PdfSource, maxPages?: number): Promise<DocumentInfo> {
+    const msg = await this.run({ kind: 'info', source, ...(maxPages === undefined ? {} : { maxPages }) });
     if (msg.kind !== 'info') throw new PdfTaskError('unexpected worker answer');
     return msg.info;
   }
@@ -98,13 +102,13 @@ export class ExtractionPool {
   }
 
   async render(source: PdfSource, page: number, scale: number, region?: Rect): Promise<{ png: Buffer; width: number; height: number }> {
-    const msg = await this.run({ kind: 'render', source, page, scale, region });
+    const msg = await this.run({ kind: 'render', source, page, scale, region }).catch(answerTooComplex);
     if (msg.kind !== 'render') throw new PdfTaskError('unexpected worker answer');
     return { png: Buffer.from(msg.png.buffer, msg.png.byteOffset, msg.png.byteLength), width: msg.width, height: msg.height };
   }
 
   async exportFlat(source: PdfSource, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
-    const msg = await this.run({ kind: 'export', source, pages, highlights, outPath });
+    const msg = await this.run({ kind: 'export', source, pages, highlights, outPath }).catch(answerTooComplex);
     if (msg.kind !== 'export') throw new PdfTaskError('unexpected worker answer');
     return { pageCount: msg.pageCount, bytes: msg.bytes };
   }
@@ -150,6 +154,8 @@ export class ExtractionPool {
       }
       await Promise.all(jobs);
     });
+    // One failed chunk fails the document: the rest of it is not read for nothing.
+    done.catch(() => this.dropGroup(group));
     return {
       info,
       done,
@@ -159,11 +165,15 @@ export class ExtractionPool {
       },
       cancel: () => {
         cancelled = true;
-        const dropped = this.queue.filter((t) => t.group === group);
-        this.queue = this.queue.filter((t) => t.group !== group);
-        for (const t of dropped) t.reject(new PdfTaskError('extraction cancelled', 'CANCELLED'));
+        this.dropGroup(group);
       },
     };
+  }
+
+  private dropGroup(group: string): void {
+    const dropped = this.queue.filter((t) => t.group === group);
+    this.queue = this.queue.filter((t) => t.group !== group);
+    for (const t of dropped) t.reject(new PdfTaskError('extraction cancelled', 'CANCELLED'));
   }
 
   /** Drops a document from the workers' caches (after delete). */
@@ -207,39 +217,76 @@ export class ExtractionPool {
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
       slot.idleTimer = undefined;
       slot.worker.ref();
+      this.watchStall(slot);
       slot.worker.postMessage({ ...task.req, id } as WorkerRequest);
     }
   }
 
+  /** (Re)starts the no-progress timer of a busy slot: a page, or the whole task when it has no pages. */
+  private watchStall(slot: Slot): void {
+    if (slot.stallTimer) clearTimeout(slot.stallTimer);
+    const task = slot.busy;
+    if (!task) return;
+    // An export copies every page it is given in one go.
+    const ms = this.budget.pageMs + (task.req.kind === 'export' ? task.req.pages.length * 250 : 0);
+    slot.stallTimer = setTimeout(() => {
+      if (slot.busy !== task) return;
+      const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;
+      slot.busy = undefined;
+      this.retire(slot);
+      task.reject(tooComplex(`reading ${what} took more than ${Math.round(ms / 1000)} s`));
+      void slot.worker.terminate();
+      this.pump();
+    }, ms);
+    slot.stallTimer.unref();
+  }
+
   private spawn(): Slot {
     const script = workerScript();
-    const worker = new Worker(script.script, { eval: script.eval });
+    const worker = new Worker(script.script, { eval: script.eval, workerData: { budget: this.budget }, resourceLimits: workerResourceLimits(this.budget) });
     const slot: Slot = { worker };
     worker.on('message', (msg: WorkerResponse) => {
       const task = slot.busy;
       if (!task || msg.id !== task.id) return;
       if (msg.kind === 'page') {
+        this.watchStall(slot);
         task.onMessage(msg);
         return;
       }
       slot.busy = undefined;
-      if (msg.kind === 'error') task.reject(new PdfTaskError(msg.message, msg.code));
+      if (slot.stallTimer) clearTimeout(slot.stallTimer);
+      if (msg.kind === 'error' && msg.code === TOO_COMPLEX) {
+        // The worker is ending itself: no further task goes to it.
+        this.retire(slot);
+        task.reject(tooComplex(msg.message));
+        this.pump();
+        return;
+      }
+      if (msg.kind === 'error') task.reject(new PdfTaskError(msg.message, msg.code, msg.errno));
       else task.resolve(msg);
       this.idle(slot);
       this.pump();
     });
-    const fail = (err: Error) => {
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-      if (slot.idleTimer) clearTimeout(slot.idleTimer);
-      slot.busy?.reject(new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'));
+    const fail = (err: Error & { code?: string }, exitCode?: number) => {
+      this.retire(slot);
+      // Over budget: the worker ended itself, or V8 ended it at its heap limit.
+      const overBudget = exitCode === TOO_COMPLEX_EXIT || err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      slot.busy?.reject(overBudget ? tooComplex(exitCode === TOO_COMPLEX_EXIT ? 'it went over the memory budget of a PDF worker' : `a PDF worker ran out of memory (${this.budget.heapMb} MB heap)`) : new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'));
       slot.busy = undefined;
       this.pump();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
+    worker.on('error', (e) => fail(e));
+    worker.on('exit', (code) => fail(new Error(`exited with code ${code}`), code));
     this.slots.push(slot);
     return slot;
+  }
+
+  /** Takes a slot out of use (its worker is ending or gone). */
+  private retire(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    if (slot.stallTimer) clearTimeout(slot.stallTimer);
   }
 
   private idle(slot: Slot): void {

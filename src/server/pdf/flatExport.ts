@@ -1,4 +1,5 @@
-import { writeFile, rename, mkdir } from 'node:fs/promises';
+import { writeFile, rename, rm } from 'node:fs/promises';
+import { FILE_MODE, mkdirPrivateAsync } from '../store/privateFiles';
 import * as path from 'node:path';
 import { PDFDocument, rgb } from 'pdf-lib';
 import type { Rect } from './pdfTypes';
@@ -47,10 +48,15 @@ export async function buildFlatExport(source: Uint8Array, pages: number[], highl
 
 export async function writeFlatExport(source: Uint8Array, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
   const bytes = await buildFlatExport(source, pages, highlights);
-  await mkdir(path.dirname(outPath), { recursive: true });
+  await mkdirPrivateAsync(path.dirname(outPath));
   const tmp = `${outPath}.${process.pid}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, outPath);
+  try {
+    await writeFile(tmp, bytes, { mode: FILE_MODE });
+    await rename(tmp, outPath);
+  } catch (e) {
+    await rm(tmp, { force: true }); // a full disk leaves no half-written export
+    throw e;
+  }
   const check = await PDFDocument.load(bytes, { updateMetadata: false });
   return { pageCount: check.getPageCount(), bytes: bytes.byteLength };
 }

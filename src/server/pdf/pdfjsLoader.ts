@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
+import { budgetExceeded, workerBudget } from './extractionBudget';
 
 /** The pdf.js module type (legacy build, the one that runs on Node 20). */
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
@@ -24,7 +25,10 @@ export function loadPdfJs(): Promise<PdfJs> {
     const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
     natives.restore();
     shareTextChunks();
-    syncDecompression();
+    syncDecompression({
+      maxOutputBytes: workerBudget().streamBytes,
+      tooLarge: (bytes) => budgetExceeded(`a compressed stream inflates to more than ${Math.round(bytes / 1048576)} MB`),
+    });
     return pdfjs;
   })();
   return loaded;
@@ -49,12 +53,15 @@ export function pdfJsAssetDir(): string {
   return assetDir;
 }
 
-/** Opens a PDF from bytes (the buffer is copied: pdf.js transfers what it gets). */
-export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+/**
+ * Opens a PDF from bytes. pdf.js transfers what it gets, so the buffer is
+ * copied unless `owned` (read for pdf.js alone: a large file is not held twice).
+ */
+export async function openPdf(bytes: Uint8Array, owned = false): Promise<PdfDocument> {
   const pdfjs = await loadPdfJs();
   const dir = pdfJsAssetDir();
   const task = pdfjs.getDocument({
-    data: new Uint8Array(bytes),
+    data: owned ? bytes : new Uint8Array(bytes),
     standardFontDataUrl: path.join(dir, 'standard_fonts') + path.sep,
     cMapUrl: path.join(dir, 'cmaps') + path.sep,
     cMapPacked: true,

@@ -1,4 +1,4 @@
-import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
 
 /**
  * Undoes costs pdf.js puts on the thread that loads it (one of our PDF
@@ -64,7 +64,7 @@ export function shareTextChunks(): void {
   }) as typeof structuredClone;
 }
 
-const inflaters: Record<string, (b: Uint8Array) => Buffer> = { deflate: inflateSync, 'deflate-raw': inflateRawSync, gzip: gunzipSync };
+const inflaters: Record<string, (b: Uint8Array, o: ZlibOptions) => Buffer> = { deflate: inflateSync, 'deflate-raw': inflateRawSync, gzip: gunzipSync };
 
 /**
  * pdf.js inflates every Flate stream (page content, fonts) through the web
@@ -75,8 +75,13 @@ const inflaters: Record<string, (b: Uint8Array) => Buffer> = { deflate: inflateS
  * back to its own inflater). Only the shape pdf.js uses is provided: a
  * writer (`ready`, `write`, `close`) and an async-iterable readable; other
  * formats go to Node's class.
+ *
+ * A stream that would inflate past `maxOutputBytes` is a bomb: zlib stops
+ * there (nothing bigger is ever held) and `tooLarge` is called, which must
+ * not return normally — pdf.js would otherwise retry with its own inflater
+ * and grow a buffer to the stream's full size.
  */
-export function syncDecompression(): void {
+export function syncDecompression(limits: { maxOutputBytes: number; tooLarge: (bytes: number) => never }): void {
   const Native = globalThis.DecompressionStream;
   if (!Native || (Native as { sync?: boolean }).sync) return;
   // Called with `new`: the object returned is the instance.
@@ -94,14 +99,17 @@ export function syncDecompression(): void {
     const readable = {
       async *[Symbol.asyncIterator]() {
         await written;
-          // A damaged stream throws and pdf.js retries with its own inflater;
+        // A damaged stream throws and pdf.js retries with its own inflater;
         // the error is dropped, so it gets no stack (with source maps on, as
         // under tsx, building one costs ~10 ms).
         const limit = Error.stackTraceLimit;
         Error.stackTraceLimit = 0;
         let out: Buffer;
         try {
-          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), { maxOutputLength: limits.maxOutputBytes });
+        } catch (e) {
+          if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') limits.tooLarge(limits.maxOutputBytes);
+          throw e;
         } finally {
           Error.stackTraceLimit = limit;
         }

@@ -9,7 +9,8 @@ export interface PdfSource {
 }
 
 export type WorkerRequest =
-  | { id: number; kind: 'info'; source: PdfSource }
+  /** `maxPages`: more pages answer an error named PDF_TOO_MANY_PAGES before the outline is read. */
+  | { id: number; kind: 'info'; source: PdfSource; maxPages?: number }
   | { id: number; kind: 'pages'; source: PdfSource; pages: number[]; ocr: boolean; blocks?: boolean }
   /** Loads pdf.js and opens the document ahead of its page tasks (a fresh worker costs ~0.5 s). */
   | { id: number; kind: 'open'; source: PdfSource }
@@ -24,4 +25,4 @@ export type WorkerResponse =
   | { id: number; kind: 'render'; png: Uint8Array; width: number; height: number }
   | { id: number; kind: 'export'; pageCount: number; bytes: number }
   | { id: number; kind: 'done' }
-  | { id: number; kind: 'error'; message: string; code?: string };
+  | { id: number; kind: 'error'; message: string; code?: string; errno?: string };

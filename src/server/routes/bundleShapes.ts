@@ -1,7 +1,36 @@
 import { z } from 'zod';
 import { pdfRect } from './cardShapes';
+import { bookmd5Param } from './documentParams';
+import { topicId } from './idParams';
 
-/** Response shapes of the bundle routes (services in src/server/bundles). */
+/** Request and response shapes of the bundle routes (services in src/server/bundles). */
+
+const pageNo = z.number().int('pages are integers').min(1, 'pages are 1-based (PDF order)');
+/** POST /bundles/prepare's body fields (the route accepts unknown fields too, and lists them in ignoredFields). */
+export const prepareShape = {
+  topicid: topicId,
+  bookmd5: bookmd5Param,
+  segments: z
+    .array(z.object({ startPage: pageNo, endPage: pageNo.optional(), title: z.string().max(500).optional() }))
+    .min(1, 'give at least one segment {startPage, endPage}')
+    .max(500),
+  preset: z.string().max(100).optional(),
+  anchorMode: z.string().max(100).optional(),
+  title: z.string().max(500).optional(),
+  cardStyle: z.object({ defaultFillIndex: z.number().optional() }).optional(),
+  async: z.boolean().optional(),
+};
+
+/** The result options of check and submit. */
+export const resultOptions = {
+  resultMarkdown: z.string().optional(),
+  withBlank: z.boolean().optional(),
+  excerptMode: z.enum(['child', 'link']).optional(),
+};
+
+/** The client's request types (z.input of these). */
+export const prepareRequest = z.object(prepareShape);
+export const resultRequest = z.object(resultOptions);
 
 const int = () => z.number().int();
 const bundleState = z.enum(['preparing', 'prepared', 'imported', 'failed']);

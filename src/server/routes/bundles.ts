@@ -10,35 +10,15 @@ import {
   bundleListResponse,
   bundleReceiptResponse,
   prepareResponse,
+  prepareShape,
+  resultOptions,
 } from './bundleShapes';
-import { bookmd5Param } from './documentParams';
-import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
+import { EXAMPLE_UUID, uuidParam } from './idParams';
 
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const bundleParams = z.object({ id: uuidParam('bundle id') });
-const pageNo = z.number().int('pages are integers').min(1, 'pages are 1-based (PDF order)');
 /** result.md of a whole book part can be large: 2,000 cards are well under this. */
 const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
-
-const prepareShape = {
-  topicid: topicId,
-  bookmd5: bookmd5Param,
-  segments: z
-    .array(z.object({ startPage: pageNo, endPage: pageNo.optional(), title: z.string().max(500).optional() }))
-    .min(1, 'give at least one segment {startPage, endPage}')
-    .max(500),
-  preset: z.string().max(100).optional(),
-  anchorMode: z.string().max(100).optional(),
-  title: z.string().max(500).optional(),
-  cardStyle: z.object({ defaultFillIndex: z.number().optional() }).optional(),
-  async: z.boolean().optional(),
-};
-
-const resultOptions = {
-  resultMarkdown: z.string().optional(),
-  withBlank: z.boolean().optional(),
-  excerptMode: z.enum(['child', 'link']).optional(),
-};
 
 /** Routes: bundles (prepare, list, files, focus, discard, submit, check). */
 export const bundleRoutes: RouteDecl[] = [
@@ -53,11 +33,12 @@ export const bundleRoutes: RouteDecl[] = [
     // The 200 and the 202 body alike (the 202 is written as a Reply to set its status).
     response: prepareResponse,
     handler: async ({ body, services }) => {
-      const r = await services.bundles.prepare(body);
+      const r = await services.bundlePrepare.prepare(body);
       // The service types its bodies loosely (Record): the API tests check them against the schema.
-      if (r.status === 200) return r.body as z.input<typeof prepareResponse>;
+      if (r.state === 'prepared') return r as z.input<typeof prepareResponse>;
+      // Still preparing: 202, the job runs on.
       const ignoredFields = Object.keys(body).filter((k) => !(k in prepareShape));
-      const json = JSON.stringify({ bridgeApiVersion: BRIDGE_API_VERSION, ...r.body, ...(ignoredFields.length ? { ignoredFields } : {}) });
+      const json = JSON.stringify({ bridgeApiVersion: BRIDGE_API_VERSION, ...r, ...(ignoredFields.length ? { ignoredFields } : {}) });
       return new Reply(json, 'application/json; charset=utf-8', 202);
     },
   }),

@@ -155,6 +155,15 @@ export const reviewLogResponse = z.object({
   truncated: z.boolean(),
 });
 
+
+/** POST /decks/{id}/reviews's body (the client's GradeRequest is its z.input). */
+export const gradeRequest = z.object({
+  cardNoteId: uuidParam('cardNoteId'),
+  rating: rating,
+  reviewedAt: z.iso.datetime({ offset: true }).optional(),
+  durationMs: z.number().int().min(0).max(86_400_000).optional(),
+});
+
 export const deckCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
@@ -201,12 +210,7 @@ export const deckCardRoutes: RouteDecl[] = [
     premium: true,
     confirm: 'body',
     params: deckParams,
-    body: z.object({
-      cardNoteId: uuidParam('cardNoteId'),
-      rating: rating,
-      reviewedAt: z.iso.datetime({ offset: true }).optional(),
-      durationMs: z.number().int().min(0).max(86_400_000).optional(),
-    }),
+    body: gradeRequest,
     response: gradeResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { cardNoteId: EXAMPLE_UUID, rating: 'good', durationMs: 4200 } },
     handler: async ({ params, body, services, actor }) =>

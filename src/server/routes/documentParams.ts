@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidInput } from '../errors';
-import { VIRTUAL_PAGE_BASE } from '../library/documentService';
+import { VIRTUAL_PAGE_BASE } from '../library/documentCatalogue';
 
 /** {id} of document routes: a bookmd5 (32 lowercase hex digits). Topic and note ids are UUIDs and are refused here. */
 export const bookmd5Param = z

@@ -16,6 +16,8 @@ export const extractionProgress = z.object({
   extractedPages: z.number().int(),
   pageCount: z.number().int(),
   error: z.string().optional(),
+  /** Why extraction failed, as a code (PDF_TOO_COMPLEX: over a PDF worker's memory or time budget). */
+  errorCode: z.string().optional(),
 });
 export const outlineResponse = z.object({
   bookmd5: z.string(),
@@ -140,7 +142,7 @@ export const documentRoutes = [
     example: { params: { id: EX_ID } },
     handler: async ({ params, services }) => {
       const row = services.documents.get(params.id);
-      const o = await services.documents.outline(row);
+      const o = await services.pages.outline(row);
       return { bookmd5: row.bookmd5, segments: o.segments, hasToc: o.segments.length > 0, pageCount: row.page_count, tocSource: o.source, hasAiToc: !!row.outline_ai, extraction: services.documents.progress(row) };
     },
   }),
@@ -182,7 +184,7 @@ export const documentRoutes = [
     handler: async ({ params, query, services }) => {
       refuseVirtual(params.page);
       const part = services.documentReader.partRow(params.id, params.page, params.contentId);
-      const png = await partImagePng(services.documents, params.id, params.page, part, query.maxEdge ?? 2048);
+      const png = await partImagePng(services, params.id, params.page, part, query.maxEdge ?? 2048);
       return new Reply(png, 'image/png');
     },
   }),
@@ -252,7 +254,7 @@ export const documentRoutes = [
     example: { params: { id: EX_ID }, body: { topicid: '00000000-0000-0000-0000-000000000000' } },
     handler: async ({ params, body, services }) => {
       refuseVirtual(...(body.selectedPageNos ?? []));
-      return exportDocument(services.documents, services.config.exportFolder, params.id, body.topicid, body.selectedPageNos);
+      return exportDocument(services, services.config.exportFolder, params.id, body.topicid, body.selectedPageNos);
     },
   }),
   defineRoute({

@@ -4,6 +4,8 @@ import { defineRoute } from '../http/routeTable';
 import { defaultLimits } from '../config';
 import { listFolders } from '../library/libraryFolders';
 import { docParams } from './documentParams';
+import { uploadDocument } from '../library/documentUpload';
+import { deleteDocument } from '../library/documentDelete';
 import { extractionProgress } from './documents';
 
 export const uploadResponse = z.object({
@@ -35,10 +37,10 @@ export const libraryDocumentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/library/documents/upload',
-    summary: 'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file.',
+    summary: 'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file. Over the size limit 413, over the page limit 422 PDF_TOO_MANY_PAGES.',
     premium: true,
     confirm: 'query',
-    rawBody: { limitBytes: defaultLimits.uploadBytes },
+    rawBody: { limitBytes: defaultLimits.uploadBytes, stream: true },
     query: z.object({
       filename: z.string().min(1, 'filename is required').max(255),
       folder: z.string().max(1024).optional(),
@@ -46,7 +48,7 @@ export const libraryDocumentRoutes = [
     }),
     response: uploadResponse,
     example: { query: { filename: 'book.pdf' } },
-    handler: async ({ query, raw, services }) => services.documents.upload({ bytes: raw, filename: query.filename, folder: query.folder, topicid: query.topicid }),
+    handler: async ({ query, bodyStream, services }) => uploadDocument(services, { body: bodyStream, filename: query.filename, folder: query.folder, topicid: query.topicid }),
   }),
   defineRoute({
     method: 'POST',
@@ -57,7 +59,7 @@ export const libraryDocumentRoutes = [
     params: docParams,
     response: documentDeleteResponse,
     example: { params: { id: '0123456789abcdef0123456789abcdef' } },
-    handler: async ({ params, services }) => services.documents.delete(params.id),
+    handler: async ({ params, services }) => deleteDocument(services, params.id),
   }),
   defineRoute({
     method: 'GET',

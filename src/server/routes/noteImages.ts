@@ -55,7 +55,12 @@ export const noteImageRoutes: RouteDecl[] = [
     }),
     example: { params: { id: EX_NOTE, contentId: `excerpt-${EX_NOTE}` }, query: { maxEdge: '1024' } },
     replyType: 'image/png',
-    handler: async ({ params, query, services }) => noteContent(services, params.id, params.contentId, { maxEdge: query.maxEdge ?? 2048, layers: query.layers ?? 'composite' }),
+    handler: async ({ params, query, services }) => {
+      const c = await noteContent(services, params.id, params.contentId, { maxEdge: query.maxEdge ?? 2048, layers: query.layers ?? 'composite' });
+      // The fingerprint rides along in a header so an agent can start an occlusion dry-run from it.
+      const headers: Record<string, string> = c.picture ? { 'X-Source-Fingerprint': c.picture.sourceFingerprint, 'X-Mask-Count': String(c.picture.maskCount) } : {};
+      return new Reply(c.bytes, c.mimeType, 200, headers);
+    },
   }),
   defineRoute({
     method: 'GET',

@@ -84,6 +84,31 @@ export const notePaletteResponse = z.object({
 });
 export const studySetOpenResponse = z.object({ accepted: z.boolean(), topicid: z.string(), bookmd5: z.string().nullable(), tempOpen: z.boolean() });
 
+/** POST /study-sets/{id}/notes's body (the client's NewCard is its z.input). */
+export const createNoteRequest = z.object({
+  parentNoteId: noteId.optional(),
+  title: z.string().max(2000, 'title: at most 2000 characters').optional(),
+  text: z.string().max(100_000, 'text: at most 100000 characters').optional(),
+  excerpt: z
+    .object({
+      bookmd5: bookmd5Param,
+      page: pageNumber.pipe(z.number()),
+      text: z.string().min(1, 'excerpt.text must not be empty').max(5000, 'excerpt.text: at most 5000 characters'),
+      // The reader's selection (PDF points, top-left origin): anchors the card to exactly this instead of the text match.
+      rect: z
+        .object({
+          x: z.number().finite().min(0, 'excerpt.rect.x must be ≥ 0'),
+          y: z.number().finite().min(0, 'excerpt.rect.y must be ≥ 0'),
+          width: z.number().finite().positive('excerpt.rect.width must be > 0').max(14_400),
+          height: z.number().finite().positive('excerpt.rect.height must be > 0').max(14_400),
+        })
+        .optional(),
+    })
+    .optional(),
+  colorIndex: colorIndex.optional(),
+  fillIndex: fillIndex.optional(),
+});
+
 /** Routes: study-set reads (tree, sub-maps, notebooks, hashtags, note-palette), open, delete and card creation. */
 export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
@@ -94,29 +119,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     premium: true,
     confirm: 'body',
     params: setParams,
-    body: z.object({
-      parentNoteId: noteId.optional(),
-      title: z.string().max(2000, 'title: at most 2000 characters').optional(),
-      text: z.string().max(100_000, 'text: at most 100000 characters').optional(),
-      excerpt: z
-        .object({
-          bookmd5: bookmd5Param,
-          page: pageNumber.pipe(z.number()),
-          text: z.string().min(1, 'excerpt.text must not be empty').max(5000, 'excerpt.text: at most 5000 characters'),
-          // The reader's selection (PDF points, top-left origin): anchors the card to exactly this instead of the text match.
-          rect: z
-            .object({
-              x: z.number().finite().min(0, 'excerpt.rect.x must be ≥ 0'),
-              y: z.number().finite().min(0, 'excerpt.rect.y must be ≥ 0'),
-              width: z.number().finite().positive('excerpt.rect.width must be > 0').max(14_400),
-              height: z.number().finite().positive('excerpt.rect.height must be > 0').max(14_400),
-            })
-            .optional(),
-        })
-        .optional(),
-      colorIndex: colorIndex.optional(),
-      fillIndex: fillIndex.optional(),
-    }),
+    body: createNoteRequest,
     response: noteCreateResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { title: 'Key idea', text: 'A short explanation.' } },
     handler: async ({ params, body, services, actor }) => {

@@ -6,6 +6,7 @@ import { buildOpenApi } from '../system/openapi';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange, mcpGetAnswer } from '../mcp/mcpChannel';
 import type { BridgeServices } from '../services';
+import { recoveryFoundDamage } from '../store/recoveryReport';
 import { BRIDGE_API_VERSION, SERVER_VERSION } from '../version';
 
 const shellScript = 'text/x-shellscript; charset=utf-8';
@@ -27,6 +28,18 @@ const statusBody = (services: BridgeServices, authorized: boolean) => ({
     usesExistingBearer: true,
     rotatesToken: false,
   },
+  // What start-up recovery found, for the token holder only: it names files in the data dir.
+  ...(authorized && recoveryFoundDamage(services.store.recovery) ? { recovery: statusRecovery(services) } : {}),
+  // Paths and user ids are for the owner only.
+  ...(authorized && services.warnings.length ? { warnings: services.warnings } : {}),
+});
+const statusRecovery = ({ store: { recovery: r } }: BridgeServices) => ({
+  lostRecords: r.lostRecords,
+  failedRecords: r.failedRecords,
+  damagedBytes: r.damagedBytes,
+  ...(r.keptAs === undefined ? {} : { keptAs: r.keptAs }),
+  ...(r.staleRedoKeptAs === undefined ? {} : { staleRedoKeptAs: r.staleRedoKeptAs }),
+  ...(r.rewriteError === undefined ? {} : { rewriteError: r.rewriteError }),
 });
 const statusBodies = new WeakMap<BridgeServices, string[]>();
 
@@ -55,6 +68,27 @@ export const statusResponse = z.object({
     usesExistingBearer: z.boolean(),
     rotatesToken: z.literal(false),
   }),
+  /** Present (with a valid token) only when opening the library found damage: lost acknowledged writes, a kept journal, a stale redo file. */
+  recovery: z
+    .object({
+      lostRecords: z.number().int(),
+      failedRecords: z.number().int(),
+      damagedBytes: z.number().int(),
+      keptAs: z.string().optional(),
+      staleRedoKeptAs: z.string().optional(),
+      rewriteError: z.string().optional(),
+    })
+    .optional(),
+  /** Start-up conditions to fix (only with a valid token). */
+  warnings: z.array(z.string()).optional(),
+  storage: z
+    .object({
+      writable: z.boolean(),
+      freeBytes: z.number().int().nullable(),
+      reason: z.enum(['disk_full']).optional(),
+    })
+    .optional()
+    .describe('writable:false (reason disk_full) while the data dir\'s disk is (nearly) full: reads work, writes answer 507 INSUFFICIENT_STORAGE; it turns true again once space is freed, without a restart.'),
 });
 
 /** Feature blocks are open objects: each is present only when its route is served. */
@@ -126,14 +160,17 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/status',
-    summary: 'Liveness, instance nonce, guide hash and route fingerprint. No token needed; authorized:true when the sent token is valid.',
+    summary: 'Liveness, instance nonce, guide hash, route fingerprint and storage (writable, freeBytes). No token needed; authorized:true when the sent token is valid.',
     auth: 'none',
     response: statusResponse,
     // The body only varies with `authorized`: both variants are serialised once per instance.
     handler: async ({ services, authorized }) => {
       let bodies = statusBodies.get(services);
       if (!bodies) statusBodies.set(services, (bodies = [false, true].map((a) => JSON.stringify(statusBody(services, a)))));
-      return new Reply(bodies[authorized ? 1 : 0], 'application/json; charset=utf-8');
+      const body = bodies[authorized ? 1 : 0];
+      // The storage state changes while the bridge runs: appended to the cached part.
+      const storage = services.storage?.status();
+      return new Reply(storage ? `${body.slice(0, -1)},"storage":${JSON.stringify(storage)}}` : body, 'application/json; charset=utf-8');
     },
   }),
   defineRoute({

@@ -1,4 +1,4 @@
-import { pageScore } from '../library/searchRanking';
+import { pageScore } from './searchRanking';
 import type { BookBody } from './indexFormat';
 
 export interface PageHit {

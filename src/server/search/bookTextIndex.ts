@@ -1,6 +1,8 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceDurably } from '../store/durableFiles';
+import { mkdirPrivate } from '../store/privateFiles';
+import { isNoSpace } from '../errors';
 import { ByteLru } from '../cache/byteLru';
 import { prefixKey, wordKey, type Bloom } from './bloom';
 import { matchPages } from './bookQuery';
@@ -52,6 +54,8 @@ export class BookTextIndex {
   private readonly bodies: ByteLru<string, BookBody>;
   private readonly rebuilding = new Map<string, Promise<Filter | undefined>>();
   private readonly removed = new Set<string>();
+  /** Books whose index file could not be written for space: searched from memory until the next start rebuilds the file. */
+  private readonly unsaved = new Map<string, BookBody>();
   private totals = { pages: 0, tokens: 0 };
 
   constructor(private readonly options: BookTextIndexOptions) {
@@ -65,7 +69,12 @@ export class BookTextIndex {
    */
   async open(readyBooks: string[]): Promise<void> {
     const { dir } = this.options;
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirPrivate(dir);
+    } catch (e) {
+      if (!isNoSpace(e)) throw e;
+      return; // a full disk at start: books are indexed (in memory) as a search asks for them
+    }
     const ready = new Set(readyBooks);
     for (const f of readdirSync(dir)) {
       const m = FILE.exec(f);
@@ -89,6 +98,7 @@ export class BookTextIndex {
   /** Forgets the book and deletes its file. */
   removeBook(bookmd5: string): void {
     this.removed.add(bookmd5);
+    this.unsaved.delete(bookmd5);
     this.dropFilter(bookmd5);
     this.bodies.delete(bookmd5);
     unlinkQuiet(this.path(bookmd5));
@@ -158,7 +168,7 @@ export class BookTextIndex {
 
   /** The book's body from the LRU or its file; a damaged or missing file is rebuilt first. */
   private async body(bookmd5: string): Promise<BookBody | undefined> {
-    const cached = this.bodies.get(bookmd5);
+    const cached = this.bodies.get(bookmd5) ?? this.unsaved.get(bookmd5);
     if (cached) return cached;
     for (let attempt = 0; attempt < 2; attempt++) {
       const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
@@ -200,8 +210,16 @@ export class BookTextIndex {
   private write(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): Filter {
     const bytes = encodeBook(pages);
     const file = this.path(bookmd5);
-    replaceDurably(file, bytes);
     const header = decodeHeader(bytes);
+    this.unsaved.delete(bookmd5);
+    try {
+      replaceDurably(file, bytes);
+    } catch (e) {
+      // A cache: a full disk must not fail the extraction or the search that asked for it.
+      if (!isNoSpace(e)) throw e;
+      const at = HEADER_BYTES + header.bloomBytes;
+      this.unsaved.set(bookmd5, decodeBody(header, bytes.subarray(at, at + header.bodyBytes)));
+    }
     const filter = { header, bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)) };
     this.bodies.delete(bookmd5);
     this.setFilter(bookmd5, filter);

@@ -1,7 +1,6 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { BridgeLimits } from '../config';
 import type { Store } from '../store/store';
-import { sha256Hex } from './tokens';
 
 type Kind = 'install' | 'pair';
 
@@ -15,10 +14,21 @@ interface CodeRow {
 /**
  * One-time codes: install codes (10 min, once) are the credential of
  * GET /install; pairing codes (6 digits, 5 min, once, dead after three wrong
- * tries) are the credential of POST /pair. Only hashes are stored.
+ * tries) are the credential of POST /pair. Only HMAC-SHA-256 digests keyed by
+ * the data dir's secret (codeKey.ts) are stored: a bare hash of a 6-digit
+ * code, read from the journal, gives the code back in a second. Rows hashed
+ * the older way (plain SHA-256) never match and simply expire.
  */
 export class AccessCodes {
-  constructor(private readonly store: Store, private readonly limits: BridgeLimits) {}
+  constructor(
+    private readonly store: Store,
+    private readonly limits: BridgeLimits,
+    private readonly key: Buffer,
+  ) {}
+
+  private digest(kind: Kind, code: string): Buffer {
+    return createHmac('sha256', this.key).update(`${kind}:${code}`).digest();
+  }
 
   async issue(kind: Kind): Promise<{ code: string; expiresAt: string }> {
     const code = kind === 'install' ? randomBytes(18).toString('base64url') : String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -29,7 +39,7 @@ export class AccessCodes {
       tx.run('DELETE FROM access_codes WHERE expires_at < ?', [now]);
       if (kind === 'pair') tx.run(`DELETE FROM access_codes WHERE kind = 'pair'`);
       tx.run('INSERT INTO access_codes(code_hash, kind, expires_at, created_at) VALUES (?, ?, ?, ?)', [
-        sha256Hex(`${kind}:${code}`),
+        this.digest(kind, code).toString('hex'),
         kind,
         expires,
         new Date(now).toISOString(),
@@ -41,14 +51,20 @@ export class AccessCodes {
   /** True once per valid code; false for unknown, used, expired or dead codes. */
   async redeem(kind: Kind, code: string): Promise<boolean> {
     const now = Date.now();
-    const hash = sha256Hex(`${kind}:${code}`);
+    const presented = this.digest(kind, code);
     return this.store.write((tx) => {
       const live = tx.all<CodeRow>(
         'SELECT code_hash, expires_at, used, failed_attempts FROM access_codes WHERE kind = ? AND used = 0 AND expires_at >= ? AND failed_attempts < ?',
         [kind, now, kind === 'pair' ? this.limits.pairAttempts : Number.MAX_SAFE_INTEGER],
       );
-      if (live.some((r) => r.code_hash === hash)) {
-        tx.run('UPDATE access_codes SET used = 1 WHERE code_hash = ?', [hash]);
+      // Every live row is compared in constant time, matched or not.
+      let match: string | undefined;
+      for (const r of live) {
+        const stored = Buffer.from(r.code_hash, 'hex');
+        if (stored.length === presented.length && timingSafeEqual(stored, presented)) match = r.code_hash;
+      }
+      if (match !== undefined) {
+        tx.run('UPDATE access_codes SET used = 1 WHERE code_hash = ?', [match]);
         return true;
       }
       // A wrong pairing code counts against every pending one.

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceDurably } from '../store/durableFiles';
 import type { Store } from '../store/store';
 
 export const TOKEN_PREFIX = 'sbt0.';
@@ -9,10 +10,9 @@ export const newToken = () => TOKEN_PREFIX + randomBytes(32).toString('base64url
 export const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest();
 export const sha256Hex = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
-/** Writes a secret file readable by its owner only, whatever the umask. */
+/** Writes a secret file readable by its owner only, whatever the umask: never, even briefly, with a looser mode. */
 export function writeSecretFile(path: string, content: string): void {
-  writeFileSync(path, content, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  replaceDurably(path, Buffer.from(content));
 }
 
 /**
@@ -34,7 +34,11 @@ export class TokenRegistry {
       token = newToken();
       writeSecretFile(path, token + '\n');
     } else {
-      chmodSync(path, 0o600);
+      try {
+        chmodSync(path, 0o600);
+      } catch {
+        /* a file system without modes: start-up already warned (privateDataDir.ts) */
+      }
     }
     return new TokenRegistry(token, store);
   }

@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { fsyncDir, fsyncDirAsync, replaceDurablyAsync } from './durableFiles';
+import { fsyncDirAsync, replaceDurablyAsync } from './durableFiles';
+import { encodeRedo, sectorCrcsOf, settleRedo } from './redoFile';
 
 /**
  * library.db on disk. A checkpoint exports the whole database (sql.js has no
@@ -12,13 +13,11 @@ import { fsyncDir, fsyncDirAsync, replaceDurablyAsync } from './durableFiles';
  * pages go to `library.db.redo` (durable, checksummed) first, then into
  * library.db in place. A crash before the redo file is complete leaves
  * library.db untouched; a crash after it is repaired by applying the redo
- * file again on the next open. Pages are told apart by a CRC32 per page of
- * what the file holds, computed in slices between requests.
+ * file again on the next open, if it names the state library.db is in
+ * (redoFile.ts). Pages are told apart by a CRC32 per page of what the file
+ * holds, computed in slices between requests.
  */
 
-const MAGIC = Buffer.from('SBREDO01');
-/** magic, page size, page count of the new file, changed pages */
-const HEAD = MAGIC.length + 12;
 /** Above this share of changed pages the whole file is written instead. */
 const WHOLE_FILE_SHARE = 0.5;
 /** Bytes checksummed per turn of the event loop (a few ms). */
@@ -65,14 +64,19 @@ export class CheckpointFile {
     return `${this.path}.redo`;
   }
 
-  /** Opens library.db (finishing an interrupted checkpoint first) and returns its bytes, if any. */
-  static open(path: string): { file: CheckpointFile; bytes: Buffer | undefined } {
-    applyRedo(path, `${path}.redo`);
-    if (!existsSync(path)) return { file: new CheckpointFile(path, Promise.resolve(undefined), 4096), bytes: undefined };
+  /**
+   * Opens library.db (finishing an interrupted checkpoint first) and returns
+   * its bytes, if any, and where a redo file that did not match was set aside.
+   */
+  static open(path: string): { file: CheckpointFile; bytes: Buffer | undefined; staleRedoKeptAs?: string } {
+    removeTempFiles(path);
+    const { staleKeptAs } = settleRedo(path, `${path}.redo`);
+    const stale = staleKeptAs === undefined ? {} : { staleRedoKeptAs: staleKeptAs };
+    if (!existsSync(path)) return { file: new CheckpointFile(path, Promise.resolve(undefined), 4096), bytes: undefined, ...stale };
     const bytes = readFileSync(path);
     const pageSize = pageSizeOf(bytes);
     // Not needed before the first checkpoint: computed between requests, so start-up does not wait for it.
-    return { file: new CheckpointFile(path, crcsOfInSlices(bytes, pageSize), pageSize), bytes };
+    return { file: new CheckpointFile(path, crcsOfInSlices(bytes, pageSize), pageSize), bytes, ...stale };
   }
 
   /** Makes library.db hold `data` durably, writing only the pages that differ from what it holds. */
@@ -86,17 +90,25 @@ export class CheckpointFile {
     const whole = !old || pageSize !== this.pageSize || data.length % pageSize !== 0 || changed.length > crcs.length * WHOLE_FILE_SHARE;
     if (whole) {
       // A redo file left by a failed apply must not outlive this write: applied later, it would put older pages back.
-      applyRedo(this.path, this.redoPath);
+      settleRedo(this.path, this.redoPath);
       await replaceDurablyAsync(this.path, data);
       this.setState(crcs, pageSize);
       return { mode: 'whole', pages: crcs.length, changedPages: crcs.length };
     }
-    // Until the redo file is complete, library.db is untouched.
-    await replaceDurablyAsync(this.redoPath, encodeRedo(data, pageSize, crcs.length, changed));
-    // From here on a crash is repaired from the redo file; the state is unknown until the apply ends.
-    this.crcs = Promise.resolve(undefined);
     const fh = await open(this.path, 'r+');
     try {
+      // The redo file names the state it applies to: the size, and each target page's pre-image per sector.
+      const size = (await fh.stat()).size;
+      const pre = new Map<number, Uint32Array>();
+      const page = Buffer.alloc(pageSize);
+      for (const i of changed) {
+        const { bytesRead } = i * pageSize < size ? await fh.read(page, 0, pageSize, i * pageSize) : { bytesRead: 0 };
+        pre.set(i, sectorCrcsOf(page.subarray(0, bytesRead), 0, pageSize));
+      }
+      // Until the redo file is complete, library.db is untouched.
+      await replaceDurablyAsync(this.redoPath, encodeRedo(data, pageSize, changed, { size, pageCrcs: old!, sectorCrcs: (i) => pre.get(i)! }));
+      // From here on a crash is repaired from the redo file; the state is unknown until the apply ends.
+      this.crcs = Promise.resolve(undefined);
       for (const i of changed) await fh.write(data, i * pageSize, pageSize, i * pageSize);
       await fh.truncate(data.length);
       await fh.sync();
@@ -115,45 +127,12 @@ export class CheckpointFile {
   }
 }
 
-/** Redo file: head, then (u32 page index, page bytes) per changed page, then a CRC32 of all before it. */
-export function encodeRedo(data: Uint8Array, pageSize: number, pageCount: number, changed: number[]): Buffer {
-  const out = Buffer.alloc(HEAD + changed.length * (4 + pageSize) + 4);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(pageSize, MAGIC.length);
-  out.writeUInt32LE(pageCount, MAGIC.length + 4);
-  out.writeUInt32LE(changed.length, MAGIC.length + 8);
-  let at = HEAD;
-  for (const i of changed) {
-    out.writeUInt32LE(i, at);
-    out.set(data.subarray(i * pageSize, (i + 1) * pageSize), at + 4);
-    at += 4 + pageSize;
+/** Temp files of a whole-file or redo write a crash interrupted (durableFiles.ts names them `<file>.<pid>.<n>.tmp`). */
+function removeTempFiles(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) return;
+  const name = basename(path);
+  for (const f of readdirSync(dir)) {
+    if (f.startsWith(`${name}.`) && /^(\.redo)?\.\d+\.\d+\.tmp$/.test(f.slice(name.length))) rmSync(join(dir, f), { force: true });
   }
-  out.writeUInt32LE(crc32(out.subarray(0, at)) >>> 0, at);
-  return out;
-}
-
-/** Applies a complete redo file to library.db (again: applying twice is harmless); an incomplete one is dropped. */
-function applyRedo(path: string, redoPath: string): void {
-  if (!existsSync(redoPath)) return;
-  const redo = readFileSync(redoPath);
-  const complete =
-    redo.length >= HEAD + 4 &&
-    redo.subarray(0, MAGIC.length).equals(MAGIC) &&
-    (crc32(redo.subarray(0, redo.length - 4)) >>> 0) === redo.readUInt32LE(redo.length - 4) &&
-    existsSync(path);
-  if (complete) {
-    const pageSize = redo.readUInt32LE(MAGIC.length);
-    const pageCount = redo.readUInt32LE(MAGIC.length + 4);
-    const count = redo.readUInt32LE(MAGIC.length + 8);
-    const fd = openSync(path, 'r+');
-    try {
-      for (let k = 0, at = HEAD; k < count; k++, at += 4 + pageSize) writeSync(fd, redo, at + 4, pageSize, redo.readUInt32LE(at) * pageSize);
-      ftruncateSync(fd, pageCount * pageSize);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
-  rmSync(redoPath, { force: true });
-  fsyncDir(dirname(path));
 }

@@ -1,20 +1,21 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { FILE_MODE, mkdirPrivate, mkdirPrivateAsync, openPrivate } from './privateFiles';
 
 /**
  * Durable files: what is acknowledged, or what a row points at, is on disk
  * before anyone is told so. A replacement goes through a temp name, fsync,
  * rename and an fsync of the folder, so a crash leaves the old file or the
- * whole new one, never a torn one.
+ * whole new one, never a torn one. Files are 0600 and new folders 0700.
  */
 
 let tmpSeq = 0;
 const tempName = (file: string) => `${file}.${process.pid}.${++tmpSeq}.tmp`;
 
-/** Writes a whole file and fsyncs it before returning. */
+/** Writes a whole file (0600) and fsyncs it before returning. */
 export function writeDurably(path: string, data: Uint8Array): void {
-  const fd = openSync(path, 'w', 0o600);
+  const fd = openPrivate(path, 'w');
   try {
     let off = 0;
     while (off < data.length) off += writeSync(fd, data, off, data.length - off);
@@ -26,7 +27,7 @@ export function writeDurably(path: string, data: Uint8Array): void {
 
 /** Replaces `file` atomically and durably (creating its folder). Synchronous: for use inside a store transaction. */
 export function replaceDurably(file: string, data: Uint8Array): void {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirPrivate(dirname(file));
   const tmp = tempName(file);
   try {
     writeDurably(tmp, data);
@@ -41,11 +42,13 @@ export function replaceDurably(file: string, data: Uint8Array): void {
 /** The same on libuv's thread pool: the event loop stays free while a large file is written and fsynced. */
 export async function replaceDurablyAsync(file: string, data: Uint8Array): Promise<void> {
   const dir = dirname(file);
-  await mkdir(dir, { recursive: true });
+  await mkdirPrivateAsync(dir);
   const tmp = tempName(file);
   try {
-    const fh = await open(tmp, 'w', 0o600);
+    const fh = await open(tmp, 'w', FILE_MODE);
     try {
+      // A stale temp file of a crashed process with the same pid keeps its mode on open.
+      await fh.chmod(FILE_MODE).catch(() => undefined);
       let off = 0;
       while (off < data.length) off += (await fh.write(data, off, data.length - off)).bytesWritten;
       await fh.sync();

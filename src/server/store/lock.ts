@@ -1,6 +1,6 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { BridgeError } from '../errors';
+import { BridgeError, isNoSpace } from '../errors';
 
 const heldHere = new Set<string>();
 
@@ -22,9 +22,7 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
   const path = join(dataDir, 'library.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      createLock(path);
       heldHere.add(path);
       return {
         release() {
@@ -38,7 +36,7 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(path, 'utf8').trim());
+      const pid = lockPid(path);
       const heldByLiveProcess = pid === process.pid ? heldHere.has(path) : pid > 0 && isProcessAlive(pid);
       if (heldByLiveProcess) {
         throw new BridgeError(
@@ -52,4 +50,30 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
     }
   }
   throw new BridgeError('DATA_DIR_LOCKED', 409, `Could not take the lock on ${dataDir}.`, { dataDir });
+}
+
+/**
+ * Creates the lock holding our pid; fails with EEXIST when it exists. On a
+ * full disk the pid cannot be written into a file, so the lock is a symbolic
+ * link whose target is the pid: it needs no data block (the target lives in
+ * the inode), and a bridge started on a full disk still owns its data dir.
+ */
+function createLock(path: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, String(process.pid));
+  } catch (e) {
+    closeSync(fd);
+    unlinkSync(path);
+    if (!isNoSpace(e)) throw e;
+    symlinkSync(String(process.pid), path);
+    return;
+  }
+  closeSync(fd);
+}
+
+/** The pid a lock names (a file holding it, or a link to it); 0 when unreadable. */
+function lockPid(path: string): number {
+  const text = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : readFileSync(path, 'utf8');
+  return Number(text.trim()) || 0;
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
+import type { SqlParam } from './journal';
 
 let engine: Promise<SqlJsStatic> | undefined;
 
@@ -14,4 +15,17 @@ function wasmPath(): string {
 export function loadSqlite(): Promise<SqlJsStatic> {
   engine ??= initSqlJs({ locateFile: () => wasmPath() });
   return engine;
+}
+
+/** Every row of a query, as objects (the store's reads and a write's reads share it). */
+export function queryAll<T>(db: Database, sql: string, params: SqlParam[] = []): T[] {
+  const stmt = db.prepare(sql);
+  try {
+    stmt.bind(params);
+    const rows: T[] = [];
+    while (stmt.step()) rows.push(stmt.getAsObject() as T);
+    return rows;
+  } finally {
+    stmt.free();
+  }
 }

@@ -1,21 +1,17 @@
 import { existsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
-import { BridgeError } from '../errors';
+import { BridgeError, insufficientStorage, isNoSpace } from '../errors';
 import { CheckpointFile, type CheckpointWrite } from './checkpointFile';
-import { JournalWriter, readJournal, type SqlParam } from './journal';
+import { GroupCommit, type Row, type WriteTx } from './groupCommit';
+import { JournalWriter, type SqlParam } from './journal';
+import { replayJournal } from './journalRecovery';
+import type { RecoveryReport } from './recoveryReport';
 import { migrations } from './schema';
-import { loadSqlite } from './sqlite';
+import { loadSqlite, queryAll } from './sqlite';
 
-export type SqlValue = string | number | null | Uint8Array;
-export type Row = Record<string, SqlValue>;
-
-/** Statements inside one write transaction. Reads see the transaction's own writes. */
-export interface WriteTx {
-  run(sql: string, params?: SqlParam[]): void;
-  get<T = Row>(sql: string, params?: SqlParam[]): T | undefined;
-  all<T = Row>(sql: string, params?: SqlParam[]): T[];
-}
+export type { Row, SqlValue, WriteTx } from './groupCommit';
 
 export interface StoreOptions {
   /** Checkpoint when the journal passes this many bytes. */
@@ -24,24 +20,18 @@ export interface StoreOptions {
   idleCheckpointMs?: number;
 }
 
-export interface RecoveryReport {
-  replayedRecords: number;
-  discardedTornBytes: number;
-}
+export type { RecoveryReport } from './recoveryReport';
 
 /**
  * The library database: sql.js in memory, made durable by a write journal
  * (fsynced before a write resolves) and periodic checkpoints of the whole
- * database (DESIGN.md §3).
+ * database (docs/ARCHITECTURE.md, "The write path"; docs/DURABILITY.md).
  */
 export class Store {
-  private seq = 0;
-  private inWrite = false;
+  private commits!: GroupCommit;
   private idleTimer: NodeJS.Timeout | undefined;
   private checkpointing: Promise<void> | undefined;
   private closed = false;
-  /** Set when the journal could not be written: memory is then ahead of disk, so no more writes are taken. */
-  private broken: Error | undefined;
   private readonly commitListeners = new Set<(revision: number) => void>();
   /** What the last checkpoint cost, for diagnostics and the bench. */
   /** What the last checkpoint cost (exportMs is the part that holds this thread), for diagnostics and the bench. */
@@ -60,32 +50,32 @@ export class Store {
     const SQL = await loadSqlite();
     const dbPath = join(dir, 'library.db');
     const journalPath = join(dir, 'library.journal');
-    const { file, bytes } = CheckpointFile.open(dbPath);
+    const { file, bytes, staleRedoKeptAs } = CheckpointFile.open(dbPath);
     const db = bytes ? new SQL.Database(bytes) : new SQL.Database();
     const checkpointSeq = Number(metaValue(db, 'journal_seq') ?? 0);
 
-    const { records, validBytes, tornBytes } = readJournal(journalPath);
-    let seq = checkpointSeq;
-    let replayed = 0;
-    for (const rec of records) {
-      if (rec.seq <= checkpointSeq) continue;
-      db.exec('BEGIN');
-      for (const [sql, params] of rec.stmts) db.run(sql, params);
-      db.exec('COMMIT');
-      seq = rec.seq;
-      replayed++;
-    }
-    // A torn tail is cut off so new records follow the last intact one.
-    const journal = new JournalWriter(journalPath, tornBytes > 0 ? validBytes : undefined);
+    // Damage is resynchronised over and kept aside; a torn tail is cut off so new records follow the last intact one.
+    const replay = replayJournal(db, journalPath, checkpointSeq);
+    const seq = replay.seq;
+    const journal = new JournalWriter(journalPath, replay.truncateTo);
     const store = new Store(
       db,
       journal,
       dbPath,
       file,
       { checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024, idleCheckpointMs: options.idleCheckpointMs ?? 5000 },
-      { replayedRecords: replayed, discardedTornBytes: tornBytes },
+      {
+        replayedRecords: replay.replayed,
+        discardedTornBytes: replay.tornBytes,
+        lostRecords: replay.lostRecords,
+        failedRecords: replay.failedRecords,
+        damagedBytes: replay.damagedBytes,
+        ...(replay.keptAs === undefined ? {} : { keptAs: replay.keptAs }),
+        ...(staleRedoKeptAs === undefined ? {} : { staleRedoKeptAs }),
+        ...(replay.rewriteError === undefined ? {} : { rewriteError: replay.rewriteError }),
+      },
     );
-    store.seq = seq;
+    store.commits = new GroupCommit(db, journal, seq, (e) => journalFailure(e, dir), (revision) => store.acknowledged(revision));
     await store.migrate();
     return store;
   }
@@ -112,72 +102,36 @@ export class Store {
   }
 
   all<T = Row>(sql: string, params: SqlParam[] = []): T[] {
-    const stmt = this.db.prepare(sql);
-    try {
-      stmt.bind(params);
-      const rows: T[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as T);
-      return rows;
-    } finally {
-      stmt.free();
-    }
+    return queryAll<T>(this.db, sql, params);
   }
 
   /**
    * Runs `fn` in one transaction (synchronously: no awaits inside) and
    * resolves once its statements are fsynced to the journal. If `fn` throws,
-   * the transaction rolls back and nothing is journaled.
+   * the transaction rolls back and nothing is journaled. If the journal
+   * cannot be written, the write is undone in memory before it is answered
+   * (507 for a full disk, else 503): it never becomes visible or checkpointed,
+   * and the next write tries the journal again.
    */
-  async write<T>(fn: (tx: WriteTx) => T): Promise<T> {
-    if (this.closed) throw new Error('store is closed');
-    if (this.inWrite) throw new Error('nested store.write');
-    if (this.broken) throw storeUnavailable(this.broken);
-    const stmts: Array<[string, SqlParam[]]> = [];
-    const tx: WriteTx = {
-      run: (sql, params = []) => {
-        this.db.run(sql, params);
-        stmts.push([sql, params]);
-      },
-      get: (sql, params) => this.get(sql, params),
-      all: (sql, params) => this.all(sql, params),
-    };
-    this.inWrite = true;
-    let result: T;
-    try {
-      this.db.exec('BEGIN');
-      try {
-        result = fn(tx);
-        this.db.exec('COMMIT');
-      } catch (e) {
-        this.db.exec('ROLLBACK');
-        throw e;
-      }
-    } finally {
-      this.inWrite = false;
-    }
-    if (stmts.length === 0) return result;
-    const seq = ++this.seq;
-    const durable = this.journal.append({ seq, stmts });
-    this.afterWrite();
-    try {
-      await durable;
-    } catch (e) {
-      this.broken = e as Error;
-      throw storeUnavailable(this.broken);
-    }
-    for (const listener of this.commitListeners) listener(seq);
-    return result;
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.commits.write(fn);
   }
 
   /** Increases with every acknowledged write: a cheap "has anything changed" check for views and long polls. */
   get revision(): number {
-    return this.seq;
+    return this.commits.revision;
   }
 
   /** Called after each acknowledged (fsynced) write with the new revision. Returns the unsubscribe function. */
   onCommit(listener: (revision: number) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  private acknowledged(revision: number): void {
+    for (const listener of this.commitListeners) listener(revision);
+    this.afterWrite();
   }
 
   private afterWrite(): void {
@@ -208,20 +162,19 @@ export class Store {
   }
 
   private async doCheckpoint(): Promise<void> {
-    // Everything up to seq is durable in the journal's first `upTo` bytes.
-    await this.journal.drain();
-    if (this.journal.bytes === 0 && existsSync(this.dbPath)) return;
-    const started = performance.now();
-    this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(this.seq)]);
-    const upTo = this.journal.bytes;
-    const data = this.db.export();
-    const exported = performance.now();
+    // Between batches memory holds exactly the acknowledged writes, all in the journal's first `upTo` bytes.
+    const snap = await this.commits.atIdle(() => {
+      if (this.journal.bytes === 0 && existsSync(this.dbPath)) return undefined;
+      const started = performance.now();
+      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(this.commits.revision)]);
+      return { upTo: this.journal.bytes, data: this.db.export(), started, exported: performance.now() };
+    });
+    if (!snap) return;
+    const { upTo, data, started, exported } = snap;
     const wrote = await this.file.write(data);
     const written = performance.now();
-    // Records appended while the file was written stay; the rest goes. The
-    // check and the rebase run in one turn, so no flush can start between them.
-    while (this.journal.busy) await this.journal.drain();
-    this.journal.rebase(upTo);
+    // Records appended while the file was written stay; the rest goes (between batches: no flush in flight).
+    await this.commits.atIdle(() => this.journal.rebase(upTo));
     this.lastCheckpoint = { exportMs: exported - started, writeMs: written - exported, totalMs: performance.now() - started, bytes: data.length, ...wrote };
   }
 
@@ -232,10 +185,10 @@ export class Store {
    * is journaled: a crash before the checkpoint only leaves the larger file.
    */
   async compact(): Promise<void> {
-    if (this.inWrite) throw new Error('compact inside a write');
-    await this.journal.drain();
-    this.db.exec('VACUUM');
-    this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('compacted_at', ?)`, [new Date().toISOString()]);
+    await this.commits.atIdle(() => {
+      this.db.exec('VACUUM');
+      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('compacted_at', ?)`, [new Date().toISOString()]);
+    });
     await this.checkpoint();
   }
 
@@ -252,16 +205,33 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.idleTimer);
-    await this.checkpointing;
-    await this.checkpoint();
+    await this.commits.settled();
+    await this.checkpointing?.catch(() => undefined);
+    // On a full disk the last checkpoint cannot be written: the journal still holds every write, so closing goes on.
+    await this.checkpoint().catch((e) => {
+      if (!isNoSpace(e)) throw e;
+    });
     this.closed = true;
     this.journal.close();
     this.db.close();
   }
 }
 
-const storeUnavailable = (cause: Error) =>
-  new BridgeError('STORE_UNAVAILABLE', 503, `The library journal cannot be written (${cause.message}); writes are refused until the bridge restarts. Reads still work.`);
+/** What the writes of a batch the journal could not take are answered with. Nothing of them was kept. */
+async function journalFailure(cause: unknown, dir: string): Promise<BridgeError> {
+  const errno = (cause as { code?: string })?.code;
+  if (isNoSpace(cause)) {
+    const free = await statfs(dir).then((s) => s.bavail * s.bsize, () => undefined);
+    return insufficientStorage('Saving to the library', free, { errno });
+  }
+  return new BridgeError(
+    'STORE_UNAVAILABLE',
+    503,
+    `The library journal could not be written (${(cause as Error)?.message ?? cause}). Nothing was saved; retry: the next write tries the journal again. Reads still work.`,
+    errno ? { errno } : undefined,
+    true,
+  );
+}
 
 function metaValue(db: Database, key: string): string | undefined {
   try {

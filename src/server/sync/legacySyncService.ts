@@ -1,12 +1,13 @@
 import { invalidInput } from '../errors';
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { BridgeConfig } from '../config';
 import { inventoryState, libraryRows, relPath, statFile, type InventoryState } from './libraryObservation';
 import { LibraryRecheck, type RecheckLanes } from './libraryRecheck';
 import { LibraryWatcher } from './libraryWatcher';
 import { SyncEventLog } from './syncEventLog';
 
 /**
- * Legacy sync diagnostics (DESIGN.md §2): the channel that reconciles the
+ * Legacy sync diagnostics (docs/ARCHITECTURE.md, "Legacy sync"): the channel that reconciles the
  * library's database with its files on disk. Its event log is fed by the
  * library watcher and by rechecks; status and inventory only observe.
  */
@@ -15,7 +16,7 @@ export class LegacySync {
   readonly watcher: LibraryWatcher;
   readonly recheck: LibraryRecheck;
 
-  constructor(private readonly services: Pick<BridgeServices, 'store' | 'config' | 'closing'>) {
+  constructor(private readonly services: { store: Store; config: Pick<BridgeConfig, 'libraryDir'>; closing: AbortSignal }) {
     this.log = new SyncEventLog(services.store);
     this.watcher = new LibraryWatcher(services.store, services.config.libraryDir, this.log, services.closing);
     this.recheck = new LibraryRecheck(services.store, services.config.libraryDir, this.log, services.closing);

@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import type { Store } from '../store/store';
 import { newId } from '../library/ids';
 import { insideLibrary } from '../library/libraryPaths';
-import { libraryFiles, libraryRows, relPath, statFile } from './libraryObservation';
+import { libraryFiles } from '../library/libraryFiles';
+import { libraryRows, relPath, statFile } from './libraryObservation';
 import type { NewSyncEvent, SyncEventLog } from './syncEventLog';
 
 export interface RecheckLanes {

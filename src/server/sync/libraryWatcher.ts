@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Store } from '../store/store';
-import { libraryFiles, libraryRows, relPath, statFile, type FileStat } from './libraryObservation';
+import { libraryFiles } from '../library/libraryFiles';
+import { libraryRows, relPath, statFile, type FileStat } from './libraryObservation';
 import type { NewSyncEvent, SyncEventLog } from './syncEventLog';
 
 /** Quiet time after the last file-system notice before the library is compared with the database. */

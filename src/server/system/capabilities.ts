@@ -1,6 +1,7 @@
 import type { BridgeLimits } from '../config';
 import type { RouteDecl } from '../http/routeTable';
-import { ANCHOR_MODES, FILL_INDEX_SEMANTICS, PRESETS } from '../bundles/vocabulary';
+import { ANCHOR_MODES, PRESETS } from '../bundles/vocabulary';
+import { FILL_INDEX_SEMANTICS } from '../cards/notePalette';
 import { apiFingerprint, describeRoute, listedRoutes } from './routeFingerprint';
 
 /** GET /capabilities, derived from the route table. */
@@ -113,6 +114,7 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       virtualPageFrom: 66000,
       jsonBodyBytes: limits.jsonBodyBytes,
       uploadBytes: limits.uploadBytes,
+      maxPages: limits.maxPages,
       installCodeSeconds: limits.installCodeMs / 1000,
       pairCodeSeconds: limits.pairCodeMs / 1000,
       pairAttempts: limits.pairAttempts,

@@ -22,6 +22,8 @@ function routeTable(routes: readonly RouteDecl[]): string {
 const uploadWorkflow = `4. **Add a book**: \`POST /library/documents/upload?filename=book.pdf&folder=…&topicid=…&confirm=1\` with the PDF bytes as
    the body; check \`addedToStudySet\` and \`warnings\`. The text is read in the background: \`GET /documents/{id}/outline\` reports
    \`extraction\`, and a page not read yet is waited for briefly, then answered with a retryable 409 \`EXTRACTION_IN_PROGRESS\`.
+   Limits (\`GET /capabilities\` \`limits\`): over \`uploadBytes\` → 413 \`PAYLOAD_TOO_LARGE\`, over \`maxPages\` → 422 \`PDF_TOO_MANY_PAGES\`;
+   a PDF too complex to read safely ends \`extraction.state: failed\` with \`errorCode: PDF_TOO_COMPLEX\` (do not retry it).
 `;
 
 const bundleWorkflow = `5. **Split a book into cards** (bundles): find the chapters' PDF pages (\`GET /documents/{id}/outline\`), probe

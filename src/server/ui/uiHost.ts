@@ -1,5 +1,5 @@
 /**
- * The application's UI as the bridge sees it (DESIGN.md §1). The extension
+ * The application's UI as the bridge sees it (docs/ARCHITECTURE.md, "Threads"). The extension
  * implements it with real views and editors; headless mode keeps it in memory.
  */
 export interface UiContext {

@@ -1,7 +1,7 @@
 import type { Store } from '../store/store';
 import type { UiKeyOutcome } from './uiHost';
 
-/** Keys of the UI bookmark the bridge knows (reference-facts §6); theme and panelratio are global preferences. */
+/** Keys of the UI bookmark the bridge knows (docs/ARCHITECTURE.md, "UI bookmark"); theme and panelratio are global preferences. */
 export const UI_STATE_KEYS = ['immersive', 'aichat', 'review', 'booklocation', 'splitinfo', 'theme', 'panelratio', 'research', 'researchurl', 'topicid', 'doclayerid'] as const;
 const KNOWN = new Set<string>(UI_STATE_KEYS);
 

@@ -1,11 +1,17 @@
-import type { BridgeServices } from '../services';
+import type { Store } from '../store/store';
+import type { UiHost } from './uiHost';
 import type { UiKeyOutcome } from './uiHost';
 import { bookLocation, judgeKey } from './uiStateKeys';
 
 /** Delay between the answer (queued:true) and the patch taking effect; the contract says "about 1.5 s", reads back after 2 s. */
 export const UI_APPLY_DELAY_MS = 300;
 
-type Services = Pick<BridgeServices, 'store' | 'ui' | 'closing'>;
+interface Services {
+  store: Store;
+  ui: UiHost;
+  /** Aborted when the bridge closes: pending writes are dropped. */
+  closing: AbortSignal;
+}
 
 /**
  * The UI bookmark (GET /ui-state, POST /ui-state/apply). The store's ui_state

@@ -2,6 +2,7 @@ import { getPriority, setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { createBridge, type Bridge } from '../bridge';
+import { recoveryLine } from '../store/recoveryReport';
 import { RemoteUiHost } from './remoteUiHost';
 import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker } from './protocol';
 
@@ -67,6 +68,8 @@ export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData)
     post({ type: 'start-error', error: toWire(err) });
     return;
   }
+  const recovered = recoveryLine(bridge.services.store.recovery);
+  if (recovered) process.stderr.write(`${recovered}\n`);
   post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId });
 }
 

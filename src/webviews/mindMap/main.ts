@@ -6,9 +6,8 @@
 import { select } from 'd3';
 import { Markmap } from 'markmap-view';
 import type { INode, IPureNode } from 'markmap-common';
-import type { HostToWebview, MindMapData, MindMapNode, WebviewToHost } from '../../views/mindMapProtocol';
-
-declare function acquireVsCodeApi(): { postMessage(m: WebviewToHost): void; getState(): unknown; setState(s: unknown): void };
+import { PageChannel, vscodeApi } from '../channel/pageChannel';
+import type { MindMapData, MindMapNode, MindMapProtocol } from './protocol';
 
 interface ViewState {
   /** The person's folds by noteid (1 folded, 0 open); cards not listed start as the host says. */
@@ -18,8 +17,8 @@ interface ViewState {
 
 /** Transition length of markmap's moves (ms); a redraw is counted after it. */
 const DURATION = 300;
-const vscode = acquireVsCodeApi();
-const post = (m: WebviewToHost) => vscode.postMessage(m);
+const vscode = vscodeApi();
+const host = new PageChannel<MindMapProtocol>(vscode);
 
 // Counted and reported with every render: the extension tests assert none.
 const cspViolations: string[] = [];
@@ -90,12 +89,8 @@ const busy = (delta: number) => {
   document.body.dataset.busy = pending > 0 ? '1' : '0';
 };
 
-window.addEventListener('message', (e: MessageEvent<HostToWebview>) => {
-  const m = e.data;
-  if (m?.type === 'map') void draw(m.data);
-  else if (m?.type === 'problem') showProblem(m.message);
-  else if (m?.type === 'reply' && !m.ok) showProblem(m.error.message);
-});
+host.on('map', (data) => void draw(data));
+host.on('problem', (m) => showProblem(m.message));
 
 svg.addEventListener('click', (e) => {
   const card = (e.target as Element | null)?.closest?.('[data-noteid]');
@@ -103,12 +98,11 @@ svg.addEventListener('click', (e) => {
   if (!noteid) return;
   const node = findNode(mm.state.data, noteid);
   if (node) void mm.setHighlight(node);
-  post({ type: 'openCard', requestId: ++requestIds, noteid });
+  host.request('openCard', { noteid }).catch((err: Error) => showProblem(err.message));
 });
-let requestIds = 0;
 
 document.getElementById('fit')!.addEventListener('click', () => void mm.fit());
-document.getElementById('refresh')!.addEventListener('click', () => post({ type: 'refresh' }));
+document.getElementById('refresh')!.addEventListener('click', () => host.notify('refresh'));
 
 async function draw(data: MindMapData): Promise<void> {
   busy(+1);
@@ -138,7 +132,7 @@ async function draw(data: MindMapData): Promise<void> {
 async function reportRendered(): Promise<void> {
   await new Promise((r) => setTimeout(r, DURATION + 80));
   busy(-1);
-  post({ type: 'rendered', seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations: cspViolations.slice(0, 20) });
+  host.notify('rendered', { seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations: cspViolations.slice(0, 20) });
 }
 
 function applyFolds(node: MindMapNode): void {
@@ -213,4 +207,4 @@ function findNode(root: INode | undefined, noteid: string): INode | undefined {
   return undefined;
 }
 
-post({ type: 'ready' });
+host.ready();

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import type { OutlineEntry } from '../../editors/pdfReaderProtocol';
+import type { OutlineEntry } from './protocol';
 
 interface ChromeActions {
   /** +1 zoom in, -1 zoom out, 0 fit the page width. */

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import type { ReaderHighlight } from '../../editors/pdfReaderProtocol';
+import type { ReaderHighlight } from './protocol';
 
 /** What the highlight layer needs of a pdf.js page view. */
 export interface PageViewLike {

@@ -3,17 +3,17 @@
 // The PDF reader's webview: pdf.js's viewer components (continuous scroll, text
 // layer, find controller; only visible pages render) plus the study set's card
 // highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
-import type { HostToWebview, OutlineEntry, WebviewToHost } from '../../editors/pdfReaderProtocol';
+import { PageChannel } from '../channel/pageChannel';
+import type { OutlineEntry, ReaderProtocol } from './protocol';
 import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
 
-declare function acquireVsCodeApi(): { postMessage(m: WebviewToHost): void };
+type Events = ReaderProtocol['hostEvents'];
 
 const started = performance.now();
-const vscode = acquireVsCodeApi();
-const post = (m: WebviewToHost) => vscode.postMessage(m);
+const host = new PageChannel<ReaderProtocol>();
 const assets = document.body.dataset.assets ?? '';
 // The worker must run inside the webview: its script is fetched and started from a blob URL (CSP worker-src blob:).
 const workerPort = fetch(document.body.dataset.worker ?? '')
@@ -35,7 +35,7 @@ const libs = loadPdfJs();
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;
-let pendingGoto: Extract<HostToWebview, { type: 'goto' }> | undefined;
+let pendingGoto: Events['goto'] | undefined;
 let firstRenderSent = false;
 /** A card to show once the highlights arrive (a focus can come before them). */
 let wantCard: string | undefined;
@@ -46,7 +46,7 @@ const container = document.getElementById('viewerContainer') as HTMLDivElement;
 const chrome = new ReaderChrome({
   zoom: (dir) => (dir > 0 ? viewer?.increaseScale() : dir < 0 ? viewer?.decreaseScale() : viewer && (viewer.currentScaleValue = 'page-width')),
   goToPage: (page) => viewer && page >= 1 && page <= viewer.pagesCount && (viewer.currentPageNumber = page),
-  makeCard: () => post({ type: 'makeCard' }),
+  makeCard: () => host.notify('makeCard'),
 });
 
 const pageView = (page: number): PageViewLike | undefined => {
@@ -54,7 +54,7 @@ const pageView = (page: number): PageViewLike | undefined => {
   return v?.div && v.viewport ? v : undefined;
 };
 
-async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void> {
+async function open(msg: Events['open']): Promise<void> {
   const { lib, viewer: V } = await libs;
   lib.GlobalWorkerOptions.workerPort = await workerPort;
   const eventBus = new V.EventBus();
@@ -76,7 +76,7 @@ async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void
     highlights.draw(pageNumber, source);
     if (!firstRenderSent) {
       firstRenderSent = true;
-      post({ type: 'firstRender', page: pageNumber, ms: Math.round(performance.now() - started) });
+      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started) });
     }
   });
   let pageTimer: ReturnType<typeof setTimeout> | undefined;
@@ -84,7 +84,7 @@ async function open(msg: Extract<HostToWebview, { type: 'open' }>): Promise<void
     chrome.showPage(pageNumber, v.pagesCount);
     // The host (and GET /context) hears of the page once scrolling pauses.
     clearTimeout(pageTimer);
-    pageTimer = setTimeout(() => post({ type: 'page', page: v.currentPageNumber, pageCount: v.pagesCount }), 120);
+    pageTimer = setTimeout(() => host.notify('page', { page: v.currentPageNumber, pageCount: v.pagesCount }), 120);
   });
   eventBus.on('scalechanging', ({ scale }: { scale: number }) => chrome.showScale(scale));
 
@@ -158,7 +158,7 @@ function reveal(noteid: string): void {
   setTimeout(() => highlights.flash(noteid), 50);
 }
 
-function goto(msg: Extract<HostToWebview, { type: 'goto' }>): void {
+function goto(msg: Events['goto']): void {
   if (!viewer?.pagesCount) {
     pendingGoto = msg; // before the document's pages exist: applied at pagesinit
     return;
@@ -178,55 +178,41 @@ container.addEventListener('click', (e) => {
   const hit = highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
   if (hit) {
     highlights.flash(hit.noteid);
-    post({ type: 'cardClicked', noteid: hit.noteid });
+    host.notify('cardClicked', { noteid: hit.noteid });
   }
 });
 container.addEventListener('contextmenu', () => {
   menuSelection = { at: Date.now(), value: readSelection(pageView) };
 });
 
-window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
-  const msg = event.data;
-  switch (msg?.type) {
-    case 'open':
-      void open(msg).catch((err: unknown) => {
-        chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
-        post({ type: 'error', message: String(err) });
-      });
-      break;
-    case 'highlights':
-      highlights.set(msg.items);
-      for (let p = 1; p <= (viewer?.pagesCount ?? 0); p++) {
-        const view = pageView(p);
-        if (view?.div.querySelector(':scope > .canvasWrapper')) highlights.draw(p, view);
-      }
-      post({ type: 'highlightsDrawn', count: highlights.count });
-      if (wantCard) reveal(wantCard);
-      break;
-    case 'goto':
-      goto(msg);
-      break;
-    case 'notice':
-      chrome.notice(msg.message, msg.kind);
-      break;
-    case 'getSelection': {
-      // The live selection; else the one the context menu was opened on (a few seconds ago at most).
-      const recent = menuSelection && Date.now() - menuSelection.at < 30_000 ? menuSelection.value : null;
-      post({ type: 'selection', requestId: msg.requestId, selection: readSelection(pageView) ?? recent });
-      menuSelection = undefined;
-      break;
-    }
-    case 'benchScroll':
-      if (!viewer) post({ type: 'error', message: 'benchScroll: no book open' });
-      else
-        void benchScroll(viewer, container, msg.from, msg.pages).then(
-          (r) => post({ type: 'benchResult', requestId: msg.requestId, ...r }),
-          (err: unknown) => post({ type: 'error', message: `benchScroll: ${err instanceof Error ? err.message : String(err)}` }),
-        );
-      break;
+host.on('open', (msg) =>
+  void open(msg).catch((err: unknown) => {
+    chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    host.notify('error', { message: String(err) });
+  }),
+);
+host.on('highlights', (items) => {
+  highlights.set(items);
+  for (let p = 1; p <= (viewer?.pagesCount ?? 0); p++) {
+    const view = pageView(p);
+    if (view?.div.querySelector(':scope > .canvasWrapper')) highlights.draw(p, view);
   }
+  host.notify('highlightsDrawn', { count: highlights.count });
+  if (wantCard) reveal(wantCard);
+});
+host.on('goto', goto);
+host.on('notice', (msg) => chrome.notice(msg.message, msg.kind));
+host.handle('getSelection', () => {
+  // The live selection; else the one the context menu was opened on (a few seconds ago at most).
+  const recent = menuSelection && Date.now() - menuSelection.at < 30_000 ? menuSelection.value : null;
+  menuSelection = undefined;
+  return readSelection(pageView) ?? recent;
+});
+host.handle('benchScroll', ({ from, pages }) => {
+  if (!viewer) throw new Error('benchScroll: no book open');
+  return benchScroll(viewer, container, from, pages);
 });
 
-window.addEventListener('error', (e) => post({ type: 'error', message: `${e.message} (${e.filename}:${e.lineno})` }));
-window.addEventListener('unhandledrejection', (e) => post({ type: 'error', message: `unhandled: ${e.reason instanceof Error ? e.reason.message : String(e.reason)}` }));
-post({ type: 'ready' });
+window.addEventListener('error', (e) => host.notify('error', { message: `${e.message} (${e.filename}:${e.lineno})` }));
+window.addEventListener('unhandledrejection', (e) => host.notify('error', { message: `unhandled: ${e.reason instanceof Error ? e.reason.message : String(e.reason)}` }));
+host.ready();

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import type { ReaderSelection } from '../../editors/pdfReaderProtocol';
+import type { ReaderSelection } from './protocol';
 import type { PageViewLike } from './highlights';
 
 /**

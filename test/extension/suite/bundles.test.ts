@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
-import type { PreviewState } from '../../../src/editors/resultEditorProtocol';
+import type { PreviewState } from '../../../src/webviews/resultEditor/protocol';
 import type { ResultPreviewSession } from '../../../src/editors/resultPreviewSession';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { INVENTED, prepareAsymptoteBundle, type BundleScenario } from './bundleScenario';

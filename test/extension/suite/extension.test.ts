@@ -265,6 +265,10 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     // The agent's snapshot before the person edits.
     const snap = await agent.cards.createSnapshot(chem.topicid!, 'Before the person edits');
     chem.snapshotId = snap.snapshotId;
+    // Let the views' refresh for the snapshot land before the right-click (the change feed has seen it).
+    const { revision } = await agent.request<{ revision: number }>('GET', '/library/changes', { query: { since: 0 } });
+    await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the snapshot');
+    await new Promise((r) => setTimeout(r, 1500)); // the refresh it starts re-renders the rows a few round trips later
     const done = await askRunner<{ prefilled: string }>('ui-rename', { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' });
     assert.equal(done.prefilled, 'Alkanes', 'the input box starts from the current title');
     const note = await eventually(async () => {

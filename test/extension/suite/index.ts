@@ -25,20 +25,19 @@ export async function run(): Promise<void> {
   (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics = metrics;
 
   mocha.suite.emit('pre-require', globalThis, join(__dirname, 'extension.test.js'), mocha);
-  // Loaded after pre-require so describe/it exist.
+  // Loaded after pre-require so describe/it exist, in this order.
   // First: it restarts the bridge (worker → main → worker) while this is the only window.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./eventLoop.test');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./extension.test');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./bundles.test');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./review.test');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./mindMap.test');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./reader.test');
+  // STUDY_BRIDGE_SUITES (run.ts --suites=a,b) runs only those files.
+  const only = process.env.STUDY_BRIDGE_SUITES?.split(',').filter(Boolean);
+  const files: Record<string, () => unknown> = {
+    eventLoop: () => require('./eventLoop.test'),
+    extension: () => require('./extension.test'),
+    bundles: () => require('./bundles.test'),
+    review: () => require('./review.test'),
+    mindMap: () => require('./mindMap.test'),
+    reader: () => require('./reader.test'),
+  };
+  for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 
   const t0 = Date.now();
   await new Promise<void>((resolve) => {

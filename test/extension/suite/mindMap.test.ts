@@ -81,6 +81,8 @@ describe('Mind map of a study set (real VS Code)', () => {
     );
     ids.set('Vectors drawn with Asymptote', excerpt.noteid);
     assert.equal(excerpt.sourceAnchor.page, 6);
+    // The book's "ready" refreshes the Study Sets view: let it land before the context menu is clicked, or the menu's tree item goes stale.
+    await eventually(async () => ((await agent.outline(bookmd5)).extraction.state === 'ready' ? true : undefined), 'the book to be read', 120_000);
     // Colours: each chapter its own; two cards dark, one red.
     const chapters = Object.keys(BOOK);
     for (const [i, chapter] of chapters.entries()) {

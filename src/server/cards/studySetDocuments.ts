@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { notFound } from '../errors';
-import type { Store, WriteTx } from '../store/store';
-import type { DocumentService } from './documentService';
-import { nowIso } from './ids';
-import type { SnapshotFiles } from '../cards/snapshotFiles';
-import { takeSnapshotTx } from '../cards/snapshots';
-import type { StudySets } from './studySets';
+import type { Store } from '../store/store';
+import type { DocumentCatalogue } from '../library/documentCatalogue';
+import { nowIso } from '../library/ids';
+import { addDocumentToSetTx } from '../library/studySetMembership';
+import type { SnapshotFiles } from './snapshotFiles';
+import { takeSnapshotTx } from './snapshots';
+import type { StudySets } from '../library/studySets';
 
 interface MemberRow {
   bookmd5: string;
@@ -18,26 +19,12 @@ interface MemberRow {
   extraction_state: string;
 }
 
-/**
- * Adds a document to a set inside the caller's transaction (upload with a
- * topicid uses it too); adding twice changes nothing. Returns whether it
- * became the set's main document.
- */
-export function addDocumentToSetTx(tx: WriteTx, topicid: string, bookmd5: string, now: string): boolean {
-  if (tx.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5])) return false;
-  const n = tx.get<{ n: number }>('SELECT count(*) AS n FROM topic_documents WHERE topicid = ?', [topicid])?.n ?? 0;
-  const next = tx.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM topic_documents WHERE topicid = ?', [topicid])?.p ?? 0;
-  tx.run('INSERT INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, ?, ?, ?)', [topicid, bookmd5, next, n === 0 ? 1 : 0, now]);
-  tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [now, topicid]);
-  return n === 0;
-}
-
 /** Which documents a study set reads from: one main document, the rest its booklist. */
 export class StudySetDocuments {
   constructor(
     private readonly store: Store,
     private readonly sets: StudySets,
-    private readonly documents: DocumentService,
+    private readonly documents: DocumentCatalogue,
     private readonly snapshotFiles: SnapshotFiles,
   ) {}
 

@@ -1,0 +1,168 @@
+import type { Database } from 'sql.js';
+import { encodeRecord, type JournalWriter, type SqlParam } from './journal';
+import { queryAll } from './sqlite';
+
+export type SqlValue = string | number | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+/** Statements inside one write transaction. Reads see the transaction's own writes. */
+export interface WriteTx {
+  run(sql: string, params?: SqlParam[]): void;
+  get<T = Row>(sql: string, params?: SqlParam[]): T | undefined;
+  all<T = Row>(sql: string, params?: SqlParam[]): T[];
+}
+
+interface Batch {
+  records: Buffer[];
+  waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
+}
+
+/**
+ * The write pipeline: memory never runs ahead of the journal by more than the
+ * one batch being fsynced, and that batch is a single open SQLite transaction.
+ *
+ * A write that arrives while no batch is in flight runs at once (BEGIN), and
+ * its record goes to the journal. Writes that arrive during that fsync wait
+ * (they would have waited for it anyway: they are the next group commit), then
+ * run together in the next transaction, one SAVEPOINT each so a write that
+ * throws undoes only itself. When the batch is on disk the transaction
+ * COMMITs and its writes are answered; when the append fails it ROLLs BACK, so
+ * memory again equals what the journal holds, and every write of the batch is
+ * answered with the failure. Nothing after a failed batch ever ran on top of it.
+ *
+ * Between batches (no transaction open, nothing in flight) `atIdle` tasks run:
+ * the checkpoint exports and rebases the journal there, so it only ever sees
+ * acknowledged writes.
+ */
+export class GroupCommit {
+  /** Sequence of the last write applied in memory (journal record seq). */
+  private seq: number;
+  /** Sequence of the last acknowledged (fsynced) write. */
+  private durable: number;
+  private batch: Batch | undefined;
+  private flushing = false;
+  private inWrite = false;
+  private deferred: Array<() => void> = [];
+  private idleTasks: Array<() => void> = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly journal: JournalWriter,
+    seq: number,
+    /** Turns a failed append into the error every write of the batch gets. */
+    private readonly failure: (e: unknown) => Promise<Error>,
+    /** Called once per acknowledged batch, after its writes resolved. */
+    private readonly onDurable: (revision: number) => void,
+  ) {
+    this.seq = this.durable = seq;
+  }
+
+  /** The last acknowledged write's sequence. */
+  get revision(): number {
+    return this.durable;
+  }
+
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.inWrite) return Promise.reject(new Error('nested store.write'));
+    return new Promise<T>((resolve, reject) => {
+      const apply = () => this.apply(fn, resolve, reject);
+      if (this.flushing) this.deferred.push(apply);
+      else {
+        apply();
+        this.startFlush();
+      }
+    });
+  }
+
+  private apply<T>(fn: (tx: WriteTx) => T, resolve: (v: T) => void, reject: (e: unknown) => void): void {
+    const db = this.db;
+    const stmts: Array<[string, SqlParam[]]> = [];
+    const tx: WriteTx = {
+      run: (sql, params = []) => {
+        db.run(sql, params);
+        stmts.push([sql, params]);
+      },
+      get: (sql, params) => this.all(sql, params)[0] as never,
+      all: (sql, params) => this.all(sql, params),
+    };
+    const first = !this.batch;
+    db.exec(first ? 'BEGIN' : 'SAVEPOINT w');
+    this.inWrite = true;
+    let result: T;
+    try {
+      result = fn(tx);
+    } catch (e) {
+      db.exec(first ? 'ROLLBACK' : 'ROLLBACK TO w; RELEASE w');
+      reject(e);
+      return;
+    } finally {
+      this.inWrite = false;
+    }
+    if (!first) db.exec('RELEASE w');
+    if (stmts.length === 0) {
+      if (first) db.exec('COMMIT');
+      resolve(result);
+      return;
+    }
+    const batch = (this.batch ??= { records: [], waiters: [] });
+    batch.records.push(encodeRecord({ seq: ++this.seq, stmts }));
+    batch.waiters.push({ resolve: () => resolve(result), reject });
+  }
+
+  private all<T>(sql: string, params: SqlParam[] = []): T[] {
+    return queryAll<T>(this.db, sql, params);
+  }
+
+  private startFlush(): void {
+    if (!this.batch || this.flushing) return;
+    this.flushing = true;
+    void this.flush(this.batch);
+  }
+
+  private async flush(batch: Batch): Promise<void> {
+    let failed: unknown;
+    try {
+      await this.journal.append(batch.records.length === 1 ? batch.records[0] : Buffer.concat(batch.records));
+    } catch (e) {
+      failed = e ?? new Error('journal append failed');
+    }
+    this.batch = undefined;
+    if (failed === undefined) {
+      this.db.exec('COMMIT');
+      this.durable = this.seq;
+      for (const w of batch.waiters) w.resolve();
+      this.onDurable(this.durable);
+    } else {
+      // Synchronously, before anything else can read: memory goes back to what the journal holds.
+      this.db.exec('ROLLBACK');
+      this.seq = this.durable;
+      const err = await this.failure(failed).catch((e: unknown) => e);
+      for (const w of batch.waiters) w.reject(err);
+    }
+    this.flushing = false;
+    for (const task of this.idleTasks.splice(0)) task();
+    for (const apply of this.deferred.splice(0)) apply();
+    this.startFlush();
+  }
+
+  /** Runs `task` (synchronous) when no transaction is open and nothing is in flight. */
+  atIdle<T>(task: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const run = () => {
+        try {
+          resolve(task());
+        } catch (e) {
+          reject(e);
+        }
+      };
+      if (!this.flushing && !this.batch) run();
+      else this.idleTasks.push(run);
+    });
+  }
+
+  /** Resolves once every write handed in so far has been answered. */
+  async settled(): Promise<void> {
+    do await this.atIdle(() => undefined);
+    while (this.flushing || this.batch || this.deferred.length);
+  }
+}
