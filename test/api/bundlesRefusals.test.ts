@@ -206,6 +206,8 @@ describe('bundles: refusals change nothing', function () {
       await job.done;
       assert.equal(existsSync(p.bundlePath), false);
       assert.equal(existsSync(`${p.bundlePath}.partial`), false);
+      // The scan's OCR goes on after the discard; its progress rows must not land inside a later test's digest.
+      await t.bridge.services.extraction.whenReady(scan);
     });
 
     it('submit while the bundle is being discarded → 409 BUNDLE_DISCARDING, nothing imported', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
@@ -107,6 +109,32 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
     assert.equal(declared.json.error.details.limitBytes, 300 * MB);
     await alive();
     assert.deepEqual(filesMatching(join(dataDir, 'library'), /\.part$|big/), []);
+  });
+
+  it('a client that keeps sending after the 413 (Connection: close) reads the answer and may finish writing: no reset (lingering close)', async () => {
+    const { port } = new URL(bridge.baseUrl);
+    // Half-open like a client that has not read the answer yet: the server's FIN does not end our side.
+    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+    await once(socket, 'connect');
+    const received: Buffer[] = [];
+    socket.on('data', (c) => received.push(c));
+    const errors: string[] = [];
+    socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+    socket.write(`POST /bridge/v1/library/documents/upload?filename=late.pdf&confirm=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${301 * MB}\r\nConnection: close\r\n\r\n`);
+    // The answer comes before any body byte is sent.
+    await until(10_000, () => Buffer.concat(received).toString('latin1'), (t) => t.includes('\r\n\r\n'));
+    assert.match(Buffer.concat(received).toString('latin1'), /^HTTP\/1\.1 413 /);
+    // The client only now notices; it goes on sending 8 MB, then closes. Without the linger, these writes meet a closed socket.
+    const chunk = Buffer.alloc(MB, 0x20);
+    for (let i = 0; i < 8 && !errors.length && !socket.destroyed; i++) {
+      if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    socket.end();
+    if (!socket.destroyed) await once(socket, 'close');
+    assert.deepEqual(errors, [], 'no EPIPE or ECONNRESET while the client finished its writes');
+    assert.match(Buffer.concat(received).toString('utf8'), /"code":"PAYLOAD_TOO_LARGE"/);
+    await alive();
   });
 
   it('more pages than --max-pages: 422 PDF_TOO_MANY_PAGES before extraction, nothing stored', async () => {

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { BridgeError, insufficientStorage, isNoSpace } from '../errors';
 import { BRIDGE_API_VERSION } from '../version';
+import { lingerIfBodyPending } from './lingeringClose';
 
 /** Anything thrown becomes a BridgeError; unknown errors become a bare 500. */
 export function toBridgeError(e: unknown): BridgeError {
@@ -55,6 +56,7 @@ export function errorMapper(onInternal: (e: unknown) => void) {
     } catch (e) {
       const err = toBridgeError(e);
       if (err.status >= 500) onInternal(e);
+      lingerIfBodyPending(ctx.req);
       ctx.status = err.status;
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = errorBody(err);
