@@ -112,10 +112,10 @@ async function storeUpload(
   mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
   // The .part is fsynced: on disk before the record that points at it is acknowledged (the record is fsynced by the journal).
   renameSync(part, abs);
-  fsyncDir(path.dirname(abs));
-  // The other worker (started if need be) opens the PDF while the row is written, so extraction starts on both.
-  void pool.open({ key: bookmd5, path: abs }).catch(() => undefined);
   try {
+    fsyncDir(path.dirname(abs));
+    // The other worker (started if need be) opens the PDF while the row is written, so extraction starts on both.
+    void pool.open({ key: bookmd5, path: abs }).catch(() => undefined);
     await recordDocument(deps, { bookmd5, filename: finalName, folder: targetFolder, size, info, topicid: input.topicid });
   } catch (e) {
     await rm(abs, { force: true });

@@ -63,29 +63,49 @@ export async function replaceDurablyAsync(file: string, data: Uint8Array): Promi
   await fsyncDirAsync(dir);
 }
 
+/**
+ * Codes by which a file system says it cannot fsync a folder (some network and
+ * FUSE mounts; Windows cannot open one): the rename is still atomic there.
+ * Any other failure (EIO…) means the rename may not survive a power cut, so
+ * it is thrown and the write it belongs to is answered as failed.
+ */
+const FOLDER_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EPERM', 'EACCES']);
+
+function unsupported(e: unknown): boolean {
+  return FOLDER_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException)?.code ?? '');
+}
+
 /** Makes a rename or removal in `dir` durable. */
 export function fsyncDir(dir: string): void {
+  let fd: number;
   try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic.
+    fd = openSync(dir, 'r');
+  } catch (e) {
+    if (unsupported(e)) return;
+    throw e;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (e) {
+    if (!unsupported(e)) throw e;
+  } finally {
+    closeSync(fd);
   }
 }
 
 export async function fsyncDirAsync(dir: string): Promise<void> {
+  let fh: import('node:fs/promises').FileHandle;
   try {
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // as above
+    fh = await open(dir, 'r');
+  } catch (e) {
+    if (unsupported(e)) return;
+    throw e;
+  }
+  try {
+    await fh.sync();
+  } catch (e) {
+    if (!unsupported(e)) throw e;
+  } finally {
+    await fh.close();
   }
 }
