@@ -107,6 +107,7 @@ describe('fault sweep: every call site of the write and checkpoint paths', funct
         if (res.status === 200) kept.push(description);
         else {
           assert.ok(res.status >= 500, `${op} #${nth}: ${res.text()}`);
+          assert.notEqual(res.json<any>().error.code, 'INTERNAL', `${op} #${nth}: a disk fault has its own code, not an anonymous 500: ${res.text()}`);
           failures.push(`${op}#${nth} → ${res.status} ${res.json<any>().error.code}`);
         }
         await expectSnapshots(`snapshot ${op} #${nth} → ${res.status}`);

@@ -12,7 +12,12 @@ export function toBridgeError(e: unknown): BridgeError {
   }
   // A full disk anywhere below a route is the caller's retryable 507, not a 500.
   if (isNoSpace(e)) return insufficientStorage('The write', undefined);
-  if (err?.type === 'request.aborted') return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
+  // The disk failing (not the bridge) is a retryable 503 the caller can act on, not an anonymous 500.
+  const errno = (e as { code?: unknown })?.code;
+  if (errno === 'EIO' || errno === 'EROFS') {
+    return new BridgeError('STORAGE_IO_ERROR', 503, `The disk holding the library reported ${errno} during this call. It may not have taken effect: check with a read route, then retry; if it persists, check the disk.`, { errno }, true);
+  }
+    if (err?.type === 'request.aborted') return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
   if (err?.status && err.status >= 400 && err.status < 500 && err.expose) {
     return new BridgeError('BAD_REQUEST', err.status, String(err.message));
   }
