@@ -159,7 +159,11 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         options.onError?.(insufficientStorage('Writing bridge.json', freeBytes(dataDir), { file: 'bridge.json' }));
       }
     };
-    const storage = new StorageMonitor(dataDir, publish);
+    // Once space is back: what start-up could not write, and prepares whose 'failed' was refused.
+    const storage = new StorageMonitor(dataDir, () => {
+      publish();
+      void services.bundlePrepare.failStale().catch(() => undefined);
+    });
     const services: RouteServices = {
       config,
       store,

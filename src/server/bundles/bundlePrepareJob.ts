@@ -12,7 +12,7 @@ import type { Store } from '../store/store';
 import { BUNDLE_FILES, RECEIPT_FILE, draftResult, manifestJson, outputContract, sha256, sourceJson, taskMarkdown, type BundleMeta } from './bundleFiles';
 import { JobCancelled, type JobControl, type SingleSlotRunner } from './bundleJobRunner';
 import { validatePrepare, type PrepareBody, type PrepareRequest } from './bundlePrepare';
-import type { BundleRequest } from './bundleRecords';
+import { STALE_PREPARE, type BundleRequest } from './bundleRecords';
 import { readBundlePages } from './bundleSource';
 
 /** Pages read (and waited for) between two cancellation checkpoints. */
@@ -37,22 +37,25 @@ export class BundlePrepareJob {
 
   /** After a restart: jobs that were preparing are failed with a reason; half-written folders go. */
   async recover(): Promise<void> {
-    const now = nowIso();
-    // Only when there is one: every start would otherwise journal a write. On a full disk they stay
-    // 'preparing' until a start with space (the bridge still serves reads).
-    if (this.store.get(`SELECT 1 FROM bundles WHERE state = 'preparing' LIMIT 1`)) {
-      await this.store
-        .write((tx) =>
-          tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE state = 'preparing'`, [
-            'interrupted: the bridge stopped while this bundle was being prepared; prepare again (or discard it)',
-            now,
-          ]),
-        )
-        .catch((e) => {
-          if (!failedForSpace(e)) throw e;
-        });
-    }
+    await this.failStale();
     if (existsSync(this.folders.bundlesDir)) for (const f of readdirSync(this.folders.bundlesDir)) if (f.endsWith('.partial')) rmSync(path.join(this.folders.bundlesDir, f), { recursive: true, force: true });
+  }
+
+  /**
+   * Records as failed every 'preparing' row whose job is not in the slot: at
+   * start, and when writes work again after a full disk (the job's own
+   * 'failed' write may have been refused). Until then the rows answer as
+   * failed anyway (BundleService.settled). Only when there is one: every
+   * start would otherwise journal a write.
+   */
+  async failStale(): Promise<void> {
+    const running = this.runner.running?.bundleId ?? '';
+    if (!this.store.get(`SELECT 1 FROM bundles WHERE state = 'preparing' AND bundle_id <> ? LIMIT 1`, [running])) return;
+    await this.store
+      .write((tx) => tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE state = 'preparing' AND bundle_id <> ?`, [STALE_PREPARE, nowIso(), running]))
+      .catch((e) => {
+        if (!failedForSpace(e)) throw e;
+      });
   }
 
   /** An async prepare answers at once with state 'preparing' (the job runs on); else once the bundle is written, state 'prepared'. */

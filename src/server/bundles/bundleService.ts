@@ -8,7 +8,7 @@ import { nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import { SingleSlotRunner } from './bundleJobRunner';
-import { getBundle, getLiveBundle, pagesOf, requestOf, type BundleRow } from './bundleRecords';
+import { getBundle, getLiveBundle, pagesOf, requestOf, STALE_PREPARE, type BundleRow } from './bundleRecords';
 import { BundleSource, readBundlePages } from './bundleSource';
 
 /**
@@ -69,6 +69,7 @@ export class BundleService {
     const filenames = new Map(this.store.all<{ bookmd5: string; filename: string }>(`SELECT bookmd5, filename FROM documents WHERE bookmd5 IN (SELECT bookmd5 FROM bundles WHERE state <> 'discarded')`).map((d) => [d.bookmd5, d.filename]));
     // A preparing job stays listed whatever `since` says: long jobs must not vanish.
     const bundles = rows
+      .map((r) => this.settled(r))
       .filter((r) => !sinceIso || r.state === 'preparing' || r.updated_at >= sinceIso)
       .map((r) => {
         const live = running?.bundleId === r.bundle_id ? running : undefined;
@@ -98,9 +99,20 @@ export class BundleService {
     return { bundles, count: bundles.length };
   }
 
+  /**
+   * The row as it really stands. The row is written inside the job, so a
+   * 'preparing' row with no job in the slot is a job that ended but whose
+   * 'failed' could not be saved (a full disk): it answers as failed now, and
+   * BundlePrepareJob.failStale records it once writes work again.
+   */
+  private settled(row: BundleRow): BundleRow {
+    if (row.state !== 'preparing' || this.runner.running?.bundleId === row.bundle_id) return row;
+    return { ...row, state: 'failed', error: row.error ?? STALE_PREPARE };
+  }
+
   /** A bundle whose folder may be read: not while preparing (it is being written), not failed. */
   readyBundle(bundleId: string): BundleRow {
-    const row = getLiveBundle(this.store, bundleId);
+    const row = this.settled(getLiveBundle(this.store, bundleId));
     if (row.state === 'preparing') {
       const j = this.runner.running;
       throw conflict(
