@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { BridgeConfig } from '../config';
@@ -6,7 +6,7 @@ import type { DocumentCatalogue } from './documentCatalogue';
 import { checkFilename, checkFolder } from './libraryPaths';
 import { readInfo, recordDocument, type DocumentUploadDeps } from './documentUpload';
 import { md5OfFile } from './fileMd5';
-import { libraryFiles, TRANSIENT } from './libraryFiles';
+import { filesUnder, libraryFiles, TRANSIENT } from './libraryFiles';
 
 /**
  * What a crash or a failed write leaves behind, cleared at start, under the
@@ -23,23 +23,14 @@ const TEMP = /\.tmp$/i;
 /** Removes the leftovers; returns their paths relative to the data dir. */
 export function sweepLeftovers(dataDir: string, libraryDir: string): string[] {
   const removed: string[] = [];
-  const sweep = (dir: string, pattern: RegExp, deep: boolean, depth = 0) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const abs = path.join(dir, e.name);
-      if (e.isDirectory() && deep && depth < 16) sweep(abs, pattern, deep, depth + 1);
-      else if (e.isFile() && pattern.test(e.name)) {
-        try {
-          rmSync(abs, { force: true });
-          removed.push(path.relative(dataDir, abs));
-        } catch {
-          /* left for the next start */
-        }
+  const sweep = (dir: string, pattern: RegExp, deep: boolean) => {
+    for (const abs of filesUnder(dir, { deep, skipDot: false })) {
+      if (!pattern.test(path.basename(abs))) continue;
+      try {
+        rmSync(abs, { force: true });
+        removed.push(path.relative(dataDir, abs));
+      } catch {
+        /* left for the next start */
       }
     }
   };
