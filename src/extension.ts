@@ -34,8 +34,10 @@ export interface StudyBridgeApi {
   readonly port: number | undefined;
   readonly dataDir: string;
   readonly client: BridgeClient | undefined;
-  /** Milliseconds from the start of activate() to a listening (or attached) bridge. */
+  /** Milliseconds activate() took: registrations only, the bridge starts behind it. */
   readonly activationMs: number;
+  /** Milliseconds from the start of activate() to a listening (or attached) bridge; undefined until then. */
+  readonly listeningMs: number | undefined;
   readonly statusBarText: string;
   /** File behind the "Study Bridge" log channel (the request log). */
   readonly logFile: string;
@@ -260,9 +262,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
 
   const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log);
 
-  await bridgeHost.start();
+  // Not awaited: VS Code waits on activate, and the worker loading the server takes a second. Views and
+  // commands follow bridgeHost's state changes ('starting' first), so they fill when it listens.
+  let listeningMs: number | undefined;
+  const started = bridgeHost.start().then(
+    () => {
+      listeningMs = performance.now() - t0;
+      log.info(`bridge ${bridgeHost.state.mode} ${listeningMs.toFixed(0)} ms after activation began`);
+    },
+    (e: unknown) => log.error(`bridge start failed: ${(e as Error)?.message ?? e}`),
+  );
   const activationMs = performance.now() - t0;
-  log.info(`activated in ${activationMs.toFixed(0)} ms (${bridgeHost.state.mode}; MCP provider ${mcpRegistered ? 'registered' : 'not available in this VS Code'})`);
+  log.info(`activated in ${activationMs.toFixed(0)} ms (MCP provider ${mcpRegistered ? 'registered' : 'not available in this VS Code'})`);
 
   return {
     get mode() {
@@ -284,6 +295,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       return bridgeHost.client;
     },
     activationMs,
+    get listeningMs() {
+      return listeningMs;
+    },
     get statusBarText() {
       return statusBar.text;
     },
@@ -296,7 +310,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     reader,
     mindMaps,
     review: { panels: review.panels, dueStatus: review.dueStatus },
-    whenSettled: () => waitSettled(bridgeHost),
+    whenSettled: () => started.then(() => waitSettled(bridgeHost)),
     checkpoint: () => bridgeHost.checkpoint(),
   };
 }

@@ -246,7 +246,7 @@ async function main(): Promise<number> {
     if (c.error) process.stdout.write(`      ${c.error.split('\n').slice(0, 6).join('\n      ')}\n`);
   }
   process.stdout.write(
-    `\n  activation: ${metrics.activationMs ?? '?'} ms to a listening bridge (goal ≤ 300)\n` +
+    `\n  activation: ${metrics.activationMs ?? '?'} ms for activate() to return (goal ≤ 300); ${metrics.listeningMs ?? '?'} ms to a listening bridge\n` +
       `  restart:    ${metrics.restartMs ?? '?'} ms (Restart bridge on an existing data dir)\n` +
       `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
       readerSummary(metrics) +

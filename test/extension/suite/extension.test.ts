@@ -52,6 +52,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     await api.whenSettled();
     assert.equal(api.mode, 'hosting', `mode is ${api.mode} (${api.state.error ?? ''})`);
     metrics.activationMs = Math.round(api.activationMs);
+    metrics.listeningMs = Math.round(api.listeningMs ?? NaN);
     metrics.extensionPath = ext.extensionPath;
     metrics.vscodeVersion = vscode.version;
     metrics.mcpRegistered = api.mcpRegistered;
