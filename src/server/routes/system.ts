@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BridgeError } from '../errors';
 import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
-import { buildOpenApi } from '../system/openapi';
+import { buildOpenApi, filterRoutes } from '../system/openapi';
 import { MCP_MESSAGE_BYTES } from '../mcp/mcpBudget';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange, mcpGetAnswer } from '../mcp/mcpChannel';
@@ -196,10 +196,13 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/openapi.json',
-    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas (served as is: the API version is info.version).',
+    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas (served as is: the API version is info.version); ?path=/decks/{id}/cards or ?tag=decks answers just those routes (a valid document too).',
     replyType: 'application/json; charset=utf-8',
+    query: z.object({ path: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(64).optional() }),
+    example: { query: { path: '/decks/{id}/cards' } },
     // Unwrapped: a top-level bridgeApiVersion would make it an invalid OpenAPI document.
-    handler: async ({ services }) => new Reply(JSON.stringify(buildOpenApi(services.routes, services.baseUrl())), 'application/json; charset=utf-8'),
+    handler: async ({ query, services }) =>
+      new Reply(JSON.stringify(buildOpenApi(filterRoutes(services.routes, query), services.baseUrl(), services.routes)), 'application/json; charset=utf-8'),
   }),
   defineRoute({
     method: 'GET',

@@ -123,6 +123,8 @@ call only routes that \`/capabilities\` lists.
 - Refresh rule: re-read \`GET /status\`; when \`guide.sha256\`, \`guide.version\` or \`apiFingerprint\` differ from what you
   cached, re-read \`GET /guide\` and \`GET /capabilities\` with your existing token. Never re-install to refresh: installing
   is for a new machine.
+- A route's body and answer schemas: \`GET /openapi.json?path=/decks/{id}/cards\` (or \`?tag=decks\`) answers just those routes;
+  the whole document is too large for one MCP result. \`/capabilities\` gives each route's \`example\` request.
 
 ## Authentication
 - Send \`Authorization: Bearer <token>\` on every route except \`GET /status\`, \`GET /install?code=\` and \`POST /pair\`.
