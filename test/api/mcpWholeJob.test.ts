@@ -6,7 +6,9 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { callTool, textOf, type ToolResult } from '../helpers/mcpInspectorCli';
+import { routeFor } from '../helpers/responseCheck';
 import { storeDigest } from '../helpers/storeDigest';
+import { proofField } from '../../src/server/system/routeProof';
 import { corpusDir, corpusFile } from '../unit/pdfCorpus';
 import { quotableLines, twentyCardTree } from './cardBatchFixture';
 
@@ -38,12 +40,18 @@ describe('MCP only, with the MCP Inspector CLI: the whole job (#21)', function (
     if (!refused) assert.notEqual(r.isError, true, `${what}: ${JSON.stringify(r).slice(0, 400)}`);
     return r;
   }
-  const call = async (what: string, method: string, path: string, opts: { query?: object; body?: object } = {}) =>
-    JSON.parse(
-      textOf(
-        await tool(what, 'study_call', [`method=${method}`, `path=${path}`, ...(opts.query ? [`query=${JSON.stringify(opts.query)}`] : []), ...(opts.body ? [`body=${JSON.stringify(opts.body)}`] : [])]),
-      ),
-    );
+  const proofs: string[] = [];
+  /** A study_call; a write's answer carries its route's proof field (as the guide's route table names it) set to true. */
+  async function call(what: string, method: string, path: string, opts: { query?: object; body?: object } = {}) {
+    const args = [`method=${method}`, `path=${path}`, ...(opts.query ? [`query=${JSON.stringify(opts.query)}`] : []), ...(opts.body ? [`body=${JSON.stringify(opts.body)}`] : [])];
+    const answer = JSON.parse(textOf(await tool(what, 'study_call', args)));
+    const field = proofField(routeFor(method, `/bridge/v1${path}`)!);
+    if (field) {
+      assert.equal(answer[field], true, `${what}: proof ${field}`);
+      proofs.push(`${method} ${path}: ${field}`);
+    }
+    return answer;
+  }
 
   let book: string;
 
@@ -82,6 +90,7 @@ describe('MCP only, with the MCP Inspector CLI: the whole job (#21)', function (
     const graded = await call('grade', 'POST', `/decks/${deck.deckId}/reviews`, { body: { cardNoteId: due.cards[0].cardNoteId, rating: 'good', confirm: true } });
     assert.equal(graded.persisted, true);
     assert.equal((await call('due after the grade', 'GET', `/decks/${deck.deckId}/due`)).count, 7);
+    assert.equal(proofs.length, 5, proofs.join('; ')); // set, cards, deck, deck cards, grade
   });
 
   it('refusals with clear codes, nothing stored: a path outside the folders, a non-PDF path, base64 that is not a PDF, JSON to the upload route', async () => {

@@ -3,6 +3,7 @@ import type { RouteDecl } from '../http/routeTable';
 import { ANCHOR_MODES, PRESETS } from '../bundles/vocabulary';
 import { BRIDGE_API_VERSION } from '../version';
 import { apiFingerprint, describeRoute } from './routeFingerprint';
+import { proofField, proofOf } from './routeProof';
 
 export interface Guide {
   markdown: string;
@@ -16,9 +17,10 @@ function routeTable(routes: readonly RouteDecl[]): string {
   const rows = routes.map((r) => {
     const d = describeRoute(r);
     const gate = d.confirm === 'none' ? '—' : d.confirm === 'body' ? '`confirm:true`' : '`?confirm=1`';
-    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${r.rawBody?.mediaType ? `*raw body* (${r.rawBody.mediaType}). ` : ''}${r.summary.replace(/\|/g, '\\|')} |`;
+    const proof = proofField(r);
+    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${proof ? `\`${proof}:true\`` : '—'} | ${r.rawBody?.mediaType ? `*raw body* (${r.rawBody.mediaType}). ` : ''}${r.summary.replace(/\|/g, '\\|')} |`;
   });
-  return ['| method | path | token | premium | confirm | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| method | path | token | premium | confirm | proof | what it does |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 const uploadWorkflow = `4. **Add a book**: \`POST /library/documents/upload?filename=book.pdf&folder=…&topicid=…&confirm=1\` with the PDF bytes as
@@ -53,7 +55,7 @@ const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\`
    \`parts[]\` before calling a card empty). New card: \`POST /study-sets/{id}/notes\` (\`parentNoteId\` defaults to the root card;
    \`excerpt {bookmd5, page, text}\` anchors verbatim page text). Many cards, a whole tree: the same route with
    \`cards: [...]\` (≤ 200, each like one card's body; \`parentIndex\` points at an earlier card of the batch): one write, one
-   undo step, per-card answers; without confirm the 422's \`details\` lists what would be created and which excerpts would not anchor.
+   undo step, per-card answers, <<proof POST /study-sets/{id}/notes>>; without confirm the 422's \`details\` lists what would be created and which excerpts would not anchor.
    Title and body edits send \`expectedPrefix\` (the first 32
    characters you read; \`""\` for an empty value). Tags go through \`POST /notes/hashtags\` only (full leaf paths like
    \`Math/Algebra\`), colours through \`POST /notes/metadata\` (palette: \`GET /study-sets/{id}/note-palette\`).
@@ -66,11 +68,11 @@ const snapshotsWorkflow = `7. **Before a bulk change**: \`POST /study-sets/{id}/
 
 const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/study-sets\`), \`POST /decks/{id}/cards\` with \`sourceNoteId\` and at most
    one of \`question\` (custom, \`{{cloze}}\`) or \`questionContentId\`; adding a source again updates and reschedules it. Check
-   \`persisted:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki. To quiz the person in a chat:
+   <<proof POST /decks/{id}/cards>> and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki. To quiz the person in a chat:
    \`GET /decks/{id}/due\` gives the due cards in review order, each with \`question.text\` (ask this; \`{{cloze}}\` already
    shown as \`[…]\`), \`answer\` (body, comments: reveal after they answer) and \`nextIntervals\`; then grade what they
    said with \`POST /decks/{id}/reviews\` \`{cardNoteId, rating: again|hard|good|easy, confirm:true}\` (one grade per answer,
-   \`persisted:true\` and \`reviewLogId\` prove it). Let the person choose the rating when they can.
+   <<proof POST /decks/{id}/reviews>> and \`reviewLogId\` prove it). Let the person choose the rating when they can.
 `;
 
 const startWorkflow = `1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
@@ -82,7 +84,7 @@ const findWorkflow = `2. **Find a book**: \`GET /library/study-sets\`, then \`GE
    (\`segments\`, not \`entries\`), \`GET /documents/{id}/pages?start=&end=\` for text (≤ 60 pages a call).
 `;
 
-const studySetWorkflow = `3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check \`isStudySet:true\`; it starts with
+const studySetWorkflow = `3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check <<proof POST /library/study-sets>>; it starts with
    one root card bearing its title.
 `;
 
@@ -100,6 +102,8 @@ function topicMarkdown(routes: readonly RouteDecl[], topic: string, text: string
 export function buildGuide(routes: readonly RouteDecl[]): Guide {
   // Workflows name only routes this bridge serves.
   const has = (path: string) => routes.some((r) => r.path === path);
+  // Proof fields come from the routes' answer schemas (routeProof.ts), never typed into the prose.
+  const proofs = (text: string) => text.replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) => proofOf(routes, `${method} ${path}`));
   const workflows = [
     { topic: 'start', text: startWorkflow, served: true },
     { topic: 'find', text: findWorkflow, served: true },
@@ -109,8 +113,10 @@ export function buildGuide(routes: readonly RouteDecl[]): Guide {
     { topic: 'cards', text: cardsWorkflow, served: has('/notes/batch-get') && has('/study-sets/{id}/notes') && has('/notes/hashtags') && has('/notes/metadata') },
     { topic: 'snapshots', text: snapshotsWorkflow, served: has('/snapshots/{id}/restore') },
     { topic: 'decks', text: decksWorkflow, served: has('/decks/{id}/cards') },
-  ].filter((w) => w.served);
-  const markdown = `# Study Bridge — runtime guide for agents
+  ]
+    .filter((w) => w.served)
+    .map((w) => ({ ...w, text: proofs(w.text) }));
+  const markdown = proofs(`# Study Bridge — runtime guide for agents
 
 Guide version ${BRIDGE_API_VERSION}, route table fingerprint \`${apiFingerprint(routes)}\`.
 This guide is generated by the running bridge. It and \`GET /capabilities\` outrank any other documentation:
@@ -146,8 +152,9 @@ call only routes that \`/capabilities\` lists.
 - Ids: \`bookmd5\` = MD5 of a document's bytes; \`topicid\` (study sets), deck ids, note ids = uppercase UUIDs.
   Study-set ids and deck ids are not interchangeable.
 - Bad input is 4xx with a code (\`INVALID_INPUT\` lists the failing fields in \`details.issues\`) and changes nothing.
-- Proof of success: \`isStudySet:true\` after creating a set, \`persisted:true\` after batch writes, \`addedToStudySet\` after
-  upload. A 200 without the proof field is not success.
+- Proof of success: the *proof* column of the route table (read from each route's answer schema), e.g.
+  <<proof POST /library/study-sets>> after creating a set, <<proof POST /study-sets/{id}/notes>> after creating cards; upload and
+  import: \`created\` (or \`alreadyPresent\`) and \`addedToStudySet\`. A 200 without the proof field is not success.
 - Asynchronous routes (open, focus, ui-state apply, prepare with \`async:true\`) only accept the request: read
   \`GET /context\` (or the matching read route) afterwards.
 
@@ -162,11 +169,11 @@ ${workflows.map((w) => w.text).join('')}
 - \`texts[]\` is sparse and comment indexes start at 1 (0 is the body: 422). An excerpt card is one with \`excerpt:true\` or
   \`sourceAnchor.hasExcerpt\`; editing its body detaches it from the page text (the source link stays).
 - Writing \`#tags\` through \`/notes/{id}/text\` is refused (422 \`HASHTAG_ROUTE_REQUIRED\`): use \`POST /notes/hashtags\`.
-- Success is only what the proof field says: \`persisted:true\`, \`removedFromLibrary:true\`, \`isDeck:true\`, \`created\`.
+- Success is only what the proof field says (*proof* column): <<proof POST /notes/metadata>>, <<proof POST /study-sets/{id}/delete>>, <<proof POST /decks>>.
 
 ## Routes
 ${routeTable(routes)}
-`;
+`);
   const topics = Object.fromEntries(workflows.map((w) => [w.topic, topicMarkdown(routes, w.topic, w.text)]));
   return { markdown, topics, version: BRIDGE_API_VERSION, sha256: createHash('sha256').update(markdown).digest('hex') };
 }
