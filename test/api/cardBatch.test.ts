@@ -53,6 +53,12 @@ describe('POST /study-sets/{id}/notes with cards: [...] (batch create)', functio
     assert.deepEqual(details.cards[1].parentIndex, 0);
     assert.deepEqual(details.cards[1].excerpt, { bookmd5: book, page: quotes[0].page, anchored: true });
     assert.equal(details.cards[3].warnings[0].code, 'EXCERPT_NOT_ANCHORED');
+    // One card without confirm previews alike; its refusals do not speak of a batch.
+    const single = (await post({ title: 'Alone' })).json<any>().error;
+    assert.deepEqual([single.code, single.details.wouldCreate, single.details.cards], ['CONFIRM_REQUIRED', 1, [{ index: 0, title: 'Alone', parentNoteId: rootId }]]);
+    const empty = (await post({ text: ' ' })).json<any>().error;
+    assert.equal(empty.code, 'INVALID_INPUT');
+    assert.doesNotMatch(empty.message, /cards\[/);
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
 

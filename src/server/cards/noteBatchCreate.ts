@@ -27,9 +27,9 @@ function atIndex(index: number, e: unknown): unknown {
  * Checks every card of a batch and anchors its excerpts, writing nothing: the
  * parents (an existing card of this set, or `parentIndex` of an EARLIER card,
  * so the batch is a tree in pre-order), the content and the excerpts. Any
- * refusal names its card's index; nothing is written then.
+ * refusal names its card's index (`nameIndex`: false for a single card's dry-run); nothing is written then.
  */
-export async function planBatch(services: CardCreateDeps, topicid: string, cards: readonly BatchCardInput[]): Promise<PlannedBatchCard[]> {
+export async function planBatch(services: CardCreateDeps, topicid: string, cards: readonly BatchCardInput[], nameIndex = true): Promise<PlannedBatchCard[]> {
   const { store } = services;
   assertStudySet(store, topicid);
   if (cards.length > MAX_BATCH_CARDS) throw invalidInput(`At most ${MAX_BATCH_CARDS} cards per call (got ${cards.length}); split the batch. Nothing was changed.`, { max: MAX_BATCH_CARDS, count: cards.length }, 'TOO_MANY_CARDS');
@@ -51,7 +51,7 @@ export async function planBatch(services: CardCreateDeps, topicid: string, cards
       }
       planned.push({ plan: await planCard(services, card), parent });
     } catch (e) {
-      throw atIndex(index, e);
+      throw nameIndex ? atIndex(index, e) : e;
     }
   }
   return planned;

@@ -158,7 +158,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     example: { params: { id: EXAMPLE_UUID }, body: { title: 'Key idea', text: 'A short explanation.' } },
     preview: async ({ params, body, services }) => {
       if (!body.cards && body.excerpt) refuseVirtual(body.excerpt.page);
-      return previewBatch(await planBatch(services, params.id, batchOf(body)));
+      return previewBatch(await planBatch(services, params.id, batchOf(body), !!body.cards));
     },
     handler: async ({ params, body, services, actor }) => {
       if (!body.cards) {
