@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BridgeClient, BridgeClientError } from './client/bridgeClient';
 import { createBridge } from './server/bridge';
@@ -9,10 +9,11 @@ import { serverErrorLine } from './server/http/errorMapper';
 import { recoveryLine } from './server/store/recoveryReport';
 
 const USAGE = `Usage:
-  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N]
+  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B]
       Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
       Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
+      PDFs may be imported by path from the library and A:B (default ~/Documents:~/Downloads).
   study-bridge install-code [--data DIR]
       Print a one-time agent setup command (valid 10 minutes, once).
   study-bridge pair-code [--data DIR]
@@ -35,6 +36,7 @@ async function serve(argv: string[]): Promise<void> {
       log: { type: 'boolean', default: false },
       'max-upload-mb': { type: 'string' },
       'max-pages': { type: 'string' },
+      'import-folders': { type: 'string' },
     },
   });
   const positive = (flag: string, v: string | undefined) => {
@@ -54,6 +56,7 @@ async function serve(argv: string[]): Promise<void> {
       dataDir: resolve(values.data ?? defaultDataDir()),
       port,
       premium,
+      importFolders: values['import-folders']?.split(delimiter).filter(Boolean).map((f) => resolve(f)),
       limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
       onError: (e) => process.stderr.write(`${serverErrorLine(e)}\n`),

@@ -9,12 +9,15 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
   const exportFolder = config.get<string>('exportFolder')?.trim() || undefined;
   const maxUploadMb = config.get<number>('maxUploadMb');
   const maxPages = config.get<number>('maxPages');
+  const importFolders = config.get<string[]>('importFolders');
   return {
     dataDir,
     // null/undefined: the default range 42380–42399; 0: any free port.
     port: typeof port === 'number' ? port : undefined,
     premium: config.get<boolean>('premium', true),
     exportFolder,
+    // Unset or empty: the bridge's default (~/Documents, ~/Downloads).
+    importFolders: Array.isArray(importFolders) && importFolders.length ? importFolders.filter((f) => typeof f === 'string' && f.trim()).map((f) => f.trim()) : undefined,
     limits: {
       ...(typeof maxUploadMb === 'number' && maxUploadMb >= 1 ? { uploadBytes: Math.floor(maxUploadMb) * 1024 * 1024 } : {}),
       ...(typeof maxPages === 'number' && maxPages >= 1 ? { maxPages: Math.floor(maxPages) } : {}),
@@ -25,5 +28,5 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
 
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }

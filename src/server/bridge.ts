@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { defaultLimits, type BridgeConfig, type BridgeLimits } from './config';
+import { defaultImportFolders, defaultLimits, type BridgeConfig, type BridgeLimits } from './config';
 import { removeDiscovery, writeDiscovery } from './discovery';
 import { staticEntitlements, type Entitlements } from './entitlements';
 import { BridgeError, insufficientStorage, isNoSpace } from './errors';
@@ -54,6 +54,8 @@ export interface BridgeOptions {
   premium?: boolean;
   entitlements?: Entitlements;
   exportFolder?: string;
+  /** Folders PDFs may be imported from by path; default ~/Documents and ~/Downloads. */
+  importFolders?: string[];
   ui?: UiHost;
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
@@ -130,6 +132,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,
       libraryDir: join(dataDir, 'library'),
+      importFolders: options.importFolders ?? defaultImportFolders(),
       limits: { ...defaultLimits, ...options.limits },
     };
     tolerateNoSpace(() => mkdirSync(config.libraryDir, { recursive: true, mode: 0o700 })); // an upload makes it too

@@ -1,3 +1,6 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
 /** Settings of one running bridge, fixed at start. */
 export interface BridgeConfig {
   dataDir: string;
@@ -5,6 +8,12 @@ export interface BridgeConfig {
   exportFolder: string;
   /** Directory holding library files: <dataDir>/library. */
   libraryDir: string;
+  /**
+   * Folders a PDF may be imported from by path (POST /library/documents/import,
+   * MCP study_upload), besides the library itself: setting studyBridge.importFolders,
+   * CLI --import-folders; default ~/Documents and ~/Downloads.
+   */
+  importFolders: string[];
   limits: BridgeLimits;
 }
 
@@ -31,3 +40,6 @@ export const defaultLimits: BridgeLimits = {
   pairCodeMs: 5 * 60_000,
   pairAttempts: 3,
 };
+
+/** Where the person keeps PDFs unless they configure otherwise. */
+export const defaultImportFolders = (): string[] => [join(homedir(), 'Documents'), join(homedir(), 'Downloads')];

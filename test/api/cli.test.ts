@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { createBridge, DEFAULT_PORT, LAST_DEFAULT_PORT } from '../../src/server/bridge';
 import { tempDir } from '../helpers/bridgeFixture';
 import { cliPath, spawnBridge } from '../helpers/childBridge';
+import { corpusFile } from '../unit/pdfCorpus';
 
 const run = promisify(execFile);
 
@@ -51,6 +52,28 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
       assert.match(e.stderr, /no running bridge found/);
       return true;
     });
+  });
+
+  it('--import-folders A:B: a PDF in B is imported by path; a folder not named is refused with PATH_NOT_ALLOWED naming A and B', async () => {
+    const dataDir = tempDir('sb-cli-');
+    const [a, b, other] = [tempDir('sb-imp-a-'), tempDir('sb-imp-b-'), tempDir('sb-imp-x-')];
+    copyFileSync(corpusFile('CAD.pdf'), join(b, 'CAD.pdf'));
+    copyFileSync(corpusFile('CAD.pdf'), join(other, 'CAD.pdf'));
+    const child = await spawnBridge(['--data', dataDir, '--port', '0', '--import-folders', `${a}:${b}`]);
+    try {
+      const client = BridgeClient.fromDataDir(dataDir);
+      const ok = await client.raw('POST', '/library/documents/import', { body: { path: join(b, 'CAD.pdf'), confirm: true } });
+      assert.equal(ok.status, 200, ok.text());
+      assert.equal(ok.json<any>().created, true);
+      const refused = await client.raw('POST', '/library/documents/import', { body: { path: join(other, 'CAD.pdf'), confirm: true } });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.json<any>().error.code, 'PATH_NOT_ALLOWED');
+      const allowed: string[] = refused.json<any>().error.details.allowedFolders;
+      assert.deepEqual(allowed.slice(1).map((f) => f.split('/').pop()), [a, b].map((f) => f.split('/').pop()));
+    } finally {
+      child.child.kill('SIGTERM');
+      await child.exited;
+    }
   });
 
   it('--no-premium and STUDY_BRIDGE_PREMIUM=0 turn premium off', async () => {

@@ -49,6 +49,17 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
   const grade = (deckId: string, body: Record<string, unknown>) => t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { confirm: true, ...body } });
   const cardsOf = async (deckId: string) => new Map(((await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]));
 
+  it('due: new cards due at the same time come in the order they were added (one add call), also in GET /decks/{id}/cards', async () => {
+    const titles = Array.from({ length: 16 }, (_, i) => `Card ${String.fromCharCode(80 - i)}`); // P, O, N… : neither id nor title order
+    const s = await seed(t.client, titles.map((title) => ({ title })));
+    const res = await due(s.deckId);
+    assert.deepEqual(res.cards.map((c: any) => c.cardNoteId), s.cardIds, 'added order');
+    assert.deepEqual(res.cards.map((c: any) => c.question.text), titles);
+    const listed = (await t.client.request<any>('GET', `/decks/${s.deckId}/cards`)).cards.map((c: any) => c.cardNoteId);
+    assert.deepEqual(listed, s.cardIds);
+    assert.notDeepEqual([...s.cardIds].sort(), s.cardIds, 'ids are not in added order: the test would fail on id order');
+  });
+
   it('due: every card with its question side resolved (title, cloze hidden, plain custom text), the answer side, and ts-fsrs intervals', async () => {
     const s = await seed(t.client, [
       { title: 'Chain rule', text: "(f∘g)' = (f'∘g)·g'", comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'] },

@@ -6,7 +6,11 @@ import type { RequestLogEntry } from '../../src/server/http/app';
 import { serverErrorLine } from '../../src/server/http/errorMapper';
 import { defineRoute } from '../../src/server/http/routeTable';
 import { allRoutes } from '../../src/server/routes';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { BODY_BASE64_MAX_CHARS } from '../../src/server/mcp/mcpBudget';
+import { storeDigest } from '../helpers/storeDigest';
+import { corpusFile } from '../unit/pdfCorpus';
 import { createBridge } from '../../src/server/bridge';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 
@@ -27,11 +31,51 @@ describe('MCP channel (POST /mcp)', () => {
 
   const text = (r: any) => (r.content as Array<{ type: string; text: string }>)[0].text;
 
-  it('lists exactly study_guide and study_call', async () => {
+  it('lists exactly study_guide, study_call and study_upload', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide']);
+    assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
     const call = tools.find((x) => x.name === 'study_call')!;
-    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'method', 'path', 'query']);
+    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'method', 'path', 'query']);
+    const upload = tools.find((x) => x.name === 'study_upload')!;
+    assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), ['filename', 'folder', 'path', 'topicid']);
+    assert.deepEqual(upload.inputSchema.required, ['path']);
+  });
+
+  it('study_call bodyBase64: a small PDF is uploaded like raw bytes; over the budget the error names study_upload; not base64 → 422', async () => {
+    const pdf = readFileSync(corpusFile('CAD.pdf'));
+    const r = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'cad.pdf', confirm: 1 }, bodyBase64: pdf.toString('base64') } });
+    assert.notEqual(r.isError, true, text(r));
+    const up = JSON.parse(text(r));
+    assert.deepEqual([up.created, up.filename, up.bookmd5], [true, 'cad.pdf', createHash('md5').update(pdf).digest('hex')]);
+    await t.bridge.services.extraction.whenReady(up.bookmd5);
+
+    const before = storeDigest(t.bridge.services.store);
+    const big = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'big.pdf', confirm: 1 }, bodyBase64: 'A'.repeat(BODY_BASE64_MAX_CHARS + 4) } });
+    assert.equal(big.isError, true);
+    const bigErr = JSON.parse(text(big)).error;
+    assert.equal(bigErr.code, 'MCP_BODY_TOO_LARGE');
+    assert.match(bigErr.message, /study_upload/);
+    const bad = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'x.pdf', confirm: 1 }, bodyBase64: 'not base64!!' } });
+    assert.equal(JSON.parse(text(bad)).error.code, 'INVALID_INPUT');
+    const json = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'x.pdf', confirm: 1 }, body: { path: '/tmp/x.pdf' } } });
+    assert.equal(JSON.parse(text(json)).error.code, 'RAW_BODY_REQUIRED');
+    assert.equal(storeDigest(t.bridge.services.store), before);
+  });
+
+  it('study_guide topic answers one workflow with the rows of its routes; an unknown topic names the topics', async () => {
+    const full = await t.client.guide();
+    const decks = text(await client.callTool({ name: 'study_guide', arguments: { topic: 'decks' } }));
+    assert.match(decks, /^# Study Bridge guide: decks/);
+    assert.match(decks, /\| POST \| `\/decks\/\{id\}\/reviews` \|/);
+    assert.doesNotMatch(decks, /\/bundles\/prepare/);
+    assert.ok(decks.length * 4 < full.length, `${decks.length} vs ${full.length}`);
+    const upload = text(await client.callTool({ name: 'study_guide', arguments: { topic: 'upload' } }));
+    assert.match(upload, /study_upload/);
+    assert.match(upload, /\| POST \| `\/library\/documents\/import` \|/);
+    const r = await client.callTool({ name: 'study_guide', arguments: { topic: 'nope' } });
+    assert.equal(r.isError, true);
+    assert.equal(JSON.parse(text(r)).error.code, 'UNKNOWN_TOPIC');
+    assert.match(JSON.parse(text(r)).error.message, /decks/);
   });
 
   it('study_guide returns the same guide as GET /guide', async () => {

@@ -1,43 +1,9 @@
 // The official MCP Inspector (CLI mode, Streamable HTTP) against the bridge on
 // port 0: the client that lost the tools when GET /mcp answered 501.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { projectRoot } from '../helpers/childBridge';
+import { callTool, inspector, textOf } from '../helpers/mcpInspectorCli';
 import { storeDigest } from '../helpers/storeDigest';
-
-const inspectorBin = join(projectRoot, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
-
-interface ToolResult {
-  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
-  isError?: boolean;
-}
-
-/** One Inspector CLI run; its stdout is the JSON answer of the method. */
-function inspector(t: TestBridge, args: string[]): Promise<any> {
-  const argv = [inspectorBin, '--cli', `${t.bridge.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${t.bridge.token}`, ...args];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, argv, { timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      // Exit code 5: the tool answered isError:true (said on stderr); the result is still on stdout.
-      const toolError = err?.code === 5 && stderr.includes('"tool_is_error"');
-      if (err && !toolError) return reject(new Error(`mcp-inspector ${args.join(' ')} failed (${err.code ?? err.signal}): ${stderr}${stdout}`));
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`mcp-inspector printed no JSON: ${stdout} ${stderr}`));
-      }
-    });
-  });
-}
-
-const callTool = (t: TestBridge, tool: string, toolArgs: string[]): Promise<ToolResult> =>
-  inspector(t, ['--method', 'tools/call', '--tool-name', tool, ...toolArgs.flatMap((a) => ['--tool-arg', a])]);
-
-const textOf = (r: ToolResult) => {
-  assert.equal(r.content[0].type, 'text', JSON.stringify(r).slice(0, 300));
-  return r.content[0].text!;
-};
 
 describe('MCP Inspector CLI against the bridge (real client)', function () {
   this.timeout(180_000);
@@ -59,10 +25,10 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
     assert.equal(anon.status, 401, 'the token gate still comes first');
   });
 
-  it('tools/list ten times in a row lists both tools every time', async () => {
+  it('tools/list ten times in a row lists the three tools every time', async () => {
     for (let run = 1; run <= 10; run++) {
       const { tools } = await inspector(t, ['--method', 'tools/list']);
-      assert.deepEqual(tools.map((x: { name: string }) => x.name).sort(), ['study_call', 'study_guide'], `run ${run}`);
+      assert.deepEqual(tools.map((x: { name: string }) => x.name).sort(), ['study_call', 'study_guide', 'study_upload'], `run ${run}`);
     }
   });
 

@@ -108,6 +108,50 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document', () => {
   });
 });
 
+describe('GET /openapi.json?path= and ?tag= answer just those routes (a valid document that fits an MCP result)', () => {
+  let t: TestBridge;
+  before(async () => (t = await startBridge()));
+  after(() => t.stop());
+
+  it('?path=/decks/{id}/cards: that path only (GET and POST), same components, valid; far smaller than the whole', async () => {
+    const whole = await t.client.raw('GET', '/openapi.json');
+    const res = await t.client.raw('GET', '/openapi.json', { query: { path: '/decks/{id}/cards' } });
+    assert.equal(res.status, 200);
+    const doc = res.json<any>();
+    assert.deepEqual(Object.keys(doc.paths), ['/decks/{id}/cards']);
+    assert.deepEqual(Object.keys(doc.paths['/decks/{id}/cards']).sort(), ['get', 'post']);
+    assert.deepEqual(doc.components, whole.json<any>().components);
+    assert.equal(doc.info['x-api-fingerprint'], whole.json<any>().info['x-api-fingerprint'], 'the fingerprint is the whole table\'s');
+    assert.equal((await validate(doc)).valid, true);
+    const post = doc.paths['/decks/{id}/cards'].post;
+    assert.ok(post.requestBody.content['application/json'].schema.properties.cards, 'the body schema is there');
+    assert.ok(post.responses['200'].content['application/json'].schema.properties.persisted, 'the response schema is there');
+    assert.ok(res.bytes.length * 20 < whole.bytes.length, `${res.bytes.length} vs ${whole.bytes.length} bytes`);
+    console.log(`      openapi.json: whole ${whole.bytes.length} bytes, ?path=/decks/{id}/cards ${res.bytes.length} bytes`);
+  });
+
+  it('?tag=decks: every /decks route and nothing else, each operation tagged; valid', async () => {
+    const res = await t.client.raw('GET', '/openapi.json', { query: { tag: 'decks' } });
+    const doc = res.json<any>();
+    const expected = allRoutes.filter((r) => r.path.startsWith('/decks')).map((r) => `${r.method} ${r.path}`).sort();
+    const got = Object.entries(doc.paths).flatMap(([p, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    assert.deepEqual(got, expected);
+    for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) assert.deepEqual(op.tags, ['decks']);
+    assert.equal((await validate(doc)).valid, true);
+    console.log(`      openapi.json?tag=decks: ${res.bytes.length} bytes`);
+  });
+
+  it('a path or tag that names nothing → 404 ROUTE_NOT_FOUND listing the tags; a concrete id is not a declared path', async () => {
+    for (const query of [{ path: '/nope' }, { tag: 'nope' }, { path: '/decks/ABC/cards' }, { path: '/decks/{id}/cards', tag: 'notes' }]) {
+      const res = await t.client.raw('GET', '/openapi.json', { query });
+      assert.equal(res.status, 404, JSON.stringify(query));
+      const err = res.json<any>().error;
+      assert.equal(err.code, 'ROUTE_NOT_FOUND');
+      assert.ok(err.details.tags.includes('decks'));
+    }
+  });
+});
+
 describe('GET /capabilities lists every route of the contract (spec/bridge-api.md)', () => {
   let t: TestBridge;
   before(async () => (t = await startBridge()));

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { allRoutes } from '../../src/server/routes';
 import { buildGuide } from '../../src/server/system/guide';
+import { proofField, proofOf } from '../../src/server/system/routeProof';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
 
@@ -157,5 +158,44 @@ describe('the guide names only routes this bridge serves', () => {
       const known = allRoutes.some((r) => r.method === method && r.path === path);
       assert.ok(known, `the guide mentions ${method} ${path}, which is not declared`);
     }
+  });
+});
+
+describe('the guide\'s proof fields are what the routes answer (#21)', () => {
+  let t: TestBridge;
+  before(async () => (t = await startBridge()));
+  after(() => t.stop());
+
+  it('every row of the route table names the proof its response schema declares; each is a true-only or boolean field of the published success schema', async () => {
+    const md = await t.client.guide();
+    const doc = (await t.client.raw('GET', '/openapi.json')).json<any>();
+    const rows = [...md.matchAll(/^\| (GET|POST) \| `([^`]+)` \| \w+ \| \w+ \| [^|]+ \| ([^|]+) \|/gm)];
+    assert.equal(rows.length, allRoutes.length);
+    let proved = 0;
+    for (const [, method, path, cell] of rows) {
+      const route = allRoutes.find((r) => r.method === method && r.path === path)!;
+      const field = proofField(route);
+      assert.equal(cell.trim(), field ? `\`${field}:true\`` : '—', `${method} ${path}`);
+      if (!field) continue;
+      proved++;
+      const schema = doc.paths[path][method.toLowerCase()].responses['200'].content['application/json'].schema;
+      const prop = schema.properties[field];
+      assert.ok(prop, `${method} ${path}: ${field} is in the success schema`);
+      assert.ok(prop.const === true || prop.type === 'boolean', `${method} ${path}: ${field} is ${JSON.stringify(prop)}`);
+      assert.ok(schema.required.includes(field), `${method} ${path}: ${field} is always answered`);
+    }
+    assert.ok(proved >= 20, `${proved} routes carry a proof`);
+  });
+
+  it('the prose names each proof as the route table does: deck cards → persisted:true (never isDeck), a new set → isStudySet:true', async () => {
+    const md = await t.client.guide();
+    const prose = md.split('## Routes')[0];
+    assert.match(prose, /`POST \/decks\/\{id\}\/cards` with[^]*?Check\s+`persisted:true` and use `resolvedNoteId`/);
+    assert.doesNotMatch(prose, /Check\s+`isDeck:true` and use `resolvedNoteId`/);
+    assert.match(prose, /`POST \/library\/study-sets \{"title":"…","confirm":true\}` → check `isStudySet:true`/);
+    assert.equal(proofOf(allRoutes, 'POST /decks/{id}/cards'), '`persisted:true`');
+    assert.equal(proofOf(allRoutes, 'POST /decks'), '`isDeck:true`');
+    assert.throws(() => proofOf(allRoutes, 'GET /decks'), /declares no proof field/);
+    assert.throws(() => proofOf(allRoutes, 'POST /nowhere'), /is not a route/);
   });
 });

@@ -2,7 +2,7 @@ import { BridgeError, invalidInput, saveFailed } from '../errors';
 import type { Actor } from '../actor';
 import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
-import type { Store } from '../store/store';
+import type { Store, WriteTx } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import type { DocumentCatalogue } from '../library/documentCatalogue';
 import type { DocumentReader } from '../library/documentReader';
@@ -39,7 +39,7 @@ export interface CreateCardWarning {
 }
 
 /** Parent must be a visible card of this set: 404 NOTE_NOT_FOUND, another set's card → 422 NOTES_IN_DIFFERENT_SETS. */
-function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
+export function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
   const parent = getNote(db, parentId);
   if (parent.topicid !== topicid) {
     throw invalidInput(`Card ${parentId} belongs to study set ${parent.topicid}, not ${topicid}; a new card goes under a card of its own set. Nothing was changed.`, { parentNoteId: parentId, topicids: [topicid, parent.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
@@ -64,30 +64,35 @@ async function givenRect(services: Pick<CardCreateDeps, 'documents' | 'pageCache
   return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
 }
 
+/** A card checked and anchored, not yet written: what single and batch creation share. */
+export interface CardPlan {
+  title: string;
+  /** Index 0: the excerpt's text, else the text. */
+  body: string | undefined;
+  /** With an excerpt as the body, the text becomes the first comment. */
+  comment: string | undefined;
+  excerpt: boolean;
+  source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null } | null;
+  colorIndex: number | null;
+  fillIndex: number | null;
+  warnings: CreateCardWarning[];
+}
+
 /**
- * Creates one card under `parentNoteId` (default: the set's root card). An
- * excerpt is anchored to its rectangle on the page with the matcher of
- * POST /documents/{id}/locate (waiting for the page's extraction like locate
- * does); an excerpt that cannot be found still becomes a card, with the page
- * but no rectangle, and a warning says why. An excerpt with its own `rect`
- * (the reader's selection) is anchored to that rectangle instead. Everything
- * is written in one transaction with one operation-log row, then read back.
+ * Checks one card's content and anchors its excerpt: to the given `rect`, or
+ * with the matcher of POST /documents/{id}/locate (waiting for the page's
+ * extraction like locate does). An excerpt that cannot be found still makes a
+ * card, with the page but no rectangle, and a warning says why. Writes nothing.
  */
-export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
-  const { store } = services;
-  assertStudySet(store, input.topicid);
+export async function planCard(services: CardCreateDeps, input: Omit<CreateCardInput, 'topicid' | 'parentNoteId' | 'actor'>): Promise<CardPlan> {
   const title = input.title?.trim() ?? '';
   const text = input.text ?? '';
   const hasText = text.trim() !== '';
   if (!title && !hasText && !input.excerpt) {
     throw invalidInput('A card needs at least one of title, text or excerpt. Nothing was changed.', { fields: ['title', 'text', 'excerpt'] });
   }
-  const parentId = input.parentNoteId ?? store.get<{ r: string | null }>('SELECT root_note_id AS r FROM topics WHERE topicid = ?', [input.topicid])?.r;
-  if (!parentId) throw new BridgeError('ROOT_CARD_MISSING', 422, `Study set ${input.topicid} has no root card; pass parentNoteId.`, { topicid: input.topicid });
-  parentIn(store, input.topicid, parentId);
-
   const warnings: CreateCardWarning[] = [];
-  let source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null } | null = null;
+  let source: CardPlan['source'] = null;
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
@@ -110,47 +115,74 @@ export async function createCard(services: CardCreateDeps, input: CreateCardInpu
       });
     }
   }
-
   const body = input.excerpt ? input.excerpt.text : hasText ? text : undefined;
-  const cardTitle = title || cutTitle(body ?? '');
+  return {
+    title: title || cutTitle(body ?? ''),
+    body,
+    comment: input.excerpt && hasText ? text : undefined,
+    excerpt: !!input.excerpt,
+    source,
+    colorIndex: input.colorIndex ?? null,
+    fillIndex: input.fillIndex ?? null,
+    warnings,
+  };
+}
+
+/** The set's root card: where a card without parentNoteId goes. */
+export function rootCardOf(store: Pick<Store, 'get'>, topicid: string): string {
+  const root = store.get<{ r: string | null }>('SELECT root_note_id AS r FROM topics WHERE topicid = ?', [topicid])?.r;
+  if (!root) throw new BridgeError('ROOT_CARD_MISSING', 422, `Study set ${topicid} has no root card; pass parentNoteId.`, { topicid });
+  return root;
+}
+
+/** Writes a planned card (inside the caller's transaction); no operation row. */
+export function insertPlannedCard(tx: WriteTx, plan: CardPlan, ids: { noteid: string; topicid: string; parentId: string }, now: string): void {
+  insertNote(tx, { ...ids, title: plan.title, text: plan.body, excerpt: plan.excerpt, source: plan.source, colorIndex: plan.colorIndex, fillIndex: plan.fillIndex, now });
+  if (plan.comment !== undefined) {
+    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [ids.noteid, plan.comment]);
+    reindexNote(tx, ids.noteid);
+  }
+}
+
+/** The card as read back, and whether it agrees with its plan (persisted means an independent read agreed). */
+export function readBack(store: Pick<Store, 'get'>, noteid: string, parentId: string, plan: CardPlan): SourceAnchor | undefined {
+  const back = store.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
+  const bodyBack = store.get<{ text: string; excerpt: number }>('SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
+  if (!back || back.parent_id !== parentId || back.title !== plan.title || (bodyBack?.text ?? undefined) !== plan.body) return undefined;
+  return sourceAnchorOf(back, bodyBack?.excerpt === 1);
+}
+
+/**
+ * Creates one card under `parentNoteId` (default: the set's root card), its
+ * excerpt anchored by planCard. Everything is written in one transaction with
+ * one operation-log row, then read back.
+ */
+export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
+  const { store } = services;
+  assertStudySet(store, input.topicid);
+  const parentId = input.parentNoteId ?? rootCardOf(store, input.topicid);
+  parentIn(store, input.topicid, parentId);
+  const plan = await planCard(services, input);
+
   const noteid = newId();
   const now = nowIso();
   await store.write((tx) => {
     parentIn(tx, input.topicid, parentId); // still there when the write runs
-    insertNote(tx, {
-      noteid,
-      topicid: input.topicid,
-      parentId,
-      title: cardTitle,
-      text: body,
-      excerpt: !!input.excerpt,
-      source,
-      colorIndex: input.colorIndex ?? null,
-      fillIndex: input.fillIndex ?? null,
-      now,
-    });
-    // With an excerpt as the body, the text becomes the first comment.
-    if (input.excerpt && hasText) {
-      tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [noteid, text]);
-      reindexNote(tx, noteid);
-    }
+    insertPlannedCard(tx, plan, { noteid, topicid: input.topicid, parentId }, now);
     recordOperation(tx, { topicid: input.topicid, kind: 'create', actor: input.actor, noteIds: [noteid], now });
   });
 
-  // persisted only when an independent read agrees with what was asked.
-  const back = store.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
-  const bodyBack = store.get<{ text: string; excerpt: number }>('SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
-  if (!back || back.parent_id !== parentId || back.title !== cardTitle || (bodyBack?.text ?? undefined) !== body) {
+  const sourceAnchor = readBack(store, noteid, parentId, plan);
+  if (!sourceAnchor) {
     throw saveFailed(`Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`, { noteid });
   }
-  const sourceAnchor: SourceAnchor = sourceAnchorOf(back, bodyBack?.excerpt === 1);
   return {
     noteid,
     topicid: input.topicid,
     parentNoteId: parentId,
-    title: cardTitle,
+    title: plan.title,
     persisted: true,
     sourceAnchor,
-    ...(warnings.length ? { warnings } : {}),
+    ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
   };
 }

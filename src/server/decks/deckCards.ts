@@ -102,7 +102,7 @@ export class DeckCards {
     this.decks.get(deckId);
     const now = opts.now ?? new Date();
     const nowText = now.toISOString();
-    const rows = this.store.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, card_note_id', [deckId]);
+    const rows = this.store.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [deckId]);
     const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const titles = new Map<string, string>();

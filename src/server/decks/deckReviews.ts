@@ -111,13 +111,14 @@ export class DeckReviews {
     const now = opts.now ?? new Date();
     const nowText = now.toISOString();
     const day = localDay(now);
-    const rows = this.store.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?', [deckId, nowText]);
+    // rowid: the order cards were added (one add call gives all its cards the same created_at).
+    const rows = this.store.all<DeckCardRow & { seq: number }>('SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?', [deckId, nowText]);
     const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const due = rows
       .map((row) => ({ row, schedule: parseSchedule(row.fsrs, row.due_at ?? row.created_at) }))
       .map((c) => ({ ...c, view: viewOf(c.schedule) }))
-      .sort((a, b) => ORDER[a.view.state] - ORDER[b.view.state] || cmp(a.view.due, b.view.due) || cmp(a.row.created_at, b.row.created_at) || cmp(a.row.card_note_id, b.row.card_note_id));
+      .sort((a, b) => ORDER[a.view.state] - ORDER[b.view.state] || cmp(a.view.due, b.view.due) || cmp(a.row.created_at, b.row.created_at) || a.row.seq - b.row.seq);
     const cards = due.slice(0, opts.limit ?? due.length).map(({ row, schedule, view }): DueCard => {
       const resolvedNoteId = resolved.get(row.source_note_id)!;
       const sourceAlive = alive.has(row.source_note_id) && alive.has(resolvedNoteId);

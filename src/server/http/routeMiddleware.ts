@@ -61,6 +61,16 @@ class Input {
   }
 }
 
+/** 415: the route takes raw bytes (a PDF), and JSON was sent. */
+function rawBodyRequired(route: RouteDecl): BridgeError {
+  return new BridgeError(
+    'RAW_BODY_REQUIRED',
+    415,
+    `${route.method} ${route.path} takes the file's bytes (${route.rawBody?.mediaType}) as the body, not JSON. Over MCP use the study_upload tool (a path on this machine) or study_call with bodyBase64; over HTTP, POST /library/documents/import takes {path}. Nothing was stored.`,
+    { mediaType: route.rawBody?.mediaType, mcpTool: 'study_upload' },
+  );
+}
+
 /** The schemas a route really validates with: its own plus the confirm field its gate reads. */
 export function effectiveSchemas(route: RouteDecl) {
   let body = route.body ?? emptyObject;
@@ -88,6 +98,8 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
 
     let raw: Buffer = Buffer.alloc(0);
     let rawBody: Record<string, unknown> = {};
+    // A JSON body to a route that takes a file's bytes is a wrong channel, not a bad file (agents over MCP sent {path} here).
+    if (route.rawBody?.mediaType && /^application\/json\b/i.test(ctx.get('Content-Type'))) throw rawBodyRequired(route);
     // A streamed body is the handler's to read (after the gates below); a declared length over the limit is refused now.
     if (route.rawBody?.stream) refuseDeclaredOver(ctx, services.config.limits.uploadBytes);
     else if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);

@@ -110,9 +110,11 @@ export interface RouteDecl<
   /**
    * The body is raw bytes, read up to this many bytes; else JSON. `stream`:
    * not read at all, the handler consumes `bodyStream` (uploads: written to
-   * disk as they arrive, under the configured upload limit).
+   * disk as they arrive, under the configured upload limit). `mediaType`: the
+   * bytes a route takes (a PDF); a JSON body sent to it is refused with 415
+   * RAW_BODY_REQUIRED, and /capabilities and the guide mark the route.
    */
-  rawBody?: { limitBytes: number; stream?: boolean };
+  rawBody?: { limitBytes: number; stream?: boolean; mediaType?: string };
   /** JSON body limit in bytes. Default 1 MiB. */
   jsonLimitBytes?: number;
   /**

@@ -1,65 +1,33 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { BridgeError } from '../errors';
+import { BridgeError, invalidInput } from '../errors';
 import { errorBody } from '../http/errorMapper';
-import { refuseUnstorable } from '../http/storableText';
 import { Hijack, type RouteServices } from '../http/routeTable';
+import { GUIDE_TOPICS } from '../system/guide';
 import { SERVER_VERSION } from '../version';
+import { BODY_BASE64_MAX_CHARS } from './mcpBudget';
+import { callRoute, toolError } from './routeCall';
 
 const callArgs = {
   method: z.enum(['GET', 'POST']).describe('HTTP method of the bridge route'),
   path: z.string().min(1).describe('Route path under /bridge/v1, e.g. /library/study-sets or /documents/{bookmd5}/pages'),
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Query parameters'),
   body: z.record(z.string(), z.unknown()).optional().describe('JSON body for POST routes (confirm:true where the route needs it)'),
+  bodyBase64: z
+    .string()
+    .optional()
+    .describe(`Raw bytes (base64) for routes that take a file's bytes (rawBody in /capabilities: upload), up to ${BODY_BASE64_MAX_CHARS} characters; for a file on this machine use study_upload`),
 };
 
-const PDF_EMBED_LIMIT = 8 * 1024 * 1024;
+const uploadArgs = {
+  path: z.string().min(1).describe('Absolute path (or ~/…) of a PDF on this machine, in the library or an import folder (default ~/Documents, ~/Downloads)'),
+  filename: z.string().optional().describe('Name in the library (default: the file name)'),
+  topicid: z.string().optional().describe('Study set to add the book to'),
+  folder: z.string().optional().describe('Library folder ("" = root)'),
+};
 
-/**
- * study_call goes through the bridge's own HTTP surface (loopback, with the
- * bridge token), so every guard, gate and error of the route table applies
- * exactly as for an HTTP agent.
- */
-async function callRoute(services: RouteServices, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
-  // Checked here, not only by the route: a URL would turn a lone surrogate into U+FFFD on the way.
-  try {
-    refuseUnstorable(args, 'arguments');
-  } catch (e) {
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(e as BridgeError)) }] };
-  }
-  const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
-  if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
-  const url = new URL(services.baseUrl() + path);
-  for (const [k, v] of Object.entries(args.query ?? {})) url.searchParams.set(k, String(v));
-  const res = await fetch(url, {
-    method: args.method,
-    headers: { Authorization: `Bearer ${services.tokens.mainToken}`, ...(args.body ? { 'Content-Type': 'application/json' } : {}) },
-    body: args.method === 'POST' ? JSON.stringify(args.body ?? {}) : undefined,
-  });
-  const type = res.headers.get('content-type') ?? '';
-  const bytes = Buffer.from(await res.arrayBuffer());
-  const isError = res.status >= 400;
-  const mimeType = type.split(';')[0].trim();
-  if (mimeType.startsWith('image/')) {
-    return { isError, content: [{ type: 'image', data: bytes.toString('base64'), mimeType }] };
-  }
-  if (mimeType === 'application/json' || mimeType.startsWith('text/')) {
-    return { isError, content: [{ type: 'text', text: bytes.toString('utf8') }] };
-  }
-  if (mimeType === 'application/pdf') {
-    const note = `HTTP ${res.status}: a PDF of ${bytes.length} bytes from ${args.method} ${url.pathname}`;
-    // Embedded as a resource up to a size an MCP client can hold in one message; larger ones are read over HTTP.
-    if (bytes.length > PDF_EMBED_LIMIT) return { isError, content: [{ type: 'text', text: `${note}, too large to embed (over ${PDF_EMBED_LIMIT} bytes): read it over HTTP.` }] };
-    return {
-      isError,
-      content: [
-        { type: 'text', text: `${note}, embedded below as a resource.` },
-        { type: 'resource', resource: { uri: `studybridge:${url.pathname}${url.search}`, mimeType, blob: bytes.toString('base64') } },
-      ],
-    };
-  }
-  return { isError, content: [{ type: 'text', text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})` }] };
-}
+const guideArgs = {
+  topic: z.string().optional().describe(`Only this workflow and its routes: ${GUIDE_TOPICS.join(', ')}. Omit for the whole guide.`),
+};
 
 /** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
 export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
@@ -78,8 +46,16 @@ export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
     const server = new McpServer({ name: 'study-bridge', version: SERVER_VERSION });
     server.registerTool(
       'study_guide',
-      { description: 'The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first.' },
-      async () => ({ content: [{ type: 'text', text: services.guide.markdown }] }),
+      {
+        description: `The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
+        inputSchema: guideArgs,
+      },
+      async ({ topic }) => {
+        if (topic === undefined) return { content: [{ type: 'text', text: services.guide.markdown }] };
+        const text = services.guide.topics[topic];
+        if (text === undefined) return toolError(invalidInput(`No guide topic "${topic}": one of ${Object.keys(services.guide.topics).join(', ')}.`, { field: 'topic', topics: Object.keys(services.guide.topics) }, 'UNKNOWN_TOPIC'));
+        return { content: [{ type: 'text', text }] };
+      },
     );
     server.registerTool(
       'study_call',
@@ -89,6 +65,15 @@ export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
         inputSchema: callArgs,
       },
       async (args) => callRoute(services, args),
+    );
+    server.registerTool(
+      'study_upload',
+      {
+        description:
+          'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
+        inputSchema: uploadArgs,
+      },
+      async (args) => callRoute(services, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -58,7 +58,7 @@ export const reviewCard = z.object({
 });
 export const deckCardsResponse = z.object({ deckId: z.string(), cards: z.array(reviewCard), count: z.number().int(), dueCount: z.number().int() });
 export const deckCardsAddResponse = z.object({
-  persisted: z.boolean(),
+  persisted: z.literal(true),
   deckId: z.string(),
   cards: z.array(
     z.object({

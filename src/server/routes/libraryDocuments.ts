@@ -4,7 +4,10 @@ import { defineRoute } from '../http/routeTable';
 import { defaultLimits } from '../config';
 import { listFolders } from '../library/libraryFolders';
 import { docParams } from './documentParams';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { uploadDocument } from '../library/documentUpload';
+import { checkImportPath } from '../library/importPath';
 import { deleteDocument } from '../library/documentDelete';
 import { extractionProgress } from './documents';
 
@@ -40,7 +43,7 @@ export const libraryDocumentRoutes = [
     summary: 'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file. Over the size limit 413, over the page limit 422 PDF_TOO_MANY_PAGES.',
     premium: true,
     confirm: 'query',
-    rawBody: { limitBytes: defaultLimits.uploadBytes, stream: true },
+    rawBody: { limitBytes: defaultLimits.uploadBytes, stream: true, mediaType: 'application/pdf' },
     query: z.object({
       filename: z.string().min(1, 'filename is required').max(255),
       folder: z.string().max(1024).optional(),
@@ -49,6 +52,26 @@ export const libraryDocumentRoutes = [
     response: uploadResponse,
     example: { query: { filename: 'book.pdf' } },
     handler: async ({ query, bodyStream, services }) => uploadDocument(services, { body: bodyStream, filename: query.filename, folder: query.folder, topicid: query.topicid }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/library/documents/import',
+    summary:
+      'Adds a PDF on this machine by path (MCP: study_upload): read by the bridge from the library or an import folder (403 PATH_NOT_ALLOWED elsewhere, 404 FILE_NOT_FOUND), then checked and stored exactly like upload; same answer.',
+    premium: true,
+    confirm: 'body',
+    body: z.object({
+      path: z.string().min(1, 'path is required').max(4096),
+      filename: z.string().min(1).max(255).optional(),
+      folder: z.string().max(1024).optional(),
+      topicid: topicId.optional(),
+    }),
+    response: uploadResponse,
+    example: { body: { path: '~/Downloads/paper.pdf' } },
+    handler: async ({ body, services }) => {
+      const file = checkImportPath(services.config, body.path);
+      return uploadDocument(services, { body: createReadStream(file), filename: body.filename ?? basename(file), folder: body.folder, topicid: body.topicid });
+    },
   }),
   defineRoute({
     method: 'POST',

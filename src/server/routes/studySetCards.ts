@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { createCard } from '../cards/noteCreate';
+import { MAX_BATCH_CARDS, planBatch, previewBatch, writeBatch, type BatchCardInput } from '../cards/noteBatchCreate';
+import { BridgeError, invalidInput } from '../errors';
 import { readSubMaps, readTree } from '../cards/cardTree';
 import { readSetHashtags } from '../cards/setHashtags';
 import { readNotePalette } from '../cards/notePalette';
@@ -14,6 +16,7 @@ import { sourceAnchor, treeNode } from './cardShapes';
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const setParams = z.object({ id: topicId });
 
+const notAnchoredWarnings = z.array(z.object({ code: z.literal('EXCERPT_NOT_ANCHORED'), reason: z.enum(['no_match', 'page_unreadable']), message: z.string() }));
 export const noteCreateResponse = z.object({
   noteid: z.string(),
   topicid: z.string(),
@@ -21,7 +24,14 @@ export const noteCreateResponse = z.object({
   title: z.string(),
   persisted: z.literal(true),
   sourceAnchor,
-  warnings: z.array(z.object({ code: z.literal('EXCERPT_NOT_ANCHORED'), reason: z.enum(['no_match', 'page_unreadable']), message: z.string() })).optional(),
+  warnings: notAnchoredWarnings.optional(),
+});
+/** The route's answer: one card (noteCreateResponse), or with `cards` one entry per card in batch order. */
+export const noteCreateRouteResponse = noteCreateResponse.partial({ noteid: true, parentNoteId: true, title: true, sourceAnchor: true }).extend({
+  count: z.number().int().optional(),
+  cards: z.array(z.object({ index: z.number().int(), noteid: z.string(), parentNoteId: z.string(), title: z.string(), sourceAnchor, warnings: notAnchoredWarnings.optional() })).optional(),
+  /** Indexes of the cards whose excerpt found no rectangle on its page. */
+  notAnchored: z.array(z.number().int()).optional(),
 });
 export const treeResponse = z.object({
   topicid: z.string(),
@@ -108,6 +118,27 @@ export const createNoteRequest = z.object({
   colorIndex: colorIndex.optional(),
   fillIndex: fillIndex.optional(),
 });
+const batchCard = createNoteRequest.extend({ parentIndex: z.number().int('parentIndex is an integer').min(0, 'parentIndex is ≥ 0').optional() });
+const createNotesBody = createNoteRequest.extend({
+  cards: z.array(batchCard).min(1, 'cards must not be empty').max(MAX_BATCH_CARDS, `at most ${MAX_BATCH_CARDS} cards per call: split the batch`).optional(),
+});
+type CreateNotesBody = z.output<typeof createNotesBody>;
+
+/** The batch a body asks for: `cards`, or the single card as a batch of one (the dry-run previews both alike). */
+function batchOf(body: CreateNotesBody): BatchCardInput[] {
+  if (!body.cards) return [body];
+  const single = (['parentNoteId', 'title', 'text', 'excerpt', 'colorIndex', 'fillIndex'] as const).filter((k) => body[k] !== undefined);
+  if (single.length) throw invalidInput(`Send either cards: [...] or one card's fields, not both (${single.join(', ')} given beside cards). Nothing was changed.`, { fields: single });
+  body.cards.forEach((c, index) => {
+    if (!c.excerpt) return;
+    try {
+      refuseVirtual(c.excerpt.page);
+    } catch (e) {
+      throw new BridgeError((e as BridgeError).code, (e as BridgeError).status, `cards[${index}]: ${(e as Error).message}`, { ...(e as BridgeError).details, index });
+    }
+  });
+  return body.cards;
+}
 
 /** Routes: study-set reads (tree, sub-maps, notebooks, hashtags, note-palette), open, delete and card creation. */
 export const studySetCardRoutes: RouteDecl[] = [
@@ -115,16 +146,26 @@ export const studySetCardRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/study-sets/{id}/notes',
     summary:
-      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched, warnings EXCERPT_NOT_ANCHORED when not found). Verify persisted:true.",
+      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched, warnings EXCERPT_NOT_ANCHORED when not found). cards: [...] (≤ 200, parentIndex = an earlier card of the batch) creates a whole tree in one write and one undo step. True dry-run. Verify persisted:true.",
     premium: true,
     confirm: 'body',
+    dryRun: true,
     params: setParams,
-    body: createNoteRequest,
-    response: noteCreateResponse,
+    body: createNotesBody,
+    // 200 cards with their texts: up to the MCP message budget.
+    jsonLimitBytes: 4 * 1024 * 1024,
+    response: noteCreateRouteResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { title: 'Key idea', text: 'A short explanation.' } },
+    preview: async ({ params, body, services }) => {
+      if (!body.cards && body.excerpt) refuseVirtual(body.excerpt.page);
+      return previewBatch(await planBatch(services, params.id, batchOf(body), !!body.cards));
+    },
     handler: async ({ params, body, services, actor }) => {
-      if (body.excerpt) refuseVirtual(body.excerpt.page);
-      return createCard(services, { topicid: params.id, ...body, actor });
+      if (!body.cards) {
+        if (body.excerpt) refuseVirtual(body.excerpt.page);
+        return createCard(services, { topicid: params.id, ...body, actor });
+      }
+      return writeBatch(services, params.id, await planBatch(services, params.id, batchOf(body)), actor);
     },
   }),
   defineRoute({

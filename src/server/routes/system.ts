@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { BridgeError } from '../errors';
 import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
-import { buildOpenApi } from '../system/openapi';
+import { buildOpenApi, filterRoutes } from '../system/openapi';
+import { MCP_MESSAGE_BYTES } from '../mcp/mcpBudget';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange, mcpGetAnswer } from '../mcp/mcpChannel';
 import type { BridgeServices } from '../services';
@@ -50,6 +51,10 @@ const routeInfo = z.object({
   requiresMax: z.boolean(),
   confirm: z.enum(['none', 'body', 'query']),
   dryRun: z.boolean(),
+  /** The media type of the file's bytes a raw-body route takes (JSON there: 415 RAW_BODY_REQUIRED). */
+  rawBody: z.string().optional(),
+  /** A valid request from the declaration (ids in it name nothing). */
+  example: z.object({ params: z.record(z.string(), z.string()).optional(), query: z.record(z.string(), z.string()).optional(), body: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 
 export const statusResponse = z.object({
@@ -191,10 +196,13 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/openapi.json',
-    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas (served as is: the API version is info.version).',
+    summary: 'OpenAPI 3.1 of every route, generated from the route table and its schemas (served as is: the API version is info.version); ?path=/decks/{id}/cards or ?tag=decks answers just those routes (a valid document too).',
     replyType: 'application/json; charset=utf-8',
+    query: z.object({ path: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(64).optional() }),
+    example: { query: { path: '/decks/{id}/cards' } },
     // Unwrapped: a top-level bridgeApiVersion would make it an invalid OpenAPI document.
-    handler: async ({ services }) => new Reply(JSON.stringify(buildOpenApi(services.routes, services.baseUrl())), 'application/json; charset=utf-8'),
+    handler: async ({ query, services }) =>
+      new Reply(JSON.stringify(buildOpenApi(filterRoutes(services.routes, query), services.baseUrl(), services.routes)), 'application/json; charset=utf-8'),
   }),
   defineRoute({
     method: 'GET',
@@ -225,6 +233,7 @@ export const systemRoutes = [
     summary: 'Issues a one-time install code (10 min) and its curl command; {"kind":"pair"} issues a 6-digit pairing code (5 min). Never rotates the token, writes no file.',
     body: z.object({ kind: z.enum(['install', 'pair']).default('install') }),
     response: installCodeResponse,
+    example: { body: { kind: 'pair' } },
     handler: async ({ body, services }) => {
       const { code, expiresAt } = await services.codes.issue(body.kind);
       const baseUrl = services.baseUrl();
@@ -262,8 +271,8 @@ export const systemRoutes = [
   defineRoute({
     method: 'POST',
     path: '/mcp',
-    summary: 'MCP channel (Streamable HTTP, stateless, JSON responses): tools study_guide and study_call. Send Accept: application/json, text/event-stream.',
-    rawBody: { limitBytes: 4 * 1024 * 1024 },
+    summary: 'MCP channel (Streamable HTTP, stateless, JSON responses): tools study_guide, study_call and study_upload. Send Accept: application/json, text/event-stream.',
+    rawBody: { limitBytes: MCP_MESSAGE_BYTES },
     // A JSON-RPC answer written on the raw response (MCP transport), not the success wrapper.
     replyType: 'application/json',
     example: { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },

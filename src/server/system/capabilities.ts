@@ -11,7 +11,11 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
   const served = (method: string, path: string) => listed.some((r) => r.method === method && r.path === path);
   const feature = <T>(method: string, path: string, value: T) => (served(method, path) ? value : undefined);
   return {
-    routes: listed.map(describeRoute),
+    routes: listed.map((r) => ({
+      ...describeRoute(r),
+      ...(r.rawBody?.mediaType ? { rawBody: r.rawBody.mediaType } : {}),
+      ...(r.example ? { example: r.example } : {}),
+    })),
     routeCount: listed.length,
     apiFingerprint: apiFingerprint(routes),
     accessPolicy: {

@@ -3,9 +3,12 @@ import type { RouteDecl } from '../http/routeTable';
 import { ANCHOR_MODES, PRESETS } from '../bundles/vocabulary';
 import { BRIDGE_API_VERSION } from '../version';
 import { apiFingerprint, describeRoute } from './routeFingerprint';
+import { proofField, proofOf } from './routeProof';
 
 export interface Guide {
   markdown: string;
+  /** One workflow each (study_guide's topic), keyed by GUIDE_TOPICS. */
+  topics: Record<string, string>;
   version: string;
   sha256: string;
 }
@@ -14,13 +17,17 @@ function routeTable(routes: readonly RouteDecl[]): string {
   const rows = routes.map((r) => {
     const d = describeRoute(r);
     const gate = d.confirm === 'none' ? '—' : d.confirm === 'body' ? '`confirm:true`' : '`?confirm=1`';
-    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${r.summary.replace(/\|/g, '\\|')} |`;
+    const proof = proofField(r);
+    return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${proof ? `\`${proof}:true\`` : '—'} | ${r.rawBody?.mediaType ? `*raw body* (${r.rawBody.mediaType}). ` : ''}${r.summary.replace(/\|/g, '\\|')} |`;
   });
-  return ['| method | path | token | premium | confirm | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| method | path | token | premium | confirm | proof | what it does |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 const uploadWorkflow = `4. **Add a book**: \`POST /library/documents/upload?filename=book.pdf&folder=…&topicid=…&confirm=1\` with the PDF bytes as
-   the body; check \`addedToStudySet\` and \`warnings\`. The text is read in the background: \`GET /documents/{id}/outline\` reports
+   the body (a raw-body route: JSON there is 415 \`RAW_BODY_REQUIRED\`); a PDF on this machine: \`POST /library/documents/import\`
+   \`{"path":"~/Downloads/x.pdf","topicid":…,"confirm":true}\` (MCP: the \`study_upload\` tool; small files also \`study_call\` with
+   \`bodyBase64\`). Import reads only the library and the person's import folders (403 \`PATH_NOT_ALLOWED\` lists them).
+   Check \`addedToStudySet\` and \`warnings\`. The text is read in the background: \`GET /documents/{id}/outline\` reports
    \`extraction\`, and a page not read yet is waited for briefly, then answered with a retryable 409 \`EXTRACTION_IN_PROGRESS\`.
    Limits (\`GET /capabilities\` \`limits\`): over \`uploadBytes\` → 413 \`PAYLOAD_TOO_LARGE\`, over \`maxPages\` → 422 \`PDF_TOO_MANY_PAGES\`;
    a PDF too complex to read safely ends \`extraction.state: failed\` with \`errorCode: PDF_TOO_COMPLEX\` (do not retry it).
@@ -46,28 +53,70 @@ const bundleWorkflow = `5. **Split a book into cards** (bundles): find the chapt
 const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\` (flat \`nodes[]\` linked by \`parent\`; \`depth\` > 0 = inside a
    nested sub-map) → \`POST /notes/batch-get\` (≤ 200 ids; \`texts[]\` is sparse: index 0 is the body, 1..N comments; check
    \`parts[]\` before calling a card empty). New card: \`POST /study-sets/{id}/notes\` (\`parentNoteId\` defaults to the root card;
-   \`excerpt {bookmd5, page, text}\` anchors verbatim page text). Title and body edits send \`expectedPrefix\` (the first 32
+   \`excerpt {bookmd5, page, text}\` anchors verbatim page text). Many cards, a whole tree: the same route with
+   \`cards: [...]\` (≤ 200, each like one card's body; \`parentIndex\` points at an earlier card of the batch): one write, one
+   undo step, per-card answers, <<proof POST /study-sets/{id}/notes>>; without confirm the 422's \`details\` lists what would be created and which excerpts would not anchor.
+   Title and body edits send \`expectedPrefix\` (the first 32
    characters you read; \`""\` for an empty value). Tags go through \`POST /notes/hashtags\` only (full leaf paths like
    \`Math/Algebra\`), colours through \`POST /notes/metadata\` (palette: \`GET /study-sets/{id}/note-palette\`).
-7. **Before a bulk change**: \`POST /study-sets/{id}/snapshots {"description":"…"}\` (no \`Agent:\` prefix: the bridge adds it);
+`;
+
+const snapshotsWorkflow = `7. **Before a bulk change**: \`POST /study-sets/{id}/snapshots {"description":"…"}\` (no \`Agent:\` prefix: the bridge adds it);
    to undo, \`POST /snapshots/{id}/restore\` without confirm first (the 422 previews it), then with \`confirm:true\`. A 409
    \`USER_EDITS_PRESENT\` lists \`changedNodes\` the person edited since: show them and use \`force:true\` only with consent.
 `;
 
 const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/study-sets\`), \`POST /decks/{id}/cards\` with \`sourceNoteId\` and at most
    one of \`question\` (custom, \`{{cloze}}\`) or \`questionContentId\`; adding a source again updates and reschedules it. Check
-   \`isDeck:true\` and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki. To quiz the person in a chat:
+   <<proof POST /decks/{id}/cards>> and use \`resolvedNoteId\`. Scheduling is FSRS, as in Anki. To quiz the person in a chat:
    \`GET /decks/{id}/due\` gives the due cards in review order, each with \`question.text\` (ask this; \`{{cloze}}\` already
    shown as \`[…]\`), \`answer\` (body, comments: reveal after they answer) and \`nextIntervals\`; then grade what they
    said with \`POST /decks/{id}/reviews\` \`{cardNoteId, rating: again|hard|good|easy, confirm:true}\` (one grade per answer,
-   \`persisted:true\` and \`reviewLogId\` prove it). Let the person choose the rating when they can.
+   <<proof POST /decks/{id}/reviews>> and \`reviewLogId\` prove it). Let the person choose the rating when they can.
 `;
+
+const startWorkflow = `1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
+   (\`available:false\` with \`reason\`: do not retry, ask the user).
+`;
+
+const findWorkflow = `2. **Find a book**: \`GET /library/study-sets\`, then \`GET /study-sets/{id}/documents\`, or \`GET /search?q=…&scope=documents\`
+   for any book in the library; \`GET /documents/{id}/outline\` for its chapters
+   (\`segments\`, not \`entries\`), \`GET /documents/{id}/pages?start=&end=\` for text (≤ 60 pages a call).
+`;
+
+const studySetWorkflow = `3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check <<proof POST /library/study-sets>>; it starts with
+   one root card bearing its title.
+`;
+
+/** The guide topics study_guide answers one at a time (each only when its routes are served). */
+export const GUIDE_TOPICS = ['start', 'find', 'study-set', 'upload', 'bundles', 'cards', 'snapshots', 'decks'] as const;
+
+/** One workflow with the rows of the routes it names: small enough for one MCP result. */
+function topicMarkdown(routes: readonly RouteDecl[], topic: string, text: string): string {
+  const names = (r: RouteDecl) => new RegExp(`${r.method} ${r.path.replace(/[{}]/g, '\\$&')}(?![\\w/{}-])`).test(text);
+  const named = routes.filter((r) => r.listed !== false && names(r));
+  return `# Study Bridge guide: ${topic}\n\nAuth, conventions and the other workflows: the whole guide (study_guide without topic, GET /guide).\n\n${text.replace(/^\d+\. /, '')}\n## Routes\n${routeTable(named)}\n`;
+}
 
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */
 export function buildGuide(routes: readonly RouteDecl[]): Guide {
   // Workflows name only routes this bridge serves.
   const has = (path: string) => routes.some((r) => r.path === path);
-  const markdown = `# Study Bridge — runtime guide for agents
+  // Proof fields come from the routes' answer schemas (routeProof.ts), never typed into the prose.
+  const proofs = (text: string) => text.replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) => proofOf(routes, `${method} ${path}`));
+  const workflows = [
+    { topic: 'start', text: startWorkflow, served: true },
+    { topic: 'find', text: findWorkflow, served: true },
+    { topic: 'study-set', text: studySetWorkflow, served: true },
+    { topic: 'upload', text: uploadWorkflow, served: has('/library/documents/upload') },
+    { topic: 'bundles', text: bundleWorkflow, served: has('/bundles/prepare') },
+    { topic: 'cards', text: cardsWorkflow, served: has('/notes/batch-get') && has('/study-sets/{id}/notes') && has('/notes/hashtags') && has('/notes/metadata') },
+    { topic: 'snapshots', text: snapshotsWorkflow, served: has('/snapshots/{id}/restore') },
+    { topic: 'decks', text: decksWorkflow, served: has('/decks/{id}/cards') },
+  ]
+    .filter((w) => w.served)
+    .map((w) => ({ ...w, text: proofs(w.text) }));
+  const markdown = proofs(`# Study Bridge — runtime guide for agents
 
 Guide version ${BRIDGE_API_VERSION}, route table fingerprint \`${apiFingerprint(routes)}\`.
 This guide is generated by the running bridge. It and \`GET /capabilities\` outrank any other documentation:
@@ -80,6 +129,8 @@ call only routes that \`/capabilities\` lists.
 - Refresh rule: re-read \`GET /status\`; when \`guide.sha256\`, \`guide.version\` or \`apiFingerprint\` differ from what you
   cached, re-read \`GET /guide\` and \`GET /capabilities\` with your existing token. Never re-install to refresh: installing
   is for a new machine.
+- A route's body and answer schemas: \`GET /openapi.json?path=/decks/{id}/cards\` (or \`?tag=decks\`) answers just those routes;
+  the whole document is too large for one MCP result. \`/capabilities\` gives each route's \`example\` request.
 
 ## Authentication
 - Send \`Authorization: Bearer <token>\` on every route except \`GET /status\`, \`GET /install?code=\` and \`POST /pair\`.
@@ -89,7 +140,8 @@ call only routes that \`/capabilities\` lists.
   \`requiresMax:false\` still needs the token.
 
 ## Conventions
-- Every body is JSON. Success bodies carry \`bridgeApiVersion\`, and \`ignoredFields[]\` when you sent fields the route does
+- Every body is JSON, except on raw-body routes (marked *raw body* below, \`rawBody\` in \`/capabilities\`): they take a file's
+  bytes (over MCP: \`study_upload\`, or \`study_call\` with \`bodyBase64\`). Success bodies carry \`bridgeApiVersion\`, and \`ignoredFields[]\` when you sent fields the route does
   not know (they had no effect: check spelling) and \`warnings[]\` when something partly failed.
 - Errors: \`{"error":{"code","message","retryable","details"?},"bridgeApiVersion"}\`. 429 and retryable 409 carry
   \`Retry-After\` and \`details.retryAfterSeconds\`: wait that long before one retry.
@@ -100,20 +152,14 @@ call only routes that \`/capabilities\` lists.
 - Ids: \`bookmd5\` = MD5 of a document's bytes; \`topicid\` (study sets), deck ids, note ids = uppercase UUIDs.
   Study-set ids and deck ids are not interchangeable.
 - Bad input is 4xx with a code (\`INVALID_INPUT\` lists the failing fields in \`details.issues\`) and changes nothing.
-- Proof of success: \`isStudySet:true\` after creating a set, \`persisted:true\` after batch writes, \`addedToStudySet\` after
-  upload. A 200 without the proof field is not success.
+- Proof of success: the *proof* column of the route table (read from each route's answer schema), e.g.
+  <<proof POST /library/study-sets>> after creating a set, <<proof POST /study-sets/{id}/notes>> after creating cards; upload and
+  import: \`created\` (or \`alreadyPresent\`) and \`addedToStudySet\`. A 200 without the proof field is not success.
 - Asynchronous routes (open, focus, ui-state apply, prepare with \`async:true\`) only accept the request: read
   \`GET /context\` (or the matching read route) afterwards.
 
 ## Workflows
-1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
-   (\`available:false\` with \`reason\`: do not retry, ask the user).
-2. **Find a book**: \`GET /library/study-sets\`, then \`GET /study-sets/{id}/documents\`, or \`GET /search?q=…&scope=documents\`
-   for any book in the library; \`GET /documents/{id}/outline\` for its chapters
-   (\`segments\`, not \`entries\`), \`GET /documents/{id}/pages?start=&end=\` for text (≤ 60 pages a call).
-3. **New study set**: \`POST /library/study-sets {"title":"…","confirm":true}\` → check \`isStudySet:true\`; it starts with
-   one root card bearing its title.
-${has('/library/documents/upload') ? uploadWorkflow : ''}${has('/bundles/prepare') ? bundleWorkflow : ''}${has('/notes/batch-get') && has('/study-sets/{id}/notes') && has('/notes/hashtags') && has('/notes/metadata') && has('/snapshots/{id}/restore') ? cardsWorkflow : ''}${has('/decks/{id}/cards') ? decksWorkflow : ''}
+${workflows.map((w) => w.text).join('')}
 ## Pitfalls
 - \`pageCount:0\` does not mean an empty book; probe with \`/pages\`.
 - \`truncated:true\` in a search or scan is not "nothing found": narrow and repeat.
@@ -123,10 +169,11 @@ ${has('/library/documents/upload') ? uploadWorkflow : ''}${has('/bundles/prepare
 - \`texts[]\` is sparse and comment indexes start at 1 (0 is the body: 422). An excerpt card is one with \`excerpt:true\` or
   \`sourceAnchor.hasExcerpt\`; editing its body detaches it from the page text (the source link stays).
 - Writing \`#tags\` through \`/notes/{id}/text\` is refused (422 \`HASHTAG_ROUTE_REQUIRED\`): use \`POST /notes/hashtags\`.
-- Success is only what the proof field says: \`persisted:true\`, \`removedFromLibrary:true\`, \`isDeck:true\`, \`created\`.
+- Success is only what the proof field says (*proof* column): <<proof POST /notes/metadata>>, <<proof POST /study-sets/{id}/delete>>, <<proof POST /decks>>.
 
 ## Routes
 ${routeTable(routes)}
-`;
-  return { markdown, version: BRIDGE_API_VERSION, sha256: createHash('sha256').update(markdown).digest('hex') };
+`);
+  const topics = Object.fromEntries(workflows.map((w) => [w.topic, topicMarkdown(routes, w.topic, w.text)]));
+  return { markdown, topics, version: BRIDGE_API_VERSION, sha256: createHash('sha256').update(markdown).digest('hex') };
 }

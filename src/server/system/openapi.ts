@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { koaPath } from '../http/app';
 import { effectiveSchemas } from '../http/routeMiddleware';
 import type { RouteDecl } from '../http/routeTable';
+import { notFound } from '../errors';
 import { BRIDGE_API_VERSION } from '../version';
 import { apiFingerprint } from './routeFingerprint';
 
@@ -80,8 +81,27 @@ function successResponse(r: RouteDecl): Json {
   return { description: 'Success', content: { 'application/json': { schema: successSchema(r) } } };
 }
 
-/** OpenAPI 3.1 of the bridge, derived from the route table and its zod schemas. */
-export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string) {
+/** An operation's tag: the first segment of its path (`/decks/{id}/due` → `decks`), for `?tag=`. */
+export const tagOf = (path: string) => path.split('/').filter(Boolean)[0] ?? '';
+
+/** Which routes `?path=` and `?tag=` keep (both: both must hold); 404 naming what exists when nothing matches. */
+export function filterRoutes(routes: readonly RouteDecl[], filter: { path?: string; tag?: string }): readonly RouteDecl[] {
+  if (filter.path === undefined && filter.tag === undefined) return routes;
+  const norm = (p: string) => `/${p.replace(/^\/+|\/+$/g, '')}`.replace(/^\/bridge\/v1(?=\/)/, '');
+  const kept = routes.filter((r) => (filter.path === undefined || r.path === norm(filter.path)) && (filter.tag === undefined || tagOf(r.path) === filter.tag));
+  if (!kept.length) {
+    const tags = [...new Set(routes.map((r) => tagOf(r.path)))].sort();
+    throw notFound(
+      'ROUTE_NOT_FOUND',
+      `No route matches${filter.path !== undefined ? ` path ${filter.path}` : ''}${filter.tag !== undefined ? ` tag ${filter.tag}` : ''}. Paths are as declared, with {name} parameters (e.g. /decks/{id}/cards; see /capabilities); tags: ${tags.join(', ')}.`,
+      { tags },
+    );
+  }
+  return kept;
+}
+
+/** OpenAPI 3.1 of the bridge, derived from the route table and its zod schemas; `routes` may be a filtered part (the fingerprint is the whole table's). */
+export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all: readonly RouteDecl[] = routes) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const s = effectiveSchemas(r);
@@ -92,6 +112,7 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string) {
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
       operationId: operationId(r.method, r.path),
+      tags: [tagOf(r.path)],
       summary: r.summary,
       security: r.auth === 'none' ? [] : [{ bearer: [] }],
       'x-requires-max': !!r.premium,
@@ -111,7 +132,7 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Study Bridge', version: BRIDGE_API_VERSION, 'x-bridge-api-version': BRIDGE_API_VERSION, 'x-api-fingerprint': apiFingerprint(routes) },
+    info: { title: 'Study Bridge', version: BRIDGE_API_VERSION, 'x-bridge-api-version': BRIDGE_API_VERSION, 'x-api-fingerprint': apiFingerprint(all) },
     servers: [{ url: baseUrl }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },

@@ -10,6 +10,7 @@ export interface WorkerBridgeOptions {
   port?: number;
   premium?: boolean;
   exportFolder?: string;
+  importFolders?: string[];
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
 }
