@@ -1,5 +1,5 @@
 import type { Store } from '../store/store';
-import { cjkIndexTail, cjkQueryTerms, hasCjk, splitCjk } from './cjk';
+import { cjkIndexTail, cjkQueryTerms, foldCompat, hasCjk, splitCjk } from './cjk';
 
 /**
  * What the card index (FTS4 `notes_fts.body`, tokenizer unicode61) is fed
@@ -12,8 +12,9 @@ const TAIL = '\n\u001f';
 
 /** The indexed body of a card's text (title, texts, #tags joined by newlines). */
 export function cardIndexBody(text: string): string {
-  if (!hasCjk(text)) return text;
-  return `${text}${TAIL}${cjkIndexTail(text)}`;
+  const folded = foldCompat(text);
+  if (!hasCjk(folded)) return text;
+  return `${text}${TAIL}${cjkIndexTail(folded)}`;
 }
 
 /** The card's own text in an indexed body (for snippets). */
@@ -32,7 +33,7 @@ export function cardIndexText(body: string): string {
  */
 export function cardFtsQuery(words: string[]): string | undefined {
   const parts: string[] = [];
-  for (const w of words) {
+  for (const w of words.map(foldCompat)) {
     if (!hasCjk(w)) {
       parts.push(`body:${w}*`);
       continue;
@@ -59,7 +60,7 @@ export async function upgradeCardIndex(store: Store): Promise<number> {
   if (store.get(`SELECT value FROM meta WHERE key = ?`, [UPGRADED])) return 0;
   const rows = store
     .all<{ docid: number; noteid: string; topicid: string; body: string }>('SELECT docid, c0noteid AS noteid, c1topicid AS topicid, c2body AS body FROM notes_fts_content')
-    .filter((r) => typeof r.body === 'string' && hasCjk(r.body) && cardIndexText(r.body) === r.body);
+    .filter((r) => typeof r.body === 'string' && hasCjk(foldCompat(r.body)) && cardIndexText(r.body) === r.body);
   await store.write((tx) => {
     for (const r of rows) {
       tx.run('DELETE FROM notes_fts WHERE docid = ?', [r.docid]);

@@ -29,6 +29,15 @@ const OTHER_RUN = new RegExp(`(?:(?!${ONE})[\\p{L}\\p{N}\\p{M}])+`, 'gu');
 export const hasCjk = (s: string) => CJK_CHAR.test(s);
 
 /**
+ * Kangxi and supplementary radicals, compatibility ideographs, full- and
+ * half-width forms → their ordinary characters (NFKC of those only). PDF
+ * fonts often map 用 to the radical ⽤ (U+2F64, not even a letter), so page
+ * text reads 光合作⽤ where the student types 光合作用.
+ */
+const COMPAT = /[\u2E80-\u2FDF\uF900-\uFAFF\uFF00-\uFFEF]|\uD87E[\uDC00-\uDE1F]/g;
+export const foldCompat = (s: string) => s.replace(COMPAT, (c) => c.normalize('NFKC'));
+
+/**
  * The index terms of one CJK run (NFC, so Hangul and kana voicing stay composed):
  * its bigrams in order, then its last character.
  */

@@ -1,6 +1,6 @@
 /** Ranking and snippets for library search, computed in JS from what FTS4 and the text index hand out. */
 
-import { CJK_CHAR, hasCjk } from './cjk';
+import { CJK_CHAR, foldCompat, hasCjk } from './cjk';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -54,6 +54,9 @@ const SNIPPET_TOKEN = new RegExp(`${CJK_CHAR.source}|(?:(?!${CJK_CHAR.source})[\
  * matches its characters in sequence; CJK characters count as half a word.
  */
 export function snippetOf(text: string, words: string[], size = 12): string {
+  // Radicals and full-width forms read as the characters they stand for (the snippet shows those too).
+  text = foldCompat(text);
+  words = words.map(foldCompat);
   const tokens: Array<{ start: number; end: number; hit: boolean; text: string }> = [];
   const cjkWords = words.filter(hasCjk).map((w) => Array.from(w.normalize('NFC')));
   const wanted = words.filter((w) => !hasCjk(w)).map(fold);
@@ -79,9 +82,9 @@ export function snippetOf(text: string, words: string[], size = 12): string {
       bestFrom = from;
     }
   }
-  // Start two words before the window's first hit, so the hit has some context.
+  // Start two words (four CJK characters) before the window's first hit, so the hit has some context.
   const firstHit = tokens.findIndex((t, i) => i >= bestFrom && t.hit);
-  const from = Math.max(0, firstHit - 2);
+  const from = Math.max(0, firstHit - (cjkWords.length ? 4 : 2));
   const to = Math.min(tokens.length, from + size);
   let out = from > 0 ? '…' : '';
   let at = tokens[from].start;

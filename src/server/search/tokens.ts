@@ -1,4 +1,4 @@
-import { cjkQueryTerms, cjkRunTerms, hasCjk, splitCjk } from './cjk';
+import { cjkQueryTerms, cjkRunTerms, foldCompat, hasCjk, splitCjk } from './cjk';
 
 /**
  * Words as the text index sees them, the way FTS4's unicode61 tokenizer did:
@@ -20,6 +20,7 @@ export function foldWord(w: string): string {
 export function tokenize(text: string): string[] {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  text = foldCompat(text);
   if (!hasCjk(text)) return (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(WORD) as string[] | null) ?? [];
   // CJK is not folded (NFD would split Hangul into jamo and strip kana voicing): its runs become bigrams.
   const out: string[] = [];
@@ -38,6 +39,7 @@ export function tokenize(text: string): string[] {
  * matches as a prefix of the bigrams like any query word does).
  */
 export function queryTerms(word: string): string[] {
+  word = foldCompat(word);
   if (!hasCjk(word)) return [foldWord(word)].filter(Boolean);
   const out: string[] = [];
   for (const part of splitCjk(word)) {
