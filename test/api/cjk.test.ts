@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { readFileSync, rmSync } from 'node:fs';
+import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { CJK_PDF, cjkPdf } from '../helpers/cjkPdf';
 import { upload } from './documentsFixture';
 
@@ -108,5 +108,38 @@ describe('CJK: search, locate, anchor, render and print', function () {
       this.skip();
     }
     assert.ok(!text.includes('??'));
+  });
+});
+
+describe('CJK: a data dir indexed before CJK bigrams', function () {
+  this.timeout(60_000);
+  it('its card index rows are rewritten once at start: 结构 finds the card after a restart, Latin rows untouched', async () => {
+    const dataDir = tempDir();
+    try {
+      const t1 = await startBridge({ dataDir });
+      const set = await t1.client.createStudySet('Biology');
+      const card = await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: '叶绿体的结构与功能', text: 'chloroplast', confirm: true } });
+      const store = t1.bridge.services.store;
+      // As an older bridge wrote it: the text alone, and no record of the upgrade.
+      await store.write((tx) => {
+        tx.run(`UPDATE notes_fts SET body = ? WHERE docid = (SELECT docid FROM notes_fts_content WHERE c0noteid = ?)`, ['叶绿体的结构与功能\nchloroplast', card.noteid]);
+        tx.run(`DELETE FROM meta WHERE key = 'card_index_cjk'`);
+      });
+      const notes = async (t: TestBridge, q: string) => (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map((n: any) => n.noteid);
+      assert.deepEqual(await notes(t1, '结构'), [], 'the old row does not hold the bigrams');
+      const latinBefore = store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]);
+      await t1.stop();
+
+      const t2 = await startBridge({ dataDir });
+      try {
+        assert.deepEqual(await notes(t2, '结构'), [card.noteid]);
+        assert.deepEqual(await notes(t2, 'chloroplast'), [card.noteid]);
+        assert.deepEqual(t2.bridge.services.store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]), latinBefore);
+      } finally {
+        await t2.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
