@@ -83,6 +83,13 @@ describe('CJK: search, locate, anchor, render and print', function () {
     const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find((n: any) => n.noteid === child.noteid);
     assert.equal(node.title, '');
     assert.equal(node.displayTitle, CJK_PDF.wrapped, 'the 45-character excerpt, whole');
+    // The review panel and the deck list show the same words as the card's front.
+    const deckId = (await t.client.createDeck('光合作用 复习')).deckId;
+    await t.client.request('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: child.noteid }], confirm: true } });
+    const [listed] = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards;
+    assert.equal(listed.title, CJK_PDF.wrapped);
+    const [due] = (await t.client.request<any>('GET', `/decks/${deckId}/due`)).cards;
+    assert.deepEqual([due.question.kind, due.question.text], ['title', CJK_PDF.wrapped]);
   });
 
   it('a card render draws CJK with a real font: the same characters in another order render differently', async () => {
