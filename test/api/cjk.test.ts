@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import { spawnBridge } from '../helpers/childBridge';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { CJK_PDF, cjkPdf } from '../helpers/cjkPdf';
 import { upload } from './documentsFixture';
@@ -146,6 +149,30 @@ describe('CJK: a data dir indexed before CJK bigrams', function () {
         await t2.stop();
       }
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Runs the built CLI (run `npm run build` after changing src/): the font is looked up once per process. */
+describe('CJK: a machine without a CJK font', function () {
+  this.timeout(60_000);
+  it('a render of a CJK card says so in X-Render-Warnings; a Latin card renders without a warning', async () => {
+    const dataDir = tempDir('sb-cjk-nofont-');
+    const child = await spawnBridge(['--data', dataDir, '--port', '0'], { STUDY_BRIDGE_CJK_FONT: 'none' });
+    try {
+      const client = new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+      const set = await client.createStudySet('No font');
+      const make = async (title: string) => (await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } })).noteid as string;
+      const zh = await client.raw('GET', `/notes/${await make('光合作用')}/render`);
+      assert.equal(zh.status, 200);
+      assert.match(zh.headers.get('x-render-warnings') ?? '', /No Chinese\/Japanese\/Korean font was found.*fonts-noto-cjk/);
+      const en = await client.raw('GET', `/notes/${await make('Photosynthesis')}/render`);
+      assert.equal(en.status, 200);
+      assert.equal(en.headers.get('x-render-warnings'), null);
+    } finally {
+      child.child.kill('SIGTERM');
+      await child.exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -35,12 +35,11 @@ export const CJK_FONT_ENV = 'STUDY_BRIDGE_CJK_FONT';
 
 let found: string | null | undefined;
 
-/** The CJK font file to use, or null when this machine has none (looked up once). */
-export function cjkFontFile(): string | null {
-  if (found !== undefined) return found;
-  const forced = process.env[CJK_FONT_ENV];
-  if (forced) return (found = forced === 'none' || !existsSync(forced) ? null : forced);
-  found = KNOWN.find((f) => existsSync(f)) ?? fontconfigCjk() ?? null;
+/** The CJK font file to use, or null when this machine has none (the search runs once per process). */
+export function cjkFontFile(env: NodeJS.ProcessEnv = process.env): string | null {
+  const forced = env[CJK_FONT_ENV];
+  if (forced) return forced === 'none' || !existsSync(forced) ? null : forced;
+  if (found === undefined) found = KNOWN.find((f) => existsSync(f)) ?? fontconfigCjk() ?? null;
   return found;
 }
 
