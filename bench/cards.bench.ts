@@ -57,7 +57,7 @@ async function main() {
       sets.push({ topicid: set.topicid, rootNoteId: set.rootNoteId! });
     }
     const t0 = performance.now();
-    await buildLibrary(store, sets, PER_SET);
+    await buildLibrary(store, sets, PER_SET, { cjk: true }); // a Chinese sentence on every card too (CJK search rows)
     const loadS = (performance.now() - t0) / 1000;
     progress(`library built in ${loadS.toFixed(1)} s`);
     await store.checkpoint();
@@ -98,6 +98,11 @@ async function main() {
       ['nebula lorem', '2 words, 1000 matching'],
       ['lorem', `all ${total} cards match: window cut`],
       ['lor', `prefix of a word in all cards`],
+      ['光合作用', 'CJK, 3 bigrams as a phrase, 10 matching cards'],
+      ['叶绿体', 'CJK, 2 bigrams, 1000 matching cards'],
+      ['细胞', 'CJK, 1 bigram in all cards: window cut'],
+      ['叶绿体 细胞', 'CJK, 2 words, 1000 matching'],
+      ['叶', 'CJK, a single character: prefix of bigrams'],
     ] as const) {
       const http = await time(RUNS, () => client.request<any>('GET', '/search', { query: { q, scope: 'notes' } }));
       const alone = await time(RUNS, () => search.search(q, 'notes', 20));

@@ -102,7 +102,7 @@ export class CardNode implements BridgeNode {
 
   treeItem(): vscode.TreeItem {
     const c = this.card;
-    const title = c.title.trim() || '(untitled card)';
+    const title = c.displayTitle || c.title.trim() || '(untitled card)'; // an untitled excerpt card shows its first words
     const item = new vscode.TreeItem(title, c.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const color = paletteColor(c.colorIndex);

@@ -32,8 +32,8 @@ export function buildMindMapTree(nodes: readonly TreeNode[], hashtags: ReadonlyM
 }
 
 /** The node's HTML: the title, then (subtle) sub-map mark, excerpt page and hashtags. */
-export function nodeHtml(n: Pick<TreeNode, 'noteid' | 'title' | 'colorIndex' | 'isSubMapRoot' | 'hasExcerpt' | 'page'>, tags: readonly string[]): string {
-  const title = n.title.trim() || '(untitled card)';
+export function nodeHtml(n: Pick<TreeNode, 'noteid' | 'title' | 'colorIndex' | 'isSubMapRoot' | 'hasExcerpt' | 'page'> & Partial<Pick<TreeNode, 'displayTitle'>>, tags: readonly string[]): string {
+  const title = n.displayTitle?.trim() || n.title.trim() || '(untitled card)'; // an untitled excerpt card shows its first words
   const colour = typeof n.colorIndex === 'number' && n.colorIndex >= 0 && n.colorIndex < 16 ? ` c${n.colorIndex}` : '';
   const meta = [
     n.isSubMapRoot ? 'sub-map' : '',

@@ -68,7 +68,7 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
       const now = await replay(t, a);
       assert.equal(now.status, a.status, `${a.path}: status`);
       if (a.path.startsWith('/search')) assert.deepEqual(searchHits(now.body), searchHits(a.body), `${a.path}: hits`);
-      else assert.deepEqual(now.body, a.body, `${a.path}: body`);
+      else assert.deepEqual(now.body, withDisplayTitles(a.body), `${a.path}: body`);
     }
   });
 
@@ -105,3 +105,9 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
     }
   });
 });
+
+/** Tree nodes gained displayTitle after the fixture was recorded (#17): the title, as every fixture card has one. */
+function withDisplayTitles(body: any): any {
+  if (!body || !Array.isArray(body.nodes)) return body;
+  return { ...body, nodes: body.nodes.map((n: any) => (typeof n.title === 'string' && !('displayTitle' in n) ? { ...n, displayTitle: n.title } : n)) };
+}

@@ -180,6 +180,7 @@ describe('the test-side response check', () => {
     subMapId: null,
     isSubMapRoot: false,
     title: 'Root',
+    displayTitle: 'Root',
     folded: false,
     colorIndex: null,
     fillIndex: null,

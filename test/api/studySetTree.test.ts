@@ -21,7 +21,7 @@ describe('GET /study-sets/{id}/tree', function () {
     assert.equal(res.rootNoteId, set.rootNoteId);
     assert.equal(res.count, 1);
     assert.deepEqual(res.nodes, [
-      { noteid: set.rootNoteId, parent: null, depth: 0, level: 0, childCount: 0, subMapId: null, isSubMapRoot: false, title: 'Empty', folded: false, colorIndex: null, fillIndex: null, hasExcerpt: false, page: null },
+      { noteid: set.rootNoteId, parent: null, depth: 0, level: 0, childCount: 0, subMapId: null, isSubMapRoot: false, title: 'Empty', displayTitle: 'Empty', folded: false, colorIndex: null, fillIndex: null, hasExcerpt: false, page: null },
     ]);
   });
 

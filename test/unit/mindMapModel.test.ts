@@ -12,6 +12,7 @@ const node = (noteid: string, parent: string | null, over: Partial<TreeNode> = {
   subMapId: null,
   isSubMapRoot: false,
   title: noteid.toUpperCase(),
+  displayTitle: noteid.toUpperCase(),
   folded: false,
   colorIndex: null,
   fillIndex: null,

@@ -18,6 +18,7 @@ import { sha256 } from './bundleFiles';
 import { buildPlan, type ImportPlan } from './importPlan';
 import type { BundleSource } from './bundleSource';
 import { parseResult, type Problem } from './resultParser';
+import { cardIndexBody } from '../search/cardIndexText';
 
 export const MAX_FAILED_EXCERPTS = 50;
 
@@ -225,7 +226,7 @@ function writeTree(tx: WriteTx, p: ImportPlan, topicid: string, parentId: string
     ]);
     const own = c.texts.filter((t) => t.text !== '');
     own.forEach((t, i) => texts.push([c.noteid, i, t.text, t.excerpt ? 1 : 0, t.excerpt ? 'excerpt' : 'text']));
-    fts.push([c.noteid, topicid, [c.title, ...own.map((t) => t.text)].join('\n')]);
+    fts.push([c.noteid, topicid, cardIndexBody([c.title, ...own.map((t) => t.text)].join('\n'))]);
   }
   insertRows(
     tx,

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { cjkFontFile, needsCjkFont, NO_CJK_FONT_WARNING } from './cjkFontFile';
 
 /**
  * The render font. A bare Debian may have no system fonts at all, so the card
@@ -8,15 +9,27 @@ import * as path from 'node:path';
  * metrics, so the PDF renderer's standard Helvetica wraps exactly alike.
  */
 export const RENDER_FAMILY = 'StudyBridge Sans';
-const STACK = `"${RENDER_FAMILY}", "Liberation Sans", "DejaVu Sans", "Noto Sans", "Noto Sans CJK SC", sans-serif`;
+/** The CJK font found on the machine (cjkFontFile.ts), registered under this name: Skia falls back to it per glyph. */
+const CJK_FAMILY = 'StudyBridge CJK';
+const STACK = `"${RENDER_FAMILY}", "${CJK_FAMILY}", "Liberation Sans", "DejaVu Sans", "Noto Sans", "Noto Sans CJK SC", sans-serif`;
 
 let registered = false;
+let cjkRegistered = false;
+
+/** The warning a render of `texts` carries when they hold CJK and no CJK font could be registered (call after ensureRenderFonts). */
+export const cjkRenderWarning = (texts: Iterable<string>): string | undefined => {
+  if (cjkRegistered) return undefined;
+  for (const t of texts) if (needsCjkFont(t)) return NO_CJK_FONT_WARNING;
+  return undefined;
+};
 
 export async function ensureRenderFonts(): Promise<void> {
   if (registered) return;
   const { GlobalFonts } = await import('@napi-rs/canvas');
   const dir = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts');
   for (const file of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) GlobalFonts.registerFromPath(path.join(dir, file), RENDER_FAMILY);
+  const cjk = cjkFontFile();
+  cjkRegistered = !!cjk && !!GlobalFonts.registerFromPath(cjk, CJK_FAMILY);
   registered = true;
 }
 

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store';
 import type { ExcerptRenderDeps } from './cardImages';
-import { cssFont, ensureRenderFonts, type FontSpec } from './cardFonts';
+import { cjkRenderWarning, cssFont, ensureRenderFonts, type FontSpec } from './cardFonts';
 import { layoutCard, type CardLayout, type LayoutItem } from './cardLayout';
 import { readCardView } from './cardView';
 import { partPicture } from './noteContent';
@@ -30,6 +30,12 @@ async function measurer() {
 export async function planCardRender(services: Services, noteid: string, width: number): Promise<CardLayout> {
   const view = await readCardView(services, noteid);
   return layoutCard(view, width, await measurer());
+}
+
+/** What a render of `layout` cannot draw as asked (CJK text on a machine without a CJK font). Call after planCardRender. */
+export function renderWarnings(layout: CardLayout): string[] {
+  const w = cjkRenderWarning(layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : [])));
+  return w ? [w] : [];
 }
 
 /** A picture item as PNG at `scale` × its box (masks drawn: the render shows the composite). */

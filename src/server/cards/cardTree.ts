@@ -3,6 +3,7 @@ import { assertStudySet } from '../library/studySets';
 import type { Db } from './noteRows';
 import { getNote } from './noteRows';
 import { cutTitle } from './sourceAnchor';
+import { displayTitle } from './displayTitle';
 
 /** One visible card as the tree query packs it (a reference copy carries its original's title and excerpt). */
 type PackedRow = [
@@ -17,6 +18,8 @@ type PackedRow = [
   sourceBookmd5: string | null,
   sourcePage: number | null,
   excerptText: number,
+  /** The first text (an excerpt first) of an untitled card, cut: what it shows instead of a title. */
+  lead: string | null,
 ];
 
 export interface TreeNode {
@@ -31,6 +34,8 @@ export interface TreeNode {
   subMapId: string | null;
   isSubMapRoot: boolean;
   title: string;
+  /** The title, else the first words of the excerpt or body (displayTitle.ts); '' when the card has neither. */
+  displayTitle: string;
   folded: boolean;
   colorIndex: number | null;
   fillIndex: number | null;
@@ -62,7 +67,9 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
   const packed = db.get<{ j: string }>(
     `SELECT json_group_array(json_array(n.noteid, n.parent_id, n.position, COALESCE(o.title, n.title), n.color_index, n.fill_index, n.folded, n.sub_map,
        COALESCE(o.source_bookmd5, n.source_bookmd5), COALESCE(o.source_page, n.source_page),
-       EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1))) AS j
+       EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1),
+       CASE WHEN trim(COALESCE(o.title, n.title)) = '' THEN (SELECT substr(t.text, 1, 200) FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND trim(t.text) <> ''
+         ORDER BY t.excerpt DESC, t.idx LIMIT 1) END)) AS j
      FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
      WHERE n.topicid = ? AND n.hidden = 0`,
     [topicid],
@@ -100,6 +107,7 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
         isSubMapRoot: row[7] === 1,
         title: cutTitle(row[3]),
+        displayTitle: cutTitle(displayTitle(row[3], row[11])),
         folded: row[6] === 1,
         colorIndex: row[4],
         fillIndex: row[5],

@@ -2,6 +2,7 @@ import { BridgeError, invalidInput, notFound } from '../errors';
 import type { Actor } from '../actor';
 import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
+import { cardIndexBody } from '../search/cardIndexText';
 
 /**
  * The card rows every card module shares: reading a card (visible ones only),
@@ -166,7 +167,7 @@ export function reindexNote(tx: WriteTx, noteid: string): void {
   if (!n || n.hidden) return;
   const texts = tx.all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid]).map((t) => t.text);
   const tags = tx.all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [noteid]).map((t) => `#${t.path}`);
-  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [noteid, n.topicid, [n.title, ...texts, ...tags].join('\n')]);
+  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [noteid, n.topicid, cardIndexBody([n.title, ...texts, ...tags].join('\n'))]);
 }
 
 /** Removes cards for good: rows, texts, tags, parts, links and index. */

@@ -3,6 +3,7 @@ import { inflateRawSync } from 'node:zlib';
 import type { SqlParam } from '../store/journal';
 import type { Row, WriteTx } from '../store/store';
 import { type Db, type NoteRow, inList, purgeNotes } from './noteRows';
+import { cardIndexBody } from '../search/cardIndexText';
 
 /**
  * What a snapshot holds: every card of a set (hidden ones too) with its
@@ -93,7 +94,7 @@ export const contentHash = (json: string) => createHash('sha256').update(json).d
 
 /** The text search indexes for a card: the same text `reindexNote` writes (title, texts by index, then #tags). */
 function ftsBody(note: NoteRow, texts: readonly Row[], tags: readonly Row[]): string {
-  return [note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n');
+  return cardIndexBody([note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n'));
 }
 
 /** Inserts rows in one statement: SQLite unpacks the JSON array itself (json_each), so 10k cards are one parameter. */

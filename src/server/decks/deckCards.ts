@@ -5,6 +5,7 @@ import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../store/store';
 import { newSchedule, nextIntervals, parseSchedule, viewOf, type ReviewRating, type ScheduleView } from './deckScheduling';
+import { displayTitle } from '../cards/displayTitle';
 
 /**
  * Review cards of a deck. A review card is a `deck_cards` row (not a note)
@@ -107,7 +108,11 @@ export class DeckCards {
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const titles = new Map<string, string>();
     for (const id of resolved.values()) {
-      if (alive.has(id)) titles.set(id, this.store.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [id])?.title ?? '');
+      if (!alive.has(id)) continue;
+      const title = this.store.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [id])?.title ?? '';
+      // An untitled source (an excerpt card) shows the first words of its excerpt or body.
+      const lead = title.trim() ? undefined : this.store.get<{ text: string }>(`SELECT text FROM note_texts WHERE noteid = ? AND trim(text) <> '' ORDER BY excerpt DESC, idx LIMIT 1`, [id])?.text;
+      titles.set(id, lead === undefined ? title : displayTitle(title, lead));
     }
     const cards = rows.map((r): DeckCardView => {
       const resolvedNoteId = resolved.get(r.source_note_id)!;

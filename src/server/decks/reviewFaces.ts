@@ -1,5 +1,6 @@
 import type { Db } from '../cards/noteRows';
 import { modeOf, type DeckCardRow } from './deckCards';
+import { displayTitle } from '../cards/displayTitle';
 
 /**
  * The two sides of a review card as the person sees them: the question
@@ -68,5 +69,6 @@ export function facesOf(db: Db, row: DeckCardRow, resolvedNoteId: string, alive:
     return { question: { kind: 'content_part', text: row.question_content_id!, contentId: row.question_content_id!, contentKind: part?.kind ?? null }, answer };
   }
   // Automatic: the source's title; the review card's own title when the source is gone.
-  return { question: { kind: 'title', text: title || row.title || '' }, answer };
+  // An untitled source (an excerpt card) asks with the first words of its excerpt or body.
+  return { question: { kind: 'title', text: title || row.title || displayTitle('', body?.text) }, answer };
 }

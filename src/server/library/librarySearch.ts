@@ -1,6 +1,7 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
-import { foldWord } from '../search/tokens';
+import { queryTerms } from '../search/tokens';
+import { cardFtsQuery, cardIndexText } from '../search/cardIndexText';
 import { bm25Score, snippetOf } from '../search/searchRanking';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
@@ -14,15 +15,8 @@ export function queryWords(q: string): string[] {
     .slice(0, 16);
 }
 
-/**
- * User words → an FTS4 query on the `body` column: every word must match,
- * each as a prefix. Words are letters and digits only, so no FTS syntax
- * (quotes, -, OR, NEAR) in what the user typed is read as an operator.
- */
-export function ftsQuery(q: string): string | undefined {
-  const words = queryWords(q);
-  return words.length ? words.map((w) => `body:${w}*`).join(' ') : undefined;
-}
+/** User words → an FTS4 query on the `body` column (cardIndexText.ts): every word must match, each as a prefix. */
+export const ftsQuery = (q: string): string | undefined => cardFtsQuery(queryWords(q));
 
 /**
  * The same words as whole words. FTS4 reads a whole word's doclist
@@ -154,7 +148,7 @@ export class LibrarySearch {
           more = true;
           break;
         }
-        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(r.body, words), score: round(c.score) });
+        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(cardIndexText(r.body), words), score: round(c.score) });
       }
     }
     return { hits, scanned: ranked.length, cut: cut || more };
@@ -187,7 +181,7 @@ export class LibrarySearch {
     const pagesOf = new Map<string, Page[]>();
     let pagesScanned = 0;
     let pagesCut = false;
-    const indexWords = words.map(foldWord).filter(Boolean);
+    const indexWords = words.flatMap(queryTerms);
     if (indexWords.length) {
       const ready = this.store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
       const found = await this.text.index.search(indexWords, ready, this.windows.pages, this.windows.books);

@@ -1,6 +1,7 @@
 import { invalidInput, notFound } from '../errors';
 import type { Store } from '../store/store';
 import { newId, nowIso } from './ids';
+import { cardIndexBody } from '../search/cardIndexText';
 
 export interface StudySetSummary {
   topicid: string;
@@ -91,7 +92,7 @@ export class StudySets {
         now,
         now,
       ]);
-      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [rootNoteId, topicid, title]);
+      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [rootNoteId, topicid, cardIndexBody(title)]);
     });
     return this.get(topicid);
   }

@@ -12,6 +12,7 @@ import { drawPlan } from './printPdf';
 import { buildPlan, planFingerprint, type PrintPlan } from './printPlan';
 import { loadPrintTree } from './printTree';
 import { assertStudySet } from '../library/studySets';
+import { needsCjkFont } from '../cards/cjkFontFile';
 
 export const EXPORT_FOLDER = 'MindMapExports';
 
@@ -91,6 +92,10 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
     const warnings = [
       ...(name !== `${base}.pdf` ? [`${base}.pdf already exists in ${EXPORT_FOLDER}; written as ${name} (never overwritten).`] : []),
       ...(replacedChars ? [`${replacedChars} character(s) outside the PDF font's Latin range print as "?".`] : []),
+      // Embedding a CJK font needs a font parser and subsetter for pdf-lib (@pdf-lib/fontkit), not bundled yet.
+      ...(replacedChars && [tree.setTitle, ...tree.cards.map((c) => c.label)].some(needsCjkFont)
+        ? ['Chinese, Japanese and Korean characters print as "?": the mind-map print cannot embed a CJK font yet. Card renders (GET /notes/{id}/render) draw them.']
+        : []),
     ];
     return { exported: true, topicid, path: out, folder: EXPORT_FOLDER, fileName: name, pageCount: plan.pages.length, bytes: bytes.byteLength, planFingerprint: plan.planFingerprint, ...(warnings.length ? { warnings } : {}) };
   });

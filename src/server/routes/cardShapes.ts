@@ -21,6 +21,8 @@ export const treeNode = z.object({
   subMapId: z.string().nullable(),
   isSubMapRoot: z.boolean(),
   title: z.string(),
+  /** title, else the first words of the card's excerpt or body ('' when it has neither). */
+  displayTitle: z.string(),
   folded: z.boolean(),
   colorIndex: z.number().int().nullable(),
   fillIndex: z.number().int().nullable(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
 import { noteContent } from '../cards/noteContent';
-import { planCardRender, renderCardPdf, renderCardPng } from '../cards/cardRender';
+import { planCardRender, renderCardPdf, renderCardPng, renderWarnings } from '../cards/cardRender';
 import { MAX_MASKS, planOcclusions, writeOcclusions } from '../cards/imageOcclusions';
 import { noteId } from './noteParams';
 
@@ -75,7 +75,8 @@ export const noteImageRoutes: RouteDecl[] = [
     replyType: 'image/png',
     handler: async ({ params, query, services }) => {
       const layout = await planCardRender(services, params.id, query.width ?? 800);
-      const headers = { 'X-Render-Width': String(layout.width), 'X-Render-Height': String(layout.height) };
+      const warnings = renderWarnings(layout);
+      const headers: Record<string, string> = { 'X-Render-Width': String(layout.width), 'X-Render-Height': String(layout.height), ...(warnings.length ? { 'X-Render-Warnings': warnings.join(' | ') } : {}) };
       if (query.format === 'pdf') return new Reply(await renderCardPdf(services, layout), 'application/pdf', 200, headers);
       return new Reply(await renderCardPng(services, layout), 'image/png', 200, headers);
     },

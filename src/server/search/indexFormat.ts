@@ -19,7 +19,7 @@ import { tokenize } from './tokens';
  * without the body, so startup reads a few KB per book.
  */
 const MAGIC = 0x58544253; // 'SBTX'
-const VERSION = 2; // 2: sparse long prefix keys in the filter
+const VERSION = 3; // 2: sparse long prefix keys in the filter; 3: CJK runs as bigrams
 export const HEADER_BYTES = 48;
 
 export interface BookHeader {

@@ -1,5 +1,7 @@
 /** Ranking and snippets for library search, computed in JS from what FTS4 and the text index hand out. */
 
+import { CJK_CHAR, foldCompat, hasCjk } from './cjk';
+
 const K1 = 1.2;
 const B = 0.75;
 
@@ -42,20 +44,31 @@ export function pageScore(tfs: ArrayLike<number>, length: number, avgLength: num
 
 const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
+/** Words, or single CJK characters (a CJK run has no spaces to split it into words). */
+const SNIPPET_TOKEN = new RegExp(`${CJK_CHAR.source}|(?:(?!${CJK_CHAR.source})[\\p{L}\\p{N}])+`, 'gu');
+
 /**
  * A window of about `size` words around the densest run of query-word
  * matches (each word a prefix, accents ignored as the index ignores them),
- * matched words in [brackets], cut ends marked with …
+ * matched words in [brackets], cut ends marked with … A CJK query word
+ * matches its characters in sequence; CJK characters count as half a word.
  */
 export function snippetOf(text: string, words: string[], size = 12): string {
-  const tokens: Array<{ start: number; end: number; hit: boolean }> = [];
-  const re = /[\p{L}\p{N}]+/gu;
-  const wanted = words.map(fold);
-  for (let m = re.exec(text); m; m = re.exec(text)) {
+  // Radicals and full-width forms read as the characters they stand for (the snippet shows those too).
+  text = foldCompat(text);
+  words = words.map(foldCompat);
+  const tokens: Array<{ start: number; end: number; hit: boolean; text: string }> = [];
+  const cjkWords = words.filter(hasCjk).map((w) => Array.from(w.normalize('NFC')));
+  const wanted = words.filter((w) => !hasCjk(w)).map(fold);
+  for (let m = SNIPPET_TOKEN.exec(text); m; m = SNIPPET_TOKEN.exec(text)) {
     const t = fold(m[0]);
-    tokens.push({ start: m.index, end: m.index + m[0].length, hit: wanted.some((w) => t.startsWith(w)) });
+    tokens.push({ start: m.index, end: m.index + m[0].length, hit: wanted.some((w) => t.startsWith(w)), text: m[0].normalize('NFC') });
   }
   if (!tokens.length) return '';
+  for (const chars of cjkWords)
+    for (let i = 0; i + chars.length <= tokens.length; i++)
+      if (chars.every((c, k) => tokens[i + k].text === c)) for (let k = 0; k < chars.length; k++) tokens[i + k].hit = true;
+  if (cjkWords.length) size *= 2;
   // The window start with the most hits; the earliest wins a tie.
   let bestFrom = 0;
   let bestHits = -1;
@@ -69,16 +82,20 @@ export function snippetOf(text: string, words: string[], size = 12): string {
       bestFrom = from;
     }
   }
-  // Start two words before the window's first hit, so the hit has some context.
+  // Start two words (four CJK characters) before the window's first hit, so the hit has some context.
   const firstHit = tokens.findIndex((t, i) => i >= bestFrom && t.hit);
-  const from = Math.max(0, firstHit - 2);
+  const from = Math.max(0, firstHit - (cjkWords.length ? 4 : 2));
   const to = Math.min(tokens.length, from + size);
   let out = from > 0 ? '…' : '';
   let at = tokens[from].start;
   for (let i = from; i < to; i++) {
     const t = tokens[i];
-    out += text.slice(at, t.start).replace(/\s+/g, ' ');
-    out += t.hit ? `[${text.slice(t.start, t.end)}]` : text.slice(t.start, t.end);
+    const gap = text.slice(at, t.start).replace(/\s+/g, ' ');
+    // Hits that touch (the characters of a CJK word) share one bracket.
+    const joined = t.hit && !gap && i > from && tokens[i - 1].hit;
+    if (joined) out = out.slice(0, -1);
+    out += gap;
+    out += t.hit ? `${joined ? '' : '['}${text.slice(t.start, t.end)}]` : text.slice(t.start, t.end);
     at = t.end;
   }
   return to < tokens.length ? `${out}…` : out;

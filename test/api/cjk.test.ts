@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import { spawnBridge } from '../helpers/childBridge';
+import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
+import { CJK_PDF, cjkPdf } from '../helpers/cjkPdf';
+import { upload } from './documentsFixture';
+
+/**
+ * Chinese, Japanese and Korean end to end (issue 17): a PDF printed by
+ * Chromium is uploaded, then searched (pages and cards), located, anchored,
+ * rendered and printed. A corpus book checks that Latin search is unchanged
+ * beside it.
+ */
+describe('CJK: search, locate, anchor, render and print', function () {
+  this.timeout(180_000);
+  let t: TestBridge;
+  let book: string;
+  let latin: string;
+  let setId: string;
+
+  before(async () => {
+    const pdf = readFileSync(cjkPdf());
+    t = await startBridge();
+    book = (await t.client.request<any>('POST', '/library/documents/upload', { bytes: pdf, query: { filename: 'photosynthesis-cjk.pdf', confirm: '1' } })).bookmd5;
+    latin = (await upload(t, 'asymptote.pdf')).bookmd5;
+    await t.bridge.services.extraction.whenReady(book);
+    await t.bridge.services.extraction.whenReady(latin);
+    setId = (await t.client.createStudySet('光合作用 笔记')).topicid;
+  });
+  after(() => t?.stop());
+
+  const search = (q: string, scope = 'all') => t.client.request<any>('GET', '/search', { query: { q, scope } });
+  const create = (body: Record<string, unknown>) => t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } });
+  const docPages = async (q: string) => (await search(q, 'documents')).documents.find((d: any) => d.bookmd5 === book)?.pages ?? [];
+
+  it('document search finds CJK words inside longer runs (光合作用, ミトコンドリア, 광합성), on the right pages, with a bracketed snippet', async () => {
+    assert.deepEqual(await docPages('光合作用'), [1]);
+    const hit = (await search('光合作用', 'documents')).documents[0];
+    assert.equal(hit.bookmd5, book);
+    assert.match(hit.snippet, /\[光合作用\]/);
+    assert.deepEqual(await docPages('ミトコンドリア'), [2]);
+    assert.deepEqual(await docPages('광합성'), [2]);
+    assert.deepEqual(await docPages('叶绿体'), [1]);
+    assert.deepEqual(await docPages('结构'), [1], 'a two-character word inside 叶绿体的结构与功能');
+    assert.deepEqual(await docPages('细胞'), [], 'simplified 细胞 is not the Japanese 細胞');
+    assert.deepEqual(await docPages('合光'), [], 'the characters in another order are not found');
+    // bm25 over bigrams: five occurrences of 光合作用 on the page score above one 结构.
+    const once = (await search('结构', 'documents')).documents[0];
+    assert.ok(hit.score > once.score && once.score > 0, `${hit.score} > ${once.score}`);
+  });
+
+  it('Latin search is unchanged beside CJK books', async () => {
+    const r = await search('asymptote', 'documents');
+    assert.equal(r.documents[0]?.bookmd5, latin);
+    assert.ok(!r.documents.some((d: any) => d.bookmd5 === book));
+  });
+
+  it('locate finds the Chinese sentence that wraps over three lines (depends on the matcher: CJK lines join without a space)', async () => {
+    const loc = await t.client.request<any>('POST', `/documents/${book}/locate`, { body: { page: 1, text: CJK_PDF.wrapped } });
+    assert.equal(loc.found, true, JSON.stringify(loc));
+    assert.ok(loc.rect.height > 30, `the rectangle covers the wrapped lines: ${JSON.stringify(loc.rect)}`);
+  });
+
+  it('an anchored card titled 叶绿体的结构与功能 is found by 结构, 功能 and 能; an untitled excerpt child shows its first words', async () => {
+    const card = await create({ title: '叶绿体的结构与功能', excerpt: { bookmd5: book, page: 1, text: '叶绿体由外膜、内膜和基质组成' } });
+    assert.equal(card.sourceAnchor.hasExcerpt, true);
+    assert.equal(card.sourceAnchor.page, 1);
+    assert.ok(card.sourceAnchor.rect, `anchored: ${JSON.stringify(card.warnings)}`);
+    for (const q of ['结构', '叶绿体的结构', '功能', '能', '叶绿体 功能']) {
+      const r = await search(q, 'notes');
+      assert.deepEqual(
+        r.notes.map((n: any) => n.noteid),
+        [card.noteid],
+        `"${q}" finds the card`,
+      );
+    }
+    assert.match((await search('结构', 'notes')).notes[0].snippet, /叶绿体的\[结构\]与功能/);
+    assert.deepEqual((await search('构结', 'notes')).notes, []);
+
+    // An excerpt child with its title cleared shows the excerpt's first words, in the tree and the deck.
+    const child = await create({ parentNoteId: card.noteid, excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped } });
+    const title = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [child.noteid] } })).notes[0].title as string;
+    await t.client.request('POST', `/notes/${child.noteid}/title`, { body: { text: '', expectedPrefix: Array.from(title).slice(0, 32).join(''), confirm: true } });
+    const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find((n: any) => n.noteid === child.noteid);
+    assert.equal(node.title, '');
+    assert.equal(node.displayTitle, CJK_PDF.wrapped, 'the 45-character excerpt, whole');
+    // The review panel and the deck list show the same words as the card's front.
+    const deckId = (await t.client.createDeck('光合作用 复习')).deckId;
+    await t.client.request('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: child.noteid }], confirm: true } });
+    const [listed] = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards;
+    assert.equal(listed.title, CJK_PDF.wrapped);
+    const [due] = (await t.client.request<any>('GET', `/decks/${deckId}/due`)).cards;
+    assert.deepEqual([due.question.kind, due.question.text], ['title', CJK_PDF.wrapped]);
+  });
+
+  it('a card render draws CJK with a real font: the same characters in another order render differently', async () => {
+    const a = await create({ title: '光合作用', text: 'ミトコンドリア 광합성' });
+    const b = await create({ title: '用作合光', text: 'アリドンコトミ 성합광' });
+    const ra = await t.client.raw('GET', `/notes/${a.noteid}/render`, { query: { width: 400 } as never });
+    const rb = await t.client.raw('GET', `/notes/${b.noteid}/render`, { query: { width: 400 } as never });
+    assert.equal(ra.status, 200);
+    assert.equal(ra.headers.get('x-render-warnings'), null, 'a CJK font was found');
+    assert.equal(ra.headers.get('x-render-height'), rb.headers.get('x-render-height'));
+    assert.notDeepEqual(ra.bytes, rb.bytes, 'boxes for every glyph would render both alike');
+  });
+
+  it('mind-map print writes CJK titles as text (pdftotext reads them back), not "?"', async function () {
+    const plan = await t.client.request<any>('POST', `/study-sets/${setId}/mind-map-print/preview`, { body: { mode: 'cardFlow' } });
+    const res = await t.client.raw('POST', `/study-sets/${setId}/mind-map-print/export`, { body: { plan } });
+    assert.equal(res.status, 200, res.text());
+    const out = res.json<any>();
+    const text = execFileSync('pdftotext', [out.path, '-'], { encoding: 'utf8' });
+    if (!text.includes('叶绿体的结构与功能')) {
+      // Embedding a CJK font in pdf-lib needs @pdf-lib/fontkit (not a dependency yet): until then the answer must say so.
+      assert.ok((out.warnings ?? []).some((w: string) => /CJK|Chinese/.test(w)), JSON.stringify(out.warnings));
+      this.skip();
+    }
+    assert.ok(!text.includes('??'));
+  });
+});
+
+describe('CJK: a data dir indexed before CJK bigrams', function () {
+  this.timeout(60_000);
+  it('its card index rows are rewritten once at start: 结构 finds the card after a restart, Latin rows untouched', async () => {
+    const dataDir = tempDir();
+    try {
+      const t1 = await startBridge({ dataDir });
+      const set = await t1.client.createStudySet('Biology');
+      const card = await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: '叶绿体的结构与功能', text: 'chloroplast', confirm: true } });
+      const store = t1.bridge.services.store;
+      // As an older bridge wrote it: the text alone, and no record of the upgrade.
+      await store.write((tx) => {
+        tx.run(`UPDATE notes_fts SET body = ? WHERE docid = (SELECT docid FROM notes_fts_content WHERE c0noteid = ?)`, ['叶绿体的结构与功能\nchloroplast', card.noteid]);
+        tx.run(`DELETE FROM meta WHERE key = 'card_index_cjk'`);
+      });
+      const notes = async (t: TestBridge, q: string) => (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map((n: any) => n.noteid);
+      assert.deepEqual(await notes(t1, '结构'), [], 'the old row does not hold the bigrams');
+      const latinBefore = store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]);
+      await t1.stop();
+
+      const t2 = await startBridge({ dataDir });
+      try {
+        assert.deepEqual(await notes(t2, '结构'), [card.noteid]);
+        assert.deepEqual(await notes(t2, 'chloroplast'), [card.noteid]);
+        assert.deepEqual(t2.bridge.services.store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]), latinBefore);
+      } finally {
+        await t2.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Runs the built CLI (run `npm run build` after changing src/): the font is looked up once per process. */
+describe('CJK: a machine without a CJK font', function () {
+  this.timeout(60_000);
+  it('a render of a CJK card says so in X-Render-Warnings; a Latin card renders without a warning', async () => {
+    const dataDir = tempDir('sb-cjk-nofont-');
+    const child = await spawnBridge(['--data', dataDir, '--port', '0'], { STUDY_BRIDGE_CJK_FONT: 'none' });
+    try {
+      const client = new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+      const set = await client.createStudySet('No font');
+      const make = async (title: string) => (await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } })).noteid as string;
+      const zh = await client.raw('GET', `/notes/${await make('光合作用')}/render`);
+      assert.equal(zh.status, 200);
+      assert.match(zh.headers.get('x-render-warnings') ?? '', /No Chinese\/Japanese\/Korean font was found.*fonts-noto-cjk/);
+      const en = await client.raw('GET', `/notes/${await make('Photosynthesis')}/render`);
+      assert.equal(en.status, 200);
+      assert.equal(en.headers.get('x-render-warnings'), null);
+    } finally {
+      child.child.kill('SIGTERM');
+      await child.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { CJK_FONT_ENV, cjkFontFile, needsCjkFont } from '../../src/server/cards/cjkFontFile';
+
+describe('the CJK font of renders and prints', () => {
+  it('finds one on this machine (CI installs fonts-noto-cjk)', () => {
+    const f = cjkFontFile({});
+    assert.ok(f && existsSync(f), String(f));
+    assert.match(f, /CJK|wqy|Droid|PingFang|Hiragino|msyh|simsun|Gothic/i);
+  });
+  it(`${CJK_FONT_ENV}=none acts as a machine without one; a missing file counts as none`, () => {
+    assert.equal(cjkFontFile({ [CJK_FONT_ENV]: 'none' }), null);
+    assert.equal(cjkFontFile({ [CJK_FONT_ENV]: '/nonexistent/font.ttc' }), null);
+    const real = cjkFontFile({})!;
+    assert.equal(cjkFontFile({ [CJK_FONT_ENV]: real }), real);
+  });
+  it('needs the font for Han, kana, Hangul and CJK punctuation only', () => {
+    for (const s of ['光合作用', 'ミトコンドリア', '광합성', '。']) assert.equal(needsCjkFont(s), true, s);
+    for (const s of ['Eigenvalues', 'Größe', 'λ → ∞']) assert.equal(needsCjkFont(s), false, s);
+  });
+});
