@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { CJK_FONT_ENV, cjkFontFile, needsCjkFont } from '../../src/server/cards/cjkFontFile';
+import { CJK_FONT_ENV, cjkFontFile, cjkPrintFontFile, hasTrueTypeOutlines, needsCjkFont } from '../../src/server/cards/cjkFontFile';
 
 describe('the CJK font of renders and prints', () => {
   it('finds one on this machine (CI installs fonts-noto-cjk)', () => {
@@ -17,5 +17,14 @@ describe('the CJK font of renders and prints', () => {
   it('needs the font for Han, kana, Hangul and CJK punctuation only', () => {
     for (const s of ['光合作用', 'ミトコンドリア', '광합성', '。']) assert.equal(needsCjkFont(s), true, s);
     for (const s of ['Eigenvalues', 'Größe', 'λ → ∞']) assert.equal(needsCjkFont(s), false, s);
+  });
+  it('print takes only a TrueType-outline font (pdf-lib cannot subset CFF): Noto CJK (OTTO) no, WenQuanYi (glyf) yes', () => {
+    // CI installs both (fonts-noto-cjk, fonts-wqy-microhei).
+    assert.equal(hasTrueTypeOutlines('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'), false);
+    assert.equal(hasTrueTypeOutlines('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'), true);
+    assert.equal(hasTrueTypeOutlines('/nonexistent.ttf'), false);
+    const f = cjkPrintFontFile({});
+    assert.ok(f && hasTrueTypeOutlines(f), String(f));
+    assert.equal(cjkPrintFontFile({ [CJK_FONT_ENV]: '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc' }), null, 'a forced CFF font is not embedded');
   });
 });

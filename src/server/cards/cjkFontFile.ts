@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 
 /**
  * A font file on this machine that draws Chinese, Japanese and Korean. We
@@ -44,16 +44,53 @@ export function cjkFontFile(env: NodeJS.ProcessEnv = process.env): string | null
 }
 
 /** Fontconfig's files covering Chinese, a sans regular face first; null without fc-list. */
-function fontconfigCjk(): string | null {
+function fontconfigCjk(pattern = ':lang=zh'): string | null {
   if (process.platform === 'win32') return null;
   try {
-    const files = execFileSync('fc-list', ['-f', '%{file}\n', ':lang=zh'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] })
+    const files = execFileSync('fc-list', ['-f', '%{file}\n', pattern], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] })
       .split('\n')
       .filter((f) => /\.(ttf|otf|ttc)$/i.test(f));
     const score = (f: string) => (/sans/i.test(f) ? 2 : 0) + (/regular/i.test(f) ? 1 : 0) - (/bold|italic/i.test(f) ? 2 : 0);
     return files.sort((a, b) => score(b) - score(a))[0] ?? null;
   } catch {
     return null;
+  }
+}
+
+let foundForPrint: string | null | undefined;
+
+/**
+ * The CJK font to embed in a printed PDF: one with TrueType outlines. pdf-lib
+ * subsets those well; a CFF-outline font (Noto CJK's OTF/TTC) comes out of
+ * its subsetter invalid (viewers draw nothing), and embedding it whole would
+ * add 16 MB to every print. Null when the machine has no TrueType CJK font.
+ */
+export function cjkPrintFontFile(env: NodeJS.ProcessEnv = process.env): string | null {
+  const forced = env[CJK_FONT_ENV];
+  if (forced) return forced === 'none' || !existsSync(forced) || !hasTrueTypeOutlines(forced) ? null : forced;
+  if (foundForPrint === undefined) foundForPrint = KNOWN.find((f) => existsSync(f) && hasTrueTypeOutlines(f)) ?? [fontconfigCjk(':lang=zh:fontformat=TrueType')].find((f) => !!f && hasTrueTypeOutlines(f)) ?? null;
+  return foundForPrint;
+}
+
+/** Reads the sfnt version of the file's (first) font: 0x00010000 or 'true' = TrueType outlines, 'OTTO' = CFF. */
+export function hasTrueTypeOutlines(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(16);
+    if (readSync(fd, head, 0, 16, 0) < 16) return false;
+    let version = head.readUInt32BE(0);
+    if (head.toString('latin1', 0, 4) === 'ttcf') {
+      // A collection: the first font's offset table says what its outlines are.
+      const first = Buffer.alloc(4);
+      if (readSync(fd, first, 0, 4, head.readUInt32BE(12)) < 4) return false;
+      version = first.readUInt32BE(0);
+    }
+    return version === 0x00010000 || version === 0x74727565; // 'true' (old Apple TrueType)
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

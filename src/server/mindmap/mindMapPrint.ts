@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { FILE_MODE, mkdirPrivateAsync } from '../store/privateFiles';
 import * as path from 'node:path';
 import { conflict, invalidInput } from '../errors';
@@ -12,7 +12,7 @@ import { drawPlan } from './printPdf';
 import { buildPlan, planFingerprint, type PrintPlan } from './printPlan';
 import { loadPrintTree } from './printTree';
 import { assertStudySet } from '../library/studySets';
-import { needsCjkFont } from '../cards/cjkFontFile';
+import { cjkPrintFontFile, needsCjkFont } from '../cards/cjkFontFile';
 
 export const EXPORT_FOLDER = 'MindMapExports';
 
@@ -74,7 +74,9 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
   }
   const cards = new Map(tree.cards.map((c) => [c.noteid, c]));
   return services.exportSlot.run(async () => {
-    const { bytes, replacedChars } = await drawPlan(plan, tree.setTitle, cards);
+    const wantsCjk = [tree.setTitle, ...tree.cards.map((c) => c.label)].some(needsCjkFont);
+    const cjkFile = wantsCjk ? cjkPrintFontFile() : null;
+    const { bytes, replacedChars } = await drawPlan(plan, tree.setTitle, cards, cjkFile ? await readFile(cjkFile) : undefined);
     const folder = path.join(services.config.exportFolder, EXPORT_FOLDER);
     await mkdirPrivateAsync(folder);
     const base = stem ?? `${safeStem(tree.setTitle)}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -92,9 +94,8 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
     const warnings = [
       ...(name !== `${base}.pdf` ? [`${base}.pdf already exists in ${EXPORT_FOLDER}; written as ${name} (never overwritten).`] : []),
       ...(replacedChars ? [`${replacedChars} character(s) outside the PDF font's Latin range print as "?".`] : []),
-      // Embedding a CJK font needs a font parser and subsetter for pdf-lib (@pdf-lib/fontkit), not bundled yet.
-      ...(replacedChars && [tree.setTitle, ...tree.cards.map((c) => c.label)].some(needsCjkFont)
-        ? ['Chinese, Japanese and Korean characters print as "?": the mind-map print cannot embed a CJK font yet. Card renders (GET /notes/{id}/render) draw them.']
+      ...(wantsCjk && !cjkFile
+        ? ['Chinese, Japanese and Korean characters print as "?": no CJK font with TrueType outlines was found to embed (for example WenQuanYi Micro Hei: fonts-wqy-microhei on Debian/Ubuntu; Microsoft YaHei on Windows). Set STUDY_BRIDGE_CJK_FONT to one and restart the bridge. Card renders (GET /notes/{id}/render) draw them with any CJK font.']
         : []),
     ];
     return { exported: true, topicid, path: out, folder: EXPORT_FOLDER, fileName: name, pageCount: plan.pages.length, bytes: bytes.byteLength, planFingerprint: plan.planFingerprint, ...(warnings.length ? { warnings } : {}) };

@@ -1,3 +1,4 @@
+import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { PrintPlan } from './printPlan';
 import type { PrintCard } from './printTree';
@@ -20,7 +21,7 @@ interface Ctx {
   replaced: number;
 }
 
-/** Standard fonts encode WinAnsi only: other characters print as "?" (counted for a warning). */
+/** Standard fonts encode WinAnsi only, the CJK font what it covers: other characters print as "?" (counted for a warning). */
 function printable(ctx: Ctx, s: string): string {
   let out = '';
   for (const ch of s) {
@@ -108,10 +109,18 @@ function drawCardPage(ctx: Ctx, p: PDFPage, cards: PrintCard[], perPage: number)
 }
 
 /** Draws a saved plan page by page; returns the PDF bytes and how many characters the font could not print. */
-export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<string, PrintCard>): Promise<{ bytes: Uint8Array; replacedChars: number }> {
+export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<string, PrintCard>, cjkFont?: Uint8Array): Promise<{ bytes: Uint8Array; replacedChars: number }> {
   const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const ctx: Ctx = { font, bold: await doc.embedFont(StandardFonts.HelveticaBold), charset: new Set(font.getCharacterSet()), replaced: 0 };
+  let ctx: Ctx;
+  if (cjkFont) {
+    // Subset: only the glyphs printed are embedded (a few KB, not the font's megabytes). It covers Latin too.
+    doc.registerFontkit(firstFaceOfCollections);
+    const font = await doc.embedFont(cjkFont, { subset: true });
+    ctx = { font, bold: font, charset: new Set(font.getCharacterSet()), replaced: 0 };
+  } else {
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    ctx = { font, bold: await doc.embedFont(StandardFonts.HelveticaBold), charset: new Set(font.getCharacterSet()), replaced: 0 };
+  }
   doc.setTitle(`${setTitle} — mind map`);
   doc.setProducer('Study Bridge');
   plan.pages.forEach((pg, i) => {
@@ -125,3 +134,11 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
   });
   return { bytes: await doc.save({ useObjectStreams: true }), replacedChars: ctx.replaced };
 }
+
+/** fontkit for pdf-lib, reading a font collection (.ttc) as its first face: pdf-lib expects one font. */
+const firstFaceOfCollections = {
+  create(data: Uint8Array, postscriptName?: string) {
+    const f = fontkit.create(data, postscriptName) as ReturnType<typeof fontkit.create> & { fonts?: Array<ReturnType<typeof fontkit.create>> };
+    return f.fonts ? f.fonts[0] : f;
+  },
+};
