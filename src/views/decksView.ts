@@ -16,13 +16,15 @@ export class DeckNode implements BridgeNode {
     this.id = `deck/${deck.deckId}`;
   }
   treeItem(): vscode.TreeItem {
-    const { cardCount, dueCount } = this.deck;
+    const { cardCount, dueCount, nextDueAt } = this.deck;
     const item = new vscode.TreeItem(this.deck.title, cardCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('layers');
     // Due first: the number a person looks for, and the first to survive a narrow sidebar.
-    item.description = [typeof dueCount === 'number' ? `${dueCount} due` : '', `${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`].filter(Boolean).join(' · ');
-    item.tooltip = `${this.deck.title}\n${this.deck.deckId}\nlast modified ${this.deck.lastModifiedAt}`;
+    // Nothing due: when the next card comes due is the number that tells the person when to come back.
+    const next = dueCount === 0 && nextDueAt ? `next ${untilText(Date.parse(nextDueAt) - Date.now())}` : '';
+    item.description = [typeof dueCount === 'number' ? `${dueCount} due` : '', next, `${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`].filter(Boolean).join(' · ');
+    item.tooltip = [this.deck.title, this.deck.deckId, nextDueAt ? `next card due ${new Date(nextDueAt).toLocaleString()}` : '', `last modified ${this.deck.lastModifiedAt}`].filter(Boolean).join('\n');
     item.contextValue = 'studyBridge.deck';
     return item;
   }
@@ -65,4 +67,13 @@ export class DeckCardNode implements BridgeNode {
 const STATE_NAMES = ['new', 'learning', 'review', 'relearning'];
 function stateName(state: unknown): string {
   return typeof state === 'number' ? (STATE_NAMES[state] ?? String(state)) : String(state ?? '').toLowerCase();
+}
+
+/** "in 5 min", "in 3 h", "in 2 d": how long until a due time, coarse as a sidebar needs. */
+export function untilText(ms: number): string {
+  const min = Math.max(1, Math.round(ms / 60_000));
+  if (min < 60) return `in ${min} min`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `in ${h} h`;
+  return `in ${Math.round(h / 24)} d`;
 }

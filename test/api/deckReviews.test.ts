@@ -104,6 +104,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const after = await cardsOf(s.deckId);
     const log = (await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`)).reviews as any[];
     assert.equal(log.length, 4);
+    // The deck list says when the next graded card comes due: the earliest due date of the four, as /due does.
+    const earliest = answers.map((a) => a.due).sort()[0];
+    const summary = (await t.client.request<any>('GET', '/decks')).decks.find((d: any) => d.deckId === s.deckId);
+    assert.equal(summary.nextDueAt, earliest);
+    assert.equal(summary.nextDueAt, (await due(s.deckId)).nextDueAt);
+    assert.equal(summary.dueCount, 1, 'the ungraded card');
     for (const [i, [name]] of ratings.entries()) {
       const a = answers[i];
       const id = s.cardIds[i];

@@ -11,6 +11,8 @@ export interface DeckSummary {
   dueCount: number;
   /** Review cards never reviewed yet. */
   newCount: number;
+  /** When the next card not due yet comes due (as GET /decks/{id}/due says); null when none waits. */
+  nextDueAt: string | null;
   lastModifiedAt: string;
   createdAt: string;
 }
@@ -23,13 +25,15 @@ interface DeckRow {
   card_count: number;
   due_count: number;
   new_count: number;
+  next_due_at: string | null;
 }
 
 const SELECT_DECKS = `
 SELECT t.topicid, t.title, t.created_at, t.modified_at,
   (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid) AS card_count,
-  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.due_at <= ?) AS due_count,
-  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(json_extract(c.fsrs, '$.state'), 0) = 0) AS new_count
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.due_at <= ?1) AS due_count,
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(json_extract(c.fsrs, '$.state'), 0) = 0) AS new_count,
+  (SELECT min(coalesce(c.due_at, c.created_at)) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(c.due_at, c.created_at) > ?1) AS next_due_at
 FROM topics t WHERE t.kind = 'deck' AND t.hidden = 0`;
 
 const toSummary = (r: DeckRow): DeckSummary => ({
@@ -39,6 +43,7 @@ const toSummary = (r: DeckRow): DeckSummary => ({
   cardCount: r.card_count,
   dueCount: r.due_count,
   newCount: r.new_count,
+  nextDueAt: r.next_due_at ?? null,
   lastModifiedAt: r.modified_at,
   createdAt: r.created_at,
 });

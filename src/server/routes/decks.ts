@@ -9,6 +9,7 @@ export const deckSummary = z.object({
   cardCount: z.number().int(),
   dueCount: z.number().int(),
   newCount: z.number().int(),
+  nextDueAt: z.string().nullable().describe('When the next card not due yet comes due; null when none waits'),
   lastModifiedAt: z.string(),
   createdAt: z.string(),
 });
