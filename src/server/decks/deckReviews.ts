@@ -180,11 +180,11 @@ export class DeckReviews {
       const log = outcome.log;
       tx.run(
         `INSERT INTO review_logs(id, deck_id, card_note_id, rating, state_before, due_before, stability, difficulty, elapsed_days, last_elapsed_days,
-           scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor, token_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           reviewLogId, deckId, cardNoteId, log.rating, log.state, before.due, log.stability, log.difficulty, log.elapsed_days, log.last_elapsed_days,
-          log.scheduled_days, log.learning_steps, log.review, input.durationMs ?? null, outcome.schedule.due, actor,
+          log.scheduled_days, log.learning_steps, log.review, input.durationMs ?? null, outcome.schedule.due, actor.kind, actor.tokenId,
         ],
       );
       recordOperation(tx, { topicid: deckId, kind: 'review', actor, noteIds: [cardNoteId], now });

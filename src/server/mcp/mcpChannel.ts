@@ -17,10 +17,10 @@ const PDF_EMBED_LIMIT = 8 * 1024 * 1024;
 
 /**
  * study_call goes through the bridge's own HTTP surface (loopback, with the
- * bridge token), so every guard, gate and error of the route table applies
- * exactly as for an HTTP agent.
+ * caller's own token), so every guard, gate, scope and error of the route
+ * table applies exactly as for an HTTP agent, and the actor is the caller.
  */
-async function callRoute(services: RouteServices, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
+async function callRoute(services: RouteServices, token: string, args: { method: 'GET' | 'POST'; path: string; query?: Record<string, string | number | boolean>; body?: Record<string, unknown> }): Promise<CallToolResult> {
   // Checked here, not only by the route: a URL would turn a lone surrogate into U+FFFD on the way.
   try {
     refuseUnstorable(args, 'arguments');
@@ -33,7 +33,7 @@ async function callRoute(services: RouteServices, args: { method: 'GET' | 'POST'
   for (const [k, v] of Object.entries(args.query ?? {})) url.searchParams.set(k, String(v));
   const res = await fetch(url, {
     method: args.method,
-    headers: { Authorization: `Bearer ${services.tokens.mainToken}`, ...(args.body ? { 'Content-Type': 'application/json' } : {}) },
+    headers: { Authorization: `Bearer ${token}`, ...(args.body ? { 'Content-Type': 'application/json' } : {}) },
     body: args.method === 'POST' ? JSON.stringify(args.body ?? {}) : undefined,
   });
   const type = res.headers.get('content-type') ?? '';
@@ -62,7 +62,7 @@ async function callRoute(services: RouteServices, args: { method: 'GET' | 'POST'
 }
 
 /** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
-export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
+export function mcpExchange(services: RouteServices, raw: Buffer, token: string): Hijack {
   let message: unknown;
   try {
     message = JSON.parse(raw.toString('utf8'));
@@ -88,7 +88,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
           "Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content.",
         inputSchema: callArgs,
       },
-      async (args) => callRoute(services, args),
+      async (args) => callRoute(services, token, args),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
