@@ -35,7 +35,7 @@ export const tokenRoutes = [
     confirm: 'body',
     body: z.object({ name: z.string().trim().min(1).max(120), scope: z.enum(AGENT_SCOPES).default('write') }),
     response: tokenIssueResponse,
-    example: { body: { name: 'Claude Code', scope: 'read', confirm: true } },
+    example: { body: { name: 'Claude Code', scope: 'read' } },
     handler: async ({ body, services }) => {
       const { tokenId, token, name, scope, createdAt } = await services.tokens.issue(body.name, body.scope);
       return { tokenId, token, name, scope, createdAt };
@@ -49,7 +49,7 @@ export const tokenRoutes = [
     confirm: 'body',
     params: tokenIdParam,
     response: tokenRevokeResponse,
-    example: { params: { id: 'tok_0000000000000000' }, body: { confirm: true } },
+    example: { params: { id: 'tok_0000000000000000' } },
     handler: async ({ params, services }) => {
       const revoked = await services.tokens.revoke(params.id);
       if (!revoked) throw notFound('TOKEN_NOT_FOUND', `No live agent token ${params.id}. GET /tokens lists them.`, { tokenId: params.id });
