@@ -197,7 +197,7 @@ export class TokenRegistry {
   list(): AgentTokenInfo[] {
     const out = [...this.live.values()].map((l) => ({ ...l.info }));
     for (const r of this.legacy.values()) out.push({ tokenId: r.token_id, name: r.name, scope: r.scope, createdAt: r.created_at, lastUsedAt: r.last_used_at });
-    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.tokenId.localeCompare(b.tokenId));
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt)); // stable: same-millisecond tokens stay in issue order
   }
 
   find(tokenId: string): AgentTokenInfo | undefined {
