@@ -52,6 +52,7 @@ const routeInfo = z.object({
   requiresMax: z.boolean(),
   confirm: z.enum(['none', 'body', 'query']),
   dryRun: z.boolean(),
+  scope: z.enum(['none', 'read', 'write', 'owner']),
 });
 
 export const statusResponse = z.object({
