@@ -269,7 +269,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
   );
 
-  const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log);
+  const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log, context.secrets);
 
   await bridgeHost.start();
   const activationMs = performance.now() - t0;

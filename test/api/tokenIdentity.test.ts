@@ -8,6 +8,7 @@ import { BridgeClient } from '../../src/client/bridgeClient';
 import { Store } from '../../src/server/store/store';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { corpusFile } from '../unit/pdfCorpus';
 import { card, newSet } from './noteEditsFixture';
 
 /** Every file under `dir`, recursively, as bytes. */
@@ -124,6 +125,18 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
       assert.match(e.message, /Read-only helper/);
     }
     assert.equal(storeDigest(store()), before);
+  });
+
+  it('a read agent uploading a corpus book with confirm → 403 SCOPE_REQUIRED before a byte is kept; nothing changed', async () => {
+    const bytes = readFileSync(corpusFile('4ti2_manual.pdf'));
+    const before = storeDigest(store());
+    const libraryBefore = filesUnder(join(dataDir, 'library')).map((f) => f.path);
+    const res = await readAgent.raw('POST', '/library/documents/upload', { bytes, query: { filename: '4ti2_manual.pdf', confirm: 1 } });
+    assert.equal(res.status, 403, res.text());
+    assert.equal(errorOf(res).code, 'SCOPE_REQUIRED');
+    assert.equal(errorOf(res).details.scopeRequired, 'write');
+    assert.equal(storeDigest(store()), before);
+    assert.deepEqual(filesUnder(join(dataDir, 'library')).map((f) => f.path), libraryBefore);
   });
 
   it('an agent calling /tokens (list, make, revoke) or making codes → 403 SCOPE_REQUIRED (owner), nothing changed', async () => {
