@@ -49,17 +49,17 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     await vscode.env.clipboard.writeText(install.command);
     const expires = install.expiresAt ? ` It works once, until ${new Date(install.expiresAt).toLocaleTimeString()}.` : '';
     const actions = install.mcpCommand ? ['Copy Claude Code MCP command', 'Copy install command'] : ['Copy install command'];
-    const pick = await vscode.window.showInformationMessage(
-      `Install command for “${install.name}” (${install.scope}) copied. Paste it into the agent's terminal to connect it.${expires}`,
-      { detail: install.command },
-      ...actions,
-    );
-    if (pick === 'Copy Claude Code MCP command' && install.mcpCommand) {
-      await vscode.env.clipboard.writeText(install.mcpCommand);
-      void vscode.window.showInformationMessage('MCP command copied (claude mcp add …).');
-    } else if (pick === 'Copy install command') {
-      await vscode.env.clipboard.writeText(install.command);
-    }
+    // Not awaited: the notification may stay until dismissed; the command answers the code now.
+    void vscode.window
+      .showInformationMessage(`Install command for “${install.name}” (${install.scope}) copied. Paste it into the agent's terminal to connect it.${expires}`, { detail: install.command }, ...actions)
+      .then(async (pick) => {
+        if (pick === 'Copy Claude Code MCP command' && install.mcpCommand) {
+          await vscode.env.clipboard.writeText(install.mcpCommand);
+          void vscode.window.showInformationMessage('MCP command copied (claude mcp add …).');
+        } else if (pick === 'Copy install command') {
+          await vscode.env.clipboard.writeText(install.command);
+        }
+      });
     return install;
   });
 
