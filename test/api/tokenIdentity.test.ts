@@ -89,6 +89,22 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     assert.ok(listed.lastUsedAt && Date.parse(listed.lastUsedAt) > Date.now() - 60_000, 'last use is now');
   });
 
+  it("a write agent's grade is logged as that agent's (review log and operation log); a read agent's grade is refused", async () => {
+    const set = await writeAgent.createStudySet('Deck source');
+    const note = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Q1', text: 'A1', confirm: true } });
+    const deckId = (await writeAgent.createDeck('Agent deck')).deckId;
+    const added = await writeAgent.request<any>('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: note.noteid }], confirm: true } });
+    const cardNoteId = added.cards[0].cardNoteId as string;
+    const before = storeDigest(store());
+    const refused = await readAgent.raw('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId, rating: 'good', confirm: true } });
+    assert.equal(errorOf(refused).code, 'SCOPE_REQUIRED');
+    assert.equal(storeDigest(store()), before);
+    await writeAgent.request<any>('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId, rating: 'good', confirm: true } });
+    const log = store().get<{ actor: string; token_id: string }>('SELECT actor, token_id FROM review_logs WHERE card_note_id = ?', [cardNoteId]);
+    assert.deepEqual({ ...log }, { actor: 'agent', token_id: writer.tokenId });
+    assert.deepEqual({ ...lastOp() }, { kind: 'review', actor: 'agent', token_id: writer.tokenId });
+  });
+
   it("the owner's writes are the person's", async () => {
     const set = await t.owner.createStudySet('Person set');
     await t.owner.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: set.rootNoteId, title: 'By the person', confirm: true } });
