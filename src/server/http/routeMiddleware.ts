@@ -89,7 +89,8 @@ export function effectiveSchemas(route: RouteDecl) {
 
 /**
  * Everything between the router and the handler, in the order of docs/ARCHITECTURE.md ("The request path"):
- * auth → premium → body → validation → confirm gate → handler → success body.
+ * auth (who: the token) → scope (a dry-run needs read) → premium → body → validation → scope again, now that
+ * confirm is known → confirm gate → handler → success body.
  */
 export function routeMiddleware(route: RouteDecl, services: RouteServices) {
   const schemas = effectiveSchemas(route);
