@@ -103,6 +103,8 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     const log = store().get<{ actor: string; token_id: string }>('SELECT actor, token_id FROM review_logs WHERE card_note_id = ?', [cardNoteId]);
     assert.deepEqual({ ...log }, { actor: 'agent', token_id: writer.tokenId });
     assert.deepEqual({ ...lastOp() }, { kind: 'review', actor: 'agent', token_id: writer.tokenId });
+    const listed = (await t.owner.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
+    assert.deepEqual(listed.map((r) => [r.actor, r.tokenId]), [['agent', writer.tokenId]]);
   });
 
   it("the owner's writes are the person's", async () => {

@@ -66,6 +66,7 @@ interface ReviewLogRow {
   duration_ms: number | null;
   due_after: string;
   actor: string;
+  token_id: string | null;
 }
 
 /** A client's clock may run this far ahead of ours. */
@@ -97,6 +98,7 @@ const logView = (r: ReviewLogRow) => ({
   durationMs: r.duration_ms,
   dueAfter: r.due_after,
   actor: r.actor,
+  tokenId: r.token_id,
 });
 
 export class DeckReviews {
