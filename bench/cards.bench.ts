@@ -2,6 +2,7 @@
 // operation in the store alone (the service call or SQL the route runs,
 // without HTTP, routing, validation or JSON). `npm run bench -- cards` runs
 // only this file.
+import { UNNAMED_AGENT } from '../src/server/actor';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,7 +82,7 @@ async function main() {
     row(
       `POST /notes/metadata, ${BATCH} cards, acknowledged`,
       await time(RUNS, (i) => post('/notes/metadata', { noteIds: ids(1000), patch: { colorIndex: color(i) }, confirm: true })),
-      await time(RUNS, (i) => editMetadata(store, ids(2000), { colorIndex: color(i) }, 'agent')),
+      await time(RUNS, (i) => editMetadata(store, ids(2000), { colorIndex: color(i) }, UNNAMED_AGENT)),
       'p50 ≤ 10 ms',
       'alone = editMetadata(): write + fsync + read-back',
     );
@@ -120,7 +121,7 @@ async function main() {
     );
 
     // Snapshot then restore of the 10k-card set; one card changes first so the snapshot is new, not reused.
-    const touch = (i: number) => editMetadata(store, [uuid(1)], { fillIndex: i & 1 ? 1 : 2 }, 'agent');
+    const touch = (i: number) => editMetadata(store, [uuid(1)], { fillIndex: i & 1 ? 1 : 2 }, UNNAMED_AGENT);
     const snapMs: number[] = [];
     const restoreMs: number[] = [];
     const aloneSnapMs: number[] = [];
@@ -144,7 +145,7 @@ async function main() {
       const s2 = performance.now() - t;
       await touch(i + 1);
       t = performance.now();
-      await restoreSnapshot(store, bridge.services.snapshotFiles, ui, snap2.snapshotId, { force: true, actor: 'agent' });
+      await restoreSnapshot(store, bridge.services.snapshotFiles, ui, snap2.snapshotId, { force: true, actor: UNNAMED_AGENT });
       const r2 = performance.now() - t;
       if (i === 0) continue; // warm-up
       snapMs.push(s);

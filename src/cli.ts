@@ -14,10 +14,12 @@ const USAGE = `Usage:
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
       Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
       PDFs may be imported by path from the library and A:B (default ~/Documents:~/Downloads).
-  study-bridge install-code [--data DIR]
-      Print a one-time agent setup command (valid 10 minutes, once).
-  study-bridge pair-code [--data DIR]
-      Print a 6-digit pairing code (valid 5 minutes, once).`;
+  study-bridge install-code [--data DIR] [--scope read|write] [--name NAME]
+      Print a one-time agent setup command (valid 10 minutes, once). It gives the agent
+      its own token named NAME (default "installed agent") with the scope (default write;
+      read: reads and dry-runs only). Revoke it in VS Code (Connected Agents).
+  study-bridge pair-code [--data DIR] [--scope read|write]
+      Print a 6-digit pairing code (valid 5 minutes, once) for a token of that scope.`;
 
 const defaultDataDir = () => process.env.STUDY_BRIDGE_DATA || join(homedir(), '.study-bridge');
 
@@ -80,8 +82,11 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, scope: { type: 'string', default: 'write' }, name: { type: 'string' } } });
   const dataDir = resolve(values.data ?? defaultDataDir());
+  const scope = values.scope;
+  if (scope !== 'read' && scope !== 'write') fail(`bad --scope ${scope}: read or write`, 2);
+  const name = values.name?.trim() || undefined;
   let client: BridgeClient;
   try {
     client = BridgeClient.fromDataDir(dataDir);
@@ -90,10 +95,12 @@ async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void
   }
   try {
     if (kind === 'install') {
-      const c = await client.createInstallCode();
-      process.stdout.write(`Paste this into the agent's terminal (valid until ${c.expiresAt}, once):\n\n  ${c.command}\n\nThen, for Claude Code over MCP:\n\n  ${c.mcpCommand}\n`);
+      const c = await client.createInstallCode({ name, scope });
+      process.stdout.write(
+        `Paste this into the agent's terminal (valid until ${c.expiresAt}, once); it gets a ${c.scope} token named "${c.name}":\n\n  ${c.command}\n\nThen, for Claude Code over MCP:\n\n  ${c.mcpCommand}\n`,
+      );
     } else {
-      const c = await client.createPairCode();
+      const c = await client.createPairCode({ name, scope });
       process.stdout.write(`Pairing code: ${c.code} (valid until ${c.expiresAt}, once)\nThe device sends: POST ${c.pairUrl} {"code":"${c.code}","deviceName":"..."}\n`);
     }
   } catch (e) {

@@ -25,6 +25,8 @@ import { MindMapPanels } from './views/mindMapPanel';
 import { registerMindMapCommands } from './extension/mindMapCommands';
 import { PdfReaderEditorProvider } from './editors/pdfReaderEditor';
 import { registerReaderCommands } from './extension/readerCommands';
+import { AgentsProvider } from './views/agentsView';
+import { registerAgentCommands } from './extension/agentCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -42,8 +44,8 @@ export interface StudyBridgeApi {
   /** File behind the "Study Bridge" log channel (the request log). */
   readonly logFile: string;
   readonly mcpRegistered: boolean;
-  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider };
-  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode> };
+  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider; agents: AgentsProvider };
+  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode>; agents: vscode.TreeView<BridgeNode> };
   /** The result.md editor (its open previews, their state and problems). */
   readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
@@ -95,15 +97,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     studySets: new StudySetsProvider(getClient),
     decks: new DecksProvider(getClient),
     bundles: new BundlesProvider(getClient),
+    // The agent tokens, read with the owner token this window holds.
+    agents: new AgentsProvider(getClient),
   };
   const refreshViews = () => {
     views.studySets.refresh();
     views.decks.refresh();
     views.bundles.refresh();
+    views.agents.refresh();
   };
   const studySetsTree = vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true });
   const decksTree = vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks });
   const bundlesTree = vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles });
+  const agentsTree = vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents });
   /** Selects a card in the Study Sets view (its set's tree is read if needed). */
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     const client = getClient();
@@ -135,6 +141,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
     decksTree,
     bundlesTree,
+    views.agents,
+    agentsTree,
+    // Last use moves without a library write: re-read when the view comes into sight.
+    agentsTree.onDidChangeVisibility((e) => e.visible && views.agents.refresh()),
   );
 
   // Book splitting: the result.md editor (text + card preview) and the bundle commands.
@@ -248,6 +258,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
         await vscode.commands.executeCommand('studyBridge.studySets.focus');
       },
     }),
+    ...registerAgentCommands({ log, requireClient, agents: views.agents }),
     ...registerCardCommands({
       log,
       requireClient,
@@ -260,7 +271,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
   );
 
-  const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log);
+  const mcpRegistered = registerMcpProvider(bridgeHost, context.subscriptions, version, log, context.secrets);
 
   // Not awaited: VS Code waits on activate, and the worker loading the server takes a second. Views and
   // commands follow bridgeHost's state changes ('starting' first), so they fill when it listens.
@@ -304,7 +315,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
-    trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree },
+    trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree, agents: agentsTree },
     resultEditor,
     feed,
     reader,

@@ -10,6 +10,7 @@ import { CardsApi } from './cardsApi';
 import { BundlesApi } from './bundlesApi';
 import { ReaderApi } from './readerApi';
 import { ReviewApi } from './reviewApi';
+import { TokensApi, type AgentScope } from './tokensApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -59,6 +60,8 @@ export interface InstallCode extends Success {
   installUrl: string;
   command: string;
   mcpCommand: string;
+  name: string;
+  scope: AgentScope;
 }
 
 export interface PairCode extends Success {
@@ -113,19 +116,13 @@ export interface RawResponse {
 
 export interface ClientOptions {
   baseUrl: string;
+  /** The owner token (data dir's token file) acts as the person; an agent token as that agent. */
   token?: string;
-  /**
-   * 'user': the person's own edits (the VS Code extension); sent as
-   * `X-Study-Bridge-Actor: user`, so restore reports them before overwriting.
-   * Default: an agent (no header).
-   */
-  actor?: 'agent' | 'user';
 }
 
 export class BridgeClient {
   readonly baseUrl: string;
   readonly token: string | undefined;
-  readonly actor: 'agent' | 'user';
   /** Card trees, cards, snapshots, deck cards, the change feed. */
   readonly cards = new CardsApi(this);
   /** Bundles: list, files, focus, discard, check, submit. */
@@ -134,18 +131,19 @@ export class BridgeClient {
   readonly reader = new ReaderApi(this);
   /** Studying decks: due cards, grades, the review log. */
   readonly reviews = new ReviewApi(this);
+  /** Agent tokens (owner only): list, make, revoke. */
+  readonly tokens = new TokensApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.token = opts.token;
-    this.actor = opts.actor ?? 'agent';
   }
 
-  /** A client for the bridge serving `dataDir`, from its bridge.json and token file. */
-  static fromDataDir(dataDir: string, opts: Pick<ClientOptions, 'actor'> = {}): BridgeClient {
+  /** The owner's client for the bridge serving `dataDir`, from its bridge.json and token file. */
+  static fromDataDir(dataDir: string): BridgeClient {
     const info = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { baseUrl: string };
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-    return new BridgeClient({ baseUrl: info.baseUrl, token, ...opts });
+    return new BridgeClient({ baseUrl: info.baseUrl, token });
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -156,7 +154,7 @@ export class BridgeClient {
 
   /** Any response, any status: for callers that inspect refusals themselves. */
   async raw(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<RawResponse> {
-    const headers: Record<string, string> = { ...(this.actor === 'user' ? { 'X-Study-Bridge-Actor': 'user' } : {}), ...opts.headers };
+    const headers: Record<string, string> = { ...opts.headers };
     if (this.token && !opts.anonymous) headers.Authorization = `Bearer ${this.token}`;
     let body: string | Uint8Array | undefined;
     if (opts.bytes) {
@@ -244,13 +242,14 @@ export class BridgeClient {
   createDeck(title: string) {
     return this.request<RouteResponse<typeof deckCreateResponse>>('POST', '/decks', { body: { title, confirm: true } });
   }
-  createInstallCode() {
-    return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install' } });
+  /** Owner only: a one-time code whose install script writes a new agent token named `name` with `scope`. */
+  createInstallCode(grant: { name?: string; scope?: AgentScope } = {}) {
+    return this.request<InstallCode>('POST', '/install/code', { body: { kind: 'install', ...grant } });
   }
-  createPairCode() {
-    return this.request<PairCode>('POST', '/install/code', { body: { kind: 'pair' } });
+  createPairCode(grant: { name?: string; scope?: AgentScope } = {}) {
+    return this.request<PairCode>('POST', '/install/code', { body: { kind: 'pair', ...grant } });
   }
   pair(code: string, deviceName: string) {
-    return this.request<Success & { token: string; deviceName: string }>('POST', '/pair', { body: { code, deviceName }, anonymous: true });
+    return this.request<Success & { token: string; tokenId: string; scope: AgentScope; deviceName: string }>('POST', '/pair', { body: { code, deviceName }, anonymous: true });
   }
 }

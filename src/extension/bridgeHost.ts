@@ -168,7 +168,7 @@ export class BridgeHost implements vscode.Disposable {
     }
     this.bridge = bridge;
     // The person's edits: the operation log records them as the user's.
-    this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token, actor: 'user' });
+    this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
     this.log.info(`hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir})`);
     this.setState({
       mode: 'hosting',
@@ -205,7 +205,7 @@ export class BridgeHost implements vscode.Disposable {
     if (!discovery || !isProcessAlive(discovery.pid)) return false;
     let client: BridgeClient;
     try {
-      client = BridgeClient.fromDataDir(dataDir, { actor: 'user' });
+      client = BridgeClient.fromDataDir(dataDir);
       const status = (await client.status()) as { instanceNonce?: string };
       if (status.instanceNonce && status.instanceNonce !== discovery.instanceNonce) return false;
     } catch (err) {

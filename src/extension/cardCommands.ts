@@ -32,8 +32,8 @@ export interface CardCommandDeps {
 /**
  * The context-menu commands on cards and sets. Each takes the tree node it was
  * invoked on; a text argument after it (title, comment) replaces the input box
- * for scripted use. Writes go through the typed client as the person's
- * (X-Study-Bridge-Actor: user).
+ * for scripted use. Writes go through the typed client with the owner token:
+ * they are the person's own edits.
  */
 export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[] {
   const guarded = commandGuard(deps.log);

@@ -45,25 +45,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const guarded = commandGuard(log);
 
-  const connectAgent = guarded('connect agent', async () => {
-    const install = await requireClient().createInstallCode();
-    await vscode.env.clipboard.writeText(install.command);
-    const expires = install.expiresAt ? ` It works once, until ${new Date(install.expiresAt).toLocaleTimeString()}.` : '';
-    const actions = install.mcpCommand ? ['Copy Claude Code MCP command', 'Copy install command'] : ['Copy install command'];
-    const pick = await vscode.window.showInformationMessage(
-      `Install command copied. Paste it into the agent's terminal to connect it.${expires}`,
-      { detail: install.command },
-      ...actions,
-    );
-    if (pick === 'Copy Claude Code MCP command' && install.mcpCommand) {
-      await vscode.env.clipboard.writeText(install.mcpCommand);
-      void vscode.window.showInformationMessage('MCP command copied (claude mcp add …).');
-    } else if (pick === 'Copy install command') {
-      await vscode.env.clipboard.writeText(install.command);
-    }
-    return install;
-  });
-
   const copyUrl = guarded('copy URL', async () => {
     const url = host.state.baseUrl;
     if (!url) throw new UserFacingError('The bridge is not running.');
@@ -180,7 +161,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const showLog = async () => log.show(true);
 
   return [
-    vscode.commands.registerCommand('studyBridge.connectAgent', connectAgent),
     vscode.commands.registerCommand('studyBridge.copyUrl', copyUrl),
     vscode.commands.registerCommand('studyBridge.restart', restart),
     vscode.commands.registerCommand('studyBridge.openDataFolder', openDataFolder),

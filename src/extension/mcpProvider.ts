@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BridgeClient } from '../client/bridgeClient';
 import type { BridgeHost, BridgeState } from './bridgeHost';
 
 /**
@@ -15,7 +16,7 @@ interface McpHttpServerDefinitionCtor {
 
 interface McpProviderLike {
   onDidChangeMcpServerDefinitions?: vscode.Event<void>;
-  provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[];
+  provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[] | Thenable<unknown[]>;
   resolveMcpServerDefinition?(server: unknown, token: vscode.CancellationToken): unknown;
 }
 
@@ -33,16 +34,40 @@ export function registerMcpProvider(
   subscriptions: vscode.Disposable[],
   version: string,
   log: vscode.LogOutputChannel,
+  secrets: vscode.SecretStorage,
 ): boolean {
   try {
-    return tryRegister(host, subscriptions, version);
+    return tryRegister(host, subscriptions, version, (h) => mcpAgentToken(h, secrets, log));
   } catch (err) {
     log.info(`MCP server definition provider not registered (VS Code ${vscode.version}): ${err instanceof Error ? err.message : err}`);
     return false;
   }
 }
 
-function tryRegister(host: BridgeHost, subscriptions: vscode.Disposable[], version: string): boolean {
+export const MCP_AGENT_NAME = 'VS Code MCP (Copilot)';
+
+/**
+ * The MCP clients VS Code runs (Copilot agent mode) are agents, not the
+ * person: they get their own write token, made once with the owner token and
+ * kept in VS Code's secret storage (per data dir). Once the person revokes it
+ * in Connected Agents, no server is offered any more: revoked stays revoked.
+ */
+async function mcpAgentToken(host: BridgeHost, secrets: vscode.SecretStorage, log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const owner = host.client;
+  if (!owner) return undefined;
+  const key = `studyBridge.mcpAgentToken:${host.state.dataDir}`;
+  const stored = await secrets.get(key);
+  if (stored) {
+    if ((await new BridgeClient({ baseUrl: owner.baseUrl, token: stored }).status()).authorized) return stored;
+    log.info(`The ${MCP_AGENT_NAME} token was revoked: the MCP server is not offered to VS Code.`);
+    return undefined;
+  }
+  const made = await owner.tokens.create(MCP_AGENT_NAME, 'write');
+  await secrets.store(key, made.token);
+  return made.token;
+}
+
+function tryRegister(host: BridgeHost, subscriptions: vscode.Disposable[], version: string, agentToken: (host: BridgeHost) => Promise<string | undefined>): boolean {
   const lm = (vscode as unknown as { lm?: LmWithMcp }).lm;
   const Definition = (vscode as unknown as { McpHttpServerDefinition?: McpHttpServerDefinitionCtor }).McpHttpServerDefinition;
   if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
@@ -63,9 +88,9 @@ function tryRegister(host: BridgeHost, subscriptions: vscode.Disposable[], versi
 
   const provider: McpProviderLike = {
     onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
+    provideMcpServerDefinitions: async () => {
       const { baseUrl } = host.state;
-      const token = host.client?.token;
+      const token = baseUrl ? await agentToken(host).catch(() => undefined) : undefined;
       if (!baseUrl || !token) return [];
       return [
         new Definition('Study Bridge', vscode.Uri.parse(`${baseUrl}/mcp`), { Authorization: `Bearer ${token}` }, version),

@@ -21,7 +21,7 @@ export interface Review {
 /**
  * Reviewing decks: "Review Now" on a deck (its review panel), the status bar
  * count of cards due today (a click reviews the deck with the most due).
- * Grades go through the typed client as the person's (X-Study-Bridge-Actor: user).
+ * Grades go through the typed client with the owner token: the person's.
  */
 export function registerReview(deps: ReviewDeps): Review {
   const guarded = commandGuard(deps.log);

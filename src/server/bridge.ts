@@ -169,13 +169,15 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       publish();
       void services.bundlePrepare.failStale().catch(() => undefined);
     });
+    const secretKey = loadCodeKey(dataDir);
+    const tokens = await TokenRegistry.load(dataDir, store, secretKey);
     const services: RouteServices = {
       config,
       store,
       ui,
       entitlements: options.entitlements ?? staticEntitlements(options.premium ?? true),
-      tokens: TokenRegistry.load(dataDir, store),
-      codes: new AccessCodes(store, config.limits, loadCodeKey(dataDir)),
+      tokens,
+      codes: new AccessCodes(store, config.limits, secretKey),
       studySets,
       studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
       snapshotFiles,
@@ -226,6 +228,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
           setTimeout(() => server.closeAllConnections(), 5000).unref();
         });
         await extraction.close();
+        await tokens.flush();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
         lock.release();

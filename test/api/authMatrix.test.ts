@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { RouteDecl } from '../../src/server/http/routeTable';
 import { allRoutes } from '../../src/server/routes';
+import { routeScope } from '../../src/server/security/scopes';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest, type RawResult } from '../helpers/rawHttp';
 import { storeDigest } from '../helpers/storeDigest';
@@ -35,9 +36,11 @@ function assertError(res: RawResult, status: number, code: string, what: string)
 describe('refusal matrix over every declared route', function () {
   let on: TestBridge;
   let off: TestBridge;
+  const agentTokens: Record<'read' | 'write', string> = { read: '', write: '' };
   before(async () => {
     on = await startBridge();
     off = await startBridge({ premium: false });
+    for (const scope of ['read', 'write'] as const) agentTokens[scope] = (await on.bridge.services.tokens.issue(`matrix ${scope}`, scope)).token;
   });
   after(async () => {
     await on.stop();
@@ -86,6 +89,30 @@ describe('refusal matrix over every declared route', function () {
         }
         assert.equal(storeDigest(on.bridge.services.store), before);
       });
+
+      if (route.auth !== 'none') {
+        const need = routeScope(route);
+        for (const scope of ['read', 'write'] as const) {
+          if (need === 'owner' || (need === 'write' && scope === 'read')) {
+            it(`${scope} agent token, confirmed → 403 SCOPE_REQUIRED (needs ${need}), nothing changed`, async () => {
+              const before = storeDigest(on.bridge.services.store);
+              const res = await requestFor(route, on.bridge.port, { Authorization: `Bearer ${agentTokens[scope]}` }, true);
+              assertError(res, 403, 'SCOPE_REQUIRED', name);
+              assert.equal(res.json().error.details.scopeRequired, need);
+              assert.equal(storeDigest(on.bridge.services.store), before);
+            });
+          }
+        }
+        if (need === 'write' && route.confirm && route.confirm !== 'none') {
+          it('read agent token, unconfirmed: the dry-run answers (never SCOPE_REQUIRED), nothing changed', async () => {
+            const before = storeDigest(on.bridge.services.store);
+            const res = await requestFor(route, on.bridge.port, { Authorization: `Bearer ${agentTokens.read}` }, false);
+            assert.notEqual(res.json().error?.code, 'SCOPE_REQUIRED', `${name}: ${res.text.slice(0, 200)}`);
+            assert.ok([404, 422].includes(res.status), `${name}: ${res.status} ${res.text.slice(0, 200)}`);
+            assert.equal(storeDigest(on.bridge.services.store), before);
+          });
+        }
+      }
 
       if (route.premium) {
         it('premium off → 403 MAX_REQUIRED, nothing changed', async () => {

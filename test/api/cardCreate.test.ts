@@ -57,7 +57,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
   it('a child under parentNoteId; the title defaults to the first 64 characters of the text; the person is recorded as actor user', async () => {
     const parent = await create({ title: 'Parent' });
     const text = 'Eigenvalues  of a\nsymmetric matrix are real, and eigenvectors of distinct eigenvalues are orthogonal.';
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { parentNoteId: parent.noteid, text, confirm: true }, headers: { 'X-Study-Bridge-Actor': 'user' } });
+    const res = await t.owner.request<any>('POST', `/study-sets/${setId}/notes`, { body: { parentNoteId: parent.noteid, text, confirm: true } });
     assert.equal(res.parentNoteId, parent.noteid);
     // 64 characters with whitespace runs as one space, the cut's trailing space dropped.
     const expectedTitle = 'Eigenvalues of a symmetric matrix are real, and eigenvectors of';

@@ -35,6 +35,18 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
     const install = await run(process.execPath, [cliPath, 'install-code', '--data', dataDir]);
     assert.match(install.stdout, /curl -sSL 'http:\/\/127\.0\.0\.1:\d+\/bridge\/v1\/install\?code=[\w-]+' \| sh/);
     assert.match(install.stdout, /claude mcp add --transport http/);
+    assert.match(install.stdout, /a write token named "installed agent"/);
+    const readInstall = await run(process.execPath, [cliPath, 'install-code', '--data', dataDir, '--scope', 'read', '--name', 'Reader']);
+    const readCode = /install\?code=([\w-]+)'/.exec(readInstall.stdout)![1];
+    const script = await (await fetch(`${a.baseUrl}/install?code=${readCode}`)).text();
+    const readToken = /TOKEN='(sbt0\.[\w-]+)'/.exec(script)![1];
+    const denied = await new BridgeClient({ baseUrl: a.baseUrl, token: readToken }).raw('POST', '/library/study-sets', { body: { title: 'x', confirm: true } });
+    assert.equal(denied.json<any>().error.code, 'SCOPE_REQUIRED');
+    assert.deepEqual(
+      (await client.tokens.list()).map((x) => [x.name, x.scope]),
+      [['Reader', 'read']],
+    );
+    await assert.rejects(run(process.execPath, [cliPath, 'install-code', '--data', dataDir, '--scope', 'owner']), /bad --scope owner/);
     const pair = await run(process.execPath, [cliPath, 'pair-code', '--data', dataDir]);
     const code = /Pairing code: (\d{6})/.exec(pair.stdout)?.[1];
     assert.ok(code);

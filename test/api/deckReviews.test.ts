@@ -177,7 +177,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const s = await seed(t.client, [{ title: 'first' }, { title: 'second' }]);
     // Graded "again" 2 minutes ago: its 1-minute step is over, so it is due again, as a learning card.
     const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
-    const user = new BridgeClient({ baseUrl: t.client.baseUrl, token: t.client.token, actor: 'user' });
+    const user = new BridgeClient({ baseUrl: t.client.baseUrl, token: t.bridge.token });
     const res = await user.raw('POST', `/decks/${s.deckId}/reviews`, { body: { cardNoteId: s.cardIds[1], rating: 'again', reviewedAt: twoMinutesAgo, confirm: true } });
     assert.equal(res.status, 200, res.text());
     const d = await due(s.deckId);

@@ -23,11 +23,11 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
   });
   after(() => t.stop());
 
-  const append = (id: string, text: string, headers?: Record<string, string>) => post(t, `/notes/${id}/comments`, { text }, headers);
+  const append = (id: string, text: string, as?: 'agent' | 'person') => post(t, `/notes/${id}/comments`, { text }, as);
 
   it('appends at index max+1 after the body; batch-get reads them in order; one comment operation each, by the actor', async () => {
     const a = await card(t, setId, { title: 'Commented', text: 'Body' });
-    const r1 = await append(a, 'First remark', { 'X-Study-Bridge-Actor': 'user' });
+    const r1 = await append(a, 'First remark', 'person');
     assert.deepEqual([r1.persisted, r1.noteid, r1.index, r1.kind, r1.linked], [true, a, 1, 'text', undefined]);
     const r2 = await append(a, 'Second remark');
     assert.equal(r2.index, 2);

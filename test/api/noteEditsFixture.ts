@@ -29,9 +29,9 @@ export async function treeNodes(t: TestBridge, topicid: string): Promise<Record<
   return Object.fromEntries(res.nodes.map((n: any) => [n.noteid, n]));
 }
 
-/** A confirmed POST that must succeed. */
-export const post = (t: TestBridge, path: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-  t.client.request<any>('POST', path, { body: { ...body, confirm: true }, headers });
+/** A confirmed POST that must succeed; by the test agent unless `as` is 'person' (the owner token). */
+export const post = (t: TestBridge, path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') =>
+  (as === 'person' ? t.owner : t.client).request<any>('POST', path, { body: { ...body, confirm: true } });
 
 /** A POST that must be refused with `status`/`code` and leave every table byte-identical; returns the error. */
 export async function refused(t: TestBridge, path: string, body: Record<string, unknown>, status: number, code: string, confirm = true): Promise<any> {

@@ -51,7 +51,7 @@ describe('POST /notes/fold', function () {
   });
 
   it('unfolds, as the user', async () => {
-    const res = await post(t, '/notes/fold', { noteIds: [parent], folded: false }, { 'X-Study-Bridge-Actor': 'user' });
+    const res = await post(t, '/notes/fold', { noteIds: [parent], folded: false }, 'person');
     assert.deepEqual(res.changed, [parent]);
     assert.equal((await treeNodes(t, setId))[parent].folded, false);
     assert.equal(operations(t).at(-1)!.actor, 'user');

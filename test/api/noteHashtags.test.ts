@@ -47,7 +47,7 @@ describe('POST /notes/hashtags', function () {
   });
   after(() => t.stop());
 
-  const edit = (body: Record<string, unknown>, headers?: Record<string, string>) => post(t, '/notes/hashtags', body, headers);
+  const edit = (body: Record<string, unknown>, as?: 'agent' | 'person') => post(t, '/notes/hashtags', body, as);
 
   it('add: stored as full paths without "#"; a second card adding another spelling gets the set\'s first spelling; batch-get reads them back; one operation', async () => {
     const a = await card(t, setId, { title: 'Groups' });
@@ -56,7 +56,7 @@ describe('POST /notes/hashtags', function () {
     assert.deepEqual(r1, { bridgeApiVersion: r1.bridgeApiVersion, persisted: true, operation: 'add', results: [{ noteid: a, hashtags: ['Math/Algebra'] }], changed: 1 });
 
     const opsBefore = operations(t).length;
-    const r2 = await edit({ noteIds: [a, b], operation: 'add', hashtags: ['math/algebra', 'Exam', 'EXAM'] }, { 'X-Study-Bridge-Actor': 'user' });
+    const r2 = await edit({ noteIds: [a, b], operation: 'add', hashtags: ['math/algebra', 'Exam', 'EXAM'] }, 'person');
     assert.equal(r2.persisted, true);
     assert.equal(r2.changed, 2);
     const cards = await read(t, a, b);

@@ -55,7 +55,7 @@ describe('POST /notes/metadata', function () {
     const a = await card(t, setId, { title: 'Here' });
     const b = await card(t, other, { title: 'There' });
     const opsBefore = operations(t).length;
-    await post(t, '/notes/metadata', { noteIds: [a, b], patch: { colorIndex: 9 } }, { 'X-Study-Bridge-Actor': 'user' });
+    await post(t, '/notes/metadata', { noteIds: [a, b], patch: { colorIndex: 9 } }, 'person');
     const ops = operations(t).slice(opsBefore);
     assert.deepEqual(ops.map((o) => [o.topicid, o.noteIds, o.actor]).sort(), [[setId, [a], 'user'], [other, [b], 'user']].sort());
     const cards = await read(t, a, b);

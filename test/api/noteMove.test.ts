@@ -50,7 +50,7 @@ describe('POST /notes/move', () => {
 
   it('the moves form takes a target per card; a branch moves whole; one operation with the actor', async () => {
     const f = await fixture('Moves form');
-    const user = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: t.bridge.token, actor: 'user' });
+    const user = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: t.bridge.token });
     const res = await move(
       {
         moves: [

@@ -34,13 +34,13 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
   });
   after(() => t.stop());
 
-  const title = (id: string, body: Record<string, unknown>, headers?: Record<string, string>) => post(t, `/notes/${id}/title`, body, headers);
+  const title = (id: string, body: Record<string, unknown>, as?: 'agent' | 'person') => post(t, `/notes/${id}/title`, body, as);
   const text = (id: string, body: Record<string, unknown>) => post(t, `/notes/${id}/text`, body);
 
   describe('title', () => {
     it('renames with the current title as expectedPrefix; tree and batch-get read it back; a title operation by the actor', async () => {
       const a = await card(t, setId, { title: 'Old title' });
-      const res = await title(a, { text: 'New title', expectedPrefix: 'Old title' }, { 'X-Study-Bridge-Actor': 'user' });
+      const res = await title(a, { text: 'New title', expectedPrefix: 'Old title' }, 'person');
       assert.deepEqual([res.persisted, res.noteid, res.title, res.updatedReferences], [true, a, 'New title', []]);
       assert.equal((await treeNodes(t, setId))[a].title, 'New title');
       assert.equal((await read(t, a))[a].title, 'New title');

@@ -1,3 +1,4 @@
+import { UNNAMED_AGENT } from '../../src/server/actor';
 import assert from 'node:assert/strict';
 import { insertNote, recordOperation, reindexNote } from '../../src/server/cards/noteRows';
 import { newId } from '../../src/server/library/ids';
@@ -15,7 +16,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
   after(() => t.stop());
 
   const store = () => t.bridge.services.store;
-  const post = (path: string, body: Record<string, unknown>, headers?: Record<string, string>) => t.client.raw('POST', path, { body, headers });
+  const post = (path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') => (as === 'person' ? t.owner : t.client).raw('POST', path, { body });
   const list = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/snapshots`)).snapshots as any[];
   const snapshot = (id: string, description?: string) => t.client.request<any>('POST', `/study-sets/${id}/snapshots`, { body: description === undefined ? {} : { description } });
   const tree = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/tree`)).nodes as any[];
@@ -55,14 +56,14 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?), (?, ?, ?)`, [ids.A, ids.B, now, ids.B, ids.A, now]);
       reindexNote(tx, ids.A);
       reindexNote(tx, ids.C);
-      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: 'agent', noteIds: Object.values(ids), now });
+      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: Object.values(ids), now });
     });
     return { topicid: set.topicid, ...ids };
   }
 
   /** An edit through the card route, as the person (VS Code) or an agent makes it. */
   async function rename(noteid: string, from: string, to: string, actor: 'user' | 'agent') {
-    const res = await post(`/notes/${noteid}/title`, { text: to, expectedPrefix: from.slice(0, 32), confirm: true }, actor === 'user' ? { 'X-Study-Bridge-Actor': 'user' } : {});
+    const res = await post(`/notes/${noteid}/title`, { text: to, expectedPrefix: from.slice(0, 32), confirm: true }, actor === 'user' ? 'person' : 'agent');
     assert.equal(res.status, 200, res.text());
   }
 
@@ -142,7 +143,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       tx.run('DELETE FROM notes WHERE noteid = ?', [s.A2]);
       tx.run('DELETE FROM notes_fts WHERE noteid = ?', [s.A2]);
       reindexNote(tx, s.A);
-      recordOperation(tx, { topicid: s.topicid, kind: 'create', actor: 'agent', noteIds: [extra, s.A2], now: new Date().toISOString() });
+      recordOperation(tx, { topicid: s.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: [extra, s.A2], now: new Date().toISOString() });
     });
     assert.notDeepEqual(await tree(s.topicid), treeAtSnapshot);
     const zeta = async () => JSON.stringify(await t.client.request<any>('GET', '/search', { query: { q: 'Zeta', scope: 'notes' } }));

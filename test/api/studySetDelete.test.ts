@@ -1,3 +1,4 @@
+import { UNNAMED_AGENT } from '../../src/server/actor';
 import assert from 'node:assert/strict';
 import { insertNote, recordOperation } from '../../src/server/cards/noteRows';
 import { newId } from '../../src/server/library/ids';
@@ -31,7 +32,7 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
       insertNote(tx, { noteid: excerpt, topicid: set.topicid, parentId: set.rootNoteId, title: 'Mitochondria', text: 'the powerhouse', excerpt: true, source: { bookmd5: MD5, page: 3, rect: { x: 1, y: 2, width: 3, height: 4 } }, now });
       insertNote(tx, { noteid: plain, topicid: set.topicid, parentId: set.rootNoteId, title: 'Ribosome', now });
       tx.run('INSERT INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, 0, 1, ?)', [set.topicid, MD5, now]);
-      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: 'agent', noteIds: [excerpt, plain], now });
+      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: [excerpt, plain], now });
     });
     return { topicid: set.topicid, root: set.rootNoteId!, excerpt, plain, ids: [set.rootNoteId!, excerpt, plain] };
   }

@@ -29,7 +29,7 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
 
   it('makes the card a sub-map root: its descendants live in it (subMapId, depth), listed by /sub-maps; undo expands it', async () => {
     const f = await fixture('Fold');
-    const user = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: t.bridge.token, actor: 'user' });
+    const user = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: t.bridge.token });
     const res = await fold(f.A, { confirm: true }, user);
     assert.equal(res.status, 200, res.text());
     assert.deepEqual(

@@ -6,8 +6,10 @@ import { createBridge, type Bridge, type BridgeOptions } from '../../src/server/
 
 export interface TestBridge {
   bridge: Bridge;
-  /** Authorised client. */
+  /** An agent's client: its own write token (named "test agent"), as an agent would meet the bridge. */
   client: BridgeClient;
+  /** The person's client: the owner token (the data dir's token file), as VS Code and the CLI use it. */
+  owner: BridgeClient;
   /** Client without a token. */
   anonymous: BridgeClient;
   dataDir: string;
@@ -21,10 +23,12 @@ export const tempDir = (prefix = 'sb-test-') => mkdtempSync(join(tmpdir(), prefi
 export async function startBridge(opts: Partial<BridgeOptions> = {}): Promise<TestBridge> {
   const dataDir = opts.dataDir ?? tempDir();
   const bridge = await createBridge({ port: 0, ...opts, dataDir });
+  const agent = await bridge.services.tokens.issue('test agent', 'write');
   return {
     bridge,
     dataDir,
-    client: new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token }),
+    client: new BridgeClient({ baseUrl: bridge.baseUrl, token: agent.token }),
+    owner: new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token }),
     anonymous: new BridgeClient({ baseUrl: bridge.baseUrl }),
     async stop() {
       await bridge.close();

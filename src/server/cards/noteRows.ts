@@ -197,7 +197,14 @@ export interface Operation {
  * snapshot.
  */
 export function recordOperation(tx: WriteTx, op: Operation): void {
-  tx.run('INSERT INTO operations(topicid, kind, actor, note_ids, at) VALUES (?, ?, ?, ?, ?)', [op.topicid, op.kind, op.actor, JSON.stringify([...new Set(op.noteIds)]), op.now]);
+  tx.run('INSERT INTO operations(topicid, kind, actor, token_id, note_ids, at) VALUES (?, ?, ?, ?, ?, ?)', [
+    op.topicid,
+    op.kind,
+    op.actor.kind,
+    op.actor.tokenId,
+    JSON.stringify([...new Set(op.noteIds)]),
+    op.now,
+  ]);
   tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [op.now, op.topicid]);
 }
 

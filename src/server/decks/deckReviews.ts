@@ -66,6 +66,7 @@ interface ReviewLogRow {
   duration_ms: number | null;
   due_after: string;
   actor: string;
+  token_id: string | null;
 }
 
 /** A client's clock may run this far ahead of ours. */
@@ -97,6 +98,7 @@ const logView = (r: ReviewLogRow) => ({
   durationMs: r.duration_ms,
   dueAfter: r.due_after,
   actor: r.actor,
+  tokenId: r.token_id,
 });
 
 export class DeckReviews {
@@ -181,11 +183,11 @@ export class DeckReviews {
       const log = outcome.log;
       tx.run(
         `INSERT INTO review_logs(id, deck_id, card_note_id, rating, state_before, due_before, stability, difficulty, elapsed_days, last_elapsed_days,
-           scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor, token_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           reviewLogId, deckId, cardNoteId, log.rating, log.state, before.due, log.stability, log.difficulty, log.elapsed_days, log.last_elapsed_days,
-          log.scheduled_days, log.learning_steps, log.review, input.durationMs ?? null, outcome.schedule.due, actor,
+          log.scheduled_days, log.learning_steps, log.review, input.durationMs ?? null, outcome.schedule.due, actor.kind, actor.tokenId,
         ],
       );
       recordOperation(tx, { topicid: deckId, kind: 'review', actor, noteIds: [cardNoteId], now });

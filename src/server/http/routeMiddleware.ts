@@ -4,7 +4,9 @@ import { BridgeError } from '../errors';
 import { BRIDGE_API_VERSION } from '../version';
 import { readBytes, readJson, refuseDeclaredOver } from './requestBody';
 import { refuseUnstorable } from './storableText';
-import type { Actor } from '../actor';
+import { UNNAMED_AGENT, type Actor } from '../actor';
+import { covers, neededScope, routeScope } from '../security/scopes';
+import type { Caller } from '../security/tokens';
 import { Hijack, Reply, type RouteDecl, type RouteServices } from './routeTable';
 
 const emptyObject = z.object({});
@@ -28,6 +30,16 @@ function bearer(ctx: Context): string | undefined {
   return m?.[1];
 }
 
+function scopeRequired(route: RouteDecl, caller: Caller, need: string): BridgeError {
+  const dryRun = need === 'write' && route.confirm !== undefined && route.confirm !== 'none';
+  return new BridgeError(
+    'SCOPE_REQUIRED',
+    403,
+    `${route.method} ${route.path} needs a token with scope ${need}; this token ("${caller.name}") has scope ${caller.scope}. Nothing was changed.${dryRun ? ' Without confirm, the call is a dry-run that a read token may make.' : ''}`,
+    { scopeRequired: need, scope: caller.scope, tokenName: caller.name, routeScope: routeScope(route) },
+  );
+}
+
 /** What a handler gets; the abort signal is made on first use only (most handlers never look). */
 class Input {
   private controller: AbortController | undefined;
@@ -36,7 +48,8 @@ class Input {
     readonly query: unknown,
     readonly body: unknown,
     readonly raw: Buffer,
-    readonly authorized: boolean,
+    readonly caller: Caller | undefined,
+    readonly bearer: string | undefined,
     readonly confirmed: boolean,
     readonly services: RouteServices,
     private readonly ctx: Context,
@@ -46,8 +59,12 @@ class Input {
     return this.ctx.req;
   }
 
+  get authorized(): boolean {
+    return this.caller !== undefined;
+  }
+
   get actor(): Actor {
-    return this.ctx.get('X-Study-Bridge-Actor').toLowerCase() === 'user' ? 'user' : 'agent';
+    return this.caller?.actor ?? UNNAMED_AGENT;
   }
 
   get signal(): AbortSignal {
@@ -82,16 +99,20 @@ export function effectiveSchemas(route: RouteDecl) {
 
 /**
  * Everything between the router and the handler, in the order of docs/ARCHITECTURE.md ("The request path"):
- * auth → premium → body → validation → confirm gate → handler → success body.
+ * auth (who: the token) → scope (a dry-run needs read) → premium → body → validation → scope again, now that
+ * confirm is known → confirm gate → handler → success body.
  */
 export function routeMiddleware(route: RouteDecl, services: RouteServices) {
   const schemas = effectiveSchemas(route);
   const bodyKeys = new Set(Object.keys(schemas.body.shape));
   return async (ctx: Context) => {
-    const authorized = services.tokens.verify(bearer(ctx));
-    if (route.auth !== 'none' && !authorized) {
-      throw new BridgeError('UNAUTHORIZED', 401, 'Missing or invalid bearer token. Send "Authorization: Bearer <token>" (token file: <dataDir>/token).');
+    const token = bearer(ctx);
+    const caller = services.tokens.identify(token);
+    if (route.auth !== 'none' && !caller) {
+      throw new BridgeError('UNAUTHORIZED', 401, 'Missing, invalid or revoked bearer token. Send "Authorization: Bearer <token>" (the owner\'s is <dataDir>/token; agents get their own).');
     }
+    // Beyond the token's scope even as a dry-run: refused before the body is read.
+    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, false))) throw scopeRequired(route, caller, neededScope(route, false));
     if (route.premium && !services.entitlements.premium()) {
       throw new BridgeError('MAX_REQUIRED', 403, `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`);
     }
@@ -116,7 +137,10 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
     const confirmValue = route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
     const confirmed = !route.confirm || route.confirm === 'none' || confirmValue === true || confirmValue === '1' || confirmValue === 'true';
 
-    const input = new Input(params, query, body, raw, authorized, confirmed, services, ctx);
+    // A read token may ask a write route what it would do (the dry-run below), not do it.
+    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, confirmed))) throw scopeRequired(route, caller, neededScope(route, confirmed));
+
+    const input = new Input(params, query, body, raw, caller, token, confirmed, services, ctx);
 
     if (!confirmed) {
       const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { BridgeServices } from '../services';
 import type { Actor } from '../actor';
+import type { Scope } from '../security/scopes';
+import type { Caller } from '../security/tokens';
 
 /** Where a route's confirmation lives: nowhere, `confirm:true` in the body, or `?confirm=1`. */
 export type ConfirmKind = 'none' | 'body' | 'query';
@@ -69,11 +71,15 @@ export interface RouteInput<P, Q, B> {
   confirmed: boolean;
   services: RouteServices;
   /**
-   * Who asked: the VS Code extension marks the person's own edits with the
-   * header `X-Study-Bridge-Actor: user`; everything else is an agent. The
-   * operation log records it, and restore refuses to overwrite user edits.
+   * Who asked, from the bearer token: the owner token is the person ('user'),
+   * every agent token that named agent. The operation log records it, and
+   * restore refuses to overwrite the person's edits. No header can claim it.
    */
   actor: Actor;
+  /** The token's holder; undefined on token-free routes called without a valid token. */
+  caller: Caller | undefined;
+  /** The bearer token as sent, for the MCP channel, which calls routes on the caller's behalf. */
+  bearer: string | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }
@@ -96,6 +102,12 @@ export interface RouteDecl<
   summary: string;
   /** 'none' only for the routes whose credential is not the bearer token. Default 'token'. */
   auth?: 'token' | 'none';
+  /**
+   * The token scope a confirmed call needs (read < write < owner). Default:
+   * read for GET, write for POST; an unconfirmed call of a confirm-gated
+   * route is a dry-run and needs only read (security/scopes.ts).
+   */
+  scope?: Scope;
   /** Needs the premium entitlement. Default false. */
   premium?: boolean;
   /** Default 'none'. */

@@ -30,7 +30,7 @@ const guideArgs = {
 };
 
 /** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
-export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
+export function mcpExchange(services: RouteServices, raw: Buffer, token: string): Hijack {
   let message: unknown;
   try {
     message = JSON.parse(raw.toString('utf8'));
@@ -64,7 +64,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
           "Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content.",
         inputSchema: callArgs,
       },
-      async (args) => callRoute(services, args),
+      async (args) => callRoute(services, token, args),
     );
     server.registerTool(
       'study_upload',
@@ -73,7 +73,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer): Hijack {
           'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
         inputSchema: uploadArgs,
       },
-      async (args) => callRoute(services, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
+      async (args) => callRoute(services, token, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -40,10 +40,10 @@ function requestBody(args: RouteCallArgs): { body?: string | Buffer; type?: stri
 
 /**
  * study_call goes through the bridge's own HTTP surface (loopback, with the
- * bridge token), so every guard, gate and error of the route table applies
- * exactly as for an HTTP agent.
+ * caller's own token), so every guard, gate, scope and error of the route
+ * table applies exactly as for an HTTP agent, and the actor is the caller.
  */
-export async function callRoute(services: RouteServices, args: RouteCallArgs): Promise<CallToolResult> {
+export async function callRoute(services: RouteServices, token: string, args: RouteCallArgs): Promise<CallToolResult> {
   let sent: { body?: string | Buffer; type?: string };
   try {
     // Checked here, not only by the route: a URL would turn a lone surrogate into U+FFFD on the way.
@@ -59,7 +59,7 @@ export async function callRoute(services: RouteServices, args: RouteCallArgs): P
   for (const [k, v] of Object.entries(args.query ?? {})) url.searchParams.set(k, String(v));
   const res = await fetch(url, {
     method: args.method,
-    headers: { Authorization: `Bearer ${services.tokens.mainToken}`, ...(sent.type ? { 'Content-Type': sent.type } : {}) },
+    headers: { Authorization: `Bearer ${token}`, ...(sent.type ? { 'Content-Type': sent.type } : {}) },
     body: typeof sent.body === 'string' || sent.body === undefined ? sent.body : new Uint8Array(sent.body),
   });
   const type = res.headers.get('content-type') ?? '';

@@ -102,6 +102,7 @@ export const bundleRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/bundles/{id}/check',
+    scope: 'read', // reads only: a read token may call it
     summary:
       'Parses and anchors result.md (or resultMarkdown) exactly as submit would, writing nothing: the would-be card tree, each excerpt anchored (page, rect) or not (reason), problems with line numbers.',
     params: bundleParams,

@@ -149,6 +149,7 @@ export const reviewLogResponse = z.object({
       durationMs: z.number().nullable(),
       dueAfter: z.string(),
       actor: z.string(),
+      tokenId: z.string().nullable().describe("The agent token that graded (GET /tokens names it); null: the person"),
     }),
   ),
   count: z.number().int(),
@@ -224,7 +225,7 @@ export const deckCardRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/decks/{id}/reviews',
     summary:
-      "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor.",
+      "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor, tokenId (the agent token; null: the person).",
     params: deckParams,
     query: z.object({ cardNoteId: uuidParam('cardNoteId').optional(), limit: z.coerce.number().int().min(1).max(5000).optional() }),
     response: reviewLogResponse,

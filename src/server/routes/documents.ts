@@ -229,6 +229,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/documents/{id}/locate',
+    scope: 'read', // reads only: a read token may call it
     summary: 'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; navigate:true scrolls there.',
     params: docParams,
     body: z.object({ page: pageNumber.pipe(z.number()), text: z.string().min(1, 'text must not be empty').max(5000), navigate: z.boolean().optional() }),

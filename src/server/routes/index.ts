@@ -17,6 +17,7 @@ import { noteImageRoutes } from './noteImages';
 import { uiStateRoutes } from './uiState';
 import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
+import { tokenRoutes } from './tokens';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -38,4 +39,5 @@ export const allRoutes: readonly RouteDecl[] = [
   ...mindMapPrintRoutes,
   ...uiStateRoutes,
   ...legacySyncRoutes,
+  ...tokenRoutes,
 ];

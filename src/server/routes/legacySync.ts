@@ -93,6 +93,7 @@ export const legacySyncRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/sync/legacy/inventory',
+    scope: 'read', // reads only: a read token may call it
     summary: 'Observe-only page of the library (cursor, limit 1..200, default 50): items {bookmd5, path, state observed|possible_mismatch|missing_file, size}; nextCursor null at the end. Changes nothing.',
     body: z.object({
       cursor: z.string().regex(/^[0-9a-f]{32}$/, 'cursor must be a nextCursor of a previous answer (a bookmd5)').optional(),

@@ -21,6 +21,7 @@ export const mindMapPrintRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/mind-map-print/preview',
+    scope: 'read', // reads only: a read token may call it
     summary:
       "Plans the pagination of the set's card tree (or of the branch under rootNoteId) and writes nothing: mode keepStructure (whole branches per page, big ones sliced, small siblings merged) | classic (the map cut into tiles) | cardFlow (cards as boxes); densityValue 0..1 (denser = more cards per page). Answers the plan: pageCountEstimate, pages[{kind, sliceIndex, sliceCount, visibleNoteIds, visibleDepth}], exportOptions, treeFingerprint, planFingerprint.",
     params: setParams,

@@ -16,6 +16,7 @@ export const noteReadRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/notes/batch-get',
+    scope: 'read', // reads only: a read token may call it
     summary: 'Reads up to 200 cards: sparse texts[] (0 body, 1..N comments), parts[] in visual order, metadata, hashtags, hashtagPaths, sourceAnchor, links; unknown ids in notFound.',
     body: z.object({ noteIds: noteIdList(200) }),
     response: batchGetResponse,

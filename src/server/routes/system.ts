@@ -4,6 +4,8 @@ import { defineRoute, Reply } from '../http/routeTable';
 import { buildCapabilities } from '../system/capabilities';
 import { buildOpenApi, filterRoutes } from '../system/openapi';
 import { MCP_MESSAGE_BYTES } from '../mcp/mcpBudget';
+import { AGENT_SCOPES } from '../security/scopes';
+import { INSTALLED_AGENT } from '../security/tokens';
 import { claudeMcpCommand, expiredInstallScript, installCommand, installScript } from '../system/installScript';
 import { mcpExchange, mcpGetAnswer } from '../mcp/mcpChannel';
 import type { BridgeServices } from '../services';
@@ -55,6 +57,7 @@ const routeInfo = z.object({
   rawBody: z.string().optional(),
   /** A valid request from the declaration (ids in it name nothing). */
   example: z.object({ params: z.record(z.string(), z.string()).optional(), query: z.record(z.string(), z.string()).optional(), body: z.record(z.string(), z.unknown()).optional() }).optional(),
+  scope: z.enum(['none', 'read', 'write', 'owner']),
 });
 
 export const statusResponse = z.object({
@@ -154,12 +157,15 @@ export const installCodeResponse = z.object({
   command: z.string().optional(),
   mcpCommand: z.string().optional(),
   rotatesToken: z.literal(false).optional(),
+  /** The agent token the code makes: its name and scope. */
+  name: z.string(),
+  scope: z.enum(AGENT_SCOPES),
   /** kind pair */
   pairUrl: z.string().optional(),
   request: z.object({ code: z.string(), deviceName: z.string() }).optional(),
 });
 
-export const pairResponse = z.object({ token: z.string(), deviceName: z.string(), baseUrl: z.string() });
+export const pairResponse = z.object({ token: z.string(), tokenId: z.string(), scope: z.enum(AGENT_SCOPES), deviceName: z.string(), baseUrl: z.string() });
 
 export const systemRoutes = [
   defineRoute({
@@ -214,15 +220,17 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/install',
-    summary: 'One-time install script (pipe to sh): writes the token file (600), installs the agent skill, prints the MCP command. The code is the credential.',
+    summary: "One-time install script (pipe to sh): writes the agent's own token (named and scoped when the code was made) to its token file (600), installs the agent skill, prints the MCP command. The code is the credential.",
     auth: 'none',
     replyType: shellScript,
     query: z.object({ code: z.string().min(1).max(200) }),
     example: { query: { code: 'abc' } },
     handler: async ({ query, services }) => {
-      if (!(await services.codes.redeem('install', query.code))) return new Reply(expiredInstallScript(), shellScript, 403);
+      const grant = await services.codes.redeem('install', query.code);
+      if (!grant) return new Reply(expiredInstallScript(), shellScript, 403);
+      const issued = await services.tokens.issue(grant.name, grant.scope);
       return new Reply(
-        installScript({ token: services.tokens.mainToken, baseUrl: services.baseUrl(), guideMarkdown: services.guide.markdown }),
+        installScript({ token: issued.token, baseUrl: services.baseUrl(), guideMarkdown: services.guide.markdown }),
         shellScript,
       );
     },
@@ -230,15 +238,22 @@ export const systemRoutes = [
   defineRoute({
     method: 'POST',
     path: '/install/code',
-    summary: 'Issues a one-time install code (10 min) and its curl command; {"kind":"pair"} issues a 6-digit pairing code (5 min). Never rotates the token, writes no file.',
-    body: z.object({ kind: z.enum(['install', 'pair']).default('install') }),
+    summary:
+      'Owner only. Issues a one-time install code (10 min) and its curl command; {"kind":"pair"} issues a 6-digit pairing code (5 min). The code makes one agent token named `name` with `scope` (read | write, default write). Writes no file.',
+    scope: 'owner',
+    body: z.object({
+      kind: z.enum(['install', 'pair']).default('install'),
+      name: z.string().trim().min(1).max(120).optional().describe('The agent token\'s name (default "installed agent"; pairing: the device\'s name)'),
+      scope: z.enum(AGENT_SCOPES).default('write'),
+    }),
     response: installCodeResponse,
     example: { body: { kind: 'pair' } },
     handler: async ({ body, services }) => {
-      const { code, expiresAt } = await services.codes.issue(body.kind);
+      const name = body.name ?? (body.kind === 'pair' ? 'paired device' : INSTALLED_AGENT);
+      const { code, expiresAt } = await services.codes.issue(body.kind, { name, scope: body.scope });
       const baseUrl = services.baseUrl();
       if (body.kind === 'pair') {
-        return { kind: 'pair', code, expiresAt, pairUrl: `${baseUrl}/pair`, request: { code, deviceName: '<name of the agent or machine>' } };
+        return { kind: 'pair', code, expiresAt, name, scope: body.scope, pairUrl: `${baseUrl}/pair`, request: { code, deviceName: '<name of the agent or machine>' } };
       }
       return {
         kind: 'install',
@@ -248,6 +263,8 @@ export const systemRoutes = [
         command: installCommand(baseUrl, code),
         mcpCommand: claudeMcpCommand(baseUrl),
         rotatesToken: false,
+        name,
+        scope: body.scope,
       };
     },
   }),
@@ -263,9 +280,11 @@ export const systemRoutes = [
     example: { body: { code: '123456', deviceName: 'laptop' } },
     handler: async ({ body, services }) => {
       const code = typeof body.code === 'string' || typeof body.code === 'number' ? String(body.code) : '';
-      const deviceName = typeof body.deviceName === 'string' && body.deviceName.trim() ? body.deviceName.trim().slice(0, 120) : 'paired device';
-      if (!(await services.codes.redeem('pair', code))) throw pairingFailed();
-      return { token: await services.tokens.issueDeviceToken(deviceName), deviceName, baseUrl: services.baseUrl() };
+      const named = typeof body.deviceName === 'string' && body.deviceName.trim() ? body.deviceName.trim().slice(0, 120) : undefined;
+      const grant = await services.codes.redeem('pair', code);
+      if (!grant) throw pairingFailed();
+      const issued = await services.tokens.issue(named ?? grant.name, grant.scope);
+      return { token: issued.token, tokenId: issued.tokenId, scope: issued.scope, deviceName: issued.name, baseUrl: services.baseUrl() };
     },
   }),
   defineRoute({
@@ -276,7 +295,9 @@ export const systemRoutes = [
     // A JSON-RPC answer written on the raw response (MCP transport), not the success wrapper.
     replyType: 'application/json',
     example: { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },
-    handler: async ({ raw, services }) => mcpExchange(services, raw),
+    // The channel itself only reads; each study_call is checked against the caller's scope as a request of its own.
+    scope: 'read',
+    handler: async ({ raw, services, bearer }) => mcpExchange(services, raw, bearer!),
   }),
   defineRoute({
     method: 'GET',

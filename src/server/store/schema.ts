@@ -208,7 +208,7 @@ CREATE TABLE operations (
   op_seq INTEGER PRIMARY KEY AUTOINCREMENT,
   topicid TEXT NOT NULL,
   kind TEXT NOT NULL,                    -- the route's verb: create, move, copy, delete, title, restore…
-  actor TEXT NOT NULL,                   -- agent | user (the VS Code extension sends X-Study-Bridge-Actor: user)
+  actor TEXT NOT NULL,                   -- agent | user (from the bearer token since issue 18)
   note_ids TEXT NOT NULL,                -- JSON array of the cards the batch touched
   at TEXT NOT NULL
 );
@@ -268,6 +268,33 @@ CREATE TABLE review_logs (
 );
 CREATE INDEX review_logs_deck ON review_logs(deck_id, reviewed_at);
 CREATE INDEX review_logs_card ON review_logs(card_note_id, reviewed_at);
+`,
+  },
+  {
+    version: 6,
+    sql: `
+-- Identity is the token (issue 18): every agent has its own named token with
+-- a scope, and only the HMAC of a token (keyed by <dataDir>/secret) is stored.
+-- Tokens paired before have only a bare SHA-256: kept in legacy_sha256 until
+-- their first use rekeys them. A revoked row keeps its name for the logs.
+CREATE TABLE agent_tokens (
+  token_id TEXT PRIMARY KEY,
+  token_hmac TEXT UNIQUE,                -- hex HMAC-SHA-256, NULL once revoked
+  legacy_sha256 TEXT UNIQUE,             -- paired before issue 18, until first use
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL,                   -- read | write
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,                     -- coarse: written at most once a minute per token
+  revoked_at TEXT
+);
+INSERT INTO agent_tokens(token_id, legacy_sha256, name, scope, created_at)
+  SELECT 'tok_' || substr(token_hash, 1, 16), token_hash, device_name, 'write', created_at FROM tokens;
+DROP TABLE tokens;
+-- Which agent token wrote (NULL: the person, or before issue 18).
+ALTER TABLE operations ADD COLUMN token_id TEXT;
+ALTER TABLE review_logs ADD COLUMN token_id TEXT;
+-- What an install or pairing code grants: JSON {name, scope}.
+ALTER TABLE access_codes ADD COLUMN grant_json TEXT;
 `,
   },
 ];

@@ -104,7 +104,6 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       descriptionPrefix: 'Agent:',
       reuseWhenUnchanged: true,
       restoreCovers: 'cards of the set; not document tables of contents',
-      userEditsActorHeader: 'X-Study-Bridge-Actor',
     }),
     limits: {
       pagesPerCall: 60,

@@ -134,7 +134,11 @@ call only routes that \`/capabilities\` lists.
 
 ## Authentication
 - Send \`Authorization: Bearer <token>\` on every route except \`GET /status\`, \`GET /install?code=\` and \`POST /pair\`.
-  The token is in \`~/.config/study-bridge/token\` (after install) or \`<dataDir>/token\`.
+  Your token is in \`~/.config/study-bridge/token\` (after install): it is yours alone, named, and the person can revoke it
+  (then 401). What you write is recorded as written by you; no header can make it the person's.
+- Scopes: a \`read\` token may call GETs, reads such as \`POST /notes/batch-get\` and \`/bundles/{id}/check\`, and every
+  dry-run (a call without confirm); a \`write\` token everything else an agent does; \`owner\` routes (\`/tokens\`, codes) are the
+  person's. Beyond your scope: 403 \`SCOPE_REQUIRED\` with \`details.scopeRequired\`; do not retry, ask the person.
 - Never send an \`Origin\` header (403 \`FORBIDDEN_ORIGIN\`); use \`127.0.0.1\` or \`localhost\` as the host (else 403 \`FORBIDDEN_HOST\`).
 - \`requiresMax:true\` routes also need the premium entitlement (403 \`MAX_REQUIRED\` when it is off; do not retry, reads keep working).
   \`requiresMax:false\` still needs the token.

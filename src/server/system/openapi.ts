@@ -3,6 +3,7 @@ import { koaPath } from '../http/app';
 import { effectiveSchemas } from '../http/routeMiddleware';
 import type { RouteDecl } from '../http/routeTable';
 import { notFound } from '../errors';
+import { routeScope } from '../security/scopes';
 import { BRIDGE_API_VERSION } from '../version';
 import { apiFingerprint } from './routeFingerprint';
 
@@ -59,6 +60,7 @@ function errorResponses(r: RouteDecl): Record<string, unknown> {
   if (r.auth !== 'none') add(401, 'UNAUTHORIZED: missing or invalid bearer token');
   add(403, 'FORBIDDEN_ORIGIN / FORBIDDEN_HOST: not a loopback client');
   if (r.premium) add(403, 'MAX_REQUIRED: the premium entitlement is off');
+  if (r.auth !== 'none' && routeScope(r) !== 'read') add(403, `SCOPE_REQUIRED: the token's scope is below ${routeScope(r)} (details.scopeRequired)`);
   if (r.params) add(404, '*_NOT_FOUND: the path names nothing');
   if (r.method === 'POST') add(413, 'PAYLOAD_TOO_LARGE: the body exceeds the limit');
   if (r.params || r.query || r.body) add(422, 'INVALID_INPUT: the request does not match its schema');
@@ -118,6 +120,7 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
       'x-requires-max': !!r.premium,
       'x-confirm': r.confirm ?? 'none',
       'x-dry-run': !!r.dryRun,
+      'x-scope': r.auth === 'none' ? 'none' : routeScope(r),
       'x-listed': r.listed !== false,
       parameters: [...params, ...query],
       ...(r.method === 'POST'

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RouteDecl } from '../http/routeTable';
+import { routeScope } from '../security/scopes';
 
 /** What an agent needs to know about a route, as /capabilities lists it. */
 export function describeRoute(r: RouteDecl) {
@@ -10,6 +11,8 @@ export function describeRoute(r: RouteDecl) {
     requiresMax: !!r.premium,
     confirm: r.confirm ?? 'none',
     dryRun: !!r.dryRun,
+    /** The token scope a confirmed call needs (an unconfirmed dry-run needs read); none: token-free. */
+    scope: r.auth === 'none' ? ('none' as const) : routeScope(r),
   };
 }
 

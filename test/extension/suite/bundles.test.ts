@@ -1,6 +1,7 @@
 // Book splitting in the real VS Code (issue 8): an agent prepares a bundle over
 // HTTP; the person reviews result.md in the card preview, submits, and finds the
 // cards in the Study Sets view. Runs after extension.test.ts, on the same bridge.
+import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -37,7 +38,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
   before(async () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
-    agent = BridgeClient.fromDataDir(api.dataDir);
+    agent = await suiteAgent(api.dataDir);
   });
 
   const bundleNode = async () => {

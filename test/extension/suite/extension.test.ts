@@ -1,5 +1,6 @@
 // Runs inside the real VS Code extension host (code-server), against the
 // installed VSIX and the real bridge it hosts. No mocks.
+import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
 
   it('shows a study set created through the API in the Study Sets view after refresh', async () => {
     // As an agent would: from the files in the data dir, over HTTP.
-    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const agent = await suiteAgent(api.dataDir);
     const created = await agent.createStudySet('Cell Biology (created by an agent)');
     assert.ok(created.topicid);
     await vscode.commands.executeCommand('studyBridge.refresh');
@@ -98,7 +99,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('shows a review deck created through the API in the Review Decks view (and not among the study sets)', async () => {
-    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const agent = await suiteAgent(api.dataDir);
     const deck = await agent.createDeck('Exam week');
     assert.equal(deck.isDeck, true);
     await vscode.commands.executeCommand('studyBridge.refresh');
@@ -165,7 +166,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('the study set selected in the sidebar is what GET /context reports as open', async () => {
-    const agent = BridgeClient.fromDataDir(api.dataDir);
+    const agent = await suiteAgent(api.dataDir);
     const set = (await agent.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
     assert.notEqual((await agent.context()).studySet?.topicid, set.topicid);
     const node = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`)!;
@@ -178,22 +179,22 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('logs requests (method, path, status, ms) without tokens or codes', async () => {
-    const agent = BridgeClient.fromDataDir(api.dataDir);
-    const install = await agent.createInstallCode();
-    await agent.raw('GET', '/install', { query: { code: 'not-a-real-code' }, anonymous: true });
+    const owner = BridgeClient.fromDataDir(api.dataDir);
+    const install = await owner.createInstallCode();
+    await owner.raw('GET', '/install', { query: { code: 'not-a-real-code' }, anonymous: true });
     const text = await eventually(async () => {
       const t = existsSync(api.logFile) ? readFileSync(api.logFile, 'utf8') : '';
       return /GET \/bridge\/v1\/install 403/.test(t) ? t : undefined;
     }, 'the request log to show GET /install', 15_000);
     assert.match(text, /POST \/bridge\/v1\/library\/study-sets 20\d \d+ms/);
     assert.match(text, /GET \/bridge\/v1\/status 200 \d+ms/);
-    assert.ok(!text.includes(agent.token!), 'no bearer token in the log');
+    assert.ok(!text.includes(owner.token!), 'no bearer token in the log');
     assert.ok(!text.includes(install.code) && !text.includes('not-a-real-code'), 'no install code in the log');
   });
 
   // ---- Card library (issue 7): agents write over HTTP, the person sees and edits in the sidebar ----
   const chem: { topicid?: string; ids: Record<string, string>; snapshotId?: string } = { ids: {} };
-  const agentClient = () => BridgeClient.fromDataDir(api.dataDir);
+  const agentClient = () => suiteAgent(api.dataDir);
   const rowTitle = (n: BridgeNode) => {
     const l = n.treeItem().label;
     return typeof l === 'string' ? l : (l?.label ?? '');
@@ -202,7 +203,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   const byTitle = (nodes: BridgeNode[], title: string) => nodes.find((n) => rowTitle(n) === title);
 
   it("a set's card tree written by an agent appears in the sidebar (colours, sub-maps, hashtags, excerpt pages)", async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     const set = await agent.createStudySet('Organic Chemistry');
     chem.topicid = set.topicid;
     // A book in the set, read to the end, so an excerpt card can anchor to its page.
@@ -262,7 +263,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('a card renamed from its context menu (Rename Card…) is renamed in the API, as the person’s edit', async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     // The agent's snapshot before the person edits.
     const snap = await agent.cards.createSnapshot(chem.topicid!, 'Before the person edits');
     chem.snapshotId = snap.snapshotId;
@@ -277,7 +278,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       return n?.title === 'Alkanes and cycloalkanes' ? n : undefined;
     }, 'the new title through batch-get');
     assert.deepEqual(note.hashtags, ['hydrocarbons']);
-    // Sent as X-Study-Bridge-Actor: user → a restore's dry-run names it among the person's edits.
+    // Made with the owner token (the person's) → a restore's dry-run names it among the person's edits.
     const dry = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: {} });
     assert.equal(dry.status, 422);
     const details = dry.json<{ error: { code: string; details: { changedNodes: Array<{ noteid: string; title: string }> } } }>().error;
@@ -288,7 +289,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('a card written by an agent appears in the open tree without a manual refresh', async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     const revision = api.feed.revision ?? 0;
     const created = await agent.cards.create(chem.topicid!, { title: 'Aromatic compounds', colorIndex: 3 });
     chem.ids.aromatic = created.noteid;
@@ -307,7 +308,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('Delete Card… shows the dry-run before deleting; declining keeps the card, consenting deletes it and its children move up', async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
     const groups = byTitle(await childrenOf(setNode), 'Functional groups')!;
     const seen: string[] = [];
@@ -325,7 +326,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('Restore Snapshot… names the person’s edits and forces only on consent', async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
     // The set is open (selected) in this window: the command offers to close it first.
     // GET /context follows selection *changes*. The race: when the set's row is already the selection (an
@@ -359,7 +360,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('the Review Decks view shows due counts and review cards; a deleted source is marked', async () => {
-    const agent = agentClient();
+    const agent = await agentClient();
     const deck = await agent.createDeck('Organic Chemistry drills');
     await agent.request('POST', `/decks/${deck.deckId}/cards`, {
       body: { cards: [{ sourceNoteId: chem.ids.alkanes }, { sourceNoteId: chem.ids.sn1, question: 'SN1 goes through a {{cloze}}' }, { sourceNoteId: chem.ids.ketones }], confirm: true },
@@ -385,7 +386,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('the palette colours contributed to the theme are the note palette', async () => {
-    const served = await agentClient().cards.palette(chem.topicid!);
+    const served = await (await agentClient()).cards.palette(chem.topicid!);
     const contributed = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.colors as Array<{ id: string; defaults: { dark: string } }>).map((c) => [c.id, c.defaults.dark.toLowerCase()]);
     assert.equal(served.length, 16);
     assert.deepEqual(contributed, served.map((p) => [`studyBridge.palette${p.colorIndex}`, p.baseColor.toLowerCase()]));

@@ -36,6 +36,7 @@ export async function run(): Promise<void> {
     review: () => require('./review.test'),
     mindMap: () => require('./mindMap.test'),
     reader: () => require('./reader.test'),
+    agents: () => require('./agents.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 

@@ -2,6 +2,7 @@
 // builds a 62-card set over HTTP; the person opens its map from the set's
 // context menu; clicks reveal cards; an agent's edit redraws it. Runs after
 // bundles.test.ts, on the same bridge (the asymptote book is already there).
+import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -52,7 +53,7 @@ describe('Mind map of a study set (real VS Code)', () => {
   before(async () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
-    agent = BridgeClient.fromDataDir(api.dataDir);
+    agent = await suiteAgent(api.dataDir);
   });
 
   it('an agent builds a 62-card set over HTTP: three levels, an excerpt, colours, hashtags, a sub-map', async () => {

@@ -3,6 +3,7 @@
 // Sets view, sees the cards' highlights, selects a line and makes a card of it;
 // the page the reader shows is what GET /context reports; locate navigate:true
 // and focus move the reader. Runs after the other suites, on the same bridge.
+import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -42,7 +43,7 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
   before(async () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
-    agent = BridgeClient.fromDataDir(api.dataDir);
+    agent = await suiteAgent(api.dataDir);
   });
 
   const linesOf = async (page: number) =>

@@ -2,6 +2,7 @@
 // study set; the person opens it with "Review Now" in the Review Decks view and
 // grades every card with the keyboard (Space, then 1–4) in the review panel;
 // the bridge then holds the due dates ts-fsrs computes for those grades.
+import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
 import * as vscode from 'vscode';
@@ -26,7 +27,7 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
   before(async () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
-    agent = BridgeClient.fromDataDir(api.dataDir);
+    agent = await suiteAgent(api.dataDir);
   });
 
   /** Cards due today across every deck, as the bridge counts them. */

@@ -1,0 +1,30 @@
+import type { RouteResponse } from '../server/http/routeTable';
+import type { tokenIssueResponse, tokenListResponse, tokenRevokeResponse } from '../server/routes/tokens';
+
+/**
+ * Agent tokens, for the owner (the VS Code extension, the CLI): list, make,
+ * revoke. Shapes come from the routes' own schemas (`import type` only).
+ */
+export type TokenList = RouteResponse<typeof tokenListResponse>;
+export type AgentToken = TokenList['tokens'][number];
+export type IssuedToken = RouteResponse<typeof tokenIssueResponse>;
+export type AgentScope = AgentToken['scope'];
+
+/** The client's request method (bridgeClient.ts), named here so the facade and this file do not import each other. */
+interface Requester {
+  request<T>(method: 'GET' | 'POST', path: string, opts?: { body?: unknown }): Promise<T>;
+}
+
+export class TokensApi {
+  constructor(private readonly client: Requester) {}
+
+  async list(): Promise<AgentToken[]> {
+    return (await this.client.request<TokenList>('GET', '/tokens')).tokens;
+  }
+  create(name: string, scope: AgentScope) {
+    return this.client.request<IssuedToken>('POST', '/tokens', { body: { name, scope, confirm: true } });
+  }
+  revoke(tokenId: string) {
+    return this.client.request<RouteResponse<typeof tokenRevokeResponse>>('POST', `/tokens/${encodeURIComponent(tokenId)}/revoke`, { body: { confirm: true } });
+  }
+}
