@@ -1,5 +1,5 @@
 import { boundedDistance } from './editDistance';
-import type { KeyToken } from './tokenize';
+import { LINE_END, LINE_START, type KeyToken } from './tokenize';
 
 /**
  * The one approximate matcher: a local alignment of a quote's tokens against
@@ -9,6 +9,8 @@ import type { KeyToken } from './tokenize';
  * footnote mark) cost a gap; going back or far ahead in the page (another
  * extractor's column order) costs a jump. Order is rewarded: a shuffled
  * sentence needs a gap or a jump between every two words and scores low.
+ * Gaps and jumps between whole lines cost less than ones inside a line:
+ * extractors disagree about the order of lines, not of words in a line.
  * Score = best total / quote weight, 0..1.
  */
 
@@ -16,6 +18,8 @@ import type { KeyToken } from './tokenize';
 export const GAP_OPEN = 3;
 export const GAP_EXTEND = 0.15;
 export const JUMP = 8;
+/** Taken off a gap's or a jump's cost for each end of it that is a line's edge. */
+export const LINE_EDGE_BONUS = 3;
 
 /** A quote whose score is at least this is on the page (locate, anchoring, card creation alike). */
 export const ACCEPT_SCORE = 0.8;
@@ -74,8 +78,11 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
   const backA = new Uint8Array((m + 1) * W);
   const backG = new Uint8Array((m + 1) * W); // 1: opened from A, 2: extended
   const gainAt = new Float64Array((m + 1) * W); // gain of the token step into the cell, for the trace
-  // start[i]: best way to be at quote token i anywhere in the page (free at i = 0, else a jump).
+  // start[i]: best way to be at quote token i anywhere in the page (free at i = 0, else a jump);
+  // entering the page at a line's start adds the bonus (jumps only, see enter()).
   const start = new Float64Array(m + 1);
+  const jumped = new Float64Array(m + 1).fill(-Infinity);
+  const enter = (i: number, j: number) => Math.max(start[i], jumped[i] + (p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
   const startCol = new Int32Array(m + 1).fill(-1);
   // Page keys by value, so exact matches are a lookup and fuzzy ones are tried once per distinct key.
   const distinct = [...new Set(p.map((t) => t.key))];
@@ -90,7 +97,8 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
       for (let j = 1; j <= n; j++) {
         const c = i * W + j;
         const d = (i - 1) * W + (j - 1);
-        const prev = Math.max(A[d], G[d], start[i - 1]);
+        const st = enter(i - 1, j - 1);
+        const prev = Math.max(A[d], G[d], st);
         let best = A[(i - 1) * W + j]; // the quote token is not on the page here
         let how = SKIP_QUOTE;
         let gain = 0;
@@ -98,23 +106,24 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
         const g = qt.weight * s;
         if (prev + g > best) {
           best = prev + g;
-          how = A[d] >= G[d] && A[d] >= start[i - 1] ? FROM_A : G[d] >= start[i - 1] ? FROM_G : FROM_START;
+          how = A[d] >= G[d] && A[d] >= st ? FROM_A : G[d] >= st ? FROM_G : FROM_START;
           gain = g;
         }
         if (j >= 2 && joins(qt.key, p[j - 2].key, p[j - 1].key)) {
           const e = (i - 1) * W + (j - 2);
-          const v = Math.max(A[e], G[e], start[i - 1]) + qt.weight;
+          const v = Math.max(A[e], G[e], enter(i - 1, j - 2)) + qt.weight;
           if (v > best) [best, how, gain] = [v, MERGE_PAGE, qt.weight];
         }
         if (i >= 2 && joins(p[j - 1].key, q[i - 2].key, qt.key)) {
           const e = (i - 2) * W + (j - 1);
-          const v = Math.max(A[e], G[e], start[i - 2]) + q[i - 2].weight + qt.weight;
+          const v = Math.max(A[e], G[e], enter(i - 2, j - 1)) + q[i - 2].weight + qt.weight;
           if (v > best) [best, how, gain] = [v, MERGE_QUOTE, q[i - 2].weight + qt.weight];
         }
         A[c] = best;
         backA[c] = how;
         gainAt[c] = gain;
-        const open = A[c - 1] - GAP_OPEN;
+        // Skipping page token j - 1; a gap opened after a line's end (a whole inserted line) costs less.
+        const open = A[c - 1] - GAP_OPEN + (j >= 2 && p[j - 2].edge & LINE_END ? LINE_EDGE_BONUS / 2 : 0);
         const ext = G[c - 1];
         G[c] = Math.max(open, ext) - GAP_EXTEND;
         backG[c] = open >= ext ? 1 : 2;
@@ -125,12 +134,16 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
       start[0] = 0;
       continue;
     }
+    // A jump leaves from the best cell of the row, a line's end costing less; or restart from nothing.
     let rowBest = -Infinity;
     let col = -1;
-    for (let j = 1; j <= n; j++) if (A[i * W + j] > rowBest) [rowBest, col] = [A[i * W + j], j];
-    // Jumping is worth it only from a matched place; otherwise restart from nothing.
-    if (rowBest - JUMP > 0) [start[i], startCol[i]] = [rowBest - JUMP, col];
-    else [start[i], startCol[i]] = [0, -1];
+    for (let j = 1; j <= n; j++) {
+      const v = A[i * W + j] - JUMP + (p[j - 1].edge & LINE_END ? LINE_EDGE_BONUS : 0);
+      if (v > rowBest) [rowBest, col] = [v, j];
+    }
+    jumped[i] = rowBest;
+    startCol[i] = col;
+    start[i] = 0;
   }
   let best = -Infinity;
   let endCol = -1;
@@ -156,21 +169,20 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
       if (gainAt[c] > 0) out.push(j - 1);
       if (how === MERGE_PAGE) out.push(j - 2);
       const [pi, pj] = how === MERGE_PAGE ? [i - 1, j - 2] : how === MERGE_QUOTE ? [i - 2, j - 1] : [i - 1, j - 1];
-      const from = how === FROM_A ? 'A' : how === FROM_G ? 'G' : how === FROM_START ? 'S' : origin(pi * W + pj, pi);
-      [i, j] = [pi, pj];
+      const from = how === FROM_A ? 'A' : how === FROM_G ? 'G' : how === FROM_START ? 'S' : origin(pi * W + pj, pi, pj);
       if (from === 'S') {
-        // A free start ends the trace; a jump continues at the best cell of the row above.
-        if (startCol[i] < 0) break;
-        j = startCol[i];
-        state = 'A';
-      } else state = from;
+        // A free start ends the trace; a jump continues at the best cell of the row it left.
+        if (start[pi] >= jumped[pi] + (p[pj].edge & LINE_START ? LINE_EDGE_BONUS : 0) || startCol[pi] < 0) break;
+        [i, j, state] = [pi, startCol[pi], 'A'];
+      } else [i, j, state] = [pi, pj, from];
     }
     return out.reverse();
   }
 
   /** Which of A, G or start a merge came from (the same tie order as the forward pass). */
-  function origin(e: number, i: number): 'A' | 'G' | 'S' {
-    if (A[e] >= G[e] && A[e] >= start[i]) return 'A';
-    return G[e] >= start[i] ? 'G' : 'S';
+  function origin(e: number, i: number, j: number): 'A' | 'G' | 'S' {
+    const st = enter(i, j);
+    if (A[e] >= G[e] && A[e] >= st) return 'A';
+    return G[e] >= st ? 'G' : 'S';
   }
 }

@@ -99,7 +99,8 @@ export class AnchorIndex {
     this.gramIndex();
   }
 
-  anchor(text: string): AnchorResult {
+  /** `minScore`: the acceptance threshold (the bench lowers it to draw the score curve). */
+  anchor(text: string, minScore = ACCEPT_SCORE): AnchorResult {
     const q = foldKey(text);
     if (keyWeight(q) < MIN_KEY_CHARS) return { anchored: false, score: 0, reason: 'invalid_excerpt' };
     if (this.empty) return { anchored: false, score: 0, reason: 'missing_info' };
@@ -116,7 +117,7 @@ export class AnchorIndex {
       if (m && (!best || m.score > best.m.score)) best = { span, m };
     }
     if (!best) return { anchored: false, score: 0, reason: 'no_match' };
-    if (best.m.score >= ACCEPT_SCORE) return this.place(best.span, best.m);
+    if (best.m.score >= minScore) return this.place(best.span, best.m);
     return { anchored: false, score: best.m.score, reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match' };
   }
 

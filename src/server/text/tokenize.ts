@@ -16,9 +16,15 @@ export interface KeyToken {
   /** Key range [start, end) in the folded text it came from. */
   start: number;
   end: number;
-  /** Weight in the alignment score: key length, doubled for a CJK character (one carries a word's worth). */
+  /** Weight in the alignment score: key length capped at 10 (a long identifier is one word), a CJK character 2. */
   weight: number;
+  /** Page tokens: LINE_START | LINE_END when the token begins or ends its line. */
+  edge: number;
 }
+
+export const LINE_START = 1;
+export const LINE_END = 2;
+const MAX_WEIGHT = 10;
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const cjkCache = new Map<number, boolean>();
@@ -46,7 +52,7 @@ export function keyTokens(items: readonly TextItem[], f: FoldedText, from = 0, t
       key += String.fromCharCode(f.codes[k]);
       weight += isCjkCode(f.codes[k]) ? 2 : 1;
     }
-    out.push({ key, start, end, weight });
+    out.push({ key, start, end, weight: Math.min(weight, MAX_WEIGHT), edge: 0 });
     start = end;
   };
   for (let k = from + 1; k <= to; k++) {
@@ -65,7 +71,25 @@ export function keyTokens(items: readonly TextItem[], f: FoldedText, from = 0, t
     const first = s.codePointAt(a)! > 0xffff ? a + 2 : a + 1;
     if (!JOINER.test(s.slice(first, b))) close(k);
   }
+  markLineEdges(items, f, out);
   return out;
+}
+
+/** A line break lies between items a < b: an end-of-line flag, or b starts lower or higher than a by half a line. */
+function lineBreakBetween(items: readonly TextItem[], a: number, b: number): boolean {
+  if (a === b) return false;
+  for (let k = a; k < b; k++) if (items[k].eol) return true;
+  const x = items[a];
+  const y = items[b];
+  return Math.abs(y.y - x.y) > Math.max(x.h, y.h, 1) / 2;
+}
+
+function markLineEdges(items: readonly TextItem[], f: FoldedText, tokens: KeyToken[]): void {
+  for (let t = 0; t < tokens.length; t++) {
+    const item = f.itemOf[tokens[t].start];
+    if (t === 0 || lineBreakBetween(items, f.itemOf[tokens[t - 1].start], item)) tokens[t].edge |= LINE_START;
+    if (t === tokens.length - 1 || lineBreakBetween(items, item, f.itemOf[tokens[t + 1].start])) tokens[t].edge |= LINE_END;
+  }
 }
 
 /** A free text's tokens, with offsets into the text (for search tokenizers and quotes). */
