@@ -87,7 +87,7 @@ export async function createCard(services: CardCreateDeps, input: CreateCardInpu
   parentIn(store, input.topicid, parentId);
 
   const warnings: CreateCardWarning[] = [];
-  let source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null } | null = null;
+  let source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null; rects?: { x: number; y: number; width: number; height: number }[] } | null = null;
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
@@ -97,7 +97,7 @@ export async function createCard(services: CardCreateDeps, input: CreateCardInpu
     const ex = input.excerpt;
     // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
     const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
-    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null };
+    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null, ...(loc.found && loc.rects ? { rects: loc.rects } : {}) };
     if (!source.rect) {
       const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
       warnings.push({

@@ -1,11 +1,39 @@
 import type { NoteRow } from './noteRows';
 
-/** A card's link to the page it was excerpted from (rect in PDF points, top-left origin, as locate answers). */
+export interface PdfBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A card's link to the page it was excerpted from (rects in PDF points, top-left origin, as locate answers). */
 export interface SourceAnchor {
   hasExcerpt: boolean;
   bookmd5: string | null;
   page: number | null;
-  rect: { x: number; y: number; width: number; height: number } | null;
+  /** The union of `rects` (what clients that know one box read). */
+  rect: PdfBox | null;
+  /** One per line or fragment of the excerpt; [rect] for cards anchored before there were several. */
+  rects: PdfBox[];
+}
+
+const box = (r: PdfBox): PdfBox => ({ x: r.x, y: r.y, width: r.width, height: r.height });
+
+/**
+ * The notes.source_rect column: the union's JSON as it always was, with
+ * `rects` added when there are several, so old rows and old readers of the
+ * column (crop, export) keep working.
+ */
+export function anchorJson(rect: PdfBox, rects?: readonly PdfBox[]): string {
+  return JSON.stringify(rects && rects.length > 1 ? { ...box(rect), rects: rects.map(box) } : box(rect));
+}
+
+/** The rectangles of a notes.source_rect value. */
+export function anchorBoxes(json: string | null): { rect: PdfBox; rects: PdfBox[] } | null {
+  if (!json) return null;
+  const r = JSON.parse(json) as PdfBox & { rects?: PdfBox[] };
+  return { rect: box(r), rects: Array.isArray(r.rects) && r.rects.length ? r.rects.map(box) : [box(r)] };
 }
 
 /**
@@ -14,11 +42,13 @@ export interface SourceAnchor {
  * but keeps the source link, so the page alone decides it then.
  */
 export function sourceAnchorOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>, hasExcerptText: boolean): SourceAnchor {
+  const boxes = anchorBoxes(n.source_rect);
   return {
     hasExcerpt: n.source_bookmd5 !== null || hasExcerptText,
     bookmd5: n.source_bookmd5,
     page: n.source_page,
-    rect: n.source_rect ? JSON.parse(n.source_rect) : null,
+    rect: boxes?.rect ?? null,
+    rects: boxes?.rects ?? [],
   };
 }
 
