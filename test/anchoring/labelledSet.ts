@@ -43,7 +43,7 @@ const MODES: [QuoteKind, string[]][] = [
   ['raw', ['-raw']],
 ];
 
-function pdftotextPage(file: string, page: number, args: string[]): string {
+export function pdftotextPage(file: string, page: number, args: string[]): string {
   return execFileSync('pdftotext', ['-enc', 'UTF-8', ...args, '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
 }
 
@@ -126,8 +126,10 @@ export async function labelledSet(): Promise<LabelledSet> {
   return { books, quotes, skipped };
 }
 
+export { shuffle };
+
 /** A sentence, not code: most words are one plain word (a code line's "words" hold several tokens in order). */
-const isProse = (text: string) => {
+export const isProse = (text: string) => {
   const words = text.split(' ');
   return words.filter((w) => /^[\p{L}]+[,.;:]?$/u.test(w)).length >= words.length * 0.75;
 };

@@ -32,7 +32,7 @@ describe('anchoring: the labelled set (quotes of another extractor vs shuffled, 
     assert.deepEqual(falses, []);
   });
 
-  it('the threshold has room on both sides: no negative within 0.05 above it… and the curve is monotone', () => {
+  it('the threshold has room: no negative scores within 0.05 below it, and the curve is monotone', () => {
     const c = curve(scored, [0.5, 0.6, 0.7, 0.75, ACCEPT_SCORE, 0.85, 0.9]);
     for (let i = 1; i < c.length; i++) {
       assert.ok(c[i].anchorPct <= c[i - 1].anchorPct && c[i].falseAnchor <= c[i - 1].falseAnchor);

@@ -30,12 +30,24 @@ export const REJECT_SCORE = 0.5;
 const slack = (len: number) => (len <= 3 ? 0 : len <= 5 ? 1 : len <= 9 ? 2 : 3);
 
 const simCache = new Map<string, number>();
+const bag = new Int32Array(128);
+
+/** Chars of q that p lacks, counted as multisets (a lower bound of their edit distance); 0 when not ASCII. */
+function bagDistance(q: string, p: string): number {
+  for (let i = 0; i < p.length; i++) if (p.charCodeAt(i) >= 128) return 0;
+  for (let i = 0; i < q.length; i++) if (q.charCodeAt(i) >= 128) return 0;
+  for (let i = 0; i < p.length; i++) bag[p.charCodeAt(i)]++;
+  let missing = 0;
+  for (let i = 0; i < q.length; i++) if (bag[q.charCodeAt(i)]-- <= 0) missing++;
+  bag.fill(0);
+  return missing;
+}
 
 /** 0..1: 1 for the same key, 1 − distance / length within the token's slack, else 0. */
 export function tokenSimilarity(q: string, p: string): number {
   if (q === p) return 1;
   const k = slack(q.length);
-  if (k === 0 || Math.abs(q.length - p.length) > k) return 0;
+  if (k === 0 || Math.abs(q.length - p.length) > k || bagDistance(q, p) > k) return 0;
   const id = `${q}\u0000${p}`;
   let s = simCache.get(id);
   if (s === undefined) {
@@ -84,15 +96,23 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
   const jumped = new Float64Array(m + 1).fill(-Infinity);
   const enter = (i: number, j: number) => Math.max(start[i], jumped[i] + (p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
   const startCol = new Int32Array(m + 1).fill(-1);
-  // Page keys by value, so exact matches are a lookup and fuzzy ones are tried once per distinct key.
-  const distinct = [...new Set(p.map((t) => t.key))];
+  // Page keys by length, so a quote token is compared once with each distinct key of a length it could match.
+  const byLength = new Map<number, string[]>();
+  for (const key of new Set(p.map((t) => t.key))) {
+    const list = byLength.get(key.length);
+    if (list) list.push(key);
+    else byLength.set(key.length, [key]);
+  }
   for (let i = 0; i <= m; i++) {
     if (i > 0) {
       const qt = q[i - 1];
       const sims = new Map<string, number>();
-      for (const key of distinct) {
-        const s = tokenSimilarity(qt.key, key);
-        if (s > 0) sims.set(key, s);
+      const k = slack(qt.key.length);
+      for (let len = qt.key.length - k; len <= qt.key.length + k; len++) {
+        for (const key of byLength.get(len) ?? []) {
+          const s = tokenSimilarity(qt.key, key);
+          if (s > 0) sims.set(key, s);
+        }
       }
       for (let j = 1; j <= n; j++) {
         const c = i * W + j;
