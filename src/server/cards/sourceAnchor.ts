@@ -18,7 +18,8 @@ export interface SourceAnchor {
   rects: PdfBox[];
 }
 
-const box = (r: PdfBox): PdfBox => ({ x: r.x, y: r.y, width: r.width, height: r.height });
+/** Tolerates w/h spellings (as export does) so any stored rectangle reads back. */
+const box = (r: PdfBox & { w?: number; h?: number }): PdfBox => ({ x: r.x, y: r.y, width: r.width ?? r.w, height: r.height ?? r.h });
 
 /**
  * The notes.source_rect column: the union's JSON as it always was, with
