@@ -16,7 +16,7 @@ import { requestOf, type BundleRow } from './bundleRecords';
 import type { BundleService } from './bundleService';
 import { sha256 } from './bundleFiles';
 import { buildPlan, type ImportPlan } from './importPlan';
-import { anchorJson } from '../cards/sourceAnchor';
+import { anchorJson } from '../cards/anchorRects';
 import type { BundleSource } from './bundleSource';
 import { parseResult, type Problem } from './resultParser';
 

@@ -11,7 +11,7 @@ export interface ExcerptRenderDeps {
   pool: Pick<ExtractionPool, 'render'>;
 }
 import { getNote, type Db, type NoteRow } from './noteRows';
-import { anchorBoxes } from './sourceAnchor';
+import { anchorBoxes } from './anchorRects';
 
 /**
  * The images of a card: the page region under an excerpt's anchor (listed by

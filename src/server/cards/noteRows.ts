@@ -2,7 +2,7 @@ import { BridgeError, invalidInput, notFound } from '../errors';
 import type { Actor } from '../actor';
 import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
-import { anchorJson, type PdfBox } from './sourceAnchor';
+import { anchorJson, type PdfBox } from './anchorRects';
 
 /**
  * The card rows every card module shares: reading a card (visible ones only),
