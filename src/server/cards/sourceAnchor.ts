@@ -1,7 +1,6 @@
 import { anchorBoxes, type PdfBox } from './anchorRects';
 import type { NoteRow } from './noteRows';
 
-
 /** A card's link to the page it was excerpted from (rects in PDF points, top-left origin, as locate answers). */
 export interface SourceAnchor {
   hasExcerpt: boolean;
