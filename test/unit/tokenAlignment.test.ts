@@ -89,6 +89,7 @@ describe('text: the token alignment', () => {
     const r = locateText(page, '植物利用光能把二氧化碳和水合成有机物');
     assert.deepEqual([r.found, r.score], [true, 1]);
     assert.equal(r.rects!.length, 2);
+    assert.equal(r.matchedText, '植物利用光能把二氧化碳和水合成有机物');
     const fuzzy = locateText(page, '植物利用光能，把二氧化碳和水合成为有机物');
     assert.equal(fuzzy.found, true, String(fuzzy.score));
     const index = new AnchorIndex([{ page: 1, items: page, ocr: 0 }]);

@@ -64,6 +64,9 @@ export function unionOf(rects: readonly Rect[]): Rect | undefined {
   return { x: round(u.x), y: round(u.y), w: round(u.w), h: round(u.h) };
 }
 
+const CJK_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*$/u;
+const CJK_START = /^\s*[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+
 const isKeyChar = (c: string) => /[\p{L}\p{N}]/u.test(c);
 const isSpace = (c: string) => /\s/.test(c);
 
@@ -93,5 +96,8 @@ export function textOfKeys(items: readonly TextItem[], f: FoldedText, start: num
     const s = items[k].str;
     parts.push(s.slice(k === firstItem ? from : 0, k === lastItem ? to : s.length));
   }
-  return parts.join(' ').replace(/\s+/g, ' ').trim();
+  // Items join with a space, except between two CJK characters (CJK lines join without one).
+  let out = '';
+  for (const part of parts) out += out && !(CJK_END.test(out) && CJK_START.test(part)) ? ` ${part}` : part;
+  return out.replace(/\s+/g, ' ').trim();
 }
