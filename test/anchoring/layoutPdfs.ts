@@ -44,7 +44,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 /** The next paragraph: three sentences not used before. */
 let prose: string[] = [];
 let next = 0;
-const para = (_p: number) => [0, 1, 2].map(() => prose[next++ % prose.length]).join(' ');
+const para = () => [0, 1, 2].map(() => prose[next++ % prose.length]).join(' ');
 
 async function twoColumns(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -54,7 +54,7 @@ async function twoColumns(): Promise<Uint8Array> {
     for (let col = 0; col < 2; col++) {
       let y = 740;
       for (let p = 0; y > 120; p++) {
-        for (const l of wrap(para(pg * 4 + col * 2 + p), font, 10, 250)) {
+        for (const l of wrap(para(), font, 10, 250)) {
           page.drawText(l, { x: 50 + col * 272, y, size: 10, font });
           y -= 12.5;
         }
@@ -73,7 +73,7 @@ async function codeBlocks(): Promise<Uint8Array> {
     const page = doc.addPage([612, 792]);
     let y = 740;
     for (let p = 0; y > 160; p++) {
-      y = lines(page, wrap(para(pg * 5 + p + 1), font, 11, 500), font, 11, 56, y, 14) - 6;
+      y = lines(page, wrap(para(), font, 11, 500), font, 11, 56, y, 14) - 6;
       y = lines(page, CODE[(pg + p) % CODE.length], mono, 9, 80, y, 11) - 10;
     }
   }
@@ -89,7 +89,7 @@ async function sideNotes(): Promise<Uint8Array> {
     let y = 740;
     for (let p = 0; y > 160; p++) {
       const top = y;
-      y = lines(page, wrap(para(pg * 6 + p + 2), font, 10.5, 380), font, 10.5, 180, y, 13) - 10;
+      y = lines(page, wrap(para(), font, 10.5, 380), font, 10.5, 180, y, 13) - 10;
       // The note sits beside the paragraph's second line, in the left margin.
       lines(page, wrap(NOTES[(pg * 3 + p) % NOTES.length], small, 8, 110), small, 8, 40, top - 13, 10);
     }

@@ -103,56 +103,50 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
     if (list) list.push(key);
     else byLength.set(key.length, [key]);
   }
-  for (let i = 0; i <= m; i++) {
-    if (i > 0) {
-      const qt = q[i - 1];
-      const sims = new Map<string, number>();
-      const k = slack(qt.key.length);
-      for (let len = qt.key.length - k; len <= qt.key.length + k; len++) {
-        for (const key of byLength.get(len) ?? []) {
-          const s = tokenSimilarity(qt.key, key);
-          if (s > 0) sims.set(key, s);
-        }
-      }
-      for (let j = 1; j <= n; j++) {
-        const c = i * W + j;
-        const d = (i - 1) * W + (j - 1);
-        const st = enter(i - 1, j - 1);
-        const prev = Math.max(A[d], G[d], st);
-        let best = A[(i - 1) * W + j]; // the quote token is not on the page here
-        let how = SKIP_QUOTE;
-        let gain = 0;
-        const s = sims.get(p[j - 1].key) ?? 0;
-        const g = qt.weight * s;
-        if (prev + g > best) {
-          best = prev + g;
-          how = A[d] >= G[d] && A[d] >= st ? FROM_A : G[d] >= st ? FROM_G : FROM_START;
-          gain = g;
-        }
-        if (j >= 2 && joins(qt.key, p[j - 2].key, p[j - 1].key)) {
-          const e = (i - 1) * W + (j - 2);
-          const v = Math.max(A[e], G[e], enter(i - 1, j - 2)) + qt.weight;
-          if (v > best) [best, how, gain] = [v, MERGE_PAGE, qt.weight];
-        }
-        if (i >= 2 && joins(p[j - 1].key, q[i - 2].key, qt.key)) {
-          const e = (i - 2) * W + (j - 1);
-          const v = Math.max(A[e], G[e], enter(i - 2, j - 1)) + q[i - 2].weight + qt.weight;
-          if (v > best) [best, how, gain] = [v, MERGE_QUOTE, q[i - 2].weight + qt.weight];
-        }
-        A[c] = best;
-        backA[c] = how;
-        gainAt[c] = gain;
-        // Skipping page token j - 1; a gap opened after a line's end (a whole inserted line) costs less.
-        const open = A[c - 1] - GAP_OPEN + (j >= 2 && p[j - 2].edge & LINE_END ? LINE_EDGE_BONUS / 2 : 0);
-        const ext = G[c - 1];
-        G[c] = Math.max(open, ext) - GAP_EXTEND;
-        backG[c] = open >= ext ? 1 : 2;
+  // Row 0 holds no match (A and G stay -Infinity); start[0] = 0 is the free start.
+  for (let i = 1; i <= m; i++) {
+    const qt = q[i - 1];
+    const sims = new Map<string, number>();
+    const k = slack(qt.key.length);
+    for (let len = qt.key.length - k; len <= qt.key.length + k; len++) {
+      for (const key of byLength.get(len) ?? []) {
+        const s = tokenSimilarity(qt.key, key);
+        if (s > 0) sims.set(key, s);
       }
     }
-    if (i === 0) {
-      for (let j = 0; j <= n; j++) A[j] = -Infinity;
-      start[0] = 0;
-      continue;
+    for (let j = 1; j <= n; j++) {
+      const c = i * W + j;
+      const d = (i - 1) * W + (j - 1);
+      const st = enter(i - 1, j - 1);
+      const prev = Math.max(A[d], G[d], st);
+      let best = A[(i - 1) * W + j]; // the quote token is not on the page here
+      let how = SKIP_QUOTE;
+      let gain = 0;
+      const s = sims.get(p[j - 1].key) ?? 0;
+      const g = qt.weight * s;
+      if (prev + g > best) {
+        best = prev + g;
+        how = A[d] >= G[d] && A[d] >= st ? FROM_A : G[d] >= st ? FROM_G : FROM_START;
+        gain = g;
+      }
+      if (j >= 2 && joins(qt.key, p[j - 2].key, p[j - 1].key)) {
+        const e = (i - 1) * W + (j - 2);
+        const v = Math.max(A[e], G[e], enter(i - 1, j - 2)) + qt.weight;
+        if (v > best) [best, how, gain] = [v, MERGE_PAGE, qt.weight];
+      }
+      if (i >= 2 && joins(p[j - 1].key, q[i - 2].key, qt.key)) {
+        const e = (i - 2) * W + (j - 1);
+        const v = Math.max(A[e], G[e], enter(i - 2, j - 1)) + q[i - 2].weight + qt.weight;
+        if (v > best) [best, how, gain] = [v, MERGE_QUOTE, q[i - 2].weight + qt.weight];
+      }
+      A[c] = best;
+      backA[c] = how;
+      gainAt[c] = gain;
+      // Skipping page token j - 1; a gap opened after a line's end (a whole inserted line) costs less.
+      const open = A[c - 1] - GAP_OPEN + (j >= 2 && p[j - 2].edge & LINE_END ? LINE_EDGE_BONUS / 2 : 0);
+      const ext = G[c - 1];
+      G[c] = Math.max(open, ext) - GAP_EXTEND;
+      backG[c] = open >= ext ? 1 : 2;
     }
     // A jump leaves from the best cell of the row, a line's end costing less; or restart from nothing.
     let rowBest = -Infinity;
