@@ -19,6 +19,8 @@ export interface AnchoredCard {
   colorIndex: number | null;
   page: number;
   rect: NonNullable<SourceAnchor['rect']>;
+  /** One per line or fragment of the excerpt (rect is their union). */
+  rects: SourceAnchor['rects'];
 }
 
 export interface ExcerptCard {
@@ -63,7 +65,7 @@ export class ReaderApi {
       const { notes } = await this.http.cards.batchGet(ids.slice(i, i + BATCH_GET_MAX));
       for (const n of notes as Note[]) {
         const a = n.sourceAnchor;
-        if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect });
+        if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect, rects: a.rects?.length ? a.rects : [a.rect] });
       }
     }
     return out;

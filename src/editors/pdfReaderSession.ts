@@ -118,6 +118,7 @@ export class PdfReaderSession implements vscode.Disposable {
       noteid: c.noteid,
       page: c.page,
       rect: c.rect,
+      rects: c.rects,
       title: c.title,
       color: (c.colorIndex !== null && NOTE_PALETTE_HEX[c.colorIndex]) || DEFAULT_HIGHLIGHT,
     }));

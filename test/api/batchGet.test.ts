@@ -53,7 +53,7 @@ describe('POST /notes/batch-get', function () {
     ]);
     assert.deepEqual(n.metadata, { colorIndex: 7, fillIndex: 0 });
     assert.deepEqual([n.hashtags, n.hashtagPaths, n.links, n.folded, n.isSubMapRoot, n.childCount, n.referenceOf], [[], [], [ids.rich], false, false, 1, null]);
-    assert.deepEqual(n.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null });
+    assert.deepEqual(n.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null, rects: [] });
     assert.match(n.createdAt, /^\d{4}-\d\d-\d\dT/);
     assert.equal(n.modifiedAt, n.createdAt);
   });
@@ -84,7 +84,7 @@ describe('POST /notes/batch-get', function () {
     assert.deepEqual(n.hashtags, ['exam', 'Math/Algebra/Rings']);
     assert.deepEqual(n.hashtagPaths[1], { hashtag: '#Math/Algebra/Rings', path: 'Math/Algebra/Rings', name: 'Rings', segments: ['Math', 'Algebra', 'Rings'], depth: 3, ancestors: ['Math', 'Math/Algebra'] });
     assert.deepEqual(n.hashtagPaths[0], { hashtag: '#exam', path: 'exam', name: 'exam', segments: ['exam'], depth: 1, ancestors: [] });
-    assert.deepEqual(n.sourceAnchor, { hasExcerpt: true, bookmd5: MD5, page: 12, rect: { x: 72, y: 100.5, width: 300, height: 24 } });
+    assert.deepEqual(n.sourceAnchor, { hasExcerpt: true, bookmd5: MD5, page: 12, rect: { x: 72, y: 100.5, width: 300, height: 24 }, rects: [{ x: 72, y: 100.5, width: 300, height: 24 }] });
     assert.deepEqual(n.links.sort(), [ids.plain, ids.other].sort(), 'both directions; the hidden card is left out');
     assert.deepEqual([n.folded, n.isSubMapRoot, n.childCount], [true, true, 0]);
   });

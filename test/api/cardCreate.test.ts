@@ -34,7 +34,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     assert.equal(res.topicid, setId);
     assert.equal(res.parentNoteId, rootId);
     assert.equal(res.persisted, true);
-    assert.deepEqual(res.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null });
+    assert.deepEqual(res.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null, rects: [] });
     assert.equal(res.warnings, undefined);
 
     const node = (await tree()).nodes.find((n: any) => n.noteid === res.noteid);
@@ -85,6 +85,13 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     assert.ok(a.rect.height > 8 && a.rect.height < 60, `height ${a.rect.height}`);
     const located = await t.client.request<any>('POST', `/documents/${book}/locate`, { body: { page: 10, text: VERBATIM } });
     assert.deepEqual(a.rect, located.rect, 'the same rectangle as POST /documents/{id}/locate');
+    assert.deepEqual(a.rects, located.rects, 'the same line rectangles as locate');
+    // One rect per line; rect is their union.
+    const u = (f: (r: any) => number, pick: (...xs: number[]) => number) => pick(...a.rects.map(f));
+    assert.deepEqual(
+      [u((r) => r.x, Math.min), u((r) => r.y, Math.min), u((r) => r.x + r.width, Math.max), u((r) => r.y + r.height, Math.max)].map((v) => Math.round(v)),
+      [a.rect.x, a.rect.y, a.rect.x + a.rect.width, a.rect.y + a.rect.height].map((v) => Math.round(v)),
+    );
 
     const card = await get(res.noteid);
     assert.deepEqual(card.texts, [{ index: 0, text: VERBATIM, excerpt: true, noteid: res.noteid, kind: 'excerpt' }]);
@@ -99,7 +106,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     const invented = 'Purple elephants compute the eigenvalues of every asymptote by moonlight.';
     const res = await create({ title: 'Made up', text: 'my note', excerpt: { bookmd5: book, page: 10, text: invented } });
     assert.equal(res.persisted, true);
-    assert.deepEqual(res.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect: null });
+    assert.deepEqual(res.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect: null, rects: [] });
     assert.equal(res.warnings.length, 1);
     assert.equal(res.warnings[0].code, 'EXCERPT_NOT_ANCHORED');
     assert.equal(res.warnings[0].reason, 'no_match');

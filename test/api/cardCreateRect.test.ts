@@ -33,9 +33,9 @@ describe('POST /study-sets/{id}/notes with excerpt.rect (a selection made in the
     const body = res.json<any>();
     assert.equal(body.persisted, true);
     assert.equal(body.warnings, undefined);
-    assert.deepEqual(body.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect });
+    assert.deepEqual(body.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect, rects: [rect] });
     const card = await get(body.noteid);
-    assert.deepEqual(card.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect });
+    assert.deepEqual(card.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect, rects: [rect] });
     assert.notDeepEqual(card.sourceAnchor.rect, matched, 'not the text match');
     assert.deepEqual(card.texts[0], { index: 0, text: VERBATIM, excerpt: true, noteid: body.noteid, kind: 'excerpt' });
     const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find((n: any) => n.noteid === body.noteid);

@@ -39,6 +39,19 @@ function legacyDataDir(): string {
 }
 
 /** What a search answer says, without the figures that describe how the index was read. */
+/**
+ * Answers gained `rects` beside every anchor `rect` (#17, additive): on old
+ * data it must be [rect] ([] without one); then it is left out of the compare.
+ */
+function withoutRects(v: any): any {
+  if (Array.isArray(v)) return v.map(withoutRects);
+  if (!v || typeof v !== 'object') return v;
+  const out: any = {};
+  for (const [k, x] of Object.entries(v)) if (k !== 'rects' || !('rect' in v)) out[k] = withoutRects(x);
+  if ('rect' in v && 'rects' in v) assert.deepEqual(v.rects, v.rect ? [v.rect] : [], 'old anchors read as rects = [rect]');
+  return out;
+}
+
 const searchHits = (body: any) => ({
   notes: body.notes.map((n: any) => [n.noteid, n.title]).sort(),
   studySets: body.studySets.map((s: any) => s.topicid).sort(),
@@ -68,7 +81,7 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
       const now = await replay(t, a);
       assert.equal(now.status, a.status, `${a.path}: status`);
       if (a.path.startsWith('/search')) assert.deepEqual(searchHits(now.body), searchHits(a.body), `${a.path}: hits`);
-      else assert.deepEqual(now.body, withDisplayTitles(a.body), `${a.path}: body`);
+      else assert.deepEqual(withoutRects(now.body), withDisplayTitles(a.body), `${a.path}: body`);
     }
   });
 
@@ -101,7 +114,7 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
       const now = await replay(t, a);
       assert.equal(now.status, a.status, a.path);
       if (a.path.startsWith('/search')) assert.deepEqual(searchHits(now.body), searchHits(a.body));
-      else assert.deepEqual(now.body, a.body, a.path);
+      else assert.deepEqual(withoutRects(now.body), a.body, a.path);
     }
   });
 });

@@ -65,7 +65,7 @@ describe('POST /notes/copy', () => {
     assert.deepEqual(ca21.hashtags, ['Math/Algebra']);
     assert.equal(ca.topicid, f.dst);
     assert.equal(ca.referenceOf, null);
-    assert.deepEqual(ca2.sourceAnchor, { hasExcerpt: true, bookmd5: '0123456789abcdef0123456789abcdef', page: 3, rect: { x: 10, y: 20, width: 30, height: 40 } });
+    assert.deepEqual(ca2.sourceAnchor, { hasExcerpt: true, bookmd5: '0123456789abcdef0123456789abcdef', page: 3, rect: { x: 10, y: 20, width: 30, height: 40 }, rects: [{ x: 10, y: 20, width: 30, height: 40 }] });
     // The link to A2 (inside the branch) now names A2's copy; the one to X (outside) still names X.
     assert.deepEqual(ca1.texts.map((x: any) => [x.index, x.text, x.kind]), [
       [1, `studybridge://note/${a2}`, 'link'],

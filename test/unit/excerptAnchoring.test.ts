@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { AnchorIndex } from '../../src/server/text/anchorIndex';
 import { foldKey as textKey } from '../../src/server/text/fold';
-import { sellers } from '../../src/server/text/sellers';
 import type { TextItem } from '../../src/server/pdf/pdfTypes';
 
 /** One item per line, 10 pt high, 5 pt per character, starting at x = 50. */
@@ -76,8 +75,4 @@ describe('excerpt anchoring', () => {
     assert.deepEqual([r.anchored, r.reason, r.page], [false, 'no_coordinates', 4]);
   });
 
-  it('sellers gives the edit distance of the best substring', () => {
-    assert.deepEqual(sellers('abc', 'xxabcxx', 0, 7), { dist: 0, start: 2, end: 5 });
-    assert.equal(sellers('abd', 'xxabcxx', 0, 7).dist, 1);
-  });
 });

@@ -3,7 +3,7 @@ import type { TextItem } from '../../src/server/pdf/pdfTypes';
 import { AnchorIndex } from '../../src/server/text/anchorIndex';
 import { foldItems, foldKey, keyString } from '../../src/server/text/fold';
 import { locateText } from '../../src/server/text/locate';
-import { sellers } from '../../src/server/text/sellers';
+import { boundedDistance } from '../../src/server/text/editDistance';
 
 /** One item per line, 10 pt high, 5 pt per character, starting at x = 50. */
 function lines(texts: string[], y0 = 100): TextItem[] {
@@ -39,17 +39,16 @@ describe('text module: one folding, one matcher', () => {
     });
   });
 
-  describe('sellers', () => {
-    it('exact: distance 0 and the span of the substring', () => {
-      assert.deepEqual(sellers('cone', 'arationalcone'), { dist: 0, start: 9, end: 13 });
+  describe('bounded edit distance (approx-string-match)', () => {
+    it('is 0 for equal keys and counts one substitution, insertion or deletion', () => {
+      assert.equal(boundedDistance('cone', 'cone', 1), 0);
+      assert.equal(boundedDistance('hilbert', 'hilbart', 2), 1);
+      assert.equal(boundedDistance('hilbert', 'hilbnert', 2), 1);
+      assert.equal(boundedDistance('hilbert', 'hilert', 2), 1);
     });
-    it('approximate: one substitution, one insertion, one deletion', () => {
-      assert.deepEqual(sellers('hilbert', 'xxhilbartyy'), { dist: 1, start: 2, end: 9 });
-      assert.equal(sellers('hilbert', 'xxhilbnertyy').dist, 1);
-      assert.equal(sellers('hilbert', 'xxhilertyy').dist, 1);
-    });
-    it('searches only inside [from, to)', () => {
-      assert.equal(sellers('abc', 'abcxxxxabd', 4, 10).dist, 1);
+    it('answers k + 1 beyond the bound, and counts text outside the match', () => {
+      assert.equal(boundedDistance('hilbert', 'algorithm', 2), 3);
+      assert.equal(boundedDistance('abc', 'xxabcxx', 3), 4);
     });
   });
 

@@ -16,6 +16,7 @@ import { requestOf, type BundleRow } from './bundleRecords';
 import type { BundleService } from './bundleService';
 import { sha256 } from './bundleFiles';
 import { buildPlan, type ImportPlan } from './importPlan';
+import { anchorJson } from '../cards/anchorRects';
 import type { BundleSource } from './bundleSource';
 import { parseResult, type Problem } from './resultParser';
 import { cardIndexBody } from '../search/cardIndexText';
@@ -219,7 +220,7 @@ function writeTree(tx: WriteTx, p: ImportPlan, topicid: string, parentId: string
       c.fillIndex,
       c.source?.bookmd5 ?? null,
       c.source?.page ?? null,
-      c.source ? JSON.stringify(c.source.rect) : null,
+      c.source ? anchorJson(c.source.rect, c.source.rects) : null,
       c.kind === 'blank' ? 'blank' : 'card',
       now,
       now,

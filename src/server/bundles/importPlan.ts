@@ -31,7 +31,7 @@ export interface PlannedCard {
   depth: number;
   title: string;
   texts: PlannedText[];
-  source: { bookmd5: string; page: number; rect: AnchorRect } | null;
+  source: { bookmd5: string; page: number; rect: AnchorRect; rects?: AnchorRect[] } | null;
   colorIndex: number | null;
   fillIndex: number | null;
   kind: 'card' | 'excerpt' | 'blank';
@@ -47,6 +47,7 @@ export interface PlannedExcerpt {
   anchored: boolean;
   page?: number;
   rect?: AnchorRect;
+  rects?: AnchorRect[];
   score?: number;
   reason?: AnchorFailReason;
 }
@@ -71,7 +72,7 @@ function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt,
     return { ...base, text: b.text, anchored: true, page: b.page, rect: b.rect, score: 1 };
   }
   const r = source.index.anchor(e.text);
-  return { ...base, text: e.text, anchored: r.anchored, page: r.page, rect: r.rect, score: r.score, reason: r.reason };
+  return { ...base, text: e.text, anchored: r.anchored, page: r.page, rect: r.rect, rects: r.rects, score: r.score, reason: r.reason };
 }
 
 export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: PlanOptions): ImportPlan {
@@ -109,7 +110,7 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
       const excerpts = anchored.flat();
       const first = excerpts.find((e) => e.anchored);
       if (first) {
-        card.source = { bookmd5: opts.bookmd5, page: first.page!, rect: first.rect! };
+        card.source = { bookmd5: opts.bookmd5, page: first.page!, rect: first.rect!, rects: first.rects };
         card.texts.push({ text: first.text, excerpt: true });
       }
       if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
@@ -132,7 +133,7 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
           depth: depth + 1,
           title: '',
           texts: [{ text: e.text, excerpt: e.anchored }],
-          source: e.anchored ? { bookmd5: opts.bookmd5, page: e.page!, rect: e.rect! } : null,
+          source: e.anchored ? { bookmd5: opts.bookmd5, page: e.page!, rect: e.rect!, rects: e.rects } : null,
           colorIndex: null,
           fillIndex: fill,
           kind: e.anchored ? 'excerpt' : 'card',

@@ -11,6 +11,7 @@ export interface ExcerptRenderDeps {
   pool: Pick<ExtractionPool, 'render'>;
 }
 import { getNote, type Db, type NoteRow } from './noteRows';
+import { anchorBoxes } from './anchorRects';
 
 /**
  * The images of a card: the page region under an excerpt's anchor (listed by
@@ -83,7 +84,7 @@ export function cardAndContent(db: Db, noteid: string): { card: NoteRow; content
 /** The anchored page region of a card, or null (no source, or an excerpt that could not be placed). */
 export function excerptRegionOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>): ExcerptRegion | null {
   if (!n.source_bookmd5 || !n.source_page || !n.source_rect) return null;
-  const rect = JSON.parse(n.source_rect) as Rect;
+  const rect = anchorBoxes(n.source_rect)!.rect;
   if (!(rect.width > 0 && rect.height > 0)) return null;
   return { bookmd5: n.source_bookmd5, page: n.source_page, rect };
 }

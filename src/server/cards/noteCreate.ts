@@ -72,7 +72,8 @@ export interface CardPlan {
   /** With an excerpt as the body, the text becomes the first comment. */
   comment: string | undefined;
   excerpt: boolean;
-  source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null } | null;
+  /** `rects`: one box per line or fragment the matcher found (rect is their union). */
+  source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null; rects?: { x: number; y: number; width: number; height: number }[] } | null;
   colorIndex: number | null;
   fillIndex: number | null;
   warnings: CreateCardWarning[];
@@ -102,7 +103,7 @@ export async function planCard(services: CardCreateDeps, input: Omit<CreateCardI
     const ex = input.excerpt;
     // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
     const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
-    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null };
+    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null, ...(loc.found && loc.rects ? { rects: loc.rects } : {}) };
     if (!source.rect) {
       const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
       warnings.push({

@@ -3,6 +3,7 @@ import type { Actor } from '../actor';
 import type { SqlParam } from '../store/journal';
 import type { WriteTx } from '../store/store';
 import { cardIndexBody } from '../search/cardIndexText';
+import { anchorJson, type PdfBox } from './anchorRects';
 
 /**
  * The card rows every card module shares: reading a card (visible ones only),
@@ -118,7 +119,7 @@ export interface NewNote {
   text?: string;
   /** The body is an excerpt of the source page. */
   excerpt?: boolean;
-  source?: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null } | null;
+  source?: { bookmd5: string; page: number; rect: PdfBox | null; rects?: PdfBox[] } | null;
   colorIndex?: number | null;
   fillIndex?: number | null;
   referenceOf?: string | null;
@@ -141,7 +142,7 @@ export function insertNote(tx: WriteTx, n: NewNote): void {
       n.fillIndex ?? null,
       n.source?.bookmd5 ?? null,
       n.source?.page ?? null,
-      n.source?.rect ? JSON.stringify(n.source.rect) : null,
+      n.source?.rect ? anchorJson(n.source.rect, n.source.rects) : null,
       n.referenceOf ?? null,
       n.now,
       n.now,

@@ -1,11 +1,15 @@
+import { anchorBoxes, type PdfBox } from './anchorRects';
 import type { NoteRow } from './noteRows';
 
-/** A card's link to the page it was excerpted from (rect in PDF points, top-left origin, as locate answers). */
+/** A card's link to the page it was excerpted from (rects in PDF points, top-left origin, as locate answers). */
 export interface SourceAnchor {
   hasExcerpt: boolean;
   bookmd5: string | null;
   page: number | null;
-  rect: { x: number; y: number; width: number; height: number } | null;
+  /** The union of `rects` (what clients that know one box read). */
+  rect: PdfBox | null;
+  /** One per line or fragment of the excerpt; [rect] for cards anchored before there were several. */
+  rects: PdfBox[];
 }
 
 /**
@@ -14,11 +18,13 @@ export interface SourceAnchor {
  * but keeps the source link, so the page alone decides it then.
  */
 export function sourceAnchorOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>, hasExcerptText: boolean): SourceAnchor {
+  const boxes = anchorBoxes(n.source_rect);
   return {
     hasExcerpt: n.source_bookmd5 !== null || hasExcerptText,
     bookmd5: n.source_bookmd5,
     page: n.source_page,
-    rect: n.source_rect ? JSON.parse(n.source_rect) : null,
+    rect: boxes?.rect ?? null,
+    rects: boxes?.rects ?? [],
   };
 }
 

@@ -139,7 +139,13 @@ export class DocumentReader {
       status: r.status,
       ...(r.matchedText !== undefined ? { matchedText: r.matchedText } : {}),
       score: r.score,
-      ...(r.rect ? { rect: { x: r.rect.x, y: r.rect.y, width: r.rect.w, height: r.rect.h }, pageSize: { width: stored?.width, height: stored?.height } } : {}),
+      ...(r.rect
+        ? {
+            rect: { x: r.rect.x, y: r.rect.y, width: r.rect.w, height: r.rect.h },
+            rects: (r.rects ?? [r.rect]).map((x) => ({ x: x.x, y: x.y, width: x.w, height: x.h })),
+            pageSize: { width: stored?.width, height: stored?.height },
+          }
+        : {}),
       algorithm: r.algorithm,
       ...(navigate ? { navigated, ...(reason ? { reason } : {}) } : {}),
     };

@@ -123,6 +123,8 @@ export const bundleCheckResponse = z.object({
       anchored: z.boolean(),
       page: int().optional(),
       rect: pdfRect.optional(),
+      /** One per line or fragment; rect is their union. */
+      rects: z.array(pdfRect).optional(),
       score: z.number().optional(),
       reason: failReason.optional(),
     }),

@@ -10,6 +10,8 @@ export const sourceAnchor = z.object({
   bookmd5: z.string().nullable(),
   page: z.number().int().nullable(),
   rect: pdfRect.nullable(),
+  /** One per line or fragment; [rect] for older cards, [] when not placed. */
+  rects: z.array(pdfRect),
 });
 
 export const treeNode = z.object({

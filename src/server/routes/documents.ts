@@ -85,6 +85,8 @@ export const locateResponse = z.object({
   matchedText: z.string().optional(),
   score: z.number(),
   rect: rect.optional(),
+  /** One per line or fragment of the match; rect is their union. */
+  rects: z.array(rect).optional(),
   pageSize: z.object({ width: z.number(), height: z.number() }).optional(),
   algorithm: z.string(),
   navigated: z.boolean().optional(),

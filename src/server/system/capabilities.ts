@@ -32,7 +32,7 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
     noteCreate: feature('POST', '/study-sets/{id}/notes', {
       route: '/study-sets/{id}/notes',
       parentDefault: 'root_card',
-      excerptAnchoring: 'approximate_substring on the stored page text, like POST /documents/{id}/locate',
+      excerptAnchoring: 'token alignment on the stored page text (one rect per line in sourceAnchor.rects), like POST /documents/{id}/locate',
     }),
     noteMetadata: feature('POST', '/notes/metadata', {
       maxNoteIds: 200,

@@ -1,14 +1,15 @@
 import type { TextItem } from '../pdf/pdfTypes';
 import { FoldBuffer, foldKey, keyString, type FoldedText } from './fold';
 import { GRAM, GramIndex } from './gramIndex';
-import { rectOfKeys } from './keySpan';
-import { ACCEPT_SCORE, REJECT_SCORE, matchScore, sellers } from './sellers';
+import { ACCEPT_SCORE, REJECT_SCORE } from './align';
+import { alignedMatch, exactMatch, type PageMatch } from './pageMatch';
+import { isCjkCode, keyTokens, quoteTokens, type KeyToken } from './tokenize';
 
 /**
- * Anchors excerpts to a page and rectangle among many pages (a bundle's).
+ * Anchors excerpts to a page and rectangles among many pages (a bundle's).
  * All pages' keys are concatenated; an exact key match is found through the
- * 8-gram index, otherwise 8-gram seeds vote for candidate places and the
- * matcher scores the best few.
+ * 8-gram index, otherwise 8-gram seeds vote for candidate pages and the
+ * token alignment scores the best few.
  */
 
 export type AnchorFailReason = 'no_match' | 'below_threshold' | 'missing_info' | 'invalid_excerpt' | 'no_coordinates';
@@ -23,8 +24,11 @@ export interface AnchorRect {
 export interface AnchorResult {
   anchored: boolean;
   page?: number;
+  /** Union of `rects` (what clients that know one box read). */
   rect?: AnchorRect;
-  /** 0..1: 1 − edit distance / excerpt key length. */
+  /** One per line or fragment of the match. */
+  rects?: AnchorRect[];
+  /** 0..1: the alignment score (1 for a verbatim excerpt). */
   score: number;
   reason?: AnchorFailReason;
 }
@@ -36,9 +40,18 @@ export interface AnchorPage {
   ocr: number;
 }
 
-/** An excerpt needs this many letters/digits to be told apart from chance. */
+/** Letters and digits of a key, a CJK character counting two. */
+function keyWeight(q: string): number {
+  let w = 0;
+  for (let i = 0; i < q.length; i++) w += isCjkCode(q.charCodeAt(i)) ? 2 : 1;
+  return w;
+}
+
+/** An excerpt needs this much key weight (letters/digits, CJK counting two) to be told apart from chance. */
 export const MIN_KEY_CHARS = 6;
 const MAX_FUZZY_KEY = 1500;
+/** Pages aligned per fuzzy excerpt, most seed votes first. */
+const CANDIDATE_PAGES = 3;
 
 interface PageSpan {
   page: number;
@@ -46,6 +59,7 @@ interface PageSpan {
   end: number;
   items: TextItem[];
   hasCoords: boolean;
+  tokens?: KeyToken[];
 }
 
 const codesOf = (s: string) => {
@@ -85,17 +99,26 @@ export class AnchorIndex {
     this.gramIndex();
   }
 
-  anchor(text: string): AnchorResult {
+  /** `minScore`: the acceptance threshold (the bench lowers it to draw the score curve). */
+  anchor(text: string, minScore = ACCEPT_SCORE): AnchorResult {
     const q = foldKey(text);
-    if (q.length < MIN_KEY_CHARS) return { anchored: false, score: 0, reason: 'invalid_excerpt' };
+    if (keyWeight(q) < MIN_KEY_CHARS) return { anchored: false, score: 0, reason: 'invalid_excerpt' };
     if (this.empty) return { anchored: false, score: 0, reason: 'missing_info' };
     const exact = this.exact(q);
-    if (exact >= 0) return this.place(exact, exact + q.length, 1);
+    if (exact >= 0) {
+      const span = this.spanAt(exact);
+      return this.place(span, exactMatch(span.items, this.folded, exact, Math.min(exact + q.length, span.end)));
+    }
     if (q.length > MAX_FUZZY_KEY) return { anchored: false, score: 0, reason: 'no_match' };
-    const fuzzy = this.fuzzy(q);
-    if (!fuzzy) return { anchored: false, score: 0, reason: 'no_match' };
-    if (fuzzy.score >= ACCEPT_SCORE) return this.place(fuzzy.start, fuzzy.end, fuzzy.score);
-    return { anchored: false, score: fuzzy.score, reason: fuzzy.score >= REJECT_SCORE ? 'below_threshold' : 'no_match' };
+    let best: { span: PageSpan; m: PageMatch } | undefined;
+    const quote = quoteTokens(text);
+    for (const span of this.candidates(q)) {
+      const m = alignedMatch(span.items, this.folded, (span.tokens ??= keyTokens(span.items, this.folded, span.start, span.end)), quote);
+      if (m && (!best || m.score > best.m.score)) best = { span, m };
+    }
+    if (!best) return { anchored: false, score: 0, reason: 'no_match' };
+    if (best.m.score >= minScore) return this.place(best.span, best.m);
+    return { anchored: false, score: best.m.score, reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match' };
   }
 
   private exact(q: string): number {
@@ -104,32 +127,24 @@ export class AnchorIndex {
     return -1;
   }
 
-  /** Seeds vote for diagonals (key start positions); the best few are scored by the matcher. */
-  private fuzzy(q: string): { start: number; end: number; score: number } | undefined {
+  /** Pages where the quote's 8-gram seeds land most often. */
+  private candidates(q: string): PageSpan[] {
     const m = q.length;
     const qc = codesOf(q);
-    const votes = new Map<number, number>();
-    const bucket = Math.max(8, Math.round(m * 0.1));
-    const seedStep = Math.max(GRAM, Math.floor(m / 40));
+    const votes = new Map<PageSpan, number>();
+    const seedStep = Math.max(1, Math.floor(m / 60));
     for (let s = 0; s + GRAM <= m; s += seedStep) {
       const hits = this.gramIndex().hits(qc, s, 64);
       if (hits.length > 64) continue; // too common to tell anything
-      for (const h of hits) {
-        const b = Math.floor((h - s) / bucket);
-        votes.set(b, (votes.get(b) ?? 0) + 1);
-      }
+      const seen = new Set<PageSpan>();
+      for (const h of hits) seen.add(this.spanAt(h));
+      for (const span of seen) votes.set(span, (votes.get(span) ?? 0) + 1);
     }
-    if (!votes.size) return undefined;
-    const ranked = [...votes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4);
-    let best: { start: number; end: number; score: number } | undefined;
-    for (const [b] of ranked) {
-      const from = Math.max(0, b * bucket - Math.ceil(m * 0.3) - bucket);
-      const to = Math.min(this.key.length, b * bucket + Math.ceil(m * 1.3) + 2 * bucket);
-      const r = sellers(q, this.key, from, to);
-      const score = matchScore(r.dist, m);
-      if (!best || score > best.score) best = { start: r.start, end: r.end, score };
-    }
-    return best;
+    if (!votes.size && this.spans.length === 1) return this.spans;
+    return [...votes.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, CANDIDATE_PAGES)
+      .map(([span]) => span);
   }
 
   private spanAt(pos: number): PageSpan {
@@ -145,12 +160,10 @@ export class AnchorIndex {
     return this.spans[lo];
   }
 
-  /** Page and rectangle of key range [start, end): the page where it starts, cut at that page's end. */
-  private place(start: number, end: number, score: number): AnchorResult {
-    const span = this.spanAt(start);
-    if (!span.hasCoords) return { anchored: false, page: span.page, score, reason: 'no_coordinates' };
-    const rect = rectOfKeys(span.items, this.folded, start, Math.min(end, span.end) - 1);
-    if (!rect) return { anchored: false, page: span.page, score, reason: 'no_coordinates' };
-    return { anchored: true, page: span.page, rect: { x: rect.x, y: rect.y, width: rect.w, height: rect.h }, score };
+  /** The answer for a match on a page (an exact match is cut at its page's end). */
+  private place(span: PageSpan, m: PageMatch): AnchorResult {
+    if (!span.hasCoords || !m.rect) return { anchored: false, page: span.page, score: m.score, reason: 'no_coordinates' };
+    const box = (r: { x: number; y: number; w: number; h: number }): AnchorRect => ({ x: r.x, y: r.y, width: r.w, height: r.h });
+    return { anchored: true, page: span.page, rect: box(m.rect), rects: m.rects.map(box), score: m.score };
   }
 }

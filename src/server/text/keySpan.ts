@@ -2,9 +2,8 @@ import type { Rect, TextItem } from '../pdf/pdfTypes';
 import type { FoldedText } from './fold';
 
 /**
- * Maps a matched key range back to a page: the rectangle (union of the
- * matched parts of the items, cut proportionally inside each item) and the
- * page's own text of the match.
+ * Maps matched key ranges back to a page: rectangles (one per line or
+ * fragment) and the page's own text of the match.
  */
 
 /** The items' parts covered by key chars [start, last], in order: [item, from, to) per run. */
@@ -21,24 +20,52 @@ function runsOf(f: FoldedText, start: number, last: number): { item: number; fro
   return runs;
 }
 
-/** Union of the matched parts of the items under key chars [start, last]; undefined when nothing has a size. */
-export function rectOfKeys(items: readonly TextItem[], f: FoldedText, start: number, last: number): Rect | undefined {
-  let rect: Rect | undefined;
-  for (const { item, from, to } of runsOf(f, start, last)) {
-    const it = items[item];
-    const len = it.str.length || 1;
-    const r: Rect = { x: it.x + (it.w * from) / len, y: it.y, w: (it.w * (to - from)) / len, h: it.h };
-    if (!rect) rect = r;
-    else {
-      const x = Math.min(rect.x, r.x);
-      const y = Math.min(rect.y, r.y);
-      rect = { x, y, w: Math.max(rect.x + rect.w, r.x + r.w) - x, h: Math.max(rect.y + rect.h, r.y + r.h) - y };
+const round = (v: number) => Math.round(v * 100) / 100;
+
+/** The smallest rectangle holding both. */
+export function unionRect(a: Rect, b: Rect): Rect {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+}
+
+/** Same line: they overlap vertically by half the smaller height and the second does not start far away. */
+function sameLine(a: Rect, b: Rect): boolean {
+  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  const h = Math.min(a.h, b.h);
+  return overlap >= h / 2 && b.x >= a.x - h && b.x - (a.x + a.w) <= 3 * Math.max(a.h, b.h);
+}
+
+/**
+ * One rectangle per line or fragment under key ranges [start, end) (in page
+ * order of the match), each the union of the matched parts of its items, cut
+ * proportionally inside each item. Empty when nothing has a size.
+ */
+export function rectsOfKeys(items: readonly TextItem[], f: FoldedText, ranges: readonly (readonly [number, number])[]): Rect[] {
+  const rects: Rect[] = [];
+  for (const [start, end] of ranges) {
+    for (const { item, from, to } of runsOf(f, start, end - 1)) {
+      const it = items[item];
+      const len = it.str.length || 1;
+      const r: Rect = { x: it.x + (it.w * from) / len, y: it.y, w: (it.w * (to - from)) / len, h: it.h };
+      if (!(r.w > 0 && r.h > 0)) continue;
+      const last = rects[rects.length - 1];
+      if (last && sameLine(last, r)) rects[rects.length - 1] = unionRect(last, r);
+      else rects.push(r);
     }
   }
-  if (!rect || rect.w <= 0 || rect.h <= 0) return undefined;
-  const round = (v: number) => Math.round(v * 100) / 100;
-  return { x: round(rect.x), y: round(rect.y), w: round(rect.w), h: round(rect.h) };
+  return rects.map((r) => ({ x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) }));
 }
+
+/** Union of rectangles (undefined for none). */
+export function unionOf(rects: readonly Rect[]): Rect | undefined {
+  if (!rects.length) return undefined;
+  const u = rects.reduce(unionRect);
+  return { x: round(u.x), y: round(u.y), w: round(u.w), h: round(u.h) };
+}
+
+const CJK_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*$/u;
+const CJK_START = /^\s*[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 
 const isKeyChar = (c: string) => /[\p{L}\p{N}]/u.test(c);
 const isSpace = (c: string) => /\s/.test(c);
@@ -69,5 +96,8 @@ export function textOfKeys(items: readonly TextItem[], f: FoldedText, start: num
     const s = items[k].str;
     parts.push(s.slice(k === firstItem ? from : 0, k === lastItem ? to : s.length));
   }
-  return parts.join(' ').replace(/\s+/g, ' ').trim();
+  // Items join with a space, except between two CJK characters (CJK lines join without one).
+  let out = '';
+  for (const part of parts) out += out && !(CJK_END.test(out) && CJK_START.test(part)) ? ` ${part}` : part;
+  return out.replace(/\s+/g, ' ').trim();
 }

@@ -2,6 +2,9 @@
 /// <reference lib="dom.iterable" />
 import type { ReaderHighlight } from './protocol';
 
+/** The boxes drawn for a card: one per line when the anchor has several, else its one rectangle. */
+const boxesOf = (h: ReaderHighlight) => (h.rects?.length ? h.rects : [h.rect]);
+
 /** What the highlight layer needs of a pdf.js page view. */
 export interface PageViewLike {
   div: HTMLDivElement;
@@ -52,16 +55,18 @@ export class HighlightLayer {
     const layer = document.createElement('div');
     layer.className = 'sb-highlights';
     for (const item of items) {
-      const el = document.createElement('div');
-      el.className = 'sb-highlight';
-      el.dataset.noteid = item.noteid;
-      el.title = item.title;
-      el.style.left = `${(item.rect.x / w) * 100}%`;
-      el.style.top = `${(item.rect.y / h) * 100}%`;
-      el.style.width = `${(item.rect.width / w) * 100}%`;
-      el.style.height = `${(item.rect.height / h) * 100}%`;
-      el.style.setProperty('--sb-color', item.color);
-      layer.append(el);
+      for (const r of boxesOf(item)) {
+        const el = document.createElement('div');
+        el.className = 'sb-highlight';
+        el.dataset.noteid = item.noteid;
+        el.title = item.title;
+        el.style.left = `${(r.x / w) * 100}%`;
+        el.style.top = `${(r.y / h) * 100}%`;
+        el.style.width = `${(r.width / w) * 100}%`;
+        el.style.height = `${(r.height / h) * 100}%`;
+        el.style.setProperty('--sb-color', item.color);
+        layer.append(el);
+      }
     }
     const wrapper = view.div.querySelector(':scope > .canvasWrapper');
     if (wrapper) wrapper.after(layer);
@@ -73,7 +78,7 @@ export class HighlightLayer {
     const slack = 2;
     return this.byPage
       .get(pageNumber)
-      ?.find((h) => x >= h.rect.x - slack && x <= h.rect.x + h.rect.width + slack && y >= h.rect.y - slack && y <= h.rect.y + h.rect.height + slack);
+      ?.find((h) => boxesOf(h).some((r) => x >= r.x - slack && x <= r.x + r.width + slack && y >= r.y - slack && y <= r.y + r.height + slack));
   }
 
   flash(noteid: string): void {

@@ -18,7 +18,10 @@ export interface PdfRect {
 export interface ReaderHighlight {
   noteid: string;
   page: number;
+  /** The union of `rects`: where the reader scrolls to. */
   rect: PdfRect;
+  /** One box per line or fragment of the excerpt; drawn and hit-tested each. */
+  rects?: PdfRect[];
   /** #RRGGBB: the card's palette colour (a default when it has none). */
   color: string;
   title: string;
