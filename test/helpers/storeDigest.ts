@@ -13,7 +13,12 @@ export function storeDigest(store: Store): string {
     // legacy-sync log (sync_events, meta sync_*) records what the file watcher observes on disk, on its own clock.
     if (t === 'sync_events') continue;
     const where = t === 'meta' ? ` WHERE key <> 'journal_seq' AND substr(key, 1, 5) <> 'sync_'` : '';
-    for (const row of store.all(`SELECT * FROM "${t}"${where} ORDER BY rowid`)) h.update(JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    // A token's last use is bookkeeping too (kept in memory, saved with the next registry write or at close).
+    const skip = t === 'agent_tokens' ? 'last_used_at' : undefined;
+    for (const row of store.all<Record<string, unknown>>(`SELECT * FROM "${t}"${where} ORDER BY rowid`)) {
+      if (skip) delete row[skip];
+      h.update(JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    }
     parts.push(`${t}=${h.digest('hex').slice(0, 16)}`);
   }
   return parts.join('\n');
