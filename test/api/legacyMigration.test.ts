@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
+import { withoutRects } from '../helpers/anchorAnswers';
 
 const fixture = join(__dirname, '../fixtures/legacy-v5');
 const corpus = join(__dirname, '../../../shared/corpus');
@@ -39,19 +40,6 @@ function legacyDataDir(): string {
 }
 
 /** What a search answer says, without the figures that describe how the index was read. */
-/**
- * Answers gained `rects` beside every anchor `rect` (#17, additive): on old
- * data it must be [rect] ([] without one); then it is left out of the compare.
- */
-function withoutRects(v: any): any {
-  if (Array.isArray(v)) return v.map(withoutRects);
-  if (!v || typeof v !== 'object') return v;
-  const out: any = {};
-  for (const [k, x] of Object.entries(v)) if (k !== 'rects' || !('rect' in v)) out[k] = withoutRects(x);
-  if ('rect' in v && 'rects' in v) assert.deepEqual(v.rects, v.rect ? [v.rect] : [], 'old anchors read as rects = [rect]');
-  return out;
-}
-
 const searchHits = (body: any) => ({
   notes: body.notes.map((n: any) => [n.noteid, n.title]).sort(),
   studySets: body.studySets.map((s: any) => s.topicid).sort(),
