@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 // An independent XML reader (sax, the streaming parser xml2js is built on), not the fast-xml-parser the bridge uses.
 const sax = require('sax') as { parser(strict: boolean): any };
@@ -161,6 +163,26 @@ describe('mind maps out and in: GET /study-sets/{id}/outline, POST /library/stud
         },
       ],
     });
+  });
+
+  it('capabilities list both routes and the outlineExchange block; MCP study_call exports and imports', async () => {
+    const caps = await t.client.request<any>('GET', '/capabilities');
+    const routes = caps.routes.map((r: any) => `${r.method} ${r.path}`);
+    assert.ok(routes.includes('GET /study-sets/{id}/outline') && routes.includes('POST /library/study-sets/import'));
+    assert.deepEqual(caps.outlineExchange.formats, ['opml', 'md']);
+    assert.equal(caps.outlineExchange.maxImportCards, 5000);
+    const client = new Client({ name: 'outline-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${t.bridge.token}` } } }));
+    try {
+      const made: any = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/study-sets/import', body: { format: 'md', content: '# Via MCP\n\n- one\n- two\n', confirm: true } } });
+      assert.equal(made.isError, false, made.content[0].text);
+      const topicid = JSON.parse(made.content[0].text).topicid;
+      const out: any = await client.callTool({ name: 'study_call', arguments: { method: 'GET', path: `/study-sets/${topicid}/outline`, query: { format: 'opml' } } });
+      const read = readOpmlWithSax(out.content[0].text);
+      assert.deepEqual(read.roots.map((r) => [r.title, r.children.map((c) => c.title)]), [['Via MCP', ['one', 'two']]]);
+    } finally {
+      await client.close();
+    }
   });
 
   describe('refusals change nothing', () => {
