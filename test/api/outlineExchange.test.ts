@@ -129,6 +129,19 @@ describe('mind maps out and in: GET /study-sets/{id}/outline, POST /library/stud
     });
   });
 
+  it('a 64-level chain goes out and back in both formats; 65 Markdown levels → 422 OUTLINE_TOO_DEEP', async () => {
+    const set = await t.client.createStudySet('Chain');
+    const cards = Array.from({ length: 63 }, (_, i) => ({ title: `level ${i + 1}`, ...(i === 0 ? {} : { parentIndex: i - 1 }), ...(i % 5 === 0 ? { text: `text at ${i + 1}` } : {}) }));
+    assert.equal((await t.client.raw('POST', `/study-sets/${set.topicid}/notes`, { body: { cards, confirm: true } })).status, 200);
+    for (const format of ['opml', 'md'] as const) assert.equal((await roundTrip(set.topicid, format)).created.depth, 64);
+    const md = `${(await outline(set.topicid, 'md')).text()}${' '.repeat(116)}- one too deep\n`;
+    const before = storeDigest(t.bridge.services.store);
+    const res = await importOutline({ format: 'md', content: md, confirm: true });
+    assert.equal(res.status, 422, res.text());
+    assert.equal(res.json<any>().error.code, 'OUTLINE_TOO_DEEP');
+    assert.equal(storeDigest(t.bridge.services.store), before);
+  });
+
   it('a corpus-book excerpt card exports with its page (OPML _page, Markdown "> quote (p. N)")', async () => {
     const set = await t.client.createStudySet('Asymptote');
     const book = (await upload(t, 'asymptote.pdf')).bookmd5;

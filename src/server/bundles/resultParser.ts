@@ -67,6 +67,8 @@ export interface ParseOptions {
 
 // No link reference definitions: `[excerpt: x]: y` on a line of its own would vanish silently as one.
 const md = new MarkdownIt('commonmark').disable('reference');
+/** Outlines nest bullets down to 64 card levels (a list level is two block levels); commonmark's default stops at 20. */
+const mdOutline = new MarkdownIt('commonmark', { maxNesting: 160 }).disable('reference');
 type Token = ReturnType<typeof md.parse>[number];
 
 const BLOCK_ID = /^b_(\d+)_(\d+)$/;
@@ -208,7 +210,7 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
   parsed.cards.push(root);
   const stack: ParsedCard[] = [root];
   const current = () => stack[stack.length - 1];
-  const tokens: Token[] = md.parse(markdown, {});
+  const tokens: Token[] = (opts.listItemsAsCards ? mdOutline : md).parse(markdown, {});
   let inHeading = 0;
   let blockLine = 1;
   let listDepth = 0;
