@@ -40,7 +40,7 @@ export const outlineRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/library/study-sets/import',
-    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); one top item becomes the root card. At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML. True dry-run: wouldCreate, topTitles.`,
+    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); a single top item becomes the root card, unless title is given (then a root card bearing title holds the outline). At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML. True dry-run: wouldCreate, topTitles.`,
     premium: true,
     confirm: 'body',
     dryRun: true,
