@@ -61,10 +61,14 @@ export interface ParsedResult {
 export interface ParseOptions {
   /** dictionary: `[[…]]` is plain text everywhere, nothing merges. */
   stripWikilinks?: boolean;
+  /** Outline import: each bullet item is a card (its first line the title, nested items its children). */
+  listItemsAsCards?: boolean;
 }
 
 // No link reference definitions: `[excerpt: x]: y` on a line of its own would vanish silently as one.
 const md = new MarkdownIt('commonmark').disable('reference');
+/** Outlines nest bullets down to 64 card levels (a list level is two block levels); commonmark's default stops at 20. */
+const mdOutline = new MarkdownIt('commonmark', { maxNesting: 160 }).disable('reference');
 type Token = ReturnType<typeof md.parse>[number];
 
 const BLOCK_ID = /^b_(\d+)_(\d+)$/;
@@ -206,10 +210,13 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
   parsed.cards.push(root);
   const stack: ParsedCard[] = [root];
   const current = () => stack[stack.length - 1];
-  const tokens: Token[] = md.parse(markdown, {});
+  const tokens: Token[] = (opts.listItemsAsCards ? mdOutline : md).parse(markdown, {});
   let inHeading = 0;
   let blockLine = 1;
   let listDepth = 0;
+  /** A bullet card whose title (the item's first inline) is still to come. */
+  let awaitingTitle: ParsedCard | undefined;
+  const listCards: ParsedCard[] = [];
 
   const addContent = (card: ParsedCard, raw: string, line: number, asList: boolean) => {
     const scan = scanMarkers(raw, line, parsed.problems);
@@ -228,15 +235,36 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
     else if (t.type === 'heading_close') inHeading = 0;
     else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') listDepth++;
     else if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') listDepth--;
-    else if (t.type === 'inline' && inHeading) {
-      parsed.headings++;
-      const level = inHeading;
-      while (current().level >= level) stack.pop();
+    else if (opts.listItemsAsCards && t.type === 'list_item_open') {
+      // Bullets sit below the six heading levels: level 6 + list depth.
       const parent = current();
-      if (level > parent.level + 1 && parent.level > 0) {
-        parsed.problems.push({ line: blockLine, severity: 'warning', code: 'LEVEL_SKIPPED', message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".` });
+      awaitingTitle = { index: parsed.cards.length, title: '', level: 6 + listDepth, line: blockLine, parent: parent.index, children: [], texts: [], excerpts: [] };
+      parsed.cards.push(awaitingTitle);
+      parent.children.push(awaitingTitle.index);
+      stack.push(awaitingTitle);
+      listCards.push(awaitingTitle);
+    } else if (opts.listItemsAsCards && t.type === 'list_item_close') {
+      const card = listCards.pop();
+      while (stack.length > 1 && stack.pop() !== card);
+      awaitingTitle = undefined;
+    } else if (t.type === 'inline' && (inHeading || awaitingTitle)) {
+      let card: ParsedCard;
+      if (awaitingTitle) {
+        card = awaitingTitle;
+        awaitingTitle = undefined;
+      } else {
+        parsed.headings++;
+        const level = inHeading;
+        while (current().level >= level) stack.pop();
+        const parent = current();
+        if (level > parent.level + 1 && parent.level > 0) {
+          parsed.problems.push({ line: blockLine, severity: 'warning', code: 'LEVEL_SKIPPED', message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".` });
+        }
+        card = { index: parsed.cards.length, title: '', level, line: blockLine, parent: parent.index, children: [], texts: [], excerpts: [] };
+        parsed.cards.push(card);
+        parent.children.push(card.index);
+        stack.push(card);
       }
-      const card: ParsedCard = { index: parsed.cards.length, title: '', level, line: blockLine, parent: parent.index, children: [], texts: [], excerpts: [] };
       const scan = scanMarkers(t.content, blockLine, parsed.problems);
       card.excerpts.push(...scan.excerpts);
       if (scan.style) Object.assign(card, scan.style);
@@ -251,9 +279,6 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
       }
       if (!title) parsed.problems.push({ line: blockLine, severity: 'warning', code: 'EMPTY_TITLE', message: 'This heading has no title; the card is imported without one.' });
       card.title = title;
-      parsed.cards.push(card);
-      parent.children.push(card.index);
-      stack.push(card);
     } else if (t.type === 'inline') {
       // A 7th level is not a heading in Markdown: tell the author instead of importing it as text.
       // Each such line is one lost heading; the paragraph's other lines stay content.
@@ -262,12 +287,12 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
       lines.forEach((l, i) => {
         const deep = /^#{7,}(\s|$)/.exec(l);
         if (!deep) return;
-        if (i > from) addContent(current(), lines.slice(from, i).join('\n'), blockLine + from, listDepth > 0);
+        if (i > from) addContent(current(), lines.slice(from, i).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
         from = i + 1;
         parsed.headings++;
         parsed.problems.push({ line: blockLine + i, severity: 'error', code: 'TOO_DEEP', message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.` });
       });
-      if (from < lines.length) addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0);
+      if (from < lines.length) addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
     } else if (t.type === 'fence' || t.type === 'code_block') {
       const text = t.content.replace(/\n$/, '');
       if (text.trim()) current().texts.push(text);

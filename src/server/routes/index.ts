@@ -18,6 +18,7 @@ import { uiStateRoutes } from './uiState';
 import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
+import { outlineRoutes } from './outline';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -37,6 +38,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...bundleRoutes,
   ...noteImageRoutes,
   ...mindMapPrintRoutes,
+  ...outlineRoutes,
   ...uiStateRoutes,
   ...legacySyncRoutes,
   ...tokenRoutes,

@@ -124,6 +124,7 @@ export const capabilitiesResponse = z.object({
   imageOcclusions: feature,
   noteImages: feature,
   mindMapPrint: feature,
+  outlineExchange: feature,
   legacySync: feature,
   snapshots: feature,
   limits: z.record(z.string(), z.union([z.number(), z.array(z.number())])),

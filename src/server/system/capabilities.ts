@@ -2,6 +2,7 @@ import type { BridgeLimits } from '../config';
 import type { RouteDecl } from '../http/routeTable';
 import { ANCHOR_MODES, PRESETS } from '../bundles/vocabulary';
 import { FILL_INDEX_SEMANTICS } from '../cards/notePalette';
+import { MAX_OUTLINE_CARDS, MAX_OUTLINE_DEPTH } from '../mindmap/outlineImport';
 import { apiFingerprint, describeRoute, listedRoutes } from './routeFingerprint';
 
 /** GET /capabilities, derived from the route table. */
@@ -92,6 +93,13 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       requiresMax: false,
       outputFolder: 'MindMapExports',
       sharesBusyWith: 'POST /documents/{id}/export (429 EXPORT_BUSY)',
+    }),
+    outlineExchange: feature('GET', '/study-sets/{id}/outline', {
+      formats: ['opml', 'md'],
+      importRoute: served('POST', '/library/study-sets/import') ? '/library/study-sets/import' : undefined,
+      opmlFields: { text: 'title', _note: 'texts, blank-line separated', _page: "an excerpt's page" },
+      maxImportCards: MAX_OUTLINE_CARDS,
+      maxImportDepth: MAX_OUTLINE_DEPTH,
     }),
     legacySync: feature('GET', '/sync/legacy/events', {
       lanes: ['documents'],

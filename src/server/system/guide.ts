@@ -56,6 +56,8 @@ const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\`
    \`excerpt {bookmd5, page, text}\` anchors verbatim page text). Many cards, a whole tree: the same route with
    \`cards: [...]\` (≤ 200, each like one card's body; \`parentIndex\` points at an earlier card of the batch): one write, one
    undo step, per-card answers, <<proof POST /study-sets/{id}/notes>>; without confirm the 422's \`details\` lists what would be created and which excerpts would not anchor.
+   Mind maps: \`GET /study-sets/{id}/outline?format=opml|md\` exports the tree (OPML 2.0 or Markdown); \`POST /library/study-sets/import\`
+   \`{format, content, confirm}\` makes a new set from one (Markdown in the result.md grammar, bullets are cards too; a dry-run without confirm).
    Title and body edits send \`expectedPrefix\` (the first 32
    characters you read; \`""\` for an empty value). Tags go through \`POST /notes/hashtags\` only (full leaf paths like
    \`Math/Algebra\`), colours through \`POST /notes/metadata\` (palette: \`GET /study-sets/{id}/note-palette\`).
