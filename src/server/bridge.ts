@@ -43,6 +43,7 @@ import { UiStateService } from './ui/uiStateService';
 import { SERVER_VERSION } from './version';
 import { StorageMonitor } from './store/storageMonitor';
 import { asNoSpace, freeBytes } from './store/diskSpace';
+import { LibraryEvents } from './events/libraryEvents';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -196,6 +197,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       bundlePrepare: new BundlePrepareJob(store, documents, extraction, pages, bundles.runner, bundles),
       uiState: new UiStateService({ store, ui, closing: shutdown.signal }),
       legacySync: new LegacySync({ store, config, closing: shutdown.signal }),
+      events: new LibraryEvents(store, config.limits.eventRingSize),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       closing: shutdown.signal,
@@ -220,7 +222,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const openStore = store;
     const close = () =>
       (closing ??= (async () => {
-        shutdown.abort();
+        shutdown.abort(); // also ends the open GET /events streams
         storage.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -229,6 +231,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         });
         await extraction.close();
         await tokens.flush();
+        services.events.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
         lock.release();
