@@ -27,7 +27,7 @@ function lastEventId(req: IncomingMessage): number | undefined | 'invalid' {
 /**
  * GET /events on the raw response: what a resuming client missed (or one
  * `reset`), then `open` with the current revision, then each committed
- * change as it happens, with a heartbeat. Ends when the client goes or the
+ * change as it happens (`revision` for a commit of no library row), with a heartbeat. Ends when the client goes or the
  * bridge closes (`Connection: close`, so closing never waits on the socket).
  */
 export function eventStream(events: LibraryEvents, opts: EventStreamOptions): Hijack {
@@ -67,7 +67,8 @@ export function eventStream(events: LibraryEvents, opts: EventStreamOptions): Hi
         }
         send(message('open', { revision: events.revision }, events.revision));
 
-        const unsubscribe = events.subscribe((list) => sendAll(list));
+        // A commit that changed no library row (bookkeeping) still moves the revision: `revision` keeps ids exact.
+        const unsubscribe = events.subscribe((list, revision) => (list.length ? sendAll(list) : send(message('revision', { revision }, revision))));
         const heartbeat = setInterval(() => send(': ping\n\n'), opts.heartbeatMs);
         const end = () => res.end();
         opts.closing.addEventListener('abort', end, { once: true });

@@ -50,7 +50,7 @@ export const libraryChangeRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/events',
     summary:
-      'Server-sent events (text/event-stream) of library writes: `event:` card|set|deck|document|bundle, `data:` {revision, ids}, `id:` the revision (as in GET /library/changes). Resume with the Last-Event-ID header (or ?lastEventId=); `event: reset` means re-read everything; `: ping` every 15 s; `event: open` {revision} once caught up.',
+      'Server-sent events (text/event-stream) of library writes: `event:` card|set|deck|document|bundle, `data:` {revision, ids}, `id:` the revision (as in GET /library/changes). Resume with the Last-Event-ID header (or ?lastEventId=); `event: reset` means re-read everything; `: ping` every 15 s; `event: open` {revision} once caught up; `event: revision` when only bookkeeping was written.',
     query: z.object({ lastEventId: z.string().max(20).optional() }),
     replyType: 'text/event-stream',
     handler: async ({ services }) => {
