@@ -83,6 +83,20 @@ describe('GET /events (server-sent library changes)', function () {
     s.close();
   });
 
+  it('a deleted card is named (from the batch\'s operation-log row); a new deck arrives as `deck`, not `set`', async () => {
+    const s = new Stream(t, t.bridge.token);
+    await s.opened();
+    const card = await t.client.cards.create(topicid, { title: 'short-lived' });
+    await t.client.cards.delete([card.noteid]);
+    const deck = await t.client.createDeck('Events deck');
+    const deckId = deck.deckId;
+    await s.until(() => s.events.find((e) => e.event === 'deck' && JSON.parse(e.data).ids.includes(deckId)));
+    const cardEvents = s.events.filter((e) => e.event === 'card' && JSON.parse(e.data).ids.includes(card.noteid));
+    assert.equal(cardEvents.length, 2, 'created, then deleted');
+    assert.ok(!s.events.some((e) => e.event === 'set' && JSON.parse(e.data).ids.includes(deckId)), 'a deck is never a set');
+    s.close();
+  });
+
   it('a read-scope agent may subscribe', async () => {
     const reader = await t.bridge.services.tokens.issue('events reader', 'read');
     const s = new Stream(t, reader.token);
