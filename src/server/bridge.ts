@@ -44,6 +44,7 @@ import { SERVER_VERSION } from './version';
 import { StorageMonitor } from './store/storageMonitor';
 import { asNoSpace, freeBytes } from './store/diskSpace';
 import { LibraryEvents } from './events/libraryEvents';
+import { setMaxListeners } from 'node:events';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -151,6 +152,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const ui = options.ui ?? new MemoryUiHost();
     const bundles = new BundleService(store, config, pages, ui);
     const shutdown = new AbortController();
+    setMaxListeners(0, shutdown.signal); // every open long poll and event stream waits on it: no leak warning past 10
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     // bridge.json cannot be written on a full disk: the bridge serves anyway, and publishes it once space is back.
