@@ -16,6 +16,7 @@ export class SseParser {
   private event = '';
   private data: string[] = [];
   private lastId: string | undefined;
+  private afterCr = false;
 
   constructor(
     private readonly onEvent: (e: ServerSentEvent) => void,
@@ -23,12 +24,14 @@ export class SseParser {
   ) {}
 
   push(chunk: string): void {
+    // A chunk that ended in \r may have been the first half of \r\n.
+    if (this.afterCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    this.afterCr = false;
     this.buffer += chunk;
     let nl: number;
     while ((nl = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
       const line = this.buffer.slice(0, nl);
-      // A lone \r at the end may be half of \r\n: wait for more.
-      if (this.buffer[nl] === '\r' && nl === this.buffer.length - 1) break;
+      if (this.buffer[nl] === '\r' && nl === this.buffer.length - 1) this.afterCr = true;
       this.buffer = this.buffer.slice(nl + (this.buffer.startsWith('\r\n', nl) ? 2 : 1));
       this.line(line);
     }
