@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { readEventStream, type ServerSentEvent } from '../../src/client/sseParser';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { rmSync } from 'node:fs';
+import { BridgeClient } from '../../src/client/bridgeClient';
+import { followEvents } from '../../src/client/eventsApi';
+import { createBridge } from '../../src/server/bridge';
+import { allRoutes } from '../../src/server/routes';
+import { tempDir } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
 
 /** One open GET /events stream, read like an agent would (fetch + SSE), its events collected as they arrive. */
@@ -177,5 +183,29 @@ describe('GET /events (server-sent library changes)', function () {
     await own.bridge.close();
     assert.equal(await s.ended, 'clean');
     await own.stop();
+  });
+
+  it('followEvents (the extension\'s feed) gets the events; on a bridge without /events it is refused with 404, so the feed long-polls', async () => {
+    const seen: string[] = [];
+    const abort = new AbortController();
+    const following = followEvents(t.owner, { signal: abort.signal, onEvent: (e) => seen.push(e.event) }).catch((e: Error) => e.name);
+    while (!seen.includes('open')) await new Promise((r) => setTimeout(r, 20)); // subscribed before the write
+    await t.client.cards.create(topicid, { title: 'followed' });
+    while (!seen.includes('card')) await new Promise((r) => setTimeout(r, 20)); // the mocha timeout is the limit
+    abort.abort();
+    assert.equal(await following, 'AbortError');
+    assert.equal(seen[0], 'open');
+
+    const dataDir = tempDir();
+    const older = await createBridge({ port: 0, dataDir }, allRoutes.filter((r) => r.path !== '/events'));
+    try {
+      const client = new BridgeClient({ baseUrl: older.baseUrl, token: older.token });
+      const err = await followEvents(client, { signal: new AbortController().signal, onEvent: () => undefined }).then(() => undefined, (e: { status: number; code: string }) => e);
+      assert.equal(err?.status, 404);
+      assert.match(String(err?.code), /^(ROUTE_)?NOT_FOUND$/);
+    } finally {
+      await older.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
