@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
+import { followEvents } from '../client/eventsApi';
+import type { ServerSentEvent } from '../client/sseParser';
 import { isRouteMissing } from '../views/bridgeTreeProvider';
 
 /** How long one long poll may wait on the server (its maximum is 25 s). */
@@ -7,11 +9,16 @@ const POLL_WAIT_MS = 20_000;
 /** Pause after a failed poll (bridge restarting, attached host gone), so errors never spin. */
 const RETRY_MS = 1_000;
 
+/** The events that mean the views may show something stale (`revision`: bookkeeping only; `open`: caught up). */
+const STALE_EVENTS = new Set(['card', 'set', 'deck', 'document', 'bundle', 'reset']);
+
 /**
- * Follows GET /library/changes with one long-poll loop and fires
- * `onDidChange` when anyone (an agent, this window, another window) wrote to
- * the library, so the views refresh without a manual refresh. The loop
- * restarts when the bridge's client changes and ends on dispose.
+ * Follows GET /events (server-sent events; resumed with Last-Event-ID after
+ * a drop) and fires `onDidChange` when anyone (an agent, this window, another
+ * window) wrote to the library, so the views refresh without a manual
+ * refresh. Attached to an older bridge without /events, it long-polls
+ * GET /library/changes instead. The loop restarts when the bridge's client
+ * changes and ends on dispose.
  */
 export class LibraryChangeFeed implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<number>();
@@ -51,6 +58,40 @@ export class LibraryChangeFeed implements vscode.Disposable {
   }
 
   private async follow(client: BridgeClient, signal: AbortSignal): Promise<void> {
+    let lastEventId: string | undefined;
+    let fired = 0;
+    while (!signal.aborted) {
+      try {
+        await followEvents(client, {
+          lastEventId,
+          signal,
+          onEvent: (e) => {
+            if (e.id) lastEventId = e.id;
+            const revision = revisionOf(e);
+            if (revision === undefined) return;
+            this.lastRevision = revision;
+            // One refresh per revision (a batch sends one event per kind), none for the first `open`.
+            if (STALE_EVENTS.has(e.event) && revision > fired) {
+              fired = revision;
+              this.changed.fire(revision);
+            }
+          },
+        });
+      } catch (err) {
+        if (signal.aborted) return;
+        if (isRouteMissing(err)) {
+          this.log.info('change feed: this bridge has no GET /events; long-polling GET /library/changes');
+          return this.poll(client, signal);
+        }
+        this.log.debug(`change feed: ${err instanceof Error ? err.message : String(err)}; reconnecting`);
+      }
+      // The stream ended (the bridge restarted or closed): reconnect, resuming after the last id.
+      await sleep(RETRY_MS, signal);
+    }
+  }
+
+  /** The long poll, for bridges from before GET /events. */
+  private async poll(client: BridgeClient, signal: AbortSignal): Promise<void> {
     let since: number | undefined;
     while (!signal.aborted) {
       try {
@@ -77,6 +118,15 @@ export class LibraryChangeFeed implements vscode.Disposable {
     this.disposed = true;
     void this.stop();
     this.changed.dispose();
+  }
+}
+
+function revisionOf(e: ServerSentEvent): number | undefined {
+  try {
+    const revision = (JSON.parse(e.data) as { revision?: unknown }).revision;
+    return typeof revision === 'number' ? revision : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -43,6 +43,8 @@ import { UiStateService } from './ui/uiStateService';
 import { SERVER_VERSION } from './version';
 import { StorageMonitor } from './store/storageMonitor';
 import { asNoSpace, freeBytes } from './store/diskSpace';
+import { LibraryEvents } from './events/libraryEvents';
+import { setMaxListeners } from 'node:events';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -150,6 +152,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const ui = options.ui ?? new MemoryUiHost();
     const bundles = new BundleService(store, config, pages, ui);
     const shutdown = new AbortController();
+    setMaxListeners(0, shutdown.signal); // every open long poll and event stream waits on it: no leak warning past 10
     let port = 0;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     // bridge.json cannot be written on a full disk: the bridge serves anyway, and publishes it once space is back.
@@ -196,6 +199,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       bundlePrepare: new BundlePrepareJob(store, documents, extraction, pages, bundles.runner, bundles),
       uiState: new UiStateService({ store, ui, closing: shutdown.signal }),
       legacySync: new LegacySync({ store, config, closing: shutdown.signal }),
+      events: new LibraryEvents(store, config.limits.eventRingSize),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       closing: shutdown.signal,
@@ -220,7 +224,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const openStore = store;
     const close = () =>
       (closing ??= (async () => {
-        shutdown.abort();
+        shutdown.abort(); // also ends the open GET /events streams
         storage.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -229,6 +233,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         });
         await extraction.close();
         await tokens.flush();
+        services.events.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
         lock.release();

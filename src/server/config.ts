@@ -30,6 +30,12 @@ export interface BridgeLimits {
   pairCodeMs: number;
   /** Wrong pairing codes before the pending code dies. */
   pairAttempts: number;
+  /** GET /events: heartbeat comment interval. */
+  eventHeartbeatMs: number;
+  /** GET /events: recent changes kept for Last-Event-ID; an older one gets `reset`. */
+  eventRingSize: number;
+  /** GET /events: bytes a slow client may have waiting before it is sent `reset` instead. */
+  eventBufferBytes: number;
 }
 
 export const defaultLimits: BridgeLimits = {
@@ -39,6 +45,9 @@ export const defaultLimits: BridgeLimits = {
   installCodeMs: 10 * 60_000,
   pairCodeMs: 5 * 60_000,
   pairAttempts: 3,
+  eventHeartbeatMs: 15_000,
+  eventRingSize: 10_000,
+  eventBufferBytes: 1024 * 1024,
 };
 
 /** Where the person keeps PDFs unless they configure otherwise. */

@@ -22,6 +22,7 @@ import type { BundleService } from './bundles/bundleService';
 import type { BundlePrepareJob } from './bundles/bundlePrepareJob';
 import type { SnapshotFiles } from './cards/snapshotFiles';
 import type { StorageMonitor } from './store/storageMonitor';
+import type { LibraryEvents } from './events/libraryEvents';
 
 /**
  * What route handlers can reach (with the route table itself: RouteServices in
@@ -68,6 +69,8 @@ export interface BridgeServices {
   uiState: UiStateService;
   /** Legacy sync diagnostics: the event log, the library watcher, recheck and inventory. */
   legacySync: LegacySync;
+  /** Recent library changes by kind and id, for GET /events. */
+  events: LibraryEvents;
   /** Derived once from the route table. */
   routeSummary: { apiFingerprint: string; routeCount: number };
   /** Aborted when the bridge starts closing: long-running requests (long polls) end instead of holding the close. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import type { Store } from '../store/store';
+import { eventStream } from '../http/eventStream';
 
 /** Longest a long poll may hold its request (under common proxy and client idle limits). */
 export const MAX_CHANGE_WAIT_MS = 25_000;
@@ -43,6 +44,18 @@ export const libraryChangeRoutes: RouteDecl[] = [
     handler: async ({ query, services, signal }) => {
       const revision = await waitForChange(services.store, query.since, query.waitMs, AbortSignal.any([signal, services.closing]));
       return { revision, changed: revision !== query.since };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/events',
+    summary:
+      'Server-sent events (text/event-stream) of library writes: `event:` card|set|deck|document|bundle, `data:` {revision, ids}, `id:` the revision (as in GET /library/changes). Resume with the Last-Event-ID header (or ?lastEventId=); `event: reset` means re-read everything; `: ping` every 15 s; `event: open` {revision} once caught up; `event: revision` when only bookkeeping was written.',
+    query: z.object({ lastEventId: z.string().max(20).optional() }),
+    replyType: 'text/event-stream',
+    handler: async ({ services }) => {
+      const { eventHeartbeatMs, eventBufferBytes } = services.config.limits;
+      return eventStream(services.events, { heartbeatMs: eventHeartbeatMs, maxBufferBytes: eventBufferBytes, closing: services.closing });
     },
   }),
 ];

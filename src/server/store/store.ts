@@ -7,11 +7,13 @@ import { CheckpointFile, type CheckpointWrite } from './checkpointFile';
 import { GroupCommit, type Row, type WriteTx } from './groupCommit';
 import { JournalWriter, type SqlParam } from './journal';
 import { replayJournal } from './journalRecovery';
+import { RowChanges, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
 import { migrations } from './schema';
 import { loadSqlite, queryAll } from './sqlite';
 
 export type { Row, SqlValue, WriteTx } from './groupCommit';
+export type { ChangeKind, LibraryChange } from './rowChanges';
 
 export interface StoreOptions {
   /** Checkpoint when the journal passes this many bytes. */
@@ -32,7 +34,9 @@ export class Store {
   private idleTimer: NodeJS.Timeout | undefined;
   private checkpointing: Promise<void> | undefined;
   private closed = false;
-  private readonly commitListeners = new Set<(revision: number) => void>();
+  private readonly commitListeners = new Set<(revision: number, changes: readonly LibraryChange[]) => void>();
+  /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
+  private rowChanges: RowChanges | undefined;
   /** What the last checkpoint cost, for diagnostics and the bench. */
   /** What the last checkpoint cost (exportMs is the part that holds this thread), for diagnostics and the bench. */
   lastCheckpoint: ({ exportMs: number; writeMs: number; totalMs: number; bytes: number } & CheckpointWrite) | undefined;
@@ -77,6 +81,7 @@ export class Store {
     );
     store.commits = new GroupCommit(db, journal, seq, (e) => journalFailure(e, dir), (revision) => store.acknowledged(revision));
     await store.migrate();
+    store.rowChanges = new RowChanges(db);
     return store;
   }
 
@@ -115,7 +120,17 @@ export class Store {
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.commits.write(fn);
+    const rows = this.rowChanges;
+    if (!rows) return this.commits.write(fn);
+    return this.commits.write((tx) => {
+      const mark = rows.mark();
+      try {
+        return fn(tx);
+      } catch (e) {
+        rows.rollback(mark);
+        throw e;
+      }
+    });
   }
 
   /** Increases with every acknowledged write: a cheap "has anything changed" check for views and long polls. */
@@ -123,14 +138,18 @@ export class Store {
     return this.commits.revision;
   }
 
-  /** Called after each acknowledged (fsynced) write with the new revision. Returns the unsubscribe function. */
-  onCommit(listener: (revision: number) => void): () => void {
+  /**
+   * Called after each acknowledged (fsynced) batch with the new revision and
+   * the library rows it changed, by kind and id. Returns the unsubscribe function.
+   */
+  onCommit(listener: (revision: number, changes: readonly LibraryChange[]) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
   }
 
   private acknowledged(revision: number): void {
-    for (const listener of this.commitListeners) listener(revision);
+    const changes = this.rowChanges?.take() ?? [];
+    for (const listener of this.commitListeners) listener(revision, changes);
     this.afterWrite();
   }
 

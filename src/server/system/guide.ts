@@ -90,6 +90,12 @@ const studySetWorkflow = `3. **New study set**: \`POST /library/study-sets {"tit
    one root card bearing its title.
 `;
 
+/** How to follow changes (only where GET /events is served). */
+const EVENTS_NOTE = `- Follow changes: \`GET /events\` is a server-sent event stream (\`event:\` card|set|deck|document|bundle, \`data:\` {revision, ids};
+  reconnect with \`Last-Event-ID\`; on \`event: reset\` re-read what you show). Cannot stream? Long-poll
+  \`GET /library/changes?since=<revision>&waitMs=25000\`.
+`;
+
 /** The guide topics study_guide answers one at a time (each only when its routes are served). */
 export const GUIDE_TOPICS = ['start', 'find', 'study-set', 'upload', 'bundles', 'cards', 'snapshots', 'decks'] as const;
 
@@ -163,7 +169,7 @@ call only routes that \`/capabilities\` lists.
   import: \`created\` (or \`alreadyPresent\`) and \`addedToStudySet\`. A 200 without the proof field is not success.
 - Asynchronous routes (open, focus, ui-state apply, prepare with \`async:true\`) only accept the request: read
   \`GET /context\` (or the matching read route) afterwards.
-
+${has('/events') ? EVENTS_NOTE : ''}
 ## Workflows
 ${workflows.map((w) => w.text).join('')}
 ## Pitfalls

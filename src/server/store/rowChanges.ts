@@ -1,0 +1,122 @@
+import type { Database } from 'sql.js';
+import { queryAll } from './sqlite';
+
+/** What a library change is about, as GET /events names it. */
+export type ChangeKind = 'card' | 'set' | 'deck' | 'document' | 'bundle';
+
+/** The ids of one kind that a committed batch touched (`truncated`: more than the cap, re-read the kind). */
+export interface LibraryChange {
+  kind: ChangeKind;
+  ids: string[];
+  truncated?: boolean;
+}
+
+/** Tables that hold library content: how a changed row is named. Others (meta, tokens, search index) are bookkeeping. */
+const TABLES: Record<string, { kind: ChangeKind; key: string }> = {
+  notes: { kind: 'card', key: 'noteid' },
+  note_texts: { kind: 'card', key: 'noteid' },
+  note_hashtags: { kind: 'card', key: 'noteid' },
+  note_parts: { kind: 'card', key: 'noteid' },
+  note_links: { kind: 'card', key: 'noteid' },
+  topics: { kind: 'set', key: 'topicid' }, // a deck is a topic too: resolved by its kind
+  topic_documents: { kind: 'set', key: 'topicid' },
+  snapshots: { kind: 'set', key: 'topicid' },
+  operations: { kind: 'set', key: 'topicid' }, // also names the cards of the batch, deleted ones included
+  deck_cards: { kind: 'deck', key: 'deck_id' },
+  review_logs: { kind: 'deck', key: 'deck_id' },
+  documents: { kind: 'document', key: 'bookmd5' },
+  page_parts: { kind: 'document', key: 'bookmd5' },
+  bundles: { kind: 'bundle', key: 'bundle_id' },
+};
+
+/** Rows remembered per table and batch; a bulk import names the first ones and says it was cut. */
+const MAX_ROWS_PER_TABLE = 1000;
+
+/**
+ * Collects the rows a write batch changed (SQLite's update hook: table and
+ * rowid) and, once the batch is acknowledged, names them by their ids.
+ * A deleted row can no longer be named, except cards, which the batch's
+ * operation-log row lists. Rows a failed write touched are dropped with it.
+ */
+export class RowChanges {
+  private rows = new Map<string, Set<number>>();
+  private cut = new Set<string>();
+  private log: Array<[string, number]> = [];
+
+  constructor(private readonly db: Database) {
+    db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
+  }
+
+  private note(table: string, rowid: number): void {
+    if (!(table in TABLES)) return;
+    let set = this.rows.get(table);
+    if (!set) this.rows.set(table, (set = new Set()));
+    if (set.size >= MAX_ROWS_PER_TABLE) {
+      if (!set.has(rowid)) this.cut.add(table);
+      return;
+    }
+    if (!set.has(rowid)) {
+      set.add(rowid);
+      this.log.push([table, rowid]);
+    }
+  }
+
+  /** Where a write starts: what it notes is forgotten if it throws. */
+  mark(): number {
+    return this.log.length;
+  }
+
+  rollback(mark: number): void {
+    for (const [table, rowid] of this.log.splice(mark)) this.rows.get(table)?.delete(rowid);
+  }
+
+  /** The changes since the last call, by kind (after COMMIT: rows read as committed). */
+  take(): LibraryChange[] {
+    const rows = this.rows;
+    const cut = this.cut;
+    this.rows = new Map();
+    this.cut = new Set();
+    this.log = [];
+    const byKind = new Map<ChangeKind, { ids: Set<string>; truncated: boolean }>();
+    const add = (kind: ChangeKind, id: unknown, truncated = false) => {
+      let entry = byKind.get(kind);
+      if (!entry) byKind.set(kind, (entry = { ids: new Set(), truncated: false }));
+      if (typeof id === 'string' && id) entry.ids.add(id);
+      if (truncated) entry.truncated = true;
+    };
+    for (const [table, rowids] of rows) {
+      const { kind, key } = TABLES[table];
+      const list = [...rowids].join(',');
+      if (table === 'topics') {
+        for (const r of queryAll<{ topicid: string; kind: string }>(this.db, `SELECT topicid, kind FROM topics WHERE rowid IN (${list})`)) add(r.kind === 'deck' ? 'deck' : 'set', r.topicid);
+        continue;
+      }
+      const extra = table === 'operations' ? ', note_ids' : '';
+      for (const r of queryAll<Record<string, string>>(this.db, `SELECT ${key} AS id${extra} FROM ${table} WHERE rowid IN (${list})`)) {
+        add(kind, r.id, cut.has(table));
+        if (table === 'operations') for (const noteId of parseIds(r.note_ids)) add('card', noteId);
+      }
+      if (cut.has(table)) add(kind, undefined, true);
+    }
+    // A deck is a topic: operations and snapshots of a deck name it as one.
+    const sets = byKind.get('set');
+    if (sets?.ids.size) {
+      const list = [...sets.ids].map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
+      for (const r of queryAll<{ topicid: string }>(this.db, `SELECT topicid FROM topics WHERE kind = 'deck' AND topicid IN (${list})`)) {
+        sets.ids.delete(r.topicid);
+        add('deck', r.topicid);
+      }
+      if (!sets.ids.size && !sets.truncated) byKind.delete('set');
+    }
+    return [...byKind].map(([kind, e]) => ({ kind, ids: [...e.ids], ...(e.truncated ? { truncated: true } : {}) }));
+  }
+}
+
+function parseIds(json: string | undefined): string[] {
+  try {
+    const v: unknown = JSON.parse(json ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
