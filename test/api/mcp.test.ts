@@ -39,6 +39,23 @@ describe('MCP channel (POST /mcp)', () => {
     const upload = tools.find((x) => x.name === 'study_upload')!;
     assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), ['filename', 'folder', 'path', 'topicid']);
     assert.deepEqual(upload.inputSchema.required, ['path']);
+    // Tool hints for the owner's (write) session: the guide reads, a call may delete, an upload only adds.
+    assert.deepEqual(tools.find((x) => x.name === 'study_guide')!.annotations, { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false });
+    assert.deepEqual(call.annotations, { title: 'Study Bridge route', readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    assert.deepEqual(upload.annotations, { title: 'Add a PDF by path', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  });
+
+  it('a read token\'s session lists study_call as read-only and is not offered study_upload', async () => {
+    const reader = await t.bridge.services.tokens.issue('read-only agent', 'read');
+    const c = new Client({ name: 'read-agent', version: '1.0.0' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${reader.token}` } } }));
+    try {
+      const { tools } = await c.listTools();
+      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide']);
+      assert.deepEqual(tools.find((x) => x.name === 'study_call')!.annotations, { title: 'Study Bridge route', readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    } finally {
+      await c.close();
+    }
   });
 
   it('study_call bodyBase64: a small PDF is uploaded like raw bytes; over the budget the error names study_upload; not base64 → 422', async () => {

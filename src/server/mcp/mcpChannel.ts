@@ -44,11 +44,15 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     ]);
     const server = new McpServer({ name: 'study-bridge', version: SERVER_VERSION });
+    // Tool hints follow the caller's token: a read token's study_call cannot change anything (the route
+    // scopes refuse it), so clients may run it without asking; a write token's may delete.
+    const readOnly = services.tokens.identify(token)?.scope === 'read';
     server.registerTool(
       'study_guide',
       {
         description: `The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
         inputSchema: guideArgs,
+        annotations: { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false },
       },
       async ({ topic }) => {
         if (topic === undefined) return { content: [{ type: 'text', text: services.guide.markdown }] };
@@ -63,18 +67,24 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
         description:
           "Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content.",
         inputSchema: callArgs,
+        annotations: { title: 'Study Bridge route', readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false },
       },
       async (args) => callRoute(services, token, args),
     );
-    server.registerTool(
-      'study_upload',
-      {
-        description:
-          'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
-        inputSchema: uploadArgs,
-      },
-      async (args) => callRoute(services, token, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
-    );
+    // Adding a book needs write: a read token is not offered a tool it could never use.
+    if (!readOnly) {
+      server.registerTool(
+        'study_upload',
+        {
+          description:
+            'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
+          inputSchema: uploadArgs,
+          // The same file again answers alreadyPresent: adding is never destructive and repeats harmlessly.
+          annotations: { title: 'Add a PDF by path', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        },
+        async (args) => callRoute(services, token, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
+      );
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
