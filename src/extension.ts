@@ -28,6 +28,7 @@ import { registerReaderCommands } from './extension/readerCommands';
 import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
 import { CardRevealer } from './views/cardReveal';
+import { ReaderMemory } from './editors/readerMemory';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -199,6 +200,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     extensionUri: context.extensionUri,
     getClient,
     log,
+    memory: new ReaderMemory(context.globalState),
     dataDir: () => bridgeHost.state.dataDir,
     openSet: async () => {
       const s = (await ui.context()).studySet;
