@@ -29,7 +29,7 @@ const MORE: { needs: string; text: string }[] = [
     needs: '/events',
     text: 'Changes: `GET /events` (server-sent events, `Last-Event-ID` resumes); cannot stream: `GET /library/changes?since=<revision>&waitMs=25000`.',
   },
-  { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; `POST /library/study-sets/import` makes a set from one.' },
+  { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
   { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
 ];
 

@@ -48,13 +48,13 @@ const split = `1. Pick chapters from the outline (Read a book). Prepare ≤ 60 p
 
 const cards = `1. \`GET /study-sets/<topicid>/tree\` → \`nodes[]\` {noteid, parent, title}; \`POST /notes/batch-get {"noteIds":["<noteid>"]}\`
    → \`texts[]\` (sparse: 0 body, 1.. comments).
-2. \`POST /study-sets/<topicid>/notes {"title":"Pens","text":"What a pen holds.","excerpt":{"bookmd5":"<bookmd5>","page":19,"text":"<a sentence of page 19, verbatim>"},"confirm":true}\`
+2. \`POST /study-sets/<topicid>/notes {"title":"Pens","text":"What a pen holds.","excerpt":{"bookmd5":"<bookmd5>","page":19,"text":"<a sentence of that page, verbatim>"},"confirm":true}\`
    → <<proof POST /study-sets/{id}/notes>>, \`noteid\`. Many at once: \`{"cards":[{"title":"Pens"},{"title":"Width","parentIndex":0}],"confirm":true}\`.
 `;
 
 const edit = `1. \`POST /study-sets/<topicid>/snapshots {"description":"Before renaming"}\` → \`snapshotId\`.
 2. \`POST /notes/<noteid>/title {"text":"Pens and pictures","expectedPrefix":"Pens","confirm":true}\`: \`expectedPrefix\` = the first
-   32 characters you read (\`""\` if empty); 409 when the card changed since. Body: \`POST /notes/<noteid>/text\`, same fields.
+   32 characters you read (\`""\` if empty); 409 when the card changed since. Body text: the same at \`/notes/<noteid>/text\`.
    Tags only via \`POST /notes/hashtags {"noteIds":["<noteid>"],"operation":"add","hashtags":["Graphics/Pens"],"confirm":true}\`.
 3. Undo: \`POST /snapshots/<snapshotId>/restore {}\` previews (422 \`details\`), then \`{"confirm":true}\`. 409
    \`USER_EDITS_PRESENT\` lists the person's edits: \`"force":true\` only with their consent.
