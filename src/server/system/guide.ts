@@ -41,7 +41,7 @@ const start = `- Base URL \`http://127.0.0.1:<port>/bridge/v1\` (port in \`<data
   bodies and answers of one route: \`GET /openapi.json?path=/decks/{id}/cards\`. \`study_guide\` (MCP) takes a topic.
 `;
 
-const rules = `- Requests below are literal: send that JSON, with \`<name>\` replaced by the field \`name\` of an earlier answer.
+const rules = `- Requests below are literal: send that JSON, with \`<name>\` replaced by the field \`name\` of an earlier answer (or what it describes).
 - Writes change nothing without \`"confirm":true\` (upload: \`?confirm=1\`): the 422 \`CONFIRM_REQUIRED\` is a free dry-run whose
   \`details\` preview the change. Success is the proof field (\`persisted:true\`, \`isStudySet:true\`…), never a bare 200.
 - \`ignoredFields[]\` in an answer: those fields had no effect (check spelling). \`warnings[]\`: something partly failed.
