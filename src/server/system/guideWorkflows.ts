@@ -40,7 +40,7 @@ const split = `1. Pick chapters from the outline (Read a book). Prepare ≤ 60 p
    else send its text as \`resultMarkdown\` in check and submit.
 5. \`POST /bundles/<bundleId>/check {"excerptMode":"child"}\` writes nothing: fix \`problems\` and unanchored
    \`excerpts\` until \`ok\`. \`cardsCreated\` = the cards submit will make. excerptMode \`child\` (default, one card per
-   concept): each excerpt becomes its own card under its heading's card; \`link\`: excerpts go into that card.
+   concept): each excerpt becomes its own card under its heading's card; \`link\` (always, in block mode): excerpts go into that card.
 6. \`POST /bundles/<bundleId>/submit {"excerptMode":"child"}\` commits at once (snapshot first: \`preImportSnapshotId\`) →
    \`cardsCreated\`, \`rootNoteId\`, \`receipt[].noteid\`. Lost cards: \`parsed.headings\` ≠ \`importedCards\`; see \`failedExcerpts\`.
    409 \`SUBMIT_IN_FLIGHT\`: do not retry. Submitting again replaces the tree.
