@@ -85,7 +85,9 @@ describe('MCP channel (POST /mcp)', () => {
     assert.match(decks, /^# Study Bridge guide: decks/);
     assert.match(decks, /\| POST \| `\/decks\/\{id\}\/reviews` \|/);
     assert.doesNotMatch(decks, /\/bundles\/prepare/);
-    assert.ok(decks.length * 4 < full.length, `${decks.length} vs ${full.length}`);
+    assert.ok(decks.length < full.length, `${decks.length} vs ${full.length}`);
+    assert.ok(Buffer.byteLength(decks) <= 8 * 1024, 'a topic stays within the guide\'s budget');
+    assert.match(decks, /`POST \/decks\/<deckId>\/reviews \{"cardNoteId":"<cardNoteId>","rating":"good","confirm":true\}`/);
     const upload = text(await client.callTool({ name: 'study_guide', arguments: { topic: 'upload' } }));
     assert.match(upload, /study_upload/);
     assert.match(upload, /\| POST \| `\/library\/documents\/import` \|/);

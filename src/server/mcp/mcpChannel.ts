@@ -50,7 +50,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
     server.registerTool(
       'study_guide',
       {
-        description: `The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
+        description: `The Study Bridge runtime guide (Markdown): auth, rules and the workflows as literal requests (the route table: GET /guide/routes). Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
         inputSchema: guideArgs,
         annotations: { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false },
       },
