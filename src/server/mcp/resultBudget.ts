@@ -50,7 +50,9 @@ export function budgetAnswer(input: BudgetInput): Text[] {
   if (!args.cursor && bytes(input.text) <= budget) return [{ type: 'text', text: input.text }];
   let heldId = args.cursor?.held;
   // Two rounds at most: the note's own size is known only once the cut is.
-  let room = budget - 400 - bytes(JSON.stringify(args));
+  // A write's next never repeats its body (continuation.ts).
+  const echoed = input.rerunnable ? args : { ...args, body: undefined };
+  let room = budget - 400 - bytes(JSON.stringify(echoed));
   for (let round = 0; round < 4; round++) {
     const cut = typeof answer === 'string' ? cutText(answer, room, args.cursor) : cutAnswer(answer, room, args.cursor);
     let next: ReturnType<typeof nextCall> | undefined;
