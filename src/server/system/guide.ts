@@ -155,6 +155,8 @@ call only routes that \`/capabilities\` lists.
 - Every body is JSON, except on raw-body routes (marked *raw body* below, \`rawBody\` in \`/capabilities\`): they take a file's
   bytes (over MCP: \`study_upload\`, or \`study_call\` with \`bodyBase64\`). Success bodies carry \`bridgeApiVersion\`, and \`ignoredFields[]\` when you sent fields the route does
   not know (they had no effect: check spelling) and \`warnings[]\` when something partly failed.
+- Over MCP a \`study_call\` result holds at most 24 KB of text (\`maxBytes\` up to 100 KB): a longer answer is cut at a whole item and a
+  second block says \`truncated:true\` with \`next\`: call \`study_call\` with \`next\` as its arguments for the rest. Images: ≤ 1568 px (\`imageMaxPx\`).
 - Errors: \`{"error":{"code","message","retryable","details"?},"bridgeApiVersion"}\`. 429 and retryable 409 carry
   \`Retry-After\` and \`details.retryAfterSeconds\`: wait that long before one retry.
 - Confirm gates: routes marked \`confirm:true\` change the library only with \`"confirm": true\` in the body; upload takes
