@@ -102,6 +102,12 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     assert.deepEqual(notes[0].next.cursor, { field: 'nodes', from: answers[0].nodes.length });
     assert.deepEqual(answers.flatMap((a) => a.nodes), full.nodes);
     for (const a of answers) assert.deepEqual([a.topicid, a.count], [full.topicid, full.count]);
+    // A map of records is cut by entry: OpenAPI's paths for one tag (over 24 KB).
+    const spec = await t.client.request<any>('GET', '/openapi.json', { query: { tag: 'decks' } });
+    const specPieces = await follow('openapi.json?tag=decks', { method: 'GET', path: '/openapi.json', query: { tag: 'decks' } });
+    assert.ok(specPieces.answers.length >= 2);
+    assert.deepEqual(specPieces.answers.flatMap((a) => Object.keys(a.paths)), Object.keys(spec.paths));
+    assert.deepEqual(Object.assign({}, ...specPieces.answers.map((a) => a.paths)), spec.paths);
     // The default budget too.
     const whole = await follow('tree of 200 cards, default budget', { method: 'GET', path: `/study-sets/${set.topicid}/tree` });
     assert.deepEqual(whole.answers.flatMap((a) => a.nodes), full.nodes);

@@ -40,6 +40,16 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     }
   });
 
+  it('a map of records (OpenAPI paths) is cut by entry: the pieces merge back to the whole map, other fields kept', () => {
+    const paths = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`/route${i}`, { get: { summary: 's'.repeat(50 + i) } }]));
+    const answer = { openapi: '3.1.0', info: { title: 'x', version: '1' }, paths };
+    const got = pieces(answer, 900);
+    assert.ok(got.length > 3);
+    for (const g of got) assert.deepEqual(g.info, answer.info);
+    assert.deepEqual(Object.assign({}, ...got.map((g) => g.paths)), paths);
+    assert.deepEqual(got.flatMap((g) => Object.keys(g.paths)), Object.keys(paths), 'each entry once, in order');
+  });
+
   it('an item over the budget alone is shortened (surrogate pairs whole), marked, and the cursor moves past it', () => {
     const answer = { pages: [{ page: 1, text: '😀'.repeat(3000) }, { page: 2, text: 'next page '.repeat(30) }] };
     const cut = cutJson(answer, 1000)!;

@@ -58,8 +58,9 @@ const queryKeys = (route: RouteDecl | undefined): string[] => {
 export function nextPageRange(route: RouteDecl | undefined, answer: Record<string, unknown>, rest: ItemCursor, args: CallShape): CallShape | undefined {
   const keys = queryKeys(route);
   if (!keys.includes('start') || !keys.includes('end')) return undefined;
-  const items = answer[rest.field] as Array<{ page?: unknown }>;
-  const pages = items.map((i) => (i && typeof i === 'object' ? i.page : undefined));
+  const items = answer[rest.field];
+  if (!Array.isArray(items)) return undefined;
+  const pages = items.map((i: { page?: unknown } | null) => (i && typeof i === 'object' ? i.page : undefined));
   if (!pages.every((p, i) => Number.isInteger(p) && (i === 0 || (p as number) > (pages[i - 1] as number)))) return undefined;
   const end = Number.isInteger(answer.end) ? (answer.end as number) : (pages[pages.length - 1] as number);
   const start = pages[rest.from] as number;

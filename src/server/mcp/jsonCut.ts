@@ -1,12 +1,12 @@
 /**
  * Cutting a route's JSON answer to a byte budget at whole items. The answer's
- * top-level arrays are read as one stream of items (in the answer's key
- * order); the scalar fields always stay. A cut keeps a prefix of that stream
+ * top-level arrays (and maps of records) are read as one stream of items, in
+ * the answer's key order; the other fields always stay. A cut keeps a prefix of that stream
  * and names where the rest starts, so a continuation can resume exactly there:
  * no item is lost or repeated. The result is re-serialized, so it is valid JSON.
  */
 
-/** Where a continuation resumes: `from` is an index into the answer's array `field`. */
+/** Where a continuation resumes: `from` is an index into the answer's array (or map's entries) `field`. */
 export interface ItemCursor {
   field: string;
   from: number;
@@ -31,21 +31,36 @@ export interface JsonCut {
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 const json = (v: unknown) => JSON.stringify(v);
 
-/** The top-level array fields of an answer, in its key order. */
-export const arrayFields = (answer: Record<string, unknown>) => Object.keys(answer).filter((k) => Array.isArray(answer[k]));
+/** A plain object whose every value is an object or array: a map of records (OpenAPI's `paths`), cut by entry like an array. */
+const isRecordMap = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && Object.values(v).every((x) => !!x && typeof x === 'object');
+
+/** The fields of an answer that are cut by item: its top-level arrays and maps of records, in its key order. */
+export const streamFields = (answer: Record<string, unknown>) => Object.keys(answer).filter((k) => Array.isArray(answer[k]) || isRecordMap(answer[k]));
+
+/** A stream field's items: [key, value] (no key for an array's items). */
+const entries = (v: unknown): Array<[string | undefined, unknown]> => (Array.isArray(v) ? v.map((x) => [undefined, x]) : Object.entries(v as object));
+
+export const streamLength = (answer: Record<string, unknown>, field: string) => entries(answer[field]).length;
+
+/** Bytes an entry adds inside its array or object (`"key":` included). */
+const entryBytes = ([key, value]: [string | undefined, unknown]) => bytes(json(value)) + (key === undefined ? 0 : bytes(json(key)) + 1);
 
 /**
- * The answer from `cursor` on (arrays before its field emptied, its field from
- * `from`), cut to `budget` bytes. At least one item is always sent, so
+ * The answer from `cursor` on (streams before its field emptied, its field
+ * from `from`), cut to `budget` bytes. At least one item is always sent, so
  * following the cursor always advances: an item larger than the budget on its
  * own has its longest strings shortened (and is listed in `shortened`).
  * Undefined when even the answer without any item is over the budget.
  */
 export function cutJson(answer: Record<string, unknown>, budget: number, cursor?: ItemCursor): JsonCut | undefined {
-  const fields = arrayFields(answer);
+  const fields = streamFields(answer);
   const startField = cursor ? fields.indexOf(cursor.field) : 0;
   const out: Record<string, unknown> = { ...answer };
-  for (const f of fields) out[f] = [];
+  const rebuild = (field: string, kept: Array<[string | undefined, unknown]>) => {
+    out[field] = Array.isArray(answer[field]) ? kept.map(([, v]) => v) : Object.fromEntries(kept);
+  };
+  for (const f of fields) rebuild(f, []);
   let used = bytes(json(out));
   if (used > budget) return undefined;
   const sent: JsonCut['sent'] = [];
@@ -53,28 +68,29 @@ export function cutJson(answer: Record<string, unknown>, budget: number, cursor?
   let total = 0;
   for (let fi = Math.max(startField, 0); fi < fields.length; fi++) {
     const field = fields[fi];
-    const items = answer[field] as unknown[];
+    const items = entries(answer[field]);
     const from = cursor && fi === startField ? cursor.from : 0;
-    const kept: unknown[] = [];
-    out[field] = kept;
+    const kept: Array<[string | undefined, unknown]> = [];
     for (let i = from; i < items.length; i++) {
-      // Every item after the array's first adds a comma.
-      let size = bytes(json(items[i])) + (kept.length ? 1 : 0);
+      // Every item after the first of its array or object adds a comma.
       let item = items[i];
+      let size = entryBytes(item) + (kept.length ? 1 : 0);
       if (used + size > budget) {
         if (total > 0) {
+          rebuild(field, kept);
           if (kept.length) sent.push({ field, from, count: kept.length, of: items.length });
           return { text: json(out), rest: { field, from: i }, sent, shortened };
         }
         // Nothing sent yet and this one item is over the budget: sent shortened, so the reader still advances.
-        item = shorten(items[i], budget - used);
-        size = bytes(json(item));
-        shortened.push({ field, index: i, fullBytes: bytes(json(items[i])) });
+        item = [item[0], shorten(item[1], budget - used - (entryBytes([item[0], null]) - 4))];
+        size = entryBytes(item);
+        shortened.push({ field, index: i, fullBytes: entryBytes(items[i]) });
       }
       kept.push(item);
       used += size;
       total++;
     }
+    rebuild(field, kept);
     if (items.length > from) sent.push({ field, from, count: kept.length, of: items.length });
   }
   return { text: json(out), sent, shortened };

@@ -8,7 +8,7 @@ import { BridgeError, invalidInput } from '../errors';
 import type { RouteDecl } from '../http/routeTable';
 import { nextCall, type CallCursor, type CallShape } from './continuation';
 import { holdAnswer } from './heldResults';
-import { arrayFields, cutJson, shorten, type JsonCut } from './jsonCut';
+import { cutJson, shorten, streamFields, streamLength, type JsonCut } from './jsonCut';
 import { DEFAULT_RESULT_BYTES, IMAGE_MAX_PX_RANGE, MAX_RESULT_BYTES, MIN_RESULT_BYTES } from './mcpBudget';
 
 type Text = { type: 'text'; text: string };
@@ -83,8 +83,8 @@ interface Cut {
 
 function cutAnswer(answer: Record<string, unknown>, room: number, cursor?: CallCursor): Cut {
   if (cursor) {
-    const fields = arrayFields(answer);
-    if (cursor.field === undefined || !fields.includes(cursor.field) || cursor.from > (answer[cursor.field] as unknown[]).length) {
+    const fields = streamFields(answer);
+    if (cursor.field === undefined || !fields.includes(cursor.field) || cursor.from > streamLength(answer, cursor.field)) {
       throw invalidInput(`This cursor does not fit the answer (its arrays: ${fields.join(', ') || 'none'}): pass next exactly as a previous answer gave it.`, { field: 'cursor', arrays: fields }, 'INVALID_CURSOR');
     }
   }
