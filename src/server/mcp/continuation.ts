@@ -70,7 +70,8 @@ export function nextPageRange(route: RouteDecl | undefined, answer: Record<strin
 }
 
 /** `next` for a cut answer: the study_call arguments that fetch the rest. */
-export function nextCall(route: RouteDecl | undefined, args: CallShape, answer: Record<string, unknown> | undefined, rest: CallCursor, heldId?: string): CallShape & { cursor?: CallCursor } {
+export function nextCall(route: RouteDecl | undefined, call: CallShape & { cursor?: CallCursor }, answer: Record<string, unknown> | undefined, rest: CallCursor, heldId?: string): CallShape & { cursor?: CallCursor } {
+  const { cursor: _cursor, ...args } = call;
   if (heldId) {
     // The write is never repeated: no body (so no confirm), only the held answer's cursor.
     const { body: _body, ...rerunSafe } = args;

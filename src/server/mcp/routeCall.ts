@@ -67,7 +67,7 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
   }
   const caller = services.tokens.identify(token);
   // Held answers are read back only with the token that made the call.
-  const holder = caller ? (caller.tokenId ?? 'owner') : `unknown:${token.length}`;
+  const holder = caller ? (caller.tokenId ?? 'owner') : 'nobody';
   if (args.cursor?.held !== undefined) return continueHeld(args, holder);
   const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
   if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
