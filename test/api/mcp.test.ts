@@ -35,7 +35,7 @@ describe('MCP channel (POST /mcp)', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
     const call = tools.find((x) => x.name === 'study_call')!;
-    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'method', 'path', 'query']);
+    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'cursor', 'imageMaxPx', 'maxBytes', 'method', 'path', 'query']);
     const upload = tools.find((x) => x.name === 'study_upload')!;
     assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), ['filename', 'folder', 'path', 'topicid']);
     assert.deepEqual(upload.inputSchema.required, ['path']);

@@ -31,6 +31,10 @@ const MORE: { needs: string; text: string }[] = [
   },
   { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
   { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
+  {
+    needs: '/mcp',
+    text: 'MCP `study_call` results hold ≤ 24 KB (`maxBytes` ≤ 100 KB); longer: `truncated:true` + `next`, pass it as the next call\'s arguments. Images ≤ 1568 px (`imageMaxPx`).',
+  },
 ];
 
 const start = `- Base URL \`http://127.0.0.1:<port>/bridge/v1\` (port in \`<dataDir>/bridge.json\`; 42380–42399). \`GET /status\` (no token) proves
