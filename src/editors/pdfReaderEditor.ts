@@ -6,6 +6,7 @@ import type { CreatedCard } from '../client/cardsApi';
 import type { OpenRequest } from '../server/ui/uiHost';
 import { PdfReaderSession, type ReaderIntent } from './pdfReaderSession';
 import type { ReaderMemory } from './readerMemory';
+import { MIND_MAP_VIEW_TYPE } from '../views/mindMapPanel';
 
 export const PDF_READER_VIEW_TYPE = 'studyBridge.pdfReader';
 /** A card excerpt holds at most this many characters (the card route's limit). */
@@ -32,6 +33,12 @@ export interface PdfReaderDeps {
 class ReaderDocument implements vscode.CustomDocument {
   constructor(readonly uri: vscode.Uri) {}
   dispose(): void {}
+}
+
+/** The editor column of the mind map in front, if the active tab is one. */
+function activeMindMapColumn(): vscode.ViewColumn | undefined {
+  const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+  return tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(MIND_MAP_VIEW_TYPE) ? tab.group.viewColumn : undefined;
 }
 
 /** Thrown for what the person should read as is (no stack in the log). */
@@ -111,8 +118,10 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
    */
   async openBook(target: { bookmd5: string; topicid?: string; page?: number; noteid?: string; preserveFocus?: boolean }): Promise<PdfReaderSession> {
     const requestedAt = performance.now();
+    // The reader never covers a mind map the person is looking at: it opens (or moves) beside it.
+    const mapColumn = activeMindMapColumn();
     const bringForward = (s: PdfReaderSession) => {
-      s.panel.reveal(s.panel.viewColumn, target.preserveFocus);
+      s.panel.reveal(mapColumn && s.panel.viewColumn === mapColumn ? vscode.ViewColumn.Beside : s.panel.viewColumn, target.preserveFocus);
       if (target.topicid && target.topicid !== s.topicid) void s.useSet(target.topicid);
       if (target.page || target.noteid) s.goto(target.page ?? s.page, target.noteid);
       return s;
@@ -140,7 +149,11 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
         resolve(s);
       });
     });
-    await vscode.commands.executeCommand('vscode.openWith', uri, PDF_READER_VIEW_TYPE, { preview: false, preserveFocus: target.preserveFocus });
+    await vscode.commands.executeCommand('vscode.openWith', uri, PDF_READER_VIEW_TYPE, {
+      preview: false,
+      preserveFocus: target.preserveFocus,
+      ...(mapColumn ? { viewColumn: vscode.ViewColumn.Beside } : {}),
+    });
     return opened;
   }
 

@@ -36,12 +36,29 @@ export interface MindMapRender {
 /** One panel per study set: opening a set's map again brings its panel forward. */
 export class MindMapPanels implements vscode.Disposable {
   private readonly panels = new Map<string, MindMapPanel>();
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
+  private readonly restored = new vscode.EventEmitter<MindMapPanel>();
+  /** A map came back after a window reload (tests wait on it). */
+  readonly onDidRestore = this.restored.event;
 
   constructor(private readonly deps: MindMapDeps) {
-    this.subscription = deps.onLibraryChange(() => {
-      for (const p of this.panels.values()) p.scheduleRedraw();
-    });
+    this.subscriptions = [
+      deps.onLibraryChange(() => {
+        for (const p of this.panels.values()) p.scheduleRedraw();
+      }),
+      // After a window reload VS Code hands back each open map's panel with the state its page saved
+      // (the set, folds and zoom): the page keeps its folds and zoom, the host reads the set again.
+      vscode.window.registerWebviewPanelSerializer(MIND_MAP_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const set = (state as { studySet?: { topicid?: unknown; title?: unknown } } | undefined)?.studySet;
+          if (typeof set?.topicid !== 'string' || this.panels.has(set.topicid)) return panel.dispose();
+          const studySet = (await deps.getClient()?.listStudySets().catch(() => undefined))?.find((s) => s.topicid === set.topicid) ??
+            ({ topicid: set.topicid, title: typeof set.title === 'string' ? set.title : 'Mind map' } as StudySet);
+          this.restored.fire(this.track(new MindMapPanel(studySet, deps, panel)));
+        },
+      }),
+      this.restored,
+    ];
   }
 
   open(studySet: StudySet): MindMapPanel {
@@ -50,9 +67,12 @@ export class MindMapPanels implements vscode.Disposable {
       known.panel.reveal();
       return known;
     }
-    const panel = new MindMapPanel(studySet, this.deps);
-    this.panels.set(studySet.topicid, panel);
-    panel.onDidDispose(() => this.panels.delete(studySet.topicid));
+    return this.track(new MindMapPanel(studySet, this.deps));
+  }
+
+  private track(panel: MindMapPanel): MindMapPanel {
+    this.panels.set(panel.studySet.topicid, panel);
+    panel.onDidDispose(() => this.panels.delete(panel.studySet.topicid));
     return panel;
   }
 
@@ -67,7 +87,7 @@ export class MindMapPanels implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
     for (const p of [...this.panels.values()]) p.dispose();
   }
 }
@@ -93,14 +113,19 @@ export class MindMapPanel implements vscode.Disposable {
   constructor(
     readonly studySet: StudySet,
     private readonly deps: MindMapDeps,
+    /** A panel VS Code restored after a window reload (its page's state holds the folds and zoom). */
+    restored?: vscode.WebviewPanel,
   ) {
     const roots = [vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(deps.extensionUri, 'media')];
-    this.panel = vscode.window.createWebviewPanel(MIND_MAP_VIEW_TYPE, `Mind Map: ${studySet.title}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: roots,
-      // Folds and zoom live in the webview's state; a hidden map is rebuilt from the bridge when shown.
-      retainContextWhenHidden: false,
-    });
+    this.panel =
+      restored ??
+      vscode.window.createWebviewPanel(MIND_MAP_VIEW_TYPE, `Mind Map: ${studySet.title}`, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: roots,
+        // Folds and zoom live in the webview's state; a hidden map is rebuilt from the bridge when shown.
+        retainContextWhenHidden: false,
+      });
+    if (restored) this.panel.webview.options = { enableScripts: true, localResourceRoots: roots };
     this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'study-bridge.svg');
     this.panel.webview.html = mindMapHtml(this.panel.webview, deps.extensionUri, studySet.title);
     this.channel = new HostChannel<MindMapProtocol>(this.panel.webview, { guards: mindMapGuards, log: (m) => deps.log.warn(m) });

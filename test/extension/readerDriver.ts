@@ -61,7 +61,7 @@ async function state(frame: FrameLocator) {
       noteid: h.dataset.noteid ?? '',
       page: Number(h.closest<HTMLElement>('.page')?.dataset.pageNumber),
     }));
-    const canvas = c.querySelector<HTMLElement>('.page canvas');
+    const canvas = c.querySelector<HTMLElement>('.page .canvasWrapper');
     return {
       pageInput: (document.getElementById('pageInput') as HTMLInputElement).value,
       zoomLabel: document.getElementById('zoomLabel')?.textContent ?? '',

@@ -92,6 +92,7 @@ async function main(): Promise<number> {
     userData: join(tmp, 'user-data'),
     extensions: join(tmp, 'extensions'),
     workspace: join(tmp, 'workspace'),
+    workspace2: join(tmp, 'workspace2'),
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   mkdirSync(join(dirs.userData, 'User'), { recursive: true });
@@ -204,7 +205,7 @@ async function main(): Promise<number> {
         let answer: unknown;
         try {
           const payload = readJson<Record<string, unknown>>(join(signals, f)) ?? {};
-          answer = await serveSignal(name, { page1, pages, context, workbenchUrl }, payload);
+          answer = await serveSignal(name, { page1, pages, context, workbenchUrl, workspace2: dirs.workspace2 }, payload);
         } catch (e) {
           answer = { error: e instanceof Error ? e.message : String(e) };
         }
@@ -240,8 +241,29 @@ async function main(): Promise<number> {
         await until(() => (existsSync(bridgeJson) ? undefined : true), 30_000, 'bridge.json to be removed');
         await until(() => (existsSync(join(dataDir, 'library.lock')) ? undefined : true), 10_000, 'library.lock to be released');
       });
-    } else {
+    } else if (!env.STUDY_BRIDGE_SUITES || env.STUDY_BRIDGE_SUITES.split(',').includes('extension')) {
       checks.push({ title: 'second window / takeover checks', state: 'failed', ms: 0, error: 'the suite did not open a second window' });
+    }
+
+    // 7. A window reload: the workspace opens again in a new window (every window is closed by now), VS Code
+    //    restores its editors, and the mind map the suite left open comes back through its serializer.
+    const expected = suite.metrics.mindMapExpected as { count: number; transform: string | null; titles: string[] } | undefined;
+    if (expected && page1.isClosed()) {
+      await check(checks, 'after a window reload the mind map is restored with its folds and zoom (mind-map-restored.png)', async () => {
+        const page3 = await context.newPage();
+        page3.on('pageerror', (e) => csLog.write(`[page3 error] ${e.message}\n`));
+        await page3.goto(workbenchUrl, { timeout: 120_000 });
+        // A restored editor in the background is only deserialized when shown: bring the map's tab forward.
+        const tab = page3.locator('.tabs-container .tab', { hasText: 'Mind Map:' }).first();
+        await tab.waitFor({ state: 'visible', timeout: 90_000 });
+        await tab.click();
+        const seen = await serveMindMap(page3, { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' }, out);
+        const missing = expected.titles.filter((t) => !seen.titles.includes(t));
+        if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
+        if (seen.transform !== expected.transform) throw new Error(`zoom/pan ${seen.transform} after the reload, ${expected.transform} before`);
+        metrics.mindMapRestored = { count: seen.count, transform: seen.transform };
+        await page3.close({ runBeforeUnload: true });
+      });
     }
   } finally {
     clearTimeout(watchdog);
@@ -286,7 +308,7 @@ function eventLoopSummary(metrics: Record<string, unknown>): string {
 /** Requests from the suite (see suite/signals.ts). */
 async function serveSignal(
   name: string,
-  ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string },
+  ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string; workspace2: string },
   payload: Record<string, unknown> = {},
 ): Promise<unknown> {
   if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, out);
@@ -312,7 +334,8 @@ async function serveSignal(
       const page2 = await ctx.context.newPage();
       page2.on('pageerror', (e) => log(`[page2 error] ${e.message}`));
       ctx.pages.push(page2);
-      await page2.goto(ctx.workbenchUrl);
+      // Another folder: this window's editors must not overwrite the first window's, which the reload check restores.
+      await page2.goto(ctx.workbenchUrl.replace(/folder=[^&]*/, `folder=${encodeURIComponent(ctx.workspace2)}`));
       log('workbench 2 opened');
       const texts = await until(async () => {
         const t = await statusTexts(page2);

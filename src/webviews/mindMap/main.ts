@@ -13,6 +13,8 @@ interface ViewState {
   /** The person's folds by noteid (1 folded, 0 open); cards not listed start as the host says. */
   folds: Record<string, number>;
   transform?: { k: number; x: number; y: number };
+  /** Which set this map shows: after a window reload VS Code hands this state to the host's serializer. */
+  studySet?: { topicid: string; title: string };
 }
 
 /** Transition length of markmap's moves (ms); a redraw is counted after it. */
@@ -27,7 +29,7 @@ document.addEventListener('securitypolicyviolation', (e) => {
 });
 
 const saved = (vscode.getState() as ViewState | undefined) ?? { folds: {} };
-const view: ViewState = { folds: { ...saved.folds }, transform: saved.transform };
+const view: ViewState = { folds: { ...saved.folds }, transform: saved.transform, studySet: saved.studySet };
 const persist = () => vscode.setState(view);
 
 const svg = document.getElementById('map') as unknown as SVGSVGElement;
@@ -109,6 +111,8 @@ async function draw(data: MindMapData): Promise<void> {
   const first = current === undefined;
   current = data;
   seq = data.seq;
+  view.studySet = { topicid: data.topicid, title: data.title };
+  persist();
   showProblem(undefined);
   setPalette(data.palette);
   titleEl.textContent = data.title;
