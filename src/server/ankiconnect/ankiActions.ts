@@ -1,0 +1,145 @@
+import type { Caller } from '../security/tokens';
+import type { Scope } from '../security/scopes';
+import type { Store } from '../store/store';
+import type { Decks } from '../library/decks';
+import type { UiHost } from '../ui/uiHost';
+import { AnkiError } from './ankiError';
+import { isModel, MODELS } from './ankiFields';
+import { ankiIdOf } from './ankiIds';
+import type { AnkiMedia } from './ankiMedia';
+import { noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
+import { deckByName, planNote, type AnkiNotes } from './ankiNotes';
+import { searchNotes } from './ankiSearch';
+
+/**
+ * The AnkiConnect actions this bridge serves, each with the token scope it
+ * needs (a read token cannot add or change anything). Each calls the domain
+ * directly; `multi` and `requestPermission` are the dispatcher's.
+ */
+
+export interface ActionContext {
+  store: Store;
+  decks: Decks;
+  ui: UiHost;
+  notes: AnkiNotes;
+  media: AnkiMedia;
+  caller: Caller;
+}
+
+type Params = Record<string, unknown>;
+
+export interface ActionDecl {
+  scope: Extract<Scope, 'read' | 'write'>;
+  run(params: Params, ctx: ActionContext): unknown;
+}
+
+const MODEL_IDS: Record<string, number> = { Basic: 1, Cloze: 2 };
+
+const noteList = (params: Params, key = 'notes'): unknown[] => {
+  const list = params[key];
+  if (!Array.isArray(list)) throw new AnkiError(`${key} must be a list`);
+  return list;
+};
+
+/** Each note's plan, or its refusal: all the notes of a call are checked before any is written. */
+function planAll(ctx: ActionContext, notes: unknown[]) {
+  return notes.map((n) => {
+    try {
+      return { plan: planNote(ctx, n), error: null };
+    } catch (e) {
+      if (e instanceof AnkiError) return { plan: null, error: e.message };
+      throw e;
+    }
+  });
+}
+
+const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNotes(ctx.store), query);
+
+export const ACTIONS: Record<string, ActionDecl> = {
+  version: { scope: 'read', run: () => 6 },
+  deckNames: { scope: 'read', run: (_p, ctx) => ctx.decks.list().map((d) => d.title) },
+  deckNamesAndIds: { scope: 'read', run: (_p, ctx) => Object.fromEntries(ctx.decks.list().map((d) => [d.title, ankiIdOf(d.deckId) ?? null])) },
+  createDeck: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      if (typeof p.deck !== 'string' || !p.deck.trim()) throw new AnkiError('deck name is missing');
+      const id = deckByName(ctx.store, p.deck.trim()) ?? (await ctx.decks.create(p.deck.trim())).deckId;
+      return ankiIdOf(id) ?? null;
+    },
+  },
+  modelNames: { scope: 'read', run: () => Object.keys(MODELS) },
+  modelNamesAndIds: { scope: 'read', run: () => MODEL_IDS },
+  modelFieldNames: {
+    scope: 'read',
+    run: (p) => {
+      if (!isModel(p.modelName)) throw new AnkiError(`model was not found: ${String(p.modelName)}`);
+      return [...MODELS[p.modelName]];
+    },
+  },
+  addNote: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      const [id] = await ctx.notes.add([planNote(ctx, p.note)], ctx.caller.actor);
+      return ankiIdOf(id);
+    },
+  },
+  addNotes: {
+    scope: 'write',
+    // All or nothing: any refusal answers every note's error (null for the good ones) and adds none.
+    run: async (p, ctx) => {
+      const checked = planAll(ctx, noteList(p));
+      if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
+      const ids = await ctx.notes.add(checked.map((c) => c.plan!), ctx.caller.actor);
+      return ids.map((id) => ankiIdOf(id));
+    },
+  },
+  canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p)).map((c) => c.error === null) },
+  canAddNotesWithErrorDetail: {
+    scope: 'read',
+    run: (p, ctx) => planAll(ctx, noteList(p)).map((c) => (c.error === null ? { canAdd: true } : { canAdd: false, error: c.error })),
+  },
+  findNotes: { scope: 'read', run: (p, ctx) => findIds(ctx, p.query).map((n) => ankiIdOf(n.noteid)) },
+  notesInfo: {
+    scope: 'read',
+    run: (p, ctx) => {
+      if (p.query !== undefined) return findIds(ctx, p.query).map(noteInfo);
+      const asked = noteList(p);
+      const ids = noteIdsFor(ctx.store, asked);
+      const notes = new Map(readAnkiNotes(ctx.store, [...new Set(ids.values())]).map((n) => [n.noteid, n]));
+      // As AnkiConnect: an unknown id gives an empty object in its place.
+      return asked.map((a) => {
+        const note = notes.get(ids.get(a as number) ?? '');
+        return note ? noteInfo(note) : {};
+      });
+    },
+  },
+  updateNoteFields: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      const note = (p.note ?? {}) as { id?: unknown; fields?: unknown };
+      const noteid = noteIdsFor(ctx.store, [note.id]).get(note.id as number);
+      if (!noteid) throw new AnkiError('note was not found');
+      if (!note.fields || typeof note.fields !== 'object') throw new AnkiError('note fields are missing');
+      await ctx.notes.updateFields(noteid, note.fields as Record<string, unknown>, ctx.caller.actor);
+      return null;
+    },
+  },
+  storeMediaFile: { scope: 'write', run: (p, ctx) => ctx.media.store(p) },
+  retrieveMediaFile: {
+    scope: 'read',
+    run: (p, ctx) => (typeof p.filename === 'string' ? (ctx.media.read(p.filename)?.toString('base64') ?? false) : false),
+  },
+  guiBrowse: {
+    scope: 'write',
+    // Opens the first card found in the person's window (its study set, the card focused); answers the review cards found.
+    run: async (p, ctx) => {
+      const found = findIds(ctx, p.query ?? '');
+      const first = found[0];
+      if (first) {
+        const title = ctx.store.get<{ title: string }>('SELECT title FROM topics WHERE topicid = ?', [first.topicid])?.title ?? '';
+        await ctx.ui.open({ topicid: first.topicid, title, isDeck: false, noteid: first.noteid });
+      }
+      return found.flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)));
+    },
+  },
+};
