@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { YankiConnect as YankiConnectType } from 'yanki-connect';
+import type { YankiConnect as YankiConnectType } from 'yanki-connect' with { 'resolution-mode': 'import' };
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { rawRequest } from '../helpers/rawHttp';
@@ -54,9 +54,9 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.deepEqual(await client.model.modelFieldNames({ modelName: 'Cloze' }), ['Text', 'Back Extra']);
     assert.deepEqual(await client.deck.deckNames(), []);
 
-    const noteId = await client.note.addNote({
+    const noteId = (await client.note.addNote({
       note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: '<b>hablar</b>', Back: 'to speak<br>(regular -ar)' }, tags: ['spanish::verbs', 'core'] },
-    });
+    }))!;
     assert.equal(typeof noteId, 'number');
     assert.deepEqual(await client.deck.deckNames(), ['Spanish::Verbs']);
     const ids = await client.deck.deckNamesAndIds();
