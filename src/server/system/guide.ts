@@ -75,6 +75,8 @@ const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/stu
    shown as \`[…]\`), \`answer\` (body, comments: reveal after they answer) and \`nextIntervals\`; then grade what they
    said with \`POST /decks/{id}/reviews\` \`{cardNoteId, rating: again|hard|good|easy, confirm:true}\` (one grade per answer,
    <<proof POST /decks/{id}/reviews>> and \`reviewLogId\` prove it). Let the person choose the rating when they can.
+   An AnkiConnect tool (v6) may use \`ankiConnectPort\` of bridge.json when the person turned it on: \`key\` = a bridge token;
+   \`addNote\` into deck X makes a card of X's study set and a review card of deck X.
 `;
 
 const startWorkflow = `1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
