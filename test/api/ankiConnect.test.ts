@@ -53,6 +53,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.deepEqual(await client.model.modelFieldNames({ modelName: 'Basic' }), ['Front', 'Back']);
     assert.deepEqual(await client.model.modelFieldNames({ modelName: 'Cloze' }), ['Text', 'Back Extra']);
     assert.deepEqual(await client.deck.deckNames(), []);
+    const revision = t.bridge.services.events.revision;
 
     const noteId = (await client.note.addNote({
       note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: '<b>hablar</b>', Back: 'to speak<br>(regular -ar)' }, tags: ['spanish::verbs', 'core'] },
@@ -66,6 +67,11 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const decks = (await t.owner.request<any>('GET', '/decks')).decks;
     assert.equal(decks.length, 1);
     assert.equal(decks[0].title, 'Spanish::Verbs');
+    // Visible at once: the change events (which the Review Decks view follows) name the deck and the card.
+    const replay = t.bridge.services.events.since(revision);
+    assert.ok('events' in replay);
+    const changed = (kind: string) => replay.events.filter((e) => e.kind === kind).flatMap((e) => e.ids);
+    assert.ok(changed('deck').includes(decks[0].deckId), 'a deck event');
     const cards = await t.owner.request<any>('GET', `/decks/${decks[0].deckId}/cards`);
     assert.equal(cards.count, 1);
     assert.equal(cards.cards[0].title, 'hablar');
@@ -76,6 +82,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const got = await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [cards.cards[0].sourceNoteId] } });
     const card = got.notes[0];
     assert.equal(card.topicid, sets[0].topicid);
+    assert.ok(changed('card').includes(card.noteid), 'a card event');
     assert.equal(card.title, 'hablar');
     assert.equal(card.texts.find((x: any) => x.index === 0).text, 'to speak\n(regular -ar)');
     assert.deepEqual([...card.hashtags].sort(), ['core', 'spanish/verbs']);
