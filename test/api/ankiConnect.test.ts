@@ -178,6 +178,9 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.deepEqual(multi.json.result[2], { result: null, error: 'unsupported action' });
     assert.match(multi.json.result[3].error, /model was not found: Nope/);
 
+    // Without a version (AnkiConnect's old protocol, 4): the bare result.
+    assert.equal((await post(port, { action: 'version', key })).json, 6);
+
     const before = storeDigest(t.bridge.services.store);
     const unsupported = await post(port, { action: 'deleteDecks', version: 6, key, params: { decks: ['Geography'], cardsToo: true } });
     assert.equal(unsupported.status, 200);

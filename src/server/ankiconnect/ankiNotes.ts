@@ -1,6 +1,7 @@
 import type { Actor } from '../actor';
 import { insertNote, recordOperation, reindexNote, type Db } from '../cards/noteRows';
 import { hashtagKey } from '../cards/noteHashtags';
+import { rootCardOf } from '../cards/noteCreate';
 import { newSchedule } from '../decks/deckScheduling';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
@@ -123,7 +124,7 @@ export class AnkiNotes {
       if (targets.has(key)) continue;
       const deckId = deckByName(store, p.deckName) ?? (await decks.create(p.deckName)).deckId;
       const topicid = setOfDeck(store, deckId, p.deckName) ?? (await studySets.create(p.deckName)).topicid;
-      targets.set(key, { deckId, topicid, root: studySets.get(topicid).rootNoteId! });
+      targets.set(key, { deckId, topicid, root: rootCardOf(store, topicid) });
     }
     const now = nowIso();
     const noteIds = plans.map(() => newId());
