@@ -224,11 +224,15 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     port = await listen(server, options.port);
-    try {
-      anki = options.ankiConnect && (await startAnkiConnect(options.ankiConnect, services, options.onError));
-    } catch (e) {
-      await new Promise((resolve) => server.close(resolve));
-      throw e;
+    if (options.ankiConnect) {
+      // A port already taken (Anki itself runs on 8765) must not keep the library from being served: a warning says why.
+      try {
+        anki = await startAnkiConnect(options.ankiConnect, services, options.onError);
+      } catch (e) {
+        if (!(e instanceof BridgeError)) throw e;
+        services.warnings.push(e.message);
+        process.stderr.write(`study-bridge: warning: ${e.message}\n`);
+      }
     }
     publish();
     storage.status(); // on a full disk: starts watching for space to come back

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { startBridge, tempDir } from '../helpers/bridgeFixture';
@@ -46,6 +47,23 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
   it('bad flags exit 2 with a message', async () => {
     await assert.rejects(spawnBridge(['--data', tempDir('sb-anki-cli-'), '--port', '0', '--ankiconnect-port', 'x']), (e: any) => e.code === 2 && /bad --ankiconnect-port x/.test(e.stderr));
     await assert.rejects(spawnBridge(['--data', tempDir('sb-anki-cli-'), '--port', '0', '--ankiconnect-allowed-origins', 'a']), (e: any) => e.code === 2 && /needs --ankiconnect-port/.test(e.stderr));
+  });
+
+  it('a port already taken (Anki itself on it): the library is served anyway, GET /status warns, bridge.json has no ankiConnectPort', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    const t = await startBridge({ ankiConnect: { port } });
+    try {
+      assert.equal(t.bridge.ankiConnectPort, undefined);
+      assert.equal(JSON.parse(readFileSync(join(t.dataDir, 'bridge.json'), 'utf8')).ankiConnectPort, undefined);
+      const status = await t.owner.status();
+      assert.ok((status.warnings as string[] | undefined)?.some((w) => w.includes(`Cannot serve AnkiConnect on 127.0.0.1:${port}`) && w.includes('is Anki itself running there?')), JSON.stringify(status.warnings));
+      assert.equal((await t.owner.request<any>('GET', '/decks')).count, 0, 'the main API serves');
+    } finally {
+      await t.stop();
+      taken.close();
+    }
   });
 
   it('addNotes is all or nothing (each note’s error listed); concurrent addNote calls into a new deck make one deck and one study set', async () => {
