@@ -66,6 +66,21 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
     }
   });
 
+  it('premium off: reads answer, writes are refused (403) and change nothing', async () => {
+    const t = await startBridge({ premium: false, ankiConnect: { port: 0 } });
+    try {
+      const port = t.bridge.ankiConnectPort!;
+      const before = storeDigest(t.bridge.services.store);
+      assert.deepEqual((await invoke(port, 'deckNames', t.bridge.token)).json, { result: [], error: null });
+      const refused = await invoke(port, 'addNote', t.bridge.token, { note: { deckName: 'D', modelName: 'Basic', fields: { Front: 'f', Back: 'b' } } });
+      assert.equal(refused.status, 403);
+      assert.match(refused.json.error!, /premium/);
+      assert.equal(storeDigest(t.bridge.services.store), before);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('addNotes is all or nothing (each note’s error listed); concurrent addNote calls into a new deck make one deck and one study set', async () => {
     const t = await startBridge({ ankiConnect: { port: 0 } });
     try {
