@@ -96,6 +96,10 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
       assert.match(errors[1], /model was not found: Basic \(typing\)/);
       assert.equal(errors[2], 'cannot create note because it is empty');
       assert.equal(storeDigest(t.bridge.services.store), before, 'nothing added');
+      // The same front twice in one call: the second is a duplicate of the first (Anki adds them one by one); canAddNotes judges each alone.
+      assert.deepEqual(JSON.parse((await invoke(port, 'addNotes', key, { notes: [good('twin'), good('twin')] })).json.error!), [null, 'cannot create note because it is a duplicate']);
+      assert.deepEqual((await invoke(port, 'canAddNotes', key, { notes: [good('twin'), good('twin')] })).json.result, [true, true]);
+      assert.equal(storeDigest(t.bridge.services.store), before, 'still nothing added');
 
       const added = await invoke(port, 'addNotes', key, { notes: [good('one'), good('two'), good('three')] });
       assert.equal(added.json.error, null);

@@ -8,7 +8,7 @@ import { isModel, MODELS } from './ankiFields';
 import { ankiIdOf } from './ankiIds';
 import type { AnkiMedia } from './ankiMedia';
 import { noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
-import { deckByName, planNote, type AnkiNotes } from './ankiNotes';
+import { deckByName, DuplicateIndex, planNote, type AnkiNotes } from './ankiNotes';
 import { searchNotes } from './ankiSearch';
 
 /**
@@ -41,11 +41,18 @@ const noteList = (params: Params, key = 'notes'): unknown[] => {
   return list;
 };
 
-/** Each note's plan, or its refusal: all the notes of a call are checked before any is written. */
-function planAll(ctx: ActionContext, notes: unknown[]) {
+/**
+ * Each note's plan, or its refusal: all the notes of a call are checked before
+ * any is written. `adding`: an earlier note of the call counts as there (as
+ * Anki adds them one by one); canAddNotes judges each against the collection.
+ */
+function planAll(ctx: ActionContext, notes: unknown[], adding: boolean) {
+  const duplicates = new DuplicateIndex(ctx.store);
   return notes.map((n) => {
     try {
-      return { plan: planNote(ctx, n), error: null };
+      const plan = planNote(ctx, n, duplicates);
+      if (adding) duplicates.remember(plan);
+      return { plan, error: null };
     } catch (e) {
       if (e instanceof AnkiError) return { plan: null, error: e.message };
       throw e;
@@ -87,16 +94,16 @@ export const ACTIONS: Record<string, ActionDecl> = {
     scope: 'write',
     // All or nothing: any refusal answers every note's error (null for the good ones) and adds none.
     run: async (p, ctx) => {
-      const checked = planAll(ctx, noteList(p));
+      const checked = planAll(ctx, noteList(p), true);
       if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
       const ids = await ctx.notes.add(checked.map((c) => c.plan!), ctx.caller.actor);
       return ids.map((id) => ankiIdOf(id));
     },
   },
-  canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p)).map((c) => c.error === null) },
+  canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => c.error === null) },
   canAddNotesWithErrorDetail: {
     scope: 'read',
-    run: (p, ctx) => planAll(ctx, noteList(p)).map((c) => (c.error === null ? { canAdd: true } : { canAdd: false, error: c.error })),
+    run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => (c.error === null ? { canAdd: true } : { canAdd: false, error: c.error })),
   },
   findNotes: { scope: 'read', run: (p, ctx) => findIds(ctx, p.query).map((n) => ankiIdOf(n.noteid)) },
   notesInfo: {

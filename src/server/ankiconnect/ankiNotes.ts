@@ -60,7 +60,7 @@ function setOfDeck(db: Db, deckId: string | undefined, title: string): string | 
 }
 
 /** Checks one addNote `note` param and reads its media; AnkiError when Anki would refuse it. */
-export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unknown): NotePlan {
+export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unknown, duplicates = new DuplicateIndex(deps.store)): NotePlan {
   const n = (note ?? {}) as { deckName?: unknown; modelName?: unknown; fields?: unknown; tags?: unknown; options?: { allowDuplicate?: unknown; duplicateScope?: unknown } };
   if (typeof n.deckName !== 'string' || !n.deckName.trim()) throw new AnkiError('deck name is missing');
   if (!isModel(n.modelName)) throw new AnkiError(`model was not found: ${String(n.modelName)} (served: ${Object.keys(MODELS).join(', ')})`);
@@ -94,22 +94,55 @@ export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unk
     if (path && !hashtags.has(hashtagKey(path))) hashtags.set(hashtagKey(path), path);
   }
   const plan: NotePlan = { deckName: n.deckName.trim(), model, title, body: htmlToText(fields[second]), question, hashtags: [...hashtags.values()], images };
-  if (n.options?.allowDuplicate !== true && isDuplicate(deps.store, plan, n.options?.duplicateScope === 'deck')) throw new AnkiError(DUPLICATE);
+  if (n.options?.allowDuplicate !== true && duplicates.has(plan, n.options?.duplicateScope === 'deck')) throw new AnkiError(DUPLICATE);
   return plan;
 }
 
-/** A note of the same type with the same first field already there (in the same deck only, for duplicateScope "deck"). */
-function isDuplicate(db: Db, plan: NotePlan, sameDeck: boolean): boolean {
-  const key = plan.question ?? plan.title;
-  const deckId = sameDeck ? deckByName(db, plan.deckName) : undefined;
-  if (sameDeck && !deckId) return false;
-  const rows = db.all<{ noteid: string }>(
-    `SELECT n.noteid FROM deck_cards c JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
-     JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
-     WHERE ${plan.question === null ? 'n.title = ?' : 'c.question = ?'}${deckId ? ' AND c.deck_id = ?' : ''} LIMIT 20`,
-    deckId ? [key, deckId] : [key],
-  );
-  return readAnkiNotes(db, rows.map((r) => r.noteid)).some((note) => note.model === plan.model);
+/**
+ * The first fields of the notes already there (and of those planned before in
+ * the same call), to refuse duplicates as Anki does: same note type, same
+ * first field, anywhere (or in the same deck, for duplicateScope "deck").
+ * One read per call, not one per note.
+ */
+export class DuplicateIndex {
+  private entries?: Map<string, Set<string>>;
+
+  constructor(private readonly db: Db) {}
+
+  private static key = (model: ModelName, first: string) => `${model}\u0000${first}`;
+
+  private load(): Map<string, Set<string>> {
+    if (this.entries) return this.entries;
+    this.entries = new Map();
+    const rows = this.db.all<{ title: string; question: string | null; deck: string }>(
+      `SELECT n.title, c.question, lower(d.title) AS deck FROM deck_cards c
+       JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
+       JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0`,
+    );
+    for (const r of rows) {
+      const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
+      this.add(cloze ? 'Cloze' : 'Basic', cloze ? r.question! : r.title, r.deck);
+    }
+    return this.entries;
+  }
+
+  private add(model: ModelName, first: string, deckLower: string): void {
+    const k = DuplicateIndex.key(model, first);
+    const decks = this.entries!.get(k) ?? new Set<string>();
+    decks.add(deckLower);
+    this.entries!.set(k, decks);
+  }
+
+  has(plan: NotePlan, sameDeck: boolean): boolean {
+    const decks = this.load().get(DuplicateIndex.key(plan.model, plan.question ?? plan.title));
+    return !!decks && (!sameDeck || decks.has(plan.deckName.toLowerCase()));
+  }
+
+  /** A note planned in this call counts for the next ones. */
+  remember(plan: NotePlan): void {
+    this.load();
+    this.add(plan.model, plan.question ?? plan.title, plan.deckName.toLowerCase());
+  }
 }
 
 export class AnkiNotes {
