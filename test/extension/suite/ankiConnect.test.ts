@@ -1,7 +1,7 @@
 // AnkiConnect in the real VS Code (#19 §2): the person turns on studyBridge.ankiConnect.port; a tool that speaks
 // AnkiConnect stores an image and adds notes with its key; the notes are in the Review Decks view at once.
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StudyBridgeApi } from '../../../src/extension';
@@ -14,7 +14,15 @@ const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> 
 /** A 6 × 4 red PNG, as a tool would send a screenshot. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAYAAAAECAYAAACtBE5DAAAABHNCSVQICAgIfAhkiAAAAAFzUkdCAK7OHOkAAAAVSURBVAiZYzxgYPCfAQtgwiZIngQA0GQCJyRVtzgAAAAASUVORK5CYII=';
 
-const ankiPort = (dataDir: string) => (JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { ankiConnectPort?: number }).ankiConnectPort;
+/** bridge.json's ankiConnectPort; undefined while a restart has it removed (or half written). */
+function ankiPort(dataDir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { ankiConnectPort?: number }).ankiConnectPort;
+  } catch {
+    return undefined;
+  }
+}
+const hasBridgeJson = (dataDir: string) => existsSync(join(dataDir, 'bridge.json'));
 
 async function invoke(port: number, action: string, key: string, params: unknown = {}) {
   const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', body: JSON.stringify({ action, version: 6, key, params }) });
@@ -33,7 +41,7 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
   });
   after(async () => {
     await config().update('ankiConnect.port', undefined, vscode.ConfigurationTarget.Global);
-    await eventually(async () => ((await api.whenSettled()).mode === 'hosting' && ankiPort(api.dataDir) === undefined ? true : undefined), 'the bridge without AnkiConnect', 60_000);
+    await eventually(async () => ((await api.whenSettled()).mode === 'hosting' && hasBridgeJson(api.dataDir) && ankiPort(api.dataDir) === undefined ? true : undefined), 'the bridge without AnkiConnect', 60_000);
   });
 
   it('off by default; setting the port restarts the bridge with it; addNote from a tool shows in the Review Decks view at once', async () => {
