@@ -149,6 +149,19 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal(content.bytes.readUInt32BE(16), 48, 'the stored picture, 48 px wide');
     assert.equal(content.bytes.readUInt32BE(20), 32);
 
+    // As mokuro updates the last card added: added:1, then updateNoteFields with a picture for one field (the others kept).
+    const recent = await client.note.findNotes({ query: 'added:1 hablar' });
+    assert.equal(recent.length, 1);
+    await client.note.updateNoteFields({ note: { id: recent[0], fields: {}, picture: [{ filename: 'page-12.png', data: (await png(30, 40)).toString('base64'), fields: ['Back'] }] } });
+    const [updated] = await client.note.notesInfo({ notes: recent });
+    assert.equal(updated.fields.Back.value, 'to talk<img src="page-12.png">');
+    assert.equal(updated.fields.Front.value, 'hablar');
+    const hablar = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find((c: any) => c.title === 'hablar').sourceNoteId;
+    const parts = (await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [hablar] } })).notes[0].parts.filter((p: any) => p.kind === 'image');
+    assert.equal(parts.length, 1);
+    assert.equal((await t.owner.raw('GET', `/notes/${hablar}/content/${parts[0].contentId}`)).bytes.readUInt32BE(20), 40, 'the 30 × 40 picture');
+    assert.deepEqual(await client.note.findNotes({ query: 'added:1 deck:Nowhere' }), []);
+
     // From a file in an import folder, too.
     writeFileSync(join(importDir, 'leer.png'), await png(20, 10));
     assert.equal(await client.media.storeMediaFile({ filename: 'leer.png', path: join(importDir, 'leer.png') }), 'leer.png');
@@ -160,6 +173,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     writeFileSync(join(outside, 'secret.png'), bytes);
     await assert.rejects(client.media.storeMediaFile({ filename: 'y.png', path: join(outside, 'secret.png') }), /PATH_NOT_ALLOWED/);
     await assert.rejects(client.media.storeMediaFile({ filename: '../escape.png', data: bytes.toString('base64') }), /invalid media file name/);
+    await assert.rejects(client.note.addNote({ note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'oír', Back: 'to hear' }, audio: [{ filename: 'oir.mp3', data: 'AAAA', fields: ['Back'] }] } }), /audio is not served here/);
     await assert.rejects(client.note.addNote({ note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'ir', Back: '<img src="missing.png">' } } }), /media file missing.png was not found/);
     assert.equal(storeDigest(t.bridge.services.store), before, 'refusals changed nothing');
   });

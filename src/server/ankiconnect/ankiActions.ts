@@ -7,7 +7,7 @@ import { AnkiError } from './ankiError';
 import { isModel, MODELS } from './ankiFields';
 import { ankiIdOf } from './ankiIds';
 import type { AnkiMedia } from './ankiMedia';
-import { noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
+import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
 import { deckByName, DuplicateIndex, planNote, type AnkiNotes } from './ankiNotes';
 import { searchNotes } from './ankiSearch';
 
@@ -60,6 +60,29 @@ function planAll(ctx: ActionContext, notes: unknown[], adding: boolean) {
   });
 }
 
+/**
+ * The `picture` entries of addNote's and updateNoteFields's note: each file is
+ * stored as storeMediaFile stores it, then appended as `<img>` to the fields it
+ * names (to the field's current value when the update does not give it).
+ * Audio and video are refused: a card holds pictures, not sound.
+ */
+async function withPictures(ctx: ActionContext, note: unknown, current: Record<string, string> = {}): Promise<unknown> {
+  if (!note || typeof note !== 'object') return note;
+  const n = note as { picture?: unknown; audio?: unknown; video?: unknown; fields?: Record<string, unknown> };
+  for (const kind of ['audio', 'video'] as const) {
+    if (n[kind] !== undefined && !(Array.isArray(n[kind]) && n[kind].length === 0)) throw new AnkiError(`${kind} is not served here: cards hold pictures, not sound or video; leave ${kind} out`);
+  }
+  if (n.picture === undefined) return note;
+  const fields: Record<string, unknown> = { ...(n.fields ?? {}) };
+  for (const pic of Array.isArray(n.picture) ? n.picture : [n.picture]) {
+    const p = (pic ?? {}) as { fields?: unknown };
+    const name = await ctx.media.store(p as Parameters<AnkiMedia['store']>[0]);
+    const tag = `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+    for (const f of Array.isArray(p.fields) ? p.fields : []) if (typeof f === 'string') fields[f] = String(fields[f] ?? current[f] ?? '') + tag;
+  }
+  return { ...n, fields };
+}
+
 const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNotes(ctx.store), query);
 
 export const ACTIONS: Record<string, ActionDecl> = {
@@ -86,7 +109,7 @@ export const ACTIONS: Record<string, ActionDecl> = {
   addNote: {
     scope: 'write',
     run: async (p, ctx) => {
-      const [id] = await ctx.notes.add([planNote(ctx, p.note)], ctx.caller.actor);
+      const [id] = await ctx.notes.add([planNote(ctx, await withPictures(ctx, p.note))], ctx.caller.actor);
       return ankiIdOf(id);
     },
   },
@@ -94,7 +117,9 @@ export const ACTIONS: Record<string, ActionDecl> = {
     scope: 'write',
     // All or nothing: any refusal answers every note's error (null for the good ones) and adds none.
     run: async (p, ctx) => {
-      const checked = planAll(ctx, noteList(p), true);
+      const notes: unknown[] = [];
+      for (const n of noteList(p)) notes.push(await withPictures(ctx, n));
+      const checked = planAll(ctx, notes, true);
       if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
       const ids = await ctx.notes.add(checked.map((c) => c.plan!), ctx.caller.actor);
       return ids.map((id) => ankiIdOf(id));
@@ -123,9 +148,11 @@ export const ACTIONS: Record<string, ActionDecl> = {
   updateNoteFields: {
     scope: 'write',
     run: async (p, ctx) => {
-      const note = (p.note ?? {}) as { id?: unknown; fields?: unknown };
-      const noteid = noteIdsFor(ctx.store, [note.id]).get(note.id as number);
-      if (!noteid) throw new AnkiError('note was not found');
+      const asked = (p.note ?? {}) as { id?: unknown };
+      const noteid = noteIdsFor(ctx.store, [asked.id]).get(asked.id as number);
+      const stored = noteid ? readAnkiNotes(ctx.store, [noteid])[0] : undefined;
+      if (!noteid || !stored) throw new AnkiError('note was not found');
+      const note = (await withPictures(ctx, p.note, fieldValues(stored))) as { fields?: unknown };
       if (!note.fields || typeof note.fields !== 'object') throw new AnkiError('note fields are missing');
       await ctx.notes.updateFields(noteid, note.fields as Record<string, unknown>, ctx.caller.actor);
       return null;

@@ -16,6 +16,7 @@ export interface AnkiNote {
   title: string;
   body: string;
   modified: string;
+  created: string;
   model: ModelName;
   /** The Cloze question (`{{cloze}}` where the deletions are). */
   question: string | null;
@@ -30,6 +31,7 @@ interface CandidateRow {
   topicid: string;
   title: string;
   modified_at: string;
+  created_at: string;
   deck_id: string;
   deck_title: string;
   card_note_id: string;
@@ -37,7 +39,7 @@ interface CandidateRow {
 }
 
 const CANDIDATES = `
-SELECT n.noteid, n.topicid, n.title, n.modified_at, c.deck_id, d.title AS deck_title, c.card_note_id, c.question
+SELECT n.noteid, n.topicid, n.title, n.modified_at, n.created_at, c.deck_id, d.title AS deck_title, c.card_note_id, c.question
 FROM deck_cards c
 JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
 JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
@@ -59,7 +61,7 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
   for (const r of rows) {
     let note = byId.get(r.noteid);
     if (!note) {
-      note = { noteid: r.noteid, topicid: r.topicid, title: r.title, body: '', modified: r.modified_at, model: 'Basic', question: null, decks: [], hashtags: [], images: [] };
+      note = { noteid: r.noteid, topicid: r.topicid, title: r.title, body: '', modified: r.modified_at, created: r.created_at, model: 'Basic', question: null, decks: [], hashtags: [], images: [] };
       byId.set(r.noteid, note);
     }
     note.decks.push({ deckId: r.deck_id, title: r.deck_title, cardNoteId: r.card_note_id });

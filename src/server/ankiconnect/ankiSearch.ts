@@ -8,7 +8,7 @@ import { htmlToText } from './ankiFields';
  * separated by spaces (double quotes keep spaces in one), all of which must
  * match; `-` negates a term; `*` is a wildcard. `deck:Name` (its subdecks
  * too), `tag:Name` (its child tags too), `note:Basic|Cloze`, `nid:1,2`,
- * `Field:text` for one field, and plain text in any field (case-insensitive).
+ * `added:N` (the last N days), `Field:text` for one field, and plain text in any field (case-insensitive).
  */
 
 type Test = (n: AnkiNote) => boolean;
@@ -53,11 +53,21 @@ function termTest(term: string): Test {
       const ids = new Set(value.split(',').map((s) => Number(s.trim())));
       return (n) => ids.has(ankiIdOf(n.noteid) ?? -1);
     }
+    case 'added': {
+      // Added in the last N days, today counting as the first (from local midnight), as Anki counts.
+      const days = Number(value);
+      if (!Number.isInteger(days) || days < 1) throw new AnkiError(`added:${value}: a whole number of days ≥ 1`);
+      const since = new Date();
+      since.setHours(0, 0, 0, 0);
+      since.setDate(since.getDate() - (days - 1));
+      const from = since.toISOString();
+      return (n) => n.created >= from;
+    }
     case '':
       break;
     default: {
-      if (/^(is|prop|rated|added|edited|introduced|flag|card|cid|mid|did|dupe|re|w|nc)$/.test(key)) {
-        throw new AnkiError(`search term ${key}: is not served by this bridge (served: deck:, tag:, note:, nid:, Field:text, plain text)`);
+      if (/^(is|prop|rated|edited|introduced|flag|card|cid|mid|did|dupe|re|w|nc)$/.test(key)) {
+        throw new AnkiError(`search term ${key}: is not served by this bridge (served: deck:, tag:, note:, nid:, added:, Field:text, plain text)`);
       }
       const field = key;
       const match = glob(value);
