@@ -10,10 +10,14 @@ import { recoveryLine } from './server/store/recoveryReport';
 
 const USAGE = `Usage:
   study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B]
+      [--ankiconnect-port N] [--ankiconnect-allowed-origins O1,O2]
       Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
       Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
       PDFs may be imported by path from the library and A:B (default ~/Documents:~/Downloads).
+      --ankiconnect-port N also serves AnkiConnect's protocol (v6) on 127.0.0.1:N (8765 is what tools expect;
+      0: any free port, written to bridge.json as ankiConnectPort); its "key" is a bridge token.
+      --ankiconnect-allowed-origins O1,O2 lets these browser origins in (e.g. chrome-extension://<id>).
   study-bridge install-code [--data DIR] [--scope read|write] [--name NAME]
       Print a one-time agent setup command (valid 10 minutes, once). It gives the agent
       its own token named NAME (default "installed agent") with the scope (default write;
@@ -39,6 +43,8 @@ async function serve(argv: string[]): Promise<void> {
       'max-upload-mb': { type: 'string' },
       'max-pages': { type: 'string' },
       'import-folders': { type: 'string' },
+      'ankiconnect-port': { type: 'string' },
+      'ankiconnect-allowed-origins': { type: 'string' },
     },
   });
   const positive = (flag: string, v: string | undefined) => {
@@ -51,6 +57,10 @@ async function serve(argv: string[]): Promise<void> {
   const maxPages = positive('max-pages', values['max-pages']);
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`bad --port ${values.port}`, 2);
+  const ankiPort = values['ankiconnect-port'] === undefined ? undefined : Number(values['ankiconnect-port']);
+  if (ankiPort !== undefined && (!Number.isInteger(ankiPort) || ankiPort < 0 || ankiPort > 65535)) fail(`bad --ankiconnect-port ${values['ankiconnect-port']}`, 2);
+  if (values['ankiconnect-allowed-origins'] !== undefined && ankiPort === undefined) fail('--ankiconnect-allowed-origins needs --ankiconnect-port', 2);
+  const ankiOrigins = values['ankiconnect-allowed-origins']?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
   const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
   let bridge;
   try {
@@ -59,6 +69,7 @@ async function serve(argv: string[]): Promise<void> {
       port,
       premium,
       importFolders: values['import-folders']?.split(delimiter).filter(Boolean).map((f) => resolve(f)),
+      ...(ankiPort !== undefined ? { ankiConnect: { port: ankiPort, allowedOrigins: ankiOrigins } } : {}),
       limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
       onError: (e) => process.stderr.write(`${serverErrorLine(e)}\n`),
@@ -70,6 +81,7 @@ async function serve(argv: string[]): Promise<void> {
   const recovered = recoveryLine(bridge.services.store.recovery);
   if (recovered) process.stderr.write(`${recovered}\n`);
   process.stdout.write(`Study Bridge listening on ${bridge.baseUrl}\n`);
+  if (bridge.ankiConnectPort !== undefined) process.stdout.write(`AnkiConnect (v6) on http://127.0.0.1:${bridge.ankiConnectPort}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

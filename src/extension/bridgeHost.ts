@@ -27,7 +27,7 @@ export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'erro
 export type BridgeThread = 'worker' | 'main';
 
 /** What this window asks of the bridge it hosts (settings plus its UI). */
-export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits'> & { thread?: BridgeThread };
+export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits' | 'ankiConnect'> & { thread?: BridgeThread };
 
 export interface BridgeState {
   mode: BridgeMode;
@@ -143,9 +143,10 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, thread = 'worker' } = this.options;
+    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, thread = 'worker' } = this.options;
     const common = {
       dataDir,
+      ankiConnect,
       port,
       premium,
       exportFolder,

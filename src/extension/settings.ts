@@ -23,10 +23,19 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
       ...(typeof maxPages === 'number' && maxPages >= 1 ? { maxPages: Math.floor(maxPages) } : {}),
     },
     thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
+    ankiConnect: ankiConnectOptions(config),
   };
 }
 
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders', 'ankiConnect'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+}
+
+/** studyBridge.ankiConnect.port (off when unset) and .allowedOrigins: the AnkiConnect port of the bridge. */
+function ankiConnectOptions(config: vscode.WorkspaceConfiguration): BridgeHostOptions['ankiConnect'] {
+  const port = config.get<number | null>('ankiConnect.port');
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) return undefined;
+  const origins = config.get<string[]>('ankiConnect.allowedOrigins');
+  return { port, allowedOrigins: Array.isArray(origins) ? origins.filter((o) => typeof o === 'string' && o.trim()).map((o) => o.trim()) : [] };
 }

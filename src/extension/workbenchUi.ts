@@ -30,6 +30,17 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
     return this.uiState.live();
   }
 
+  /** AnkiConnect's requestPermission from a browser origin not listed: the person decides, for this session. */
+  async askAnkiConnectPermission(origin: string): Promise<boolean> {
+    const allow = 'Allow';
+    const answer = await vscode.window.showWarningMessage(
+      `${origin} asks to use AnkiConnect: to read your review decks and add cards to them (it still needs a bridge token as its key). Allow it until the bridge restarts? To allow it for good, add it to the setting studyBridge.ankiConnect.allowedOrigins.`,
+      { modal: true },
+      allow,
+    );
+    return answer === allow;
+  }
+
   async context(): Promise<UiContext> {
     const ctx = await this.state.context();
     const r = this.reader;

@@ -45,6 +45,8 @@ import { StorageMonitor } from './store/storageMonitor';
 import { asNoSpace, freeBytes } from './store/diskSpace';
 import { LibraryEvents } from './events/libraryEvents';
 import { setMaxListeners } from 'node:events';
+import { startAnkiConnect } from './ankiconnect/ankiConnect';
+import type { AnkiServer } from './ankiconnect/ankiServer';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -66,6 +68,8 @@ export interface BridgeOptions {
   onRequest?: (e: RequestLogEntry) => void;
   /** Unexpected errors (the 500s), with their stacks, for the log. */
   onError?: (e: unknown) => void;
+  /** Serve AnkiConnect's protocol on this loopback port too (0: any free port); off when undefined. */
+  ankiConnect?: { port: number; allowedOrigins?: string[] };
 }
 
 export interface Bridge {
@@ -75,6 +79,8 @@ export interface Bridge {
   instanceNonce: string;
   dataDir: string;
   services: RouteServices;
+  /** The AnkiConnect port, when served. */
+  ankiConnectPort?: number;
   /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock. */
   close(): Promise<void>;
 }
@@ -154,13 +160,14 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const shutdown = new AbortController();
     setMaxListeners(0, shutdown.signal); // every open long poll and event stream waits on it: no leak warning past 10
     let port = 0;
+    let anki: AnkiServer | undefined;
     const baseUrl = () => `http://127.0.0.1:${port}${API_PREFIX}`;
     // bridge.json cannot be written on a full disk: the bridge serves anyway, and publishes it once space is back.
     let published = false;
     const publish = () => {
       if (published || shutdown.signal.aborted) return;
       try {
-        writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION });
+        writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION, ...(anki ? { ankiConnectPort: anki.port } : {}) });
         published = true;
       } catch (e) {
         if (!isNoSpace(e)) throw e;
@@ -217,6 +224,16 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     port = await listen(server, options.port);
+    if (options.ankiConnect) {
+      // A port already taken (Anki itself runs on 8765) must not keep the library from being served: a warning says why.
+      try {
+        anki = await startAnkiConnect(options.ankiConnect, services, options.onError);
+      } catch (e) {
+        if (!(e instanceof BridgeError)) throw e;
+        services.warnings.push(e.message);
+        process.stderr.write(`study-bridge: warning: ${e.message}\n`);
+      }
+    }
     publish();
     storage.status(); // on a full disk: starts watching for space to come back
 
@@ -226,6 +243,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       (closing ??= (async () => {
         shutdown.abort(); // also ends the open GET /events streams
         storage.close();
+        await anki?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -238,7 +256,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         removeDiscovery(dataDir, instanceNonce);
         lock.release();
       })());
-    return { baseUrl: baseUrl(), port, token: services.tokens.mainToken, instanceNonce, dataDir, services, close };
+    return { baseUrl: baseUrl(), port, token: services.tokens.mainToken, instanceNonce, dataDir, services, close, ...(anki ? { ankiConnectPort: anki.port } : {}) };
   } catch (e) {
     await store?.close().catch(() => undefined);
     lock.release();

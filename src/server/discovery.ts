@@ -9,6 +9,8 @@ export interface DiscoveryFile {
   pid: number;
   instanceNonce: string;
   version: string;
+  /** The AnkiConnect port, when it is served (--ankiconnect-port, setting studyBridge.ankiConnect.port). */
+  ankiConnectPort?: number;
 }
 
 export const discoveryPath = (dataDir: string) => join(dataDir, 'bridge.json');

@@ -25,6 +25,20 @@ const within = (root: string, file: string) => file === root || file.startsWith(
  * the folders is always refused.
  */
 export function checkImportPath(config: Pick<BridgeConfig, 'libraryDir' | 'importFolders'>, requested: string): string {
+  const real = checkAllowedFile(config, requested, 'PDFs');
+  if (!/\.pdf$/i.test(real)) {
+    throw invalidInput(`${requested} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.`, { path: requested }, 'NOT_A_PDF');
+  }
+  return real;
+}
+
+/**
+ * A file on this machine the bridge may read by path (`what` names what is
+ * read, for the messages): its real path (symlinks resolved) must lie in the
+ * library or an import folder; 404 FILE_NOT_FOUND, 403 PATH_NOT_ALLOWED, 422
+ * NOT_A_FILE as for PDFs.
+ */
+export function checkAllowedFile(config: Pick<BridgeConfig, 'libraryDir' | 'importFolders'>, requested: string, what: string): string {
   const expanded = requested.startsWith('~/') ? path.join(homedir(), requested.slice(2)) : requested;
   if (!path.isAbsolute(expanded)) {
     throw invalidInput(`path "${requested.slice(0, 200)}" must be absolute (or start with ~/): the bridge does not know your working folder.`, { field: 'path' }, 'INVALID_PATH');
@@ -44,14 +58,14 @@ export function checkImportPath(config: Pick<BridgeConfig, 'libraryDir' | 'impor
     throw new BridgeError(
       'PATH_NOT_ALLOWED',
       403,
-      `${expanded} is outside the folders PDFs may be imported from: ${allowed.join(', ')} (setting studyBridge.importFolders, CLI --import-folders). Move or copy the file there, or ask the person to add its folder. Nothing was stored.`,
+      `${expanded} is outside the folders ${what} may be imported from: ${allowed.join(', ')} (setting studyBridge.importFolders, CLI --import-folders). Move or copy the file there, or ask the person to add its folder. Nothing was stored.`,
       { path: expanded, allowedFolders: allowed },
     );
   }
   const stat = statSync(real, { throwIfNoEntry: false });
   if (!stat) throw notFound('FILE_NOT_FOUND', `No file at ${expanded}. Nothing was stored.`, { path: expanded });
-  if (!stat.isFile() || !/\.pdf$/i.test(real)) {
-    throw invalidInput(`${expanded} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.`, { path: expanded }, 'NOT_A_PDF');
+  if (!stat.isFile()) {
+    throw invalidInput(what === 'PDFs' ? `${expanded} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.` : `${expanded} is not a file. Nothing was stored.`, { path: expanded }, what === 'PDFs' ? 'NOT_A_PDF' : 'NOT_A_FILE');
   }
   return real;
 }

@@ -46,6 +46,8 @@ export interface UiHost {
   applyUiState?(patch: Record<string, unknown>): Promise<void>;
   /** Keys whose live value the UI knows; they override the stored bookmark in GET /ui-state. */
   liveUiState?(): Promise<Record<string, unknown>>;
+  /** AnkiConnect's requestPermission from a browser origin not listed: asks the person (headless has none: denied). */
+  askAnkiConnectPermission?(origin: string): Promise<boolean>;
 }
 
 /** Headless UI: remembers what was opened, nothing more. */

@@ -13,10 +13,11 @@ export interface WorkerBridgeOptions {
   importFolders?: string[];
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
+  ankiConnect?: { port: number; allowedOrigins?: string[] };
 }
 
 /** The optional UiHost methods the main thread implements (the proxy offers only these). */
-export type OptionalUiMethod = 'judgeUiKey' | 'applyUiState' | 'liveUiState';
+export type OptionalUiMethod = 'judgeUiKey' | 'applyUiState' | 'liveUiState' | 'askAnkiConnectPermission';
 export type UiMethod = 'context' | 'open' | OptionalUiMethod;
 
 export interface BridgeWorkerData {

@@ -31,7 +31,7 @@ export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge
   } catch (err) {
     return Promise.reject(err);
   }
-  const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState'] as const).filter((m) => typeof ui?.[m] === 'function') as OptionalUiMethod[];
+  const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter((m) => typeof ui?.[m] === 'function') as OptionalUiMethod[];
   const workerData: BridgeWorkerData = { kind: 'study-bridge-worker', options, uiMethods };
   const { script, eval: isEval } = workerSource();
   const worker = new Worker(script, { eval: isEval, workerData, name: 'study-bridge' });
