@@ -19,6 +19,7 @@ import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
+import { annotationRoutes } from './annotations';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -39,6 +40,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...noteImageRoutes,
   ...mindMapPrintRoutes,
   ...outlineRoutes,
+  ...annotationRoutes,
   ...uiStateRoutes,
   ...legacySyncRoutes,
   ...tokenRoutes,
