@@ -6,17 +6,25 @@ export const DEFAULT_HIGHLIGHT_INDEX = 4;
 const rgbOf = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 const PALETTE_RGB = NOTE_PALETTE_HEX.map(rgbOf);
 
-/**
- * The palette entry nearest to an RGB colour (0..255), by the "redmean"
- * weighted distance: a cheap approximation of how far apart people see two
- * colours, better than plain RGB distance for yellows and greens.
- */
-export function nearestPaletteIndex([r, g, b]: readonly [number, number, number]): number {
+/** sRGB 0..255 → CIELAB (D65): distances there follow what people see (plain RGB calls a bright green closest to a dark one). */
+function lab([r, g, b]: readonly number[]): [number, number, number] {
+  const lin = (c: number) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
+  const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
+  const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+const PALETTE_LAB = PALETTE_RGB.map(lab);
+
+/** The palette entry nearest to an RGB colour (0..255), by CIELAB distance (ΔE 1976). */
+export function nearestPaletteIndex(rgb: readonly [number, number, number]): number {
+  const [l, a, b] = lab(rgb);
   let best = 0;
   let bestD = Infinity;
-  PALETTE_RGB.forEach(([pr, pg, pb], i) => {
-    const rm = (r + pr) / 2;
-    const d = (2 + rm / 256) * (r - pr) ** 2 + 4 * (g - pg) ** 2 + (2 + (255 - rm) / 256) * (b - pb) ** 2;
+  PALETTE_LAB.forEach(([pl, pa, pb], i) => {
+    const d = (l - pl) ** 2 + (a - pa) ** 2 + (b - pb) ** 2;
     if (d < bestD) [best, bestD] = [i, d];
   });
   return best;
