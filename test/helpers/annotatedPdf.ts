@@ -22,22 +22,31 @@ export interface PdfJsItem {
 
 /** pdf.js's text items of a page: boxes from font size and width, for unrotated pages with the origin at 0,0. */
 export async function pdfJsItems(bytes: Uint8Array, pageNo: number): Promise<{ items: PdfJsItem[]; height: number }> {
+  return (await pdfJsPagesItems(bytes, [pageNo]))[0];
+}
+
+/** pdfJsItems of several pages, the document opened once. */
+export async function pdfJsPagesItems(bytes: Uint8Array, pages: readonly number[]): Promise<{ items: PdfJsItem[]; height: number }[]> {
   const doc = await openPdf(bytes);
   try {
-    const page = await doc.getPage(pageNo);
-    const [, , , top] = page.view;
-    const tc = await page.getTextContent();
-    const items = (tc.items as Array<{ str: string; transform: number[]; width: number }>)
-      .filter((i) => typeof i.str === 'string' && i.str.trim())
-      .map((i) => {
-        const size = Math.hypot(i.transform[2], i.transform[3]);
-        // From a little above the cap height to a little below the baseline, as readers draw a highlight.
-        return { str: i.str, box: { x: i.transform[4], y: top - i.transform[5] - size * 0.85, w: i.width, h: size * 1.1 } };
-      });
-    return { items, height: top };
+    return await Promise.all(pages.map((p) => itemsOf(doc, p)));
   } finally {
     await doc.loadingTask.destroy();
   }
+}
+
+async function itemsOf(doc: Awaited<ReturnType<typeof openPdf>>, pageNo: number): Promise<{ items: PdfJsItem[]; height: number }> {
+  const page = await doc.getPage(pageNo);
+  const [, , , top] = page.view;
+  const tc = await page.getTextContent();
+  const items = (tc.items as Array<{ str: string; transform: number[]; width: number }>)
+    .filter((i) => typeof i.str === 'string' && i.str.trim())
+    .map((i) => {
+      const size = Math.hypot(i.transform[2], i.transform[3]);
+      // From a little above the cap height to a little below the baseline, as readers draw a highlight.
+      return { str: i.str, box: { x: i.transform[4], y: top - i.transform[5] - size * 0.85, w: i.width, h: size * 1.1 } };
+    });
+  return { items, height: top };
 }
 
 export type AnnotSpec =
@@ -47,7 +56,17 @@ export type AnnotSpec =
 
 /** A copy of `source` with the annotations added to page `pageNo` (unrotated, origin 0,0). */
 export async function withAnnotations(source: Uint8Array, pageNo: number, specs: readonly AnnotSpec[]): Promise<Uint8Array> {
+  return withAnnotationsOnPages(source, new Map([[pageNo, specs]]));
+}
+
+/** A copy of `source` with annotations added to several pages. */
+export async function withAnnotationsOnPages(source: Uint8Array, byPage: ReadonlyMap<number, readonly AnnotSpec[]>): Promise<Uint8Array> {
   const doc = await PDFDocument.load(source, { updateMetadata: false });
+  for (const [pageNo, specs] of byPage) annotatePage(doc, pageNo, specs);
+  return doc.save();
+}
+
+function annotatePage(doc: PDFDocument, pageNo: number, specs: readonly AnnotSpec[]): void {
   const page = doc.getPage(pageNo - 1);
   const top = page.getMediaBox().height + page.getMediaBox().y;
   const flip = (b: Box) => [b.x, top - b.y - b.h, b.x + b.w, top - b.y];
@@ -84,7 +103,6 @@ export async function withAnnotations(source: Uint8Array, pageNo: number, specs:
     }
   }
   page.node.set(PDFName.of('Annots'), doc.context.obj(refs));
-  return doc.save();
 }
 
 /** What pdf.js reads of a page's annotations: kind, quads as top-left boxes, the text it finds under them, contents, colour. */

@@ -142,8 +142,11 @@ export async function planAnnotationImport(deps: AnnotationImportDeps, bookmd5: 
   const row = deps.documents.get(bookmd5);
   assertStudySet(deps.store, topicid);
   deps.documents.assertFile(row);
-  const all = Array.from({ length: row.page_count }, (_, i) => i + 1);
-  const annots = (await deps.pool.annotations(deps.documents.source(row), all)).sort(readingOrder);
+  // Two halves, one per PDF worker: pdf.js reads the text under every markup annotation, a page's worth of work each.
+  const half = Math.ceil(row.page_count / 2);
+  const halves = [Array.from({ length: half }, (_, i) => i + 1), Array.from({ length: row.page_count - half }, (_, i) => half + i + 1)].filter((h) => h.length);
+  const source = deps.documents.source(row);
+  const annots = (await Promise.all(halves.map((pages) => deps.pool.annotations(source, pages)))).flat().sort(readingOrder);
   if (!annots.length) {
     throw new BridgeError('NO_ANNOTATIONS', 422, `${row.filename} has no annotations (highlights, underlines, notes or ink) to import. Nothing was changed.`, { bookmd5, pageCount: row.page_count });
   }

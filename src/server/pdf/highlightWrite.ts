@@ -68,7 +68,7 @@ function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser
   const [r, g, b] = h.color;
   const ops = [`/GS0 gs ${fmt(r)} ${fmt(g)} ${fmt(b)} rg`];
   for (const q of quads) ops.push(`${fmt(q[0])} ${fmt(q[1])} m ${fmt(q[2])} ${fmt(q[3])} l ${fmt(q[6])} ${fmt(q[7])} l ${fmt(q[4])} ${fmt(q[5])} l h f`);
-  const ap = doc.context.flateStream(ops.join('\n'), {
+  const ap = doc.context.stream(ops.join('\n'), {
     Type: 'XObject',
     Subtype: 'Form',
     BBox: rect,
