@@ -8,7 +8,7 @@ import { EXAMPLE_UUID, topicId } from './idParams';
 
 const EX_ID = '0123456789abcdef0123456789abcdef';
 
-const importResponse = z.object({
+export const annotationImportResponse = z.object({
   topicid: z.string(),
   bookmd5: z.string(),
   created: z.array(z.object({ noteid: z.string(), kind: z.string(), page: z.number().int(), text: z.string() })),
@@ -28,7 +28,7 @@ export const annotationRoutes: RouteDecl[] = [
     dryRun: true,
     params: docParams,
     body: z.object({ topicid: topicId }),
-    response: importResponse,
+    response: annotationImportResponse,
     example: { params: { id: EX_ID }, body: { topicid: EXAMPLE_UUID } },
     preview: async ({ params, body, services }) => previewAnnotationImport(await planAnnotationImport(services, params.id, body.topicid)),
     handler: async ({ params, body, services, actor }) => writeAnnotationImport(services.store, await planAnnotationImport(services, params.id, body.topicid), actor),
