@@ -58,6 +58,8 @@ const cardsWorkflow = `6. **Read and edit cards**: \`GET /study-sets/{id}/tree\`
    undo step, per-card answers, <<proof POST /study-sets/{id}/notes>>; without confirm the 422's \`details\` lists what would be created and which excerpts would not anchor.
    Mind maps: \`GET /study-sets/{id}/outline?format=opml|md\` exports the tree (OPML 2.0 or Markdown); \`POST /library/study-sets/import\`
    \`{format, content, confirm}\` makes a new set from one (Markdown in the result.md grammar, bullets are cards too; a dry-run without confirm).
+   Highlights already in a PDF: \`POST /documents/{id}/annotations/import {topicid, confirm}\` makes them cards (again: nothing new);
+   \`GET /study-sets/{id}/annotated-pdf?bookmd5=\` answers the book with the set's excerpts as standard highlights.
    Title and body edits send \`expectedPrefix\` (the first 32
    characters you read; \`""\` for an empty value). Tags go through \`POST /notes/hashtags\` only (full leaf paths like
    \`Math/Algebra\`), colours through \`POST /notes/metadata\` (palette: \`GET /study-sets/{id}/note-palette\`).

@@ -95,9 +95,10 @@ describe('Highlights already in PDFs (real VS Code)', () => {
   });
 
   it('the reader draws the imported cards over the highlights they came from', async () => {
-    const session = (await vscode.commands.executeCommand('studyBridge.openInReader', docNode)) as PdfReaderSession;
+    const session = (await vscode.commands.executeCommand('studyBridge.openInReader', { bookmd5, topicid, page: 2 })) as PdfReaderSession;
     assert.ok(session, 'the reader opened');
     await eventually(() => (session.highlightCount === 4 ? true : undefined), 'four card highlights in the reader', 60_000);
+    await eventually(() => (session.page === 2 ? true : undefined), 'the reader at page 2', 30_000);
     await askRunner('annotations-reader', { action: 'reader', step: 'show', page: 2, highlights: 4, screenshot: 'highlights-imported-reader.png' });
   });
 
