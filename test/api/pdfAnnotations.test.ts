@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { corpusFile } from '../unit/pdfCorpus';
-import { letters, pdfJsAnnotations, pdfJsItems, withAnnotations, type AnnotSpec, type Box, type PdfJsItem } from '../helpers/annotatedPdf';
+import { letters, pdfJsAnnotations, pdfJsItems, withAnnotationsOnPages, type AnnotSpec, type Box, type PdfJsItem } from '../helpers/annotatedPdf';
 
 const PAGE = 2;
 const near = (a: { x: number; y: number; width?: number; height?: number; w?: number; h?: number }, b: Box, tol: number) =>
@@ -28,6 +28,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
   let bookmd5: string;
   let setId: string;
   let specs: AnnotSpec[];
+  let page3: Box;
 
   const newSet = async (title: string) => (await t.client.request<any>('POST', '/library/study-sets', { body: { title, confirm: true } })).topicid as string;
   const uploadBytes = async (bytes: Uint8Array, filename: string) => {
@@ -45,13 +46,17 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     specs = [
       { kind: 'Highlight', quads: [lineBox(items, 'All functions', 'definitions may')], color: [1, 1, 0], contents: 'Why a structure?', popup: true },
       { kind: 'Underline', quads: [lineBox(items, 'differ depending'), lineBox(items, 'before drawing:')], color: [0, 0.8, 0] },
-      { kind: 'Squiggly', quads: [lineBox(items, 'nLineGroup')], color: [0.2, 0.4, 1] },
+      // No /F: shown, not printed (pdf.js lists it only for the screen).
+      { kind: 'Squiggly', quads: [lineBox(items, 'nLineGroup')], color: [0.2, 0.4, 1], noPrint: true },
       { kind: 'StrikeOut', quads: [lineBox(items, 'depends on the size')], color: [0.9, 0.1, 0.1], contents: 'not true for group B' },
       { kind: 'FreeText', rect: { x: 480, y: 120, w: 100, h: 30 }, contents: 'Pens depend on the drawing size' },
       { kind: 'Text', rect: { x: 500, y: 300, w: 20, h: 20 }, contents: 'Check the pens of group B\n\nThey are thinner.', color: [1, 0.6, 0.3] },
       { kind: 'Ink', strokes: [[[100, 700], [150, 720], [200, 700]], [[100, 730], [200, 730]]], color: [0, 0, 1] },
     ];
-    book = await withAnnotations(cad, PAGE, specs);
+    // Page 3: one printed highlight (the page pdf.js reads with its print intent).
+    const third = (await pdfJsItems(cad, 3)).items.find((it) => it.str.length >= 20)!;
+    page3 = third.box;
+    book = await withAnnotationsOnPages(cad, new Map([[PAGE, specs], [3, [{ kind: 'Highlight', quads: [third.box], color: [1, 1, 0] } as AnnotSpec]]]));
     bookmd5 = await uploadBytes(book, 'CAD-annotated.pdf');
     setId = await newSet('Annotated CAD');
   });
@@ -63,8 +68,8 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     assert.equal(res.status, 422, res.text());
     const err = res.json<any>().error;
     assert.equal(err.code, 'CONFIRM_REQUIRED');
-    assert.equal(err.details.wouldCreate, 6);
-    assert.deepEqual(err.details.cards.map((c: any) => c.kind), ['Highlight', 'Underline', 'FreeText', 'Squiggly', 'StrikeOut', 'Text'].sort((a, b) => order(a) - order(b)));
+    assert.equal(err.details.wouldCreate, 7);
+    assert.deepEqual(err.details.cards.map((c: any) => c.kind), [...['Highlight', 'Underline', 'FreeText', 'Squiggly', 'StrikeOut', 'Text'].sort((a, b) => order(a) - order(b)), 'Highlight']);
     assert.deepEqual(err.details.skipped.map((s: any) => [s.kind, s.page]), [['Ink', PAGE]]);
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
@@ -73,12 +78,20 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
   const order = (kind: string) => ({ FreeText: 0, Highlight: 1, Underline: 2, Squiggly: 4, StrikeOut: 4.5, Text: 5 })[kind] ?? 9;
 
   let created: any[] = [];
+  let allCreated: any[] = [];
   it('markup → excerpt cards of the text pdf.js reads under the quads, one rect per quad as pdf.js reads them, palette colour, /Contents as comment', async () => {
     const res = await importInto(bookmd5, setId);
     assert.equal(res.status, 200, res.text());
     const body = res.json<any>();
-    created = body.created;
-    assert.equal(created.length, 6);
+    created = body.created.filter((c: any) => c.page === PAGE);
+    assert.equal(body.created.length, 7);
+    const onThree = body.created.filter((c: any) => c.page === 3);
+    assert.equal(onThree.length, 1);
+    const [p3] = (await pdfJsAnnotations(book, 3)).filter((a) => a.kind === 'Highlight');
+    assert.equal(letters(onThree[0].text), letters(p3.overlaidText ?? ''), `page 3: ${onThree[0].text} vs ${p3.overlaidText}`);
+    const [n3] = await cards([onThree[0].noteid]);
+    assert.ok(near(n3.sourceAnchor.rects[0], p3.quads[0], 0.5) && near(n3.sourceAnchor.rects[0], page3, 0.5));
+    allCreated = body.created;
     assert.deepEqual(body.skipped.map((s: any) => s.kind), ['Ink']);
     assert.match(body.skipped[0].reason, /ink|stroke/i);
     const pdfjs = (await pdfJsAnnotations(book, PAGE)).filter((a) => ['Highlight', 'Underline', 'Squiggly', 'StrikeOut'].includes(a.kind));
@@ -128,7 +141,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     const res = await importInto(bookmd5, setId);
     assert.equal(res.status, 200, res.text());
     assert.deepEqual(res.json<any>().created, []);
-    assert.equal(res.json<any>().alreadyImported, 6);
+    assert.equal(res.json<any>().alreadyImported, 7);
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
 
@@ -165,7 +178,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     const res = await importInto(copy, other);
     assert.equal(res.status, 200, res.text());
     const again = res.json<any>().created as any[];
-    const first = await cards(created.map((c) => c.noteid));
+    const first = await cards(allCreated.map((c) => c.noteid));
     const second = await cards(again.map((c) => c.noteid));
     for (const n of first.filter((x) => x.texts[0].excerpt)) {
       const m = second.find((x) => x.texts[0].text === n.texts[0].text && x.sourceAnchor.rects.length === n.sourceAnchor.rects.length && x.sourceAnchor.rects.every((r: any, i: number) => near(r, { x: n.sourceAnchor.rects[i].x, y: n.sourceAnchor.rects[i].y, w: n.sourceAnchor.rects[i].width, h: n.sourceAnchor.rects[i].height }, 1)));

@@ -14,7 +14,8 @@ export interface Box {
 }
 
 export type AnnotSpec =
-  | { kind: 'Highlight' | 'Underline' | 'Squiggly' | 'StrikeOut'; quads: Box[]; color: [number, number, number]; contents?: string; popup?: boolean }
+  /** `noPrint`: no /F (flags 0, as some writers leave it): shown on screen, not printed. */
+  | { kind: 'Highlight' | 'Underline' | 'Squiggly' | 'StrikeOut'; quads: Box[]; color: [number, number, number]; contents?: string; popup?: boolean; noPrint?: boolean }
   | { kind: 'FreeText' | 'Text'; rect: Box; contents: string; color?: [number, number, number] }
   | { kind: 'Ink'; strokes: Array<Array<[number, number]>>; color: [number, number, number] };
 
@@ -56,7 +57,8 @@ function annotatePage(doc: PDFDocument, pageNo: number, specs: readonly AnnotSpe
     const xs = s.quads.flatMap((q) => [q.x, q.x + q.w]);
     const ys = s.quads.flatMap((q) => [top - q.y, top - q.y - q.h]);
     const rect = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
-    const dict = doc.context.obj({ Type: 'Annot', Subtype: s.kind, Rect: rect, QuadPoints: quadPoints, C: s.color, F: 4, T: PDFHexString.fromText('A. Reader') });
+    const dict = doc.context.obj({ Type: 'Annot', Subtype: s.kind, Rect: rect, QuadPoints: quadPoints, C: s.color, T: PDFHexString.fromText('A. Reader') });
+    if (!s.noPrint) dict.set(PDFName.of('F'), doc.context.obj(4));
     if (s.contents) dict.set(PDFName.of('Contents'), PDFHexString.fromText(s.contents));
     const ref = doc.context.register(dict);
     refs.push(ref);

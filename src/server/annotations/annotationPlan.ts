@@ -81,9 +81,19 @@ export function existingAnchors(db: Db, topicid: string, bookmd5: string): Map<n
   return byPage;
 }
 
-/** The cards of a plan that no card of `existing` anchors yet (the others counted). */
+/**
+ * The cards of a plan that no card of `existing` anchors yet, nor an earlier
+ * card of the plan (a copy we exported holds the reader's highlight and ours
+ * over the same words: one card); the others counted.
+ */
 export function notYetImported(cards: readonly PlannedAnnotationCard[], existing: Map<number, PdfBox[][]>): { fresh: PlannedAnnotationCard[]; already: number } {
-  const fresh = cards.filter((c) => !(existing.get(c.page) ?? []).some((rects) => sameRects(rects, c.rects)));
+  const seen = new Map([...existing].map(([page, list]) => [page, [...list]]));
+  const fresh = cards.filter((c) => {
+    const onPage = seen.get(c.page) ?? [];
+    if (onPage.some((rects) => sameRects(rects, c.rects))) return false;
+    seen.set(c.page, [...onPage, c.rects]);
+    return true;
+  });
   return { fresh, already: cards.length - fresh.length };
 }
 
@@ -142,11 +152,8 @@ export async function planAnnotationImport(deps: AnnotationImportDeps, bookmd5: 
   const row = deps.documents.get(bookmd5);
   assertStudySet(deps.store, topicid);
   deps.documents.assertFile(row);
-  // Two halves, one per PDF worker: pdf.js reads the text under every markup annotation, a page's worth of work each.
-  const half = Math.ceil(row.page_count / 2);
-  const halves = [Array.from({ length: half }, (_, i) => i + 1), Array.from({ length: row.page_count - half }, (_, i) => half + i + 1)].filter((h) => h.length);
-  const source = deps.documents.source(row);
-  const annots = (await Promise.all(halves.map((pages) => deps.pool.annotations(source, pages)))).flat().sort(readingOrder);
+  const all = Array.from({ length: row.page_count }, (_, i) => i + 1);
+  const annots = (await deps.pool.annotations(deps.documents.source(row), all)).sort(readingOrder);
   if (!annots.length) {
     throw new BridgeError('NO_ANNOTATIONS', 422, `${row.filename} has no annotations (highlights, underlines, notes or ink) to import. Nothing was changed.`, { bookmd5, pageCount: row.page_count });
   }

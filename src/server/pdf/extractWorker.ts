@@ -11,7 +11,7 @@ import { extractPage } from './pageExtraction';
 import { PageOcr } from './pageOcr';
 import { renderPagePng } from './pageRender';
 import { writeFlatExport } from './flatExport';
-import { readAnnotations } from './pdfAnnotations';
+import { readAnnotations, unprintedPages } from './pdfAnnotations';
 import { buildAnnotatedPdf } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
 import { checkWorkerMemory, defaultBudget, setWorkerBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, type ExtractionBudget } from './extractionBudget';
@@ -119,7 +119,8 @@ async function handle(req: WorkerRequest): Promise<void> {
     }
     case 'annotations': {
       const doc = await getDoc(req.source);
-      send({ id: req.id, kind: 'annotations', annotations: await readAnnotations(doc, req.pages) });
+      const unprinted = await unprintedPages((await sourceBytes(req.source)).bytes);
+      send({ id: req.id, kind: 'annotations', annotations: await readAnnotations(doc, req.pages, unprinted) });
       return;
     }
     case 'annotate': {

@@ -1,3 +1,4 @@
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
 import type { PdfDocument } from './pdfjsLoader';
 import type { Rect } from './pdfTypes';
 
@@ -47,12 +48,50 @@ function boxOf(points: number[][]): Rect {
   return { x: round2(x), y: round2(y), w: round2(Math.max(...xs) - x), h: round2(Math.max(...ys) - y) };
 }
 
+const PRINT = 4;
+const HIDDEN = 2;
+
+/**
+ * Pages holding a note a person wrote without the Print flag, from a quick
+ * pdf-lib read of each page's /Annots (undefined when pdf-lib cannot read the
+ * file). pdf.js's "print" intent lists annotations without reading the page's
+ * text, its "display" intent reads the text under every markup annotation,
+ * a page's worth of work each, and only it lists unprinted ones: so display
+ * is used only on these pages.
+ */
+export async function unprintedPages(bytes: Uint8Array): Promise<Set<number> | undefined> {
+  try {
+    const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    const pages = new Set<number>();
+    doc.getPages().forEach((page, i) => {
+      const annots = page.node.lookup(PDFName.of('Annots'));
+      if (!(annots instanceof PDFArray)) return;
+      for (let k = 0; k < annots.size(); k++) {
+        const a = annots.lookup(k);
+        if (!(a instanceof PDFDict)) continue;
+        const sub = a.lookup(PDFName.of('Subtype'));
+        if (sub instanceof PDFName && NOT_NOTES.has(sub.decodeText())) continue;
+        const f = a.lookup(PDFName.of('F'));
+        const flags = f instanceof PDFNumber ? f.asNumber() : 0;
+        if (!(flags & PRINT) && !(flags & HIDDEN)) {
+          pages.add(i + 1);
+          return;
+        }
+      }
+    });
+    return pages;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The annotations of the given pages (1-based; out-of-range ones skipped),
  * page by page in the order pdf.js lists them. Links, form fields and popups
- * are left out.
+ * are left out. `unprinted` (from unprintedPages): the pages that need
+ * pdf.js's display intent; the others are read with the cheaper print intent.
  */
-export async function readAnnotations(doc: PdfDocument, pages: readonly number[]): Promise<PageAnnotation[]> {
+export async function readAnnotations(doc: PdfDocument, pages: readonly number[], unprinted?: Set<number>): Promise<PageAnnotation[]> {
   const out: PageAnnotation[] = [];
   for (const pageNo of pages) {
     if (pageNo < 1 || pageNo > doc.numPages) continue;
@@ -60,7 +99,8 @@ export async function readAnnotations(doc: PdfDocument, pages: readonly number[]
     try {
       const viewport = page.getViewport({ scale: 1 });
       const toView = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
-      const raws = (await page.getAnnotations()) as RawAnnotation[];
+      const intent = !unprinted || unprinted.has(pageNo) ? 'display' : 'print';
+      const raws = (await page.getAnnotations({ intent })) as RawAnnotation[];
       for (const a of raws) {
         if (!a.subtype || NOT_NOTES.has(a.subtype) || !a.rect) continue;
         const [x1, y1, x2, y2] = a.rect;
