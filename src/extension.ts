@@ -29,6 +29,7 @@ import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
 import { CardRevealer } from './views/cardReveal';
 import { ReaderMemory } from './editors/readerMemory';
+import { registerAnnotationCommands } from './extension/annotationCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -261,6 +262,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       },
     }),
     ...registerAgentCommands({ log, requireClient, agents: views.agents }),
+    ...registerAnnotationCommands({ log, requireClient, refreshViews }),
     ...registerCardCommands({
       log,
       requireClient,

@@ -11,6 +11,8 @@ import { extractPage } from './pageExtraction';
 import { PageOcr } from './pageOcr';
 import { renderPagePng } from './pageRender';
 import { writeFlatExport } from './flatExport';
+import { readAnnotations, unprintedPages } from './pdfAnnotations';
+import { buildAnnotatedPdf } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
 import { checkWorkerMemory, defaultBudget, setWorkerBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, type ExtractionBudget } from './extractionBudget';
 
@@ -113,6 +115,19 @@ async function handle(req: WorkerRequest): Promise<void> {
       openBytes.set('#export', 2 * bytes.byteLength);
       const r = await writeFlatExport(bytes, req.pages, req.highlights, req.outPath).finally(() => openBytes.delete('#export'));
       send({ id: req.id, kind: 'export', pageCount: r.pageCount, bytes: r.bytes });
+      return;
+    }
+    case 'annotations': {
+      const doc = await getDoc(req.source);
+      const unprinted = await unprintedPages((await sourceBytes(req.source)).bytes);
+      send({ id: req.id, kind: 'annotations', annotations: await readAnnotations(doc, req.pages, unprinted) });
+      return;
+    }
+    case 'annotate': {
+      const { bytes } = await sourceBytes(req.source);
+      openBytes.set('#export', 2 * bytes.byteLength);
+      const pdf = await buildAnnotatedPdf(bytes, req.highlights).finally(() => openBytes.delete('#export'));
+      send({ id: req.id, kind: 'annotated', pdf }, [pdf.buffer as ArrayBuffer]);
       return;
     }
     case 'forget': {

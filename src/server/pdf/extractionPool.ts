@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
+import type { PageAnnotation } from './pdfAnnotations';
+import type { HighlightAnnot } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
 import { defaultBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBudget } from './extractionBudget';
 import { answerTooComplex, PdfTaskError, tooComplex } from './pdfTaskError';
@@ -111,6 +113,20 @@ export class ExtractionPool {
     const msg = await this.run({ kind: 'export', source, pages, highlights, outPath }).catch(answerTooComplex);
     if (msg.kind !== 'export') throw new PdfTaskError('unexpected worker answer');
     return { pageCount: msg.pageCount, bytes: msg.bytes };
+  }
+
+  /** The annotations of the given pages, read by pdf.js. */
+  async annotations(source: PdfSource, pages: number[]): Promise<PageAnnotation[]> {
+    const msg = await this.run({ kind: 'annotations', source, pages }).catch(answerTooComplex);
+    if (msg.kind !== 'annotations') throw new PdfTaskError('unexpected worker answer');
+    return msg.annotations;
+  }
+
+  /** A copy of the PDF with Highlight annotations added; `pages` (all of them) sizes the time budget. */
+  async annotate(source: PdfSource, highlights: HighlightAnnot[], pages: number[]): Promise<Buffer> {
+    const msg = await this.run({ kind: 'annotate', source, highlights, pages }).catch(answerTooComplex);
+    if (msg.kind !== 'annotated') throw new PdfTaskError('unexpected worker answer');
+    return Buffer.from(msg.pdf.buffer, msg.pdf.byteOffset, msg.pdf.byteLength);
   }
 
   /**
@@ -227,8 +243,8 @@ export class ExtractionPool {
     if (slot.stallTimer) clearTimeout(slot.stallTimer);
     const task = slot.busy;
     if (!task) return;
-    // An export copies every page it is given in one go.
-    const ms = this.budget.pageMs + (task.req.kind === 'export' ? task.req.pages.length * 250 : 0);
+    // An export (or an annotation read) goes through every page it is given in one go.
+    const ms = this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
     slot.stallTimer = setTimeout(() => {
       if (slot.busy !== task) return;
       const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;

@@ -1,5 +1,7 @@
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
+import type { PageAnnotation } from './pdfAnnotations';
+import type { HighlightAnnot } from './highlightWrite';
 
 /** Where a worker finds the PDF: a file (preferred) or bytes. `key` names it in the worker's cache. */
 export interface PdfSource {
@@ -16,6 +18,10 @@ export type WorkerRequest =
   | { id: number; kind: 'open'; source: PdfSource }
   | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect }
   | { id: number; kind: 'export'; source: PdfSource; pages: number[]; highlights: Highlight[]; outPath: string }
+  /** The annotations of these pages (pdf.js getAnnotations). */
+  | { id: number; kind: 'annotations'; source: PdfSource; pages: number[] }
+  /** A copy of the PDF with Highlight annotations added (pdf-lib); `pages`: its page count, for the time budget. */
+  | { id: number; kind: 'annotate'; source: PdfSource; highlights: HighlightAnnot[]; pages: number[] }
   | { id: number; kind: 'forget'; key: string };
 
 export type WorkerResponse =
@@ -24,5 +30,7 @@ export type WorkerResponse =
   | { id: number; kind: 'page'; page: PageData }
   | { id: number; kind: 'render'; png: Uint8Array; width: number; height: number }
   | { id: number; kind: 'export'; pageCount: number; bytes: number }
+  | { id: number; kind: 'annotations'; annotations: PageAnnotation[] }
+  | { id: number; kind: 'annotated'; pdf: Uint8Array }
   | { id: number; kind: 'done' }
   | { id: number; kind: 'error'; message: string; code?: string; errno?: string };

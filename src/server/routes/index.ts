@@ -20,6 +20,7 @@ import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
 import { guideTableRoutes } from './guideTable';
+import { annotationRoutes } from './annotations';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -41,6 +42,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...noteImageRoutes,
   ...mindMapPrintRoutes,
   ...outlineRoutes,
+  ...annotationRoutes,
   ...uiStateRoutes,
   ...legacySyncRoutes,
   ...tokenRoutes,

@@ -3,6 +3,7 @@ import type { RouteDecl } from '../http/routeTable';
 import { ANCHOR_MODES, PRESETS } from '../bundles/vocabulary';
 import { FILL_INDEX_SEMANTICS } from '../cards/notePalette';
 import { MAX_OUTLINE_CARDS, MAX_OUTLINE_DEPTH } from '../mindmap/outlineImport';
+import { MARKUP_KINDS, MAX_IMPORT_CARDS, NOTE_KINDS } from '../annotations/annotationPlan';
 import { apiFingerprint, describeRoute, listedRoutes } from './routeFingerprint';
 
 /** GET /capabilities, derived from the route table. */
@@ -100,6 +101,14 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       opmlFields: { text: 'title', _note: 'texts, blank-line separated', _page: "an excerpt's page" },
       maxImportCards: MAX_OUTLINE_CARDS,
       maxImportDepth: MAX_OUTLINE_DEPTH,
+    }),
+    pdfAnnotations: feature('POST', '/documents/{id}/annotations/import', {
+      excerptKinds: [...MARKUP_KINDS],
+      noteKinds: [...NOTE_KINDS],
+      skipped: 'Ink and other kinds, each with a reason',
+      importKey: 'page + rectangles (within 1 pt): importing again creates nothing',
+      maxImportCards: MAX_IMPORT_CARDS,
+      exportRoute: served('GET', '/study-sets/{id}/annotated-pdf') ? '/study-sets/{id}/annotated-pdf' : undefined,
     }),
     legacySync: feature('GET', '/sync/legacy/events', {
       lanes: ['documents'],

@@ -32,6 +32,7 @@ const MORE: { needs: string; text: string }[] = [
   { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
   { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
   { needs: '/decks', text: 'AnkiConnect tools (v6): `ankiConnectPort` of bridge.json when the person turned it on; `key` = a bridge token; `addNote` into deck X makes a card of X\'s study set and a review card of X.' },
+  { needs: '/documents/{id}/annotations/import', text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with the set\'s excerpts as highlights.' },
   {
     needs: '/mcp',
     text: 'MCP `study_call` results hold ≤ 24 KB (`maxBytes` ≤ 100 KB); longer: `truncated:true` + `next`, pass it as the next call\'s arguments. Images ≤ 1568 px (`imageMaxPx`).',

@@ -96,7 +96,11 @@ export function textOfKeys(items: readonly TextItem[], f: FoldedText, start: num
     const s = items[k].str;
     parts.push(s.slice(k === firstItem ? from : 0, k === lastItem ? to : s.length));
   }
-  // Items join with a space, except between two CJK characters (CJK lines join without one).
+  return joinRuns(parts);
+}
+
+/** Runs of page text joined by one space, except between two CJK characters (CJK lines join without one). */
+export function joinRuns(parts: readonly string[]): string {
   let out = '';
   for (const part of parts) out += out && !(CJK_END.test(out) && CJK_START.test(part)) ? ` ${part}` : part;
   return out.replace(/\s+/g, ' ').trim();

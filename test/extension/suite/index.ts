@@ -38,6 +38,7 @@ export async function run(): Promise<void> {
     reader: () => require('./reader.test'),
     agents: () => require('./agents.test'),
     ankiConnect: () => require('./ankiConnect.test'),
+    annotations: () => require('./annotations.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 
