@@ -3,13 +3,14 @@ import { delimiter, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BridgeClient, BridgeClientError } from './client/bridgeClient';
 import { createBridge } from './server/bridge';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './server/approvals/approvalService';
 import { premiumFromEnv } from './server/entitlements';
 import { BridgeError } from './server/errors';
 import { serverErrorLine } from './server/http/errorMapper';
 import { recoveryLine } from './server/store/recoveryReport';
 
 const USAGE = `Usage:
-  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B]
+  study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B] [--approvals destructive|all-writes|never]
       Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
       Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
@@ -39,6 +40,7 @@ async function serve(argv: string[]): Promise<void> {
       'max-upload-mb': { type: 'string' },
       'max-pages': { type: 'string' },
       'import-folders': { type: 'string' },
+      approvals: { type: 'string', default: 'never' },
     },
   });
   const positive = (flag: string, v: string | undefined) => {
@@ -51,6 +53,8 @@ async function serve(argv: string[]): Promise<void> {
   const maxPages = positive('max-pages', values['max-pages']);
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`bad --port ${values.port}`, 2);
+  const approvals = values.approvals as ApprovalPolicy;
+  if (!APPROVAL_POLICIES.includes(approvals)) fail(`bad --approvals ${values.approvals}: destructive, all-writes or never`, 2);
   const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
   let bridge;
   try {
@@ -58,6 +62,7 @@ async function serve(argv: string[]): Promise<void> {
       dataDir: resolve(values.data ?? defaultDataDir()),
       port,
       premium,
+      approvals,
       importFolders: values['import-folders']?.split(delimiter).filter(Boolean).map((f) => resolve(f)),
       limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,

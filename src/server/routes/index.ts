@@ -19,6 +19,7 @@ import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
+import { approvalRoutes } from './approvals';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -42,4 +43,5 @@ export const allRoutes: readonly RouteDecl[] = [
   ...uiStateRoutes,
   ...legacySyncRoutes,
   ...tokenRoutes,
+  ...approvalRoutes,
 ];
