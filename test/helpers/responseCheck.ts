@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { API_PREFIX } from '../../src/server/http/app';
 import type { RouteDecl } from '../../src/server/http/routeTable';
 import { allRoutes } from '../../src/server/routes';
+import { approvalPendingResponse } from '../../src/server/routes/approvals';
 
 /**
  * Checks success bodies against the route's declared `response` schema, so a
@@ -66,6 +67,8 @@ export function checkAnswer(method: string, url: string, status: number, content
   if (!route) return undefined;
   const name = `${route.method} ${route.path}`;
   if (process.env.RESPONSE_SAMPLES) appendFileSync(process.env.RESPONSE_SAMPLES, `${JSON.stringify({ route: name, body: JSON.parse(text) })}\n`);
+  // 202: the call was held for the person's approval, an answer of its own shape (routes/approvals.ts).
+  if (status === 202) return checkBody(`${name} (202 held)`, approvalPendingResponse, JSON.parse(text));
   if (!route.response) return undefined;
   return checkBody(name, route.response, JSON.parse(text));
 }

@@ -18,6 +18,15 @@ const approval = z.object({
   result: z.object({ status: z.number(), body: z.unknown() }).optional().describe("The allowed call's answer (run once, as the agent)"),
 });
 
+/** The 202 of a held call (http/approvalGate.ts). */
+export const approvalPendingResponse = z.object({
+  approvalId: z.string(),
+  state: z.literal('pending'),
+  summary: approval.shape.summary,
+  expiresAt: z.string(),
+  next: z.string(),
+});
+
 export const approvalListResponse = z.object({ policy: z.enum(['destructive', 'all-writes', 'never']), approvals: z.array(approval) });
 export const approvalResponse = approval;
 
