@@ -23,10 +23,14 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
       ...(typeof maxPages === 'number' && maxPages >= 1 ? { maxPages: Math.floor(maxPages) } : {}),
     },
     thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
+    // The person approves agents' destructive calls unless they chose otherwise (headless `serve` defaults to never).
+    approvals: approvalPolicy(config.get<string>('approveAgentChanges')),
   };
 }
 
+const approvalPolicy = (v: string | undefined) => (v === 'all-writes' || v === 'never' ? v : 'destructive');
+
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders', 'approveAgentChanges'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }

@@ -13,6 +13,8 @@ export interface WorkerBridgeOptions {
   importFolders?: string[];
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
+  /** Which agent calls wait for the person (setting studyBridge.approveAgentChanges). */
+  approvals?: 'destructive' | 'all-writes' | 'never';
 }
 
 /** The optional UiHost methods the main thread implements (the proxy offers only these). */
