@@ -53,7 +53,7 @@ export class ApprovalPrompts implements vscode.Disposable {
     for (const a of this.pending) {
       if (this.asked.has(a.approvalId)) continue;
       this.asked.add(a.approvalId);
-      void this.ask(a, defaultPrompt);
+      this.ask(a, defaultPrompt).catch((e) => this.log.warn(`approval prompt: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
 
