@@ -22,9 +22,13 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     return eventually(async () => {
       await api.whenSettled();
       if (api.mode !== 'hosting') return undefined;
-      const c = BridgeClient.fromDataDir(api.dataDir);
-      const caps = (await c.capabilities().catch(() => undefined)) as { approvals?: { policy: string } } | undefined;
-      return caps?.approvals?.policy === policy ? c : undefined;
+      try {
+        const c = BridgeClient.fromDataDir(api.dataDir); // bridge.json is briefly absent while it restarts
+        const caps = (await c.capabilities()) as { approvals?: { policy: string } };
+        return caps.approvals?.policy === policy ? c : undefined;
+      } catch {
+        return undefined;
+      }
     }, `the bridge with approvals ${policy}`, 60_000);
   };
   const cardsIn = async (topicid: string) => (await owner.cards.tree(topicid)).nodes.map((n) => n.noteid);
