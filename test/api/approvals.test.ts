@@ -78,6 +78,18 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     assert.deepEqual(read.result, decided.result);
   });
 
+  it('two decisions at once: one runs the call, the other is 409; the call ran once', async () => {
+    const { topicid } = await newSet(t, 'Raced');
+    const a = await card(t, topicid, { title: 'Once' });
+    const ops = opCount();
+    const held = (await del(agent, [a])).json<any>();
+    const decide = () => t.owner.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+    const answers = await Promise.all([decide(), decide(), decide()]);
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409, 409]);
+    assert.equal(opCount(), ops + 1);
+    assert.equal(visible(a), false);
+  });
+
   it('deny: nothing changed, and the agent reads denied', async () => {
     const { topicid } = await newSet(t, 'Denied set');
     const a = await card(t, topicid, { title: 'Keep me' });

@@ -183,9 +183,12 @@ export class ApprovalService {
     if (!this.runner) throw new BridgeError('APPROVALS_UNAVAILABLE', 503, 'Approvals cannot run calls yet (the bridge is starting).', undefined, true);
     this.deciding.add(approvalId);
     try {
+      // Read again now that no other decision can start: one that finished meanwhile has moved the row on.
+      const state = this.row(approvalId)?.state;
+      if (state !== 'pending') throw conflict('APPROVAL_DECIDED', `Approval ${approvalId} is ${state}; a decision is taken once. Nothing was run.`, { approvalId, state });
       const decidedAt = new Date().toISOString();
-      const state: ApprovalState = decision === 'allow' ? 'allowed' : 'denied';
-      await this.store.write((tx) => tx.run('UPDATE approvals SET state = ?, decided_at = ?, decided_by = ? WHERE approval_id = ?', [state, decidedAt, by, approvalId]));
+      const next: ApprovalState = decision === 'allow' ? 'allowed' : 'denied';
+      await this.store.write((tx) => tx.run('UPDATE approvals SET state = ?, decided_at = ?, decided_by = ? WHERE approval_id = ?', [next, decidedAt, by, approvalId]));
       this.unschedule(approvalId);
       if (decision === 'allow') {
         const r = this.row(approvalId)!;
