@@ -148,7 +148,7 @@ call only routes that \`/capabilities\` lists.
   dry-run (a call without confirm); a \`write\` token everything else an agent does; \`owner\` routes (\`/tokens\`, codes) are the
   person's. Beyond your scope: 403 \`SCOPE_REQUIRED\` with \`details.scopeRequired\`; do not retry, ask the person.
 - Approvals: a call that loses the person's data (\`destructive\` in \`/capabilities\`; or every write, by their setting) may answer
-  **202** \`{approvalId, state:'pending', summary}\`: nothing changed yet. Poll \`GET /approvals/{approvalId}\` (or watch event \`approval\`)
+  **202** \`{approvalId, state:'pending', summary}\`: nothing changed yet. Poll \`GET /approvals/{id}\` (or watch event \`approval\`)
   until \`allowed\` (\`result\` is the call's answer; it ran once), \`denied\` or \`expired\` (10 min); do not resend. MCP clients with elicitation are asked directly.
 - Never send an \`Origin\` header (403 \`FORBIDDEN_ORIGIN\`); use \`127.0.0.1\` or \`localhost\` as the host (else 403 \`FORBIDDEN_HOST\`).
 - \`requiresMax:true\` routes also need the premium entitlement (403 \`MAX_REQUIRED\` when it is off; do not retry, reads keep working).

@@ -55,7 +55,7 @@ const errorRef = (description: string) => ({ description, content: { 'applicatio
 /** An agent's call held for the person's approval (policy: destructive routes, or all writes). */
 const APPROVAL_PENDING = {
   description:
-    "Held for the person's approval (an agent token; policy destructive: routes with x-destructive, or all-writes): {approvalId, state:'pending', summary:{text, dryRun}, expiresAt}. Nothing changed yet: poll GET /approvals/{approvalId}.",
+    "Held for the person's approval (an agent token; policy destructive: routes with x-destructive, or all-writes): {approvalId, state:'pending', summary:{text, dryRun}, expiresAt}. Nothing changed yet: poll GET /approvals/{id}.",
 };
 
 /** The 4xx answers a route's gates can give, and those its summary names (409 TITLE_MISMATCH, 429 EXPORT_BUSY…). */
