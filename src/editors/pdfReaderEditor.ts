@@ -5,6 +5,7 @@ import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import type { CreatedCard } from '../client/cardsApi';
 import type { OpenRequest } from '../server/ui/uiHost';
 import { PdfReaderSession, type ReaderIntent } from './pdfReaderSession';
+import type { ReaderMemory } from './readerMemory';
 
 export const PDF_READER_VIEW_TYPE = 'studyBridge.pdfReader';
 /** A card excerpt holds at most this many characters (the card route's limit). */
@@ -14,6 +15,8 @@ export interface PdfReaderDeps {
   extensionUri: vscode.Uri;
   getClient(): BridgeClient | undefined;
   log: vscode.LogOutputChannel;
+  /** Each book's last page and zoom, and the page tone (readerMemory.ts). */
+  memory: ReaderMemory;
   /** The bridge's data folder (library files live in <dataDir>/library/). */
   dataDir(): string;
   /** The study set open in this window (GET /context), if any. */
@@ -70,6 +73,7 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
       extensionUri: this.deps.extensionUri,
       getClient: this.deps.getClient,
       log: this.deps.log,
+      memory: this.deps.memory,
       defaultSet: (bookmd5) => this.defaultSet(bookmd5),
       onPage: (s) => {
         if (s.panel.active || this.active === s) {

@@ -36,6 +36,7 @@ export function pdfReaderHtml(webview: vscode.Webview, extensionUri: vscode.Uri)
     <button id="findNext" type="button" class="icon" title="Next match (Enter)">↓</button>
     <span id="findCount" class="muted"></span>
   </span>
+  <button id="pageTone" type="button" class="secondary">◐ Auto</button>
   <button id="makeCard" type="button" title="Make a card of the selected text (Ctrl+Alt+M)" disabled>Make card</button>
 </header>
 <main class="reader">

@@ -6,6 +6,7 @@ import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { readerGuards, type BenchResult, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
+import type { ReaderMemory } from './readerMemory';
 
 /** Highlights of cards without a colour: the palette's light yellow. */
 const DEFAULT_HIGHLIGHT = NOTE_PALETTE_HEX[0];
@@ -24,6 +25,8 @@ export interface ReaderSessionDeps {
   extensionUri: vscode.Uri;
   getClient(): BridgeClient | undefined;
   log: vscode.LogOutputChannel;
+  /** Each book's last page and zoom, and the page tone. */
+  memory: ReaderMemory;
   /** The set the reader reads for when nobody said (the one open in the window, else the first holding the book). */
   defaultSet(bookmd5: string): Promise<{ topicid: string; title: string } | undefined>;
   onPage(session: PdfReaderSession): void;
@@ -42,6 +45,8 @@ export class PdfReaderSession implements vscode.Disposable {
   setTitle: string | undefined;
   page = 1;
   pageCount = 0;
+  /** pdf.js's scale value ('page-width' or a number as text), as the page last reported it. */
+  scale = 'page-width';
   /** Milliseconds from the request (or the editor's creation) to the first drawn page. */
   firstRenderMs: number | undefined;
   /** The same, as the webview counts it from its script's start. */
@@ -95,9 +100,22 @@ export class PdfReaderSession implements vscode.Disposable {
       this.setTitle = set?.title;
     } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
     const outline = await this.outline();
+    // Opened without a place to go (no page, no card): where the person left this book.
+    const spot = this.deps.memory.spot(this.bookmd5);
+    if (spot && intent.page === undefined && !intent.noteid) this.page = spot.page;
+    if (spot) this.scale = spot.scale;
     // A plain ArrayBuffer (copied out of the Buffer's pool) is what VS Code transfers as binary to the webview.
     const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
-    this.channel.notify('open', { data: buffer, bookmd5: this.bookmd5, title: this.uri.path.split('/').pop() ?? 'PDF', page: this.page, outline, setTitle: this.setTitle ?? null });
+    this.channel.notify('open', {
+      data: buffer,
+      bookmd5: this.bookmd5,
+      title: this.uri.path.split('/').pop() ?? 'PDF',
+      page: this.page,
+      scale: spot?.scale ?? null,
+      tone: this.deps.memory.tone(),
+      outline,
+      setTitle: this.setTitle ?? null,
+    });
     if (intent.noteid) this.channel.notify('goto', { page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);
     await this.reloadHighlights();
@@ -162,8 +180,11 @@ export class PdfReaderSession implements vscode.Disposable {
     c.on('page', (m) => {
       this.page = m.page;
       this.pageCount = m.pageCount;
+      this.scale = m.scale;
       this.deps.onPage(this);
+      if (this.bookmd5) void this.deps.memory.remember(this.bookmd5, { page: m.page, scale: m.scale }).catch(() => undefined);
     });
+    c.on('tone', (m) => void this.deps.memory.setTone(m.tone).catch(() => undefined));
     c.on('highlightsDrawn', (m) => (this.highlightCount = m.count));
     c.on('cardClicked', (m) => this.deps.onCardClicked(this, m.noteid));
     c.on('makeCard', () => this.deps.onMakeCard(this));

@@ -116,7 +116,7 @@ export class ResultPreviewSession implements vscode.Disposable {
       // A BridgeClientError's code travels in the error reply.
       const receipt = await client.bundles.submit(bundleId, { resultMarkdown: this.document.getText() });
       this.lastReceipt = receipt;
-      this.deps.log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.parsed.importedCards} cards)`);
+      this.deps.log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.cardsCreated} cards)`);
       void this.deps.onSubmitted(bundleId, receipt).catch((e) => this.deps.log.debug(`after submit: ${String(e)}`));
       void this.check();
       return receiptModel(receipt);

@@ -81,7 +81,7 @@ export interface BridgeServices {
   /** Changes on every start; also in bridge.json. */
   instanceNonce: string;
   /** The runtime guide, built once from the route table. */
-  guide: { markdown: string; topics: Record<string, string>; version: string; sha256: string };
+  guide: { markdown: string; routes: string; topics: Record<string, string>; version: string; sha256: string };
   /** Base URL once listening, e.g. http://127.0.0.1:42380/bridge/v1 */
   baseUrl(): string;
   /** Conditions found at start that the user should fix (e.g. a data dir other users can read); on stderr and in /status. */

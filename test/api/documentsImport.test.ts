@@ -94,6 +94,7 @@ describe('POST /library/documents/import (a PDF on this machine by path) and raw
     assert.equal(typeof notes.example.body, 'object');
     // Every listed POST route with a JSON body carries an example body.
     for (const r of caps.routes) if (r.method === 'POST' && !r.rawBody && r.path !== '/mcp') assert.ok(r.example, `${r.path} has an example`);
-    assert.match(await t.client.guide(), /\| POST \| `\/library\/documents\/upload` \|[^\n]*\*raw body\* \(application\/pdf\)/);
+    assert.match((await t.client.raw('GET', '/guide/routes')).text(), /\| POST \| `\/library\/documents\/upload` \|[^\n]*\*raw body\* \(application\/pdf\)/);
+    assert.match(await t.client.guide(), /`POST \/library\/documents\/upload\?[^`]*` with the PDF's bytes as the body/);
   });
 });

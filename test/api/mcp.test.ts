@@ -35,7 +35,7 @@ describe('MCP channel (POST /mcp)', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
     const call = tools.find((x) => x.name === 'study_call')!;
-    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'method', 'path', 'query']);
+    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'cursor', 'imageMaxPx', 'maxBytes', 'method', 'path', 'query']);
     const upload = tools.find((x) => x.name === 'study_upload')!;
     assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), ['filename', 'folder', 'path', 'topicid']);
     assert.deepEqual(upload.inputSchema.required, ['path']);
@@ -85,7 +85,9 @@ describe('MCP channel (POST /mcp)', () => {
     assert.match(decks, /^# Study Bridge guide: decks/);
     assert.match(decks, /\| POST \| `\/decks\/\{id\}\/reviews` \|/);
     assert.doesNotMatch(decks, /\/bundles\/prepare/);
-    assert.ok(decks.length * 4 < full.length, `${decks.length} vs ${full.length}`);
+    assert.ok(decks.length < full.length, `${decks.length} vs ${full.length}`);
+    assert.ok(Buffer.byteLength(decks) <= 8 * 1024, 'a topic stays within the guide\'s budget');
+    assert.match(decks, /`POST \/decks\/<deckId>\/reviews \{"cardNoteId":"<cardNoteId>","rating":"good","confirm":true\}`/);
     const upload = text(await client.callTool({ name: 'study_guide', arguments: { topic: 'upload' } }));
     assert.match(upload, /study_upload/);
     assert.match(upload, /\| POST \| `\/library\/documents\/import` \|/);

@@ -6,6 +6,7 @@ import { buildGuide } from '../../src/server/system/guide';
 import { proofField, proofOf } from '../../src/server/system/routeProof';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
+import { routeOf } from '../helpers/guideRequests';
 
 describe('system routes', () => {
   let t: TestBridge;
@@ -48,13 +49,18 @@ describe('system routes', () => {
     assert.equal(caps.apiFingerprint, (await t.anonymous.status()).apiFingerprint);
   });
 
-  it('GET /guide is Markdown whose sha256 is the one /status announces, with the generated route table', async () => {
+  it('GET /guide is Markdown whose sha256 is the one /status announces; GET /guide/routes has the generated route table', async () => {
     const md = await t.client.guide();
     const status = await t.client.status();
     assert.equal(createHash('sha256').update(md).digest('hex'), status.guide.sha256);
     assert.match(md, /^# Study Bridge/);
-    for (const r of allRoutes) assert.ok(md.includes(`| ${r.method} | \`${r.path}\``), `guide lists ${r.method} ${r.path}`);
-    for (const section of ['## Discovery', '## Authentication', '## Conventions', '## Workflows', '## Pitfalls']) assert.ok(md.includes(section));
+    assert.ok(Buffer.byteLength(md) <= 8 * 1024, `${Buffer.byteLength(md)} bytes`);
+    const table = await t.client.raw('GET', '/guide/routes');
+    assert.equal(table.status, 200);
+    assert.match(table.headers.get('content-type') ?? '', /^text\/markdown/);
+    for (const r of allRoutes) assert.ok(table.text().includes(`| ${r.method} | \`${r.path}\``), `the table lists ${r.method} ${r.path}`);
+    for (const section of ['## Start', '## Rules', '## Read a book', '## Split a book into cards', '## Make and review a deck', '## Edit cards safely', '## Search', '## More']) assert.ok(md.includes(section), section);
+    assert.ok(md.includes('`GET /guide/routes`'), 'the guide says where the table is');
   });
 
   it('GET /context: nothing open in headless mode, then what the UI host opened', async () => {
@@ -151,12 +157,11 @@ describe('GET /openapi.json', () => {
 
 describe('the guide names only routes this bridge serves', () => {
   it('every "METHOD /path" in the prose is a declared route', () => {
-    const md = buildGuide(allRoutes).markdown.split('## Routes')[0];
-    const mentions = [...md.matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map((m) => [m[1], m[2]] as const);
-    assert.ok(mentions.length >= 8);
-    for (const [method, path] of mentions) {
-      const known = allRoutes.some((r) => r.method === method && r.path === path);
-      assert.ok(known, `the guide mentions ${method} ${path}, which is not declared`);
+    const guide = buildGuide(allRoutes);
+    for (const md of [guide.markdown, ...Object.values(guide.topics)]) {
+      const mentions = [...md.split('## Routes')[0].matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map((m) => [m[1], m[2].replace(/<[^>]+>/g, 'X')] as const);
+      assert.ok(mentions.length >= 1);
+      for (const [method, path] of mentions) assert.ok(routeOf(allRoutes, method, path), `the guide mentions ${method} ${path}, which is not declared`);
     }
   });
 });
@@ -167,7 +172,7 @@ describe('the guide\'s proof fields are what the routes answer (#21)', () => {
   after(() => t.stop());
 
   it('every row of the route table names the proof its response schema declares; each is a true-only or boolean field of the published success schema', async () => {
-    const md = await t.client.guide();
+    const md = (await t.client.raw('GET', '/guide/routes')).text();
     const doc = (await t.client.raw('GET', '/openapi.json')).json<any>();
     const rows = [...md.matchAll(/^\| (GET|POST) \| `([^`]+)` \| \w+ \| \w+ \| [^|]+ \| ([^|]+) \|/gm)];
     assert.equal(rows.length, allRoutes.length);
@@ -188,11 +193,11 @@ describe('the guide\'s proof fields are what the routes answer (#21)', () => {
   });
 
   it('the prose names each proof as the route table does: deck cards → persisted:true (never isDeck), a new set → isStudySet:true', async () => {
-    const md = await t.client.guide();
-    const prose = md.split('## Routes')[0];
-    assert.match(prose, /`POST \/decks\/\{id\}\/cards` with[^]*?Check\s+`persisted:true` and use `resolvedNoteId`/);
-    assert.doesNotMatch(prose, /Check\s+`isDeck:true` and use `resolvedNoteId`/);
-    assert.match(prose, /`POST \/library\/study-sets \{"title":"…","confirm":true\}` → check `isStudySet:true`/);
+    const prose = await t.client.guide();
+    assert.match(prose, /`POST \/decks\/<deckId>\/cards \{[^`]*\}` → `persisted:true`/);
+    assert.doesNotMatch(prose, /`POST \/decks\/<deckId>\/cards \{[^`]*\}` → `isDeck:true`/);
+    assert.match(prose, /`POST \/library\/study-sets \{"title":"Asymptote","confirm":true\}` → `topicid`, `isStudySet:true`/);
+    assert.match(prose, /`POST \/decks \{[^`]*\}` → `deckId`, `isDeck:true`/);
     assert.equal(proofOf(allRoutes, 'POST /decks/{id}/cards'), '`persisted:true`');
     assert.equal(proofOf(allRoutes, 'POST /decks'), '`isDeck:true`');
     assert.throws(() => proofOf(allRoutes, 'GET /decks'), /declares no proof field/);

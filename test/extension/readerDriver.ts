@@ -16,8 +16,10 @@ export type ReaderAction =
   | { action: 'reader'; step: 'key'; key: string }
   /** Scroll the viewer (a real scroll of its container) so that `page` is at the top. */
   | { action: 'reader'; step: 'scroll'; page: number }
-  /** What the reader shows: the page box, the pages in view, the highlights drawn. */
-  | { action: 'reader'; step: 'state' };
+  /** Click a control of the reader's toolbar (a CSS selector), like a person. */
+  | { action: 'reader'; step: 'click'; selector: string }
+  /** What the reader shows: the page box, the pages in view, the highlights drawn, zoom and page tone. */
+  | { action: 'reader'; step: 'state'; screenshot?: string };
 
 /** The line 'select' dragged over, in the workbench page's coordinates. */
 let lastSelected: { x: number; y: number; width: number; height: number } | undefined;
@@ -59,8 +61,13 @@ async function state(frame: FrameLocator) {
       noteid: h.dataset.noteid ?? '',
       page: Number(h.closest<HTMLElement>('.page')?.dataset.pageNumber),
     }));
+    const canvas = c.querySelector<HTMLElement>('.page canvas');
     return {
       pageInput: (document.getElementById('pageInput') as HTMLInputElement).value,
+      zoomLabel: document.getElementById('zoomLabel')?.textContent ?? '',
+      tone: document.body.dataset.tone ?? '',
+      darkTheme: document.body.classList.contains('vscode-dark'),
+      pageFilter: canvas ? getComputedStyle(canvas).filter : '',
       visible,
       highlights,
       rendered: [...c.querySelectorAll<HTMLElement>('.page canvas')].map((cv) => Number(cv.closest<HTMLElement>('.page')?.dataset.pageNumber)),
@@ -71,7 +78,14 @@ async function state(frame: FrameLocator) {
 export async function serveReader(page: Page, a: ReaderAction, out: string): Promise<unknown> {
   const frame = await readerFrame(page);
   switch (a.step) {
-    case 'state':
+    case 'state': {
+      const st = await state(frame);
+      if (a.screenshot) await page.screenshot({ path: join(out, a.screenshot) });
+      return st;
+    }
+    case 'click':
+      await frame.locator(a.selector).click();
+      await sleep(300);
       return state(frame);
     case 'show': {
       const s = await until(async () => {

@@ -38,3 +38,7 @@ export const textOf = (r: ToolResult) => {
   assert.equal(r.content[0].type, 'text', JSON.stringify(r).slice(0, 300));
   return r.content[0].text!;
 };
+
+/** A tool call with its arguments as one JSON object (numbers and nested objects sent as such). */
+export const callToolJson = (t: TestBridge, tool: string, toolArgs: Record<string, unknown>): Promise<ToolResult & { size: number }> =>
+  inspector(t, ['--method', 'tools/call', '--tool-name', tool, '--tool-args-json', JSON.stringify(toolArgs)]);

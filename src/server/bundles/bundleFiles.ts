@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { OutlineSegment } from '../pdf/pdfTypes';
 import type { StoredPage } from '../library/pageReader';
 import { pageBlocks } from './bundleSource';
 
@@ -152,19 +151,6 @@ export function sourceJson(m: BundleMeta, pages: StoredPage[]): string {
       ...(block ? { blocks: pageBlocks(p).map(({ page: _p, ...b }) => b) } : {}),
     })),
   });
-}
-
-/** The first draft: the outline entries that start within the bundle's pages, as headings. */
-export function draftResult(m: BundleMeta, outline: OutlineSegment[]): string {
-  const inside = outline.filter((s) => m.pages.includes(s.startPage));
-  const lines: string[] = [];
-  if (inside.length) {
-    const top = Math.min(...inside.map((s) => s.level));
-    for (const s of inside) lines.push(`${'#'.repeat(Math.min(6, s.level - top + 1))} ${s.title.replace(/\s+/g, ' ').trim()}`, '');
-  } else {
-    for (const s of m.segments) lines.push(`# ${s.title ?? `Pages ${s.startPage}–${s.endPage}`}`, '');
-  }
-  return `${lines.join('\n').trimEnd()}\n`;
 }
 
 /** "3–5, 9, 12–14" */

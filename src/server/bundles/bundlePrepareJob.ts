@@ -9,7 +9,8 @@ import type { PageReader, StoredPage } from '../library/pageReader';
 import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';
-import { BUNDLE_FILES, RECEIPT_FILE, draftResult, manifestJson, outputContract, sha256, sourceJson, taskMarkdown, type BundleMeta } from './bundleFiles';
+import { draftResult } from './draftOutline';
+import { BUNDLE_FILES, RECEIPT_FILE, manifestJson, outputContract, sha256, sourceJson, taskMarkdown, type BundleMeta } from './bundleFiles';
 import { JobCancelled, type JobControl, type SingleSlotRunner } from './bundleJobRunner';
 import { validatePrepare, type PrepareBody, type PrepareRequest } from './bundlePrepare';
 import { STALE_PREPARE, type BundleRequest } from './bundleRecords';
@@ -125,7 +126,8 @@ export class BundlePrepareJob {
         defaultFillIndex: req.defaultFillIndex,
         createdAt: a.now,
       };
-      const draft = draftResult(meta, (await this.pages.outline(this.documents.get(req.bookmd5))).segments);
+      const doc = this.documents.get(req.bookmd5);
+      const draft = draftResult(meta, (await this.pages.outline(doc)).segments, doc.page_count);
       rmSync(partial, { recursive: true, force: true });
       mkdirPrivate(partial);
       const write = (name: string, content: string) => writePrivateFile(path.join(partial, name), content);

@@ -107,20 +107,27 @@ export class DeckReviews {
     private readonly decks: Decks,
   ) {}
 
-  /** The cards due at `now` in review order (at most `limit`), both sides resolved; counts cover all of them. */
-  due(deckId: string, opts: { now?: Date; limit?: number } = {}) {
+  /**
+   * The cards due at `now` in review order (at most `limit`), both sides resolved; counts cover all of them.
+   * With `until`: the cards due by then, in the order they were added. The list and dueTodayCount read the
+   * same stored due date, so a relearning card is counted alike in each.
+   */
+  due(deckId: string, opts: { now?: Date; limit?: number; until?: Date } = {}) {
     const deck = this.decks.get(deckId);
     const now = opts.now ?? new Date();
     const nowText = now.toISOString();
+    const horizon = opts.until?.toISOString() ?? nowText;
     const day = localDay(now);
     // rowid: the order cards were added (one add call gives all its cards the same created_at).
-    const rows = this.store.all<DeckCardRow & { seq: number }>('SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?', [deckId, nowText]);
+    const rows = this.store.all<DeckCardRow & { seq: number }>('SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?', [deckId, horizon]);
     const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const due = rows
       .map((row) => ({ row, schedule: parseSchedule(row.fsrs, row.due_at ?? row.created_at) }))
       .map((c) => ({ ...c, view: viewOf(c.schedule) }))
-      .sort((a, b) => ORDER[a.view.state] - ORDER[b.view.state] || cmp(a.view.due, b.view.due) || cmp(a.row.created_at, b.row.created_at) || a.row.seq - b.row.seq);
+      .sort((a, b) =>
+        opts.until ? a.row.seq - b.row.seq : ORDER[a.view.state] - ORDER[b.view.state] || cmp(a.view.due, b.view.due) || cmp(a.row.created_at, b.row.created_at) || a.row.seq - b.row.seq,
+      );
     const cards = due.slice(0, opts.limit ?? due.length).map(({ row, schedule, view }): DueCard => {
       const resolvedNoteId = resolved.get(row.source_note_id)!;
       const sourceAlive = alive.has(row.source_note_id) && alive.has(resolvedNoteId);
@@ -140,11 +147,12 @@ export class DeckReviews {
     });
     const count = (sql: string, params: (string | number)[]) => this.store.get<{ n: number }>(sql, params)?.n ?? 0;
     const nextDueAt =
-      this.store.get<{ d: string | null }>('SELECT min(coalesce(due_at, created_at)) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) > ?', [deckId, nowText])?.d ?? null;
+      this.store.get<{ d: string | null }>('SELECT min(coalesce(due_at, created_at)) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) > ?', [deckId, horizon])?.d ?? null;
     return {
       deckId,
       title: deck.title,
       now: nowText,
+      ...(opts.until ? { until: horizon } : {}),
       cards,
       count: cards.length,
       dueCount: due.length,

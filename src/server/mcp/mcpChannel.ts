@@ -4,7 +4,7 @@ import { errorBody } from '../http/errorMapper';
 import { Hijack, type RouteServices } from '../http/routeTable';
 import { GUIDE_TOPICS } from '../system/guide';
 import { SERVER_VERSION } from '../version';
-import { BODY_BASE64_MAX_CHARS } from './mcpBudget';
+import { BODY_BASE64_MAX_CHARS, DEFAULT_IMAGE_MAX_PX, DEFAULT_RESULT_BYTES, IMAGE_MAX_PX_RANGE, MAX_RESULT_BYTES, MIN_RESULT_BYTES } from './mcpBudget';
 import { callRoute, toolError } from './routeCall';
 import { callWithApproval } from './approvalCall';
 import { brokerFor } from './mcpElicitation';
@@ -18,6 +18,19 @@ const callArgs = {
     .string()
     .optional()
     .describe(`Raw bytes (base64) for routes that take a file's bytes (rawBody in /capabilities: upload), up to ${BODY_BASE64_MAX_CHARS} characters; for a file on this machine use study_upload`),
+  // Ranges are checked by the tool (a coded error, nothing run), so the schema only types them.
+  maxBytes: z
+    .number()
+    .optional()
+    .describe(`Text budget of this result in bytes, ${MIN_RESULT_BYTES}–${MAX_RESULT_BYTES} (default ${DEFAULT_RESULT_BYTES}). A larger answer is cut at a whole item; a second text block says truncated:true and gives next`),
+  imageMaxPx: z
+    .number()
+    .optional()
+    .describe(`Long edge of image results in pixels, ${IMAGE_MAX_PX_RANGE[0]}–${IMAGE_MAX_PX_RANGE[1]} (default ${DEFAULT_IMAGE_MAX_PX}); larger images are scaled down`),
+  cursor: z
+    .object({ field: z.string().optional(), from: z.number(), held: z.string().optional() })
+    .optional()
+    .describe('Only as a previous result\'s next gave it: where a cut answer continues'),
 };
 
 const uploadArgs = {
@@ -59,7 +72,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
     server.registerTool(
       'study_guide',
       {
-        description: `The Study Bridge runtime guide (Markdown): auth, conventions, workflows, pitfalls and the route table. Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
+        description: `The Study Bridge runtime guide (Markdown): auth, rules and the workflows as literal requests (the route table: GET /guide/routes). Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
         inputSchema: guideArgs,
         annotations: { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false },
       },
@@ -74,7 +87,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
       'study_call',
       {
         description:
-          "Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content.",
+          `Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content (≤ ${DEFAULT_IMAGE_MAX_PX} px, imageMaxPx). Results over maxBytes (default ${DEFAULT_RESULT_BYTES}) are cut at a whole item and end with a note {truncated:true, next}: call study_call with next as the arguments for the rest (page text: the next page range; lists: a cursor).`,
         inputSchema: callArgs,
         annotations: { title: 'Study Bridge route', readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false },
       },

@@ -3,7 +3,12 @@ import { BridgeError, invalidInput } from '../errors';
 import { errorBody } from '../http/errorMapper';
 import { refuseUnstorable } from '../http/storableText';
 import type { RouteServices } from '../http/routeTable';
-import { BODY_BASE64_MAX_CHARS, PDF_EMBED_LIMIT } from './mcpBudget';
+import { API_PREFIX } from '../http/router';
+import { BODY_BASE64_MAX_CHARS, DEFAULT_IMAGE_MAX_PX, PDF_EMBED_LIMIT } from './mcpBudget';
+import { rerunnable, routeOf, type CallCursor } from './continuation';
+import { heldAnswer } from './heldResults';
+import { fitImage } from './imageFit';
+import { budgetAnswer, checkBudgetArgs } from './resultBudget';
 
 export interface RouteCallArgs {
   method: 'GET' | 'POST';
@@ -11,6 +16,12 @@ export interface RouteCallArgs {
   query?: Record<string, string | number | boolean>;
   body?: Record<string, unknown>;
   bodyBase64?: string;
+  /** The text budget of this result (resultBudget.ts). */
+  maxBytes?: number;
+  /** Long edge of image results, in pixels (imageFit.ts). */
+  imageMaxPx?: number;
+  /** Where a cut answer continues, as its `next` gave it. */
+  cursor?: CallCursor;
 }
 
 export const toolError = (e: BridgeError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(e)) }] });
@@ -48,11 +59,16 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
   try {
     // Checked here, not only by the route: a URL would turn a lone surrogate into U+FFFD on the way.
     refuseUnstorable({ ...args, bodyBase64: undefined }, 'arguments');
+    checkBudgetArgs(args);
     sent = requestBody(args);
   } catch (e) {
     if (e instanceof BridgeError) return toolError(e);
     throw e;
   }
+  const caller = services.tokens.identify(token);
+  // Held answers are read back only with the token that made the call.
+  const holder = caller ? (caller.tokenId ?? 'owner') : 'nobody';
+  if (args.cursor?.held !== undefined) return continueHeld(args, holder);
   const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
   if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
   const url = new URL(services.baseUrl() + path);
@@ -67,10 +83,19 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
   const isError = res.status >= 400;
   const mimeType = type.split(';')[0].trim();
   if (mimeType.startsWith('image/')) {
-    return { isError, content: [{ type: 'image', data: bytes.toString('base64'), mimeType }] };
+    const img = await fitImage(bytes, mimeType, args.imageMaxPx ?? DEFAULT_IMAGE_MAX_PX);
+    return { isError, content: [{ type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType }] };
   }
   if (mimeType === 'application/json' || mimeType.startsWith('text/')) {
-    return { isError, content: [{ type: 'text', text: bytes.toString('utf8') }] };
+    const text = bytes.toString('utf8');
+    const route = routeOf(services.routes, args.method, url.pathname.slice(API_PREFIX.length));
+    try {
+      const content = budgetAnswer({ route, args, answer: parsedObject(text) ?? text, text, rerunnable: rerunnable(route, args), holder });
+      return { isError, content };
+    } catch (e) {
+      if (e instanceof BridgeError) return toolError(e);
+      throw e;
+    }
   }
   if (mimeType === 'application/pdf') {
     const note = `HTTP ${res.status}: a PDF of ${bytes.length} bytes from ${args.method} ${url.pathname}`;
@@ -85,4 +110,32 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
     };
   }
   return { isError, content: [{ type: 'text', text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})` }] };
+}
+
+/** The answer as a JSON object, or undefined for text (Markdown, OPML, a JSON array or scalar). */
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rest of a write's cut answer, from memory: the write is not run again. */
+function continueHeld(args: RouteCallArgs, holder: string): CallToolResult {
+  const held = heldAnswer(holder, args.cursor!.held!);
+  if (!held) {
+    return toolError(
+      new BridgeError('RESULT_EXPIRED', 410, 'That cut answer is no longer held (held 10 minutes, for the token that made the call, until the bridge restarts). Nothing was run: read what the call made through its routes.', { field: 'cursor.held' }),
+    );
+  }
+  const answer = typeof held.$text === 'string' ? held.$text : held;
+  try {
+    const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+    return { content: budgetAnswer({ route: undefined, args, answer, text, rerunnable: false, holder }) };
+  } catch (e) {
+    if (e instanceof BridgeError) return toolError(e);
+    throw e;
+  }
 }

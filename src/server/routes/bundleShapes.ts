@@ -113,6 +113,8 @@ export const bundleCheckResponse = z.object({
   bundleId: z.string(),
   state: bundleState,
   ok: z.boolean(),
+  /** Every card the import writes (its root, one per heading, excerpt child cards, blanks): what submit's cardsCreated will say. */
+  cardsCreated: int(),
   parsed: z.object(parsedCounts),
   excerpts: z.array(
     z.object({
@@ -157,6 +159,8 @@ export const bundleReceiptResponse = z.object({
   replaced: z.boolean(),
   preImportSnapshotId: z.string(),
   persisted: z.boolean(),
+  /** Every card this submit wrote (its root, one per heading, excerpt child cards, blanks); check predicts it. */
+  cardsCreated: int(),
   receipt: z.array(z.object({ noteid: z.string(), title: z.string(), parent: z.string(), depth: int() })),
   parsed: z.object({
     ...parsedCounts,

@@ -95,7 +95,7 @@ export const bundleRoutes: RouteDecl[] = [
       describe: ({ params, services }) => describeReplaceImport(services.store, params.id),
     },
     summary:
-      'Imports result.md (or resultMarkdown) as a card tree, or replaces the previous import; a snapshot first (preImportSnapshotId). Commits at once: test with /check first. Receipt: check parsed.headings = importedCards and excerptsTotal = excerptsAnchored. 409 SUBMIT_IN_FLIGHT: do not retry, read GET /bundles.',
+      'Imports result.md (or resultMarkdown) as a card tree, or replaces the previous import; a snapshot first (preImportSnapshotId). Commits at once: test with /check first. Receipt: cardsCreated (every card written, as check predicted); check parsed.headings = importedCards and excerptsTotal = excerptsAnchored. 409 SUBMIT_IN_FLIGHT: do not retry, read GET /bundles.',
     premium: true,
     params: bundleParams,
     body: z.object({ ...resultOptions, targetParentNoteId: uuidParam('targetParentNoteId').optional() }),
@@ -109,7 +109,7 @@ export const bundleRoutes: RouteDecl[] = [
     path: '/bundles/{id}/check',
     scope: 'read', // reads only: a read token may call it
     summary:
-      'Parses and anchors result.md (or resultMarkdown) exactly as submit would, writing nothing: the would-be card tree, each excerpt anchored (page, rect) or not (reason), problems with line numbers.',
+      'Parses and anchors result.md (or resultMarkdown) exactly as submit would, writing nothing: the would-be card tree, cardsCreated (every card submit would write, excerpt child cards included), each excerpt anchored (page, rect) or not (reason), problems with line numbers.',
     params: bundleParams,
     body: z.object(resultOptions),
     jsonLimitBytes: RESULT_LIMIT_BYTES,

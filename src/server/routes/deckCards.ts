@@ -3,6 +3,7 @@ import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { DeckCards } from '../decks/deckCards';
 import { DeckReviews } from '../decks/deckReviews';
 import { REVIEW_RATINGS, type ReviewRating } from '../decks/deckScheduling';
+import { dueHorizon } from '../decks/dueHorizon';
 import type { BridgeServices } from '../services';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 import { noteId } from './noteParams';
@@ -103,6 +104,8 @@ export const dueResponse = z.object({
   deckId: z.string(),
   title: z.string(),
   now: z.string(),
+  /** Only with ?until=: the last instant it covers (a date: the end of that local day). */
+  until: z.string().optional(),
   cards: z.array(dueCard),
   count: z.number().int(),
   dueCount: z.number().int(),
@@ -196,12 +199,20 @@ export const deckCardRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/decks/{id}/due',
     summary:
-      'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt.',
+      'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added.',
     params: deckParams,
-    query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }),
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+      until: z
+        .string()
+        .max(40)
+        .refine((s) => dueHorizon(s) !== undefined, 'until must be an ISO date (2026-12-01: by the end of that day) or a date-time with offset (2026-12-01T18:00:00Z)')
+        .optional(),
+    }),
     response: dueResponse,
     example: { params: { id: EXAMPLE_UUID } },
-    handler: async ({ params, query, services }) => deckReviews(services).due(params.id, { limit: query.limit ?? 200 }),
+    handler: async ({ params, query, services }) =>
+      deckReviews(services).due(params.id, { limit: query.limit ?? 200, until: query.until === undefined ? undefined : dueHorizon(query.until) }),
   }),
   defineRoute({
     method: 'POST',

@@ -20,10 +20,12 @@ import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
 import { approvalRoutes } from './approvals';
+import { guideTableRoutes } from './guideTable';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
   ...systemRoutes,
+  ...guideTableRoutes,
   ...studySetRoutes,
   ...studySetCardRoutes,
   ...snapshotRoutes,

@@ -8,25 +8,6 @@ export const claudeMcpCommand = (baseUrl: string, tokenExpr = '$(cat ~/.config/s
 
 export const installCommand = (baseUrl: string, code: string) => `curl -sSL '${baseUrl}/install?code=${code}' | sh`;
 
-/** The workflow people install the skill for; the guide below repeats it with every route. */
-const SPLIT_A_BOOK = `## Split a book into cards (the main workflow)
-1. Find the chapters: \`GET /documents/{bookmd5}/outline\` (PDF page order, never printed page numbers); the study set must be
-   a study set (\`GET /library/study-sets\`), never a review deck.
-2. Probe one or two pages with \`GET /documents/{id}/pages?start=N&end=N&blocks=1\`. Prose → preset \`book-breakdown\`,
-   anchorMode \`page_text\`; exams → \`exam-general\` + \`block\`; scanned or formula-dense pages → \`block\`.
-3. \`POST /bundles/prepare {"topicid","bookmd5","segments":[{"startPage","endPage"}],"preset","anchorMode","async":true}\`
-   (≤ 60 actual pages; async above 10). \`warnings\` → discard and prepare again with the right pairing. 429 → wait
-   \`retryAfterSeconds\`, do not re-send at once.
-4. Poll \`GET /bundles\` every ~15 s until \`state:"prepared"\`; only then read \`TASK.md\`, \`OUTPUT-CONTRACT.md\`, \`source.json\`.
-5. Write \`result.md\`: ≤ 6 heading levels, \`[excerpt: …]\` copied verbatim (never paraphrased), \`[block: b_<page>_<seq>]\` in
-   block mode. \`## [[Title]]\` merges into that card; it is never a link.
-6. \`POST /bundles/{id}/check\` until no problems and every excerpt is anchored (it writes nothing; submit is not a test).
-7. \`POST /bundles/{id}/submit\` once. Check \`parsed.headings == parsed.importedCards\` and
-   \`parsed.excerptsTotal == parsed.excerptsAnchored\` (else \`failedExcerpts\` gives line and reason) and tell the user.
-   409 \`SUBMIT_IN_FLIGHT\`: do not retry; read \`GET /bundles\`. Submitting again replaces the imported tree.
-8. \`POST /bundles/{id}/discard\` when done: the folder goes, the cards stay.
-`;
-
 export function skillMarkdown(guideMarkdown: string, baseUrl: string): string {
   return `---
 name: study-bridge
@@ -36,7 +17,8 @@ description: Read and edit the user's study library (PDF books, study sets of ca
 Token: \`~/.config/study-bridge/token\` (send \`Authorization: Bearer <token>\`). Base URL: \`${baseUrl}\`.
 Before acting, check \`GET /status\`; when its \`guide.sha256\` differs from the one below, read \`GET /guide\` again.
 
-${SPLIT_A_BOOK}
+The guide below gives each workflow (read a book, split it into cards, decks, edits, search) as literal requests.
+
 ${guideMarkdown}`;
 }
 

@@ -9,6 +9,7 @@ import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
+import { PageToneButton } from './pageTone';
 
 type Events = ReaderProtocol['hostEvents'];
 
@@ -49,6 +50,8 @@ const chrome = new ReaderChrome({
   makeCard: () => host.notify('makeCard'),
 });
 
+const tone = new PageToneButton(document.getElementById('pageTone') as HTMLButtonElement, (t) => host.notify('tone', { tone: t }));
+
 const pageView = (page: number): PageViewLike | undefined => {
   const v = viewer?.getPageView(page - 1) as PageViewLike | undefined;
   return v?.div && v.viewport ? v : undefined;
@@ -65,8 +68,9 @@ async function open(msg: Events['open']): Promise<void> {
   viewer = v;
   chrome.bindFind(eventBus);
 
+  tone.set(msg.tone);
   eventBus.on('pagesinit', () => {
-    v.currentScaleValue = 'page-width';
+    v.currentScaleValue = msg.scale ?? 'page-width';
     v.currentPageNumber = Math.min(Math.max(1, pendingGoto?.page ?? msg.page), v.pagesCount);
     if (pendingGoto?.noteid) reveal(pendingGoto.noteid);
     pendingGoto = undefined;
@@ -80,13 +84,19 @@ async function open(msg: Events['open']): Promise<void> {
     }
   });
   let pageTimer: ReturnType<typeof setTimeout> | undefined;
+  // The host (GET /context, and the place remembered for next time) hears of the page once scrolling or zooming pauses.
+  const reportSoon = () => {
+    clearTimeout(pageTimer);
+    pageTimer = setTimeout(() => host.notify('page', { page: v.currentPageNumber, pageCount: v.pagesCount, scale: String(v.currentScaleValue) }), 120);
+  };
   eventBus.on('pagechanging', ({ pageNumber }: { pageNumber: number }) => {
     chrome.showPage(pageNumber, v.pagesCount);
-    // The host (and GET /context) hears of the page once scrolling pauses.
-    clearTimeout(pageTimer);
-    pageTimer = setTimeout(() => host.notify('page', { page: v.currentPageNumber, pageCount: v.pagesCount }), 120);
+    reportSoon();
   });
-  eventBus.on('scalechanging', ({ scale }: { scale: number }) => chrome.showScale(scale));
+  eventBus.on('scalechanging', ({ scale }: { scale: number }) => {
+    chrome.showScale(scale);
+    reportSoon();
+  });
 
   const doc = await lib.getDocument({
     data: bookBytes(msg.data),
@@ -180,6 +190,22 @@ container.addEventListener('click', (e) => {
     highlights.flash(hit.noteid);
     host.notify('cardClicked', { noteid: hit.noteid });
   }
+});
+/** Hovering a highlighted rectangle shows its card's title (the highlights themselves let the pointer through to the text). */
+let hoverFrame = 0;
+container.addEventListener('mousemove', (e) => {
+  if (hoverFrame) return;
+  hoverFrame = requestAnimationFrame(() => {
+    hoverFrame = 0;
+    const pageDiv = (e.target as Element | null)?.closest?.('.page') as HTMLElement | null;
+    const page = Number(pageDiv?.dataset.pageNumber);
+    const view = page ? pageView(page) : undefined;
+    if (!pageDiv || !view) return;
+    const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
+    const hit = highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+    container.title = hit ? hit.title : '';
+    container.classList.toggle('over-card', !!hit);
+  });
 });
 container.addEventListener('contextmenu', () => {
   menuSelection = { at: Date.now(), value: readSelection(pageView) };

@@ -40,6 +40,10 @@ export interface ReaderSelection {
   rect: PdfRect;
 }
 
+/** How pages are coloured: `auto` follows the VS Code theme (dark themes invert the pages). */
+export type PageTone = 'auto' | 'light' | 'dark' | 'sepia';
+export const PAGE_TONES: readonly PageTone[] = ['auto', 'light', 'dark', 'sepia'];
+
 export interface BenchResult {
   longestFrameMs: number;
   frames: number;
@@ -51,7 +55,8 @@ export interface ReaderProtocol {
   hostEvents: {
     /** The book: its bytes, where to start, the bridge's outline (used when the PDF has none). */
     /** `data`: a plain ArrayBuffer (a Node Buffer would be JSON-ed through its toJSON on the way). */
-    open: { data: ArrayBuffer; bookmd5: string; title: string; page: number; outline: OutlineEntry[]; setTitle: string | null };
+    /** `scale`: pdf.js's scale value to start at ('page-width', or a number as text), remembered per book. */
+    open: { data: ArrayBuffer; bookmd5: string; title: string; page: number; scale: string | null; tone: PageTone; outline: OutlineEntry[]; setTitle: string | null };
     highlights: ReaderHighlight[];
     /** Scroll to a page; with `noteid`, to that card's rectangle, which flashes. */
     goto: { page: number; noteid?: string };
@@ -60,7 +65,10 @@ export interface ReaderProtocol {
   pageEvents: {
     /** The first page drew; `ms` since the page script started. */
     firstRender: { page: number; ms: number };
-    page: { page: number; pageCount: number };
+    /** Where the person is (once scrolling or zooming pauses): the host remembers it per book. */
+    page: { page: number; pageCount: number; scale: string };
+    /** The person chose another page tone (the host remembers it for every book). */
+    tone: { tone: PageTone };
     highlightsDrawn: { count: number };
     cardClicked: { noteid: string };
     /** The toolbar's Make card button (the context menu and the key go through the host's command). */
@@ -78,7 +86,8 @@ export interface ReaderProtocol {
 
 export const readerGuards = {
   firstRender: fields({ page: isInt, ms: Number.isFinite }),
-  page: fields({ page: isInt, pageCount: isInt }),
+  page: fields({ page: isInt, pageCount: isInt, scale: isString }),
+  tone: fields({ tone: (v: unknown) => PAGE_TONES.includes(v as PageTone) }),
   highlightsDrawn: fields({ count: isInt }),
   cardClicked: fields({ noteid: isString }),
   makeCard: anything,

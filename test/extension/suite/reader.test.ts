@@ -22,6 +22,10 @@ const CORPUS_PDF = resolve(outDir, '..', '..', '..', 'shared', 'corpus', 'asympt
 type Box = { x: number; y: number; width: number; height: number };
 interface ReaderState {
   pageInput: string;
+  zoomLabel: string;
+  tone: string;
+  darkTheme: boolean;
+  pageFilter: string;
   visible: number[];
   highlights: Array<{ noteid: string; page: number }>;
 }
@@ -151,6 +155,51 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     assert.equal(st.pageInput, String(page));
     assert.ok(st.visible.includes(page) && !st.visible.includes(42), `visible ${st.visible}`);
     assert.equal((await agent.context()).currentPage?.page, page);
+  });
+
+  it('reopened without a page, the book opens where the person left it: page and zoom', async function () {
+    if (!opened) this.skip();
+    this.timeout(90_000);
+    const zoomed = await askRunner<ReaderState>('reader-zoom-in', { action: 'reader', step: 'click', selector: '#zoomIn' });
+    const left = session.page;
+    await eventually(() => (session.scale !== 'page-width' ? true : undefined), 'the zoom reported to the host');
+    const leftScale = session.scale;
+    session.panel.dispose();
+    await eventually(() => (api.reader.all.some((s) => s.bookmd5 === bookmd5) ? undefined : true), 'the reader closed');
+    session = await api.reader.openBook({ bookmd5, topicid });
+    await eventually(() => (session.firstRenderMs !== undefined ? true : undefined), 'the reopened book drawn');
+    assert.equal(session.page, left, 'reopened at the page it was left on');
+    assert.equal(session.scale, leftScale, 'and at its zoom');
+    const st = await askRunner<ReaderState>('reader-remembers', { action: 'reader', step: 'show', page: left, screenshot: 'reader-remembers.png' });
+    assert.equal(st.pageInput, String(left));
+    assert.equal(st.zoomLabel, zoomed.zoomLabel, 'the toolbar shows the remembered zoom');
+    assert.ok(st.visible.includes(left), `visible ${st.visible}`);
+  });
+
+  it('in a dark theme the pages are dark (Auto tone); the tone button switches to Light and back', async function () {
+    if (!opened) this.skip();
+    this.timeout(90_000);
+    const workbench = vscode.workspace.getConfiguration('workbench');
+    const before = workbench.get<string>('colorTheme');
+    await workbench.update('colorTheme', 'Default Dark Modern', vscode.ConfigurationTarget.Global);
+    try {
+      const dark = await eventually(async () => {
+        const st = await askRunner<ReaderState>(`reader-dark-${Date.now()}`, { action: 'reader', step: 'state' });
+        return st.darkTheme && /invert/.test(st.pageFilter) ? st : undefined;
+      }, 'the reader in the dark theme with inverted pages');
+      assert.equal(dark.tone, 'auto');
+      await askRunner('reader-dark-shot', { action: 'reader', step: 'state', screenshot: 'reader-dark.png' });
+      const light = await askRunner<ReaderState>('reader-tone-light', { action: 'reader', step: 'click', selector: '#pageTone' });
+      assert.equal(light.tone, 'light');
+      assert.equal(light.pageFilter, 'none', 'Light shows the pages as printed, even in a dark theme');
+      for (const want of ['dark', 'sepia', 'auto']) {
+        const st = await askRunner<ReaderState>(`reader-tone-${want}`, { action: 'reader', step: 'click', selector: '#pageTone' });
+        assert.equal(st.tone, want);
+        if (want === 'sepia') assert.match(st.pageFilter, /sepia/);
+      }
+    } finally {
+      await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
+    }
   });
 
   it('figures: the longest frame while scrolling through 50 pages (printed, not asserted)', async function () {

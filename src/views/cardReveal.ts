@@ -1,0 +1,57 @@
+import * as vscode from 'vscode';
+import type { BridgeClient } from '../client/bridgeClient';
+import type { BridgeNode } from './bridgeTreeProvider';
+import type { StudySetsProvider } from './studySetsView';
+
+/** How long a reveal keeps being re-applied after refreshes (an import's refreshes land within it). */
+const HOLD_MS = 5000;
+
+/**
+ * Selects a card in the Study Sets view, and keeps it selected through the
+ * refreshes that follow the write that made it (the submit's own refresh, then
+ * the change feed's): a reveal that lands while a refresh is in flight is lost
+ * when VS Code re-renders from the refresh's start. So each refresh within
+ * HOLD_MS re-applies the reveal, until the person selects something else.
+ */
+export class CardRevealer implements vscode.Disposable {
+  private pending?: { topicid: string; noteid: string; nodeId: string; until: number };
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly tree: vscode.TreeView<BridgeNode>,
+    private readonly provider: StudySetsProvider,
+    private readonly getClient: () => BridgeClient | undefined,
+  ) {
+    this.subscriptions = [
+      provider.onDidChangeTreeData(() => {
+        if (this.pending && Date.now() < this.pending.until) setTimeout(() => void this.apply().catch(() => undefined), 100);
+      }),
+      tree.onDidChangeSelection((e) => {
+        // The person chose something else: stop holding.
+        if (this.pending && e.selection.length && e.selection[0].id !== this.pending.nodeId) this.pending = undefined;
+      }),
+    ];
+  }
+
+  /** Selects `noteid` of the set (its tree is read if needed); resolves once selected, or false if not found. */
+  async reveal(studySet: { topicid: string }, noteid: string): Promise<boolean> {
+    this.pending = { topicid: studySet.topicid, noteid, nodeId: `card/${studySet.topicid}/${noteid}`, until: Date.now() + HOLD_MS };
+    return this.apply();
+  }
+
+  private async apply(): Promise<boolean> {
+    const p = this.pending;
+    const client = this.getClient();
+    if (!p || !client) return false;
+    const set = (await client.listStudySets()).find((s) => s.topicid === p.topicid);
+    const node = set ? await this.provider.cardNode(client, set, p.noteid) : undefined;
+    if (!node || this.pending !== p) return false;
+    await this.tree.reveal(node, { select: true, focus: false, expand: false });
+    return true;
+  }
+
+  dispose(): void {
+    this.pending = undefined;
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
