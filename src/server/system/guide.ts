@@ -32,7 +32,7 @@ const MORE: { needs: string; text: string }[] = [
   { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
   {
     needs: '/approvals/{id}',
-    text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/{id}` (or event `approval`) until `allowed` (`result`: the answer; ran once), `denied` or `expired`. MCP clients with elicitation are asked directly.",
+    text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer; ran once), `denied` or `expired`. MCP clients with elicitation are asked directly.",
   },
   { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
   {
