@@ -3,6 +3,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BridgeClient, BridgeClientError } from './client/bridgeClient';
 import { createBridge } from './server/bridge';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './server/approvals/approvalService';
 import { premiumFromEnv } from './server/entitlements';
 import { BridgeError } from './server/errors';
 import { serverErrorLine } from './server/http/errorMapper';
@@ -10,7 +11,7 @@ import { recoveryLine } from './server/store/recoveryReport';
 
 const USAGE = `Usage:
   study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B]
-      [--ankiconnect-port N] [--ankiconnect-allowed-origins O1,O2]
+      [--ankiconnect-port N] [--ankiconnect-allowed-origins O1,O2] [--approvals destructive|all-writes|never]
       Serve the library in DIR (default ~/.study-bridge) on 127.0.0.1.
       Port: 42380 or the next free one up to 42399; --port 0 picks any free port.
       Uploads over N MB answer 413 (default 1024); PDFs over N pages 422 (default 10000).
@@ -45,6 +46,7 @@ async function serve(argv: string[]): Promise<void> {
       'import-folders': { type: 'string' },
       'ankiconnect-port': { type: 'string' },
       'ankiconnect-allowed-origins': { type: 'string' },
+      approvals: { type: 'string', default: 'never' },
     },
   });
   const positive = (flag: string, v: string | undefined) => {
@@ -61,6 +63,8 @@ async function serve(argv: string[]): Promise<void> {
   if (ankiPort !== undefined && (!Number.isInteger(ankiPort) || ankiPort < 0 || ankiPort > 65535)) fail(`bad --ankiconnect-port ${values['ankiconnect-port']}`, 2);
   if (values['ankiconnect-allowed-origins'] !== undefined && ankiPort === undefined) fail('--ankiconnect-allowed-origins needs --ankiconnect-port', 2);
   const ankiOrigins = values['ankiconnect-allowed-origins']?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  const approvals = values.approvals as ApprovalPolicy;
+  if (!APPROVAL_POLICIES.includes(approvals)) fail(`bad --approvals ${values.approvals}: destructive, all-writes or never`, 2);
   const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
   let bridge;
   try {
@@ -68,6 +72,7 @@ async function serve(argv: string[]): Promise<void> {
       dataDir: resolve(values.data ?? defaultDataDir()),
       port,
       premium,
+      approvals,
       importFolders: values['import-folders']?.split(delimiter).filter(Boolean).map((f) => resolve(f)),
       ...(ankiPort !== undefined ? { ankiConnect: { port: ankiPort, allowedOrigins: ankiOrigins } } : {}),
       limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },

@@ -27,6 +27,7 @@ import { PdfReaderEditorProvider } from './editors/pdfReaderEditor';
 import { registerReaderCommands } from './extension/readerCommands';
 import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
+import { registerApprovalPrompts } from './extension/approvalPrompts';
 import { CardRevealer } from './views/cardReveal';
 import { ReaderMemory } from './editors/readerMemory';
 import { registerAnnotationCommands } from './extension/annotationCommands';
@@ -176,6 +177,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const feed = new LibraryChangeFeed(getClient, log);
   changeFeed = feed;
   context.subscriptions.push(feed, feed.onDidChange(() => refreshViews()));
+  context.subscriptions.push(...registerApprovalPrompts({ log, getClient, feed, onBridgeChange: bridgeHost.onDidChange }));
 
   // Reviews: the panel of a deck ("Review Now"), the due-today count in the status bar.
   const review = registerReview({ extensionUri: context.extensionUri, log, getClient });

@@ -11,6 +11,7 @@ import { BundlesApi } from './bundlesApi';
 import { ReaderApi } from './readerApi';
 import { ReviewApi } from './reviewApi';
 import { TokensApi, type AgentScope } from './tokensApi';
+import { ApprovalsApi } from './approvalsApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -133,6 +134,8 @@ export class BridgeClient {
   readonly reviews = new ReviewApi(this);
   /** Agent tokens (owner only): list, make, revoke. */
   readonly tokens = new TokensApi(this);
+  /** Agent calls held for the person's decision (owner: all; an agent: its own). */
+  readonly approvals = new ApprovalsApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

@@ -27,7 +27,7 @@ export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'erro
 export type BridgeThread = 'worker' | 'main';
 
 /** What this window asks of the bridge it hosts (settings plus its UI). */
-export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits' | 'ankiConnect'> & { thread?: BridgeThread };
+export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits' | 'ankiConnect' | 'approvals'> & { thread?: BridgeThread };
 
 export interface BridgeState {
   mode: BridgeMode;
@@ -143,7 +143,7 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, thread = 'worker' } = this.options;
+    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, approvals, thread = 'worker' } = this.options;
     const common = {
       dataDir,
       ankiConnect,
@@ -152,6 +152,7 @@ export class BridgeHost implements vscode.Disposable {
       exportFolder,
       importFolders,
       limits,
+      approvals,
       ui,
       onRequest: (e: RequestLogEntry) => this.requested.fire(e),
       onError: (e: unknown) => this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),

@@ -28,6 +28,9 @@ export class LibraryChangeFeed implements vscode.Disposable {
   private loop: Promise<void> | undefined;
   private disposed = false;
   private lastRevision: number | undefined;
+  private readonly approval = new vscode.EventEmitter<{ approvalId: string; state: string }>();
+  /** Fires when an agent's call is held for the person, or an approval is decided or expires. */
+  readonly onApproval = this.approval.event;
 
   constructor(
     private readonly getClient: () => BridgeClient | undefined,
@@ -67,6 +70,7 @@ export class LibraryChangeFeed implements vscode.Disposable {
           signal,
           onEvent: (e) => {
             if (e.id) lastEventId = e.id;
+            if (e.event === 'approval') this.approval.fire(JSON.parse(e.data) as { approvalId: string; state: string });
             const revision = revisionOf(e);
             if (revision === undefined) return;
             this.lastRevision = revision;
@@ -118,6 +122,7 @@ export class LibraryChangeFeed implements vscode.Disposable {
     this.disposed = true;
     void this.stop();
     this.changed.dispose();
+    this.approval.dispose();
   }
 }
 

@@ -24,12 +24,16 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
     },
     thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
     ankiConnect: ankiConnectOptions(config),
+    // The person approves agents' destructive calls unless they chose otherwise (headless `serve` defaults to never).
+    approvals: approvalPolicy(config.get<string>('approveAgentChanges')),
   };
 }
 
+const approvalPolicy = (v: string | undefined) => (v === 'all-writes' || v === 'never' ? v : 'destructive');
+
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders', 'ankiConnect'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders', 'ankiConnect', 'approveAgentChanges'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }
 
 /** studyBridge.ankiConnect.port (off when unset) and .allowedOrigins: the AnkiConnect port of the bridge. */

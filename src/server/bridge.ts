@@ -47,6 +47,8 @@ import { LibraryEvents } from './events/libraryEvents';
 import { setMaxListeners } from 'node:events';
 import { startAnkiConnect } from './ankiconnect/ankiConnect';
 import type { AnkiServer } from './ankiconnect/ankiServer';
+import { ApprovalService, type ApprovalPolicy } from './approvals/approvalService';
+import { approvalRunner } from './http/approvalRunner';
 
 export const DEFAULT_PORT = 42380;
 export const LAST_DEFAULT_PORT = 42399;
@@ -64,6 +66,8 @@ export interface BridgeOptions {
   ui?: UiHost;
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
+  /** Which agent calls wait for the person's approval; default 'never' (headless: CI and scripts keep working). */
+  approvals?: ApprovalPolicy;
   /** Request log: method, path (no query), status, ms. Never tokens. */
   onRequest?: (e: RequestLogEntry) => void;
   /** Unexpected errors (the 500s), with their stacks, for the log. */
@@ -207,6 +211,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       uiState: new UiStateService({ store, ui, closing: shutdown.signal }),
       legacySync: new LegacySync({ store, config, closing: shutdown.signal }),
       events: new LibraryEvents(store, config.limits.eventRingSize),
+      approvals: new ApprovalService(store, options.approvals ?? 'never', config.limits.approvalTtlMs),
       routes,
       routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
       closing: shutdown.signal,
@@ -219,6 +224,8 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     await adoptOrphans({ config, documents, pool, pageCache }); // PDFs renamed in by an upload whose row never committed
     extraction.resumeUnfinished();
     await services.bundlePrepare.recover(); // interrupted prepares → failed
+    services.approvals.setRunner(approvalRunner(routes, services));
+    await services.approvals.recover(); // allowed calls a stop cut short → interrupted; pending ones expire on time
     services.legacySync.watcher.start(); // library watcher; stops on shutdown.abort()
     const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
     const server = createServer(app.callback());
@@ -251,6 +258,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         });
         await extraction.close();
         await tokens.flush();
+        services.approvals.close();
         services.events.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);

@@ -36,6 +36,8 @@ export interface BridgeLimits {
   eventRingSize: number;
   /** GET /events: bytes a slow client may have waiting before it is sent `reset` instead. */
   eventBufferBytes: number;
+  /** How long an agent's held call waits for the person's decision before it expires. */
+  approvalTtlMs: number;
 }
 
 export const defaultLimits: BridgeLimits = {
@@ -48,6 +50,7 @@ export const defaultLimits: BridgeLimits = {
   eventHeartbeatMs: 15_000,
   eventRingSize: 10_000,
   eventBufferBytes: 1024 * 1024,
+  approvalTtlMs: 10 * 60_000,
 };
 
 /** Where the person keeps PDFs unless they configure otherwise. */

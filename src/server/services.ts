@@ -23,6 +23,7 @@ import type { BundlePrepareJob } from './bundles/bundlePrepareJob';
 import type { SnapshotFiles } from './cards/snapshotFiles';
 import type { StorageMonitor } from './store/storageMonitor';
 import type { LibraryEvents } from './events/libraryEvents';
+import type { ApprovalService } from './approvals/approvalService';
 
 /**
  * What route handlers can reach (with the route table itself: RouteServices in
@@ -71,6 +72,8 @@ export interface BridgeServices {
   legacySync: LegacySync;
   /** Recent library changes by kind and id, for GET /events. */
   events: LibraryEvents;
+  /** Agent calls held for the person's decision (policy, pending, decided). */
+  approvals: ApprovalService;
   /** Derived once from the route table. */
   routeSummary: { apiFingerprint: string; routeCount: number };
   /** Aborted when the bridge starts closing: long-running requests (long polls) end instead of holding the close. */

@@ -107,6 +107,8 @@ async function main(): Promise<number> {
       'workbench.tips.enabled': false,
       'workbench.enableExperiments': false,
       'update.mode': 'none',
+      // The suites' agents work as before; the agents suite turns approvals on for its own tests.
+      'studyBridge.approveAgentChanges': 'never',
     }),
   );
   writeFileSync(join(dirs.workspace, 'notes.md'), '# Study notes\n');
@@ -365,7 +367,8 @@ type UiAction =
   | { action: 'rows'; expect: string[]; timeoutMs?: number }
   | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
   | { action: 'context-menu'; row: string; item: string; input?: string }
-  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number };
+  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
+  | { action: 'notification'; expect: string[]; file: string; statusFile?: string; statusExpect?: string; click?: string };
 
 async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
   const sidebarRows = () => page.locator('.part.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
@@ -396,6 +399,8 @@ async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
     }
     case 'webview':
       return serveWebview(page, a);
+    case 'notification':
+      return serveNotification(page, a);
     case 'context-menu': {
       const box = page.locator('.quick-input-widget .quick-input-box input').first();
       // A view refresh landing between the right-click and the menu's click hands the command a stale
@@ -420,6 +425,30 @@ async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
       return { clicked: a.item, prefilled };
     }
   }
+}
+
+/**
+ * notification: waits for the toast with every `expect` text (and a status bar
+ * item with `statusExpect`), saves the window as `file` (and the status bar as
+ * `statusFile`), then clicks the toast's button `click`. Answers the toast's
+ * text and the Study Bridge status bar texts.
+ */
+async function serveNotification(page: Page, a: Extract<UiAction, { action: 'notification' }>): Promise<unknown> {
+  const toast = page.locator('.notification-toast', { hasText: a.expect[0] }).last();
+  const text = await until(async () => {
+    const t = (await toast.innerText().catch(() => '')) || '';
+    return a.expect.every((e) => t.includes(e)) ? t : undefined;
+  }, 20_000, `a notification with ${JSON.stringify(a.expect)}`);
+  const status = await until(async () => {
+    const s = await statusTexts(page);
+    return !a.statusExpect || s.some((x) => x.includes(a.statusExpect!)) ? s : undefined;
+  }, 20_000, `a status bar item with ${a.statusExpect}`);
+  await sleep(300); // the toast's slide-in settles
+  await page.screenshot({ path: join(out, a.file) });
+  if (a.statusFile) await page.locator('.part.statusbar').first().screenshot({ path: join(out, a.statusFile) });
+  log(`screenshot ${join(out, a.file)}`);
+  if (a.click) await toast.locator('.monaco-button', { hasText: new RegExp(`^${escapeRe(a.click)}$`) }).first().click();
+  return { text, status };
 }
 
 /** A webview's content: VS Code nests it as iframe.webview → iframe#active-frame. */

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { API_PREFIX } from '../../src/server/http/app';
 import type { RouteDecl } from '../../src/server/http/routeTable';
 import { allRoutes } from '../../src/server/routes';
+import { approvalPendingResponse } from '../../src/server/routes/approvals';
 
 /**
  * Checks success bodies against the route's declared `response` schema, so a
@@ -66,6 +67,9 @@ export function checkAnswer(method: string, url: string, status: number, content
   if (!route) return undefined;
   const name = `${route.method} ${route.path}`;
   if (process.env.RESPONSE_SAMPLES) appendFileSync(process.env.RESPONSE_SAMPLES, `${JSON.stringify({ route: name, body: JSON.parse(text) })}\n`);
+  // 202 with approvalId: the call was held for the person's approval, an answer of its own shape (routes/approvals.ts).
+  const body = JSON.parse(text) as Record<string, unknown> | null;
+  if (status === 202 && body && typeof body === 'object' && 'approvalId' in body) return checkBody(`${name} (202 held)`, approvalPendingResponse, body);
   if (!route.response) return undefined;
   return checkBody(name, route.response, JSON.parse(text));
 }

@@ -16,6 +16,7 @@ const SAMPLE: Record<string, string> = {
   bundleId: '00000000-0000-4000-8000-00000000000F',
   bookmd5: '0123456789abcdef0123456789abcdef',
   revision: '12',
+  approvalId: 'apr_0123456789abcdef',
 };
 /** Placeholders that are no answer's field: what the agent writes itself. */
 const AUTHORED = new Set(['a sentence of that page, verbatim']);

@@ -53,7 +53,11 @@ export function eventStream(events: LibraryEvents, opts: EventStreamOptions): Hi
           }
         };
         const liveEvent = (e: LibraryEvent, last: boolean) =>
-          message(e.kind, { revision: e.revision, ids: e.ids, ...(e.truncated ? { truncated: true } : {}) }, last ? e.revision : undefined);
+          message(
+            e.kind,
+            { revision: e.revision, ids: e.ids, ...(e.truncated ? { truncated: true } : {}), ...(e.kind === 'approval' ? { approvalId: e.ids[0], state: e.state } : {}) },
+            last ? e.revision : undefined,
+          );
         const sendAll = (list: readonly LibraryEvent[]) =>
           list.forEach((e, i) => send(liveEvent(e, i === list.length - 1 || list[i + 1].revision !== e.revision)));
 

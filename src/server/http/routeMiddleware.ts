@@ -8,6 +8,7 @@ import { UNNAMED_AGENT, type Actor } from '../actor';
 import { covers, neededScope, routeScope } from '../security/scopes';
 import type { Caller } from '../security/tokens';
 import { Hijack, Reply, type RouteDecl, type RouteServices } from './routeTable';
+import { holdForApproval } from './approvalGate';
 
 const emptyObject = z.object({});
 const queryConfirm = z
@@ -16,7 +17,7 @@ const queryConfirm = z
   .describe('confirm=1 commits');
 
 /** Parses a part of the request, or refuses with 422 INVALID_INPUT listing the zod issues. */
-function validate<T>(schema: z.ZodType<T>, value: unknown, location: 'params' | 'query' | 'body'): T {
+export function validate<T>(schema: z.ZodType<T>, value: unknown, location: 'params' | 'query' | 'body'): T {
   if (schema === emptyObject) return {} as T; // nothing declared: nothing to check (hot path of /status)
   const res = schema.safeParse(value);
   if (res.success) return res.data;
@@ -100,7 +101,7 @@ export function effectiveSchemas(route: RouteDecl) {
 /**
  * Everything between the router and the handler, in the order of docs/ARCHITECTURE.md ("The request path"):
  * auth (who: the token) → scope (a dry-run needs read) → premium → body → validation → scope again, now that
- * confirm is known → confirm gate → handler → success body.
+ * confirm is known → confirm gate → approval gate (an agent's call the person must approve) → handler → success body.
  */
 export function routeMiddleware(route: RouteDecl, services: RouteServices) {
   const schemas = effectiveSchemas(route);
@@ -151,6 +152,15 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
         `${route.method} ${route.path} changes the library and needs ${how}. Nothing was changed.${preview ? ' details holds what it would do.' : ''}`,
         { confirm: route.confirm, dryRun: !!preview, ...preview },
       );
+    }
+
+    // An agent's call the person must approve is held, not run (approvalGate.ts): 202 with the approval.
+    const held = await holdForApproval(route, input as never, services, { params: rawParams, query: { ...ctx.query }, body: rawBody });
+    if (held) {
+      ctx.status = 202;
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = { bridgeApiVersion: BRIDGE_API_VERSION, ...held };
+      return;
     }
 
     const result = await route.handler(input as never);

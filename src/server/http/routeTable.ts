@@ -114,6 +114,13 @@ export interface RouteDecl<
   confirm?: ConfirmKind;
   /** True dry-run: without confirm, `preview` runs and its result is the 422's `details`. */
   dryRun?: boolean;
+  /**
+   * The call loses the person's data: under the approval policy 'destructive'
+   * (the extension's default) an agent's confirmed call waits for the person
+   * (approvals/). `when` narrows it to some calls (said in /capabilities and
+   * OpenAPI); `describe` turns the call and its dry-run into one line for them.
+   */
+  destructive?: Destructive<RouteInput<Out<P>, Out<Q>, Out<B>>>;
   /** Listed in /capabilities. Default true (POST /pair is not, as in the reference). */
   listed?: boolean;
   params?: P;
@@ -144,6 +151,14 @@ export interface RouteDecl<
   replyType?: string;
   preview?: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<Record<string, unknown>>;
   handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<HandlerResult<R>>;
+}
+
+/** How a route declares that it loses the person's data (RouteDecl.destructive). */
+export interface Destructive<I> {
+  /** Only some calls are: the condition in words, and its test. */
+  when?: { says: string; test: (input: I) => boolean | Promise<boolean> };
+  /** One line for the person: "delete 12 cards, 3 of them in review decks". */
+  describe?: (input: I, dryRun: Record<string, unknown> | undefined) => string | Promise<string>;
 }
 
 /** Identity function that gives a declaration its inferred input types. */

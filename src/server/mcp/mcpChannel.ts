@@ -6,6 +6,8 @@ import { GUIDE_TOPICS } from '../system/guide';
 import { SERVER_VERSION } from '../version';
 import { BODY_BASE64_MAX_CHARS, DEFAULT_IMAGE_MAX_PX, DEFAULT_RESULT_BYTES, IMAGE_MAX_PX_RANGE, MAX_RESULT_BYTES, MIN_RESULT_BYTES } from './mcpBudget';
 import { callRoute, toolError } from './routeCall';
+import { callWithApproval } from './approvalCall';
+import { brokerFor } from './mcpElicitation';
 
 const callArgs = {
   method: z.enum(['GET', 'POST']).describe('HTTP method of the bridge route'),
@@ -50,6 +52,13 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
   } catch (e) {
     throw new BridgeError('INVALID_JSON', 400, `The MCP message is not valid JSON: ${(e as Error).message}`);
   }
+  // Approvals asked through the client (mcpElicitation.ts): its answer to our question is taken here.
+  const broker = brokerFor(services);
+  const key = services.tokens.identify(token)?.tokenId ?? 'owner';
+  if (broker.answer(key, message)) return new Hijack(async (_req, res) => void res.writeHead(202).end());
+  broker.noteInitialize(key, message);
+  // A tool call that may ask the person streams (SSE), so the question can go out before the answer.
+  const mayAsk = broker.declaredBy(key) && (message as { method?: unknown })?.method === 'tools/call';
   return new Hijack(async (req, res) => {
     // Loaded on first use: the SDK (with ajv) is a large share of start-up time otherwise.
     const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
@@ -82,7 +91,8 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
         inputSchema: callArgs,
         annotations: { title: 'Study Bridge route', readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false },
       },
-      async (args) => callRoute(services, token, args),
+      async (args, extra) =>
+        callWithApproval(services, token, args, { broker, key, send: (m, o) => transport.send(m, o), requestId: extra.requestId, signal: extra.signal }),
     );
     // Adding a book needs write: a read token is not offered a tool it could never use.
     if (!readOnly) {
@@ -98,7 +108,7 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
         async (args) => callRoute(services, token, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
       );
     }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayAsk });
     res.on('close', () => {
       void transport.close();
       void server.close();

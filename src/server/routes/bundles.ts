@@ -14,6 +14,7 @@ import {
   resultOptions,
 } from './bundleShapes';
 import { EXAMPLE_UUID, uuidParam } from './idParams';
+import { describeReplaceImport, previousImport } from '../approvals/approvalSummaries';
 
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const bundleParams = z.object({ id: uuidParam('bundle id') });
@@ -89,6 +90,10 @@ export const bundleRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/bundles/{id}/submit',
+    destructive: {
+      when: { says: 'when it replaces an earlier import of the bundle', test: ({ params, services }) => previousImport(services.store, params.id) !== undefined },
+      describe: ({ params, services }) => describeReplaceImport(services.store, params.id),
+    },
     summary:
       'Imports result.md (or resultMarkdown) as a card tree, or replaces the previous import; a snapshot first (preImportSnapshotId). Commits at once: test with /check first. Receipt: cardsCreated (every card written, as check predicted); check parsed.headings = importedCards and excerptsTotal = excerptsAnchored. 409 SUBMIT_IN_FLIGHT: do not retry, read GET /bundles.',
     premium: true,

@@ -19,6 +19,7 @@ import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
+import { approvalRoutes } from './approvals';
 import { guideTableRoutes } from './guideTable';
 import { annotationRoutes } from './annotations';
 
@@ -46,4 +47,5 @@ export const allRoutes: readonly RouteDecl[] = [
   ...uiStateRoutes,
   ...legacySyncRoutes,
   ...tokenRoutes,
+  ...approvalRoutes,
 ];

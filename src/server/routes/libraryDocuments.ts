@@ -10,6 +10,7 @@ import { uploadDocument } from '../library/documentUpload';
 import { checkImportPath } from '../library/importPath';
 import { deleteDocument } from '../library/documentDelete';
 import { extractionProgress } from './documents';
+import { describeDocumentDelete } from '../approvals/approvalSummaries';
 
 export const uploadResponse = z.object({
   bookmd5: z.string(),
@@ -76,6 +77,7 @@ export const libraryDocumentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/library/documents/{id}/delete',
+    destructive: { describe: ({ params, services }) => describeDocumentDelete(services.store, params.id) },
     summary: 'Deletes a document from the library (file and records); 409 DOCUMENT_IN_USE while cards are anchored to it.',
     premium: true,
     confirm: 'body',

@@ -176,6 +176,7 @@ export const noteEditRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/notes/{id}/comments/{index}/delete',
+    destructive: { describe: ({ params }) => `delete comment ${params.index} of card ${params.id}` },
     summary: 'Deletes comment {index}; later comments move up by one (indexes stay 1..N); a link comment removes its two-way link. expectedPrefix required (409 COMMENT_CHANGED).',
     premium: true,
     confirm: 'body',

@@ -7,6 +7,7 @@ import { moveNotes, moveRequests, planMoves } from '../cards/noteMove';
 import { foldIntoSubMap } from '../cards/subMapFold';
 import { EXAMPLE_UUID } from './idParams';
 import { noteId, noteIdList } from './noteParams';
+import { describeCardDelete } from '../approvals/approvalSummaries';
 
 const EX_TARGET = '00000000-0000-4000-8000-000000000001';
 const noteParams = z.object({ id: noteId });
@@ -97,6 +98,7 @@ export const noteStructureRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/notes/delete',
+    destructive: { describe: (_input, dryRun) => describeCardDelete(dryRun) },
     summary:
       "Deletes up to 50 cards of one set; their children take the deleted card's place under its parent (childrenReattachedTo grandparent). Cards used by review decks are hidden (outcome hidden), others deleted; no trash. 422 ROOT_CARD. True dry-run: wouldDelete, cards.",
     premium: true,

@@ -5,6 +5,7 @@ import { deleteStudySet } from '../cards/studySetDelete';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 import { snapshotSummary } from './cardShapes';
+import { describeRestore, describeSetDelete } from '../approvals/approvalSummaries';
 
 const setParams = z.object({ id: topicId });
 const snapshotParams = z.object({ id: uuidParam('snapshotId') });
@@ -59,6 +60,7 @@ export const snapshotRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/snapshots/{id}/restore',
+    destructive: { when: { says: "with force:true (overwrites the person's edits)", test: ({ body }) => body.force === true }, describe: (_input, dryRun) => describeRestore(dryRun) },
     summary:
       "Returns the set's cards to the snapshot, after a protection snapshot of the current state (protectionSnapshotId). 409 STUDY_SET_IN_USE while the set is open in the UI; 409 USER_EDITS_PRESENT with changedNodes when the person edited cards since (force:true overrides, with their consent). 422 SNAPSHOT_UNREADABLE (details: snapshotId, reason missing|corrupt, problem, file) when the snapshot's content file is missing or damaged, dry-run included; nothing is changed. Document tables of contents are not covered. True dry-run: wouldRestoreToVersion, noteCountInSnapshot, currentNoteCount, changedNodes, studySetInUse.",
     premium: true,
@@ -74,6 +76,7 @@ export const snapshotRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/delete',
+    destructive: { describe: ({ params, body, services }) => describeSetDelete(services.store, params.id, body.keepHighlights === false) },
     summary:
       'Removes a study set or a deck from the library (removedFromLibrary). expectedTitle must equal its title exactly (else 409 TITLE_MISMATCH with actualTitle). Default keepHighlights:true hides it and its cards (highlights stay) after a snapshot (preDeleteSnapshotId); keepHighlights:false removes it for good.',
     premium: true,

@@ -58,6 +58,8 @@ const routeInfo = z.object({
   /** A valid request from the declaration (ids in it name nothing). */
   example: z.object({ params: z.record(z.string(), z.string()).optional(), query: z.record(z.string(), z.string()).optional(), body: z.record(z.string(), z.unknown()).optional() }).optional(),
   scope: z.enum(['none', 'read', 'write', 'owner']),
+  /** Loses the person's data: an agent's call waits for approval under policy destructive (a string: only when it holds). */
+  destructive: z.union([z.literal(true), z.string()]).optional(),
 });
 
 export const statusResponse = z.object({
@@ -103,6 +105,8 @@ export const statusResponse = z.object({
 const feature = z.record(z.string(), z.unknown()).optional();
 export const capabilitiesResponse = z.object({
   routes: z.array(routeInfo),
+  /** Which agent calls wait for the person (issue 18): the policy of this bridge and how the wait works. */
+  approvals: z.object({ policy: z.enum(['destructive', 'all-writes', 'never']), expiresAfterSeconds: z.number(), flow: z.string() }).optional(),
   routeCount: z.number().int(),
   apiFingerprint: z.string(),
   accessPolicy: z.object({
@@ -190,7 +194,14 @@ export const systemRoutes = [
     path: '/capabilities',
     summary: 'Machine-readable route list (requiresMax, confirm, dryRun), presets, anchor modes, fill semantics, limits.',
     response: capabilitiesResponse,
-    handler: async ({ services }) => buildCapabilities(services.routes, services.config.limits, services.guide),
+    handler: async ({ services }) => ({
+      ...buildCapabilities(services.routes, services.config.limits, services.guide),
+      approvals: {
+        policy: services.approvals.policy,
+        expiresAfterSeconds: services.config.limits.approvalTtlMs / 1000,
+        flow: "An agent token's covered call (destructive routes: routes[].destructive; all-writes: every write) answers 202 {approvalId, state:'pending', summary}; poll GET /approvals/{id} until allowed (result), denied or expired. The owner's calls never wait.",
+      },
+    }),
   }),
   defineRoute({
     method: 'GET',

@@ -44,6 +44,7 @@ export const tokenRoutes = [
   defineRoute({
     method: 'POST',
     path: '/tokens/{id}/revoke',
+    destructive: { describe: ({ params }) => `revoke agent token ${params.id}` },
     summary: 'Owner only. Ends an agent token at once: its next request is 401. Its name stays in the logs.',
     scope: 'owner',
     confirm: 'body',

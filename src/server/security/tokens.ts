@@ -200,6 +200,12 @@ export class TokenRegistry {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt)); // stable: same-millisecond tokens stay in issue order
   }
 
+  /** A live agent token's caller, by id (an approved call runs as the agent that asked); undefined once revoked. */
+  callerOf(tokenId: string): Caller | undefined {
+    for (const l of this.live.values()) if (l.info.tokenId === tokenId) return l.caller;
+    return undefined;
+  }
+
   find(tokenId: string): AgentTokenInfo | undefined {
     return this.list().find((t) => t.tokenId === tokenId);
   }

@@ -2,13 +2,15 @@ import type { Database } from 'sql.js';
 import { queryAll } from './sqlite';
 
 /** What a library change is about, as GET /events names it. */
-export type ChangeKind = 'card' | 'set' | 'deck' | 'document' | 'bundle';
+export type ChangeKind = 'card' | 'set' | 'deck' | 'document' | 'bundle' | 'approval';
 
 /** The ids of one kind that a committed batch touched (`truncated`: more than the cap, re-read the kind). */
 export interface LibraryChange {
   kind: ChangeKind;
   ids: string[];
   truncated?: boolean;
+  /** An approval's new state (kind 'approval': one change per approval). */
+  state?: string;
 }
 
 /** Tables that hold library content: how a changed row is named. Others (meta, tokens, search index) are bookkeeping. */
@@ -27,6 +29,7 @@ const TABLES: Record<string, { kind: ChangeKind; key: string }> = {
   documents: { kind: 'document', key: 'bookmd5' },
   page_parts: { kind: 'document', key: 'bookmd5' },
   bundles: { kind: 'bundle', key: 'bundle_id' },
+  approvals: { kind: 'approval', key: 'approval_id' },
 };
 
 /** Rows remembered per table and batch; a bulk import names the first ones and says it was cut. */
@@ -78,6 +81,7 @@ export class RowChanges {
     this.cut = new Set();
     this.log = [];
     const byKind = new Map<ChangeKind, { ids: Set<string>; truncated: boolean }>();
+    const approvals: LibraryChange[] = [];
     const add = (kind: ChangeKind, id: unknown, truncated = false) => {
       let entry = byKind.get(kind);
       if (!entry) byKind.set(kind, (entry = { ids: new Set(), truncated: false }));
@@ -89,6 +93,10 @@ export class RowChanges {
       const list = [...rowids].join(',');
       if (table === 'topics') {
         for (const r of queryAll<{ topicid: string; kind: string }>(this.db, `SELECT topicid, kind FROM topics WHERE rowid IN (${list})`)) add(r.kind === 'deck' ? 'deck' : 'set', r.topicid);
+        continue;
+      }
+      if (table === 'approvals') {
+        for (const r of queryAll<{ id: string; state: string }>(this.db, `SELECT approval_id AS id, state FROM approvals WHERE rowid IN (${list})`)) approvals.push({ kind: 'approval', ids: [r.id], state: r.state });
         continue;
       }
       const extra = table === 'operations' ? ', note_ids' : '';
@@ -108,7 +116,7 @@ export class RowChanges {
       }
       if (!sets.ids.size && !sets.truncated) byKind.delete('set');
     }
-    return [...byKind].map(([kind, e]) => ({ kind, ids: [...e.ids], ...(e.truncated ? { truncated: true } : {}) }));
+    return [...byKind].map(([kind, e]): LibraryChange => ({ kind, ids: [...e.ids], ...(e.truncated ? { truncated: true } : {}) })).concat(approvals);
   }
 }
 

@@ -297,4 +297,31 @@ ALTER TABLE review_logs ADD COLUMN token_id TEXT;
 ALTER TABLE access_codes ADD COLUMN grant_json TEXT;
 `,
   },
+  {
+    version: 7,
+    sql: `
+-- The person approves what cannot be undone (issue 18): an agent's covered
+-- call is stored here, not run, until the owner allows or denies it. The
+-- request is kept whole so a pending approval survives a restart; an allowed
+-- one is marked before it runs and its answer saved after, so it runs at
+-- most once and its result stays readable.
+CREATE TABLE approvals (
+  approval_id TEXT PRIMARY KEY,
+  token_id TEXT NOT NULL,                -- the agent token that asked
+  agent_name TEXT NOT NULL,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,                    -- the route's declared path, e.g. /notes/delete
+  request_json TEXT NOT NULL,            -- {params, query, body} as sent
+  summary_json TEXT NOT NULL,            -- {text, dryRun?}: what the call would do
+  state TEXT NOT NULL,                   -- pending | allowed | denied | expired
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  decided_at TEXT,
+  decided_by TEXT,                       -- owner | mcp-elicitation
+  result_json TEXT                       -- {status, body} once the allowed call answered
+);
+CREATE INDEX approvals_state ON approvals(state, expires_at);
+CREATE INDEX operations_token ON operations(token_id, op_seq);
+`,
+  },
 ];

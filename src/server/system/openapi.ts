@@ -52,6 +52,12 @@ function successSchema(r: RouteDecl): Json {
 
 const errorRef = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
+/** An agent's call held for the person's approval (policy: destructive routes, or all writes). */
+const APPROVAL_PENDING = {
+  description:
+    "Held for the person's approval (an agent token; policy destructive: routes with x-destructive, or all-writes): {approvalId, state:'pending', summary:{text, dryRun}, expiresAt}. Nothing changed yet: poll GET /approvals/{id}.",
+};
+
 /** The 4xx answers a route's gates can give, and those its summary names (409 TITLE_MISMATCH, 429 EXPORT_BUSY…). */
 function errorResponses(r: RouteDecl): Record<string, unknown> {
   const why = new Map<number, string[]>();
@@ -121,6 +127,7 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
       'x-confirm': r.confirm ?? 'none',
       'x-dry-run': !!r.dryRun,
       'x-scope': r.auth === 'none' ? 'none' : routeScope(r),
+      'x-destructive': r.destructive ? (r.destructive.when?.says ?? true) : false,
       'x-listed': r.listed !== false,
       parameters: [...params, ...query],
       ...(r.method === 'POST'
@@ -130,7 +137,10 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
               : { content: { 'application/json': { schema: jsonSchema(s.body, 'input'), ...(r.example?.body ? { example: r.example.body } : {}) } } },
           }
         : {}),
-      responses: { '200': successResponse(r), ...errorResponses(r), default: errorRef('Any other error (5xx: retryable says whether to try again)') },
+      responses: {
+        '200': successResponse(r),
+        ...(r.method === 'POST' && r.auth !== 'none' && routeScope(r) === 'write' ? { '202': APPROVAL_PENDING } : {}),
+        ...errorResponses(r), default: errorRef('Any other error (5xx: retryable says whether to try again)') },
     };
   }
   return {

@@ -13,6 +13,8 @@ export function describeRoute(r: RouteDecl) {
     dryRun: !!r.dryRun,
     /** The token scope a confirmed call needs (an unconfirmed dry-run needs read); none: token-free. */
     scope: r.auth === 'none' ? ('none' as const) : routeScope(r),
+    /** Loses the person's data: an agent's confirmed call waits for approval under policy 'destructive' (a string: only when). */
+    ...(r.destructive ? { destructive: r.destructive.when?.says ?? true } : {}),
   };
 }
 

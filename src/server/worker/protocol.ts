@@ -14,6 +14,8 @@ export interface WorkerBridgeOptions {
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
   ankiConnect?: { port: number; allowedOrigins?: string[] };
+  /** Which agent calls wait for the person (setting studyBridge.approveAgentChanges). */
+  approvals?: 'destructive' | 'all-writes' | 'never';
 }
 
 /** The optional UiHost methods the main thread implements (the proxy offers only these). */

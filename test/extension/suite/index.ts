@@ -39,6 +39,7 @@ export async function run(): Promise<void> {
     agents: () => require('./agents.test'),
     ankiConnect: () => require('./ankiConnect.test'),
     annotations: () => require('./annotations.test'),
+    approvals: () => require('./approvals.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 

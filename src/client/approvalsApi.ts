@@ -1,0 +1,30 @@
+import type { RouteResponse } from '../server/http/routeTable';
+import type { approvalListResponse, approvalResponse } from '../server/routes/approvals';
+
+/**
+ * Approvals, for the owner (the VS Code extension): the agent calls held for
+ * the person's decision, and the decision. Shapes come from the routes' own
+ * schemas (`import type` only).
+ */
+export type ApprovalList = RouteResponse<typeof approvalListResponse>;
+export type PendingApproval = ApprovalList['approvals'][number];
+export type DecidedApproval = RouteResponse<typeof approvalResponse>;
+
+/** The client's request method (bridgeClient.ts), named here so the facade and this file do not import each other. */
+interface Requester {
+  request<T>(method: 'GET' | 'POST', path: string, opts?: { body?: unknown }): Promise<T>;
+}
+
+export class ApprovalsApi {
+  constructor(private readonly client: Requester) {}
+
+  async pending(): Promise<PendingApproval[]> {
+    return (await this.client.request<ApprovalList>('GET', '/approvals')).approvals;
+  }
+  get(approvalId: string) {
+    return this.client.request<DecidedApproval>('GET', `/approvals/${encodeURIComponent(approvalId)}`);
+  }
+  decide(approvalId: string, decision: 'allow' | 'deny') {
+    return this.client.request<DecidedApproval>('POST', `/approvals/${encodeURIComponent(approvalId)}/decide`, { body: { decision, confirm: true } });
+  }
+}
