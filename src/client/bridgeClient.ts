@@ -11,6 +11,7 @@ import { BundlesApi } from './bundlesApi';
 import { ReaderApi } from './readerApi';
 import { ReviewApi } from './reviewApi';
 import { TokensApi, type AgentScope } from './tokensApi';
+import { AnkiApi } from './ankiApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -133,6 +134,8 @@ export class BridgeClient {
   readonly reviews = new ReviewApi(this);
   /** Agent tokens (owner only): list, make, revoke. */
   readonly tokens = new TokensApi(this);
+  /** Anki packages: import into a new deck, export a deck. */
+  readonly anki = new AnkiApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

@@ -19,6 +19,7 @@ import { legacySyncRoutes } from './legacySync';
 import { mindMapPrintRoutes } from './mindMapPrint';
 import { tokenRoutes } from './tokens';
 import { outlineRoutes } from './outline';
+import { ankiPackageRoutes } from './ankiPackages';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -34,6 +35,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...searchRoutes,
   ...deckRoutes,
   ...deckCardRoutes,
+  ...ankiPackageRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,
   ...noteImageRoutes,

@@ -297,4 +297,20 @@ ALTER TABLE review_logs ADD COLUMN token_id TEXT;
 ALTER TABLE access_codes ADD COLUMN grant_json TEXT;
 `,
   },
+  {
+    version: 7,
+    sql: `
+-- Anki packages (issue 19): the note guid each imported Anki note became a
+-- card under, so importing the same package again updates instead of
+-- duplicating, and an export gives the card its original guid back.
+CREATE TABLE anki_notes (
+  guid TEXT PRIMARY KEY,
+  noteid TEXT NOT NULL,
+  topicid TEXT NOT NULL,
+  deck_id TEXT NOT NULL,
+  imported_at TEXT NOT NULL
+);
+CREATE INDEX anki_notes_note ON anki_notes(noteid);
+`,
+  },
 ];

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { strToU8, zipSync, type Zippable } from 'fflate';
+import initSqlJs from 'sql.js';
+
+/**
+ * Builds .apkg files the way Anki's legacy exporter lays them out (schema 11:
+ * col row with models/decks/dconf JSON, notes with \x1f-separated fields and
+ * space-padded tags, cards with scheduling and `data`, revlog, a `media` JSON
+ * map and media files named 0, 1, …). Written on its own, not from the
+ * bridge's exporter, so an import test reads a package the bridge did not make.
+ */
+
+export interface BuildCard {
+  ord?: number;
+  deck?: string;
+  /** 0 new, 1 learning, 2 review, 3 relearning. */
+  type?: number;
+  queue?: number;
+  due?: number;
+  ivl?: number;
+  factor?: number;
+  reps?: number;
+  lapses?: number;
+  data?: string;
+  /** Epoch ms of reviews to write to revlog. */
+  reviews?: number[];
+}
+
+export interface BuildNote {
+  guid: string;
+  model: string;
+  fields: string[];
+  tags?: string[];
+  cards?: BuildCard[];
+}
+
+export interface BuildModel {
+  name: string;
+  fields: string[];
+  cloze?: boolean;
+  templates?: number;
+}
+
+export interface BuildPackage {
+  /** Collection creation, epoch seconds (Anki: a day's start). */
+  crt: number;
+  models: BuildModel[];
+  decks: string[];
+  notes: BuildNote[];
+  media?: Record<string, Uint8Array>;
+  /** Name of the collection entry (collection.anki2 or collection.anki21). */
+  collectionName?: string;
+  /** Extra zip entries (e.g. a collection.anki21b). */
+  extra?: Record<string, Uint8Array>;
+}
+
+const sha1Int = (s: string) => parseInt(createHash('sha1').update(s).digest('hex').slice(0, 8), 16);
+
+export async function buildCollection(p: BuildPackage): Promise<Uint8Array> {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database();
+  db.exec(`
+CREATE TABLE col (id integer primary key, crt integer not null, mod integer not null, scm integer not null, ver integer not null, dty integer not null, usn integer not null, ls integer not null, conf text not null, models text not null, decks text not null, dconf text not null, tags text not null);
+CREATE TABLE notes (id integer primary key, guid text not null, mid integer not null, mod integer not null, usn integer not null, tags text not null, flds text not null, sfld integer not null, csum integer not null, flags integer not null, data text not null);
+CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null, mod integer not null, usn integer not null, type integer not null, queue integer not null, due integer not null, ivl integer not null, factor integer not null, reps integer not null, lapses integer not null, left integer not null, odue integer not null, odid integer not null, flags integer not null, data text not null);
+CREATE TABLE revlog (id integer primary key, cid integer not null, usn integer not null, ease integer not null, ivl integer not null, lastIvl integer not null, factor integer not null, time integer not null, type integer not null);
+CREATE TABLE graves (usn integer not null, oid integer not null, type integer not null);`);
+  const modelIds = new Map(p.models.map((m, i) => [m.name, 1_600_000_000_000 + i]));
+  const deckIds = new Map(p.decks.map((d, i) => [d, 1_600_000_100_000 + i]));
+  const models: Record<string, unknown> = {};
+  for (const m of p.models) {
+    const id = modelIds.get(m.name)!;
+    models[id] = {
+      id,
+      name: m.name,
+      type: m.cloze ? 1 : 0,
+      mod: p.crt,
+      usn: -1,
+      sortf: 0,
+      did: 1,
+      flds: m.fields.map((name, ord) => ({ name, ord, sticky: false, rtl: false, font: 'Arial', size: 20 })),
+      tmpls: Array.from({ length: m.templates ?? 1 }, (_, ord) => ({ name: `Card ${ord + 1}`, ord, qfmt: m.cloze ? `{{cloze:${m.fields[0]}}}` : `{{${m.fields[ord % m.fields.length]}}}`, afmt: '{{FrontSide}}<hr id=answer>{{Back}}', did: null })),
+      css: '.card {}',
+      latexPre: '',
+      latexPost: '',
+      req: [[0, 'any', [0]]],
+      tags: [],
+      vers: [],
+    };
+  }
+  const decks: Record<string, unknown> = { 1: { id: 1, name: 'Default', conf: 1, dyn: 0 } };
+  for (const [name, id] of deckIds) decks[id] = { id, name, conf: 1, dyn: 0, desc: '', collapsed: false, newToday: [0, 0], revToday: [0, 0], lrnToday: [0, 0], timeToday: [0, 0] };
+  db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [p.crt, p.crt * 1000, p.crt * 1000, '{"nextPos":1}', JSON.stringify(models), JSON.stringify(decks), JSON.stringify({ 1: { id: 1, name: 'Default' } }), '{}']);
+  db.exec('BEGIN');
+  const ns = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
+  const cs = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)');
+  const rs = db.prepare('INSERT INTO revlog VALUES (?, ?, -1, 3, ?, 0, 2500, 6000, 1)');
+  let cardId = 1_700_000_000_000;
+  p.notes.forEach((n, i) => {
+    const nid = 1_650_000_000_000 + i;
+    const first = n.fields[0].replace(/<[^>]*>/g, '');
+    ns.run([nid, n.guid, modelIds.get(n.model)!, p.crt, n.tags?.length ? ` ${n.tags.join(' ')} ` : '', n.fields.join('\x1f'), first, sha1Int(first), '']);
+    for (const c of n.cards ?? [{}]) {
+      const cid = cardId++;
+      cs.run([cid, nid, deckIds.get(c.deck ?? p.decks[0])!, c.ord ?? 0, p.crt, c.type ?? 0, c.queue ?? c.type ?? 0, c.due ?? i + 1, c.ivl ?? 0, c.factor ?? (c.type ? 2500 : 0), c.reps ?? 0, c.lapses ?? 0, c.data ?? '']);
+      for (const at of c.reviews ?? []) rs.run([at, cid, c.ivl ?? 0]);
+    }
+  });
+  ns.free();
+  cs.free();
+  rs.free();
+  db.exec('COMMIT');
+  const bytes = db.export();
+  db.close();
+  return bytes;
+}
+
+export async function buildApkg(p: BuildPackage): Promise<Uint8Array> {
+  const files: Zippable = { [p.collectionName ?? 'collection.anki2']: await buildCollection(p) };
+  const map: Record<string, string> = {};
+  Object.entries(p.media ?? {}).forEach(([name, bytes], i) => {
+    map[String(i)] = name;
+    files[String(i)] = [bytes, { level: 0 }];
+  });
+  files.media = strToU8(JSON.stringify(map));
+  Object.assign(files, p.extra ?? {});
+  return zipSync(files);
+}
+
+/** A day's start (UTC) `daysAgo` days before `now`, in epoch seconds: a collection's crt. */
+export const crtDaysAgo = (daysAgo: number, now = Date.now()) => Math.floor(now / 86_400_000 - daysAgo) * 86_400;
