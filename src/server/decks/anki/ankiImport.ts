@@ -32,7 +32,7 @@ const notAZip = () => invalidInput('The uploaded bytes are not an Anki package (
 
 /** Spools the body, opens it, runs `fn`, and always removes the spool file. */
 async function withPackage<T>(deps: AnkiImportDeps, input: AnkiImportInput, fn: (pkg: ApkgPackage) => Promise<T>): Promise<T> {
-  if (!/\.(apkg|colpkg|zip)$/i.test(input.filename)) throw invalidInput(`filename "${input.filename}" must end in .apkg.`, { field: 'filename' }, 'APKG_NOT_A_ZIP');
+  if (!/\.(apkg|colpkg|zip)$/i.test(input.filename)) throw invalidInput(`filename "${input.filename}" must end in .apkg (an Anki package). Nothing was stored.`, { field: 'filename' }, 'APKG_NOT_A_ZIP');
   mkdirSync(deps.config.libraryDir, { recursive: true });
   const spooled = await spoolUpload(input.body, deps.config.libraryDir, deps.config.limits.uploadBytes, (head) => {
     if (head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) throw notAZip();
