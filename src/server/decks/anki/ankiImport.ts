@@ -30,14 +30,17 @@ export interface AnkiImportInput {
 
 const notAZip = () => invalidInput('The uploaded bytes are not an Anki package (.apkg is a zip; no "PK" header). Nothing was stored.', undefined, 'APKG_NOT_A_ZIP');
 
-/** Spools the body, opens it, runs `fn`, and always removes the spool file. */
-async function withPackage<T>(deps: AnkiImportDeps, input: AnkiImportInput, fn: (pkg: ApkgPackage) => Promise<T>): Promise<T> {
+/** Spools the body, opens it, runs `fn` (`onEmpty` when no byte came), and always removes the spool file. */
+async function withPackage<T>(deps: AnkiImportDeps, input: AnkiImportInput, fn: (pkg: ApkgPackage) => Promise<T>, onEmpty: () => T = () => {
+  throw notAZip();
+}): Promise<T> {
   if (!/\.(apkg|colpkg|zip)$/i.test(input.filename)) throw invalidInput(`filename "${input.filename}" must end in .apkg (an Anki package). Nothing was stored.`, { field: 'filename' }, 'APKG_NOT_A_ZIP');
   mkdirSync(deps.config.libraryDir, { recursive: true });
   const spooled = await spoolUpload(input.body, deps.config.libraryDir, deps.config.limits.uploadBytes, (head) => {
-    if (head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) throw notAZip();
+    if (head.length > 0 && (head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b)) throw notAZip();
   });
   try {
+    if (spooled.size === 0) return onEmpty();
     const pkg = await openApkg(spooled.path);
     try {
       return await fn(pkg);
@@ -64,8 +67,8 @@ async function loadMedia(pkg: ApkgPackage, plan: ImportPlan): Promise<{ media: M
 }
 
 /** What the package would create or update (the 422's details without confirm=1). */
-export async function previewApkgImport(deps: AnkiImportDeps, input: AnkiImportInput) {
-  return withPackage(deps, input, async (pkg) => {
+export async function previewApkgImport(deps: AnkiImportDeps, input: AnkiImportInput): Promise<Record<string, unknown>> {
+  return withPackage<Record<string, unknown>>(deps, input, async (pkg) => {
     const plan = planImport(pkg.collection, new Date());
     const wanted = new Set(plan.notes.flatMap((n) => n.images));
     const available = [...wanted].filter((n) => (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES).length;
@@ -84,7 +87,7 @@ export async function previewApkgImport(deps: AnkiImportDeps, input: AnkiImportI
       skipped: plan.skipped.slice(0, 50),
       skippedCount: plan.skipped.length + (wanted.size - available),
     };
-  });
+  }, () => ({ wouldCreate: null, reason: 'No bytes were sent: the body is the .apkg file itself.' }));
 }
 
 export async function importApkg(deps: AnkiImportDeps, input: AnkiImportInput, actor: Actor) {
