@@ -102,6 +102,8 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
   const db = new SQL.Database();
   const media = mediaSet();
   try {
+    // A scratch database exported once at the end: no rollback journal to keep.
+    db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;');
     db.exec(ANKI_SCHEMA);
     db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [
       crt,
