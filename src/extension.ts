@@ -27,6 +27,7 @@ import { PdfReaderEditorProvider } from './editors/pdfReaderEditor';
 import { registerReaderCommands } from './extension/readerCommands';
 import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
+import { registerAnkiCommands } from './extension/ankiCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -259,6 +260,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       },
     }),
     ...registerAgentCommands({ log, requireClient, agents: views.agents }),
+    ...registerAnkiCommands({ log, requireClient, refreshViews }),
     ...registerCardCommands({
       log,
       requireClient,
