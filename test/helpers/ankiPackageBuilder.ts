@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import initSqlJs from 'sql.js';
+import { loadSqlite } from '../../src/server/store/sqlite';
 
 /**
  * Builds .apkg files the way Anki's legacy exporter lays them out (schema 11:
@@ -57,7 +57,7 @@ export interface BuildPackage {
 const sha1Int = (s: string) => parseInt(createHash('sha1').update(s).digest('hex').slice(0, 8), 16);
 
 export async function buildCollection(p: BuildPackage): Promise<Uint8Array> {
-  const SQL = await initSqlJs();
+  const SQL = await loadSqlite(); // the sql.js engine only (found from a bundle too)
   const db = new SQL.Database();
   db.exec(`
 CREATE TABLE col (id integer primary key, crt integer not null, mod integer not null, scm integer not null, ver integer not null, dty integer not null, usn integer not null, ls integer not null, conf text not null, models text not null, decks text not null, dconf text not null, tags text not null);
@@ -129,3 +129,34 @@ export async function buildApkg(p: BuildPackage): Promise<Uint8Array> {
 
 /** A day's start (UTC) `daysAgo` days before `now`, in epoch seconds: a collection's crt. */
 export const crtDaysAgo = (daysAgo: number, now = Date.now()) => Math.floor(now / 86_400_000 - daysAgo) * 86_400;
+
+/** A w × h PNG of one colour with a darker frame, written with zlib alone (no canvas: usable in the extension host). */
+export function solidPng(w: number, h: number, [r, g, b]: [number, number, number]): Uint8Array {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const zlib = require('node:zlib') as typeof import('node:zlib');
+  const raw = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    raw[y * (w * 3 + 1)] = 0;
+    for (let x = 0; x < w; x++) {
+      const edge = x < 3 || y < 3 || x >= w - 3 || y >= h - 3;
+      const o = y * (w * 3 + 1) + 1 + x * 3;
+      raw[o] = edge ? r >> 1 : r;
+      raw[o + 1] = edge ? g >> 1 : g;
+      raw[o + 2] = edge ? b >> 1 : b;
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(td) >>> 0);
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}

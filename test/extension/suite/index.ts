@@ -37,6 +37,7 @@ export async function run(): Promise<void> {
     mindMap: () => require('./mindMap.test'),
     reader: () => require('./reader.test'),
     agents: () => require('./agents.test'),
+    anki: () => require('./anki.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 
