@@ -84,6 +84,9 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     const cloze = cards.find((c: any) => c.sourceNoteId === notes[3].noteid)!;
     assert.equal(cloze.questionMode, 'custom_text');
     assert.equal(cloze.question, 'La capital de España es {{c1::Madrid}}.');
+    // In review the Anki cloze is hidden like ours.
+    const due = await t.client.reviews.due(r.deckId);
+    assert.ok(due.cards.some((c: any) => c.question.text === 'La capital de España es […].'), JSON.stringify(due.cards.map((c: any) => c.question.text)));
   });
 
   it('the same package again updates by note guid: no new cards, no new deck', async () => {

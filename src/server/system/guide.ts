@@ -75,6 +75,8 @@ const decksWorkflow = `8. **Review decks**: \`GET /decks\` (never \`/library/stu
    shown as \`[…]\`), \`answer\` (body, comments: reveal after they answer) and \`nextIntervals\`; then grade what they
    said with \`POST /decks/{id}/reviews\` \`{cardNoteId, rating: again|hard|good|easy, confirm:true}\` (one grade per answer,
    <<proof POST /decks/{id}/reviews>> and \`reviewLogId\` prove it). Let the person choose the rating when they can.
+   Anki: \`POST /decks/import?filename=x.apkg&confirm=1\` (raw .apkg bytes; unconfirmed, the 422 previews) makes a set and a
+   deck, and updates them on a second import; \`GET /decks/{id}/apkg\` is the deck as an .apkg for Anki and AnkiDroid.
 `;
 
 const startWorkflow = `1. **Start**: \`GET /status\` → \`GET /capabilities\` → \`GET /context\` when the user says "this page" or "this card"
