@@ -13,7 +13,7 @@ export const REVIEW_DUE_DAY = 40; // due in 10 days
 export const REVIEW_IVL = 15;
 export const FSRS_DATA = { s: 17.25, d: 4.3 };
 
-export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ bytes: Uint8Array; crt: number; pictures: Record<string, Buffer> }> {
+export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ bytes: Uint8Array; crt: number; pictures: Record<string, Buffer>; pkg: BuildPackage }> {
   const crt = crtDaysAgo(CRT_DAYS_AGO);
   const cat = await makePng(64, 48, (ctx) => {
     ctx.fillStyle = '#d04020';
@@ -64,5 +64,5 @@ export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ 
     media: pictures,
     ...opts,
   };
-  return { bytes: await buildApkg(pkg), crt, pictures };
+  return { bytes: await buildApkg(pkg), crt, pictures, pkg };
 }

@@ -3,6 +3,7 @@ import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { decode } from './cardImagesFixture';
 import { CRT_DAYS_AGO, FSRS_DATA, REVIEW_DUE_DAY, REVIEW_IVL, vocabPackage } from './ankiFixture';
+import { buildNewerApkg } from '../helpers/ankiPackageBuilder';
 
 const importApkg = (t: TestBridge, bytes: Uint8Array, query: Record<string, string | number> = { filename: 'Spanish.apkg', confirm: 1 }) =>
   t.client.raw('POST', '/decks/import', { bytes, query });
@@ -109,5 +110,28 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     const ids = tree.nodes.filter((n: any) => n.parent !== null).map((n: any) => n.noteid);
     const notes = (await t.client.cards.batchGet(ids)).notes;
     assert.equal(notes[0].parts.filter((p) => p.kind === 'image').length, 1);
+  });
+
+  it('reads the newer format too (collection.anki21b: zstd, note types in tables, protobuf media list, zstd media)', async () => {
+    const { pkg } = await vocabPackage();
+    const other = await startBridge();
+    try {
+      const res = await other.client.raw('POST', '/decks/import', { bytes: await buildNewerApkg(pkg), query: { filename: 'Spanish.apkg', confirm: 1 } });
+      assert.equal(res.status, 200, res.text());
+      const r = res.json<any>();
+      assert.deepEqual([r.notes, r.created, r.cards, r.media], [4, 4, 4, 2]);
+      const deck = (await other.client.listDecks()).find((d) => d.deckId === r.deckId)!;
+      assert.equal(deck.title, 'Spanish / Vocab');
+      const cards = (await other.client.cards.deckCards(r.deckId)).cards;
+      const reviewed = cards.find((c: any) => c.state === 'review')!;
+      assert.equal(reviewed.stability, FSRS_DATA.s);
+      assert.equal(cards.find((c: any) => c.questionMode === 'custom_text')?.question, 'La capital de España es {{c1::Madrid}}.');
+      const notes = (await other.client.cards.batchGet(cards.map((c: any) => c.sourceNoteId))).notes;
+      const pic = notes.find((n) => n.title === 'el gato')!.parts.find((p) => p.kind === 'image')!;
+      const png = await decode((await other.client.raw('GET', `/notes/${notes.find((n) => n.title === 'el gato')!.noteid}/content/${pic.contentId}`)).bytes);
+      assert.deepEqual([png.width, png.height], [64, 48]);
+    } finally {
+      await other.stop();
+    }
   });
 });

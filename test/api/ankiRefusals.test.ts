@@ -60,7 +60,7 @@ describe('POST /decks/import refusals: 4xx with a clear code, nothing written', 
     await refused(t, zipSync({ 'collection.anki2': strToU8('not a database at all, '.repeat(100)), media: strToU8('{}') }), 422, 'APKG_DAMAGED');
   });
 
-  it('only the newer format (collection.anki21b beside the stub) → 422 APKG_FORMAT_UNSUPPORTED naming "Support older Anki versions"', async () => {
+  it('a newer-format collection.anki21b the bridge cannot read (beside the stub) → 422 APKG_FORMAT_UNSUPPORTED naming "Support older Anki versions"', async () => {
     const stub = await buildCollection({ crt: 0, models: [{ name: 'Basic', fields: ['Front', 'Back'] }], decks: ['Default'], notes: [{ guid: 'stub', model: 'Basic', fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''] }] });
     const pkg = zipSync({ 'collection.anki2': stub, 'collection.anki21b': new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]), media: new Uint8Array([0x28, 0xb5, 0x2f, 0xfd]) });
     const err = await refused(t, pkg, 422, 'APKG_FORMAT_UNSUPPORTED');

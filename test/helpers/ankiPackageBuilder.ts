@@ -160,3 +160,66 @@ export function solidPng(w: number, h: number, [r, g, b]: [number, number, numbe
   ihdr[9] = 2;
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/** A zstd frame of raw (stored) blocks: valid zstd any decoder reads, made without an encoder. */
+export function zstdStored(data: Uint8Array): Uint8Array {
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38])]; // magic; no content size; window 128 KiB
+  const MAX = 128 * 1024;
+  let off = 0;
+  do {
+    const n = Math.min(MAX, data.length - off);
+    const last = off + n >= data.length ? 1 : 0;
+    const h = (n << 3) | last; // block type 0: raw
+    parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff]), Buffer.from(data.subarray(off, off + n)));
+    off += n;
+  } while (off < data.length);
+  return Buffer.concat(parts);
+}
+
+const varint = (n: number) => {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return out;
+};
+const lenField = (field: number, bytes: Uint8Array) => Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length), ...bytes]);
+
+/**
+ * The newer package (Anki 2.1.50+ without "Support older Anki versions"):
+ * collection.anki21b, a zstd schema-18 collection (note types, fields and
+ * decks in tables), a stub collection.anki2, a zstd protobuf media list and
+ * zstd media files.
+ */
+export async function buildNewerApkg(p: BuildPackage): Promise<Uint8Array> {
+  const SQL = await loadSqlite();
+  const db = new SQL.Database(await buildCollection(p));
+  db.exec(`
+CREATE TABLE notetypes (id integer NOT NULL PRIMARY KEY, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, config blob NOT NULL);
+CREATE TABLE fields (ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL, config blob NOT NULL, PRIMARY KEY (ntid, ord)) without rowid;
+CREATE TABLE templates (ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, config blob NOT NULL, PRIMARY KEY (ntid, ord)) without rowid;
+CREATE TABLE decks (id integer PRIMARY KEY NOT NULL, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, common blob NOT NULL, kind blob NOT NULL);`);
+  const models = JSON.parse(String(db.exec('SELECT models FROM col')[0].values[0][0])) as Record<string, { id: number; name: string; type: number; flds: Array<{ name: string; ord: number }> }>;
+  const decks = JSON.parse(String(db.exec('SELECT decks FROM col')[0].values[0][0])) as Record<string, { id: number; name: string }>;
+  for (const m of Object.values(models)) {
+    db.run('INSERT INTO notetypes VALUES (?, ?, 0, -1, ?)', [m.id, m.name, new Uint8Array(m.type === 1 ? [0x08, 0x01] : [])]);
+    for (const f of m.flds) db.run('INSERT INTO fields VALUES (?, ?, ?, ?)', [m.id, f.ord, f.name, new Uint8Array([])]);
+  }
+  for (const d of Object.values(decks)) db.run('INSERT INTO decks VALUES (?, ?, 0, -1, ?, ?)', [d.id, d.name.replace(/::/g, '\x1f'), new Uint8Array([]), new Uint8Array([])]);
+  db.run("UPDATE col SET models = '', decks = '', dconf = '', ver = 18");
+  const collection = db.export();
+  db.close();
+  const files: Zippable = {
+    'collection.anki2': await buildCollection({ crt: p.crt, models: [{ name: 'Basic', fields: ['Front', 'Back'] }], decks: ['Default'], notes: [{ guid: 'stub', model: 'Basic', fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''] }] }),
+    'collection.anki21b': zstdStored(collection),
+  };
+  const entries: Buffer[] = [];
+  Object.entries(p.media ?? {}).forEach(([name, bytes], i) => {
+    files[String(i)] = [zstdStored(bytes), { level: 0 }];
+    entries.push(lenField(1, Buffer.concat([lenField(1, Buffer.from(name, 'utf8')), Buffer.from([0x10, ...varint(bytes.length)]), Buffer.from([0xf8, 0x0f, ...varint(i)])])));
+  });
+  files.media = zstdStored(Buffer.concat(entries));
+  return zipSync(files);
+}

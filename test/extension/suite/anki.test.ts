@@ -58,15 +58,28 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
 
     const deckNode = await eventually(async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${result.deckId}`), 'the imported deck in the view');
     assert.match(String(deckNode.treeItem().description), /3 cards$/);
-    // The card with its picture, as the bridge renders it, beside the view.
+    // The card's picture as the bridge serves it (GET /notes/{id}/content/{contentId}), open beside the view.
     const robinNote = notes.find((n) => n.title === 'Robin')!;
-    const render = await agent.raw('GET', `/notes/${robinNote.noteid}/render`, { query: { width: 480 } });
-    assert.equal(render.status, 200);
-    const renderFile = join(dir, 'Robin (card).png');
-    writeFileSync(renderFile, render.bytes);
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(renderFile));
+    const part = robinNote.parts.find((p) => p.kind === 'image')!;
+    const picture = await agent.raw('GET', `/notes/${robinNote.noteid}/content/${part.contentId}`);
+    assert.equal(picture.status, 200);
+    assert.equal(picture.headers.get('content-type'), 'image/png');
+    const pictureFile = join(dir, 'Robin (card picture).png');
+    writeFileSync(pictureFile, picture.bytes);
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(pictureFile));
     await vscode.commands.executeCommand('studyBridge.decks.focus');
-    await api.trees.decks.reveal(deckNode, { expand: true, select: false, focus: false });
+    // The import refreshed the views and the change feed refreshes them again: a reveal landing between the two
+    // meets "already registered" ids, as a person's click would meet a redrawing list; try again once it settles.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const fresh = (await api.views.decks.getChildren()).find((n) => n.id === deckNode.id) ?? deckNode;
+        await api.trees.decks.reveal(fresh, { expand: true, select: false, focus: false });
+        break;
+      } catch (e) {
+        if (attempt >= 5 || !/already registered/.test(String(e))) throw e;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
     const shot = await askRunner<{ rows: string[] }>('ui-anki-imported', {
       action: 'screenshot',
       file: 'anki-deck-imported.png',

@@ -1,5 +1,6 @@
 import { loadSqlite, queryAll } from '../../store/sqlite';
 import { apkgDamaged } from './apkgZip';
+import { decksOf, hasNotetypeTables, notetypesOf } from './ankiNotetypes';
 
 /**
  * What an Anki collection (collection.anki2 / .anki21, schema 11) holds that
@@ -63,13 +64,10 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
   try {
     const col = queryAll<{ crt: number; models: string; decks: string }>(db, 'SELECT crt, models, decks FROM col LIMIT 1')[0];
     if (!col) throw apkgDamaged('its collection has no col row');
-    const models = new Map<string, AnkiModel>();
-    for (const [id, m] of Object.entries(parseJson(col.models, 'models') as Record<string, { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }>)) {
-      const fields = [...(m.flds ?? [])].sort((a, b) => a.ord - b.ord).map((f) => String(f.name));
-      models.set(String(id), { id: String(id), name: String(m.name ?? 'Note'), cloze: m.type === MODEL_CLOZE, fields });
-    }
-    const decks = new Map<string, string>();
-    for (const [id, d] of Object.entries(parseJson(col.decks, 'decks') as Record<string, { name?: string }>)) decks.set(String(id), String(d.name ?? 'Default'));
+    // Schema 15+ (collection.anki21b) keeps note types and decks in tables; older ones in the col row's JSON.
+    const newer = hasNotetypeTables(db);
+    const models = newer ? notetypesOf(db) : modelsFromJson(col.models);
+    const decks = newer ? decksOf(db) : decksFromJson(col.decks);
     const notes = queryAll<{ id: number; guid: string; mid: number | string; tags: string; flds: string }>(db, 'SELECT id, guid, mid, tags, flds FROM notes ORDER BY id').map(
       (n): AnkiNote => ({ id: n.id, guid: String(n.guid), mid: String(n.mid), tags: String(n.tags).split(/\s+/).filter(Boolean), fields: String(n.flds).split('\x1f') }),
     );
@@ -88,6 +86,21 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
   } finally {
     db.close();
   }
+}
+
+function modelsFromJson(json: string): Map<string, AnkiModel> {
+  const models = new Map<string, AnkiModel>();
+  for (const [id, m] of Object.entries(parseJson(json, 'models') as Record<string, { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }>)) {
+    const fields = [...(m.flds ?? [])].sort((a, b) => a.ord - b.ord).map((f) => String(f.name));
+    models.set(String(id), { id: String(id), name: String(m.name ?? 'Note'), cloze: m.type === MODEL_CLOZE, fields });
+  }
+  return models;
+}
+
+function decksFromJson(json: string): Map<string, string> {
+  const decks = new Map<string, string>();
+  for (const [id, d] of Object.entries(parseJson(json, 'decks') as Record<string, { name?: string }>)) decks.set(String(id), String(d.name ?? 'Default'));
+  return decks;
 }
 
 function parseJson(text: string, what: string): unknown {

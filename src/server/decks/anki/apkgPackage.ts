@@ -2,6 +2,7 @@ import { strFromU8 } from 'fflate';
 import { invalidInput } from '../../errors';
 import { readCollection, type AnkiCollection } from './ankiCollection';
 import { apkgDamaged, ZipFile, type ZipLimits } from './apkgZip';
+import { isZstd, mediaEntries, unzstd } from './ankiNewFormat';
 
 /**
  * An opened .apkg: its collection read, its media map (file name → zip
@@ -26,7 +27,7 @@ export interface ApkgPackage {
 
 export const formatUnsupported = () =>
   invalidInput(
-    'This Anki package holds only the newer collection format (collection.anki21b), which the bridge does not read. In Anki, export again with File → Export… → "Anki Deck Package" and tick "Support older Anki versions". Nothing was stored.',
+    'This Anki package holds the newer collection format (collection.anki21b) in a form the bridge cannot read. In Anki, export again with File → Export… → "Anki Deck Package" and tick "Support older Anki versions". Nothing was stored.',
     { entry: 'collection.anki21b', fix: 'Support older Anki versions' },
     'APKG_FORMAT_UNSUPPORTED',
   );
@@ -35,21 +36,25 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
   const zip = await ZipFile.open(path, limits);
   try {
     const names = zip.entries;
-    // Anki writes collection.anki21 beside a stub collection.anki2 ("please update") when both exist: the newer one is the real one.
-    const colName = names.has('collection.anki21') ? 'collection.anki21' : names.has('collection.anki2') ? 'collection.anki2' : undefined;
-    if (names.has('collection.anki21b') && (!colName || isStubExport(names))) throw formatUnsupported();
-    if (!colName) throw apkgDamaged('it holds no collection.anki2 or collection.anki21');
-    const collection = await readCollection((await zip.read(colName))!);
+    // Newest first: collection.anki21b (zstd) is the real one where it exists; beside it .anki2 is a "please update" stub.
+    const colName = ['collection.anki21b', 'collection.anki21', 'collection.anki2'].find((n) => names.has(n));
+    if (!colName) throw apkgDamaged('it holds no collection.anki2, .anki21 or .anki21b');
+    const newer = colName === 'collection.anki21b';
+    const collection = newer ? await readNewer(zip, limits) : await readCollection((await zip.read(colName))!);
     const media = new Map<string, string>();
     const mapBytes = await zip.read('media');
     if (mapBytes && mapBytes.length) {
-      let map: unknown;
-      try {
-        map = JSON.parse(strFromU8(mapBytes));
-      } catch {
-        throw apkgDamaged('its media list is not JSON (a newer package: export with "Support older Anki versions")');
+      if (isZstd(mapBytes)) {
+        for (const [name, entry] of mediaEntries(unzstd(mapBytes, limits.entryBytes, 'the media list'))) if (names.has(entry)) media.set(name, entry);
+      } else {
+        let map: unknown;
+        try {
+          map = JSON.parse(strFromU8(mapBytes));
+        } catch {
+          throw apkgDamaged('its media list is neither JSON nor a zstd protobuf');
+        }
+        if (map && typeof map === 'object') for (const [entry, name] of Object.entries(map as Record<string, unknown>)) if (typeof name === 'string' && names.has(entry)) media.set(name, entry);
       }
-      if (map && typeof map === 'object') for (const [entry, name] of Object.entries(map as Record<string, unknown>)) if (typeof name === 'string' && names.has(entry)) media.set(name, entry);
     }
     return {
       collection,
@@ -61,7 +66,9 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
       },
       readMedia: async (name) => {
         const entry = media.get(name);
-        return entry === undefined ? undefined : zip.read(entry);
+        const bytes = entry === undefined ? undefined : await zip.read(entry);
+        // Newer packages compress each media file with zstd too.
+        return bytes && newer && isZstd(bytes) ? unzstd(bytes, MAX_MEDIA_BYTES, `media file "${name}"`) : bytes;
       },
       close: () => zip.close(),
     };
@@ -71,7 +78,13 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
   }
 }
 
-/** A package with collection.anki21b whose legacy collection is the stub newer Anki writes (no .anki21, a tiny .anki2). */
-function isStubExport(names: ReadonlyMap<string, { size: number }>): boolean {
-  return !names.has('collection.anki21');
+/** collection.anki21b: a zstd-compressed schema-18 collection; one this reader cannot take → 422 APKG_FORMAT_UNSUPPORTED. */
+async function readNewer(zip: ZipFile, limits: ZipLimits) {
+  const packed = (await zip.read('collection.anki21b'))!;
+  try {
+    return await readCollection(isZstd(packed) ? unzstd(packed, limits.entryBytes, 'collection.anki21b') : packed);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'APKG_DAMAGED') throw formatUnsupported();
+    throw e;
+  }
 }
