@@ -1,6 +1,6 @@
 import { loadSqlite, queryAll } from '../../store/sqlite';
 import { apkgDamaged } from './apkgZip';
-import { decksOf, hasNotetypeTables, notetypesOf } from './ankiNotetypes';
+import { decksOf, hasNotetypeTables, notetypesOf, type AnkiModel } from './ankiNotetypes';
 
 /**
  * What an Anki collection (collection.anki2 / .anki21, schema 11) holds that
@@ -8,12 +8,7 @@ import { decksOf, hasNotetypeTables, notetypesOf } from './ankiNotetypes';
  * the last review of each card. Read with sql.js from the inflated bytes.
  */
 
-export interface AnkiModel {
-  id: string;
-  name: string;
-  cloze: boolean;
-  fields: string[];
-}
+export type { AnkiModel };
 
 export interface AnkiNote {
   id: number;

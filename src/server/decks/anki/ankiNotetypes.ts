@@ -1,6 +1,5 @@
 import type { Database } from 'sql.js';
 import { queryAll } from '../../store/sqlite';
-import type { AnkiModel } from './ankiCollection';
 import { protoFields } from './ankiNewFormat';
 
 /**
@@ -9,6 +8,14 @@ import { protoFields } from './ankiNewFormat';
  * the col row's JSON. A note type's kind (1 = cloze) is field 1 of its
  * protobuf config; deck names separate levels with \x1f where JSON used `::`.
  */
+
+/** A note type: its fields in order, and whether it is a cloze type. */
+export interface AnkiModel {
+  id: string;
+  name: string;
+  cloze: boolean;
+  fields: string[];
+}
 
 export const hasNotetypeTables = (db: Database) => queryAll<{ n: number }>(db, "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('notetypes', 'fields', 'decks')")[0]?.n === 3;
 
