@@ -82,8 +82,9 @@ export function clozeNumbers(text: string): number[] {
   return [...new Set([...text.matchAll(ANKI_CLOZE)].map((m) => Number(m[1])))].sort((a, b) => a - b);
 }
 
-/** Anki's note checksum: the first 8 hex digits of the SHA-1 of the first field's text, as an integer. */
+/** Anki's note checksum: the first 8 hex digits of the SHA-1 of the first field's text (media names kept, as Anki does), as an integer. */
 export function fieldChecksum(firstField: string): number {
-  const stripped = decodeEntities(firstField.replace(/<[^>]*>/g, '')).trim();
+  const withMedia = firstField.replace(/<img\b[^>]*?\bsrc\s*=\s*["']?([^"'\s>]+)["']?[^>]*>/gi, ' $1 ');
+  const stripped = decodeEntities(withMedia.replace(/<[^>]*>/g, '')).trim();
   return parseInt(createHash('sha1').update(stripped, 'utf8').digest('hex').slice(0, 8), 16);
 }
