@@ -15,7 +15,7 @@ async function readBack(bytes: Buffer) {
   const notes = db.exec('SELECT id, guid, mid, tags, flds, csum FROM notes ORDER BY id')[0]?.values ?? [];
   const models = JSON.parse(db.exec('SELECT models FROM col')[0].values[0][0] as string);
   const crt = db.exec('SELECT crt FROM col')[0].values[0][0] as number;
-  return { deck, decks, cards, notes, models, crt, media: media as Record<string, Blob> };
+  return { deck, decks, cards, notes, models, crt, db, media: media as Record<string, Blob> };
 }
 
 describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {
@@ -99,6 +99,9 @@ describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {
     assert.equal(r.crt + card.due * 86400, Math.floor(Date.parse(after.due) / 86_400_000) * 86400);
     const data = JSON.parse(card.data);
     assert.ok(Math.abs(data.s - after.stability) < 1e-3 && Math.abs(data.d - after.difficulty) < 1e-3);
+    // The grade is in Anki's revlog: ease 4 (easy), the interval it gave, learn type (the card was new).
+    const revlog = r.db.exec(`SELECT ease, ivl, type FROM revlog WHERE cid = ${card.id}`)[0]?.values ?? [];
+    assert.deepEqual(revlog, [[4, card.ivl, 0]]);
     const fresh = r.cards.find((c: any) => c.nid !== plain[0] && c.type === 0);
     assert.ok(fresh && fresh.queue === 0 && fresh.ivl === 0);
   });

@@ -120,7 +120,9 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
     db.exec('BEGIN');
     const baseId = now.getTime();
     let position = 0;
+    const cardIds = new Map<string, number>();
     for (const [i, c] of cards.entries()) {
+      cardIds.set(c.cardNoteId, baseId + i);
       const { mid, ord, fields } = await fieldsOf(deps, c, media);
       const tags = c.hashtags.map(hashtagToTag).filter(Boolean);
       const sortField = htmlToText(fields[0]);
@@ -128,6 +130,7 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
       const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
       cardStmt.run([baseId + i, baseId + i, ankiDeckId, ord, nowSec, s.type, s.queue, s.due, s.ivl, s.factor, s.reps, s.lapses, s.data]);
     }
+    writeRevlog(db, deps.store, deckId, cardIds);
     db.exec('COMMIT');
     noteStmt.free();
     cardStmt.free();
@@ -139,5 +142,34 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
     return { bytes: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), filename: `${safe}.apkg`, cards: cards.length, media: media.names.length };
   } finally {
     db.close();
+  }
+}
+
+const DAY_MS = 86_400_000;
+/** Anki's revlog type of a grade by the state it found the card in: 0 learn, 1 review, 2 relearn. */
+const REVLOG_TYPE = [0, 0, 1, 2];
+
+/** The review log as Anki's revlog (one row per grade: ease 1–4, interval after and before, time taken), so Anki's FSRS can fit to it. */
+function writeRevlog(db: import('sql.js').Database, store: Store, deckId: string, cardIds: ReadonlyMap<string, number>): void {
+  const stmt = db.prepare('INSERT OR IGNORE INTO revlog VALUES (?, ?, -1, ?, ?, ?, 2500, ?, ?)');
+  try {
+    const rows = store.all<{ card_note_id: string; rating: number; state_before: number; scheduled_days: number; reviewed_at: string; due_after: string; duration_ms: number | null }>(
+      'SELECT card_note_id, rating, state_before, scheduled_days, reviewed_at, due_after, duration_ms FROM review_logs WHERE deck_id = ? ORDER BY reviewed_at',
+      [deckId],
+    );
+    const used = new Set<number>();
+    for (const r of rows) {
+      const cid = cardIds.get(r.card_note_id);
+      if (cid === undefined) continue;
+      let id = Date.parse(r.reviewed_at);
+      while (used.has(id)) id++; // revlog ids are the review's epoch ms and must be unique
+      used.add(id);
+      const afterMs = Date.parse(r.due_after) - Date.parse(r.reviewed_at);
+      // Anki: a positive interval counts days, a negative one seconds (learning steps).
+      const ivl = afterMs >= DAY_MS ? Math.round(afterMs / DAY_MS) : -Math.max(1, Math.round(afterMs / 1000));
+      stmt.run([id, cid, r.rating, ivl, Math.round(r.scheduled_days), Math.min(60_000, r.duration_ms ?? 0), REVLOG_TYPE[r.state_before] ?? 0]);
+    }
+  } finally {
+    stmt.free();
   }
 }
