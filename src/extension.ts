@@ -31,6 +31,7 @@ import { registerApprovalPrompts } from './extension/approvalPrompts';
 import { CardRevealer } from './views/cardReveal';
 import { ReaderMemory } from './editors/readerMemory';
 import { registerAnnotationCommands } from './extension/annotationCommands';
+import { registerAnkiCommands } from './extension/ankiCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -265,6 +266,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
     ...registerAgentCommands({ log, requireClient, agents: views.agents }),
     ...registerAnnotationCommands({ log, requireClient, refreshViews }),
+    ...registerAnkiCommands({ log, requireClient, refreshViews }),
     ...registerCardCommands({
       log,
       requireClient,

@@ -12,6 +12,7 @@ import { ReaderApi } from './readerApi';
 import { ReviewApi } from './reviewApi';
 import { TokensApi, type AgentScope } from './tokensApi';
 import { ApprovalsApi } from './approvalsApi';
+import { AnkiApi } from './ankiApi';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -136,6 +137,8 @@ export class BridgeClient {
   readonly tokens = new TokensApi(this);
   /** Agent calls held for the person's decision (owner: all; an agent: its own). */
   readonly approvals = new ApprovalsApi(this);
+  /** Anki packages: import into a new deck, export a deck. */
+  readonly anki = new AnkiApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

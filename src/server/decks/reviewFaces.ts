@@ -33,13 +33,14 @@ export interface ReviewAnswer {
 
 /** What `{{cloze}}` becomes on the question side. */
 export const CLOZE_MASK = '[…]';
-const CLOZE = /\{\{\s*cloze\s*\}\}/gi;
+// Ours ({{cloze}}) and Anki's ({{c1::answer}} or {{c1::answer::hint}}, as imported from a package).
+const CLOZE = /\{\{\s*cloze\s*\}\}|\{\{c\d+::[\s\S]*?(?:::([\s\S]*?))?\}\}/gi;
 
 export function hideCloze(text: string): { text: string; hidden: boolean } {
   let hidden = false;
-  const out = text.replace(CLOZE, () => {
+  const out = text.replace(CLOZE, (_m, hint?: string) => {
     hidden = true;
-    return CLOZE_MASK;
+    return hint ? `[${hint}]` : CLOZE_MASK;
   });
   return { text: out, hidden };
 }

@@ -22,6 +22,7 @@ import { outlineRoutes } from './outline';
 import { approvalRoutes } from './approvals';
 import { guideTableRoutes } from './guideTable';
 import { annotationRoutes } from './annotations';
+import { ankiPackageRoutes } from './ankiPackages';
 
 /** The route table: every route the bridge serves, each declared once in its module. */
 export const allRoutes: readonly RouteDecl[] = [
@@ -38,6 +39,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...searchRoutes,
   ...deckRoutes,
   ...deckCardRoutes,
+  ...ankiPackageRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,
   ...noteImageRoutes,

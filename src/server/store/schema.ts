@@ -324,4 +324,20 @@ CREATE INDEX approvals_state ON approvals(state, expires_at);
 CREATE INDEX operations_token ON operations(token_id, op_seq);
 `,
   },
+  {
+    version: 8,
+    sql: `
+-- Anki packages (issue 19): the note guid each imported Anki note became a
+-- card under, so importing the same package again updates instead of
+-- duplicating, and an export gives the card its original guid back.
+CREATE TABLE anki_notes (
+  guid TEXT PRIMARY KEY,
+  noteid TEXT NOT NULL,
+  topicid TEXT NOT NULL,
+  deck_id TEXT NOT NULL,
+  imported_at TEXT NOT NULL
+);
+CREATE INDEX anki_notes_note ON anki_notes(noteid);
+`,
+  },
 ];

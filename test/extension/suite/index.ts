@@ -40,6 +40,7 @@ export async function run(): Promise<void> {
     ankiConnect: () => require('./ankiConnect.test'),
     annotations: () => require('./annotations.test'),
     approvals: () => require('./approvals.test'),
+    anki: () => require('./anki.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 

@@ -1,0 +1,31 @@
+import type { RouteResponse } from '../server/http/routeTable';
+import type { deckImportResponse } from '../server/routes/ankiPackages';
+
+/** Anki packages in and out of review decks (POST /decks/import, GET /decks/{id}/apkg). */
+export type AnkiImportResult = RouteResponse<typeof deckImportResponse>;
+
+/** The client's request methods (bridgeClient.ts), named here so the facade and this file do not import each other. */
+interface Requester {
+  request<T>(method: 'GET' | 'POST', path: string, opts?: { bytes?: Uint8Array; query?: Record<string, string | number | undefined> }): Promise<T>;
+  raw(method: 'GET' | 'POST', path: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
+}
+
+export class AnkiApi {
+  constructor(private readonly http: Requester) {}
+
+  /** Imports .apkg bytes (confirmed); the same package again updates the deck it made. */
+  importPackage(bytes: Uint8Array, filename: string) {
+    return this.http.request<AnkiImportResult>('POST', '/decks/import', { bytes, query: { filename, confirm: 1 } });
+  }
+
+  /** The deck as .apkg bytes and the file name the bridge suggests. */
+  async exportPackage(deckId: string): Promise<{ bytes: Buffer; filename: string }> {
+    const res = await this.http.raw('GET', `/decks/${encodeURIComponent(deckId)}/apkg`);
+    // A refusal is JSON: asked again through request(), it throws the usual BridgeClientError with its code.
+    if (res.status !== 200) await this.http.request('GET', `/decks/${encodeURIComponent(deckId)}/apkg`);
+    const cd = res.headers.get('Content-Disposition') ?? '';
+    const star = /filename\*=UTF-8''([^;]+)/i.exec(cd)?.[1];
+    const plain = /filename="([^"]*)"/i.exec(cd)?.[1];
+    return { bytes: res.bytes, filename: star ? decodeURIComponent(star) : (plain ?? 'deck.apkg') };
+  }
+}
