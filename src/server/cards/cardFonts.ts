@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { pdfJsAssetDir } from '../pdf/pdfjsLoader';
 import { cjkFontFile, needsCjkFont, NO_CJK_FONT_WARNING } from './cjkFontFile';
 
 /**
@@ -26,7 +27,8 @@ export const cjkRenderWarning = (texts: Iterable<string>): string | undefined =>
 export async function ensureRenderFonts(): Promise<void> {
   if (registered) return;
   const { GlobalFonts } = await import('@napi-rs/canvas');
-  const dir = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts');
+  // pdf.js's fonts: beside the bundle in the VSIX (no pdfjs-dist package there), else the package (pdfjsLoader.ts).
+  const dir = path.join(pdfJsAssetDir(), 'standard_fonts');
   for (const file of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) GlobalFonts.registerFromPath(path.join(dir, file), RENDER_FAMILY);
   const cjk = cjkFontFile();
   cjkRegistered = !!cjk && !!GlobalFonts.registerFromPath(cjk, CJK_FAMILY);

@@ -184,6 +184,17 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.deepEqual(ctx.studySet, { topicid: set.topicid, title: 'Thermodynamics', isDeck: false });
   });
 
+  it('renders a card as an image in the packaged extension (its fonts come from the bundle, not node_modules)', async () => {
+    const agent = await suiteAgent(api.dataDir);
+    const set = await agent.createStudySet('Render check');
+    const card = await agent.cards.create(set.topicid, { title: 'Entropy never decreases' });
+    const res = await fetch(`${agent.baseUrl}/notes/${card.noteid}/render`, { headers: { authorization: `Bearer ${agent.token}` } });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await res.arrayBuffer());
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  });
+
   it('logs requests (method, path, status, ms) without tokens or codes', async () => {
     const owner = BridgeClient.fromDataDir(api.dataDir);
     const install = await owner.createInstallCode();
