@@ -9,14 +9,15 @@ import { BridgeStatusBar } from './extension/statusBar';
 import { registerCommands, UserFacingError } from './extension/commands';
 import { registerCardCommands } from './extension/cardCommands';
 import { LibraryChangeFeed } from './extension/changeFeed';
-import { CardNode } from './views/cardTree';
 import { registerMcpProvider } from './extension/mcpProvider';
 import { affectsBridge, readBridgeOptions } from './extension/settings';
-import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from './views/studySetsView';
 import { WorkbenchUi } from './extension/workbenchUi';
 import type { BridgeNode } from './views/bridgeTreeProvider';
-import { DecksProvider } from './views/decksView';
-import { BundlesProvider } from './views/bundlesView';
+import type { StudySetsProvider } from './views/studySetsView';
+import type { DecksProvider } from './views/decksView';
+import type { BundlesProvider } from './views/bundlesView';
+import type { AgentsProvider } from './views/agentsView';
+import { createSidebar } from './extension/sidebar';
 import type { BridgeClient } from './client/bridgeClient';
 import { ResultMarkdownEditorProvider } from './editors/resultMarkdownEditor';
 import { registerBundleCommands } from './extension/bundleCommands';
@@ -25,10 +26,8 @@ import { MindMapPanels } from './views/mindMapPanel';
 import { registerMindMapCommands } from './extension/mindMapCommands';
 import { PdfReaderEditorProvider } from './editors/pdfReaderEditor';
 import { registerReaderCommands } from './extension/readerCommands';
-import { AgentsProvider } from './views/agentsView';
 import { registerAgentCommands } from './extension/agentCommands';
 import { registerApprovalPrompts } from './extension/approvalPrompts';
-import { CardRevealer } from './views/cardReveal';
 import { ReaderMemory } from './editors/readerMemory';
 import { registerAnnotationCommands } from './extension/annotationCommands';
 import { registerAnkiCommands } from './extension/ankiCommands';
@@ -98,58 +97,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
     return client;
   };
-  const views = {
-    studySets: new StudySetsProvider(getClient),
-    decks: new DecksProvider(getClient),
-    bundles: new BundlesProvider(getClient),
-    // The agent tokens, read with the owner token this window holds.
-    agents: new AgentsProvider(getClient),
-  };
-  const refreshViews = () => {
-    views.studySets.refresh();
-    views.decks.refresh();
-    views.bundles.refresh();
-    views.agents.refresh();
-  };
-  const studySetsTree = vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true });
-  const decksTree = vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks });
-  const bundlesTree = vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles });
-  const agentsTree = vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents });
-  /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
-  const revealer = new CardRevealer(studySetsTree, views.studySets, getClient);
-  const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
-    await revealer.reveal(studySet, noteid);
-  };
-  context.subscriptions.push(
-    revealer,
-    views.studySets,
-    views.decks,
-    views.bundles,
-    studySetsTree,
-    // What the user selects is what GET /context reports as open.
-    studySetsTree.onDidChangeSelection((e) => {
-      const node = e.selection[0];
-      if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
-      else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
-    }),
-    ui.onDidOpen((req) => {
-      // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
-      const selected = studySetsTree.selection[0];
-      if (req.noteid && req.topicid) {
-        if (selected instanceof CardNode && selected.noteid === req.noteid) return;
-        void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
-        vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
-        return;
-      }
-      vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
-    }),
-    decksTree,
-    bundlesTree,
-    views.agents,
-    agentsTree,
-    // Last use moves without a library write: re-read when the view comes into sight.
-    agentsTree.onDidChangeVisibility((e) => e.visible && views.agents.refresh()),
-  );
+  const sidebar = createSidebar(getClient, ui);
+  const { views, trees, revealCard } = sidebar;
+  const refreshViews = () => sidebar.refresh();
+  context.subscriptions.push(...sidebar.disposables);
 
   // Book splitting: the result.md editor (text + card preview) and the bundle commands.
   const revealImport = (topicid: string, rootNoteId: string) => revealCard({ topicid, title: '' }, rootNoteId);
@@ -211,10 +162,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       return s && !s.isDeck ? { topicid: s.topicid, title: s.title } : undefined;
     },
     showPage: (at) => ui.showReader(at),
-    selectedCard: (topicid) => {
-      const node = studySetsTree.selection[0];
-      return node instanceof CardNode && node.studySet.topicid === topicid ? node.noteid : undefined;
-    },
+    selectedCard: (topicid) => sidebar.selectedCard(topicid),
     revealCard,
     refreshViews,
   });
@@ -323,7 +271,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     logFile: vscode.Uri.joinPath(context.logUri, `${log.name}.log`).fsPath,
     mcpRegistered,
     views,
-    trees: { studySets: studySetsTree, decks: decksTree, bundles: bundlesTree, agents: agentsTree },
+    trees,
     resultEditor,
     feed,
     reader,

@@ -1,0 +1,83 @@
+import * as vscode from 'vscode';
+import type { BridgeClient } from '../client/bridgeClient';
+import type { WorkbenchUi } from './workbenchUi';
+import { AgentsProvider } from '../views/agentsView';
+import type { BridgeNode } from '../views/bridgeTreeProvider';
+import { BundlesProvider } from '../views/bundlesView';
+import { CardRevealer } from '../views/cardReveal';
+import { CardNode } from '../views/cardTree';
+import { DecksProvider } from '../views/decksView';
+import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from '../views/studySetsView';
+
+/** The four views of the Study Bridge sidebar, their tree views, and selecting a card in them. */
+export interface Sidebar {
+  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider; agents: AgentsProvider };
+  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode>; agents: vscode.TreeView<BridgeNode> };
+  refresh(): void;
+  /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
+  revealCard(studySet: { topicid: string; title: string }, noteid: string): Promise<void>;
+  /** The card selected in the Study Sets view, when it belongs to `topicid`. */
+  selectedCard(topicid: string): string | undefined;
+  readonly disposables: vscode.Disposable[];
+}
+
+/**
+ * Creates the sidebar's views over the client and ties them to the window's
+ * UI state: what the person selects is what GET /context reports as open, and
+ * a card an agent focuses is selected.
+ */
+export function createSidebar(getClient: () => BridgeClient | undefined, ui: WorkbenchUi): Sidebar {
+  const views = {
+    studySets: new StudySetsProvider(getClient),
+    decks: new DecksProvider(getClient),
+    bundles: new BundlesProvider(getClient),
+    // The agent tokens, read with the owner token this window holds.
+    agents: new AgentsProvider(getClient),
+  };
+  const trees = {
+    studySets: vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true }),
+    decks: vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks }),
+    bundles: vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
+    agents: vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents }),
+  };
+  const revealer = new CardRevealer(trees.studySets, views.studySets, getClient);
+  const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
+    await revealer.reveal(studySet, noteid);
+  };
+  const disposables: vscode.Disposable[] = [
+    revealer,
+    ...Object.values(views),
+    ...Object.values(trees),
+    trees.studySets.onDidChangeSelection((e) => {
+      const node = e.selection[0];
+      if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
+      else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
+    }),
+    ui.onDidOpen((req) => {
+      // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
+      const selected = trees.studySets.selection[0];
+      if (req.noteid && req.topicid) {
+        if (selected instanceof CardNode && selected.noteid === req.noteid) return;
+        void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
+        vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
+        return;
+      }
+      vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
+    }),
+    // Last use moves without a library write: re-read when the view comes into sight.
+    trees.agents.onDidChangeVisibility((e) => e.visible && views.agents.refresh()),
+  ];
+  return {
+    views,
+    trees,
+    refresh: () => {
+      for (const v of Object.values(views)) v.refresh();
+    },
+    revealCard,
+    selectedCard: (topicid) => {
+      const node = trees.studySets.selection[0];
+      return node instanceof CardNode && node.studySet.topicid === topicid ? node.noteid : undefined;
+    },
+    disposables,
+  };
+}
