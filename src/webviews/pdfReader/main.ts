@@ -177,32 +177,32 @@ function goto(msg: Events['goto']): void {
   if (msg.noteid) reveal(msg.noteid);
 }
 
-/** A plain click on a highlighted rectangle (not the end of a selection) reveals its card. */
-container.addEventListener('click', (e) => {
-  if (!document.getSelection()?.isCollapsed) return;
+/** The card highlight under the pointer, if any (hit-tested: the highlights let the pointer through to the text). */
+function highlightAt(e: MouseEvent) {
   const pageDiv = (e.target as Element | null)?.closest?.('.page') as HTMLElement | null;
   const page = Number(pageDiv?.dataset.pageNumber);
   const view = page ? pageView(page) : undefined;
-  if (!pageDiv || !view) return;
+  if (!pageDiv || !view) return undefined;
   const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
-  const hit = highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+  return highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+}
+
+/** A plain click on a highlighted rectangle (not the end of a selection) reveals its card. */
+container.addEventListener('click', (e) => {
+  if (!document.getSelection()?.isCollapsed) return;
+  const hit = highlightAt(e);
   if (hit) {
     highlights.flash(hit.noteid);
     host.notify('cardClicked', { noteid: hit.noteid });
   }
 });
-/** Hovering a highlighted rectangle shows its card's title (the highlights themselves let the pointer through to the text). */
+/** Hovering a highlighted rectangle shows its card's title. */
 let hoverFrame = 0;
 container.addEventListener('mousemove', (e) => {
   if (hoverFrame) return;
   hoverFrame = requestAnimationFrame(() => {
     hoverFrame = 0;
-    const pageDiv = (e.target as Element | null)?.closest?.('.page') as HTMLElement | null;
-    const page = Number(pageDiv?.dataset.pageNumber);
-    const view = page ? pageView(page) : undefined;
-    if (!pageDiv || !view) return;
-    const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
-    const hit = highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+    const hit = highlightAt(e);
     container.title = hit ? hit.title : '';
     container.classList.toggle('over-card', !!hit);
   });

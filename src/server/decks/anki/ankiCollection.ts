@@ -18,11 +18,8 @@ export interface AnkiNote {
   fields: string[];
 }
 
-export interface AnkiCard {
-  id: number;
-  nid: number;
-  did: string;
-  ord: number;
+/** The scheduling columns of an Anki card (cards table), read on import and written on export. */
+export interface AnkiCardSchedule {
   type: number;
   queue: number;
   due: number;
@@ -31,6 +28,13 @@ export interface AnkiCard {
   reps: number;
   lapses: number;
   data: string;
+}
+
+export interface AnkiCard extends AnkiCardSchedule {
+  id: number;
+  nid: number;
+  did: string;
+  ord: number;
 }
 
 export interface AnkiCollection {

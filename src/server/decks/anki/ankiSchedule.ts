@@ -1,5 +1,5 @@
 import { newSchedule, type StoredSchedule } from '../deckScheduling';
-import type { AnkiCard } from './ankiCollection';
+import type { AnkiCard, AnkiCardSchedule } from './ankiCollection';
 
 /**
  * Scheduling between an Anki card and our FSRS state. Anki's card types
@@ -60,17 +60,6 @@ export function scheduleFromAnki(card: AnkiCard, crtSec: number, lastReviewMs: n
   };
 }
 
-/** The scheduling columns of an exported Anki card. */
-export interface AnkiCardSchedule {
-  type: number;
-  queue: number;
-  due: number;
-  ivl: number;
-  factor: number;
-  reps: number;
-  lapses: number;
-  data: string;
-}
 
 /** Day number of an instant counted from `crtSec` (the export's collection creation). */
 export const dayNumber = (ms: number, crtSec: number) => Math.floor((ms / 1000 - crtSec) / 86_400);
