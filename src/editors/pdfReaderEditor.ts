@@ -6,7 +6,7 @@ import type { CreatedCard } from '../client/cardsApi';
 import type { OpenRequest } from '../server/ui/uiHost';
 import { PdfReaderSession, type ReaderIntent } from './pdfReaderSession';
 import type { ReaderMemory } from './readerMemory';
-import { MIND_MAP_VIEW_TYPE } from '../views/mindMapPanel';
+import { MIND_MAP_VIEW_TYPE } from '../webviews/mindMap/protocol';
 
 export const PDF_READER_VIEW_TYPE = 'studyBridge.pdfReader';
 /** A card excerpt holds at most this many characters (the card route's limit). */

@@ -4,9 +4,8 @@ import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
 import { buildMindMapTree } from './mindMapModel';
 import { HostChannel } from '../webviews/channel/hostChannel';
-import { mindMapGuards, type MindMapData, type MindMapProtocol } from '../webviews/mindMap/protocol';
+import { MIND_MAP_VIEW_TYPE, mindMapGuards, type MindMapData, type MindMapProtocol } from '../webviews/mindMap/protocol';
 
-export const MIND_MAP_VIEW_TYPE = 'studyBridge.mindMap';
 /** POST /notes/batch-get takes at most this many cards per call. */
 const BATCH_GET_MAX = 200;
 /** Hashtags are read (batch-get) for sets up to this size; bigger maps show titles and pages only. */

@@ -6,6 +6,9 @@
  */
 import { anything, fields, isInt, isString, type RequestType } from '../channel/protocol';
 
+/** The mind map panel's view type (its serializer restores it after a reload; the reader opens beside it). */
+export const MIND_MAP_VIEW_TYPE = 'studyBridge.mindMap';
+
 /** What a node of the map carries besides its HTML (markmap's `payload`). */
 export interface MindMapPayload {
   [key: string]: unknown;
