@@ -32,11 +32,11 @@ const MORE: { needs: string; text: string }[] = [
   { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
   {
     needs: '/approvals/{id}',
-    text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer; ran once), `denied` or `expired`. MCP clients with elicitation are asked directly.",
+    text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer), `denied` or `expired`. MCP clients with elicitation are asked directly.",
   },
   { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
-  { needs: '/decks/import', text: 'Anki: `POST /decks/import?filename=x.apkg&confirm=1` (raw .apkg bytes; unconfirmed, the 422 previews) makes a set and a deck, and updates them on a second import; `GET /decks/<deckId>/apkg` is the deck as an .apkg.' },
-  { needs: '/decks', text: 'AnkiConnect tools (v6): `ankiConnectPort` of bridge.json when the person turned it on; `key` = a bridge token; `addNote` into deck X makes a card of X\'s study set and a review card of X.' },
+  { needs: '/decks/import', text: 'Anki: `POST /decks/import?filename=x.apkg&confirm=1` (raw .apkg bytes) makes a set and a deck (again: updates); `GET /decks/<deckId>/apkg` exports one.' },
+  { needs: '/decks', text: 'AnkiConnect (v6): `ankiConnectPort` in bridge.json when turned on; `key` = a bridge token; `addNote` into deck X adds a card to X and its set.' },
   { needs: '/documents/{id}/annotations/import', text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with the set\'s excerpts as highlights.' },
   {
     needs: '/mcp',
