@@ -132,7 +132,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   context.subscriptions.push(...registerApprovalPrompts({ log, getClient, feed, onBridgeChange: bridgeHost.onDidChange }));
 
   // Reviews: the panel of a deck ("Review Now"), the due-today count in the status bar.
-  const review = registerReview({ extensionUri: context.extensionUri, log, getClient });
+  const review = registerReview({
+    extensionUri: context.extensionUri,
+    log,
+    getClient,
+    openSource: (s) => reader.openBook({ ...s, beside: true, preserveFocus: true }),
+  });
   context.subscriptions.push(
     ...review.disposables,
     feed.onDidChange(() => void review.dueStatus.refresh()),

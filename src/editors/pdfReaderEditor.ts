@@ -116,10 +116,11 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
    * Opens (or brings forward) the reader of a library document at a page;
    * with `noteid`, scrolled to that card's rectangle. Resolves with its session.
    */
-  async openBook(target: { bookmd5: string; topicid?: string; page?: number; noteid?: string; preserveFocus?: boolean }): Promise<PdfReaderSession> {
+  async openBook(target: { bookmd5: string; topicid?: string; page?: number; noteid?: string; preserveFocus?: boolean; beside?: boolean }): Promise<PdfReaderSession> {
     const requestedAt = performance.now();
-    // The reader never covers a mind map the person is looking at: it opens (or moves) beside it.
-    const mapColumn = activeMindMapColumn();
+    // The reader never covers a mind map the person is looking at, nor the panel that asked for it (`beside`: review):
+    // it opens (or moves) beside it.
+    const mapColumn = target.beside ? vscode.window.tabGroups.activeTabGroup.viewColumn : activeMindMapColumn();
     const bringForward = (s: PdfReaderSession) => {
       s.panel.reveal(mapColumn && s.panel.viewColumn === mapColumn ? vscode.ViewColumn.Beside : s.panel.viewColumn, target.preserveFocus);
       if (target.topicid && target.topicid !== s.topicid) void s.useSet(target.topicid);

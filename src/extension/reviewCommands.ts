@@ -10,6 +10,8 @@ export interface ReviewDeps {
   extensionUri: vscode.Uri;
   log: vscode.LogOutputChannel;
   getClient(): BridgeClient | undefined;
+  /** Opens a card's source page in the reader beside the review panel, flashing its rectangle. */
+  openSource(source: { bookmd5: string; page: number; noteid: string; topicid: string }): Promise<unknown>;
 }
 
 export interface Review {
@@ -25,7 +27,7 @@ export interface Review {
  */
 export function registerReview(deps: ReviewDeps): Review {
   const guarded = commandGuard(deps.log);
-  const panels = new ReviewPanels(deps.extensionUri, deps.getClient, deps.log);
+  const panels = new ReviewPanels(deps.extensionUri, deps.getClient, deps.log, deps.openSource);
   const dueStatus = new DueStatusBar(deps.getClient, deps.log);
 
   /** Target: a Review Decks node, `{deckId, title}`, or nothing (pick one). */

@@ -3,7 +3,9 @@ import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { ChannelError } from '../webviews/channel/protocol';
-import { reviewGuards, type ReviewDeckRef, type ReviewProtocol } from '../webviews/review/protocol';
+import { reviewGuards, type ReviewDeckRef, type ReviewMedia, type ReviewProtocol } from '../webviews/review/protocol';
+import type { DueCard } from '../client/reviewApi';
+import { reviewMedia } from './reviewMedia';
 import { ReviewSession } from './reviewSession';
 
 /**
@@ -24,6 +26,7 @@ export class ReviewPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly getClient: () => BridgeClient | undefined,
     private readonly log: vscode.LogOutputChannel,
+    private readonly openSource: (source: NonNullable<ReviewMedia['source']>) => Promise<unknown>,
   ) {}
 
   /** The session of a deck's open panel. */
@@ -37,6 +40,7 @@ export class ReviewPanels implements vscode.Disposable {
     const backend = {
       due: (deckId: string) => client.reviews.due(deckId),
       grade: (deckId: string, req: Parameters<BridgeClient['reviews']['grade']>[1]) => client.reviews.grade(deckId, req),
+      media: (card: DueCard) => reviewMedia(client, card),
     };
     const session = new ReviewSession(deck.deckId, deck.title, backend);
     const existing = this.panels.get(deck.deckId);
@@ -79,6 +83,10 @@ export class ReviewPanels implements vscode.Disposable {
     });
     channel.on('restart', () => void this.start(entry, (entry.session = new ReviewSession(deck.deckId, deck.title, backend))));
     channel.on('close', () => panel.dispose());
+    channel.on('openSource', () => {
+      const source = entry.session.source;
+      if (source) void this.openSource(source).catch((e: unknown) => this.log.warn(`review: open source: ${e instanceof Error ? e.message : String(e)}`));
+    });
     await this.start(entry, session);
     return session;
   }
@@ -109,6 +117,8 @@ function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     title: 'Review',
     styles: [['media', 'controls.css'], ['media', 'reviewPanel.css']],
     script: ['dist', 'webview', 'review.js'],
+    // Pictures come from the host as data: URLs (the page never talks to the bridge).
+    extraCsp: { 'img-src': ['data:'] },
     body: `<header class="bar">
   <strong id="deck" class="deck">Review</strong>
   <span id="progress" class="progress"></span>

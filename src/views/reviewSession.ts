@@ -1,5 +1,5 @@
 import type { DueCard, DueList, GradeResult, ReviewRating } from '../client/reviewApi';
-import type { ReviewViewState } from '../webviews/review/protocol';
+import type { ReviewMedia, ReviewViewState } from '../webviews/review/protocol';
 
 /**
  * One review session of a deck, as Anki runs it: the cards due when it
@@ -11,6 +11,8 @@ import type { ReviewViewState } from '../webviews/review/protocol';
 export interface ReviewBackend {
   due(deckId: string): Promise<DueList>;
   grade(deckId: string, req: { cardNoteId: string; rating: ReviewRating; durationMs: number }): Promise<GradeResult>;
+  /** A card's pictures and source (reviewMedia.ts); a failure shows the card without them. */
+  media?(card: DueCard): Promise<ReviewMedia>;
 }
 
 const RATINGS: readonly ReviewRating[] = ['again', 'hard', 'good', 'easy'];
@@ -25,6 +27,8 @@ export class ReviewSession {
   private loaded: DueList | undefined;
   private loadError: string | undefined;
   private after: DueList | undefined;
+  /** Pictures and sources of the cards shown so far, by review card. */
+  private readonly media = new Map<string, ReviewMedia>();
   /** Grades stored in this session, in order. */
   readonly graded: Array<{ cardNoteId: string; rating: ReviewRating; result: GradeResult }> = [];
 
@@ -49,9 +53,23 @@ export class ReviewSession {
       this.revealed = false;
       this.shownAt = this.now();
       if (!this.cards.length) this.after = due;
+      await this.loadMedia();
     } catch (e) {
       this.loadError = messageOf(e);
     }
+  }
+
+  /** Reads the current card's pictures and source once, before it shows. */
+  private async loadMedia(): Promise<void> {
+    const card = this.current;
+    if (!card || !this.backend.media || this.media.has(card.cardNoteId)) return;
+    this.media.set(card.cardNoteId, await this.backend.media(card).catch(() => ({})));
+  }
+
+  /** Where the current card's excerpt is, if it has one. */
+  get source(): ReviewMedia['source'] {
+    const card = this.current;
+    return card ? this.media.get(card.cardNoteId)?.source : undefined;
   }
 
   get current(): DueCard | undefined {
@@ -73,6 +91,7 @@ export class ReviewSession {
       this.graded.push({ cardNoteId: card.cardNoteId, rating, result });
       this.index++;
       this.revealed = false;
+      await this.loadMedia();
       this.shownAt = this.now();
       if (this.index >= this.cards.length) this.after = await this.backend.due(this.deckId).catch(() => undefined) ?? emptyAfter(this.loaded!);
     } catch (e) {
@@ -106,7 +125,15 @@ export class ReviewSession {
       position: this.index + 1,
       total: this.cards.length,
       remaining: remainingCounts(this.cards.slice(this.index)),
-      card: { cardNoteId: card.cardNoteId, state: card.state, question: card.question, answer: card.answer, sourceAlive: card.sourceAlive, nextIntervals: card.nextIntervals },
+      card: {
+        cardNoteId: card.cardNoteId,
+        state: card.state,
+        question: card.question,
+        answer: card.answer,
+        sourceAlive: card.sourceAlive,
+        nextIntervals: card.nextIntervals,
+        media: this.media.get(card.cardNoteId),
+      },
       revealed: this.revealed,
       busy: this.busy,
       ...(this.error ? { error: this.error } : {}),

@@ -2,7 +2,7 @@
 /// <reference lib="dom.iterable" />
 // The review panel's page: it renders the state the host sends and asks the
 // host to act; the session lives in the host. Keys: Space/Enter show the
-// answer, 1–4 grade. Bundled by esbuild (esbuild.mjs) into dist/webview/review.js.
+// answer, 1–4 grade, O opens an excerpt's page beside the panel. Bundled by esbuild (esbuild.mjs) into dist/webview/review.js.
 import type { ReviewRating } from '../../client/reviewApi';
 import { PageChannel } from '../channel/pageChannel';
 import { clear, el, plural, showMessage } from '../pageDom';
@@ -43,10 +43,22 @@ function renderQuestion(card: ReviewCardModel): void {
   const q = card.question;
   const kind = KIND_LABELS[q.kind] ?? 'Question';
   questionEl.appendChild(el('div', 'kind', kind + (card.state === 'new' ? ' · new' : ` · ${card.state}`)));
+  const picture = card.media?.questionImage;
+  if (picture) {
+    questionEl.appendChild(image(picture, 'question-image', 'The card’s picture with its masks: what is hidden is the question'));
+    return;
+  }
   const text = el('div', `text ${q.kind}`);
   if (q.kind === 'content_part') text.textContent = `${q.contentKind || 'part'} ${q.contentId}`;
   else questionText(text, q.text || '(no question)');
   questionEl.appendChild(text);
+}
+
+function image(src: string, cls: string, alt: string): HTMLImageElement {
+  const img = el('img', cls);
+  img.src = src;
+  img.alt = alt;
+  return img;
 }
 
 function renderAnswer(card: ReviewCardModel): void {
@@ -56,9 +68,18 @@ function renderAnswer(card: ReviewCardModel): void {
     answerEl.appendChild(el('p', 'gone', 'The source card was deleted: this review card has no answer side.'));
     return;
   }
+  const media = card.media;
+  // An excerpt's answer is the book itself: its page region, then the card's text beneath.
+  if (media?.answerImage) answerEl.appendChild(image(media.answerImage, 'answer-image', media.source ? `Page ${media.source.page} of the book, where the excerpt is` : 'The card’s picture without its masks'));
+  else if (a.excerpt && a.page && !media?.source) answerEl.appendChild(el('p', 'gone', 'The book of this excerpt is no longer in the library: the stored text is below.'));
   if (card.question.kind !== 'title' && a.title) answerEl.appendChild(el('div', 'title', a.title));
   answerEl.appendChild(el('div', `body${a.excerpt ? ' excerpt' : ''}`, a.body || '(no body)'));
-  if (a.excerpt && a.page) answerEl.appendChild(el('div', 'page', `p. ${a.page}`));
+  if (media?.source) {
+    const open = button('open-source secondary', `Open p. ${media.source.page}`, () => host.notify('openSource'));
+    open.title = 'Open the book beside this panel at the excerpt (O)';
+    open.appendChild(el('kbd', '', 'O'));
+    answerEl.appendChild(open);
+  } else if (a.excerpt && a.page) answerEl.appendChild(el('div', 'page', `p. ${a.page}`));
   if (a.comments?.length) {
     const ul = el('ul', 'comments');
     for (const c of a.comments) ul.appendChild(el('li', 'comment', c));
@@ -166,6 +187,11 @@ window.addEventListener('keydown', (ev) => {
       ev.preventDefault();
       reveal();
     }
+    return;
+  }
+  if ((ev.key === 'o' || ev.key === 'O') && state?.status === 'card' && state.revealed && state.card.media?.source) {
+    ev.preventDefault();
+    host.notify('openSource');
     return;
   }
   const i = ['1', '2', '3', '4'].indexOf(ev.key);

@@ -13,7 +13,17 @@ export interface ReviewDeckRef {
   title: string;
 }
 
-export type ReviewCardModel = Pick<DueCard, 'cardNoteId' | 'state' | 'question' | 'answer' | 'sourceAlive' | 'nextIntervals'>;
+/** What a card shows besides its text: pictures (as data: URLs; the page has no bridge access) and its source. */
+export interface ReviewMedia {
+  /** The question's picture: an image-occlusion part with its masks. */
+  questionImage?: string;
+  /** The answer's picture: the excerpt's page region, or the occlusion part without its masks. */
+  answerImage?: string;
+  /** Where the excerpt is in its book ("Open p. N" opens the reader there). */
+  source?: { bookmd5: string; page: number; noteid: string; topicid: string };
+}
+
+export type ReviewCardModel = Pick<DueCard, 'cardNoteId' | 'state' | 'question' | 'answer' | 'sourceAlive' | 'nextIntervals'> & { media?: ReviewMedia };
 
 export type ReviewViewState =
   | { status: 'loading'; deck: ReviewDeckRef }
@@ -51,6 +61,8 @@ export interface ReviewProtocol {
     /** Start again with what is due now (from the summary). */
     restart: void;
     close: void;
+    /** "Open p. N" (or the O key): the reader beside the panel, at the excerpt's rectangle. */
+    openSource: void;
   };
   hostRequests: object;
   pageRequests: {
@@ -65,5 +77,6 @@ export const reviewGuards = {
   reveal: anything,
   restart: anything,
   close: anything,
+  openSource: anything,
   grade: fields({ rating: (r) => RATINGS.includes(r as ReviewRating) }),
 };

@@ -6,10 +6,12 @@ import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
 import * as vscode from 'vscode';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
 import type { ReviewSeen } from '../reviewDriver';
-import { askRunner } from './signals';
+import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
 
 const { createEmptyCard, fsrs, Rating } = require('ts-fsrs') as typeof TsFsrs;
@@ -17,6 +19,7 @@ const scheduler = fsrs();
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
 const RATING_OF_KEY = { '1': 'again', '2': 'hard', '3': 'good', '4': 'easy' } as const;
+const CORPUS_PDF = resolve(outDir, '..', '..', '..', 'shared', 'corpus', 'asymptote.pdf');
 const GRADE = { again: Rating.Again, hard: Rating.Hard, good: Rating.Good, easy: Rating.Easy } as const;
 
 
@@ -118,5 +121,46 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
     await eventually(() => (api.review.dueStatus.total === afterTotal ? true : undefined), `the status bar total ${afterTotal}`);
     const status = await askRunner<ReviewSeen>('review-status-after', { action: 'review', keys: [], expectStatus: `${afterTotal} due` });
     assert.ok(status.statusBar.some((t) => t.includes(`${afterTotal} due`)), JSON.stringify(status.statusBar));
+  });
+
+  it("an excerpt card's answer is its page region (the card's content part); Open p. N opens the book beside the panel there", async function () {
+    this.timeout(150_000);
+    const set = await agent.createStudySet('Asymptote for review');
+    const bookmd5 = (await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid: set.topicid })).bookmd5;
+    const page = 12;
+    const line = (await agent.pages(bookmd5, page)).pages[0].text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length >= 40 && l.length <= 140 && /^[A-Z][a-z]/.test(l) && !/[{}\\$_]/.test(l))!;
+    const excerpt = await agent.cards.create(set.topicid, { title: 'What Asymptote draws', excerpt: { bookmd5, page, text: line } });
+    const deck = await agent.createDeck('Source-anchored review');
+    await agent.request('POST', `/decks/${deck.deckId}/cards`, { body: { cards: [{ sourceNoteId: excerpt.noteid }], confirm: true } });
+
+    const session = await api.review.panels.open({ deckId: deck.deckId, title: deck.title });
+    const view = await eventually(() => { const v = session.view(); return v.status === 'card' && v.card.media ? v : undefined; }, 'the first card with its pictures');
+    if (view.status !== 'card') throw new Error('no card');
+    // The picture is the card's own content part: the page region under the excerpt, as GET /notes/{id}/content serves it.
+    const part = await agent.raw('GET', `/notes/${excerpt.noteid}/content/excerpt-${excerpt.noteid}`, { query: { maxEdge: 1200 } });
+    assert.equal(part.status, 200);
+    assert.equal(view.card.media?.answerImage, `data:image/png;base64,${part.bytes.toString('base64')}`);
+    assert.deepEqual(view.card.media?.source, { bookmd5, page, noteid: excerpt.noteid, topicid: set.topicid });
+
+    const shown = await askRunner<{ read: Record<string, string[]> }>('review-source', {
+      action: 'webview',
+      marker: '#grades',
+      click: '#show',
+      waitFor: '.answer-image',
+      expect: [line.slice(0, 30), `Open p. ${page}`],
+      read: ['.answer .open-source'],
+      screenshot: 'review-source.png',
+    });
+    assert.match(shown.read['.answer .open-source'][0], new RegExp(`Open p\\. ${page}`));
+    const reviewColumn = vscode.window.tabGroups.activeTabGroup.viewColumn;
+    await askRunner('review-open-source', { action: 'webview', marker: '#grades', click: '.open-source' });
+    const reader = await eventually(() => api.reader.all.find((r) => r.bookmd5 === bookmd5 && r.page === page), `the reader at page ${page}`, 30_000);
+    assert.notEqual(reader.panel.viewColumn, reviewColumn, 'the reader opened beside the review panel');
+    reader.panel.dispose();
+    await vscode.commands.executeCommand('workbench.action.joinAllGroups');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 });
