@@ -89,7 +89,11 @@ describe('POST /library/documents/import (a PDF on this machine by path) and raw
     const upload = caps.routes.find((r: any) => r.path === '/library/documents/upload');
     assert.equal(upload.rawBody, 'application/pdf');
     assert.deepEqual(upload.example, { query: { filename: 'book.pdf' } });
-    assert.deepEqual(caps.routes.filter((r: any) => r.rawBody).map((r: any) => r.path), ['/library/documents/upload']);
+    // The raw-body routes: a PDF upload, and an Anki package import.
+    assert.deepEqual(caps.routes.filter((r: any) => r.rawBody).map((r: any) => [r.path, r.rawBody]).sort(), [
+      ['/decks/import', 'application/octet-stream'],
+      ['/library/documents/upload', 'application/pdf'],
+    ]);
     const notes = caps.routes.find((r: any) => r.method === 'POST' && r.path === '/study-sets/{id}/notes');
     assert.equal(typeof notes.example.body, 'object');
     // Every listed POST route with a JSON body carries an example body.
