@@ -40,7 +40,9 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
 async function readerFrame(page: Page): Promise<FrameLocator> {
   return until(async () => {
     const outer = page.locator('iframe.webview.ready');
+    // The reader in sight: other readers may be open in background tabs (their webviews are hidden).
     for (let i = (await outer.count()) - 1; i >= 0; i--) {
+      if (!(await outer.nth(i).isVisible())) continue;
       const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
       if (await inner.locator('#viewerContainer .page').count()) return inner;
     }

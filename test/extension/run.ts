@@ -28,8 +28,8 @@ const flavourName = process.argv.find((x) => x.startsWith('--code-server='))?.sl
 interface Flavour { name: string; version: string; cacheDir: string; node: string }
 const installer = join(root, 'scripts', 'install-code-server.mjs');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SUITE_TIMEOUT_MS = 11 * 60_000; // six suites on a loaded machine (the reader scrolls 50 pages; the event-loop figures import 40 books)
-const RUN_TIMEOUT_MS = 16 * 60_000;
+const SUITE_TIMEOUT_MS = 24 * 60_000; // eleven suites on a loaded machine (the reader scrolls 50 pages; the event-loop figures import 40 books)
+const RUN_TIMEOUT_MS = 32 * 60_000;
 const EXTENSION_ID = 'study-bridge.study-bridge';
 
 const t0 = Date.now();

@@ -39,12 +39,14 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
   });
-  after(async () => {
+  after(async function () {
+    this.timeout(180_000); // a setting change restarts the bridge: slow on a loaded machine
     await config().update('ankiConnect.port', undefined, vscode.ConfigurationTarget.Global);
     await eventually(async () => ((await api.whenSettled()).mode === 'hosting' && hasBridgeJson(api.dataDir) && ankiPort(api.dataDir) === undefined ? true : undefined), 'the bridge without AnkiConnect', 60_000);
   });
 
-  it('off by default; setting the port restarts the bridge with it; addNote from a tool shows in the Review Decks view at once', async () => {
+  it('off by default; setting the port restarts the bridge with it; addNote from a tool shows in the Review Decks view at once', async function () {
+    this.timeout(180_000);
     assert.equal(ankiPort(api.dataDir), undefined, 'off by default');
     await config().update('ankiConnect.port', 0, vscode.ConfigurationTarget.Global);
     const port = await eventually(async () => ((await api.whenSettled()).mode === 'hosting' ? ankiPort(api.dataDir) : undefined), 'bridge.json ankiConnectPort', 60_000);

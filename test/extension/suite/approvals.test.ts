@@ -29,7 +29,7 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
       } catch {
         return undefined;
       }
-    }, `the bridge with approvals ${policy}`, 60_000);
+    }, `the bridge with approvals ${policy}`, 110_000);
   };
   const cardsIn = async (topicid: string) => (await owner.cards.tree(topicid)).nodes.map((n) => n.noteid);
   const newCards = async (title: string, n: number) => {
@@ -45,7 +45,7 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
   };
 
   before(async function () {
-    this.timeout(120_000);
+    this.timeout(180_000);
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
     owner = await setPolicy('destructive');
@@ -53,7 +53,7 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     agent = new BridgeClient({ baseUrl: owner.baseUrl, token: issued.token });
   });
   after(async function () {
-    this.timeout(120_000);
+    this.timeout(180_000);
     await setPolicy('never');
   });
 
