@@ -82,7 +82,9 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
     await store.checkpoint();
     const before = gunzipSync(readFileSync(join(fixture, 'data/library.db.gz'))).length;
     const after = statSync(join(dir, 'library.db')).size;
-    assert.ok(after < before / 2, `library.db shrank (${before} → ${after} bytes)`);
+    // The moved content was over half the file; every later migration's empty tables and indexes add a 4 KB page each.
+    const laterTables = store.get<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name IN ('approvals', 'approvals_state', 'operations_token', 'anki_notes', 'anki_notes_note')`)!.n;
+    assert.ok(after < before / 2 + laterTables * 4096, `library.db shrank (${before} → ${after} bytes)`);
   });
 
   it('restores a snapshot the previous build wrote', async () => {
