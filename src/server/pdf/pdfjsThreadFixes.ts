@@ -72,9 +72,9 @@ const inflaters: Record<string, (b: Uint8Array, o: ZlibOptions) => Buffer> = { d
  * streams: that wrapping costs a third of getTextContent on a book. Here the
  * same zlib inflates in one synchronous call (we are off the event loop in a
  * worker); errors surface the same way (the readable throws, pdf.js falls
- * back to its own inflater). Only the shape pdf.js uses is provided: a
- * writer (`ready`, `write`, `close`) and an async-iterable readable; other
- * formats go to Node's class.
+ * back to its own inflater). Only the shapes pdf.js and zip.js use are
+ * provided: a writer (`ready`, `write`, `close`) and a readable that is
+ * async-iterable and has `getReader`; other formats go to Node's class.
  *
  * A stream that would inflate past `maxOutputBytes` is a bomb: zlib stops
  * there (nothing bigger is ever held) and `tooLarge` is called, which must
@@ -114,6 +114,19 @@ export function syncDecompression(limits: { maxOutputBytes: number; tooLarge: (b
           Error.stackTraceLimit = limit;
         }
         yield new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      },
+      // The global is replaced for the whole thread: other users of DecompressionStream there (zip.js, for one)
+      // read through a reader, as from a web ReadableStream.
+      getReader() {
+        const it = readable[Symbol.asyncIterator]();
+        return {
+          read: async () => {
+            const r = await it.next();
+            return r.done ? { done: true as const, value: undefined } : { done: false as const, value: r.value };
+          },
+          cancel: async () => void (await it.return?.(undefined)),
+          releaseLock: () => undefined,
+        };
       },
     };
     return { readable, writable: { getWriter: () => writer } };
