@@ -226,8 +226,12 @@ async function main(): Promise<number> {
     if (dataDir && pages.length > 1) {
       const bridgeJson = join(dataDir, 'bridge.json');
       const first = readJson<{ pid: number; instanceNonce: string }>(bridgeJson);
+      // Global settings changed in the suite restart the bridge, and either window may have hosted it since.
+      const firstHosts = !(await statusTexts(page1)).some((t) => t.includes('attached'));
+      const [hosting, other] = firstHosts ? [page1, pages[1]] : [pages[1], page1];
+      pages.splice(0, pages.length, hosting, other);
       await check(checks, 'closing the hosting window hands the bridge to the second window', async () => {
-        await page1.close({ runBeforeUnload: true });
+        await hosting.close({ runBeforeUnload: true });
         const next = await until(() => {
           const j = readJson<{ pid: number; instanceNonce: string; port: number }>(bridgeJson);
           return j && j.pid !== first?.pid ? j : undefined;

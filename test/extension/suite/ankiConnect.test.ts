@@ -23,6 +23,8 @@ function ankiPort(dataDir: string): number | undefined {
   }
 }
 const hasBridgeJson = (dataDir: string) => existsSync(join(dataDir, 'bridge.json'));
+/** The setting is global: with a second window open, either window may host the restarted bridge. */
+const up = (mode: string) => mode === 'hosting' || mode === 'attached';
 
 async function invoke(port: number, action: string, key: string, params: unknown = {}) {
   const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', body: JSON.stringify({ action, version: 6, key, params }) });
@@ -42,14 +44,14 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
   after(async function () {
     this.timeout(180_000); // a setting change restarts the bridge: slow on a loaded machine
     await config().update('ankiConnect.port', undefined, vscode.ConfigurationTarget.Global);
-    await eventually(async () => ((await api.whenSettled()).mode === 'hosting' && hasBridgeJson(api.dataDir) && ankiPort(api.dataDir) === undefined ? true : undefined), 'the bridge without AnkiConnect', 60_000);
+    await eventually(async () => (up((await api.whenSettled()).mode) && hasBridgeJson(api.dataDir) && ankiPort(api.dataDir) === undefined ? true : undefined), 'the bridge without AnkiConnect', 120_000);
   });
 
   it('off by default; setting the port restarts the bridge with it; addNote from a tool shows in the Review Decks view at once', async function () {
     this.timeout(180_000);
     assert.equal(ankiPort(api.dataDir), undefined, 'off by default');
     await config().update('ankiConnect.port', 0, vscode.ConfigurationTarget.Global);
-    const port = await eventually(async () => ((await api.whenSettled()).mode === 'hosting' ? ankiPort(api.dataDir) : undefined), 'bridge.json ankiConnectPort', 60_000);
+    const port = await eventually(async () => (up((await api.whenSettled()).mode) ? ankiPort(api.dataDir) : undefined), 'bridge.json ankiConnectPort', 120_000);
     const agent = await suiteAgent(api.dataDir);
     const key = agent.token!;
     assert.equal(await invoke(port, 'version', key), 6);

@@ -21,7 +21,8 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     // The setting restarts the bridge (its port may move): wait for the new one to say so.
     return eventually(async () => {
       await api.whenSettled();
-      if (api.mode !== 'hosting') return undefined;
+      // The setting is global: with a second window open, either window may host the restarted bridge.
+      if (api.mode !== 'hosting' && api.mode !== 'attached') return undefined;
       try {
         const c = BridgeClient.fromDataDir(api.dataDir); // bridge.json is briefly absent while it restarts
         const caps = (await c.capabilities()) as { approvals?: { policy: string } };
