@@ -118,13 +118,19 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       }, a.page);
       if (target === undefined) throw new Error(`no line of page ${a.page} in view`);
       const span = spans.nth(target);
-      const b = (await span.boundingBox())!;
-      lastSelected = b;
-      await page.mouse.move(b.x + 1, b.y + b.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
-      await page.mouse.move(b.x + b.width - 1, b.y + b.height / 2, { steps: 4 });
-      await page.mouse.up();
+      // A drag that lands while the page is still settling (a render, a scroll) selects nothing: a person drags again.
+      for (let attempt = 1; ; attempt++) {
+        const b = (await span.boundingBox())!;
+        lastSelected = b;
+        await page.mouse.move(b.x + 1, b.y + b.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
+        await page.mouse.move(b.x + b.width - 1, b.y + b.height / 2, { steps: 4 });
+        await page.mouse.up();
+        const selected = await span.evaluate(() => document.getSelection()?.toString() ?? '');
+        if (selected.trim() || attempt >= 3) break;
+        await sleep(700);
+      }
       // The selected text and the line's box in fractions of the page (the test converts with the page size in points).
       return span.evaluate((s) => {
         const pageDiv = s.closest('.page')!;
