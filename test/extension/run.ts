@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { serveReview, type ReviewAction } from './reviewDriver';
 import { serveMindMap, type MindMapAction } from './mindMapDriver';
 import { readerSummary, serveReader, type ReaderAction } from './readerDriver';
@@ -460,11 +460,15 @@ async function serveNotification(page: Page, a: Extract<UiAction, { action: 'not
 async function webviewFrame(page: Page, marker: string, timeoutMs: number) {
   return until(async () => {
     const outer = page.locator('iframe.webview.ready');
+    // A webview in sight first: two panels of one kind (two review decks) may be open, one in the background.
+    let hidden: FrameLocator | undefined;
     for (let i = (await outer.count()) - 1; i >= 0; i--) {
       const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if (await inner.locator(marker).count().catch(() => 0)) return inner;
+      if (!(await inner.locator(marker).count().catch(() => 0))) continue;
+      if (await outer.nth(i).isVisible().catch(() => false)) return inner;
+      hidden ??= inner;
     }
-    return undefined;
+    return hidden;
   }, timeoutMs, `a webview showing ${marker}`);
 }
 
