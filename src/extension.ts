@@ -79,7 +79,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const ui = new WorkbenchUi();
   context.subscriptions.push(ui);
   const bridgeOptions = () => ({ ...readBridgeOptions(context), ui });
-  const bridgeHost = new BridgeHost(bridgeOptions(), log);
+  const bridgeHost = new BridgeHost(bridgeOptions, log);
   host = bridgeHost;
   // Disposed explicitly (and awaited) in deactivate; this is the safety net.
   context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });
@@ -205,7 +205,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
 
   const restartBridge = async () => {
     await feed.stop();
-    await bridgeHost.restart(bridgeOptions());
+    await bridgeHost.restart();
   };
   context.subscriptions.push(
     ...registerCommands({

@@ -7,6 +7,7 @@ import { BridgeClient } from '../client/bridgeClient';
 import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
 import { startWorkerBridge } from '../server/worker/workerBridge';
 import type { CheckpointResult } from '../server/worker/protocol';
+import { clearRestarting, markRestarting, restartingHost } from './restartMarker';
 
 /**
  * Hosts the bridge in this window, or attaches to the one another window
@@ -65,8 +66,12 @@ export class BridgeHost implements vscode.Disposable {
   private disposed = false;
   private disposing: Promise<void> | undefined;
 
-  constructor(private options: BridgeHostOptions, private readonly log: vscode.LogOutputChannel) {
-    this.current = { mode: 'stopped', dataDir: options.dataDir };
+  private options: BridgeHostOptions;
+
+  /** `readOptions` reads the settings: at each start, so a window taking over hosts with what they say now. */
+  constructor(private readonly readOptions: () => BridgeHostOptions, private readonly log: vscode.LogOutputChannel) {
+    this.options = readOptions();
+    this.current = { mode: 'stopped', dataDir: this.options.dataDir };
   }
 
   get state(): BridgeState {
@@ -83,12 +88,19 @@ export class BridgeHost implements vscode.Disposable {
     return this.serialize(() => this.startNow());
   }
 
-  /** Stops (releasing the data dir when hosting) and starts again, possibly with new options. */
-  restart(options?: BridgeHostOptions): Promise<void> {
+  /** Stops (releasing the data dir when hosting) and starts again with the settings as they are now. */
+  restart(): Promise<void> {
     return this.serialize(async () => {
-      await this.stopNow();
-      if (options) this.options = options;
-      await this.startNow();
+      // Attached windows must wait for this window to host again, not take over in the gap (restartMarker.ts).
+      const { dataDir } = this.options;
+      const handing = this.current.mode === 'hosting';
+      if (handing) markRestarting(dataDir);
+      try {
+        await this.stopNow();
+        await this.startNow();
+      } finally {
+        if (handing) clearRestarting(dataDir);
+      }
     });
   }
 
@@ -123,6 +135,7 @@ export class BridgeHost implements vscode.Disposable {
 
   private async startNow(): Promise<void> {
     if (this.disposed) return;
+    this.options = this.readOptions();
     const { dataDir } = this.options;
     this.setState({ mode: 'starting', dataDir });
     for (let attempt = 0; attempt < ATTACH_ATTEMPTS && !this.disposed; attempt++) {
@@ -238,13 +251,28 @@ export class BridgeHost implements vscode.Disposable {
       const gone = !isProcessAlive(discovery.pid) || !now || now.instanceNonce !== discovery.instanceNonce;
       if (!gone) return;
       this.clearWatch();
-      this.log.info(`the bridge hosted by process ${discovery.pid} went away; taking over`);
       void this.serialize(async () => {
         if (this.current.mode !== 'attached' || this.disposed) return;
         this.clientInstance = undefined;
+        if (await this.awaitRestartedHost(discovery)) return;
+        this.log.info(`the bridge hosted by process ${discovery.pid} went away; taking over`);
         await this.startNow();
       });
     }, WATCH_INTERVAL_MS);
+  }
+
+  /** While the host says it is restarting (restartMarker.ts), waits for its new bridge and attaches to it. */
+  private async awaitRestartedHost(previous: DiscoveryFile): Promise<boolean> {
+    const { dataDir } = this.options;
+    let logged = false;
+    while (!this.disposed && restartingHost(dataDir) === previous.pid) {
+      if (!logged) this.log.info(`the bridge hosted by process ${previous.pid} is restarting; waiting for it`);
+      logged = true;
+      const now = readDiscovery(dataDir);
+      if (now && now.instanceNonce !== previous.instanceNonce && (await this.attach())) return true;
+      await delay(250);
+    }
+    return false;
   }
 
   private clearWatch(): void {

@@ -458,9 +458,11 @@ async function serveNotification(page: Page, a: Extract<UiAction, { action: 'not
 
 /** A webview's content: VS Code nests it as iframe.webview → iframe#active-frame. */
 async function webviewFrame(page: Page, marker: string, timeoutMs: number) {
+  const t0 = Date.now();
   return until(async () => {
     const outer = page.locator('iframe.webview.ready');
-    // A webview in sight first: two panels of one kind (two review decks) may be open, one in the background.
+    // A webview in sight first: two panels of one kind (two review decks) may be open, one in the background,
+    // and the one just opened may not be ready yet. A hidden one is taken only when none in sight shows up.
     let hidden: FrameLocator | undefined;
     for (let i = (await outer.count()) - 1; i >= 0; i--) {
       const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
@@ -468,7 +470,7 @@ async function webviewFrame(page: Page, marker: string, timeoutMs: number) {
       if (await outer.nth(i).isVisible().catch(() => false)) return inner;
       hidden ??= inner;
     }
-    return hidden;
+    return Date.now() - t0 > Math.min(8_000, timeoutMs / 2) ? hidden : undefined;
   }, timeoutMs, `a webview showing ${marker}`);
 }
 

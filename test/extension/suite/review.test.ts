@@ -136,6 +136,8 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
     const deck = await agent.createDeck('Source-anchored review');
     await agent.request('POST', `/decks/${deck.deckId}/cards`, { body: { cards: [{ sourceNoteId: excerpt.noteid }], confirm: true } });
 
+    // The first test's panel is closed, so the runner meets one review panel, the one in sight.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const session = await api.review.panels.open({ deckId: deck.deckId, title: deck.title });
     const view = await eventually(() => { const v = session.view(); return v.status === 'card' && v.card.media ? v : undefined; }, 'the first card with its pictures');
     if (view.status !== 'card') throw new Error('no card');
