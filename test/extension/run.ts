@@ -11,7 +11,7 @@
 //
 // Output: test-output/extension/ (summary.json, suite.log, code-server.log, screenshots).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -211,7 +211,9 @@ async function main(): Promise<number> {
         } catch (e) {
           answer = { error: e instanceof Error ? e.message : String(e) };
         }
-        writeFileSync(join(signals, `${name}.done`), JSON.stringify(answer));
+        // Written whole, then renamed: the suite polls for .done and must never read half an answer.
+        writeFileSync(join(signals, `${name}.done.tmp`), JSON.stringify(answer));
+        renameSync(join(signals, `${name}.done.tmp`), join(signals, `${name}.done`));
       }
       await sleep(150);
     }

@@ -110,4 +110,26 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     assert.equal((await owner.approvals.get(pending.approvalId)).state, 'denied');
     assert.ok((await owner.listStudySets()).some((s) => s.topicid === topicid), 'the set stays');
   });
+  it('Show opens the dry-run as JSON beside the question, then asks again', async function () {
+    this.timeout(90_000);
+    const { topicid, ids } = await newCards('Approval shown', 2);
+    const pending = await held('/notes/delete', { noteIds: ids });
+    const choices: Array<'Show' | 'Deny'> = ['Show', 'Deny'];
+    let shown: string | undefined;
+    await vscode.commands.executeCommand('studyBridge.showApprovals', {
+      prompt: async (a: PendingApproval) => {
+        if (a.approvalId !== pending.approvalId) return undefined;
+        if (choices.length === 1) shown = vscode.window.activeTextEditor?.document.getText();
+        return choices.shift();
+      },
+    });
+    assert.ok(shown, 'an editor was open when the question came again');
+    const doc = JSON.parse(shown!) as { agent: { name: string }; call: string; summary: { text: string } };
+    assert.equal(doc.agent.name, 'Claude Code');
+    assert.equal(doc.call, 'POST /notes/delete');
+    assert.equal(doc.summary.text, 'Claude Code: delete 2 cards');
+    assert.equal((await owner.approvals.get(pending.approvalId)).state, 'denied');
+    assert.deepEqual((await cardsIn(topicid)).filter((id) => ids.includes(id)).sort(), [...ids].sort(), 'both cards stay');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
 });
