@@ -138,18 +138,25 @@ export class BridgeHost implements vscode.Disposable {
     this.options = this.readOptions();
     const { dataDir } = this.options;
     this.setState({ mode: 'starting', dataDir });
-    for (let attempt = 0; attempt < ATTACH_ATTEMPTS && !this.disposed; attempt++) {
-      try {
-        await this.host();
-        return;
-      } catch (err) {
-        if (!isLockedError(err)) {
-          this.fail(err);
+    for (let attempts = 0; !this.disposed; ) {
+      // Another window restarting its bridge (restartMarker.ts) hosts again in a moment: never take the data dir
+      // from it in the gap, and wait for it however long its close and start take (the marker's age bounds it).
+      const restarting = restartingHost(dataDir);
+      const othersRestart = restarting !== undefined && restarting !== process.pid;
+      if (!othersRestart) {
+        try {
+          await this.host();
           return;
+        } catch (err) {
+          if (!isLockedError(err)) {
+            this.fail(err);
+            return;
+          }
         }
       }
       // Another live process owns the data dir: attach to it.
       if (await this.attach()) return;
+      if (!othersRestart && ++attempts >= ATTACH_ATTEMPTS) break;
       await delay(250);
     }
     if (!this.disposed) this.fail(new Error(`the data dir ${dataDir} is locked by another process that does not answer`));

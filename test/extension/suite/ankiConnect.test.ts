@@ -66,11 +66,14 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     assert.equal(ids.length, 3);
 
     await vscode.commands.executeCommand('studyBridge.decks.focus');
-    const deckNode = await eventually(async () => {
+    // Revealed once the view itself knows the node: a refresh under way (the feed's event) can make VS Code
+    // refuse an element it has not resolved yet, so a refused reveal is tried again on fresh nodes.
+    await eventually(async () => {
       const roots = (await api.views.decks.getChildren()) as Array<{ deck?: { title: string; cardCount: number } }>;
-      return roots.find((n) => n.deck?.title === 'Yomitan Japanese' && n.deck.cardCount === 3);
-    }, 'the deck with its three cards in the Review Decks view');
-    await api.trees.decks.reveal(deckNode as never, { expand: true, select: true });
+      const deckNode = roots.find((n) => n.deck?.title === 'Yomitan Japanese' && n.deck.cardCount === 3);
+      if (!deckNode) return undefined;
+      return api.trees.decks.reveal(deckNode as never, { expand: true, select: true }).then(() => true, () => undefined);
+    }, 'the deck with its three cards revealed in the Review Decks view');
     const shot = await askRunner<{ rows: string[] }>('ui-ankiconnect', {
       action: 'screenshot',
       file: 'ankiconnect-review-decks.png',
