@@ -3,6 +3,7 @@ import type { BridgeOptions } from '../server/bridge';
 import type { RequestLogEntry } from '../server/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/store/lock';
+import { dropKeptLock } from '../server/worker/threadClaims';
 import { BridgeClient } from '../client/bridgeClient';
 import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
 import { startWorkerBridge } from '../server/worker/workerBridge';
@@ -92,14 +93,18 @@ export class BridgeHost implements vscode.Disposable {
   restart(): Promise<void> {
     return this.serialize(async () => {
       // Attached windows must wait for this window to host again, not take over in the gap (restartMarker.ts).
+      // The lock file stays ours through the gap too, so no other process (a headless `serve`) takes the data dir.
       const { dataDir } = this.options;
       const handing = this.current.mode === 'hosting';
       if (handing) markRestarting(dataDir);
       try {
-        await this.stopNow();
+        await this.stopNow({ keepLock: handing });
         await this.startNow();
       } finally {
-        if (handing) clearRestarting(dataDir);
+        if (handing) {
+          if (!this.bridge) dropKeptLock(dataDir);
+          clearRestarting(dataDir);
+        }
       }
     });
   }
@@ -293,14 +298,14 @@ export class BridgeHost implements vscode.Disposable {
     this.setState({ mode: 'error', dataDir: this.options.dataDir, error: message });
   }
 
-  private async stopNow(): Promise<void> {
+  private async stopNow(opts?: { keepLock?: boolean }): Promise<void> {
     this.clearWatch();
     this.clientInstance = undefined;
     const bridge = this.bridge;
     this.bridge = undefined;
     if (bridge) {
       try {
-        await bridge.close();
+        await bridge.close(opts);
         this.log.info('bridge closed (checkpoint written, lock released)');
       } catch (err) {
         this.log.error(`closing the bridge failed: ${errorText(err)}`);

@@ -85,8 +85,11 @@ export interface Bridge {
   services: RouteServices;
   /** The AnkiConnect port, when served. */
   ankiConnectPort?: number;
-  /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock. */
-  close(): Promise<void>;
+  /**
+   * Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock.
+   * `keepLock`: this process starts the bridge again at once; no other process may take the data dir meanwhile.
+   */
+  close(opts?: { keepLock?: boolean }): Promise<void>;
 }
 
 async function listen(server: Server, port: number | undefined): Promise<number> {
@@ -246,7 +249,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
 
     let closing: Promise<void> | undefined;
     const openStore = store;
-    const close = () =>
+    const close = (opts?: { keepLock?: boolean }) =>
       (closing ??= (async () => {
         shutdown.abort(); // also ends the open GET /events streams
         storage.close();
@@ -262,7 +265,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         services.events.close();
         await openStore.close();
         removeDiscovery(dataDir, instanceNonce);
-        lock.release();
+        lock.release({ keepFile: opts?.keepLock });
       })());
     return { baseUrl: baseUrl(), port, token: services.tokens.mainToken, instanceNonce, dataDir, services, close, ...(anki ? { ankiConnectPort: anki.port } : {}) };
   } catch (e) {

@@ -11,6 +11,8 @@ import { MemoryUiHost, type UiKeyOutcome } from '../../src/server/ui/uiHost';
 import type { HostedBridge } from '../../src/server/worker/hostedBridge';
 import { startWorkerBridge } from '../../src/server/worker/workerBridge';
 import { tempDir } from '../helpers/bridgeFixture';
+import { spawnBridge } from '../helpers/childBridge';
+import { dropKeptLock } from '../../src/server/worker/threadClaims';
 import { distinctCopy } from '../helpers/distinctPdf';
 import { corpusFile } from '../unit/pdfCorpus';
 
@@ -119,5 +121,28 @@ describe('The bridge in a worker thread', function () {
     client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
     const titles = (await client.listStudySets()).map((s) => s.title).sort();
     assert.deepEqual(titles, ['Opened by an agent', 'Opened in the window']);
+  });
+  it('a restart (close with keepLock) keeps the data dir from a headless serve in the gap; this process starts again on it', async () => {
+    await bridge.close({ keepLock: true });
+    assert.equal(existsSync(join(dataDir, 'bridge.json')), false, 'no bridge.json in the gap');
+    assert.equal(readFileSync(join(dataDir, 'library.lock'), 'utf8'), String(process.pid), 'the lock still names this process');
+    const other = spawnBridge(['--data', dataDir, '--port', '0']);
+    await assert.rejects(other, (err: Error & { code?: number; stderr?: string }) => {
+      assert.match(err.stderr ?? '', /already served by process/);
+      return true;
+    });
+    bridge = await startWorkerBridge({ dataDir, port: 0 });
+    client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+    assert.equal((await client.listStudySets()).length, 2, 'the same library, served again');
+    dropKeptLock(dataDir); // a bridge of this process holds it: left alone
+    assert.equal(existsSync(join(dataDir, 'library.lock')), true);
+  });
+
+  it('a restart that does not start again gives the data dir back (dropKeptLock)', async () => {
+    await bridge.close({ keepLock: true });
+    dropKeptLock(dataDir);
+    assert.equal(existsSync(join(dataDir, 'library.lock')), false);
+    bridge = await startWorkerBridge({ dataDir, port: 0 });
+    client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   });
 });

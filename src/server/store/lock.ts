@@ -18,15 +18,20 @@ export function isProcessAlive(pid: number): boolean {
  * One process owns a data dir: `library.lock` holds its pid. A lock left by a
  * dead process is taken over; a live holder gets DATA_DIR_LOCKED naming it.
  */
-export function acquireDataDirLock(dataDir: string): { release(): void } {
+/** `keepFile`: the bridge restarts in this process at once (a setting changed); the file keeps the data dir ours meanwhile. */
+export interface DataDirLock {
+  release(opts?: { keepFile?: boolean }): void;
+}
+
+export function acquireDataDirLock(dataDir: string): DataDirLock {
   const path = join(dataDir, 'library.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       createLock(path);
       heldHere.add(path);
       return {
-        release() {
-          if (!heldHere.delete(path)) return;
+        release(opts) {
+          if (!heldHere.delete(path) || opts?.keepFile) return;
           try {
             unlinkSync(path);
           } catch {
@@ -50,6 +55,19 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
     }
   }
   throw new BridgeError('DATA_DIR_LOCKED', 409, `Could not take the lock on ${dataDir}.`, { dataDir });
+}
+
+/**
+ * Removes the lock file when it names this process and this thread holds no
+ * lock on it (other threads: the caller asks threadClaims.ts first).
+ */
+export function removeOwnLockFile(dataDir: string): void {
+  const path = join(dataDir, 'library.lock');
+  try {
+    if (!heldHere.has(path) && lockPid(path) === process.pid) unlinkSync(path);
+  } catch {
+    /* none */
+  }
 }
 
 /**

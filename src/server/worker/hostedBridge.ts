@@ -18,8 +18,8 @@ export interface HostedBridge {
   threadId: number;
   /** Folds the journal into library.db now (the event-loop test asks for one). */
   checkpoint(): Promise<CheckpointResult>;
-  /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock. */
-  close(): Promise<void>;
+  /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock (`keepLock`: see Bridge.close). */
+  close(opts?: { keepLock?: boolean }): Promise<void>;
 }
 
 /**
@@ -64,6 +64,6 @@ function inProcess(bridge: Bridge, release: () => void): HostedBridge {
       await bridge.services.store.checkpoint();
       return { ms: performance.now() - t0, threadId };
     },
-    close: () => bridge.close().finally(release),
+    close: (opts) => bridge.close(opts).finally(release),
   };
 }

@@ -52,7 +52,7 @@ export interface CheckpointResult {
 }
 
 export type ToWorker =
-  | { type: 'close' }
+  | { type: 'close'; keepLock?: boolean }
   | { type: 'checkpoint'; id: number }
   | { type: 'ui-result'; id: number; ok: true; value: unknown }
   | { type: 'ui-result'; id: number; ok: false; error: WireError };

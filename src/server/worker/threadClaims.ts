@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { BridgeError } from '../errors';
+import { removeOwnLockFile } from '../store/lock';
 
 /**
  * Data dirs a bridge of this process hosts, whichever thread it runs on.
@@ -29,4 +30,13 @@ export function claimDataDir(dataDir: string): () => void {
     released = true;
     claimed.delete(key);
   };
+}
+
+/**
+ * Removes a lock file a restart kept (close with keepLock) when no bridge of
+ * this process took it back, on any thread: the restart failed, and other
+ * processes must be able to serve the data dir.
+ */
+export function dropKeptLock(dataDir: string): void {
+  if (!claimed.has(resolve(dataDir))) removeOwnLockFile(dataDir);
 }

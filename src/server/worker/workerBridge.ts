@@ -117,12 +117,12 @@ export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge
   });
 
   let closing: Promise<void> | undefined;
-  function close(): Promise<void> {
+  function close(opts?: { keepLock?: boolean }): Promise<void> {
     return (closing ??= (async () => {
       closeRequested = true;
       const done = new Promise<void>((resolve, reject) => (closed = { resolve, reject }));
       const timer = setTimeout(() => closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
-      send({ type: 'close' });
+      send({ type: 'close', keepLock: opts?.keepLock });
       try {
         await done;
       } finally {

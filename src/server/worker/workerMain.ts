@@ -31,7 +31,7 @@ export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData)
         void checkpoint(msg.id);
         return;
       case 'close':
-        closing ??= close();
+        closing ??= close(msg.keepLock);
         return;
     }
   });
@@ -47,10 +47,10 @@ export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData)
     }
   };
 
-  const close = async () => {
+  const close = async (keepLock?: boolean) => {
     try {
       ui.abandon('the bridge is closing');
-      await bridge?.close(); // checkpoint, bridge.json removed, lock released
+      await bridge?.close({ keepLock }); // checkpoint, bridge.json removed, lock released (or kept for a restart)
       post({ type: 'closed' });
     } catch (err) {
       post({ type: 'close-error', error: toWire(err) });
