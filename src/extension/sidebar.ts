@@ -44,14 +44,32 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     await revealer.reveal(studySet, noteid);
   };
+  /** The set node an agent's open selected: its selection event must not replace what the agent opened (its document). */
+  let selectedForAgent: string | undefined;
+  /** Selects (and, on a click, expands) a set in the Study Sets view; `forAgent`: its selection event is not the person's. */
+  const revealSet = async (topicid: string, opts: { expand: boolean; forAgent?: boolean }) => {
+    const node = getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined;
+    if (!node) return;
+    if (opts.forAgent) selectedForAgent = node.id;
+    await trees.studySets.reveal(node, { select: true, focus: false, expand: opts.expand });
+  };
   const disposables: vscode.Disposable[] = [
     revealer,
     ...Object.values(views),
     ...Object.values(trees),
     trees.studySets.onDidChangeSelection((e) => {
       const node = e.selection[0];
+      if (node && node.id === selectedForAgent) return;
+      selectedForAgent = undefined;
       if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
       else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
+    }),
+    // A click on a set (the item's command), also on the set already selected: it is the open one again.
+    vscode.commands.registerCommand('studyBridge.openStudySet', async (node?: StudySetNode) => {
+      if (!(node instanceof StudySetNode)) return;
+      selectedForAgent = undefined;
+      ui.select(node.studySet);
+      await revealSet(node.studySet.topicid, { expand: true }).catch(() => undefined);
     }),
     ui.onDidOpen((req) => {
       // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
@@ -61,6 +79,10 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
         void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
         vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
         return;
+      }
+      // A set an agent opened (POST /ui-state/apply, locate navigate) is the one selected here.
+      if (req.topicid && !req.isDeck && selected?.id !== `studySet/${req.topicid}`) {
+        void revealSet(req.topicid, { expand: false, forAgent: true }).catch(() => undefined);
       }
       vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
     }),
