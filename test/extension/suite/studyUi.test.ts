@@ -67,8 +67,9 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
   it("an agent's POST /ui-state/apply opens a set and a document: the set is selected in the Study Sets view and the reader shows the page", async function () {
     this.timeout(120_000);
     await closeEditors();
-    // The person has the other set open.
-    await api.trees.studySets.reveal(await rootNode(other.topicid), { select: true, focus: false });
+    // The person has the other set open (selected with the keyboard focus in the tree: a tree never focused
+    // does not tell the extension host about a selection made by reveal, a VS Code quirk).
+    await api.trees.studySets.reveal(await rootNode(other.topicid), { select: true, focus: true });
     await eventually(async () => ((await agent.context()).studySet?.topicid === other.topicid ? true : undefined), 'the other set open (GET /context)');
 
     const applied = await agent.request<{ keys: Record<string, { status: string }> }>('POST', '/ui-state/apply', {
@@ -78,7 +79,7 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
     assert.equal(applied.keys.booklocation.status, 'accepted');
 
     const reader = await eventually(() => api.reader.all.find((r) => r.bookmd5 === bookmd5 && r.page === 9), 'the reader of asymptote.pdf at page 9', 30_000);
-    assert.equal(reader.topicid, set.topicid, "the reader shows the set's cards");
+    await eventually(() => (reader.topicid === set.topicid ? true : undefined), "the reader showing the set's cards");
     await eventually(() => (selectedId() === `studySet/${set.topicid}` ? true : undefined), 'the set selected in the Study Sets view');
     const shown = await askRunner<ReaderState>('ui-state-reader', { action: 'reader', step: 'show', page: 9, screenshot: 'ui-state-apply.png' });
     assert.ok(shown.visible.includes(9), `page 9 in view: ${JSON.stringify(shown.visible)}`);
@@ -173,8 +174,7 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     const session = await going;
     assert.ok(session, 'a card was chosen');
-    assert.equal(session.bookmd5, bookmd5);
-    await eventually(() => (session.page === 20 ? true : undefined), 'the reader at page 20', 30_000);
+    await eventually(() => (session.bookmd5 === bookmd5 && session.page === 20 ? true : undefined), 'the reader of asymptote.pdf at page 20', 30_000);
     await eventually(() => (selectedId() === `card/${set.topicid}/${cards.p20}` ? true : undefined), 'the card selected in the Study Sets view');
     const st = await askRunner<ReaderState>('go-to-card-reader', { action: 'reader', step: 'show', page: 20, highlights: 1, screenshot: 'go-to-card.png' });
     assert.ok(st.highlights.some((h) => h.noteid === cards.p20 && h.page === 20), `the card's rectangle drawn on page 20: ${JSON.stringify(st.highlights)}`);
