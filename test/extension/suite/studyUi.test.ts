@@ -156,6 +156,16 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
     assert.deepEqual(answer.read['#grades .label'], ['Again', 'Hard', 'Good', 'Easy']);
     const after = session.view();
     assert.ok(after.status === 'card' && after.revealed, 'the answer side is shown');
+
+    // A high-contrast theme: the page takes its classes (media/a11y.css outlines controls and pictures there).
+    const workbench = vscode.workspace.getConfiguration('workbench');
+    const theme = workbench.get<string>('colorTheme');
+    await workbench.update('colorTheme', 'Default High Contrast', vscode.ConfigurationTarget.Global);
+    try {
+      await askRunner('review-high-contrast', { action: 'webview', marker: '#grades', waitFor: 'body.vscode-high-contrast .answer-image', screenshot: 'review-high-contrast.png' });
+    } finally {
+      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+    }
     await closeEditors();
   });
 
