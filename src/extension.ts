@@ -31,6 +31,7 @@ import { registerApprovalPrompts } from './extension/approvalPrompts';
 import { ReaderMemory } from './editors/readerMemory';
 import { registerAnnotationCommands } from './extension/annotationCommands';
 import { registerAnkiCommands } from './extension/ankiCommands';
+import { registerGoToCard } from './extension/goToCardCommands';
 
 /** What `activate` returns: used by the in-VS-Code tests and by other extensions. */
 export interface StudyBridgeApi {
@@ -178,6 +179,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       requireClient,
       reader,
     }),
+    ...registerGoToCard({ log, requireClient, reader, revealCard }),
     feed.onDidChange(() => reader.refreshAll()),
     ui.onDidOpen((req) => void reader.follow(req).catch((err: unknown) => log.warn(`reader: ${err instanceof Error ? err.message : String(err)}`))),
   );

@@ -21,6 +21,9 @@ export interface WebviewPageSpec {
   extraCsp?: Record<string, string[]>;
 }
 
+/** Focus rings, reduced motion and high-contrast borders: linked last by every page, so its rules win ties. */
+const A11Y_STYLES = ['media', 'a11y.css'];
+
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A URI the webview may load, for a path below the extension root. */
@@ -48,7 +51,7 @@ export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, s
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-${spec.styles.map((s) => `<link rel="stylesheet" href="${asset(s)}">`).join('\n')}
+${[...spec.styles, A11Y_STYLES].map((s) => `<link rel="stylesheet" href="${asset(s)}">`).join('\n')}
 <title>${escapeHtml(spec.title)}</title>
 </head>
 <body${spec.bodyAttributes ? ` ${spec.bodyAttributes}` : ''}>

@@ -9,6 +9,9 @@ import { CardNode } from '../views/cardTree';
 import { DecksProvider } from '../views/decksView';
 import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from '../views/studySetsView';
 
+/** How long a set an agent opened is selected again after refreshes (the writes around an open refresh the view). */
+const HOLD_MS = 5000;
+
 /** The four views of the Study Bridge sidebar, their tree views, and selecting a card in them. */
 export interface Sidebar {
   readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider; agents: AgentsProvider };
@@ -44,14 +47,34 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     await revealer.reveal(studySet, noteid);
   };
+  /** The set node an agent's open selected: its selection event must not replace what the agent opened (its document). */
+  let selectedForAgent: string | undefined;
+  /** A set an agent opened, selected again after each refresh for a few seconds (a refresh in flight drops a reveal). */
+  let held: { topicid: string; until: number } | undefined;
+  /** Selects (and, on a click, expands) a set in the Study Sets view; `forAgent`: its selection event is not the person's. */
+  const revealSet = async (topicid: string, opts: { expand: boolean; forAgent?: boolean }) => {
+    const node = getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined;
+    if (!node) return;
+    if (opts.forAgent) selectedForAgent = node.id;
+    await trees.studySets.reveal(node, { select: true, focus: false, expand: opts.expand });
+  };
   const disposables: vscode.Disposable[] = [
     revealer,
     ...Object.values(views),
     ...Object.values(trees),
     trees.studySets.onDidChangeSelection((e) => {
       const node = e.selection[0];
+      if (node && node.id === selectedForAgent) return;
+      selectedForAgent = held = undefined; // the person chose something else
       if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
       else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
+    }),
+    // A click on a set (the item's command), also on the set already selected: it is the open one again.
+    vscode.commands.registerCommand('studyBridge.openStudySet', async (node?: StudySetNode) => {
+      if (!(node instanceof StudySetNode)) return;
+      selectedForAgent = held = undefined;
+      ui.select(node.studySet);
+      await revealSet(node.studySet.topicid, { expand: true }).catch(() => undefined);
     }),
     ui.onDidOpen((req) => {
       // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
@@ -62,7 +85,16 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
         vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
         return;
       }
+      // A set an agent opened (POST /ui-state/apply, locate navigate) is the one selected here.
+      if (req.topicid && !req.isDeck && selected?.id !== `studySet/${req.topicid}`) {
+        held = { topicid: req.topicid, until: Date.now() + HOLD_MS };
+        void revealSet(req.topicid, { expand: false, forAgent: true }).catch(() => undefined);
+      }
       vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
+    }),
+    views.studySets.onDidChangeTreeData(() => {
+      const h = held;
+      if (h && Date.now() < h.until) setTimeout(() => void revealSet(h.topicid, { expand: false, forAgent: true }).catch(() => undefined), 100);
     }),
     // Last use moves without a library write: re-read when the view comes into sight.
     trees.agents.onDidChangeVisibility((e) => e.visible && views.agents.refresh()),

@@ -41,7 +41,8 @@ export function nodeHtml(n: Pick<TreeNode, 'noteid' | 'title' | 'colorIndex' | '
     ...tags.map((t) => (t.startsWith('#') ? t : `#${t}`)),
   ].filter(Boolean);
   const metaHtml = meta.length ? `<span class="meta">${escapeHtml(meta.join(' · '))}</span>` : '';
-  return `<span class="card${colour}${n.isSubMapRoot ? ' submap' : ''}" data-noteid="${escapeHtml(n.noteid)}"><span class="title">${escapeHtml(title)}</span>${metaHtml}</span>`;
+  // Focusable and announced as a button: Tab reaches every card, Enter opens it (webviews/mindMap/main.ts).
+  return `<span class="card${colour}${n.isSubMapRoot ? ' submap' : ''}" data-noteid="${escapeHtml(n.noteid)}" tabindex="0" role="button"><span class="title">${escapeHtml(title)}</span>${metaHtml}</span>`;
 }
 
 export function escapeHtml(s: string): string {

@@ -5,6 +5,7 @@ import { BridgeClientError } from '../client/bridgeClient';
 import { buildMindMapTree } from './mindMapModel';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { MIND_MAP_VIEW_TYPE, mindMapGuards, type MindMapData, type MindMapProtocol } from '../webviews/mindMap/protocol';
+import { mindMapBody } from '../webviews/mindMap/markup';
 
 /** POST /notes/batch-get takes at most this many cards per call. */
 const BATCH_GET_MAX = 200;
@@ -236,15 +237,7 @@ function mindMapHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: s
     title: `Mind Map: ${title}`,
     styles: [['media', 'mindMap.css']],
     script: ['dist', 'webview', 'mindMap.js'],
-    body: `<header class="bar">
-  <strong id="title">${text}</strong>
-  <span id="status" class="status">Loading…</span>
-  <span class="spacer"></span>
-  <button id="fit" type="button" title="Fit the whole map into the panel">Fit</button>
-  <button id="refresh" type="button" title="Read the set again">Refresh</button>
-</header>
-<div id="problem" class="problem" role="alert" hidden></div>
-<svg id="map" class="map" aria-label="Mind map of ${text}"></svg>`,
+    body: mindMapBody(text),
   });
 }
 

@@ -6,6 +6,7 @@ import { ChannelError } from '../webviews/channel/protocol';
 import { reviewGuards, type ReviewDeckRef, type ReviewMedia, type ReviewProtocol } from '../webviews/review/protocol';
 import type { DueCard } from '../client/reviewApi';
 import { reviewMedia } from './reviewMedia';
+import { REVIEW_BODY } from '../webviews/review/markup';
 import { ReviewSession } from './reviewSession';
 
 /**
@@ -119,28 +120,6 @@ function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     script: ['dist', 'webview', 'review.js'],
     // Pictures come from the host as data: URLs (the page never talks to the bridge).
     extraCsp: { 'img-src': ['data:'] },
-    body: `<header class="bar">
-  <strong id="deck" class="deck">Review</strong>
-  <span id="progress" class="progress"></span>
-  <span id="counts" class="counts" title="New · learning · review cards left"></span>
-</header>
-<main id="review" class="stage" tabindex="-1">
-  <section id="message" class="message" hidden></section>
-  <section id="card" class="card" hidden>
-    <div id="question" class="question"></div>
-    <hr id="divider" class="divider" hidden>
-    <div id="answer" class="answer" hidden></div>
-  </section>
-  <section id="summary" class="summary" hidden></section>
-</main>
-<footer id="actions" class="actions">
-  <button id="show" type="button" hidden title="Show the answer (Space)">Show answer <kbd>Space</kbd></button>
-  <div id="grades" class="grades" hidden>
-    <button type="button" class="grade again" data-rating="again" title="Again (1)"><span class="interval"></span><span class="label">Again</span><kbd>1</kbd></button>
-    <button type="button" class="grade hard" data-rating="hard" title="Hard (2)"><span class="interval"></span><span class="label">Hard</span><kbd>2</kbd></button>
-    <button type="button" class="grade good" data-rating="good" title="Good (3)"><span class="interval"></span><span class="label">Good</span><kbd>3</kbd></button>
-    <button type="button" class="grade easy" data-rating="easy" title="Easy (4)"><span class="interval"></span><span class="label">Easy</span><kbd>4</kbd></button>
-  </div>
-</footer>`,
+    body: REVIEW_BODY,
   });
 }

@@ -51,6 +51,9 @@ export class StudySetNode implements BridgeNode {
     item.contextValue = 'studyBridge.studySet';
     item.description = `${this.studySet.noteCount} ${this.studySet.noteCount === 1 ? 'card' : 'cards'}`;
     item.tooltip = `${this.studySet.title}\n${this.studySet.topicid}`;
+    // Every click opens the set, also on the set already selected (selection events fire only on a change).
+    // With a command the label no longer toggles the twistie: the command expands the set instead.
+    item.command = { command: 'studyBridge.openStudySet', title: 'Open study set', arguments: [this] };
     return item;
   }
 

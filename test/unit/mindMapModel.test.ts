@@ -56,8 +56,8 @@ describe('mind map model', () => {
     const html = nodeHtml({ noteid: 'n1', title: '<b>x & "y"</b>', colorIndex: 7, isSubMapRoot: true, hasExcerpt: true, page: 12 }, ['Math/Algebra', '#exam']);
     assert.equal(
       html,
-      '<span class="card c7 submap" data-noteid="n1"><span class="title">&lt;b&gt;x &amp; &quot;y&quot;&lt;/b&gt;</span><span class="meta">sub-map · p. 12 · #Math/Algebra · #exam</span></span>',
+      '<span class="card c7 submap" data-noteid="n1" tabindex="0" role="button"><span class="title">&lt;b&gt;x &amp; &quot;y&quot;&lt;/b&gt;</span><span class="meta">sub-map · p. 12 · #Math/Algebra · #exam</span></span>',
     );
-    assert.equal(nodeHtml({ noteid: 'n2', title: '  ', colorIndex: null, isSubMapRoot: false, hasExcerpt: false, page: null }, []), '<span class="card" data-noteid="n2"><span class="title">(untitled card)</span></span>');
+    assert.equal(nodeHtml({ noteid: 'n2', title: '  ', colorIndex: null, isSubMapRoot: false, hasExcerpt: false, page: null }, []), '<span class="card" data-noteid="n2" tabindex="0" role="button"><span class="title">(untitled card)</span></span>');
   });
 });

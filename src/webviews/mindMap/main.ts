@@ -17,8 +17,8 @@ interface ViewState {
   studySet?: { topicid: string; title: string };
 }
 
-/** Transition length of markmap's moves (ms); a redraw is counted after it. */
-const DURATION = 300;
+/** Transition length of markmap's moves (ms); a redraw is counted after it. None when the person asks for reduced motion. */
+const DURATION = window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 300;
 const vscode = vscodeApi();
 const host = new PageChannel<MindMapProtocol>(vscode);
 
@@ -94,13 +94,31 @@ const busy = (delta: number) => {
 host.on('map', (data) => void draw(data));
 host.on('problem', (m) => showProblem(m.message));
 
-svg.addEventListener('click', (e) => {
-  const card = (e.target as Element | null)?.closest?.('[data-noteid]');
-  const noteid = card?.getAttribute('data-noteid');
-  if (!noteid) return;
+const openCard = (noteid: string) => {
   const node = findNode(mm.state.data, noteid);
   if (node) void mm.setHighlight(node);
   host.request('openCard', { noteid }).catch((err: Error) => showProblem(err.message));
+};
+const cardAt = (target: EventTarget | null) => (target as Element | null)?.closest?.('[data-noteid]')?.getAttribute('data-noteid') ?? undefined;
+
+svg.addEventListener('click', (e) => {
+  const noteid = cardAt(e.target);
+  if (noteid) openCard(noteid);
+});
+// The keyboard does what the pointer does: Enter or Space opens the focused card, → unfolds it, ← folds it.
+svg.addEventListener('keydown', (e) => {
+  const noteid = cardAt(e.target);
+  if (!noteid || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    openCard(noteid);
+    return;
+  }
+  const node = findNode(mm.state.data, noteid);
+  const fold = e.key === 'ArrowLeft' ? 1 : e.key === 'ArrowRight' ? 0 : undefined;
+  if (!node || fold === undefined || !node.children?.length || (node.payload?.fold ? 1 : 0) === fold) return;
+  e.preventDefault();
+  void mm.toggleNode(node).then(() => svg.querySelector<HTMLElement>(`[data-noteid="${CSS.escape(noteid)}"]`)?.focus());
 });
 
 document.getElementById('fit')!.addEventListener('click', () => void mm.fit());

@@ -75,7 +75,7 @@ function renderAnswer(card: ReviewCardModel): void {
   if (card.question.kind !== 'title' && a.title) answerEl.appendChild(el('div', 'title', a.title));
   answerEl.appendChild(el('div', `body${a.excerpt ? ' excerpt' : ''}`, a.body || '(no body)'));
   if (media?.source) {
-    const open = button('open-source secondary', `Open p. ${media.source.page}`, () => host.notify('openSource'));
+    const open = button('open-source secondary', `Open p. ${media.source.page}`, `Open the book at page ${media.source.page} beside this panel (O)`, () => host.notify('openSource'));
     open.title = 'Open the book beside this panel at the excerpt (O)';
     open.appendChild(el('kbd', '', 'O'));
     answerEl.appendChild(open);
@@ -96,9 +96,11 @@ function when(iso: string | null): string {
   return `${rel} (${d.toLocaleString()})`;
 }
 
-function button(cls: string, text: string, onClick: () => void): HTMLButtonElement {
+/** A button; `label` is what a screen reader announces (every control has one). */
+function button(cls: string, text: string, label: string, onClick: () => void): HTMLButtonElement {
   const b = el('button', cls, text);
   b.type = 'button';
+  b.setAttribute('aria-label', label);
   b.addEventListener('click', onClick);
   return b;
 }
@@ -120,8 +122,8 @@ function renderSummary(s: SummaryState): void {
   summaryEl.appendChild(el('p', 'next', `Next due: ${when(s.nextDueAt)}`));
   if (s.dueToday) summaryEl.appendChild(el('p', 'today', `${plural(s.dueToday, 'card')} due today in this deck`));
   const buttons = el('div', 'summary-actions');
-  if (s.dueNow > 0) buttons.appendChild(button('restart', `Review ${plural(s.dueNow, 'due card')}`, () => host.notify('restart')));
-  buttons.appendChild(button('close secondary', 'Close', () => host.notify('close')));
+  if (s.dueNow > 0) buttons.appendChild(button('restart', `Review ${plural(s.dueNow, 'due card')}`, `Review ${plural(s.dueNow, 'due card')} again`, () => host.notify('restart')));
+  buttons.appendChild(button('close secondary', 'Close', 'Close the review panel', () => host.notify('close')));
   summaryEl.appendChild(buttons);
 }
 
@@ -146,8 +148,10 @@ function render(): void {
     renderQuestion(s.card);
     dividerEl.hidden = answerEl.hidden = !s.revealed;
     if (s.revealed) renderAnswer(s.card);
-    for (const b of gradeButtons) {
-      b.querySelector('.interval')!.textContent = s.card.nextIntervals[b.dataset.rating as ReviewRating];
+    for (const [i, b] of gradeButtons.entries()) {
+      const interval = s.card.nextIntervals[b.dataset.rating as ReviewRating];
+      b.querySelector('.interval')!.textContent = interval;
+      b.setAttribute('aria-label', `${b.querySelector('.label')!.textContent}, next review in ${interval} (key ${i + 1})`);
       b.disabled = s.busy || grading;
     }
   } else {
