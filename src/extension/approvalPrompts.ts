@@ -7,6 +7,9 @@ export type ApprovalChoice = 'Allow' | 'Deny' | 'Show' | undefined;
 /** How the person is asked; tests pass their own (VS Code refuses modal dialogs under extension tests). */
 export type ApprovalPrompt = (approval: PendingApproval, modal: boolean) => Promise<ApprovalChoice>;
 
+/** Show opens the call as read-only JSON under this scheme: no untitled document asking to be saved when closed. */
+const SHOW_SCHEME = 'study-bridge-approval';
+
 /** Deletes of whole study sets or documents ask in a modal dialog; the rest in a notification. */
 const MODAL_PATHS = new Set(['/study-sets/{id}/delete', '/library/documents/{id}/delete']);
 
@@ -30,6 +33,9 @@ export class ApprovalPrompts implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly asked = new Set<string>();
   private pending: PendingApproval[] = [];
+  /** What Show displays, by approval id (the read-only documents' content). */
+  private readonly shown = new Map<string, string>();
+  private readonly provider: vscode.Disposable;
 
   constructor(
     private readonly getClient: () => BridgeClient | undefined,
@@ -38,6 +44,9 @@ export class ApprovalPrompts implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('studyBridge.approvals', vscode.StatusBarAlignment.Right, 100);
     this.item.name = 'Study Bridge: Pending Approvals';
     this.item.command = 'studyBridge.showApprovals';
+    this.provider = vscode.workspace.registerTextDocumentContentProvider(SHOW_SCHEME, {
+      provideTextDocumentContent: (uri) => this.shown.get(uri.path.replace(/^\/|\.json$/g, '')) ?? '{}\n',
+    });
   }
 
   /** Re-reads the pending approvals; asks about the new ones. */
@@ -82,7 +91,8 @@ export class ApprovalPrompts implements vscode.Disposable {
     for (;;) {
       const choice = await prompt(a, MODAL_PATHS.has(a.path));
       if (choice === 'Show') {
-        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify({ agent: a.agent, call: `${a.method} ${a.path}`, summary: a.summary }, null, 2) });
+        this.shown.set(a.approvalId, JSON.stringify({ agent: a.agent, call: `${a.method} ${a.path}`, summary: a.summary }, null, 2) + '\n');
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: SHOW_SCHEME, path: `/${a.approvalId}.json` }));
         await vscode.window.showTextDocument(doc, { preview: true });
         continue;
       }
@@ -107,6 +117,7 @@ export class ApprovalPrompts implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
+    this.provider.dispose();
   }
 }
 

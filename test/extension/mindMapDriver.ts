@@ -2,7 +2,8 @@
 // mindMap.test.ts: counts the SVG's nodes, reads titles, colours and the zoom
 // transform, clicks a node's title or fold circle, photographs the window.
 import { join } from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { sleep, webviewFrame } from './workbenchFrames';
 
 export interface MindMapAction {
   action: 'mind-map';
@@ -32,26 +33,11 @@ export interface MindMapSeen {
   csp: string | null;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NODES = 'svg#map g.markmap-node';
-
-/** The mind map's frame: VS Code nests each webview as iframe.webview → iframe#active-frame. */
-async function mindMapFrame(page: Page, timeoutMs: number): Promise<FrameLocator> {
-  const t0 = Date.now();
-  for (;;) {
-    const outer = page.locator('iframe.webview.ready');
-    for (let i = (await outer.count()) - 1; i >= 0; i--) {
-      const inner = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('#active-frame');
-      if (await inner.locator('svg#map').count().catch(() => 0)) return inner;
-    }
-    if (Date.now() - t0 > timeoutMs) throw new Error('no webview shows the mind map (svg#map)');
-    await sleep(200);
-  }
-}
 
 export async function serveMindMap(page: Page, a: MindMapAction, out: string): Promise<MindMapSeen> {
   const timeoutMs = a.timeoutMs ?? 20_000;
-  const frame = await mindMapFrame(page, timeoutMs).catch(async (e: Error) => {
+  const frame = await webviewFrame(page, 'svg#map', timeoutMs).catch(async (e: Error) => {
     await page.screenshot({ path: join(out, `mind-map-missing-${Date.now()}.png`) }).catch(() => undefined);
     throw e;
   });

@@ -4,6 +4,7 @@
 // Served by run.ts for the suite's `askRunner(name, { action: 'reader', … })`.
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
+import { sleep, until, webviewFrame } from './workbenchFrames';
 
 export type ReaderAction =
   /** Wait until the reader shows page `page` with at least `highlights` card highlights drawn on it; optional screenshot. */
@@ -23,32 +24,6 @@ export type ReaderAction =
 
 /** The line 'select' dragged over, in the workbench page's coordinates. */
 let lastSelected: { x: number; y: number; width: number; height: number } | undefined;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(150);
-  }
-}
-
-/** The reader's content frame: VS Code nests it as iframe.webview → iframe#active-frame. */
-async function readerFrame(page: Page): Promise<FrameLocator> {
-  return until(async () => {
-    const outer = page.locator('iframe.webview.ready');
-    // The reader in sight: other readers may be open in background tabs (their webviews are hidden).
-    for (let i = (await outer.count()) - 1; i >= 0; i--) {
-      if (!(await outer.nth(i).isVisible())) continue;
-      const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if (await inner.locator('#viewerContainer .page').count()) return inner;
-    }
-    return undefined;
-  }, 30_000, 'the PDF reader webview with pages');
-}
 
 async function state(frame: FrameLocator) {
   return frame.locator('#viewerContainer').evaluate((c) => {
@@ -78,7 +53,8 @@ async function state(frame: FrameLocator) {
 }
 
 export async function serveReader(page: Page, a: ReaderAction, out: string): Promise<unknown> {
-  const frame = await readerFrame(page);
+  // The reader in sight: other readers may be open in background tabs (their webviews are hidden).
+  const frame = await webviewFrame(page, '#viewerContainer .page', 30_000, undefined);
   switch (a.step) {
     case 'state': {
       const st = await state(frame);

@@ -4,7 +4,8 @@
 // Photographs the whole window (status bar included) at the first question,
 // the first answer and the summary.
 import { join } from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { sleep, statusBarTexts, until, webviewFrame } from './workbenchFrames';
 
 export interface ReviewAction {
   action: 'review';
@@ -31,40 +32,6 @@ export interface ReviewSeen {
   statusBar: string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The review panel's frame: VS Code nests each webview as iframe.webview → iframe#active-frame. */
-async function reviewFrame(page: Page, timeoutMs: number): Promise<FrameLocator> {
-  const t0 = Date.now();
-  for (;;) {
-    const outer = page.locator('iframe.webview.ready');
-    for (let i = (await outer.count()) - 1; i >= 0; i--) {
-      const inner = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('#active-frame');
-      if (await inner.locator('#grades').count().catch(() => 0)) return inner;
-    }
-    if (Date.now() - t0 > timeoutMs) throw new Error('no webview shows the review panel (#grades)');
-    await sleep(200);
-  }
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-async function statusBarTexts(page: Page): Promise<string[]> {
-  const items = await page
-    .locator('.statusbar-item')
-    .evaluateAll((els) => els.map((e) => `${(e as unknown as { innerText: string }).innerText} | ${e.getAttribute('aria-label') ?? ''}`))
-    .catch(() => [] as string[]);
-  return items.filter((t) => t.includes('Study Bridge'));
-}
-
 export async function serveReview(page: Page, a: ReviewAction, out: string): Promise<ReviewSeen> {
   const timeoutMs = a.timeoutMs ?? 20_000;
   const expectStatus = a.expectStatus;
@@ -77,7 +44,7 @@ export async function serveReview(page: Page, a: ReviewAction, out: string): Pro
         }, timeoutMs, `a status bar item reading "${expectStatus}"`);
   if (!a.keys.length) return { steps: [], summary: '', statusBar: await waitStatus() };
   const screenshots = a.screenshots ?? { question: 'review-question.png', answer: 'review-answer.png', summary: 'review-summary.png' };
-  const frame = await reviewFrame(page, timeoutMs);
+  const frame = await webviewFrame(page, '#grades', timeoutMs);
   const body = frame.locator('body');
   const shot = async (file: string) => {
     await sleep(300); // layout settles

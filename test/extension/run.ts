@@ -16,10 +16,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { serveReview, type ReviewAction } from './reviewDriver';
 import { serveMindMap, type MindMapAction } from './mindMapDriver';
 import { readerSummary, serveReader, type ReaderAction } from './readerDriver';
+import { sleep, statusBarTexts, until } from './workbenchFrames';
+import { serveUiAction, type UiAction } from './workbenchActions';
 
 const root = resolve(__dirname, '..', '..');
 const out = join(root, 'test-output', process.argv.includes('--code-server=newest') ? 'extension-newest' : 'extension');
@@ -34,7 +36,6 @@ const EXTENSION_ID = 'study-bridge.study-bridge';
 
 const t0 = Date.now();
 const log = (m: string) => process.stdout.write(`[extension-tests +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Check {
   title: string;
@@ -229,7 +230,7 @@ async function main(): Promise<number> {
       const bridgeJson = join(dataDir, 'bridge.json');
       const first = readJson<{ pid: number; instanceNonce: string }>(bridgeJson);
       // Global settings changed in the suite restart the bridge, and either window may have hosted it since.
-      const firstHosts = !(await statusTexts(page1)).some((t) => t.includes('attached'));
+      const firstHosts = !(await statusBarTexts(page1)).some((t) => t.includes('attached'));
       const [hosting, other] = firstHosts ? [page1, pages[1]] : [pages[1], page1];
       pages.splice(0, pages.length, hosting, other);
       await check(checks, 'closing the hosting window hands the bridge to the second window', async () => {
@@ -239,7 +240,7 @@ async function main(): Promise<number> {
           return j && j.pid !== first?.pid ? j : undefined;
         }, 30_000, 'a new bridge.json from the second window');
         const texts = await until(async () => {
-          const t = await statusTexts(pages[1]);
+          const t = await statusBarTexts(pages[1]);
           return t.some((s) => s.includes(`:${next.port}`) && !s.includes('attached')) ? t : undefined;
         }, 15_000, 'the second window to show it hosts');
         metrics.takeover = { pid: next.pid, port: next.port, statusBar: texts };
@@ -323,10 +324,10 @@ async function serveSignal(
   if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, out);
   if (payload.action === 'review') return serveReview(ctx.page1, payload as unknown as ReviewAction, out);
   if (payload.action === 'reader') return serveReader(ctx.page1, payload as unknown as ReaderAction, out);
-  if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction);
+  if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction, { out, log });
   switch (name) {
     case 'statusbar':
-      return { texts: await until(async () => { const t = await statusTexts(ctx.page1); return t.length ? t : undefined; }, 15_000, 'the status bar item') };
+      return { texts: await until(async () => { const t = await statusBarTexts(ctx.page1); return t.length ? t : undefined; }, 15_000, 'the status bar item') };
     case 'screenshot': {
       const file = join(out, 'sidebar.png');
       const rows = await until(async () => {
@@ -347,7 +348,7 @@ async function serveSignal(
       await page2.goto(ctx.workbenchUrl.replace(/folder=[^&]*/, `folder=${encodeURIComponent(ctx.workspace2)}`));
       log('workbench 2 opened');
       const texts = await until(async () => {
-        const t = await statusTexts(page2);
+        const t = await statusBarTexts(page2);
         return t.some((s) => /attached|:\d+/.test(s)) ? t : undefined;
       }, 100_000, 'the second window\'s status bar');
       await page2.screenshot({ path: join(out, 'second-window.png') });
@@ -356,171 +357,6 @@ async function serveSignal(
     default:
       throw new Error(`unknown request ${name}`);
   }
-}
-
-/**
- * Driving the workbench like a person (each request names its action; the
- * signal name only has to be unique):
- * - rows:         wait until the sidebar renders rows containing every `expect` text
- * - screenshot:   the same, then save the sidebar (and the page) as `file`
- * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
- *                 answer the input box it opens (its prefilled value is returned)
- * - webview:      in the webview whose page has `marker` (a CSS selector), click
- *                 `click`, wait for `waitFor` and for every `expect` text, save
- *                 the window as `screenshot`; returns the texts of `read` selectors
- * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
- */
-type UiAction =
-  | { action: 'rows'; expect: string[]; timeoutMs?: number }
-  | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
-  | { action: 'context-menu'; row: string; item: string; input?: string }
-  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
-  | { action: 'notification'; expect: string[]; file: string; statusFile?: string; statusExpect?: string; click?: string };
-
-async function serveUiAction(page: Page, a: UiAction): Promise<unknown> {
-  const sidebarRows = () => page.locator('.part.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
-  const waitRows = async (expect: string[], timeoutMs = 20_000) => {
-    let last: string[] = [];
-    try {
-      return await until(async () => {
-        last = await sidebarRows();
-        return expect.every((t) => last.some((r) => r.includes(t))) ? last : undefined;
-      }, timeoutMs, `sidebar rows with ${JSON.stringify(expect)}`);
-    } catch (e) {
-      await page.screenshot({ path: join(out, `rows-timeout-${Date.now()}.png`) });
-      throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`);
-    }
-  };
-  switch (a.action) {
-    case 'rows':
-      return { rows: await waitRows(a.expect, a.timeoutMs) };
-    case 'screenshot': {
-      if (a.sidebarWidth) await widenSidebar(page, a.sidebarWidth);
-      const rows = await waitRows(a.expect);
-      await sleep(300); // icons and descriptions settle
-      const file = join(out, a.file);
-      await page.locator('.part.sidebar').first().screenshot({ path: file });
-      await page.screenshot({ path: file.replace(/\.png$/, '-window.png') });
-      log(`screenshot ${file}`);
-      return { path: file, rows };
-    }
-    case 'webview':
-      return serveWebview(page, a);
-    case 'notification':
-      return serveNotification(page, a);
-    case 'context-menu': {
-      const box = page.locator('.quick-input-widget .quick-input-box input').first();
-      // A view refresh landing between the right-click and the menu's click hands the command a stale
-      // tree item (no input box then): the person would simply right-click again, and so does the runner.
-      for (let attempt = 1; ; attempt++) {
-        await waitRows([a.row]);
-        const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
-        await row.click({ button: 'right' });
-        const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
-        await item.waitFor({ state: 'visible', timeout: 10_000 });
-        await item.click();
-        if (a.input === undefined) return { clicked: a.item };
-        const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 10_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
-        if (shown) break;
-        log(`context-menu ${a.item}: no input box, right-clicking again (attempt ${attempt + 1})`);
-        await page.keyboard.press('Escape'); // whatever the first try left open
-        await sleep(1000);
-      }
-      const prefilled = await box.inputValue();
-      await box.fill(a.input);
-      await box.press('Enter');
-      return { clicked: a.item, prefilled };
-    }
-  }
-}
-
-/**
- * notification: waits for the toast with every `expect` text (and a status bar
- * item with `statusExpect`), saves the window as `file` (and the status bar as
- * `statusFile`), then clicks the toast's button `click`. Answers the toast's
- * text and the Study Bridge status bar texts.
- */
-async function serveNotification(page: Page, a: Extract<UiAction, { action: 'notification' }>): Promise<unknown> {
-  const toast = page.locator('.notification-toast', { hasText: a.expect[0] }).last();
-  const text = await until(async () => {
-    const t = (await toast.innerText().catch(() => '')) || '';
-    return a.expect.every((e) => t.includes(e)) ? t : undefined;
-  }, 20_000, `a notification with ${JSON.stringify(a.expect)}`);
-  const status = await until(async () => {
-    const s = await statusTexts(page);
-    return !a.statusExpect || s.some((x) => x.includes(a.statusExpect!)) ? s : undefined;
-  }, 20_000, `a status bar item with ${a.statusExpect}`);
-  await sleep(300); // the toast's slide-in settles
-  await page.screenshot({ path: join(out, a.file) });
-  if (a.statusFile) await page.locator('.part.statusbar').first().screenshot({ path: join(out, a.statusFile) });
-  log(`screenshot ${join(out, a.file)}`);
-  if (a.click) await toast.locator('.monaco-button', { hasText: new RegExp(`^${escapeRe(a.click)}$`) }).first().click();
-  return { text, status };
-}
-
-/** A webview's content: VS Code nests it as iframe.webview → iframe#active-frame. */
-async function webviewFrame(page: Page, marker: string, timeoutMs: number) {
-  const t0 = Date.now();
-  return until(async () => {
-    const outer = page.locator('iframe.webview.ready');
-    // A webview in sight first: two panels of one kind (two review decks) may be open, one in the background,
-    // and the one just opened may not be ready yet. A hidden one is taken only when none in sight shows up.
-    let hidden: FrameLocator | undefined;
-    for (let i = (await outer.count()) - 1; i >= 0; i--) {
-      const inner = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if (!(await inner.locator(marker).count().catch(() => 0))) continue;
-      if (await outer.nth(i).isVisible().catch(() => false)) return inner;
-      hidden ??= inner;
-    }
-    return Date.now() - t0 > Math.min(8_000, timeoutMs / 2) ? hidden : undefined;
-  }, timeoutMs, `a webview showing ${marker}`);
-}
-
-async function serveWebview(page: Page, a: Extract<UiAction, { action: 'webview' }>): Promise<unknown> {
-  const timeoutMs = a.timeoutMs ?? 20_000;
-  const frame = await webviewFrame(page, a.marker, timeoutMs);
-  if (a.click) await frame.locator(a.click).first().click({ timeout: timeoutMs });
-  if (a.waitFor) await frame.locator(a.waitFor).first().waitFor({ state: 'visible', timeout: timeoutMs });
-  let body = '';
-  try {
-    await until(async () => {
-      body = await frame.locator('body').innerText();
-      return (a.expect ?? []).every((t) => body.includes(t)) ? true : undefined;
-    }, timeoutMs, `webview texts ${JSON.stringify(a.expect)}`);
-  } catch (e) {
-    await page.screenshot({ path: join(out, `webview-timeout-${Date.now()}.png`) });
-    throw new Error(`${(e as Error).message}; webview shows: ${body.slice(0, 1500)}`);
-  }
-  const read: Record<string, string[]> = {};
-  for (const sel of a.read ?? []) read[sel] = await frame.locator(sel).allInnerTexts();
-  if (a.screenshot) {
-    await sleep(300); // layout settles
-    await page.screenshot({ path: join(out, a.screenshot) });
-    log(`screenshot ${join(out, a.screenshot)}`);
-  }
-  return { body, read };
-}
-
-/** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide. */
-async function widenSidebar(page: Page, width: number) {
-  const box = await page.locator('.part.sidebar').first().boundingBox();
-  if (!box || box.width >= width) return;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 5 });
-  await page.mouse.up();
-}
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Texts of the Study Bridge status bar items as rendered. */
-async function statusTexts(page: Page): Promise<string[]> {
-  const items = await page
-    .locator('.statusbar-item')
-    .evaluateAll((els) => els.map((e) => `${(e as unknown as { innerText: string }).innerText} | ${e.getAttribute('aria-label') ?? ''}`))
-    .catch(() => [] as string[]);
-  return items.filter((t) => t.includes('Study Bridge'));
 }
 
 async function check(checks: Check[], title: string, fn: () => Promise<void>) {
@@ -533,15 +369,6 @@ async function check(checks: Check[], title: string, fn: () => Promise<void>) {
   }
 }
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const s = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() - s > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 function readJson<T>(file: string): T | undefined {
   try {

@@ -119,7 +119,12 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     await vscode.commands.executeCommand('studyBridge.showApprovals', {
       prompt: async (a: PendingApproval) => {
         if (a.approvalId !== pending.approvalId) return undefined;
-        if (choices.length === 1) shown = vscode.window.activeTextEditor?.document.getText();
+        if (choices.length === 1) {
+          const doc = vscode.window.activeTextEditor?.document;
+          shown = doc?.getText();
+          assert.equal(doc?.isDirty, false, 'a read-only view: closing it asks nothing');
+          assert.equal(doc?.languageId, 'json');
+        }
         return choices.shift();
       },
     });

@@ -1,0 +1,151 @@
+// The runner's hands in the workbench: the UI actions a suite asks for by
+// signal (test/extension/suite/signals.ts), done as a person would.
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { sleep, statusBarTexts, until, webviewFrame } from './workbenchFrames';
+
+/** Where screenshots go, and the runner's log. */
+export interface RunnerIo {
+  out: string;
+  log: (m: string) => void;
+}
+
+/**
+ * Driving the workbench like a person (each request names its action; the
+ * signal name only has to be unique):
+ * - rows:         wait until the sidebar renders rows containing every `expect` text
+ * - screenshot:   the same, then save the sidebar (and the page) as `file`
+ * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
+ *                 answer the input box it opens (its prefilled value is returned)
+ * - webview:      in the webview whose page has `marker` (a CSS selector), click
+ *                 `click`, wait for `waitFor` and for every `expect` text, save
+ *                 the window as `screenshot`; returns the texts of `read` selectors
+ * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
+ */
+export type UiAction =
+  | { action: 'rows'; expect: string[]; timeoutMs?: number }
+  | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
+  | { action: 'context-menu'; row: string; item: string; input?: string }
+  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
+  | { action: 'notification'; expect: string[]; file: string; statusFile?: string; statusExpect?: string; click?: string };
+
+export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Promise<unknown> {
+  const { out, log } = io;
+  const sidebarRows = () => page.locator('.part.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
+  const waitRows = async (expect: string[], timeoutMs = 20_000) => {
+    let last: string[] = [];
+    try {
+      return await until(async () => {
+        last = await sidebarRows();
+        return expect.every((t) => last.some((r) => r.includes(t))) ? last : undefined;
+      }, timeoutMs, `sidebar rows with ${JSON.stringify(expect)}`);
+    } catch (e) {
+      await page.screenshot({ path: join(out, `rows-timeout-${Date.now()}.png`) });
+      throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`);
+    }
+  };
+  switch (a.action) {
+    case 'rows':
+      return { rows: await waitRows(a.expect, a.timeoutMs) };
+    case 'screenshot': {
+      if (a.sidebarWidth) await widenSidebar(page, a.sidebarWidth);
+      const rows = await waitRows(a.expect);
+      await sleep(300); // icons and descriptions settle
+      const file = join(out, a.file);
+      await page.locator('.part.sidebar').first().screenshot({ path: file });
+      await page.screenshot({ path: file.replace(/\.png$/, '-window.png') });
+      log(`screenshot ${file}`);
+      return { path: file, rows };
+    }
+    case 'webview':
+      return serveWebview(page, a, out, log);
+    case 'notification':
+      return serveNotification(page, a, out, log);
+    case 'context-menu': {
+      const box = page.locator('.quick-input-widget .quick-input-box input').first();
+      // A view refresh landing between the right-click and the menu's click hands the command a stale
+      // tree item (no input box then): the person would simply right-click again, and so does the runner.
+      for (let attempt = 1; ; attempt++) {
+        await waitRows([a.row]);
+        const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
+        await row.click({ button: 'right' });
+        const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
+        await item.waitFor({ state: 'visible', timeout: 10_000 });
+        await item.click();
+        if (a.input === undefined) return { clicked: a.item };
+        const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 10_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
+        if (shown) break;
+        log(`context-menu ${a.item}: no input box, right-clicking again (attempt ${attempt + 1})`);
+        await page.keyboard.press('Escape'); // whatever the first try left open
+        await sleep(1000);
+      }
+      const prefilled = await box.inputValue();
+      await box.fill(a.input);
+      await box.press('Enter');
+      return { clicked: a.item, prefilled };
+    }
+  }
+}
+
+/**
+ * notification: waits for the toast with every `expect` text (and a status bar
+ * item with `statusExpect`), saves the window as `file` (and the status bar as
+ * `statusFile`), then clicks the toast's button `click`. Answers the toast's
+ * text and the Study Bridge status bar texts.
+ */
+async function serveNotification(page: Page, a: Extract<UiAction, { action: 'notification' }>, out: string, log: (m: string) => void): Promise<unknown> {
+  const toast = page.locator('.notification-toast', { hasText: a.expect[0] }).last();
+  const text = await until(async () => {
+    const t = (await toast.innerText().catch(() => '')) || '';
+    return a.expect.every((e) => t.includes(e)) ? t : undefined;
+  }, 20_000, `a notification with ${JSON.stringify(a.expect)}`);
+  const status = await until(async () => {
+    const s = await statusBarTexts(page);
+    return !a.statusExpect || s.some((x) => x.includes(a.statusExpect!)) ? s : undefined;
+  }, 20_000, `a status bar item with ${a.statusExpect}`);
+  await sleep(300); // the toast's slide-in settles
+  await page.screenshot({ path: join(out, a.file) });
+  if (a.statusFile) await page.locator('.part.statusbar').first().screenshot({ path: join(out, a.statusFile) });
+  log(`screenshot ${join(out, a.file)}`);
+  if (a.click) await toast.locator('.monaco-button', { hasText: new RegExp(`^${escapeRe(a.click)}$`) }).first().click();
+  return { text, status };
+}
+
+
+async function serveWebview(page: Page, a: Extract<UiAction, { action: 'webview' }>, out: string, log: (m: string) => void): Promise<unknown> {
+  const timeoutMs = a.timeoutMs ?? 20_000;
+  const frame = await webviewFrame(page, a.marker, timeoutMs);
+  if (a.click) await frame.locator(a.click).first().click({ timeout: timeoutMs });
+  if (a.waitFor) await frame.locator(a.waitFor).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  let body = '';
+  try {
+    await until(async () => {
+      body = await frame.locator('body').innerText();
+      return (a.expect ?? []).every((t) => body.includes(t)) ? true : undefined;
+    }, timeoutMs, `webview texts ${JSON.stringify(a.expect)}`);
+  } catch (e) {
+    await page.screenshot({ path: join(out, `webview-timeout-${Date.now()}.png`) });
+    throw new Error(`${(e as Error).message}; webview shows: ${body.slice(0, 1500)}`);
+  }
+  const read: Record<string, string[]> = {};
+  for (const sel of a.read ?? []) read[sel] = await frame.locator(sel).allInnerTexts();
+  if (a.screenshot) {
+    await sleep(300); // layout settles
+    await page.screenshot({ path: join(out, a.screenshot) });
+    log(`screenshot ${join(out, a.screenshot)}`);
+  }
+  return { body, read };
+}
+
+/** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide. */
+async function widenSidebar(page: Page, width: number) {
+  const box = await page.locator('.part.sidebar').first().boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
