@@ -55,6 +55,8 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
   });
   after(async function () {
     this.timeout(180_000);
+    // The prompts of approvals decided through the test's own prompt stay on screen: they would cover later suites' buttons.
+    await vscode.commands.executeCommand('notifications.clearAll');
     await setPolicy('never');
   });
 

@@ -34,6 +34,8 @@ export async function run(): Promise<void> {
     extension: () => require('./extension.test'),
     bundles: () => require('./bundles.test'),
     review: () => require('./review.test'),
+    // Before mindMap: it closes every editor, and the map mindMap leaves open is what the reload check restores.
+    studyUi: () => require('./studyUi.test'),
     mindMap: () => require('./mindMap.test'),
     reader: () => require('./reader.test'),
     agents: () => require('./agents.test'),
@@ -41,7 +43,6 @@ export async function run(): Promise<void> {
     annotations: () => require('./annotations.test'),
     approvals: () => require('./approvals.test'),
     anki: () => require('./anki.test'),
-    studyUi: () => require('./studyUi.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 
