@@ -52,6 +52,27 @@ describe('CJK: search, locate, anchor, render and print', function () {
     assert.ok(hit.score > once.score && once.score > 0, `${hit.score} > ${once.score}`);
   });
 
+  it('document search joins CJK lines: four characters around a line wrap of the page text are found on that page', async () => {
+    const [p1] = (await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: 1, end: 1 } })).pages;
+    const text = String(p1.text);
+    const first = CJK_PDF.wrapped.slice(0, 6);
+    const at = text.indexOf(first);
+    assert.ok(at >= 0, text.slice(0, 200));
+    const wrap = text.slice(at).search(/[\r\n]/) + at; // the sentence's first line ends here
+    const query = text.slice(wrap - 2, wrap) + text.slice(wrap, wrap + 4).replace(/\s+/g, '').slice(0, 2);
+    assert.equal(Array.from(query).length, 4, JSON.stringify(text.slice(wrap - 4, wrap + 4)));
+    assert.ok(!text.includes(query) && CJK_PDF.wrapped.includes(query), `${query} only stands across the wrap`);
+    assert.deepEqual(await docPages(query), [1], query);
+  });
+
+  it('cards: a Japanese word inside a longer run is found; the characters reversed are not', async () => {
+    const ja = await create({ title: '細胞', text: CJK_PDF.japanese });
+    for (const q of ['ミトコンドリア', 'コンドリア', 'エネルギー工場']) assert.deepEqual((await search(q, 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], q);
+    assert.match((await search('ミトコンドリア', 'notes')).notes[0].snippet, /\[ミトコンドリア\]は/);
+    assert.deepEqual((await search('ミトコンドリ', 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], 'bigrams find a word cut short');
+    assert.deepEqual((await search('アリドンコトミ', 'notes')).notes, [], 'the characters reversed');
+  });
+
   it('Latin search is unchanged beside CJK books', async () => {
     const r = await search('asymptote', 'documents');
     assert.equal(r.documents[0]?.bookmd5, latin);

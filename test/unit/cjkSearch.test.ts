@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { cardFtsQuery, cardIndexBody } from '../../src/server/search/cardIndexText';
+import { matchPages } from '../../src/server/search/bookQuery';
+import { HEADER_BYTES, decodeBody, decodeHeader, encodeBook } from '../../src/server/search/indexFormat';
 import { snippetOf } from '../../src/server/search/searchRanking';
 import { indexTerms, searchQuery } from '../../src/server/text/searchTerms';
 
@@ -37,5 +39,23 @@ describe('Search terms from the text module (CJK words and bigrams)', () => {
     assert.equal(snippetOf(zh, searchQuery('光合作用')), '植物通过[光合作用]把光能转化为化学能。[光合作用]发生在…');
     assert.equal(snippetOf('植物通过光合\n作用把光能', searchQuery('光合作用')), '植物通过[光合作用]把光能');
     assert.equal(snippetOf('The cell wall and the cell membrane', searchQuery('cell')), 'The [cell] wall and the [cell] membrane');
+  });
+
+  it('book index: the bigrams find every page holding them; the word ranks the page where it stands as a word first', () => {
+    const file = encodeBook([
+      { page: 1, text: '合作用光合作' }, // the three bigrams of 光合作用, never the word
+      { page: 2, text: '植物的光合作用' },
+      { page: 3, text: '光合' },
+    ]);
+    const h = decodeHeader(file);
+    const body = decodeBody(h, file.subarray(HEADER_BYTES + h.bloomBytes, HEADER_BYTES + h.bloomBytes + h.bodyBytes));
+    const [q] = searchQuery('光合作用');
+    const bytes = (ws: string[]) => ws.map((w) => Buffer.from(w, 'utf8'));
+    const hits = matchPages(body, bytes(q.terms), false, 6, bytes(q.bonus));
+    assert.deepEqual(hits.map((x) => x.page).sort(), [1, 2]);
+    const score = (p: number) => hits.find((x) => x.page === p)!.score;
+    assert.ok(score(2) > score(1), `${score(2)} > ${score(1)}`);
+    const plain = matchPages(body, bytes(q.terms), false, 6);
+    assert.ok(plain.find((x) => x.page === 2)!.score < score(2), 'the word adds to the score');
   });
 });
