@@ -35,7 +35,7 @@ function pieces(text: string): Piece[] {
   for (const t of tokenize(text)) {
     const cjk = t.key.length > 0 && isCjkCode(t.key.charCodeAt(0));
     const last = out[out.length - 1];
-    if (cjk && last?.cjk && SAME_RUN.test(text.slice(prevTo, t.from))) last.key += t.key;
+    if (cjk && last?.cjk && (t.from === prevTo || SAME_RUN.test(text.slice(prevTo, t.from)))) last.key += t.key;
     else out.push({ key: t.key, cjk });
     prevTo = t.to;
   }
