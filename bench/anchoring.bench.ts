@@ -1,5 +1,5 @@
-// Anchoring by measurement (issue #17): the labelled set (quotes of pdftotext in reading order, -layout and -raw
-// over corpus books and made two-column / code / side-note PDFs, against shuffled, paraphrased and invented
+// Anchoring by measurement (issue #17): the labelled set (quotes of pdftotext in reading order, -layout and -raw,
+// and of the reader's pdf.js text layer in content order, over corpus books and made two-column / code / side-note PDFs, against shuffled, paraphrased and invented
 // sentences) scored once; the curve of threshold vs anchored % vs false anchors, beside the goals
 // (≥ 99 % anchored with 0 false anchors; locate ≥ 99 %). The chosen threshold is ACCEPT_SCORE.
 import { ACCEPT_SCORE, GAP_EXTEND, GAP_OPEN, JUMP, LINE_EDGE_BONUS } from '../src/server/text/align';
@@ -17,7 +17,7 @@ async function main() {
   const neg = scored.filter((s) => !s.quote.positive);
   const count = (k: string) => set.quotes.filter((q) => q.kind === k).length;
   process.stdout.write(
-    `set: ${pos.length} quotes (pdftotext ${count('pdftotext')}, -layout ${count('layout')}, -raw ${count('raw')}; ${set.skipped} windows left out: a word not in our text layer), ` +
+    `set: ${pos.length} quotes (pdftotext ${count('pdftotext')}, -layout ${count('layout')}, -raw ${count('raw')}, pdf.js text layer ${count('pdfjs')}; ${set.skipped} windows left out: a word not in our text layer), ` +
       `${neg.length} negatives (shuffled ${count('shuffled')}, paraphrase ${count('paraphrase')}, invented ${count('invented')}); ` +
       `costs: gap ${GAP_OPEN} + ${GAP_EXTEND}/token, jump ${JUMP}, line-edge bonus ${LINE_EDGE_BONUS}\n\n`,
   );
@@ -38,8 +38,18 @@ async function main() {
     return `${k} ${xs[0].toFixed(2)}–${xs[xs.length - 1].toFixed(2)}`;
   };
   process.stdout.write(
-    `\nhighest negative score ${maxNeg.toFixed(3)}, lowest positive ${minPos.toFixed(3)}; locate score ranges: ${['pdftotext', 'layout', 'raw', 'shuffled', 'paraphrase', 'invented'].map(byKind).join(', ')}\n`,
+    `\nhighest negative score ${maxNeg.toFixed(3)}, lowest positive ${minPos.toFixed(3)}; locate score ranges: ${['pdftotext', 'layout', 'raw', 'pdfjs', 'shuffled', 'paraphrase', 'invented'].map(byKind).join(', ')}\n\n`,
   );
+  // Per kind at the chosen threshold: quotes anchored (right page) and located; negatives accepted (the false-accept rate).
+  const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)} % (${n}/${d})`;
+  const kindRows = ['pdftotext', 'layout', 'raw', 'pdfjs', 'shuffled', 'paraphrase', 'invented'].map((k) => {
+    const xs = scored.filter((s) => s.quote.kind === k);
+    if (xs[0]?.quote.positive)
+      return [k, pct(xs.filter((s) => s.anchor >= ACCEPT_SCORE && s.rightPage).length, xs.length), pct(xs.filter((s) => s.locate >= ACCEPT_SCORE).length, xs.length), '', '≥ 99 %'];
+    return [k, '', '', pct(xs.filter((s) => Math.max(s.anchor, s.locate) >= ACCEPT_SCORE).length, xs.length), '0'];
+  });
+  printTable(['kind', `anchored at ${ACCEPT_SCORE}`, `located at ${ACCEPT_SCORE}`, 'false accepts (anchor or locate)', 'goal'], kindRows);
+  process.stdout.write('\n');
   printTable(['measure', 'ms', 'goal', 'notes'], [['score the whole set (locate + bundle index per quote)', ms, '', `${((1000 * ms) / scored.length / 1000).toFixed(2)} ms per quote`]]);
   await sharedPool().close();
 }
