@@ -11,7 +11,8 @@ import { closePdf, openPdf } from '../../src/server/pdf/pdfjsLoader';
 
 /** Page texts (index 0 is page 1) of the given pages of a PDF file. */
 export async function textLayerPages(file: string, pages: readonly number[]): Promise<Map<number, string>> {
-  const doc = await openPdf(readFileSync(file), true);
+  const bytes = readFileSync(file);
+  const doc = await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), true);
   const out = new Map<number, string>();
   try {
     for (const n of pages) {
