@@ -8,6 +8,7 @@ import { labelledSet } from '../test/anchoring/labelledSet';
 import { crossPageQuotes } from '../test/anchoring/crossPage';
 import { AnchorIndex } from '../src/server/text/anchorIndex';
 import { locateText } from '../src/server/text/locate';
+import { foldKey } from '../src/server/text/fold';
 import { sharedPool } from '../test/unit/pdfExtracted';
 import { printTable } from './table';
 
@@ -73,7 +74,10 @@ async function crossPage() {
   let locN = 0;
   let locNext = 0;
   const scores: number[] = [];
+  const shares: number[] = [];
   for (const q of quotes) {
+    // The share of the quote's letters printed on page N: all an anchor on page N can draw.
+    shares.push(foldKey(q.text.split(' ').slice(0, q.before).join(' ')).length / foldKey(q.text).length);
     const pages = books.get(q.book)!;
     let index = indexes.get(q.book);
     if (!index) indexes.set(q.book, (index = new AnchorIndex(pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 })))));
@@ -88,6 +92,7 @@ async function crossPage() {
     if (locateText(pages[q.page].items, q.text).found) locNext++;
   }
   scores.sort((x, y) => x - y);
+  shares.sort((x, y) => x - y);
   const pct = (n: number) => `${((100 * n) / quotes.length).toFixed(1)} % (${n})`;
   process.stdout.write(`\ncross-page quotes: ${quotes.length} (6 words of page N + 6 of N+1, pdf.js text-layer order, corpus books)\n\n`);
   printTable(
@@ -95,6 +100,7 @@ async function crossPage() {
     [
       [`anchored at ${ACCEPT_SCORE} (bundle index over the book)`, pct(anchored), `on page N ${onN}, on N+1 ${onNext}, elsewhere ${anchored - onN - onNext}; rects cover one page's half only`],
       ['score p10 / p50 / p90', `${scores[Math.floor(scores.length * 0.1)].toFixed(2)} / ${scores[Math.floor(scores.length / 2)].toFixed(2)} / ${scores[Math.floor(scores.length * 0.9)].toFixed(2)}`, ''],
+      ['share of the quote on page N, p10 / p50 / p90', shares.map((x) => `${Math.round(100 * x)} %`).filter((_, i) => [0.1, 0.5, 0.9].some((f) => i === Math.floor(shares.length * f))).join(' / '), 'an anchor on page N draws this part; the rest (page N+1) has no rect'],
       ['locate on page N / on page N+1', `${pct(locN)} / ${pct(locNext)}`, 'locate reads one page'],
     ],
   );
