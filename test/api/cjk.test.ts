@@ -100,6 +100,10 @@ describe('CJK: search, locate, anchor, render and print', function () {
     }
     assert.match((await search('结构', 'notes')).notes[0].snippet, /叶绿体的\[结构\]与功能/);
     assert.deepEqual((await search('构结', 'notes')).notes, []);
+    // A card holding only 叶绿体 is found by 叶绿体, never by 叶绿体的结构 (the word inside the run must not widen it).
+    const only = await create({ title: '叶绿体' });
+    assert.deepEqual((await search('叶绿体的结构', 'notes')).notes.map((n: any) => n.noteid), [card.noteid]);
+    assert.deepEqual(new Set((await search('叶绿体', 'notes')).notes.map((n: any) => n.noteid)), new Set([card.noteid, only.noteid]));
 
     // An excerpt child with its title cleared shows the excerpt's first words, in the tree and the deck.
     const child = await create({ parentNoteId: card.noteid, excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped } });

@@ -33,6 +33,7 @@ describe('Search terms from the text module (CJK words and bigrams)', () => {
     assert.equal(cardIndexBody('叶绿体的结构与功能'), '叶绿 绿体 体的 的结 结构 构与 与功 功能 能 叶绿体');
     assert.equal(cardFtsQuery(searchQuery('结构 光合作用 叶 atp合成酶')), 'body:结构 (body:光合作用 OR "光合 合作 作用") body:叶* body:atp* "合成 成酶"');
     assert.equal(cardFtsQuery(searchQuery('!!! …')), undefined);
+    assert.equal(cardFtsQuery(searchQuery('叶绿体的结构')), '"叶绿 绿体 体的 的结 结构"', 'a word inside the run (叶绿体) would widen the match: phrase only');
   });
   it('snippets bracket a CJK word as one run, with a few characters of context; Latin snippets unchanged', () => {
     const zh = '植物通过光合作用把光能转化为化学能。光合作⽤发生在叶绿体中，叶绿体的结构与功能密切相关。';

@@ -17,8 +17,8 @@ export function cardIndexBody(text: string): string {
 /**
  * The FTS4 query (enhanced syntax: implicit AND, OR, parentheses) of a
  * query's parts: every part must match; a Latin token or a lone CJK
- * character as a prefix, a CJK run as the phrase of its bigrams, or as one
- * of its words. Terms are letters and digits only, so nothing the user typed
+ * character as a prefix, a CJK run as the phrase of its bigrams, or as the
+ * word it is (which holds the phrase too, so the OR only adds to the rank). Terms are letters and digits only, so nothing the user typed
  * is read as an operator. Phrases go without the `body:` filter, which FTS4
  * does not apply to them; the other columns hold ids, never CJK.
  */
@@ -26,7 +26,9 @@ export function cardFtsQuery(parts: readonly QueryPart[]): string | undefined {
   const out = parts.map((p) => {
     if (p.prefix) return `body:${p.terms[0]}*`;
     const phrase = p.terms.length === 1 ? `body:${p.terms[0]}` : `"${p.terms.join(' ')}"`;
-    return p.bonus.length ? `(${[...p.bonus.map((w) => `body:${w}`), phrase].join(' OR ')})` : phrase;
+    // The run as one word ranks above its bigrams alone; a word that is only part of the run would
+    // widen the match (OR), so then the phrase stands alone.
+    return p.bonus.includes(p.key) ? `(body:${p.key} OR ${phrase})` : phrase;
   });
   return out.length ? out.join(' ') : undefined;
 }
