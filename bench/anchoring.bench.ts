@@ -76,13 +76,16 @@ async function crossPage() {
   const scores: number[] = [];
   const shares: number[] = [];
   for (const q of quotes) {
-    // The share of the quote's letters printed on page N: all an anchor on page N can draw.
-    shares.push(foldKey(q.text.split(' ').slice(0, q.before).join(' ')).length / foldKey(q.text).length);
+    // The share of the quote's letters printed on page N (its words from page N).
+    const shareN = foldKey(q.text.split(' ').slice(0, q.before).join(' ')).length / foldKey(q.text).length;
     const pages = books.get(q.book)!;
     let index = indexes.get(q.book);
     if (!index) indexes.set(q.book, (index = new AnchorIndex(pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 })))));
     const a = index.anchor(q.text, 0);
     scores.push(a.score);
+    // All an anchor can draw: the part on its own page.
+    if (a.page === q.page) shares.push(shareN);
+    else if (a.page === q.page + 1) shares.push(1 - shareN);
     if (a.anchored && a.score >= ACCEPT_SCORE) {
       anchored++;
       if (a.page === q.page) onN++;
@@ -98,9 +101,9 @@ async function crossPage() {
   printTable(
     ['measure', 'value', 'notes'],
     [
-      [`anchored at ${ACCEPT_SCORE} (bundle index over the book)`, pct(anchored), `on page N ${onN}, on N+1 ${onNext}, elsewhere ${anchored - onN - onNext}; rects cover one page's half only`],
+      [`anchored at ${ACCEPT_SCORE} (bundle index over the book)`, pct(anchored), `on page N ${onN}, on N+1 ${onNext}, elsewhere ${anchored - onN - onNext}; placed on the page holding most of the quote, rects on that page only`],
       ['score p10 / p50 / p90', `${scores[Math.floor(scores.length * 0.1)].toFixed(2)} / ${scores[Math.floor(scores.length / 2)].toFixed(2)} / ${scores[Math.floor(scores.length * 0.9)].toFixed(2)}`, ''],
-      ['share of the quote on page N, p10 / p50 / p90', shares.map((x) => `${Math.round(100 * x)} %`).filter((_, i) => [0.1, 0.5, 0.9].some((f) => i === Math.floor(shares.length * f))).join(' / '), 'an anchor on page N draws this part; the rest (page N+1) has no rect'],
+      ['share of the quote on the anchored page, p10 / p50 / p90', shares.map((x) => `${Math.round(100 * x)} %`).filter((_, i) => [0.1, 0.5, 0.9].some((f) => i === Math.floor(shares.length * f))).join(' / '), 'the anchor draws this part; the part on the other page has no rect (an anchor names one page)'],
       ['locate on page N / on page N+1', `${pct(locN)} / ${pct(locNext)}`, 'locate reads one page'],
     ],
   );
