@@ -146,7 +146,7 @@ async function main() {
     const withCjk = [...cjkIds].reverse().concat(newestFirst);
     const cjkQueries: Array<[string, string]> = [
       ['光合作用', 'CJK word, page 5 of every 10th Chinese book'],
-      ['叶绿体', 'CJK word on every 20th page (window cut)'],
+      ['叶绿体', 'CJK word on every 20th page of every Chinese book'],
       ['ミトコンドリア', 'Japanese word in one book'],
       ['叶', 'CJK single character (prefix of bigrams)'],
       ['光合作用 叶绿体', 'two CJK words'],
