@@ -13,7 +13,7 @@ import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './cards/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
 import { BookTextIndex } from './search/bookTextIndex';
-import { upgradeCardIndex } from './search/cardIndexText';
+import { rebuildCardIndex } from './cards/cardIndexRebuild';
 import { Decks } from './library/decks';
 import { DocumentCatalogue } from './library/documentCatalogue';
 import { ExtractionScheduler } from './library/extractionScheduler';
@@ -144,7 +144,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const movedSnapshots = await moveSnapshotsToFiles(store, snapshotFiles);
     const movedPages = await migratePagesToCache(store, dataDir);
     if (movedSnapshots.moved + movedPages.pages + movedPages.documents > 0) await store.compact();
-    await upgradeCardIndex(store); // card index rows from before CJK bigrams
+    await rebuildCardIndex(store); // card index rows written with other terms (before schema 9)
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,

@@ -1,6 +1,7 @@
 /**
  * The labelled anchoring set: quotes a second extractor (pdftotext, in its
- * reading-order, -layout and -raw modes) takes from corpus books and from
+ * reading-order, -layout and -raw modes) and the reader's pdf.js text layer
+ * (content order, as a person copies it) take from corpus books and from
  * generated layout PDFs, each labelled with its page; and negatives that
  * must never anchor: shuffled page words, paraphrases of real sentences,
  * invented sentences. Shared by test/unit/anchoringSet.test.ts and
@@ -16,10 +17,11 @@ import { keyTokens, quoteTokens } from '../../src/server/text/tokenize';
 import { corpusFile } from '../unit/pdfCorpus';
 import { extracted, sharedPool } from '../unit/pdfExtracted';
 import { writeLayoutPdfs } from './layoutPdfs';
+import { textLayerPages } from './textLayerText';
 import { INVENTED, paraphrase } from './negatives';
 import { rng } from './rng';
 
-export type QuoteKind = 'pdftotext' | 'layout' | 'raw' | 'shuffled' | 'paraphrase' | 'invented';
+export type QuoteKind = 'pdftotext' | 'layout' | 'raw' | 'pdfjs' | 'shuffled' | 'paraphrase' | 'invented';
 
 export interface LabelledQuote {
   book: string;
@@ -37,10 +39,12 @@ export interface LabelledSet {
   skipped: number;
 }
 
+/** pdftotext modes; 'pdfjs' is the reader's text layer (textLayerText.ts). */
 const MODES: [QuoteKind, string[]][] = [
   ['pdftotext', []],
   ['layout', ['-layout']],
   ['raw', ['-raw']],
+  ['pdfjs', []],
 ];
 
 export function pdftotextPage(file: string, page: number, args: string[]): string {
@@ -72,6 +76,7 @@ const pageStep = (count: number) => (count > 100 ? 4 : 1);
 
 export async function labelledSet(): Promise<LabelledSet> {
   const random = rng(17);
+  const layerRandom = rng(1717);
   const books = new Map<string, PageData[]>();
   const files: string[] = [];
   for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf']) {
@@ -89,14 +94,16 @@ export async function labelledSet(): Promise<LabelledSet> {
     const book = basename(file);
     const pages = books.get(book)!;
     const perPage = book.endsWith('.pdf') && pages.length <= 7 ? 3 : 1;
-    for (let i = 0; i < pages.length; i += pageStep(pages.length)) {
-      const page = pages[i];
-      if (page.ocr || page.unreadable) continue;
+    const sampled = pages.filter((p, i) => i % pageStep(pages.length) === 0 && !p.ocr && !p.unreadable);
+    const layer = await textLayerPages(file, sampled.map((p) => p.page));
+    for (const page of sampled) {
       for (const [kind, args] of MODES) {
-        const words = pdftotextPage(file, page.page, args).split(/\s+/).filter(Boolean);
+        const words = (kind === 'pdfjs' ? layer.get(page.page)! : pdftotextPage(file, page.page, args)).split(/\s+/).filter(Boolean);
         if (words.length < 30) continue;
+        // pdf.js quotes draw from their own generator, so the pdftotext windows stay the ones measured before.
+        const pick = kind === 'pdfjs' ? layerRandom : random;
         for (let k = 0; k < perPage; k++) {
-          const at = Math.floor(random() * (words.length - 12));
+          const at = Math.floor(pick() * (words.length - 12));
           const text = words.slice(at, at + 12).join(' ');
           if (foldKey(text).length < 40) continue;
           if (!onPageWords(page, text)) {

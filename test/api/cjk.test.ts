@@ -52,6 +52,27 @@ describe('CJK: search, locate, anchor, render and print', function () {
     assert.ok(hit.score > once.score && once.score > 0, `${hit.score} > ${once.score}`);
   });
 
+  it('document search joins CJK lines: four characters around a line wrap of the page text are found on that page', async () => {
+    const [p1] = (await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: 1, end: 1 } })).pages;
+    const text = String(p1.text);
+    const first = CJK_PDF.wrapped.slice(0, 6);
+    const at = text.indexOf(first);
+    assert.ok(at >= 0, text.slice(0, 200));
+    const wrap = text.slice(at).search(/[\r\n]/) + at; // the sentence's first line ends here
+    const query = text.slice(wrap - 2, wrap) + text.slice(wrap, wrap + 4).replace(/\s+/g, '').slice(0, 2);
+    assert.equal(Array.from(query).length, 4, JSON.stringify(text.slice(wrap - 4, wrap + 4)));
+    assert.ok(!text.includes(query) && CJK_PDF.wrapped.includes(query), `${query} only stands across the wrap`);
+    assert.deepEqual(await docPages(query), [1], query);
+  });
+
+  it('cards: a Japanese word inside a longer run is found; the characters reversed are not', async () => {
+    const ja = await create({ title: '細胞', text: CJK_PDF.japanese });
+    for (const q of ['ミトコンドリア', 'コンドリア', 'エネルギー工場']) assert.deepEqual((await search(q, 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], q);
+    assert.match((await search('ミトコンドリア', 'notes')).notes[0].snippet, /\[ミトコンドリア\]は/);
+    assert.deepEqual((await search('ミトコンドリ', 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], 'bigrams find a word cut short');
+    assert.deepEqual((await search('アリドンコトミ', 'notes')).notes, [], 'the characters reversed');
+  });
+
   it('Latin search is unchanged beside CJK books', async () => {
     const r = await search('asymptote', 'documents');
     assert.equal(r.documents[0]?.bookmd5, latin);
@@ -79,6 +100,10 @@ describe('CJK: search, locate, anchor, render and print', function () {
     }
     assert.match((await search('结构', 'notes')).notes[0].snippet, /叶绿体的\[结构\]与功能/);
     assert.deepEqual((await search('构结', 'notes')).notes, []);
+    // A card holding only 叶绿体 is found by 叶绿体, never by 叶绿体的结构 (the word inside the run must not widen it).
+    const only = await create({ title: '叶绿体' });
+    assert.deepEqual((await search('叶绿体的结构', 'notes')).notes.map((n: any) => n.noteid), [card.noteid]);
+    assert.deepEqual(new Set((await search('叶绿体', 'notes')).notes.map((n: any) => n.noteid)), new Set([card.noteid, only.noteid]));
 
     // An excerpt child with its title cleared shows the excerpt's first words, in the tree and the deck.
     const child = await create({ parentNoteId: card.noteid, excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped } });
@@ -126,32 +151,60 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 });
 
-describe('CJK: a data dir indexed before CJK bigrams', function () {
+describe('CJK: a data dir from before the shared search terms (schema 8, unicode61)', function () {
   this.timeout(60_000);
-  it('its card index rows are rewritten once at start: 结构 finds the card after a restart, Latin rows untouched', async () => {
+  it('migration 9 rebuilds the card index at start with the text module\'s terms: 结构 and ミトコンドリア find their cards', async () => {
     const dataDir = tempDir();
     try {
       const t1 = await startBridge({ dataDir });
       const set = await t1.client.createStudySet('Biology');
-      const card = await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: '叶绿体的结构与功能', text: 'chloroplast', confirm: true } });
+      const make = async (title: string, text: string) => (await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, text, confirm: true } })).noteid as string;
+      const zh = await make('叶绿体的结构与功能', 'chloroplast');
+      const ja = await make('Cell', 'ミトコンドリアは細胞のエネルギー工場');
       const store = t1.bridge.services.store;
-      // As an older bridge wrote it: the text alone, and no record of the upgrade.
+      // As a schema-8 bridge left it: unicode61 over the raw text, which holds a CJK run as one token.
       await store.write((tx) => {
-        tx.run(`UPDATE notes_fts SET body = ? WHERE docid = (SELECT docid FROM notes_fts_content WHERE c0noteid = ?)`, ['叶绿体的结构与功能\nchloroplast', card.noteid]);
-        tx.run(`DELETE FROM meta WHERE key = 'card_index_cjk'`);
+        const rows = tx.all<{ noteid: string; topicid: string; body: string }>(
+          `SELECT n.noteid, n.topicid, n.title || coalesce(char(10) || (SELECT group_concat(text, char(10)) FROM note_texts x WHERE x.noteid = n.noteid), '') AS body FROM notes n WHERE hidden = 0`,
+        );
+        tx.run('DROP TABLE notes_fts');
+        tx.run('CREATE VIRTUAL TABLE notes_fts USING fts4(noteid, topicid, body, tokenize=unicode61)');
+        tx.run('CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid)');
+        tx.run('CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid)');
+        tx.run('CREATE VIRTUAL TABLE pages_fts USING fts4(bookmd5, page, body, tokenize=unicode61)');
+        for (const r of rows) tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [r.noteid, r.topicid, r.body]);
+        tx.run(`UPDATE meta SET value = '8' WHERE key = 'schema_version'`);
+        tx.run(`DELETE FROM meta WHERE key = 'card_index_terms'`);
       });
       const notes = async (t: TestBridge, q: string) => (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map((n: any) => n.noteid);
-      assert.deepEqual(await notes(t1, '结构'), [], 'the old row does not hold the bigrams');
-      const latinBefore = store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]);
+      assert.deepEqual(await notes(t1, '结构'), [], 'unicode61 held 叶绿体的结构与功能 as one token');
+      assert.deepEqual(await notes(t1, 'ミトコンドリア'), []);
       await t1.stop();
 
       const t2 = await startBridge({ dataDir });
       try {
-        assert.deepEqual(await notes(t2, '结构'), [card.noteid]);
-        assert.deepEqual(await notes(t2, 'chloroplast'), [card.noteid]);
-        assert.deepEqual(t2.bridge.services.store.all('SELECT docid, c2body FROM notes_fts_content WHERE c0noteid <> ? ORDER BY docid', [card.noteid]), latinBefore);
+        const s2 = t2.bridge.services.store;
+        assert.equal(s2.schemaVersion, 9);
+        assert.match(s2.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql, /tokenize=simple/);
+        assert.equal(s2.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined);
+        assert.deepEqual(await notes(t2, '结构'), [zh]);
+        assert.deepEqual(await notes(t2, 'chloroplast'), [zh]);
+        assert.deepEqual(await notes(t2, 'ミトコンドリア'), [ja]);
+        assert.deepEqual(await notes(t2, 'コンドリア'), [ja], 'a word inside a longer run');
+        assert.deepEqual(await notes(t2, 'cell'), [ja]);
+        assert.equal(s2.get<{ n: number }>('SELECT count(*) AS n FROM notes_fts')!.n, s2.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE hidden = 0')!.n);
       } finally {
         await t2.stop();
+      }
+      // Once rebuilt, a start does not write the index again.
+      const t3 = await startBridge({ dataDir });
+      try {
+        const docids = t3.bridge.services.store.all('SELECT docid FROM notes_fts_content ORDER BY docid');
+        assert.deepEqual(await notes(t3, '结构'), [zh]);
+        assert.ok(docids.length >= 3);
+        assert.deepEqual(t3.bridge.services.store.all('SELECT docid FROM notes_fts_content ORDER BY docid'), docids);
+      } finally {
+        await t3.stop();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -13,12 +13,12 @@ describe('anchoring: the labelled set (quotes of another extractor vs shuffled, 
     scored = scoreSet(set);
   });
 
-  it('holds ≥ 280 quotes of pdftotext (reading order, -layout, -raw) over corpus books and made layouts, and ≥ 300 negatives', () => {
+  it('holds ≥ 280 quotes of pdftotext (reading order, -layout, -raw) and of the pdf.js text layer over corpus books and made layouts, and ≥ 300 negatives', () => {
     const pos = set.quotes.filter((q) => q.positive);
     const neg = set.quotes.filter((q) => !q.positive);
     assert.ok(pos.length >= 280, String(pos.length));
     assert.ok(neg.length >= 300, String(neg.length));
-    for (const kind of ['pdftotext', 'layout', 'raw', 'shuffled', 'paraphrase', 'invented']) assert.ok(set.quotes.filter((q) => q.kind === kind).length >= 90, kind);
+    for (const kind of ['pdftotext', 'layout', 'raw', 'pdfjs', 'shuffled', 'paraphrase', 'invented']) assert.ok(set.quotes.filter((q) => q.kind === kind).length >= 90, kind);
     for (const book of ['two-columns.pdf', 'code-blocks.pdf', 'side-notes.pdf', 'asymptote.pdf', '4ti2_manual.pdf']) assert.ok(pos.some((q) => q.book === book), book);
     assert.ok(neg.filter((q) => q.kind === 'shuffled').length >= 120);
   });

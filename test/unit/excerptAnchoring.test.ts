@@ -24,6 +24,16 @@ describe('excerpt anchoring', () => {
     assert.equal(textKey('The ﬁrst “Pen”, exam- ined — café'), 'thefirstpenexaminedcafe');
   });
 
+  it('a verbatim quote over a page break is placed on the page holding most of it, with rects on that page only', () => {
+    const late = index.anchor('whitespace varies. Completely different text on the next page about arrays');
+    assert.deepEqual([late.anchored, late.page, late.score], [true, 13, 1]);
+    assert.deepEqual(late.rects!.map((r) => r.y), [100], 'the first line of page 13 only');
+    assert.equal(late.rect!.x, 50);
+    const early = index.anchor('Every path is examined before it is stroked — whitespace varies. Completely');
+    assert.deepEqual([early.anchored, early.page], [true, 12]);
+    assert.ok(early.rects!.every((r) => r.y >= 112 && r.y <= 124), JSON.stringify(early.rects));
+  });
+
   it('anchors a verbatim sentence across a line break, a hyphenation, a ligature and typographic quotes', () => {
     const r = index.anchor('The first picture is drawn with a "default" pen; its line width is 0.5 bp.');
     assert.equal(r.anchored, true);

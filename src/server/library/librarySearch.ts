@@ -1,22 +1,13 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
-import { queryTerms } from '../search/tokens';
-import { cardFtsQuery, cardIndexText } from '../search/cardIndexText';
+import { cardFtsQuery } from '../search/cardIndexText';
 import { bm25Score, snippetOf } from '../search/searchRanking';
+import { searchQuery, type QueryPart } from '../text/searchTerms';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
 
-/** Words of a query as the index tokenizes them: letters and digits, lower-cased, at most 16. */
-export function queryWords(q: string): string[] {
-  return q
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .slice(0, 16);
-}
-
-/** User words → an FTS4 query on the `body` column (cardIndexText.ts): every word must match, each as a prefix. */
-export const ftsQuery = (q: string): string | undefined => cardFtsQuery(queryWords(q));
+/** A query → an FTS4 query on the `body` column (cardIndexText.ts): every part must match. */
+export const ftsQuery = (q: string): string | undefined => cardFtsQuery(searchQuery(q));
 
 /**
  * The same words as whole words. FTS4 reads a whole word's doclist
@@ -85,8 +76,8 @@ export class LibrarySearch {
   ) {}
 
   async search(q: string, scope: SearchScope, limit: number) {
-    const words = queryWords(q);
-    const match = ftsQuery(q);
+    const words = searchQuery(q);
+    const match = cardFtsQuery(words);
     const want = (s: SearchScope) => scope === 'all' || scope === s;
     const notes = want('notes') && match ? this.notes(match, words, limit) : { hits: [], scanned: 0, cut: false };
     const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
@@ -124,7 +115,7 @@ export class LibrarySearch {
     return { ranked, cut };
   }
 
-  private notes(match: string, words: string[], limit: number) {
+  private notes(match: string, words: readonly QueryPart[], limit: number) {
     const { ranked, cut } = this.rank('notes_fts', match, this.windows.notes);
     const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
@@ -133,8 +124,10 @@ export class LibrarySearch {
       const chunk = ranked.slice(at, at + limit + 1);
       const byDocid = new Map(
         this.store
-          .all<{ docid: number; noteid: string; topicid: string; body: string; title: string; setTitle: string | null }>(
-            `SELECT c.docid, n.noteid, n.topicid, c.c2body AS body, n.title, t.title AS setTitle
+          .all<{ docid: number; noteid: string; topicid: string; texts: string | null; title: string; setTitle: string | null }>(
+            // The index holds terms, not text: a snippet reads the card's title and texts.
+            `SELECT c.docid, n.noteid, n.topicid, n.title, t.title AS setTitle,
+               (SELECT group_concat(text, char(10)) FROM (SELECT text FROM note_texts x WHERE x.noteid = n.noteid ORDER BY idx)) AS texts
              FROM notes_fts_content c JOIN notes n ON n.noteid = c.c0noteid LEFT JOIN topics t ON t.topicid = n.topicid
              WHERE c.docid IN (${chunk.map(() => '?').join(',')}) AND n.hidden = 0`,
             chunk.map((c) => c.docid),
@@ -148,7 +141,7 @@ export class LibrarySearch {
           more = true;
           break;
         }
-        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(cardIndexText(r.body), words), score: round(c.score) });
+        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(r.texts ? `${r.title}\n${r.texts}` : r.title, words), score: round(c.score) });
       }
     }
     return { hits, scanned: ranked.length, cut: cut || more };
@@ -172,7 +165,7 @@ export class LibrarySearch {
    * (ready books, newest first, one window of pages); page text is read for
    * one snippet per listed document.
    */
-  private async documents(q: string, words: string[], limit: number) {
+  private async documents(q: string, words: readonly QueryPart[], limit: number) {
     const needle = q.trim().toLowerCase();
     const byName = this.store.all<{ bookmd5: string }>('SELECT bookmd5 FROM documents WHERE instr(lower(filename), ?) > 0 ORDER BY filename', [needle]);
     const docCount = this.store.get<{ n: number }>('SELECT count(*) AS n FROM documents')!.n;
@@ -181,10 +174,10 @@ export class LibrarySearch {
     const pagesOf = new Map<string, Page[]>();
     let pagesScanned = 0;
     let pagesCut = false;
-    const indexWords = words.flatMap(queryTerms);
+    const indexWords = words.flatMap((w) => w.terms);
     if (indexWords.length) {
       const ready = this.store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
-      const found = await this.text.index.search(indexWords, ready, this.windows.pages, this.windows.books);
+      const found = await this.text.index.search(indexWords, ready, this.windows.pages, this.windows.books, words.flatMap((w) => w.bonus));
       pagesScanned = found.hits.length;
       // A book whose index could not be rebuilt was not searched: say so rather than answer as if it held nothing.
       pagesCut = found.cut || found.unsearched.length > 0;

@@ -76,10 +76,11 @@ function addTermFrequencies(body: BookBody, w: Uint8Array, prefix: boolean, tf: 
 
 /**
  * Pages of one book holding every word (UTF-8 bytes; AND), as whole words or as prefixes,
- * scored bm25-style against the library's average page length; highest page
- * number first (the order a newest-first window reads them).
+ * scored bm25-style against the library's average page length; `bonus` words
+ * (whole) are not required but add to a page's score. Highest page number
+ * first (the order a newest-first window reads them).
  */
-export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean, avgLength: number): PageHit[] {
+export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean, avgLength: number, bonus: readonly Uint8Array[] = []): PageHit[] {
   const n = body.pageNo.length;
   const tfs: Uint32Array[] = [];
   for (const w of words) {
@@ -87,12 +88,19 @@ export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean,
     if (!addTermFrequencies(body, w, prefix, tf)) return [];
     tfs.push(tf);
   }
+  const required = tfs.length;
+  for (const w of bonus) {
+    const tf = new Uint32Array(n);
+    if (addTermFrequencies(body, w, false, tf)) tfs.push(tf);
+  }
   const hits: PageHit[] = [];
   const perWord = new Array<number>(tfs.length);
   for (let i = n - 1; i >= 0; i--) {
     let all = true;
-    for (let k = 0; k < tfs.length && all; k++) all = (perWord[k] = tfs[k][i]) > 0;
-    if (all) hits.push({ page: body.pageNo[i], score: pageScore(perWord, body.pageLen[i], avgLength) });
+    for (let k = 0; k < required && all; k++) all = (perWord[k] = tfs[k][i]) > 0;
+    if (!all) continue;
+    for (let k = required; k < tfs.length; k++) perWord[k] = tfs[k][i];
+    hits.push({ page: body.pageNo[i], score: pageScore(perWord, body.pageLen[i], avgLength) });
   }
   return hits;
 }

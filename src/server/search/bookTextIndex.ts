@@ -126,14 +126,16 @@ export class BookTextIndex {
    * prefixes (`word*`) are read only when whole words do not fill the window.
    * At most `window` pages from at most `bookWindow` books read (a word on a
    * few pages of every book would otherwise read the whole library); `cut`
-   * says more may have matched.
+   * says more may have matched. `bonus` words are not required: they rank
+   * the pages that hold them higher.
    */
-  async search(words: string[], books: string[], window: number, bookWindow = Infinity): Promise<TextSearchResult> {
+  async search(words: string[], books: string[], window: number, bookWindow = Infinity, bonus: readonly string[] = []): Promise<TextSearchResult> {
     // One pass computes both lists, so a search that falls back to prefixes reads each book once.
     const limit = window + 1;
     const wordKeys = words.map(wordKey);
     const prefixKeys = words.map(prefixKey);
     const bytes = words.map((w) => Buffer.from(w, 'utf8'));
+    const bonusBytes = bonus.map((w) => Buffer.from(w, 'utf8'));
     const whole: TextHit[] = [];
     const prefixed: TextHit[] = [];
     const unsearched: string[] = [];
@@ -156,9 +158,9 @@ export class BookTextIndex {
         unsearched.push(bookmd5);
         continue;
       }
-      if (wantPrefix) for (const h of matchPages(body, bytes, true, avg)) if (prefixed.length < limit) prefixed.push({ bookmd5, page: h.page, score: h.score });
+      if (wantPrefix) for (const h of matchPages(body, bytes, true, avg, bonusBytes)) if (prefixed.length < limit) prefixed.push({ bookmd5, page: h.page, score: h.score });
       if (wantWhole)
-        for (const h of matchPages(body, bytes, false, avg)) {
+        for (const h of matchPages(body, bytes, false, avg, bonusBytes)) {
           whole.push({ bookmd5, page: h.page, score: h.score });
           if (whole.length === limit) return { hits: whole.slice(0, window), cut: true, unsearched };
         }

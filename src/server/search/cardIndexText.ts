@@ -1,72 +1,34 @@
-import type { Store } from '../store/store';
-import { cjkIndexTail, cjkQueryTerms, foldCompat, hasCjk, splitCjk } from './cjk';
+import { indexTerms, type QueryPart } from '../text/searchTerms';
 
 /**
- * What the card index (FTS4 `notes_fts.body`, tokenizer unicode61) is fed
- * and asked. unicode61 keeps a CJK run as one token, so the body carries,
- * after the card's text and a unit separator, every CJK run as bigrams
- * (cjk.ts); the separator lets a snippet show the text alone. Latin text is
- * fed and asked exactly as before.
+ * What the card index (FTS4 `notes_fts.body`, tokenizer `simple`) is fed and
+ * asked. The body is the card's index terms (text/searchTerms.ts) joined by
+ * spaces: terms are letters and digits only, so `simple`, which splits at
+ * ASCII characters other than letters and digits and lower-cases ASCII,
+ * reads back exactly those terms and folds nothing itself. The card's own
+ * text (for snippets) is read from its rows.
  */
-const TAIL = '\n\u001f';
 
 /** The indexed body of a card's text (title, texts, #tags joined by newlines). */
 export function cardIndexBody(text: string): string {
-  const folded = foldCompat(text);
-  if (!hasCjk(folded)) return text;
-  return `${text}${TAIL}${cjkIndexTail(folded)}`;
-}
-
-/** The card's own text in an indexed body (for snippets). */
-export function cardIndexText(body: string): string {
-  const at = body.indexOf(TAIL);
-  return at < 0 ? body : body.slice(0, at);
+  return indexTerms(text).join(' ');
 }
 
 /**
- * The FTS4 query of a query's words: every word must match, each as a prefix;
- * a CJK run as the phrase of its bigrams (a lone character: as a prefix).
- * Words are letters and digits only, so no FTS syntax (quotes, -, OR, NEAR)
- * in what the user typed is read as an operator. A phrase goes without the
- * `body:` filter, which FTS4's standard syntax does not take for phrases;
- * the other columns hold ids, never CJK.
+ * The FTS4 query (enhanced syntax: implicit AND, OR, parentheses) of a
+ * query's parts: every part must match; a Latin token or a lone CJK
+ * character as a prefix, a CJK run as the phrase of its bigrams, or as the
+ * word it is (which holds the phrase too, so the OR only adds to the rank). Terms are letters and digits only, so nothing the user typed
+ * is read as an operator. Phrases go without the `body:` filter, which FTS4
+ * does not apply to them; the other columns hold ids, never CJK.
  */
-export function cardFtsQuery(words: string[]): string | undefined {
-  const parts: string[] = [];
-  for (const w of words.map(foldCompat)) {
-    if (!hasCjk(w)) {
-      parts.push(`body:${w}*`);
-      continue;
-    }
-    for (const part of splitCjk(w)) {
-      if (!part.cjk) parts.push(`body:${part.text}*`);
-      else {
-        const { terms, single } = cjkQueryTerms(part.text);
-        parts.push(single ? `body:${terms[0]}*` : terms.length === 1 ? `body:${terms[0]}` : `"${terms.join(' ')}"`);
-      }
-    }
-  }
-  return parts.length ? parts.join(' ') : undefined;
-}
-
-const UPGRADED = 'card_index_cjk';
-
-/**
- * Data dirs indexed before CJK bigrams: rewrites the index rows of cards
- * holding CJK text, once (a meta key records it). Reads every body once, in
- * the first start after the upgrade; Latin rows are left as they are.
- */
-export async function upgradeCardIndex(store: Store): Promise<number> {
-  if (store.get(`SELECT value FROM meta WHERE key = ?`, [UPGRADED])) return 0;
-  const rows = store
-    .all<{ docid: number; noteid: string; topicid: string; body: string }>('SELECT docid, c0noteid AS noteid, c1topicid AS topicid, c2body AS body FROM notes_fts_content')
-    .filter((r) => typeof r.body === 'string' && hasCjk(foldCompat(r.body)) && cardIndexText(r.body) === r.body);
-  await store.write((tx) => {
-    for (const r of rows) {
-      tx.run('DELETE FROM notes_fts WHERE docid = ?', [r.docid]);
-      tx.run('INSERT INTO notes_fts(docid, noteid, topicid, body) VALUES (?, ?, ?, ?)', [r.docid, r.noteid, r.topicid, cardIndexBody(r.body)]);
-    }
-    tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')`, [UPGRADED]);
+export function cardFtsQuery(parts: readonly QueryPart[]): string | undefined {
+  const out = parts.map((p) => {
+    if (p.prefix) return `body:${p.terms[0]}*`;
+    const phrase = p.terms.length === 1 ? `body:${p.terms[0]}` : `"${p.terms.join(' ')}"`;
+    // The run as one word ranks above its bigrams alone; a word that is only part of the run would
+    // widen the match (OR), so then the phrase stands alone.
+    return p.bonus.includes(p.key) ? `(body:${p.key} OR ${phrase})` : phrase;
   });
-  return rows.length;
+  return out.length ? out.join(' ') : undefined;
 }

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { Bloom, PREFIX_LENGTHS, prefixKey, wordKey } from './bloom';
-import { tokenize } from './tokens';
+import { indexTerms } from '../text/searchTerms';
 
 /**
  * One book's text index file (immutable: a bookmd5 names its bytes, so its
@@ -19,7 +19,7 @@ import { tokenize } from './tokens';
  * without the body, so startup reads a few KB per book.
  */
 const MAGIC = 0x58544253; // 'SBTX'
-const VERSION = 3; // 2: sparse long prefix keys in the filter; 3: CJK runs as bigrams
+const VERSION = 4; // 2: sparse long prefix keys in the filter; 3: CJK runs as bigrams; 4: the text module's terms (CJK words too)
 export const HEADER_BYTES = 48;
 
 export interface BookHeader {
@@ -58,7 +58,7 @@ export function encodeBook(pages: ReadonlyArray<{ page: number; text: string }>)
   let totalTokens = 0;
   sorted.forEach((p, i) => {
     pageNo[i] = p.page;
-    const tokens = tokenize(p.text ?? '');
+    const tokens = indexTerms(p.text ?? '');
     pageLen[i] = tokens.length;
     totalTokens += tokens.length;
     const tf = new Map<string, number>();

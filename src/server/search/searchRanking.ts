@@ -1,6 +1,7 @@
 /** Ranking and snippets for library search, computed in JS from what FTS4 and the text index hand out. */
 
-import { CJK_CHAR, foldCompat, hasCjk } from './cjk';
+import type { QueryPart } from '../text/searchTerms';
+import { isCjkCode, tokenize } from '../text/tokenize';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -42,33 +43,24 @@ export function pageScore(tfs: ArrayLike<number>, length: number, avgLength: num
   return score;
 }
 
-const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-
-/** Words, or single CJK characters (a CJK run has no spaces to split it into words). */
-const SNIPPET_TOKEN = new RegExp(`${CJK_CHAR.source}|(?:(?!${CJK_CHAR.source})[\\p{L}\\p{N}])+`, 'gu');
-
 /**
- * A window of about `size` words around the densest run of query-word
- * matches (each word a prefix, accents ignored as the index ignores them),
- * matched words in [brackets], cut ends marked with … A CJK query word
- * matches its characters in sequence; CJK characters count as half a word.
+ * A window of about `size` tokens around the densest run of query matches
+ * (the text module's tokens and folding, as the indexes see them: a Latin
+ * part matches a token it starts, a CJK part its characters in sequence),
+ * matched tokens in [brackets], cut ends marked with … CJK characters are
+ * tokens of their own and count as half a word; they are shown folded
+ * (the radical ⽤ a PDF font maps 用 to reads 用).
  */
-export function snippetOf(text: string, words: string[], size = 12): string {
-  // Radicals and full-width forms read as the characters they stand for (the snippet shows those too).
-  text = foldCompat(text);
-  words = words.map(foldCompat);
-  const tokens: Array<{ start: number; end: number; hit: boolean; text: string }> = [];
-  const cjkWords = words.filter(hasCjk).map((w) => Array.from(w.normalize('NFC')));
-  const wanted = words.filter((w) => !hasCjk(w)).map(fold);
-  for (let m = SNIPPET_TOKEN.exec(text); m; m = SNIPPET_TOKEN.exec(text)) {
-    const t = fold(m[0]);
-    tokens.push({ start: m.index, end: m.index + m[0].length, hit: wanted.some((w) => t.startsWith(w)), text: m[0].normalize('NFC') });
-  }
+export function snippetOf(text: string, parts: readonly QueryPart[], size = 12): string {
+  const tokens = tokenize(text).map((t) => ({ ...t, hit: false, cjk: isCjkCode(t.key.charCodeAt(0)) }));
   if (!tokens.length) return '';
-  for (const chars of cjkWords)
+  const latin = parts.filter((p) => !p.cjk).map((p) => p.key);
+  for (const t of tokens) t.hit = !t.cjk && latin.some((w) => t.key.startsWith(w));
+  const runs = parts.filter((p) => p.cjk).map((p) => Array.from(p.key));
+  for (const chars of runs)
     for (let i = 0; i + chars.length <= tokens.length; i++)
-      if (chars.every((c, k) => tokens[i + k].text === c)) for (let k = 0; k < chars.length; k++) tokens[i + k].hit = true;
-  if (cjkWords.length) size *= 2;
+      if (chars.every((c, k) => tokens[i + k].key === c)) for (let k = 0; k < chars.length; k++) tokens[i + k].hit = true;
+  if (runs.length) size *= 2;
   // The window start with the most hits; the earliest wins a tie.
   let bestFrom = 0;
   let bestHits = -1;
@@ -84,19 +76,22 @@ export function snippetOf(text: string, words: string[], size = 12): string {
   }
   // Start two words (four CJK characters) before the window's first hit, so the hit has some context.
   const firstHit = tokens.findIndex((t, i) => i >= bestFrom && t.hit);
-  const from = Math.max(0, firstHit - (cjkWords.length ? 4 : 2));
+  const from = Math.max(0, firstHit - (runs.length ? 4 : 2));
   const to = Math.min(tokens.length, from + size);
   let out = from > 0 ? '…' : '';
-  let at = tokens[from].start;
+  let at = tokens[from].from;
   for (let i = from; i < to; i++) {
     const t = tokens[i];
-    const gap = text.slice(at, t.start).replace(/\s+/g, ' ');
+    const raw = text.slice(at, t.from);
+    // CJK lines join without a space, as the indexes join them.
+    const gap = t.cjk && tokens[i - 1]?.cjk && /^\s*[\r\n]\s*$/.test(raw) ? '' : raw.replace(/\s+/g, ' ');
     // Hits that touch (the characters of a CJK word) share one bracket.
     const joined = t.hit && !gap && i > from && tokens[i - 1].hit;
     if (joined) out = out.slice(0, -1);
     out += gap;
-    out += t.hit ? `${joined ? '' : '['}${text.slice(t.start, t.end)}]` : text.slice(t.start, t.end);
-    at = t.end;
+    const shown = t.cjk ? t.key : text.slice(t.from, t.to);
+    out += t.hit ? `${joined ? '' : '['}${shown}]` : shown;
+    at = t.to;
   }
   return to < tokens.length ? `${out}…` : out;
 }

@@ -340,4 +340,20 @@ CREATE TABLE anki_notes (
 CREATE INDEX anki_notes_note ON anki_notes(noteid);
 `,
   },
+  {
+    version: 9,
+    sql: `
+-- One tokenizer (issue 17): the card index is fed the terms of the text
+-- module (text/searchTerms.ts) joined by spaces, which the simple tokenizer
+-- reads back as they are; unicode61 folded and split text its own way. The
+-- rows are written again at start (cards/cardIndexRebuild.ts). pages_fts has
+-- been unused since the book text index (search/bookTextIndex.ts).
+DROP TABLE notes_fts;
+DROP TABLE pages_fts;
+CREATE VIRTUAL TABLE notes_fts USING fts4(noteid, topicid, body, tokenize=simple);
+CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid);
+CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid);
+DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
+`,
+  },
 ];

@@ -106,8 +106,9 @@ export class AnchorIndex {
     if (this.empty) return { anchored: false, score: 0, reason: 'missing_info' };
     const exact = this.exact(q);
     if (exact >= 0) {
-      const span = this.spanAt(exact);
-      return this.place(span, exactMatch(span.items, this.folded, exact, Math.min(exact + q.length, span.end)));
+      // An anchor names one page: a quote over a page break is placed on the page holding most of it.
+      const span = this.mostOf(exact, exact + q.length);
+      return this.place(span, exactMatch(span.items, this.folded, Math.max(exact, span.start), Math.min(exact + q.length, span.end)));
     }
     if (q.length > MAX_FUZZY_KEY) return { anchored: false, score: 0, reason: 'no_match' };
     let best: { span: PageSpan; m: PageMatch } | undefined;
@@ -145,6 +146,18 @@ export class AnchorIndex {
       .sort((a, b) => b[1] - a[1])
       .slice(0, CANDIDATE_PAGES)
       .map(([span]) => span);
+  }
+
+  /** The page span holding the most of key range [start, end). */
+  private mostOf(start: number, end: number): PageSpan {
+    let best = this.spanAt(start);
+    for (let span = best; span.end < end; ) {
+      const next = this.spanAt(span.end);
+      if (next === span) break;
+      span = next;
+      if (Math.min(end, span.end) - span.start > Math.min(end, best.end) - Math.max(start, best.start)) best = span;
+    }
+    return best;
   }
 
   private spanAt(pos: number): PageSpan {

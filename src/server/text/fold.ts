@@ -4,8 +4,9 @@ import type { TextItem } from '../pdf/pdfTypes';
  * The one folding of text for matching, shared by locate, bundle anchoring
  * and card creation with an excerpt (see docs/ARCHITECTURE.md, "text").
  *
- * Text is reduced to a key of letters and digits only: NFKC (ligatures and
- * full-width forms unfold), diacritics removed, lower case. Everything else
+ * Text is reduced to a key of letters and digits only: NFKC (ligatures,
+ * full-width forms and Kangxi radicals unfold), diacritics removed (but not
+ * the kana voicing marks: ド is not ト), lower case. Everything else
  * (whitespace, line breaks, line-end hyphens, soft hyphens, quotes, dashes,
  * punctuation) is dropped, so the key is blind to how an extractor laid the
  * words out. Folded page text keeps, for every key character, the item it
@@ -15,13 +16,16 @@ import type { TextItem } from '../pdf/pdfTypes';
 
 const foldCache = new Map<string, string>();
 
+/** Combining marks but the kana (semi-)voicing marks, which NFKC puts back on their kana. */
+const DIACRITIC = /(?![\u3099\u309a])\p{M}/gu;
+
 /** Letters and digits of one character after NFKC, lower case and diacritics removed ('' for the rest). */
 export function foldChar(c: string): string {
   let f = foldCache.get(c);
   if (f === undefined) {
     f = c
       .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
+      .replace(DIACRITIC, '')
       .normalize('NFKC')
       .toLowerCase()
       .replace(/[^\p{L}\p{N}]/gu, '');
