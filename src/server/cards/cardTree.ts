@@ -100,6 +100,8 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
       const row = rowStack.pop()!;
       const parent = parentStack.pop()!;
       const kids = children.get(row.id);
+      const title = cutTitle(row.title);
+      const shown = displayTitle(row.title, row.lead);
       const node: TreeNode = {
         noteid: row.id,
         parent: parent ? parent.noteid : null,
@@ -108,8 +110,8 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
         childCount: kids ? kids.length : 0,
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
         isSubMapRoot: row.subMap === 1,
-        title: cutTitle(row.title),
-        displayTitle: cutTitle(displayTitle(row.title, row.lead)),
+        title,
+        displayTitle: shown === row.title ? title : cutTitle(shown),
         folded: row.folded === 1,
         colorIndex: row.color,
         fillIndex: row.fill,
