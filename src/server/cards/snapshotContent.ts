@@ -125,9 +125,14 @@ function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
   tx.run(`INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`, [toJson(rows)]);
 }
 
-/** Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data). */
-export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent): string[] {
-  const ids = c.notes.map((n) => n.noteid);
+/**
+ * Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data).
+ * Ids the set holds now (`current`, its content read in the same transaction) are not looked up.
+ */
+export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent, current?: SnapshotContent): string[] {
+  const here = new Set(current?.notes.map((n) => n.noteid));
+  const ids = c.notes.map((n) => n.noteid).filter((id) => !here.has(id));
+  if (!ids.length) return [];
   return db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`, [topicid, JSON.stringify(ids)]).map((r) => r.noteid);
 }
 
