@@ -5,22 +5,36 @@ import { getNote } from './noteRows';
 import { cutTitle } from './sourceAnchor';
 import { displayTitle } from './displayTitle';
 
-/** One visible card as the tree query packs it (a reference copy carries its original's title and excerpt). */
-type PackedRow = [
-  noteid: string,
-  parentId: string | null,
-  position: number,
-  title: string,
-  colorIndex: number | null,
-  fillIndex: number | null,
-  folded: number,
-  subMap: number,
-  sourceBookmd5: string | null,
-  sourcePage: number | null,
-  excerptText: number,
+/** One visible card as the tree query reads it (a reference copy carries its original's title and excerpt). */
+interface TreeRow {
+  id: string;
+  parent: string | null;
+  pos: number;
+  title: string;
+  color: number | null;
+  fill: number | null;
+  folded: number;
+  subMap: number;
+  book: string | null;
+  page: number | null;
+  excerpt: number;
   /** The first text (an excerpt first) of an untitled card, cut: what it shows instead of a title. */
-  lead: string | null,
-];
+  lead: string | null;
+}
+
+/**
+ * The columns the tree shows, one row per visible card. hasExcerpt reads the
+ * partial index note_texts_excerpt (only excerpt rows), not each card's texts.
+ * Rows as objects through a cached statement: cheaper than one JSON array
+ * built by SQLite, decoded and parsed again.
+ */
+const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.position AS pos, COALESCE(o.title, n.title) AS title, n.color_index AS color, n.fill_index AS fill,
+   n.folded AS folded, n.sub_map AS subMap, COALESCE(o.source_bookmd5, n.source_bookmd5) AS book, COALESCE(o.source_page, n.source_page) AS page,
+   EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1) AS excerpt,
+   CASE WHEN trim(COALESCE(o.title, n.title)) = '' THEN (SELECT substr(t.text, 1, 200) FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND trim(t.text) <> ''
+     ORDER BY t.excerpt DESC, t.idx LIMIT 1) END AS lead
+ FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
+ WHERE n.topicid = ? AND n.hidden = 0`;
 
 export interface TreeNode {
   noteid: string;
@@ -62,29 +76,17 @@ export interface SetTree {
 export function loadSetTree(db: Db, topicid: string): SetTree {
   assertStudySet(db, topicid);
   const topic = db.get<{ title: string; root_note_id: string | null }>('SELECT title, root_note_id FROM topics WHERE topicid = ?', [topicid])!;
-  // One row holding a JSON array: sql.js builds a JS object per row and column,
-  // which for 10k cards costs more than SQLite's own work; one string parses fast.
-  const packed = db.get<{ j: string }>(
-    `SELECT json_group_array(json_array(n.noteid, n.parent_id, n.position, COALESCE(o.title, n.title), n.color_index, n.fill_index, n.folded, n.sub_map,
-       COALESCE(o.source_bookmd5, n.source_bookmd5), COALESCE(o.source_page, n.source_page),
-       EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1),
-       CASE WHEN trim(COALESCE(o.title, n.title)) = '' THEN (SELECT substr(t.text, 1, 200) FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND trim(t.text) <> ''
-         ORDER BY t.excerpt DESC, t.idx LIMIT 1) END)) AS j
-     FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
-     WHERE n.topicid = ? AND n.hidden = 0`,
-    [topicid],
-  );
-  const rows = JSON.parse(packed?.j ?? '[]') as PackedRow[];
-  const children = new Map<string, PackedRow[]>();
-  const byId = new Map<string, PackedRow>();
+  const rows = db.all<TreeRow>(TREE_SQL, [topicid]);
+  const children = new Map<string, TreeRow[]>();
+  const byId = new Map<string, TreeRow>();
   for (const r of rows) {
-    byId.set(r[0], r);
-    if (r[1] === null) continue;
-    const list = children.get(r[1]);
+    byId.set(r.id, r);
+    if (r.parent === null) continue;
+    const list = children.get(r.parent);
     if (list) list.push(r);
-    else children.set(r[1], [r]);
+    else children.set(r.parent, [r]);
   }
-  const bySiblingOrder = (a: PackedRow, b: PackedRow) => a[2] - b[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  const bySiblingOrder = (a: TreeRow, b: TreeRow) => a.pos - b.pos || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   for (const list of children.values()) if (list.length > 1) list.sort(bySiblingOrder);
 
   const nodes: TreeNode[] = [];
@@ -92,31 +94,33 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
   const indexOf = new Map<string, number>();
   const root = topic.root_note_id ? byId.get(topic.root_note_id) : undefined;
   if (root) {
-    const rowStack: PackedRow[] = [root];
+    const rowStack: TreeRow[] = [root];
     const parentStack: Array<TreeNode | null> = [null];
     while (rowStack.length) {
       const row = rowStack.pop()!;
       const parent = parentStack.pop()!;
-      const kids = children.get(row[0]);
+      const kids = children.get(row.id);
+      const title = cutTitle(row.title);
+      const shown = displayTitle(row.title, row.lead);
       const node: TreeNode = {
-        noteid: row[0],
+        noteid: row.id,
         parent: parent ? parent.noteid : null,
         depth: parent ? parent.depth + (parent.isSubMapRoot ? 1 : 0) : 0,
         level: parent ? parent.level + 1 : 0,
         childCount: kids ? kids.length : 0,
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
-        isSubMapRoot: row[7] === 1,
-        title: cutTitle(row[3]),
-        displayTitle: cutTitle(displayTitle(row[3], row[11])),
-        folded: row[6] === 1,
-        colorIndex: row[4],
-        fillIndex: row[5],
-        hasExcerpt: row[8] !== null || row[10] === 1,
-        page: row[9],
+        isSubMapRoot: row.subMap === 1,
+        title,
+        displayTitle: shown === row.title ? title : cutTitle(shown),
+        folded: row.folded === 1,
+        colorIndex: row.color,
+        fillIndex: row.fill,
+        hasExcerpt: row.book !== null || row.excerpt === 1,
+        page: row.page,
       };
-      indexOf.set(row[0], nodes.length);
+      indexOf.set(row.id, nodes.length);
       nodes.push(node);
-      fullTitles.push(row[3]);
+      fullTitles.push(row.title);
       if (kids) {
         for (let i = kids.length - 1; i >= 0; i--) {
           rowStack.push(kids[i]);

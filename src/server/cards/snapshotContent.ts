@@ -54,16 +54,32 @@ function columnsOf(db: Db, table: string): Column[] {
 const rowObject = (cols: readonly Column[]) =>
   `json_object(${cols.map((c) => `'${c.name}', ${c.blob ? `CASE WHEN "${c.name}" IS NULL THEN NULL ELSE json_object('$hex', hex("${c.name}")) END` : `"${c.name}"`}`).join(', ')})`;
 
-function contentJson(db: Db, of: string, params: SqlParam[]): string {
-  const parts = sections(of).map(([section, table, select]) => `'${section}', json((SELECT json_group_array(${rowObject(columnsOf(db, table))}) FROM (${select})))`);
-  return db.get<{ j: string }>(`SELECT json_object('format', 1, ${parts.join(', ')}) AS j`, params)!.j;
+/**
+ * One query per section, joined here: the same bytes as one json_object over
+ * the sections, without SQLite parsing each section's JSON again (json()) to
+ * nest it. Read as UTF-8 bytes (CAST AS BLOB): a snapshot only hashes and
+ * compresses them, so they are never decoded into a string and encoded back.
+ */
+function contentBytes(db: Db, of: string, params: SqlParam[]): Buffer {
+  const chunks: Buffer[] = [Buffer.from('{"format":1')];
+  for (const [section, table, select] of sections(of)) {
+    // A statement takes only the parameters it names (?2 is the id list).
+    const own = select.includes('?2') ? params : params.slice(0, 1);
+    const j = db.get<{ j: Uint8Array }>(`SELECT CAST(json_group_array(${rowObject(columnsOf(db, table))}) AS BLOB) AS j FROM (${select})`, own)!.j;
+    chunks.push(Buffer.from(`,"${section}":`), Buffer.from(j.buffer, j.byteOffset, j.byteLength));
+  }
+  chunks.push(Buffer.from('}'));
+  return Buffer.concat(chunks);
 }
 
-/** The set's content as deterministic JSON, in one query. */
-export const readSnapshotJson = (db: Db, topicid: string) => contentJson(db, OF_SET, [topicid]);
+/** The set's content as deterministic JSON (UTF-8), in one query per section. */
+export const readSnapshotBytes = (db: Db, topicid: string) => contentBytes(db, OF_SET, [topicid]);
+
+/** The same as a string. */
+export const readSnapshotJson = (db: Db, topicid: string) => readSnapshotBytes(db, topicid).toString('utf8');
 
 /** The content of the named cards only (their links and the set's documents included). */
-export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[]) => parseContent(contentJson(db, OF_LIST, [topicid, JSON.stringify(noteIds)]));
+export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[]) => parseContent(contentBytes(db, OF_LIST, [topicid, JSON.stringify(noteIds)]).toString('utf8'));
 
 /** JSON as SQLite writes it for the snapshot: byte arrays as `{"$hex"}`. */
 export const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
@@ -90,7 +106,8 @@ export function parseContent(json: string): SnapshotContent {
   return out;
 }
 
-export const contentHash = (json: string) => createHash('sha256').update(json).digest('hex');
+/** sha256 of the content's UTF-8 bytes (given as bytes, or as the string they encode). */
+export const contentHash = (json: string | Uint8Array) => createHash('sha256').update(json).digest('hex');
 
 /** The text search indexes for a card: the same text `reindexNote` writes (title, texts by index, then #tags). */
 function ftsBody(note: NoteRow, texts: readonly Row[], tags: readonly Row[]): string {
@@ -108,9 +125,14 @@ function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
   tx.run(`INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`, [toJson(rows)]);
 }
 
-/** Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data). */
-export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent): string[] {
-  const ids = c.notes.map((n) => n.noteid);
+/**
+ * Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data).
+ * Ids the set holds now (`current`, its content read in the same transaction) are not looked up.
+ */
+export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent, current?: SnapshotContent): string[] {
+  const here = new Set(current?.notes.map((n) => n.noteid));
+  const ids = c.notes.map((n) => n.noteid).filter((id) => !here.has(id));
+  if (!ids.length) return [];
   return db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`, [topicid, JSON.stringify(ids)]).map((r) => r.noteid);
 }
 
@@ -125,21 +147,29 @@ const groupByNote = (rows: readonly Row[]) => {
   return m;
 };
 
-/**
- * Per card: the JSON of its row, and of what search and batch-get read with it
- * (texts, tags, parts). Keys are only compared with keys built the same way,
- * so plain JSON.stringify does (a replacer function costs several times more
- * over 10k cards; a blob serialises as its bytes either way).
- */
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
+
+/** Same columns, same values: compared in place (serialising 2 × 10k cards to compare them cost most of a restore). */
+function sameRow(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (!(k in b) || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+const sameRows = (a: readonly Row[] | undefined, b: readonly Row[] | undefined) => {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((r, i) => sameRow(r, y[i]));
+};
+
+/** Per card: its row, and what search and batch-get read with it (texts, tags, parts), grouped for comparing. */
 function cardKeys(c: SnapshotContent) {
   const texts = groupByNote(c.texts);
   const tags = groupByNote(c.hashtags);
   const parts = groupByNote(c.parts);
-  const keys = new Map<string, { row: string; rest: string; title: string; hidden: number }>();
-  for (const n of c.notes) {
-    keys.set(n.noteid, { row: JSON.stringify(n), rest: JSON.stringify([texts.get(n.noteid) ?? [], tags.get(n.noteid) ?? [], parts.get(n.noteid) ?? []]), title: n.title, hidden: n.hidden });
-  }
-  return { keys, texts, tags };
+  return { notes: new Map(c.notes.map((n) => [n.noteid, n])), texts, tags, parts };
 }
 
 /**
@@ -156,16 +186,17 @@ export function writeBackContent(tx: WriteTx, topicid: string, snap: SnapshotCon
   const have = cardKeys(current);
   const rowOnly: string[] = [];
   const full: string[] = [];
-  for (const [id, w] of want.keys) {
-    const h = have.keys.get(id);
+  const sameContent = (id: string) => sameRows(have.texts.get(id), want.texts.get(id)) && sameRows(have.tags.get(id), want.tags.get(id)) && sameRows(have.parts.get(id), want.parts.get(id));
+  for (const [id, w] of want.notes) {
+    const h = have.notes.get(id);
     if (!h) full.push(id);
-    else if (h.rest !== w.rest || h.title !== w.title || h.hidden !== w.hidden) full.push(id);
-    else if (h.row !== w.row) rowOnly.push(id);
+    else if (h.title !== w.title || h.hidden !== w.hidden || !sameContent(id)) full.push(id);
+    else if (!sameRow(h, w)) rowOnly.push(id);
   }
-  const gone = [...have.keys.keys()].filter((id) => !want.keys.has(id));
+  const gone = [...have.notes.keys()].filter((id) => !want.notes.has(id));
 
   // Links first: purgeNotes drops every link touching a purged card; the wanted ones are written back below.
-  const inSet = new Set(want.keys.keys());
+  const inSet = new Set(want.notes.keys());
   const outside = [...new Set(snap.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id)))];
   const alive = new Set(outside.length ? tx.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN ${inList(outside.length)}`, outside).map((r) => r.noteid) : []);
   const wantLinks = snap.links.filter((l) => [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))));

@@ -32,8 +32,17 @@ export class SnapshotFileError extends Error {
   }
 }
 
+/** The last content written or read is kept (up to this many bytes): a restore of the snapshot just taken skips inflating and hashing it again. */
+const KEEP_BYTES = 32 * 1024 * 1024;
+
 export class SnapshotFiles {
+  private last: { hash: string; bytes: Buffer } | undefined;
+
   constructor(readonly dir: string) {}
+
+  private keep(hash: string, bytes: Buffer): void {
+    this.last = bytes.length <= KEEP_BYTES ? { hash, bytes } : undefined;
+  }
 
   static of(dataDir: string): SnapshotFiles {
     return new SnapshotFiles(join(dataDir, 'snapshots'));
@@ -54,10 +63,14 @@ export class SnapshotFiles {
    * unless an intact file for it is there already. Synchronous, so it can run
    * inside a store.write before the row that references it is journaled.
    */
-  put(json: string, hash = contentHash(json)): string {
+  put(json: string | Buffer, hash = contentHash(json)): string {
     const path = this.pathOf(hash);
-    if (intact(path, hash)) return hash;
-    const payload = deflateRawSync(Buffer.from(json, 'utf8'), { level: 1 });
+    const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
+    if (intact(path, hash)) {
+      this.keep(hash, bytes);
+      return hash;
+    }
+    const payload = deflateRawSync(bytes, { level: 1 });
     const file = Buffer.allocUnsafe(HEADER + payload.length);
     MAGIC.copy(file, 0);
     Buffer.from(hash, 'hex').copy(file, MAGIC.length);
@@ -71,6 +84,7 @@ export class SnapshotFiles {
       if (made) rmdirQuiet(dirname(path)); // a full disk leaves no trace, not even the new folder
       throw e;
     }
+    this.keep(hash, bytes);
     return hash;
   }
 
@@ -85,14 +99,17 @@ export class SnapshotFiles {
       throw new SnapshotFileError('corrupt', `the content file cannot be read (${(e as Error).message})`);
     }
     const payload = checkedPayload(file, hash);
-    let json: string;
+    // The file still holds this content intact (header, length, checksum): the kept copy is what it inflates to.
+    if (this.last?.hash === hash) return this.last.bytes.toString('utf8');
+    let bytes: Buffer;
     try {
-      json = inflateRawSync(payload).toString('utf8');
+      bytes = inflateRawSync(payload);
     } catch (e) {
       throw new SnapshotFileError('corrupt', `the content does not decompress (${(e as Error).message})`);
     }
-    if (contentHash(json) !== hash) throw new SnapshotFileError('corrupt', 'the decompressed content does not match its hash');
-    return json;
+    if (contentHash(bytes) !== hash) throw new SnapshotFileError('corrupt', 'the decompressed content does not match its hash');
+    this.keep(hash, bytes);
+    return bytes.toString('utf8');
   }
 
   /**

@@ -5,7 +5,7 @@ import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import { type Db, inList, recordOperation } from './noteRows';
-import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotJson, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
+import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotBytes, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
 import type { SnapshotFiles } from './snapshotFiles';
 import { getSnapshot, readStoredSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
 
@@ -123,14 +123,15 @@ export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: Ui
         { snapshotId, topicid, wouldRestoreToVersion: snap.version, changedNodes },
       );
     }
-    const taken = idsTakenElsewhere(tx, topicid, content);
+    const current = readSnapshotBytes(tx, topicid);
+    const currentContent = parseContent(current.toString('utf8'));
+    const taken = idsTakenElsewhere(tx, topicid, content, currentContent);
     if (taken.length) {
       throw conflict('SNAPSHOT_CONFLICT', `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`, { noteIds: taken.slice(0, 50) });
     }
     const now = nowIso();
-    const currentJson = readSnapshotJson(tx, topicid);
-    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, currentJson);
-    const { rewritten } = writeBackContent(tx, topicid, content, parseContent(currentJson));
+    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, current);
+    const { rewritten } = writeBackContent(tx, topicid, content, currentContent);
     recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
     if (!readBackAgrees(tx, topicid, content, rewritten)) {
       throw new BridgeError('SAVE_FAILED', 500, 'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.', { snapshotId });

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store, WriteTx } from '../store/store';
 import { type Db, lastOperationSeq } from './noteRows';
-import { contentHash, inlineJson, readSnapshotJson } from './snapshotContent';
+import { contentHash, inlineJson, readSnapshotBytes } from './snapshotContent';
 import { SnapshotFileError, type SnapshotFiles } from './snapshotFiles';
 
 /**
@@ -85,7 +85,7 @@ export interface WrittenSnapshot {
   createdAt: string;
 }
 
-/** Writes a snapshot of the set's current content (`data`: its JSON when the caller has just read it). */
+/** Writes a snapshot of the set's current content (`data`: its JSON bytes when the caller has just read them). */
 export function writeSnapshotTx(
   tx: WriteTx,
   files: SnapshotFiles,
@@ -93,7 +93,7 @@ export function writeSnapshotTx(
   kind: SnapshotKind,
   description: string,
   now: string,
-  data = readSnapshotJson(tx, topicid),
+  data: Buffer = readSnapshotBytes(tx, topicid),
 ): WrittenSnapshot {
   const noteCount = tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
   const snapshot = { snapshotId: newId(), noteCount, contentHash: contentHash(data), createdAt: now };
@@ -164,7 +164,7 @@ export async function createAgentSnapshot(store: Store, files: SnapshotFiles, to
   assertStudySet(store, topicid);
   const description = stripAgentPrefix(rawDescription);
   return store.write((tx) => {
-    const data = readSnapshotJson(tx, topicid);
+    const data = readSnapshotBytes(tx, topicid);
     const hash = contentHash(data);
     const last = lastSnapshot(tx, topicid);
     // Reused only while its content is safe on disk; putting it again repairs a damaged or missing file.
@@ -185,7 +185,7 @@ export async function createAgentSnapshot(store: Store, files: SnapshotFiles, to
   });
 }
 
-function reusable(db: Db, files: SnapshotFiles, last: SnapshotRow, data: string): boolean {
+function reusable(db: Db, files: SnapshotFiles, last: SnapshotRow, data: Buffer): boolean {
   if (db.get('SELECT 1 FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [last.snapshot_id])) return true; // inline, not migrated yet
   try {
     files.put(data, last.content_hash);

@@ -1,6 +1,6 @@
 import type { Database } from 'sql.js';
 import { encodeRecord, type JournalWriter, type SqlParam } from './journal';
-import { queryAll } from './sqlite';
+import { queryAll, runStatement } from './sqlite';
 
 export type SqlValue = string | number | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
@@ -79,7 +79,7 @@ export class GroupCommit {
     const stmts: Array<[string, SqlParam[]]> = [];
     const tx: WriteTx = {
       run: (sql, params = []) => {
-        db.run(sql, params);
+        runStatement(db, sql, params);
         stmts.push([sql, params]);
       },
       get: (sql, params) => this.all(sql, params)[0] as never,

@@ -356,4 +356,14 @@ CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid);
 DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
 `,
   },
+  {
+    version: 10,
+    sql: `
+-- Which cards hold an excerpt text (issue 20): the tree shows hasExcerpt for
+-- every card, and finding it in note_texts read each card's text rows (most
+-- of a 10k-card tree read). Partial: only excerpt rows, so it stays small.
+-- (Version 10: 9 is the card search index rebuild of issue 17.)
+CREATE INDEX note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
+`,
+  },
 ];

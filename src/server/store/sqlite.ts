@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
+import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import type { SqlParam } from './journal';
 
 let engine: Promise<SqlJsStatic> | undefined;
@@ -17,15 +17,60 @@ export function loadSqlite(): Promise<SqlJsStatic> {
   return engine;
 }
 
+/**
+ * Prepared statements kept per database, by SQL text: preparing costs more
+ * than running a point query, and a 200-card write runs the same UPDATE 200
+ * times. Bounded (SQL with an inlined id list varies), least recently used
+ * dropped first. SQLite re-prepares a kept statement after a schema change.
+ */
+const MAX_CACHED = 256;
+const caches = new WeakMap<Database, Map<string, Statement>>();
+
+function cached(db: Database, sql: string): Statement {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (stmt) {
+    cache.delete(sql); // re-inserted below: most recently used last
+  } else {
+    stmt = db.prepare(sql);
+    if (cache.size >= MAX_CACHED) {
+      const [oldest, old] = cache.entries().next().value!;
+      cache.delete(oldest);
+      old.free();
+    }
+  }
+  cache.set(sql, stmt);
+  return stmt;
+}
+
 /** Every row of a query, as objects (the store's reads and a write's reads share it). */
 export function queryAll<T>(db: Database, sql: string, params: SqlParam[] = []): T[] {
-  const stmt = db.prepare(sql);
+  const stmt = cached(db, sql);
   try {
     stmt.bind(params);
     const rows: T[] = [];
-    while (stmt.step()) rows.push(stmt.getAsObject() as T);
+    if (!stmt.step()) return rows;
+    // Column names once per query (getAsObject asks for them on every row); not kept: a schema change can change `SELECT *`.
+    const columns = stmt.getColumnNames();
+    do {
+      const values = stmt.get();
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+      rows.push(row as T);
+    } while (stmt.step());
     return rows;
   } finally {
-    stmt.free();
+    stmt.reset();
+  }
+}
+
+/** Runs one statement (a write's UPDATE or INSERT) through the same cache. */
+export function runStatement(db: Database, sql: string, params: SqlParam[]): void {
+  const stmt = cached(db, sql);
+  try {
+    stmt.run(params);
+  } finally {
+    stmt.reset();
   }
 }
