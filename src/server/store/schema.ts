@@ -363,7 +363,7 @@ DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
 -- every card, and finding it in note_texts read each card's text rows (most
 -- of a 10k-card tree read). Partial: only excerpt rows, so it stays small.
 -- (Version 10: 9 is the card search index rebuild of issue 17.)
-CREATE INDEX note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
+CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
 `,
   },
 ];
