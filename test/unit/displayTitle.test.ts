@@ -28,7 +28,7 @@ describe('card display titles (an untitled excerpt card shows its first words)',
   });
   it('the mind map node shows the display title; without one, "(untitled card)"', () => {
     const base = { noteid: 'n3', title: '', colorIndex: null, isSubMapRoot: false, hasExcerpt: true, page: 4 };
-    assert.equal(nodeHtml({ ...base, displayTitle: '光合作用的过程…' }, []), '<span class="card" data-noteid="n3"><span class="title">光合作用的过程…</span><span class="meta">p. 4</span></span>');
-    assert.equal(nodeHtml({ ...base, displayTitle: '' }, []), '<span class="card" data-noteid="n3"><span class="title">(untitled card)</span><span class="meta">p. 4</span></span>');
+    assert.equal(nodeHtml({ ...base, displayTitle: '光合作用的过程…' }, []), '<span class="card" data-noteid="n3" tabindex="0" role="button"><span class="title">光合作用的过程…</span><span class="meta">p. 4</span></span>');
+    assert.equal(nodeHtml({ ...base, displayTitle: '' }, []), '<span class="card" data-noteid="n3" tabindex="0" role="button"><span class="title">(untitled card)</span><span class="meta">p. 4</span></span>');
   });
 });
