@@ -1,0 +1,132 @@
+/**
+ * The steps later issues added to the first schema (schema.ts), from 5 on
+ * (there is no 4). Same rules: each runs once, in order, journaled; never
+ * edit a shipped step, add a new one.
+ */
+export const laterMigrations: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    version: 5,
+    sql: `
+-- One row per grade (issue 11): what ts-fsrs's ReviewLog holds, so FSRS
+-- parameters can be fitted to this person later. state_before, due_before,
+-- stability, difficulty and learning_steps are the card's values before the
+-- grade (as ts-fsrs logs them); due_after is where the grade moved it.
+CREATE TABLE review_logs (
+  id TEXT PRIMARY KEY,
+  deck_id TEXT NOT NULL,
+  card_note_id TEXT NOT NULL,
+  rating INTEGER NOT NULL,               -- ts-fsrs Rating: 1 again, 2 hard, 3 good, 4 easy
+  state_before INTEGER NOT NULL,         -- ts-fsrs State: 0 new, 1 learning, 2 review, 3 relearning
+  due_before TEXT NOT NULL,
+  stability REAL NOT NULL,
+  difficulty REAL NOT NULL,
+  elapsed_days REAL NOT NULL,
+  last_elapsed_days REAL NOT NULL,
+  scheduled_days REAL NOT NULL,
+  learning_steps INTEGER NOT NULL,
+  reviewed_at TEXT NOT NULL,
+  duration_ms INTEGER,
+  due_after TEXT NOT NULL,
+  actor TEXT NOT NULL
+);
+CREATE INDEX review_logs_deck ON review_logs(deck_id, reviewed_at);
+CREATE INDEX review_logs_card ON review_logs(card_note_id, reviewed_at);
+`,
+  },
+  {
+    version: 6,
+    sql: `
+-- Identity is the token (issue 18): every agent has its own named token with
+-- a scope, and only the HMAC of a token (keyed by <dataDir>/secret) is stored.
+-- Tokens paired before have only a bare SHA-256: kept in legacy_sha256 until
+-- their first use rekeys them. A revoked row keeps its name for the logs.
+CREATE TABLE agent_tokens (
+  token_id TEXT PRIMARY KEY,
+  token_hmac TEXT UNIQUE,                -- hex HMAC-SHA-256, NULL once revoked
+  legacy_sha256 TEXT UNIQUE,             -- paired before issue 18, until first use
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL,                   -- read | write
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,                     -- coarse: written at most once a minute per token
+  revoked_at TEXT
+);
+INSERT INTO agent_tokens(token_id, legacy_sha256, name, scope, created_at)
+  SELECT 'tok_' || substr(token_hash, 1, 16), token_hash, device_name, 'write', created_at FROM tokens;
+DROP TABLE tokens;
+-- Which agent token wrote (NULL: the person, or before issue 18).
+ALTER TABLE operations ADD COLUMN token_id TEXT;
+ALTER TABLE review_logs ADD COLUMN token_id TEXT;
+-- What an install or pairing code grants: JSON {name, scope}.
+ALTER TABLE access_codes ADD COLUMN grant_json TEXT;
+`,
+  },
+  {
+    version: 7,
+    sql: `
+-- The person approves what cannot be undone (issue 18): an agent's covered
+-- call is stored here, not run, until the owner allows or denies it. The
+-- request is kept whole so a pending approval survives a restart; an allowed
+-- one is marked before it runs and its answer saved after, so it runs at
+-- most once and its result stays readable.
+CREATE TABLE approvals (
+  approval_id TEXT PRIMARY KEY,
+  token_id TEXT NOT NULL,                -- the agent token that asked
+  agent_name TEXT NOT NULL,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,                    -- the route's declared path, e.g. /notes/delete
+  request_json TEXT NOT NULL,            -- {params, query, body} as sent
+  summary_json TEXT NOT NULL,            -- {text, dryRun?}: what the call would do
+  state TEXT NOT NULL,                   -- pending | allowed | denied | expired
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  decided_at TEXT,
+  decided_by TEXT,                       -- owner | mcp-elicitation
+  result_json TEXT                       -- {status, body} once the allowed call answered
+);
+CREATE INDEX approvals_state ON approvals(state, expires_at);
+CREATE INDEX operations_token ON operations(token_id, op_seq);
+`,
+  },
+  {
+    version: 8,
+    sql: `
+-- Anki packages (issue 19): the note guid each imported Anki note became a
+-- card under, so importing the same package again updates instead of
+-- duplicating, and an export gives the card its original guid back.
+CREATE TABLE anki_notes (
+  guid TEXT PRIMARY KEY,
+  noteid TEXT NOT NULL,
+  topicid TEXT NOT NULL,
+  deck_id TEXT NOT NULL,
+  imported_at TEXT NOT NULL
+);
+CREATE INDEX anki_notes_note ON anki_notes(noteid);
+`,
+  },
+  {
+    version: 9,
+    sql: `
+-- One tokenizer (issue 17): the card index is fed the terms of the text
+-- module (text/searchTerms.ts) joined by spaces, which the simple tokenizer
+-- reads back as they are; unicode61 folded and split text its own way. The
+-- rows are written again at start (cards/cardIndexRebuild.ts). pages_fts has
+-- been unused since the book text index (search/bookTextIndex.ts).
+DROP TABLE notes_fts;
+DROP TABLE pages_fts;
+CREATE VIRTUAL TABLE notes_fts USING fts4(noteid, topicid, body, tokenize=simple);
+CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid);
+CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid);
+DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
+`,
+  },
+  {
+    version: 10,
+    sql: `
+-- Which cards hold an excerpt text (issue 20): the tree shows hasExcerpt for
+-- every card, and finding it in note_texts read each card's text rows (most
+-- of a 10k-card tree read). Partial: only excerpt rows, so it stays small.
+-- (Version 10: 9 is the card search index rebuild of issue 17.)
+CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
+`,
+  },
+];
