@@ -74,6 +74,10 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
       try {
         const fresh = (await api.views.decks.getChildren()).find((n) => n.id === deckNode.id) ?? deckNode;
         await api.trees.decks.reveal(fresh, { expand: true, select: false, focus: false });
+        // Its last card revealed too: the Review Decks pane scrolls, and with more decks above (other suites'),
+        // the expanded deck's last rows would otherwise sit below the pane's edge, not rendered.
+        const children = await api.views.decks.getChildren(fresh);
+        if (children.length) await api.trees.decks.reveal(children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
         break;
       } catch (e) {
         if (attempt >= 5 || !/already registered/.test(String(e))) throw e;
