@@ -73,7 +73,8 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         await item.waitFor({ state: 'visible', timeout: 10_000 });
         await item.click();
         if (a.input === undefined) return { clicked: a.item };
-        const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 10_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
+        // The last try waits long: once the extension host stalled 24 s, and the command's input box came just after a 10 s wait.
+        const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 30_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
         if (shown) break;
         log(`context-menu ${a.item}: no input box, right-clicking again (attempt ${attempt + 1})`);
         await page.keyboard.press('Escape'); // whatever the first try left open

@@ -279,7 +279,8 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     metrics.cardTreeRows = shot.rows;
   });
 
-  it('a card renamed from its context menu (Rename Card…) is renamed in the API, as the person’s edit', async () => {
+  it('a card renamed from its context menu (Rename Card…) is renamed in the API, as the person’s edit', async function () {
+    this.timeout(150_000); // the runner may right-click three times and wait 40 s for the input box (an extension host stall)
     const agent = await agentClient();
     // The agent's snapshot before the person edits.
     const snap = await agent.cards.createSnapshot(chem.topicid!, 'Before the person edits');
@@ -288,7 +289,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const { revision } = await agent.request<{ revision: number }>('GET', '/library/changes', { query: { since: 0 } });
     await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the snapshot');
     await new Promise((r) => setTimeout(r, 1500)); // the refresh it starts re-renders the rows a few round trips later
-    const done = await askRunner<{ prefilled: string }>('ui-rename', { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' });
+    const done = await askRunner<{ prefilled: string }>('ui-rename', { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' }, 120_000);
     assert.equal(done.prefilled, 'Alkanes', 'the input box starts from the current title');
     const note = await eventually(async () => {
       const [n] = (await agent.cards.batchGet([chem.ids.alkanes])).notes;
