@@ -72,7 +72,11 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
       const roots = (await api.views.decks.getChildren()) as Array<{ deck?: { title: string; cardCount: number } }>;
       const deckNode = roots.find((n) => n.deck?.title === 'Yomitan Japanese' && n.deck.cardCount === 3);
       if (!deckNode) return undefined;
-      return api.trees.decks.reveal(deckNode as never, { expand: true, select: true }).then(() => true, () => undefined);
+      const revealed = await api.trees.decks.reveal(deckNode as never, { expand: true, select: true }).then(() => true, () => undefined);
+      // Its last card too: with other suites' decks above, the pane would leave the last rows unrendered below its edge.
+      const children = revealed ? await api.views.decks.getChildren(deckNode as never) : [];
+      if (children.length) await api.trees.decks.reveal(children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
+      return revealed;
     }, 'the deck with its three cards revealed in the Review Decks view');
     const shot = await askRunner<{ rows: string[] }>('ui-ankiconnect', {
       action: 'screenshot',
