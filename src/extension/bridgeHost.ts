@@ -102,7 +102,9 @@ export class BridgeHost implements vscode.Disposable {
         await this.startNow();
       } finally {
         if (handing) {
-          if (!this.bridge) dropKeptLock(dataDir);
+          // Left alone when our new bridge took the lock back; dropped when the start failed, or when the
+          // setting was the data dir itself and the new bridge serves another one.
+          dropKeptLock(dataDir);
           clearRestarting(dataDir);
         }
       }
