@@ -76,6 +76,8 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         // The last try waits long: once the extension host stalled 24 s, and the command's input box came just after a 10 s wait.
         const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 30_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
         if (shown) break;
+        // What the window showed instead (this has flaked, cause not yet found): kept for the next reader.
+        await page.screenshot({ path: join(out, `context-menu-miss-${Date.now()}.png`) }).catch(() => undefined);
         log(`context-menu ${a.item}: no input box, right-clicking again (attempt ${attempt + 1})`);
         await page.keyboard.press('Escape'); // whatever the first try left open
         await sleep(1000);
