@@ -20,6 +20,9 @@ export type TreeResponse = RouteResponse<typeof treeResponse>;
 /** One card of GET /study-sets/{id}/tree, in pre-order (depth = sub-map nesting, level = distance from the root card, title ≤ 64). */
 export type TreeNode = RouteResponseItem<typeof treeResponse, 'nodes'>;
 /** One card of POST /notes/batch-get. */
+/** POST /notes/batch-get takes at most this many cards per call. */
+const BATCH_GET_MAX = 200;
+
 export type Note = RouteResponseItem<typeof batchGetResponse, 'notes'>;
 export type NoteText = Note['texts'][number];
 export type SourceAnchor = Note['sourceAnchor'];
@@ -62,6 +65,12 @@ export class CardsApi {
   }
   batchGet(noteIds: string[]) {
     return this.http.request<RouteResponse<typeof batchGetResponse>>('POST', '/notes/batch-get', { body: { noteIds } });
+  }
+  /** Any number of cards: POST /notes/batch-get takes at most 200 per call, so this asks in slices of 200. */
+  async batchGetAll(noteIds: string[]): Promise<Note[]> {
+    const notes: Note[] = [];
+    for (let i = 0; i < noteIds.length; i += BATCH_GET_MAX) notes.push(...(await this.batchGet(noteIds.slice(i, i + BATCH_GET_MAX))).notes);
+    return notes;
   }
   async palette(topicid: string): Promise<PaletteEntry[]> {
     return (await this.http.request<RouteResponse<typeof notePaletteResponse>>('GET', `/study-sets/${seg(topicid)}/note-palette`)).palette;

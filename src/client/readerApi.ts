@@ -1,5 +1,5 @@
 import type { BridgeClient, Success } from './bridgeClient';
-import type { CreatedCard, Note, SourceAnchor } from './cardsApi';
+import type { CreatedCard, SourceAnchor } from './cardsApi';
 
 /**
  * What the PDF reader asks of the bridge: where a library document's file is,
@@ -30,8 +30,6 @@ export interface ExcerptCard {
 
 type Http = Pick<BridgeClient, 'request' | 'listStudySets' | 'studySetDocuments' | 'cards'>;
 const seg = encodeURIComponent;
-/** POST /notes/batch-get takes at most this many cards per call. */
-const BATCH_GET_MAX = 200;
 
 export class ReaderApi {
   constructor(private readonly http: Http) {}
@@ -61,12 +59,9 @@ export class ReaderApi {
     const tree = await this.http.cards.tree(topicid);
     const ids = tree.nodes.filter((n) => n.hasExcerpt).map((n) => n.noteid);
     const out: AnchoredCard[] = [];
-    for (let i = 0; i < ids.length; i += BATCH_GET_MAX) {
-      const { notes } = await this.http.cards.batchGet(ids.slice(i, i + BATCH_GET_MAX));
-      for (const n of notes as Note[]) {
-        const a = n.sourceAnchor;
-        if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect, rects: a.rects?.length ? a.rects : [a.rect] });
-      }
+    for (const n of await this.http.cards.batchGetAll(ids)) {
+      const a = n.sourceAnchor;
+      if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect, rects: a.rects?.length ? a.rects : [a.rect] });
     }
     return out;
   }

@@ -1,8 +1,5 @@
 import type { BridgeClient } from '../client/bridgeClient';
 
-/** POST /notes/batch-get takes at most this many cards per call. */
-const BATCH_GET_MAX = 200;
-
 /** A card anchored in a book: what "Go to Card" lists and where it goes. */
 export interface ExcerptCard {
   noteid: string;
@@ -34,10 +31,7 @@ export async function listExcerptCards(client: BridgeClient, scope: { topicid?: 
     const books = new Map<string, string>();
     for (const d of await client.studySetDocuments(set.topicid)) books.set(d.bookmd5, d.filename);
     const anchors = new Map<string, { bookmd5: string | null; page: number | null }>();
-    for (let i = 0; i < anchored.length; i += BATCH_GET_MAX) {
-      const { notes } = await client.cards.batchGet(anchored.slice(i, i + BATCH_GET_MAX).map((n) => n.noteid));
-      for (const n of notes) anchors.set(n.noteid, n.sourceAnchor);
-    }
+    for (const n of await client.cards.batchGetAll(anchored.map((n) => n.noteid))) anchors.set(n.noteid, n.sourceAnchor);
     for (const n of anchored) {
       const a = anchors.get(n.noteid);
       if (!a?.bookmd5 || !a.page) continue; // an excerpt never placed in a book has nowhere to go

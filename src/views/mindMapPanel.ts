@@ -7,8 +7,6 @@ import { HostChannel } from '../webviews/channel/hostChannel';
 import { MIND_MAP_VIEW_TYPE, mindMapGuards, type MindMapData, type MindMapProtocol } from '../webviews/mindMap/protocol';
 import { mindMapBody } from '../webviews/mindMap/markup';
 
-/** POST /notes/batch-get takes at most this many cards per call. */
-const BATCH_GET_MAX = 200;
 /** Hashtags are read (batch-get) for sets up to this size; bigger maps show titles and pages only. */
 const HASHTAG_CARDS_MAX = 2000;
 /** Several writes in a burst (an agent's submit) redraw once. */
@@ -219,10 +217,7 @@ export async function readMindMap(client: BridgeClient, studySet: StudySet, seq:
   ]);
   const hashtags = new Map<string, string[]>();
   if (tree.nodes.length <= HASHTAG_CARDS_MAX) {
-    for (let i = 0; i < tree.nodes.length; i += BATCH_GET_MAX) {
-      const { notes } = await client.cards.batchGet(tree.nodes.slice(i, i + BATCH_GET_MAX).map((n) => n.noteid));
-      for (const n of notes) if (n.hashtags?.length) hashtags.set(n.noteid, n.hashtags);
-    }
+    for (const n of await client.cards.batchGetAll(tree.nodes.map((n) => n.noteid))) if (n.hashtags?.length) hashtags.set(n.noteid, n.hashtags);
   }
   const root = buildMindMapTree(tree.nodes, hashtags);
   if (!root) throw new Error('the set has no root card');
