@@ -72,6 +72,14 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
         await item.waitFor({ state: 'visible', timeout: 10_000 });
         await item.click();
+        // A click can land while the menu is still settling and be lost: the menu stays open with the item
+        // highlighted (seen for Open Mind Map, and likely Rename Card's flake). Enter runs the highlighted item.
+        const menu = page.locator('.monaco-menu').first();
+        if (!(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false))) {
+          log(`context-menu ${a.item}: the menu stayed open after the click; pressing Enter on the item`);
+          await item.hover({ timeout: 2_000 }).catch(() => undefined);
+          if (await menu.isVisible().catch(() => false)) await page.keyboard.press('Enter');
+        }
         if (a.input === undefined) return { clicked: a.item };
         // The last try waits long: once the extension host stalled 24 s, and the command's input box came just after a 10 s wait.
         const shown = await box.waitFor({ state: 'visible', timeout: attempt < 3 ? 5_000 : 30_000 }).then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
