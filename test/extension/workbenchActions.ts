@@ -1,7 +1,7 @@
 // The runner's hands in the workbench: the UI actions a suite asks for by
 // signal (test/extension/suite/signals.ts), done as a person would.
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { sleep, statusBarTexts, until, webviewFrame } from './workbenchFrames';
 
 /** Where screenshots go, and the runner's log. */
@@ -26,7 +26,7 @@ export type UiAction =
   | { action: 'rows'; expect: string[]; timeoutMs?: number }
   | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
   | { action: 'context-menu'; row: string; item: string; input?: string }
-  | { action: 'webview'; marker: string; click?: string; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
+  | { action: 'webview'; marker: string; click?: string; clickShows?: string[]; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
   | { action: 'notification'; expect: string[]; file: string; statusFile?: string; statusExpect?: string; click?: string };
 
 export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Promise<unknown> {
@@ -126,8 +126,14 @@ async function serveNotification(page: Page, a: Extract<UiAction, { action: 'not
 async function serveWebview(page: Page, a: Extract<UiAction, { action: 'webview' }>, out: string, log: (m: string) => void): Promise<unknown> {
   const timeoutMs = a.timeoutMs ?? 20_000;
   const frame = await webviewFrame(page, a.marker, timeoutMs);
-  if (a.click) await frame.locator(a.click).first().click({ timeout: timeoutMs });
-  if (a.waitFor) await frame.locator(a.waitFor).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  const bodyText = () => frame.locator('body').innerText().catch((e) => `(unreadable: ${(e as Error).message})`);
+  if (a.click) await clickTaken(frame, a.click, a.clickShows, timeoutMs, log);
+  if (a.waitFor) {
+    await frame.locator(a.waitFor).first().waitFor({ state: 'visible', timeout: timeoutMs }).catch(async (e) => {
+      await page.screenshot({ path: join(out, `webview-timeout-${Date.now()}.png`) }).catch(() => undefined);
+      throw new Error(`${(e as Error).message.split('\n')[0]}; webview shows: ${(await bodyText()).slice(0, 1500)}`);
+    });
+  }
   let body = '';
   try {
     await until(async () => {
@@ -146,6 +152,22 @@ async function serveWebview(page: Page, a: Extract<UiAction, { action: 'webview'
     log(`screenshot ${join(out, a.screenshot)}`);
   }
   return { body, read };
+}
+
+/**
+ * Clicks `selector` in the webview. With `shows` (selectors the page shows once it took the click, such as a
+ * busy button), a click the page never saw is repeated, as a person clicks again: a click landing while the
+ * nested frame is still being laid out was lost once on VS Code 1.139 (Submit, no request reached the host).
+ */
+async function clickTaken(frame: FrameLocator, selector: string, shows: string[] | undefined, timeoutMs: number, log: (m: string) => void) {
+  for (let attempt = 1; ; attempt++) {
+    await frame.locator(selector).first().click({ timeout: timeoutMs });
+    if (!shows?.length) return;
+    const taken = frame.locator(shows.join(', ')).first();
+    if (await taken.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) return;
+    if (attempt === 3) throw new Error(`the webview showed none of ${JSON.stringify(shows)} after three clicks on ${selector}`);
+    log(`webview: the click on ${selector} showed none of ${JSON.stringify(shows)}; clicking again (attempt ${attempt + 1})`);
+  }
 }
 
 /** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide. */

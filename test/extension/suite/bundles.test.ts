@@ -143,6 +143,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
       action: 'webview',
       marker: '#tree',
       click: '#submit',
+      clickShows: ['#submit.busy', '#receipt h2', '#message.error'],
       waitFor: '#receipt h2',
       expect: ['Imported version 1', '1 lost card', '2/3 excerpts anchored'],
       read: ['#receipt h2', '#receipt .excerpt.unanchored', '#receipt .lost'],

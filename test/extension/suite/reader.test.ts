@@ -119,12 +119,14 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     assert.equal(note.texts[0].text, sel.selected.replace(/\s+/g, ' ').trim());
     const a = note.sourceAnchor;
     assert.deepEqual([a.bookmd5, a.page], [bookmd5, 10]);
-    // The rectangle covers the selection (page fractions × the page in points), within two points: the text
-    // layer's glyph boxes (the webview's fonts, scaled to pdf.js's widths) and the bridge's text items differ by that much.
+    // The rectangle covers the selection (page fractions × the page in points), within three points: the text
+    // layer's glyph boxes (the webview's fonts, scaled to pdf.js's widths) and the bridge's text items differ by up
+    // to two; when the driver had to select the line through the DOM, the selection is the span's whole box, which
+    // pdf.js stretches over the item's trailing space (2.35 pt over on VS Code 1.139), while the bridge trims it.
     const size = (await agent.request<{ pageSize: { width: number; height: number } }>('POST', `/documents/${bookmd5}/locate`, { body: { page: 10, text: (await linesOf(10))[0] } })).pageSize;
     const s = { x: sel.selection.x * size.width, y: sel.selection.y * size.height, width: sel.selection.width * size.width, height: sel.selection.height * size.height };
     const r = a.rect!;
-    const tol = 2;
+    const tol = 3;
     assert.ok(r.x <= s.x + tol && r.y <= s.y + tol && r.x + r.width >= s.x + s.width - tol && r.y + r.height >= s.y + s.height - tol, `rect ${JSON.stringify(r)} covers the selection ${JSON.stringify(s)}`);
     assert.ok(r.width * r.height <= s.width * s.height * 1.5 + 50, `rect ${JSON.stringify(r)} is the selection's, not a larger one (${JSON.stringify(s)})`);
     metrics.readerMadeCard = { selection: s, rect: r };
