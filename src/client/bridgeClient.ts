@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
-import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/routes/system';
+import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/routes/systemShapes';
 import type { studySetCreateResponse, studySetDocumentAddResponse, studySetDocumentRemoveResponse, studySetDocumentsResponse, studySetListResponse } from '../server/routes/studySets';
 import type { deckCreateResponse, deckListResponse } from '../server/routes/decks';
 import type { outlineResponse } from '../server/routes/documents';
