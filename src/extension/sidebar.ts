@@ -5,6 +5,7 @@ import { AgentsProvider } from '../views/agentsView';
 import type { BridgeNode } from '../views/bridgeTreeProvider';
 import { BundlesProvider } from '../views/bundlesView';
 import { CardRevealer } from '../views/cardReveal';
+import { revealSettled } from '../views/treeReveal';
 import { CardNode } from '../views/cardTree';
 import { DecksProvider } from '../views/decksView';
 import { DocumentNode, DocumentsSection, StudySetNode, StudySetsProvider } from '../views/studySetsView';
@@ -56,7 +57,7 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
     const node = getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined;
     if (!node) return;
     if (opts.forAgent) selectedForAgent = node.id;
-    await trees.studySets.reveal(node, { select: true, focus: false, expand: opts.expand });
+    await revealSettled(trees.studySets, views.studySets, node, { select: true, focus: false, expand: opts.expand });
   };
   const disposables: vscode.Disposable[] = [
     revealer,

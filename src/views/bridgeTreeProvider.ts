@@ -30,6 +30,9 @@ export class MessageNode implements BridgeNode {
   }
 }
 
+/** How long the tree must have fetched nothing to count as settled: VS Code asks for children just after a refresh event. */
+const QUIET_MS = 100;
+
 /**
  * One provider per view, over the typed client (the same API agents use).
  * Roots come from `loadRoots`; an empty list shows the view's welcome content.
@@ -38,6 +41,9 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
   private readonly changed = new vscode.EventEmitter<BridgeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly parents = new WeakMap<BridgeNode, BridgeNode>();
+  /** getChildren calls running, and when the last one ended or a refresh was asked (see settled). */
+  private loading = 0;
+  private lastActivity = 0;
 
   constructor(private readonly getClient: () => BridgeClient | undefined) {}
 
@@ -45,7 +51,17 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
 
   /** Reloads the whole tree, or only `node`'s subtree. */
   refresh(node?: BridgeNode): void {
+    this.lastActivity = Date.now();
     this.changed.fire(node);
+  }
+
+  /**
+   * Resolves once no getChildren call has run for QUIET_MS (a refresh's fetches have ended), or after
+   * `timeoutMs`: a reveal made then does not race VS Code's own fetch (views/treeReveal.ts).
+   */
+  async settled(timeoutMs = 5000): Promise<void> {
+    const t0 = Date.now();
+    while (Date.now() - t0 < timeoutMs && (this.loading > 0 || Date.now() - this.lastActivity < QUIET_MS)) await new Promise((r) => setTimeout(r, 25));
   }
 
   getTreeItem(node: BridgeNode): vscode.TreeItem {
@@ -59,6 +75,7 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
   async getChildren(node?: BridgeNode): Promise<BridgeNode[]> {
     const client = this.getClient();
     if (!client) return [];
+    this.loading++;
     try {
       const children = node ? ((await node.children?.(client)) ?? []) : await this.loadRoots(client);
       if (node) for (const child of children) this.parents.set(child, node);
@@ -67,6 +84,9 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
       if (isRouteMissing(err)) return []; // the route lands with a later issue
       const message = err instanceof Error ? err.message : String(err);
       return [new MessageNode(`${node?.id ?? 'root'}/error`, `Could not load: ${message}`, 'warning', message)];
+    } finally {
+      this.loading--;
+      this.lastActivity = Date.now();
     }
   }
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import type { BridgeNode } from './bridgeTreeProvider';
 import type { StudySetsProvider } from './studySetsView';
+import { revealSettled } from './treeReveal';
 
 /** How long a reveal keeps being re-applied after refreshes (an import's refreshes land within it). */
 const HOLD_MS = 5000;
@@ -46,7 +47,7 @@ export class CardRevealer implements vscode.Disposable {
     const set = (await client.listStudySets()).find((s) => s.topicid === p.topicid);
     const node = set ? await this.provider.cardNode(client, set, p.noteid) : undefined;
     if (!node || this.pending !== p) return false;
-    await this.tree.reveal(node, { select: true, focus: false, expand: false });
+    await revealSettled(this.tree, this.provider, node, { select: true, focus: false, expand: false });
     return true;
   }
 

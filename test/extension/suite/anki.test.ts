@@ -14,6 +14,7 @@ import { buildApkg, crtDaysAgo, solidPng } from '../../helpers/ankiPackageBuilde
 import { suiteAgent } from './suiteAgent';
 import { askRunner } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -73,11 +74,11 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
     for (let attempt = 1; ; attempt++) {
       try {
         const fresh = (await api.views.decks.getChildren()).find((n) => n.id === deckNode.id) ?? deckNode;
-        await api.trees.decks.reveal(fresh, { expand: true, select: false, focus: false });
+        await revealSettled(api.trees.decks, api.views.decks, fresh, { expand: true, select: false, focus: false });
         // Its last card revealed too: the Review Decks pane scrolls, and with more decks above (other suites'),
         // the expanded deck's last rows would otherwise sit below the pane's edge, not rendered.
         const children = await api.views.decks.getChildren(fresh);
-        if (children.length) await api.trees.decks.reveal(children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
+        if (children.length) await revealSettled(api.trees.decks, api.views.decks, children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
         break;
       } catch (e) {
         if (attempt >= 5 || !/already registered/.test(String(e))) throw e;

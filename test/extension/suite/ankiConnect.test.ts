@@ -8,6 +8,7 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import { askRunner } from './signals';
 import { eventually } from './eventually';
 import { suiteAgent } from './suiteAgent';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -72,10 +73,10 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
       const roots = (await api.views.decks.getChildren()) as Array<{ deck?: { title: string; cardCount: number } }>;
       const deckNode = roots.find((n) => n.deck?.title === 'Yomitan Japanese' && n.deck.cardCount === 3);
       if (!deckNode) return undefined;
-      const revealed = await api.trees.decks.reveal(deckNode as never, { expand: true, select: true }).then(() => true, () => undefined);
+      const revealed = await revealSettled(api.trees.decks, api.views.decks, deckNode as never, { expand: true, select: true }).then(() => true, () => undefined);
       // Its last card too: with other suites' decks above, the pane would leave the last rows unrendered below its edge.
       const children = revealed ? await api.views.decks.getChildren(deckNode as never) : [];
-      if (children.length) await api.trees.decks.reveal(children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
+      if (children.length) await revealSettled(api.trees.decks, api.views.decks, children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
       return revealed;
     }, 'the deck with its three cards revealed in the Review Decks view');
     const shot = await askRunner<{ rows: string[] }>('ui-ankiconnect', {

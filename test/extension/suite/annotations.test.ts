@@ -16,6 +16,7 @@ import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { withAnnotations, type Box } from '../../helpers/annotatedPdfWrite';
 import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -65,8 +66,8 @@ describe('Highlights already in PDFs (real VS Code)', () => {
     const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${topicid}`), 'the set in the view');
     const section = await eventually(async () => (await api.views.studySets.getChildren(setNode)).find((n) => n.id.endsWith('/documents')), 'the Documents section');
     docNode = (await eventually(async () => (await api.views.studySets.getChildren(section)).find((n) => n.id.endsWith(`/${bookmd5}`)), 'the book in the set')) as BridgeNode;
-    await api.trees.studySets.reveal(setNode, { expand: true, select: false, focus: false });
-    await api.trees.studySets.reveal(section, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, setNode, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, section, { expand: true, select: false, focus: false });
     await new Promise((r) => setTimeout(r, 1500)); // the refresh the upload started lands before the right-click
     await askRunner('annotations-import', { action: 'context-menu', row: FILE, item: 'Import Highlights from PDF' });
 
@@ -84,7 +85,7 @@ describe('Highlights already in PDFs (real VS Code)', () => {
 
     // Rendered: the set's cards in the Study Sets view.
     await vscode.commands.executeCommand('studyBridge.refresh');
-    await api.trees.studySets.reveal(setNode, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, setNode, { expand: true, select: false, focus: false });
     const shot = await askRunner<{ rows: string[] }>('annotations-tree', {
       action: 'screenshot',
       file: 'highlights-imported.png',

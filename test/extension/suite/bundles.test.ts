@@ -14,6 +14,7 @@ import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { INVENTED, prepareAsymptoteBundle, type BundleScenario } from './bundleScenario';
 import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -179,7 +180,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the import');
     await eventually(() => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined), 'the editor to select the imported root');
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
-    await api.trees.studySets.reveal(root, { select: true, focus: false, expand: 3 });
+    await revealSettled(api.trees.studySets, api.views.studySets, root, { select: true, focus: false, expand: 3 });
     await askRunner('ui-study-sets-after-submit', { action: 'rows', expect: ['What it is', 'Drawing', 'Paths and pens'], timeoutMs: 20_000 });
     await askRunner('ui-result-after', { action: 'webview', marker: '#receipt', expect: ['Imported version 1'], screenshot: 'result-editor-after.png' });
     // The Bundles view follows: imported, version 1.

@@ -12,6 +12,7 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { askRunner } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -176,7 +177,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const set = (await agent.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
     assert.notEqual((await agent.context()).studySet?.topicid, set.topicid);
     const node = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`)!;
-    await api.trees.studySets.reveal(node, { select: true, focus: true });
+    await revealSettled(api.trees.studySets, api.views.studySets, node, { select: true, focus: true });
     const ctx = await eventually(async () => {
       const c = await agent.context();
       return c.studySet?.topicid === set.topicid ? c : undefined;
@@ -268,8 +269,8 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.equal((ketones.iconPath as vscode.ThemeIcon).id, 'circle-outline', 'no colour: a neutral icon');
 
     // Rendered: expand the set and its branches, then photograph the sidebar.
-    await api.trees.studySets.reveal(setNode!, { expand: true, select: false, focus: false });
-    for (const title of ['Functional groups', 'Reaction mechanisms']) await api.trees.studySets.reveal(byTitle(top, title)!, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, setNode!, { expand: true, select: false, focus: false });
+    for (const title of ['Functional groups', 'Reaction mechanisms']) await revealSettled(api.trees.studySets, api.views.studySets, byTitle(top, title)!, { expand: true, select: false, focus: false });
     const shot = await askRunner<{ rows: string[] }>('ui-card-tree', {
       action: 'screenshot',
       file: 'card-tree.png',
@@ -359,7 +360,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       if (ctx.studySet?.topicid === chem.topicid) return true;
       const selected = api.trees.studySets.selection[0]?.id;
       seenStates.push(`${selected} → ${ctx.studySet?.topicid}`);
-      await api.trees.studySets.reveal(selected === setNode.id ? firstCard : setNode, { select: true, focus: false });
+      await revealSettled(api.trees.studySets, api.views.studySets, selected === setNode.id ? firstCard : setNode, { select: true, focus: false });
       return undefined;
     }, 'the set to be open').catch((e: Error) => {
       throw new Error(`${e.message} (selection → context: ${seenStates.slice(-3).join('; ')})`);
@@ -393,7 +394,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.ok(orphan, `a card marked source deleted: ${cards.map((c) => c.treeItem().description)}`);
     assert.equal((orphan.treeItem().iconPath as vscode.ThemeIcon).id, 'warning');
     await vscode.commands.executeCommand('studyBridge.decks.focus');
-    await api.trees.decks.reveal(deckNode, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.decks, api.views.decks, deckNode, { expand: true, select: false, focus: false });
     const shot = await askRunner<{ rows: string[] }>('ui-review-decks', {
       action: 'screenshot',
       file: 'review-decks.png',

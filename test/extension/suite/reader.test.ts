@@ -14,6 +14,7 @@ import type { PdfReaderSession } from '../../../src/editors/pdfReaderSession';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -103,7 +104,7 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     const parent = cards[0].noteid;
     const set = (await agent.listStudySets()).find((x) => x.topicid === topicid)!;
     const node = await eventually(async () => api.views.studySets.cardNode(agent, set, parent), 'the card node');
-    await api.trees.studySets.reveal(node, { select: true, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, node, { select: true, focus: false });
     await eventually(() => ((api.trees.studySets.selection[0] as { noteid?: string } | undefined)?.noteid === parent ? true : undefined), 'the card selected in the tree');
     const sel = await askRunner<{ selected: string; spanText: string; line: Box; selection: Box | null }>('reader-select', { action: 'reader', step: 'select', page: 10 });
     assert.ok(sel.selected.trim().length > 10, `selected: ${JSON.stringify(sel.selected)}`);

@@ -14,6 +14,7 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import type { PdfReaderSession } from '../../../src/editors/pdfReaderSession';
 import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const CORPUS_PDF = resolve(outDir, '..', '..', '..', 'shared', 'corpus', 'asymptote.pdf');
@@ -71,7 +72,7 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
     // The tree is focused once first: a tree never focused does not tell the extension host about a selection
     // made by reveal (a VS Code quirk), and the test reads the selection there.
     const otherNode = await rootNode(other.topicid);
-    await api.trees.studySets.reveal(otherNode, { select: true, focus: true });
+    await revealSettled(api.trees.studySets, api.views.studySets, otherNode, { select: true, focus: true });
     await vscode.commands.executeCommand('studyBridge.openStudySet', otherNode);
     await eventually(async () => ((await agent.context()).studySet?.topicid === other.topicid ? true : undefined), 'the other set open (GET /context)');
 
