@@ -71,7 +71,7 @@ function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt,
     if (!(b.rect.width > 0 && b.rect.height > 0)) return { ...base, text: b.text, anchored: false, page: b.page, reason: 'no_coordinates' };
     return { ...base, text: b.text, anchored: true, page: b.page, rect: b.rect, score: 1 };
   }
-  const r = source.index.anchor(e.text);
+  const r = source.anchor(e.text);
   return { ...base, text: e.text, anchored: r.anchored, page: r.page, rect: r.rect, rects: r.rects, score: r.score, reason: r.reason };
 }
 

@@ -37,7 +37,18 @@ export function foldChar(c: string): string {
 /** The key of a free text (a quote, an excerpt). */
 export function foldKey(text: string): string {
   let out = '';
-  for (const c of text) out += foldChar(c);
+  for (let k = 0; k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code < 128) {
+      // ASCII fast path, as appendItems: digits and letters, lower-cased.
+      if ((code >= 48 && code <= 57) || (code >= 97 && code <= 122)) out += text[k];
+      else if (code >= 65 && code <= 90) out += String.fromCharCode(code + 32);
+      continue;
+    }
+    const pair = code >= 0xd800 && code <= 0xdbff && k + 1 < text.length;
+    out += foldChar(pair ? text.slice(k, k + 2) : text[k]);
+    if (pair) k++;
+  }
   return out;
 }
 
