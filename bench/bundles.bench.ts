@@ -1,4 +1,4 @@
-// Bundles: prepare of 60 real pages to "prepared" (goal ≤ 1 s), submit of a 2,000-card result.md (goal ≤ 1 s),
+// Bundles: prepare of 60 real pages to "prepared" (goal ≤ 1 s), check (goal ≤ 300 ms) and submit (goal ≤ 1 s) of a 2,000-card result.md,
 // anchoring recall on verbatim excerpts from every corpus book (goal ≥ 99 %) and false anchors on invented
 // sentences (goal 0), each with its count.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -65,6 +65,15 @@ async function main() {
     const source = JSON.parse((await client.raw('GET', `/bundles/${bundleId}/files`, { query: { path: 'source.json' } })).text()) as { pages: { page: number; text: string }[] };
     const pool = source.pages.flatMap((p) => sentencesOf(p.text).map((s) => s.written));
     const md = Array.from({ length: 2000 }, (_, i) => `${i % 20 === 0 ? '#' : '##'} Card ${i}\n[excerpt: ${pool[i % pool.length]}]\n`).join('\n');
+    // Check first: the first one anchors every excerpt (and builds the bundle's index); later ones are the editor's
+    // keystroke path, where the excerpts anchored before are known.
+    const checkMs: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const t0 = performance.now();
+      await client.request('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown: md } });
+      checkMs.push(performance.now() - t0);
+    }
+    rows.push(['check of the 2,000-card result.md, median of 5 (editor keystroke path)', median(checkMs.slice(1)), '≤ 300', `first check ${checkMs[0].toFixed(0)} ms (anchors all); parse + anchor, nothing written`]);
     const submitMs: number[] = [];
     let receipt: { receipt: unknown[]; parsed: { excerptsTotal: number; excerptsAnchored: number; importedCards: number } } | undefined;
     for (let i = 0; i < 3; i++) {
@@ -78,9 +87,6 @@ async function main() {
       '≤ 1000',
       `${receipt!.parsed.importedCards} cards, ${receipt!.parsed.excerptsAnchored}/${receipt!.parsed.excerptsTotal} anchored, first ${submitMs[0].toFixed(0)} ms`,
     ]);
-    const t0 = performance.now();
-    await client.request('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown: md } });
-    rows.push(['check of the same result.md (editor keystroke path)', performance.now() - t0, '', 'parse + anchor, nothing written']);
 
     // 3. recall on verbatim excerpts from every corpus book, and 4. false anchors on invented sentences,
     // each against 60-page windows (what one bundle holds).

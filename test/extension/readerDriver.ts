@@ -9,8 +9,12 @@ import { sleep, until, webviewFrame } from './workbenchFrames';
 export type ReaderAction =
   /** Wait until the reader shows page `page` with at least `highlights` card highlights drawn on it; optional screenshot. */
   | { action: 'reader'; step: 'show'; page: number; highlights?: number; screenshot?: string }
-  /** Drag-select the longest line of the text layer visible on `page`; returns its text and box in page fractions. */
-  | { action: 'reader'; step: 'select'; page: number }
+  /**
+   * Drag-select the longest line of the text layer visible on `page`; returns its text and box in page fractions.
+   * `toNextLine`: from a run that starts a line to the end of the run starting the line below at the same left
+   * (the same column), the longest such pair: a selection over a line break.
+   */
+  | { action: 'reader'; step: 'select'; page: number; toNextLine?: boolean }
   /** Right-click the selection and choose `item` in the webview's context menu. */
   | { action: 'reader'; step: 'context-menu'; item: string }
   /** Press a key chord in the reader (e.g. Control+Alt+M). */
@@ -81,33 +85,56 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       const spans = frame.locator(`.page[data-page-number="${a.page}"] .textLayer span`);
       await spans.first().waitFor({ state: 'attached', timeout: 20_000 });
       // The longest run fully in view (a whole line of text, as a person would select it).
-      const target = await frame.locator('#viewerContainer').evaluate((c, pageNo) => {
+      const found = await frame.locator('#viewerContainer').evaluate((c, [pageNo, toNextLine]) => {
         const box = c.getBoundingClientRect();
-        let best: { i: number; len: number } | undefined;
+        let best: { i: number; end: number; len: number } | undefined;
         const all = [...c.querySelectorAll<HTMLElement>(`.page[data-page-number="${pageNo}"] .textLayer span`)];
+        // Indices are the locator's (every span); runs holding other spans are not lines.
+        const leaf = all.map((s) => !s.querySelector('span'));
+        const rects = all.map((s) => s.getBoundingClientRect());
+        // In view: no named helpers in here (the page evaluates this source as is, without bundler helpers such as __name).
+        const inView = rects.map((r) => r.top > box.top + 10 && r.bottom < box.bottom - 10);
         all.forEach((s, i) => {
-          const r = s.getBoundingClientRect();
+          const r = rects[i];
           const len = (s.textContent ?? '').trim().length;
-          if (r.top > box.top + 10 && r.bottom < box.bottom - 10 && r.width > 20 && len > (best?.len ?? 0) && !s.querySelector('span')) best = { i, len };
+          if (!leaf[i]) return;
+          if (!toNextLine) {
+            if (inView[i] && r.width > 20 && len > (best?.len ?? 0)) best = { i, end: i, len };
+            return;
+          }
+          // The line below: the first later run starting at this run's left, below it by less than two line heights.
+          const j = rects.findIndex((q, k) => k > i && leaf[k] && Math.abs(q.left - r.left) < 2 && q.top >= r.bottom - 1 && q.top < r.bottom + r.height);
+          if (j < 0 || !inView[i] || !inView[j] || r.width < 20) return;
+          const both = len + (all[j].textContent ?? '').trim().length;
+          if (both > (best?.len ?? 0)) best = { i, end: j, len: both };
         });
-        return best?.i;
-      }, a.page);
-      if (target === undefined) throw new Error(`no line of page ${a.page} in view`);
+        return best && { i: best.i, end: best.end };
+      }, [a.page, !!a.toNextLine] as const);
+      if (found === undefined) throw new Error(`no line of page ${a.page} in view`);
+      const target = found.i;
       const span = spans.nth(target);
+      const last = spans.nth(found.end);
       // A drag that lands while the page is still settling (a render, a scroll) selects nothing: a person drags again.
       // On VS Code 1.139 the drag sometimes never reaches the nested frame (three empty tries in one run): the
       // last resort selects the same line through the DOM, which the page hears as the same selectionchange.
       for (let attempt = 1; ; attempt++) {
         const b = (await span.boundingBox())!;
+        const e = found.end === target ? b : (await last.boundingBox())!;
         lastSelected = b;
         if (attempt > 3) {
-          await span.evaluate((s) => document.getSelection()?.selectAllChildren(s));
+          await span.evaluate((s, end) => {
+            const r = document.createRange();
+            r.setStart(s, 0);
+            r.setEnd(end, end.childNodes.length);
+            document.getSelection()?.removeAllRanges();
+            document.getSelection()?.addRange(r);
+          }, await last.elementHandle());
           break;
         }
         await page.mouse.move(b.x + 1, b.y + b.height / 2);
         await page.mouse.down();
         await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
-        await page.mouse.move(b.x + b.width - 1, b.y + b.height / 2, { steps: 4 });
+        await page.mouse.move(e.x + e.width - 1, e.y + e.height / 2, { steps: 4 });
         await page.mouse.up();
         const selected = await span.evaluate(() => document.getSelection()?.toString() ?? '');
         if (selected.trim()) break;

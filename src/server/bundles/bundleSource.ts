@@ -1,6 +1,6 @@
 import type { PageReader, StoredPage } from '../library/pageReader';
 import { layoutBlocks } from '../pdf/layoutBlocks';
-import { AnchorIndex, type AnchorRect } from '../text/anchorIndex';
+import { AnchorIndex, type AnchorRect, type AnchorResult } from '../text/anchorIndex';
 
 export interface SourceBlock {
   id: string;
@@ -21,6 +21,9 @@ export function pageBlocks(p: StoredPage): SourceBlock[] {
     .map((b) => ({ id: blockId(p.page, b.index), page: p.page, role: b.label, text: b.text, rect: { x: b.rect.x, y: b.rect.y, width: b.rect.w, height: b.rect.h } }));
 }
 
+/** Excerpt anchors kept per bundle; past this many the memo starts over. */
+const MAX_MEMO = 8192;
+
 /**
  * What submit and check match result.md against: the stored text of the
  * bundle's pages (never the editable source.json) and, in block mode, their
@@ -30,10 +33,23 @@ export class BundleSource {
   readonly index: AnchorIndex;
   private blocksById: Map<string, SourceBlock> | undefined;
   readonly pageSet: Set<number>;
+  /** Check runs on every edit of result.md and submit follows it: most excerpts were anchored by the previous call. */
+  private readonly anchors = new Map<string, Readonly<AnchorResult>>();
 
   constructor(private readonly pages: StoredPage[]) {
     this.index = new AnchorIndex(pages);
     this.pageSet = new Set(pages.map((p) => p.page));
+  }
+
+  /** The anchor of an excerpt (the pages never change, so an excerpt's anchor never does either). */
+  anchor(text: string): Readonly<AnchorResult> {
+    let r = this.anchors.get(text);
+    if (!r) {
+      r = this.index.anchor(text);
+      if (this.anchors.size >= MAX_MEMO) this.anchors.clear();
+      this.anchors.set(text, r);
+    }
+    return r;
   }
 
   block(id: string): SourceBlock | undefined {

@@ -106,8 +106,10 @@ export class LibrarySearch {
         `SELECT docid, matchinfo(${table}, '${RANK_INFO}') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT ?`,
         [m, window + 1],
       );
-    let rows = read(ftsWholeWords(match));
-    if (rows.length <= window) rows = read(match);
+    const whole = ftsWholeWords(match);
+    let rows = read(whole);
+    // A query without prefixes (CJK words: bigram phrases) would only ask the same again.
+    if (rows.length <= window && whole !== match) rows = read(match);
     const cut = rows.length > window;
     const ranked = rows.slice(0, window).map((r) => ({ docid: r.docid, score: bm25Score(r.mi) }));
     // Ties keep the newest first (the order rows came in: sort is stable).

@@ -75,6 +75,20 @@ function addTermFrequencies(body: BookBody, w: Uint8Array, prefix: boolean, tf: 
 }
 
 /**
+ * Per-page term frequencies, reused: a search counts in every book it reads,
+ * and allocating typed arrays for each (off-heap, freed by the GC) cost more
+ * than the counting. matchPages never awaits, so no two calls share them.
+ */
+const scratch: Uint32Array[] = [];
+
+/** Scratch array `k`, zeroed over its first `n` entries (pages). */
+function scratchTf(k: number, n: number): Uint32Array {
+  const a = scratch[k];
+  if (a && a.length >= n) return a.fill(0, 0, n);
+  return (scratch[k] = new Uint32Array(Math.max(n, 1024)));
+}
+
+/**
  * Pages of one book holding every word (UTF-8 bytes; AND), as whole words or as prefixes,
  * scored bm25-style against the library's average page length; `bonus` words
  * (whole) are not required but add to a page's score. Highest page number
@@ -84,13 +98,13 @@ export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean,
   const n = body.pageNo.length;
   const tfs: Uint32Array[] = [];
   for (const w of words) {
-    const tf = new Uint32Array(n);
+    const tf = scratchTf(tfs.length, n);
     if (!addTermFrequencies(body, w, prefix, tf)) return [];
     tfs.push(tf);
   }
   const required = tfs.length;
   for (const w of bonus) {
-    const tf = new Uint32Array(n);
+    const tf = scratchTf(tfs.length, n);
     if (addTermFrequencies(body, w, false, tf)) tfs.push(tf);
   }
   const hits: PageHit[] = [];

@@ -37,7 +37,18 @@ export function foldChar(c: string): string {
 /** The key of a free text (a quote, an excerpt). */
 export function foldKey(text: string): string {
   let out = '';
-  for (const c of text) out += foldChar(c);
+  for (let k = 0; k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code < 128) {
+      // ASCII fast path, as appendItems: digits and letters, lower-cased.
+      if ((code >= 48 && code <= 57) || (code >= 97 && code <= 122)) out += text[k];
+      else if (code >= 65 && code <= 90) out += String.fromCharCode(code + 32);
+      continue;
+    }
+    const pair = code >= 0xd800 && code <= 0xdbff && k + 1 < text.length;
+    out += foldChar(pair ? text.slice(k, k + 2) : text[k]);
+    if (pair) k++;
+  }
   return out;
 }
 
@@ -53,10 +64,17 @@ export interface FoldedText {
 
 /** Growable folded text; pages are appended one after the other. */
 export class FoldBuffer implements FoldedText {
-  codes = new Uint16Array(1 << 12);
-  itemOf = new Int32Array(1 << 12);
-  offsetOf = new Int32Array(1 << 12);
+  codes: Uint16Array;
+  itemOf: Int32Array;
+  offsetOf: Int32Array;
   length = 0;
+
+  /** `capacity`: key chars expected (it grows past them); a short text (a card, a query) needs no 4,096. */
+  constructor(capacity = 1 << 12) {
+    this.codes = new Uint16Array(capacity);
+    this.itemOf = new Int32Array(capacity);
+    this.offsetOf = new Int32Array(capacity);
+  }
 
   private push(code: number, item: number, offset: number): void {
     if (this.length === this.codes.length) {
@@ -103,7 +121,9 @@ export class FoldBuffer implements FoldedText {
 
 /** Folds one page's items. */
 export function foldItems(items: readonly TextItem[]): FoldedText {
-  const b = new FoldBuffer();
+  let chars = 0;
+  for (const i of items) chars += i.str.length;
+  const b = new FoldBuffer(Math.max(16, chars + (chars >> 3)));
   b.appendItems(items);
   return b.done();
 }

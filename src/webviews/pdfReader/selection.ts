@@ -32,8 +32,8 @@ export function readSelection(pageView: (page: number) => PageViewLike | undefin
     if (node === range.endContainer) part.setEnd(node, range.endOffset);
     const s = part.toString();
     if (!s.trim()) continue;
-    // A line break in the text layer is a <br> after the line's last run.
-    text += (text && needsSpace(node) ? ' ' : '') + s;
+    // A line break in the text layer is a <br> after the line's last run; CJK lines join without a space.
+    text += (text && needsSpace(node) && !(CJK_END.test(text) && CJK_START.test(s)) ? ' ' : '') + s;
     for (const c of part.getClientRects()) {
       if (c.width < 0.5 || c.height < 0.5) continue;
       l = Math.min(l, c.left);
@@ -42,7 +42,8 @@ export function readSelection(pageView: (page: number) => PageViewLike | undefin
       b = Math.max(b, c.bottom);
     }
   }
-  text = text.replace(/\s+/g, ' ').trim();
+  // Some CJK fonts map glyphs to Kangxi radicals (⽤ for 用): NFKC gives the ideographs a person reads and searches.
+  text = text.replace(/[\u2e80-\u2fdf]/g, (c) => c.normalize('NFKC')).replace(/\s+/g, ' ').trim();
   if (!text || l === Infinity) return null;
   // Clipped to the page; rounded to hundredths of a point.
   const round = (v: number) => Math.round(v * 100) / 100;
@@ -53,6 +54,10 @@ export function readSelection(pageView: (page: number) => PageViewLike | undefin
   if (x1 <= x0 || y1 <= y0) return null;
   return { page, text, rect: { x: round((x0 - box.left) / scale), y: round((y0 - box.top) / scale), width: round((x1 - x0) / scale), height: round((y1 - y0) / scale) } };
 }
+
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u2e80-\\u2fdf\\u3000-\\u303f\\uff00-\\uffef';
+const CJK_END = new RegExp(`[${CJK}]\\s*$`, 'u');
+const CJK_START = new RegExp(`^\\s*[${CJK}]`, 'u');
 
 function textNodesIn(range: Range): Text[] {
   const root = range.commonAncestorContainer;

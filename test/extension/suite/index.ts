@@ -38,6 +38,7 @@ export async function run(): Promise<void> {
     studyUi: () => require('./studyUi.test'),
     mindMap: () => require('./mindMap.test'),
     reader: () => require('./reader.test'),
+    makeCard: () => require('./makeCard.test'),
     agents: () => require('./agents.test'),
     ankiConnect: () => require('./ankiConnect.test'),
     annotations: () => require('./annotations.test'),
