@@ -42,10 +42,10 @@ describe('restore compares only the cards changed since the snapshot (card_edits
   }
 
   /** Edits through the routes and through raw writes that log no operation. */
-  async function editEverything(t: TestBridge, topicid: string, ids: Record<string, string>) {
+  async function editEverything(t: TestBridge, topicid: string, ids: Awaited<ReturnType<typeof makeSet>>["ids"]) {
     const post = async (path: string, body: Record<string, unknown>) => {
       const res = await t.client.raw('POST', path, { body: { ...body, confirm: true } });
-      assert.equal(res.status, 200, `${path}: ${res.text}`);
+      assert.equal(res.status, 200, `${path}: ${res.text()}`);
     };
     await post(`/notes/${ids.B}/title`, { text: 'Beta renamed', expectedPrefix: 'Beta' });
     await post('/notes/hashtags', { noteIds: [ids.B], operation: 'add', hashtags: ['new/tag'] });
@@ -62,7 +62,7 @@ describe('restore compares only the cards changed since the snapshot (card_edits
 
   async function restore(t: TestBridge, snapshotId: string) {
     const res = await t.client.raw('POST', `/snapshots/${snapshotId}/restore`, { body: { confirm: true, force: true } });
-    assert.equal(res.status, 200, res.text);
+    assert.equal(res.status, 200, res.text());
     return res.json<any>();
   }
 
@@ -81,7 +81,7 @@ describe('restore compares only the cards changed since the snapshot (card_edits
       // The restore's operation names the cards it rewrote: the edited ones, never the untouched ones (A's children aside).
       const op = store.get<{ note_ids: string }>(`SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'restore' ORDER BY op_seq DESC LIMIT 1`, [topicid])!;
       const rewritten = new Set(JSON.parse(op.note_ids) as string[]);
-      for (const k of ['A', 'A1', 'A2', 'A3', 'B', 'C', 'root']) assert.ok(rewritten.has(ids[k]), `${k} changed and is rewritten`);
+      for (const k of ["A", "A1", "A2", "A3", "B", "C", "root"] as const) assert.ok(rewritten.has(ids[k]), `${k} changed and is rewritten`);
       assert.equal(rewritten.size, 8, 'plus the card created after, removed');
       // Restoring the protection snapshot goes forward again, exactly.
       const forward = hashOf(store, topicid);
@@ -124,7 +124,7 @@ describe('restore compares only the cards changed since the snapshot (card_edits
         const snap2 = await t2.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, { body: { description: 'new' } });
         const wanted2 = hashOf(store, topicid);
         const res = await t2.client.raw('POST', `/notes/${ids.C}/title`, { body: { text: 'Gamma again', expectedPrefix: 'Gamma', confirm: true } });
-        assert.equal(res.status, 200, res.text);
+        assert.equal(res.status, 200, res.text());
         const restored = await restore(t2, snap2.snapshotId);
         assert.equal(hashOf(store, topicid), wanted2);
         const op = store.get<{ note_ids: string }>(`SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'restore' ORDER BY op_seq DESC LIMIT 1`, [topicid])!;
