@@ -142,22 +142,23 @@ CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerp
 -- source cleared). Cards already there are stamped now, so restoring an
 -- older snapshot compares them all, as before. A VACUUM may renumber
 -- snapshots' rowids, but only downwards and in order: stamps stay at or
--- above the snapshot they follow.
-CREATE TABLE card_edits (noteid TEXT PRIMARY KEY, stamp INTEGER NOT NULL);
-CREATE INDEX card_edits_stamp ON card_edits(stamp);
-INSERT INTO card_edits(noteid, stamp) SELECT noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots) FROM notes;
-CREATE TRIGGER card_edits_notes_ins AFTER INSERT ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_notes_upd AFTER UPDATE ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_notes_del AFTER DELETE ON notes BEGIN DELETE FROM card_edits WHERE noteid = OLD.noteid; END;
-CREATE TRIGGER card_edits_texts_ins AFTER INSERT ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_texts_upd AFTER UPDATE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_texts_del AFTER DELETE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_tags_ins AFTER INSERT ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_tags_del AFTER DELETE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_tags_upd AFTER UPDATE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_parts_ins AFTER INSERT ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_parts_del AFTER DELETE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+-- above the snapshot they follow. Idempotent (IF NOT EXISTS; stamping again
+-- only widens what is compared): a data dir set back to an older version runs it again.
+CREATE TABLE IF NOT EXISTS card_edits (noteid TEXT PRIMARY KEY, stamp INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS card_edits_stamp ON card_edits(stamp);
+INSERT OR REPLACE INTO card_edits(noteid, stamp) SELECT noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots) FROM notes;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_ins AFTER INSERT ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_upd AFTER UPDATE ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_del AFTER DELETE ON notes BEGIN DELETE FROM card_edits WHERE noteid = OLD.noteid; END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_ins AFTER INSERT ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_upd AFTER UPDATE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_del AFTER DELETE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_ins AFTER INSERT ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_del AFTER DELETE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_upd AFTER UPDATE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_ins AFTER INSERT ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_del AFTER DELETE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
 `,
   },
 ];
