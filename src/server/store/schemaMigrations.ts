@@ -3,6 +3,14 @@
  * (there is no 4). Same rules: each runs once, in order, journaled; never
  * edit a shipped step, add a new one.
  */
+/**
+ * Migration 11's trigger step: stamps a card (NEW or OLD row's noteid) with the newest snapshot's rowid.
+ * An upsert that leaves a row already at that stamp alone: a new card's texts and tags find it stamped
+ * by its own insert, so a bulk import writes one row per card, not one per row it inserts.
+ */
+const stamp = (row: 'NEW' | 'OLD') =>
+  `INSERT INTO card_edits(noteid, stamp) VALUES (${row}.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)) ON CONFLICT(noteid) DO UPDATE SET stamp = excluded.stamp WHERE stamp <> excluded.stamp;`;
+
 export const laterMigrations: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 5,
@@ -147,18 +155,18 @@ CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerp
 CREATE TABLE IF NOT EXISTS card_edits (noteid TEXT PRIMARY KEY, stamp INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS card_edits_stamp ON card_edits(stamp);
 INSERT OR REPLACE INTO card_edits(noteid, stamp) SELECT noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots) FROM notes;
-CREATE TRIGGER IF NOT EXISTS card_edits_notes_ins AFTER INSERT ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_notes_upd AFTER UPDATE ON notes BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_ins AFTER INSERT ON notes BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_upd AFTER UPDATE ON notes BEGIN ${stamp('NEW')} END;
 CREATE TRIGGER IF NOT EXISTS card_edits_notes_del AFTER DELETE ON notes BEGIN DELETE FROM card_edits WHERE noteid = OLD.noteid; END;
-CREATE TRIGGER IF NOT EXISTS card_edits_texts_ins AFTER INSERT ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_texts_upd AFTER UPDATE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_texts_del AFTER DELETE ON note_texts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_tags_ins AFTER INSERT ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_tags_del AFTER DELETE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_tags_upd AFTER UPDATE ON note_hashtags BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_parts_ins AFTER INSERT ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_parts_del AFTER DELETE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
-CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (NEW.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); INSERT OR REPLACE INTO card_edits(noteid, stamp) VALUES (OLD.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)); END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_ins AFTER INSERT ON note_texts BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_upd AFTER UPDATE ON note_texts BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_del AFTER DELETE ON note_texts BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_ins AFTER INSERT ON note_hashtags BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_del AFTER DELETE ON note_hashtags BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_upd AFTER UPDATE ON note_hashtags BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_ins AFTER INSERT ON note_parts BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_del AFTER DELETE ON note_parts BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
 `,
   },
 ];
