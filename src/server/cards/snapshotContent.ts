@@ -127,10 +127,9 @@ function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
 
 /**
  * Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data).
- * Ids the set holds now (`current`, its content read in the same transaction) are not looked up.
+ * Ids the set holds now (`here`, read in the same transaction) are not looked up.
  */
-export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent, current?: SnapshotContent): string[] {
-  const here = new Set(current?.notes.map((n) => n.noteid));
+export function idsTakenElsewhere(db: Db, topicid: string, c: SnapshotContent, here: ReadonlySet<string> = new Set()): string[] {
   const ids = c.notes.map((n) => n.noteid).filter((id) => !here.has(id));
   if (!ids.length) return [];
   return db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`, [topicid, JSON.stringify(ids)]).map((r) => r.noteid);
@@ -152,6 +151,7 @@ const sameValue = (a: unknown, b: unknown) =>
 
 /** Same columns, same values: compared in place (serialising 2 × 10k cards to compare them cost most of a restore). */
 function sameRow(a: object, b: object): boolean {
+  if (a === b) return true; // an unedited card's row is the snapshot's own (cardEdits.ts)
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   for (const k of ka) if (!(k in b) || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
@@ -172,6 +172,12 @@ function cardKeys(c: SnapshotContent) {
   return { notes: new Map(c.notes.map((n) => [n.noteid, n])), texts, tags, parts };
 }
 
+/** The cards of `only` (their rows, texts, tags and parts). */
+function pick(c: SnapshotContent, only: ReadonlySet<string>): SnapshotContent {
+  const of = <T extends object>(rows: readonly T[]) => rows.filter((r) => only.has(String((r as { noteid?: unknown }).noteid)));
+  return { ...c, notes: of(c.notes), texts: of(c.texts), hashtags: of(c.hashtags), parts: of(c.parts) };
+}
+
 /**
  * Makes the set's cards exactly the snapshot's (ids, positions, timestamps,
  * hidden flags, texts, tags, parts, links) by rewriting only what differs
@@ -179,11 +185,12 @@ function cardKeys(c: SnapshotContent) {
  * its search entry; the search index is rewritten only for cards whose
  * title, texts, tags or visibility changed. Links to cards outside the set
  * are restored only where the other card still exists. Document membership
- * and tables of contents are not touched.
+ * and tables of contents are not touched. With `only`, the other cards are
+ * known to be as the snapshot has them (cardEdits.ts) and are not compared.
  */
-export function writeBackContent(tx: WriteTx, topicid: string, snap: SnapshotContent, current: SnapshotContent): { rewritten: string[] } {
-  const want = cardKeys(snap);
-  const have = cardKeys(current);
+export function writeBackContent(tx: WriteTx, topicid: string, snap: SnapshotContent, current: SnapshotContent, only?: ReadonlySet<string>): { rewritten: string[] } {
+  const want = cardKeys(only ? pick(snap, only) : snap);
+  const have = cardKeys(only ? pick(current, only) : current);
   const rowOnly: string[] = [];
   const full: string[] = [];
   const sameContent = (id: string) => sameRows(have.texts.get(id), want.texts.get(id)) && sameRows(have.tags.get(id), want.tags.get(id)) && sameRows(have.parts.get(id), want.parts.get(id));
@@ -196,7 +203,7 @@ export function writeBackContent(tx: WriteTx, topicid: string, snap: SnapshotCon
   const gone = [...have.notes.keys()].filter((id) => !want.notes.has(id));
 
   // Links first: purgeNotes drops every link touching a purged card; the wanted ones are written back below.
-  const inSet = new Set(want.notes.keys());
+  const inSet = new Set(snap.notes.map((n) => n.noteid));
   const outside = [...new Set(snap.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id)))];
   const alive = new Set(outside.length ? tx.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN ${inList(outside.length)}`, outside).map((r) => r.noteid) : []);
   const wantLinks = snap.links.filter((l) => [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))));

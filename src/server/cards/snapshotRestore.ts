@@ -4,6 +4,7 @@ import { nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
+import { currentCardsSince } from './cardEdits';
 import { type Db, inList, recordOperation } from './noteRows';
 import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotBytes, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
 import type { SnapshotFiles } from './snapshotFiles';
@@ -124,14 +125,14 @@ export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: Ui
       );
     }
     const current = readSnapshotBytes(tx, topicid);
-    const currentContent = parseContent(current.toString('utf8'));
-    const taken = idsTakenElsewhere(tx, topicid, content, currentContent);
+    const since = currentCardsSince(tx, topicid, snapshotId, content, current);
+    const taken = idsTakenElsewhere(tx, topicid, content, since.ids);
     if (taken.length) {
       throw conflict('SNAPSHOT_CONFLICT', `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`, { noteIds: taken.slice(0, 50) });
     }
     const now = nowIso();
     const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, current);
-    const { rewritten } = writeBackContent(tx, topicid, content, currentContent);
+    const { rewritten } = writeBackContent(tx, topicid, content, since.current, since.candidates);
     recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
     if (!readBackAgrees(tx, topicid, content, rewritten)) {
       throw new BridgeError('SAVE_FAILED', 500, 'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.', { snapshotId });

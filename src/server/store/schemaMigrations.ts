@@ -3,6 +3,14 @@
  * (there is no 4). Same rules: each runs once, in order, journaled; never
  * edit a shipped step, add a new one.
  */
+/**
+ * Migration 11's trigger step: stamps a card (NEW or OLD row's noteid) with the newest snapshot's rowid.
+ * An upsert that leaves a row already at that stamp alone: a new card's texts and tags find it stamped
+ * by its own insert, so a bulk import writes one row per card, not one per row it inserts.
+ */
+const stamp = (row: 'NEW' | 'OLD') =>
+  `INSERT INTO card_edits(noteid, stamp) VALUES (${row}.noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots)) ON CONFLICT(noteid) DO UPDATE SET stamp = excluded.stamp WHERE stamp <> excluded.stamp;`;
+
 export const laterMigrations: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 5,
@@ -127,6 +135,38 @@ DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
 -- of a 10k-card tree read). Partial: only excerpt rows, so it stays small.
 -- (Version 10: 9 is the card search index rebuild of issue 17.)
 CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
+`,
+  },
+  {
+    version: 11,
+    sql: `
+-- Which cards changed since a snapshot (issue 20): a restore compared all of
+-- a set's cards with the snapshot's (most of a 10k-card restore). Triggers
+-- stamp every card whose row, texts, hashtags or parts change with the
+-- newest snapshot's rowid at that moment; cards stamped at or after a
+-- snapshot's rowid are the only ones that can differ from it
+-- (cards/cardEdits.ts). Triggers, not the operation log: some writes change
+-- cards they do not log (siblings renumbered by a delete, a document's
+-- source cleared). Cards already there are stamped now, so restoring an
+-- older snapshot compares them all, as before. A VACUUM may renumber
+-- snapshots' rowids, but only downwards and in order: stamps stay at or
+-- above the snapshot they follow. Idempotent (IF NOT EXISTS; stamping again
+-- only widens what is compared): a data dir set back to an older version runs it again.
+CREATE TABLE IF NOT EXISTS card_edits (noteid TEXT PRIMARY KEY, stamp INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS card_edits_stamp ON card_edits(stamp);
+INSERT OR REPLACE INTO card_edits(noteid, stamp) SELECT noteid, (SELECT ifnull(max(rowid), 0) FROM snapshots) FROM notes;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_ins AFTER INSERT ON notes BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_upd AFTER UPDATE ON notes BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_notes_del AFTER DELETE ON notes BEGIN DELETE FROM card_edits WHERE noteid = OLD.noteid; END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_ins AFTER INSERT ON note_texts BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_upd AFTER UPDATE ON note_texts BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_texts_del AFTER DELETE ON note_texts BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_ins AFTER INSERT ON note_hashtags BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_del AFTER DELETE ON note_hashtags BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_tags_upd AFTER UPDATE ON note_hashtags BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_ins AFTER INSERT ON note_parts BEGIN ${stamp('NEW')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_del AFTER DELETE ON note_parts BEGIN ${stamp('OLD')} END;
+CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
 `,
   },
 ];
