@@ -48,6 +48,12 @@ export class PdfReaderSession implements vscode.Disposable {
   pageCount = 0;
   /** pdf.js's scale value ('page-width' or a number as text), as the page last reported it. */
   scale = 'page-width';
+  /** Bytes of the book sent to the webview so far (its head and tail, and the ranges its pdf.js asked for). */
+  get bytesSent(): number {
+    return this.book?.bytesRead ?? 0;
+  }
+  /** `bytesSent` when the first page was drawn. */
+  bytesAtFirstRender: number | undefined;
   /** Milliseconds from the request (or the editor's creation) to the first drawn page. */
   firstRenderMs: number | undefined;
   /** The same, as the webview counts it from its script's start. */
@@ -181,6 +187,7 @@ export class PdfReaderSession implements vscode.Disposable {
       this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
       this.webviewFirstRenderMs ??= m.ms;
       this.webviewPhases ??= m.phases;
+      this.bytesAtFirstRender ??= this.bytesSent;
       this.rendered.fire();
     });
     c.on('page', (m) => {

@@ -14,6 +14,9 @@ import { READER_CHUNK_BYTES, type BookBytes } from '../webviews/pdfReader/protoc
  * local disk (another file system provider) is read once and sliced.
  */
 export class ReaderBookFile implements vscode.Disposable {
+  /** Bytes handed to the webview so far (the suite checks a book's first page needs far less than the book). */
+  bytesRead = 0;
+
   private constructor(
     readonly length: number,
     private readonly handle: FileHandle | undefined,
@@ -39,6 +42,7 @@ export class ReaderBookFile implements vscode.Disposable {
   async read(begin: number, end: number): Promise<ArrayBuffer> {
     const from = Math.max(0, Math.min(begin, this.length));
     const to = Math.max(from, Math.min(end, this.length));
+    this.bytesRead += to - from;
     if (this.whole) return this.whole.slice(from, to).buffer as ArrayBuffer;
     const out = new Uint8Array(to - from);
     let done = 0;

@@ -195,7 +195,14 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
   const r = metrics.reader as
-    | { firstRenderMs?: number; webviewFirstRenderMs?: number; webviewPhases?: Record<string, number>; scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } }
+    | {
+        firstRenderMs?: number;
+        webviewFirstRenderMs?: number;
+        webviewPhases?: Record<string, number>;
+        bytesAtFirstPage?: number;
+        bytesSentByNow?: number;
+        bookBytes?: number;
+        scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } }
     | undefined;
   if (!r) return '  reader:     (not measured)\n';
   const s = r.scroll;
@@ -205,6 +212,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +
     (phases ? `  reader:     in the webview, ms from its script start: ${phases}\n` : '') +
+    (r.bookBytes ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n` : '') +
     (probe
       ? `  reader:     webview resource loader, Range bytes=0-1023 of a ${probe.fullBytes}-byte asset: HTTP ${probe.status}, ${probe.rangeBytes} bytes, Content-Range ${probe.contentRange ?? '-'} (${probe.rangeBytes === 1024 ? 'honoured' : 'NOT honoured'}); plain GET Accept-Ranges ${probe.fullAcceptRanges ?? '-'}, Content-Length ${probe.fullContentLength ?? '-'}\n`
       : probed?.error

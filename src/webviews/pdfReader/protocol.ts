@@ -113,8 +113,11 @@ export interface ReaderProtocol {
   };
 }
 
-/** pdf.js asks for the book in chunks of this size (its rangeChunkSize); the host cuts `head` and `tail` on the same grid. */
-export const READER_CHUNK_BYTES = 128 * 1024;
+/**
+ * pdf.js asks for the book in chunks of this size (its rangeChunkSize); the host cuts `head` and `tail` on
+ * the same grid. Larger than pdf.js's 64 KB: each range is a round trip through VS Code's message passing.
+ */
+export const READER_CHUNK_BYTES = 256 * 1024;
 
 /** The largest range the page may ask for at once (pdf.js merges adjacent chunks into one request). */
 export const READ_RANGE_MAX = 16 * 1024 * 1024;
