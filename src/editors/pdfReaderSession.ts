@@ -91,7 +91,7 @@ export class PdfReaderSession implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.onDidChangeViewState(() => panel.active && deps.onPage(this)),
     );
-    const book = ReaderBookFile.open(uri);
+    const book = ReaderBookFile.open(uri, () => vscode.workspace.fs.readFile(uri));
     webview.html = pdfReaderHtml(webview, deps.extensionUri);
     void this.start(book, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { READER_CHUNK_BYTES, type BookBytes } from '../webviews/pdfReader/protocol';
 
 /**
@@ -24,7 +24,8 @@ export class ReaderBookFile implements vscode.Disposable {
     private readonly path: string | undefined,
   ) {}
 
-  static async open(uri: vscode.Uri): Promise<ReaderBookFile> {
+  /** `readOther`: the whole file, for a URI that is not on the local disk (vscode.workspace.fs.readFile). */
+  static async open(uri: Pick<vscode.Uri, 'scheme' | 'fsPath'>, readOther: () => Thenable<Uint8Array>): Promise<ReaderBookFile> {
     if (uri.scheme === 'file') {
       const handle = await open(uri.fsPath, 'r');
       try {
@@ -34,7 +35,7 @@ export class ReaderBookFile implements vscode.Disposable {
         throw err;
       }
     }
-    const whole = await vscode.workspace.fs.readFile(uri);
+    const whole = await readOther();
     return new ReaderBookFile(whole.byteLength, undefined, whole, undefined);
   }
 
