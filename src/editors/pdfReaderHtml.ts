@@ -20,6 +20,7 @@ export function pdfReaderHtml(webview: vscode.Webview, extensionUri: vscode.Uri)
     script: ['dist', 'webview', 'pdfReader.js'],
     bodyAttributes: `data-assets="${uri('dist')}" data-worker="${uri('dist', 'webview', 'pdfReader.worker.js')}"`,
     extraCsp: { 'img-src': ['blob:', 'data:'], 'font-src': ['data:'], 'worker-src': ['blob:'], 'connect-src': [webview.cspSource] },
-    body: readerBody(menuContext),
+    // The pdf.js worker's script is fetched while the page's own script loads (main.ts fetches the same URL).
+    body: `<link rel="preload" as="fetch" crossorigin="anonymous" href="${uri('dist', 'webview', 'pdfReader.worker.js')}">\n${readerBody(menuContext)}`,
   });
 }

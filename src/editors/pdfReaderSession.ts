@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
-import { readerGuards, type BenchResult, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
+import { readerGuards, type BenchResult, type OpenPhases, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
+import { ReaderBookFile } from '../extension/readerBookFile';
 import type { ReaderMemory } from './readerMemory';
 
 /** Highlights of cards without a colour: the palette's light yellow. */
@@ -35,8 +35,9 @@ export interface ReaderSessionDeps {
 }
 
 /**
- * One open reader: the file's bytes go to the webview once it is ready; the
- * set's anchored cards follow (and again whenever the library changes). It
+ * One open reader: the file's length and ends go to the webview once it is
+ * ready, then the byte ranges its pdf.js asks for (readerBookFile.ts); the
+ * set, the outline and the anchored cards follow (the cards again whenever the library changes). It
  * remembers the page the webview reports, for GET /context.
  */
 export class PdfReaderSession implements vscode.Disposable {
@@ -47,6 +48,12 @@ export class PdfReaderSession implements vscode.Disposable {
   pageCount = 0;
   /** pdf.js's scale value ('page-width' or a number as text), as the page last reported it. */
   scale = 'page-width';
+  /** Bytes of the book sent to the webview so far (its head and tail, and the ranges its pdf.js asked for). */
+  get bytesSent(): number {
+    return this.book?.bytesRead ?? 0;
+  }
+  /** `bytesSent` when the first page was drawn. */
+  bytesAtFirstRender: number | undefined;
   /** Milliseconds from the request (or the editor's creation) to the first drawn page. */
   firstRenderMs: number | undefined;
   /** The same, as the webview counts it from its script's start. */
@@ -54,7 +61,10 @@ export class PdfReaderSession implements vscode.Disposable {
   highlightCount = 0;
   /** What went wrong in the webview (also in the log). */
   readonly errors: string[] = [];
+  /** When each step of opening ended in the webview (ms since its script started). */
+  webviewPhases: OpenPhases | undefined;
   private readonly openedAt: number;
+  private book: ReaderBookFile | undefined;
   private readonly channel: HostChannel<ReaderProtocol>;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly disposed = new vscode.EventEmitter<void>();
@@ -81,43 +91,44 @@ export class PdfReaderSession implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.onDidChangeViewState(() => panel.active && deps.onPage(this)),
     );
-    const bytes = vscode.workspace.fs.readFile(uri);
+    const book = ReaderBookFile.open(uri, () => vscode.workspace.fs.readFile(uri));
     webview.html = pdfReaderHtml(webview, deps.extensionUri);
-    void this.start(bytes, intent).catch((err: unknown) => {
+    void this.start(book, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
       this.channel.notify('notice', { kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
     });
   }
 
-  private async start(bytes: Thenable<Uint8Array>, intent: ReaderIntent): Promise<void> {
-    const data = await bytes;
+  private async start(opening: Promise<ReaderBookFile>, intent: ReaderIntent): Promise<void> {
+    const book = await opening;
+    if (!this.disposables.length) return book.dispose(); // closed while opening
+    this.book = book;
+    this.disposables.push(book);
     // The library names a document by the MD5 of its bytes.
-    this.bookmd5 = intent.bookmd5 ?? createHash('md5').update(data).digest('hex');
-    if (!this.topicid) {
-      const set = await this.deps.defaultSet(this.bookmd5).catch(() => undefined);
-      this.topicid = set?.topicid;
-      this.setTitle = set?.title;
-    } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
-    const outline = await this.outline();
+    this.bookmd5 = intent.bookmd5 ?? (await book.md5());
     // Opened without a place to go (no page, no card): where the person left this book.
     const spot = this.deps.memory.spot(this.bookmd5);
     if (spot && intent.page === undefined && !intent.noteid) this.page = spot.page;
     if (spot) this.scale = spot.scale;
-    // A plain ArrayBuffer (copied out of the Buffer's pool) is what VS Code transfers as binary to the webview.
-    const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    // The first page needs only the book: the set, the outline and the highlights (bridge calls) come after it.
     this.channel.notify('open', {
-      data: buffer,
+      length: book.length,
+      ...(await book.ends()),
       bookmd5: this.bookmd5,
       title: this.uri.path.split('/').pop() ?? 'PDF',
       page: this.page,
       scale: spot?.scale ?? null,
       tone: this.deps.memory.tone(),
-      outline,
-      setTitle: this.setTitle ?? null,
     });
     if (intent.noteid) this.channel.notify('goto', { page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);
+    if (!this.topicid) {
+      const set = await this.deps.defaultSet(this.bookmd5).catch(() => undefined);
+      this.topicid = set?.topicid;
+      this.setTitle = set?.title;
+    } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
+    this.channel.notify('context', { outline: await this.outline(), setTitle: this.setTitle ?? null });
     await this.reloadHighlights();
   }
 
@@ -175,6 +186,8 @@ export class PdfReaderSession implements vscode.Disposable {
     c.on('firstRender', (m) => {
       this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
       this.webviewFirstRenderMs ??= m.ms;
+      this.webviewPhases ??= m.phases;
+      this.bytesAtFirstRender ??= this.bytesSent;
       this.rendered.fire();
     });
     c.on('page', (m) => {
@@ -188,6 +201,7 @@ export class PdfReaderSession implements vscode.Disposable {
     c.on('highlightsDrawn', (m) => (this.highlightCount = m.count));
     c.on('cardClicked', (m) => this.deps.onCardClicked(this, m.noteid));
     c.on('makeCard', () => this.deps.onMakeCard(this));
+    c.handle('readRange', ({ begin, end }) => (this.book ? this.book.read(begin, end) : Promise.reject(new Error('no book open'))));
     c.on('error', (m) => {
       this.errors.push(m.message);
       this.deps.log.warn(`reader webview: ${m.message}`);

@@ -24,7 +24,25 @@ export type ReaderAction =
   /** Click a control of the reader's toolbar (a CSS selector), like a person. */
   | { action: 'reader'; step: 'click'; selector: string }
   /** What the reader shows: the page box, the pages in view, the highlights drawn, zoom and page tone. */
-  | { action: 'reader'; step: 'state'; screenshot?: string };
+  | { action: 'reader'; step: 'state'; screenshot?: string }
+  /**
+   * From inside the webview, ask VS Code's webview resource loader for the first KB of one of our assets (the
+   * pdf.js worker script) with a Range header, and for all of it: whether a book could be read by URL in ranges.
+   */
+  | { action: 'reader'; step: 'range-probe' };
+
+/** What the webview resource loader answered to `Range: bytes=0-1023` and to a plain GET of the same asset. */
+export interface RangeProbe {
+  status: number;
+  contentRange: string | null;
+  acceptRanges: string | null;
+  rangeBytes: number;
+  rangeMs: number;
+  fullStatus: number;
+  fullBytes: number;
+  fullAcceptRanges: string | null;
+  fullContentLength: string | null;
+}
 
 /** The line 'select' dragged over, in the workbench page's coordinates. */
 let lastSelected: { x: number; y: number; width: number; height: number } | undefined;
@@ -170,6 +188,26 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
     case 'key':
       await page.keyboard.press(a.key);
       return { pressed: a.key };
+    case 'range-probe':
+      return frame.locator('body').evaluate(async (body) => {
+        const url = body.dataset.worker ?? '';
+        const t0 = performance.now();
+        const r = await fetch(url, { headers: { Range: 'bytes=0-1023' }, cache: 'no-store' });
+        const rangeBytes = (await r.arrayBuffer()).byteLength;
+        const rangeMs = Math.round(performance.now() - t0);
+        const f = await fetch(url, { cache: 'no-store' });
+        return {
+          status: r.status,
+          contentRange: r.headers.get('content-range'),
+          acceptRanges: r.headers.get('accept-ranges'),
+          rangeBytes,
+          rangeMs,
+          fullStatus: f.status,
+          fullBytes: (await f.arrayBuffer()).byteLength,
+          fullAcceptRanges: f.headers.get('accept-ranges'),
+          fullContentLength: f.headers.get('content-length'),
+        };
+      });
     case 'scroll': {
       await frame.locator('#viewerContainer').evaluate((c, pageNo) => {
         const p = c.querySelector<HTMLElement>(`.page[data-page-number="${pageNo}"]`)!;
@@ -183,11 +221,30 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
-  const r = metrics.reader as { firstRenderMs?: number; webviewFirstRenderMs?: number; scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } } | undefined;
+  const r = metrics.reader as
+    | {
+        firstRenderMs?: number;
+        webviewFirstRenderMs?: number;
+        webviewPhases?: Record<string, number>;
+        bytesAtFirstPage?: number;
+        bytesSentByNow?: number;
+        bookBytes?: number;
+        scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number } }
+    | undefined;
   if (!r) return '  reader:     (not measured)\n';
   const s = r.scroll;
+  const probed = metrics.readerRangeProbe as (RangeProbe & { error?: undefined }) | { error: string } | undefined;
+  const probe = probed && !probed.error ? (probed as RangeProbe) : undefined;
+  const phases = r.webviewPhases ? Object.entries(r.webviewPhases).map(([k, v]) => `${k} ${v}`).join(', ') : '';
   return (
-    `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms)\n` +
+    `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +
+    (phases ? `  reader:     in the webview, ms from its script start: ${phases}\n` : '') +
+    (r.bookBytes ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n` : '') +
+    (probe
+      ? `  reader:     webview resource loader, Range bytes=0-1023 of a ${probe.fullBytes}-byte asset: HTTP ${probe.status}, ${probe.rangeBytes} bytes, Content-Range ${probe.contentRange ?? '-'} (${probe.rangeBytes === 1024 ? 'honoured' : 'NOT honoured'}); plain GET Accept-Ranges ${probe.fullAcceptRanges ?? '-'}, Content-Length ${probe.fullContentLength ?? '-'}\n`
+      : probed?.error
+        ? `  reader:     range probe failed: ${probed.error}\n`
+        : '') +
     (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way)\n` : '') +
     (r.scrollError ? `  reader:     scroll figure not measured: ${r.scrollError}\n` : '')
   );

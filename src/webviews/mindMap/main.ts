@@ -9,6 +9,9 @@ import type { INode, IPureNode } from 'markmap-common';
 import { PageChannel, vscodeApi } from '../channel/pageChannel';
 import type { MindMapData, MindMapNode, MindMapProtocol } from './protocol';
 
+/** Since the page's navigation began (the `rendered` timing). */
+const scriptStart = performance.now();
+
 interface ViewState {
   /** The person's folds by noteid (1 folded, 0 open); cards not listed start as the host says. */
   folds: Record<string, number>;
@@ -17,7 +20,11 @@ interface ViewState {
   studySet?: { topicid: string; title: string };
 }
 
-/** Transition length of markmap's moves (ms); a redraw is counted after it. None when the person asks for reduced motion. */
+/**
+ * Transition length of markmap's moves (ms): a fold, and a redraw that adds, removes or moves cards.
+ * None for the first draw (nothing to move from), a redraw that only changes text or colours, and
+ * when the person asks for reduced motion.
+ */
 const DURATION = window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 300;
 const vscode = vscodeApi();
 const host = new PageChannel<MindMapProtocol>(vscode);
@@ -58,6 +65,16 @@ const mm = new Markmap(svgSelection, {
 });
 svgSelection.append = append;
 
+// d3 joins nodes by `state.key`, which markmap derives from a node's position in the tree: one card
+// added re-keys (and re-creates and re-measures) every node after it. Keyed by card and content, a
+// redraw touches only the cards that changed.
+const initializeData = mm._initializeData.bind(mm);
+mm._initializeData = (node: IPureNode) => {
+  const root = initializeData(node);
+  walk(root, (n) => (n.state.key = `${noteidOf(n)}\u0000${n.content}`));
+  return root;
+};
+
 // Folds the person makes (the circles) are remembered by card, across redraws.
 const toggleNode = mm.toggleNode.bind(mm);
 mm.toggleNode = async (node: INode, recursive?: boolean) => {
@@ -70,7 +87,7 @@ mm.toggleNode = async (node: INode, recursive?: boolean) => {
   else remember(node);
   persist();
   await done;
-  void reportRendered();
+  void reportRendered(DURATION);
 };
 
 // d3-zoom keeps the current transform on the element (what d3.zoomTransform reads).
@@ -83,6 +100,8 @@ mm.zoom.on('zoom.persist', () => {
 });
 
 let current: MindMapData | undefined;
+/** The drawn tree's shape (cards, parents, folds): a redraw that keeps it moves nothing. */
+let shape = '';
 let seq = 0;
 /** Draws and toggles whose transitions have not ended; `body[data-busy]` says so to the tests' driver. */
 let pending = 0;
@@ -125,6 +144,7 @@ document.getElementById('fit')!.addEventListener('click', () => void mm.fit());
 document.getElementById('refresh')!.addEventListener('click', () => host.notify('refresh'));
 
 async function draw(data: MindMapData): Promise<void> {
+  const arrived = performance.now();
   busy(+1);
   const first = current === undefined;
   current = data;
@@ -136,25 +156,45 @@ async function draw(data: MindMapData): Promise<void> {
   titleEl.textContent = data.title;
   statusEl.textContent = `${data.cardCount} ${data.cardCount === 1 ? 'card' : 'cards'}`;
   applyFolds(data.root);
+  const newShape = shapeOf(data.root);
+  const duration = first || newShape === shape ? 0 : DURATION;
+  shape = newShape;
   const highlighted = mm.state.highlight ? noteidOf(mm.state.highlight) : undefined;
-  await mm.setData(data.root as unknown as IPureNode);
-  if (highlighted) {
-    const node = findNode(mm.state.data, highlighted);
-    if (node) await mm.setHighlight(node);
+  mm.options.duration = duration;
+  try {
+    await mm.setData(data.root as unknown as IPureNode);
+    if (highlighted) {
+      const node = findNode(mm.state.data, highlighted);
+      if (node) await mm.setHighlight(node);
+    }
+    if (first) {
+      const t = view.transform;
+      if (t) restoreTransform(t);
+      else await mm.fit();
+    }
+  } finally {
+    mm.options.duration = DURATION;
   }
-  if (first) {
-    const t = view.transform;
-    if (t) restoreTransform(t);
-    else await mm.fit();
-  }
-  await reportRendered();
+  await reportRendered(duration, { scriptStart, mapArrived: arrived });
 }
 
-/** After markmap's transitions (leaving nodes are removed at their end), the count the SVG shows. */
-async function reportRendered(): Promise<void> {
-  await new Promise((r) => setTimeout(r, DURATION + 80));
+/** After markmap's transitions (leaving nodes are removed at their end) and a painted frame, the count the SVG shows. */
+async function reportRendered(transitionMs: number, timing?: { scriptStart: number; mapArrived: number }): Promise<void> {
+  if (transitionMs) await new Promise((r) => setTimeout(r, transitionMs + 80));
+  // d3 ends even a zero-length transition on its next animation frame; the second frame is painted.
+  for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));
   busy(-1);
-  host.notify('rendered', { seq, nodeCount: svg.querySelectorAll('g.markmap-node').length, cspViolations: cspViolations.slice(0, 20) });
+  host.notify('rendered', {
+    seq,
+    nodeCount: svg.querySelectorAll('g.markmap-node').length,
+    cspViolations: cspViolations.slice(0, 20),
+    ...(timing ? { timing: { ...timing, drawn: performance.now() } } : {}),
+  });
+}
+
+/** Cards, their parents and folds, in tree order. */
+function shapeOf(node: MindMapNode): string {
+  return `${node.payload.noteid}${node.payload.fold ? '+' : ''}(${node.children.map(shapeOf).join(',')})`;
 }
 
 function applyFolds(node: MindMapNode): void {

@@ -38,7 +38,10 @@ declare module 'markmap-view' {
 
   export class Markmap {
     constructor(svg: string | SVGElement | SvgSelection, opts?: Partial<IMarkmapOptions>);
+    options: IMarkmapOptions;
     state: { id: string; data?: INode; highlight?: INode };
+    /** Private in markmap: gives every node its state (ids, `key` for d3's data joins) before a render. */
+    _initializeData(node: IPureNode): INode;
     svg: SvgSelection;
     zoom: ZoomBehavior;
     toggleNode(data: INode, recursive?: boolean): Promise<void>;

@@ -41,6 +41,12 @@ export interface MindMapData {
   root: MindMapNode;
 }
 
+export interface MindMapTiming {
+  scriptStart: number;
+  mapArrived: number;
+  drawn: number;
+}
+
 export interface MindMapProtocol {
   hostEvents: {
     map: MindMapData;
@@ -48,8 +54,11 @@ export interface MindMapProtocol {
     problem: { message: string };
   };
   pageEvents: {
-    /** The map was drawn: how many nodes the SVG shows, and the CSP violations seen so far (directive, what). */
-    rendered: { seq: number; nodeCount: number; cspViolations: string[] };
+    /**
+     * The map was drawn: how many nodes the SVG shows, and the CSP violations seen so far (directive, what).
+     * `timing`: ms since the page's navigation began: its script started, this map arrived, it was drawn (the suite prints them).
+     */
+    rendered: { seq: number; nodeCount: number; cspViolations: string[]; timing?: MindMapTiming };
     refresh: void;
   };
   hostRequests: object;
@@ -62,7 +71,7 @@ export interface MindMapProtocol {
 const isStringList = (x: unknown) => Array.isArray(x) && x.every(isString);
 
 export const mindMapGuards = {
-  rendered: fields({ seq: isInt, nodeCount: isInt, cspViolations: isStringList }),
+  rendered: fields({ seq: isInt, nodeCount: isInt, cspViolations: isStringList, timing: (x: unknown) => x === undefined || fields({ scriptStart: Number.isFinite, mapArrived: Number.isFinite, drawn: Number.isFinite })(x) }),
   refresh: anything,
   openCard: fields({ noteid: isString }),
 };

@@ -4,7 +4,8 @@
 // layer, find controller; only visible pages render) plus the study set's card
 // highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
 import { PageChannel } from '../channel/pageChannel';
-import type { OutlineEntry, ReaderProtocol } from './protocol';
+import { READER_CHUNK_BYTES, type OpenPhases, type OutlineEntry, type ReaderProtocol } from './protocol';
+import { bookTransport } from './bookRange';
 import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
@@ -14,12 +15,15 @@ import { PageToneButton } from './pageTone';
 type Events = ReaderProtocol['hostEvents'];
 
 const started = performance.now();
+const phases: OpenPhases = {};
+const mark = (step: keyof OpenPhases) => (phases[step] ??= Math.round(performance.now() - started));
 const host = new PageChannel<ReaderProtocol>();
 const assets = document.body.dataset.assets ?? '';
 // The worker must run inside the webview: its script is fetched and started from a blob URL (CSP worker-src blob:).
 const workerPort = fetch(document.body.dataset.worker ?? '')
   .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`worker script: HTTP ${r.status}`))))
-  .then((b) => new Worker(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))));
+  .then((b) => new Worker(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))))
+  .finally(() => mark('worker'));
 
 type PdfJsLib = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
 type ViewerLib = typeof import('pdfjs-dist/legacy/web/pdf_viewer.mjs', { with: { 'resolution-mode': 'import' } });
@@ -30,14 +34,23 @@ async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
   const lib = await import('pdfjs-dist/legacy/build/pdf.mjs');
   (globalThis as { pdfjsLib?: unknown }).pdfjsLib = lib;
   const viewer = await import('pdfjs-dist/legacy/web/pdf_viewer.mjs');
+  mark('libs');
   return { lib, viewer };
 }
-const libs = loadPdfJs();
+// Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker is started
+// first, from its preloaded script, so that it compiles its own code meanwhile; not waited on for long.
+const WORKER_HEAD_START_MS = 250;
+const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(loadPdfJs);
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;
 let pendingGoto: Events['goto'] | undefined;
 let firstRenderSent = false;
+/** The book's file name and the set's title (the toolbar), and the bridge's outline once the host sent them. */
+let bookTitle = '';
+let bookContext: Events['context'] | undefined;
+let openDoc: Awaited<ReturnType<PdfJsLib['getDocument']>['promise']> | undefined;
+let openLinks: { goToDestination(dest: unknown): Promise<void> } | undefined;
 /** A card to show once the highlights arrive (a focus can come before them). */
 let wantCard: string | undefined;
 /** The selection when the context menu opened (the menu's command asks for it afterwards). */
@@ -58,6 +71,7 @@ const pageView = (page: number): PageViewLike | undefined => {
 };
 
 async function open(msg: Events['open']): Promise<void> {
+  mark('open');
   const { lib, viewer: V } = await libs;
   lib.GlobalWorkerOptions.workerPort = await workerPort;
   const eventBus = new V.EventBus();
@@ -80,7 +94,9 @@ async function open(msg: Events['open']): Promise<void> {
     highlights.draw(pageNumber, source);
     if (!firstRenderSent) {
       firstRenderSent = true;
-      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started) });
+      mark('page');
+      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases });
+      showOutlineSoon();
     }
   });
   let pageTimer: ReturnType<typeof setTimeout> | undefined;
@@ -98,8 +114,16 @@ async function open(msg: Events['open']): Promise<void> {
     reportSoon();
   });
 
+  const range = bookTransport(lib.PDFDataRangeTransport, host, msg, (err) => {
+    chrome.notice(`Could not read the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    host.notify('error', { message: `readRange: ${String(err)}` });
+  });
   const doc = await lib.getDocument({
-    data: bookBytes(msg.data),
+    range,
+    rangeChunkSize: READER_CHUNK_BYTES,
+    // Only what the pages in view need, as pdf.js's viewer does for a long book read by range.
+    disableAutoFetch: true,
+    disableStream: true,
     cMapUrl: `${assets}/pdfjs/cmaps/`,
     cMapPacked: true,
     standardFontDataUrl: `${assets}/pdfjs/standard_fonts/`,
@@ -107,21 +131,25 @@ async function open(msg: Events['open']): Promise<void> {
     // Fetched by this page (connect-src), not by the blob worker.
     useWorkerFetch: false,
   }).promise;
+  mark('document');
   v.setDocument(doc);
   linkService.setDocument(doc, null);
-  chrome.showTitle(msg.title, msg.setTitle);
+  openDoc = doc;
+  openLinks = linkService;
+  bookTitle = msg.title;
+  chrome.showTitle(msg.title, bookContext?.setTitle ?? null);
   chrome.showPage(msg.page, doc.numPages);
-  void outlineOf(doc, linkService, msg.outline).then((entries) => chrome.showOutline(entries));
 }
 
-/** The book as pdf.js wants it, whatever shape the transfer left it in (ArrayBuffer, typed array, a JSON-ed Buffer). */
-function bookBytes(data: unknown): Uint8Array {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const d = data as { type?: string; data?: number[] } | number[];
-  if (Array.isArray(d)) return Uint8Array.from(d);
-  if (d?.type === 'Buffer' && Array.isArray(d.data)) return Uint8Array.from(d.data);
-  throw new Error(`the book arrived as ${Object.prototype.toString.call(data)}`);
+/**
+ * The outline, once the first page is drawn (resolving the PDF's outline reads
+ * more of the book) and the host sent the bridge's (the fallback).
+ */
+function showOutlineSoon(): void {
+  if (!openDoc || !openLinks || !bookContext || !firstRenderSent) return;
+  const [doc, links, fallback] = [openDoc, openLinks, bookContext.outline];
+  openLinks = undefined; // once
+  void outlineOf(doc, links, fallback).then((entries) => chrome.showOutline(entries));
 }
 
 /** The PDF's own outline (pages resolved), else the bridge's (detected headings). */
@@ -217,6 +245,11 @@ host.on('open', (msg) =>
     host.notify('error', { message: String(err) });
   }),
 );
+host.on('context', (msg) => {
+  bookContext = msg;
+  if (bookTitle) chrome.showTitle(bookTitle, msg.setTitle);
+  showOutlineSoon();
+});
 host.on('highlights', (items) => {
   highlights.set(items);
   for (let p = 1; p <= (viewer?.pagesCount ?? 0); p++) {

@@ -2,7 +2,9 @@
  * The PDF reader's protocol (host: editors/pdfReaderSession.ts; page: main.ts),
  * carried by the webview channel (../channel). The page renders and reports;
  * the host owns the document, the study set and every bridge call. Once the
- * page is ready the host sends the book. Both sides import this file.
+ * page is ready the host sends the book's size with its first and last bytes;
+ * pdf.js asks the host for the other byte ranges it needs (`readRange`), so a
+ * long book is never copied whole into the webview. Both sides import this file.
  */
 import { anything, fields, isInt, isString, type RequestType } from '../channel/protocol';
 
@@ -51,20 +53,44 @@ export interface BenchResult {
   pagesRendered: number;
 }
 
+/** Byte spans of the book sent ahead (plain ArrayBuffers: a Node Buffer would be JSON-ed through its toJSON on the way). */
+export interface BookBytes {
+  begin: number;
+  data: ArrayBuffer;
+}
+
+/** When the page reached each step of opening a book, in ms since its script started (the suite prints them). */
+export interface OpenPhases {
+  /** pdf.js's modules evaluated. */
+  libs?: number;
+  /** The pdf.js worker started (its script fetched through the webview's resource loader). */
+  worker?: number;
+  /** The host's `open` arrived. */
+  open?: number;
+  /** pdf.js parsed the document (its page count known). */
+  document?: number;
+  /** The first page's canvas drew. */
+  page?: number;
+}
+
 export interface ReaderProtocol {
   hostEvents: {
-    /** The book: its bytes, where to start, the bridge's outline (used when the PDF has none). */
-    /** `data`: a plain ArrayBuffer (a Node Buffer would be JSON-ed through its toJSON on the way). */
-    /** `scale`: pdf.js's scale value to start at ('page-width', or a number as text), remembered per book. */
-    open: { data: ArrayBuffer; bookmd5: string; title: string; page: number; scale: string | null; tone: PageTone; outline: OutlineEntry[]; setTitle: string | null };
+    /**
+     * The book: its length, its first bytes (`head`) and last bytes (`tail`: pdf.js reads the
+     * cross-reference table there first), where to start. `scale`: pdf.js's scale value to start
+     * at ('page-width', or a number as text), remembered per book.
+     */
+    open: { length: number; head: ArrayBuffer; tail: BookBytes | null; bookmd5: string; title: string; page: number; scale: string | null; tone: PageTone };
+    /** The study set the reader reads for, and the bridge's outline (used when the PDF has none): after the first page. */
+    context: { outline: OutlineEntry[]; setTitle: string | null };
     highlights: ReaderHighlight[];
     /** Scroll to a page; with `noteid`, to that card's rectangle, which flashes. */
     goto: { page: number; noteid?: string };
     notice: { message: string; kind: 'info' | 'error' };
   };
   pageEvents: {
-    /** The first page drew; `ms` since the page script started. */
-    firstRender: { page: number; ms: number };
+    /** The first page drew; `ms` since the page script started, and when each step before it ended. */
+    firstRender: { page: number; ms: number; phases?: OpenPhases };
     /** Where the person is (once scrolling or zooming pauses): the host remembers it per book. */
     page: { page: number; pageCount: number; scale: string };
     /** The person chose another page tone (the host remembers it for every book). */
@@ -81,15 +107,31 @@ export interface ReaderProtocol {
     /** Scroll through `pages` pages frame by frame from `from`, timing each frame. */
     benchScroll: RequestType<{ from: number; pages: number }, BenchResult>;
   };
-  pageRequests: object;
+  pageRequests: {
+    /** Bytes [begin, end) of the book (pdf.js's range requests, at most READ_RANGE_MAX bytes each). */
+    readRange: RequestType<{ begin: number; end: number }, ArrayBuffer>;
+  };
 }
 
+/**
+ * pdf.js asks for the book in chunks of this size (its rangeChunkSize); the host cuts `head` and `tail` on
+ * the same grid. Larger than pdf.js's 64 KB: each range is a round trip through VS Code's message passing.
+ */
+export const READER_CHUNK_BYTES = 256 * 1024;
+
+/** The largest range the page may ask for at once (pdf.js merges adjacent chunks into one request). */
+export const READ_RANGE_MAX = 16 * 1024 * 1024;
+
 export const readerGuards = {
-  firstRender: fields({ page: isInt, ms: Number.isFinite }),
+  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object') }),
   page: fields({ page: isInt, pageCount: isInt, scale: isString }),
   tone: fields({ tone: (v: unknown) => PAGE_TONES.includes(v as PageTone) }),
   highlightsDrawn: fields({ count: isInt }),
   cardClicked: fields({ noteid: isString }),
   makeCard: anything,
   error: fields({ message: isString }),
+  readRange: (x: unknown) => {
+    const r = x as { begin?: unknown; end?: unknown } | null;
+    return fields({ begin: isInt, end: isInt })(x) && (r!.begin as number) >= 0 && (r!.end as number) > (r!.begin as number) && (r!.end as number) - (r!.begin as number) <= READ_RANGE_MAX;
+  },
 };

@@ -112,7 +112,11 @@ describe('Mind map of a study set (real VS Code)', () => {
     await askRunner(`mind-map-open`, { action: 'context-menu', row: SET_TITLE, item: 'Open Mind Map' });
     panel = await eventually(() => api.mindMaps.panelFor(topicid), 'the mind-map panel');
     const drawn = await eventually(() => (panel.lastRender && panel.lastRender.nodeCount === visible ? panel.lastRender : undefined), `the webview to report ${visible} nodes`);
-    metrics.mindMapFirstDrawMs = Math.round(performance.now() - t0);
+    // The person's wait: from the command making the panel to the page reporting the map painted (its steps beside it).
+    // The runner's context-menu click and this loop's polling come on top: the second figure, as measured before.
+    metrics.mindMapFirstDrawMs = panel.firstDraw.rendered;
+    metrics.mindMapFirstDrawPhases = panel.firstDraw;
+    metrics.mindMapFirstDrawViaRunnerMs = Math.round(performance.now() - t0);
     assert.deepEqual(drawn.cspViolations, [], 'no Content-Security-Policy violation in the webview');
     assert.equal(panel.panel.title, `Mind Map: ${SET_TITLE}`);
     // As rendered: the SVG's nodes, titles, colours.
@@ -165,10 +169,21 @@ describe('Mind map of a study set (real VS Code)', () => {
     panel.panel.reveal();
     const before = await mindMap({ waitCount: visible });
     const renamed = 'Linear independence (renamed by an agent)';
+    // The redraw as the person sees it: the page reports painting a map that holds the new title (no runner round trip).
+    const renamedDrawn = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => (sub.dispose(), reject(new Error('the renamed card was not drawn within 20 s'))), 20_000);
+      const sub = panel.onDidRender((r) => {
+        if (r.seq !== panel.lastMap?.seq || !JSON.stringify(panel.lastMap.root).includes(renamed)) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(performance.now());
+      });
+    });
     const t0 = performance.now();
     await agent.cards.setTitle(id('Linear independence'), renamed, prefix32('Linear independence'));
+    metrics.mindMapRedrawMs = Math.round((await renamedDrawn) - t0);
     const after = await mindMap({ waitTitle: renamed, waitCount: visible });
-    metrics.mindMapRedrawMs = Math.round(performance.now() - t0);
+    metrics.mindMapRedrawViaRunnerMs = Math.round(performance.now() - t0);
     assert.ok(!after.titles.includes('Linear independence'));
     assert.equal(after.transform, before.transform, 'the redraw kept the zoom and pan');
     // The person unfolds the sub-map; then an agent adds a card inside it.
