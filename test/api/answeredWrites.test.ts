@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { BridgeClient } from '../../src/client/bridgeClient';
+import { readFileSync } from 'node:fs';
 import { createCard, FaultyBridge, titles } from './faultsFixture';
+import { corpusFile } from '../unit/pdfCorpus';
 
 /**
  * Answered = true: a write answered as failed is not there (not visible, not
@@ -105,5 +107,37 @@ describe('answered = true: a failed journal append leaves nothing behind', funct
     const now = await titles(client, setId);
     assert.ok(now.includes('next'));
     assert.ok(!now.some((t) => t.startsWith('ghost')));
+  });
+
+  // A prepare's row is written before its files: when the files then fail for space and so do the journal
+  // appends of its 'failed' state and of its removal, the answer is 507 and nothing was prepared, so the
+  // list must not show it; the row goes once writes work again (the full-disk test met this by chance).
+  it('a prepare answered 507 whose row could not be removed either is not listed; the row goes once writes work', async () => {
+    const cad = readFileSync(corpusFile('CAD.pdf'));
+    const { bookmd5 } = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { query: { filename: 'cad.pdf', topicid: setId, confirm: '1' }, bytes: cad });
+    for (let i = 0; ; i++) {
+      const docs = await client.request<{ documents: Array<{ bookmd5: string; extractionState: string }> }>('GET', `/study-sets/${setId}/documents`);
+      if (docs.documents.find((d) => d.bookmd5 === bookmd5)?.extractionState === 'ready') break;
+      assert.ok(i < 150, 'the PDF was extracted');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const listed = async () => (await client.request<{ bundles: Array<{ bundleId: string }> }>('GET', '/bundles')).bundles.map((b) => b.bundleId);
+    const before = await listed();
+    f.shim.resetLog();
+    // Every write into the data dir after the first (the row's journal append) fails for space, until cleared.
+    f.shim.arm('write', 2, 'ENOSPC', f.dataDir, 0);
+    const body = { topicid: setId, bookmd5, segments: [{ startPage: 1, endPage: 2 }], preset: 'book-breakdown', anchorMode: 'page_text' };
+    const answer = await client.raw('POST', '/bundles/prepare', { body });
+    assert.equal(answer.status, 507, answer.text());
+    const failedJournal = f.shim.calls().filter((c) => c.injected && c.path.endsWith('library.journal')).length;
+    assert.ok(failedJournal >= 2, `the 'failed' state and the removal were both refused (${failedJournal} journal writes failed)`);
+    assert.deepEqual(await listed(), before, 'not listed while the disk is full');
+    f.shim.clear();
+    // The next prepare removes the row first (so does the disk being seen writable again).
+    const again = await client.request<{ bundleId: string; state: string }>('POST', '/bundles/prepare', { body });
+    assert.equal(again.state, 'prepared');
+    await f.kill9();
+    client = await f.start();
+    assert.deepEqual(await listed(), [...before, again.bundleId], 'after kill -9: the refused prepare is gone, the next one is there');
   });
 });

@@ -39,6 +39,11 @@ const SECONDS_PER_PAGE = 0.2;
  */
 export class SingleSlotRunner {
   private current: RunningJob | undefined;
+  /**
+   * Prepares answered 507 whose row could not be deleted either (the disk was still full): the list hides
+   * them, since the answer said nothing was prepared, until BundlePrepareJob.failStale deletes them.
+   */
+  readonly withdrawn = new Set<string>();
 
   get running(): RunningJob | undefined {
     return this.current;

@@ -50,6 +50,7 @@ export class BundlePrepareJob {
    * start would otherwise journal a write.
    */
   async failStale(): Promise<void> {
+    await this.retryWithdrawn();
     const running = this.runner.running?.bundleId ?? '';
     if (!this.store.get(`SELECT 1 FROM bundles WHERE state = 'preparing' AND bundle_id <> ? LIMIT 1`, [running])) return;
     await this.store
@@ -66,6 +67,7 @@ export class BundlePrepareJob {
     const req = validatePrepare(body, doc);
     const refused = this.runner.busyError();
     if (refused) throw refused;
+    await this.retryWithdrawn();
     if (!this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [req.topicid, req.bookmd5])) {
       req.warnings.push('This document is not in the study set; the cards will still anchor to it. POST /study-sets/{id}/documents adds it.');
     }
@@ -93,7 +95,7 @@ export class BundlePrepareJob {
     if (job.error instanceof JobCancelled) throw conflict('PREPARE_CANCELLED', 'This prepare was discarded while it ran; nothing was prepared.', { bundleId, jobId });
     if (job.error) {
       // Answered 507: nothing was prepared, so no failed bundle is left to list either (a retry makes a new one).
-      if (failedForSpace(job.error)) await this.store.write((tx) => tx.run(`DELETE FROM bundles WHERE bundle_id = ? AND state = 'failed'`, [bundleId])).catch(() => undefined);
+      if (failedForSpace(job.error)) await this.withdraw(bundleId).catch(() => this.runner.withdrawn.add(bundleId));
       throw job.error;
     }
     return { ...base, state: 'prepared', version: 0, rootNoteId, files: [...BUNDLE_FILES] };
@@ -158,6 +160,23 @@ export class BundlePrepareJob {
       }
       throw e;
     }
+  }
+
+  /** Deletes the rows of prepares answered 507 that a full disk kept (at the next prepare, or once writable). */
+  private async retryWithdrawn(): Promise<void> {
+    for (const bundleId of this.runner.withdrawn) {
+      await this.withdraw(bundleId).then(
+        () => this.runner.withdrawn.delete(bundleId),
+        (e) => {
+          if (!failedForSpace(e)) throw e;
+        },
+      );
+    }
+  }
+
+  /** Deletes the row of a prepare answered 507 ('preparing' still when its 'failed' was refused too). */
+  private withdraw(bundleId: string): Promise<unknown> {
+    return this.store.write((tx) => tx.run(`DELETE FROM bundles WHERE bundle_id = ? AND state IN ('failed', 'preparing')`, [bundleId]));
   }
 
   /** Pages not extracted yet are read first (prepare right after upload works); checkpoints while waiting. */

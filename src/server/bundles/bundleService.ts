@@ -69,6 +69,7 @@ export class BundleService {
     const filenames = new Map(this.store.all<{ bookmd5: string; filename: string }>(`SELECT bookmd5, filename FROM documents WHERE bookmd5 IN (SELECT bookmd5 FROM bundles WHERE state <> 'discarded')`).map((d) => [d.bookmd5, d.filename]));
     // A preparing job stays listed whatever `since` says: long jobs must not vanish.
     const bundles = rows
+      .filter((r) => !this.runner.withdrawn.has(r.bundle_id))
       .map((r) => this.settled(r))
       .filter((r) => !sinceIso || r.state === 'preparing' || r.updated_at >= sinceIso)
       .map((r) => {
