@@ -5,7 +5,7 @@ import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { readerGuards, type BenchResult, type OpenPhases, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
-import { ReaderBookFile } from '../extension/readerBookFile';
+import { ReaderBookFile } from './readerBookFile';
 import type { ReaderMemory } from './readerMemory';
 
 /** Highlights of cards without a colour: the palette's light yellow. */

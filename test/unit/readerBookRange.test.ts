@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ReaderBookFile } from '../../src/extension/readerBookFile';
+import { ReaderBookFile } from '../../src/editors/readerBookFile';
 import { HostChannel, type WebviewPort } from '../../src/webviews/channel/hostChannel';
 import { PageChannel, type MessageSource } from '../../src/webviews/channel/pageChannel';
 import { bookTransport } from '../../src/webviews/pdfReader/bookRange';
