@@ -82,3 +82,13 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
   }
   return seen;
 }
+
+/** The mind map's figures for the run's summary (issue 20's goals), from the suite's metrics. */
+export function mindMapSummary(metrics: Record<string, unknown>): string {
+  const n = (k: string) => (typeof metrics[k] === 'number' ? `${Math.round(metrics[k] as number)}` : '?');
+  if (metrics.mindMapFirstDrawMs === undefined && metrics.mindMapRedrawMs === undefined) return '  mind map:   (not measured)\n';
+  return (
+    `  mind map:   first draw ${n('mindMapFirstDrawMs')} ms (goal ≤ 1000; ${n('mindMapFirstDrawViaRunnerMs')} ms seen by the runner), ` +
+    `redraw after an agent edit ${n('mindMapRedrawMs')} ms (goal ≤ 300; ${n('mindMapRedrawViaRunnerMs')} ms seen by the runner)\n`
+  );
+}

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { serveReview, type ReviewAction } from './reviewDriver';
-import { serveMindMap, type MindMapAction } from './mindMapDriver';
+import { mindMapSummary, serveMindMap, type MindMapAction } from './mindMapDriver';
 import { readerSummary, serveReader, type ReaderAction } from './readerDriver';
 import { sleep, statusBarTexts, until } from './workbenchFrames';
 import { serveUiAction, type UiAction } from './workbenchActions';
@@ -298,6 +298,7 @@ async function main(): Promise<number> {
       `  restart:    ${metrics.restartMs ?? '?'} ms (Restart bridge on an existing data dir)\n` +
       `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
       readerSummary(metrics) +
+      mindMapSummary(metrics) +
       eventLoopSummary(metrics) +
       `  suite:      ${metrics.suiteMs ?? '?'} ms in the extension host; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s\n` +
       `  output:     ${out}\n` +
