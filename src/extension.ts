@@ -146,7 +146,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   );
 
   // Mind maps of study sets: they follow the change feed like the views.
-  const mindMaps = new MindMapPanels({ extensionUri: context.extensionUri, getClient, log, onLibraryChange: feed.onDidChange, revealCard });
+  const mindMaps = new MindMapPanels({ extensionUri: context.extensionUri, getClient, log, onLibraryChange: feed.onDidChange, onBridgeChange: bridgeHost.onDidChange, revealCard });
   context.subscriptions.push(
     mindMaps,
     ...registerMindMapCommands({

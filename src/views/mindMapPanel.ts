@@ -21,6 +21,8 @@ export interface MindMapDeps {
   log: vscode.LogOutputChannel;
   /** Fires when anyone wrote to the library (the change feed). */
   onLibraryChange: vscode.Event<unknown>;
+  /** Fires when the bridge starts, stops or is taken over (a map restored at a window reload comes before it listens). */
+  onBridgeChange: vscode.Event<{ mode: string }>;
   /** Selects the card in the Study Sets view. */
   revealCard(studySet: StudySet, noteid: string): Promise<void>;
 }
@@ -56,6 +58,9 @@ export class MindMapPanels implements vscode.Disposable {
     this.subscriptions = [
       deps.onLibraryChange(() => {
         for (const p of this.panels.values()) p.scheduleRedraw();
+      }),
+      deps.onBridgeChange(({ mode }) => {
+        if (mode === 'hosting' || mode === 'attached') for (const p of this.panels.values()) p.scheduleRedraw();
       }),
       // After a window reload VS Code hands back each open map's panel with the state its page saved
       // (the set, folds and zoom): the page keeps its folds and zoom, the host reads the set again.
@@ -178,7 +183,11 @@ export class MindMapPanel implements vscode.Disposable {
 
   private async loadAndSend(): Promise<void> {
     const client = this.deps.getClient();
-    if (!client) return this.channel.notify('problem', { message: 'The bridge is not running: restart it from the status bar.' });
+    if (!client) {
+      // The page's ready must read again (a map restored at a window reload is made before the bridge listens).
+      this.primed = false;
+      return this.channel.notify('problem', { message: 'The bridge is not running yet: the map appears once it listens (or restart it from the status bar).' });
+    }
     try {
       const data = await readMindMap(client, this.studySet, ++this.seq);
       this.lastMap = data;

@@ -19,9 +19,24 @@ const phases: OpenPhases = {};
 const mark = (step: keyof OpenPhases) => (phases[step] ??= Math.round(performance.now() - started));
 const host = new PageChannel<ReaderProtocol>();
 const assets = document.body.dataset.assets ?? '';
+/**
+ * A webview asset, asked again when the request fails: VS Code's webview resource loader sometimes drops one on
+ * a fresh webview (on 1.139 the worker script's fetch failed with "Failed to fetch" and the book never opened).
+ */
+async function fetchAsset(url: string, tries = 3): Promise<Blob> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return await r.blob();
+      throw new Error(`${url.split('/').pop()}: HTTP ${r.status}`);
+    } catch (err) {
+      if (attempt >= tries) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
 // The worker must run inside the webview: its script is fetched and started from a blob URL (CSP worker-src blob:).
-const workerPort = fetch(document.body.dataset.worker ?? '')
-  .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`worker script: HTTP ${r.status}`))))
+const workerPort = fetchAsset(document.body.dataset.worker ?? '')
   .then((b) => new Worker(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))))
   .finally(() => mark('worker'));
 
