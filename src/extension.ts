@@ -3,7 +3,8 @@
 // registered goes into context.subscriptions; deactivate closes the server.
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
-import { BridgeHost, type BridgeMode, type BridgeState } from './extension/bridgeHost';
+import { BridgeHost } from './extension/bridgeHost';
+import type { BridgeMode, BridgeState } from './extension/bridgeState';
 import { showRecoveryNotice } from './extension/recoveryNotice';
 import { BridgeStatusBar } from './extension/statusBar';
 import { registerCommands, UserFacingError } from './extension/commands';

@@ -1,56 +1,24 @@
 import * as vscode from 'vscode';
-import type { BridgeOptions } from '../server/bridge';
 import type { RequestLogEntry } from '../server/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/store/lock';
 import { dropKeptLock } from '../server/worker/threadClaims';
 import { BridgeClient } from '../client/bridgeClient';
 import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
-import { startWorkerBridge } from '../server/worker/workerBridge';
+import { BridgeWorkerThread } from '../server/worker/workerBridge';
 import type { CheckpointResult } from '../server/worker/protocol';
 import { clearRestarting, markRestarting, restartingHost } from './restartMarker';
-
-/**
- * Hosts the bridge in this window, or attaches to the one another window
- * hosts on the same data dir, and takes over when that window goes away.
- *
- * hosting  – this extension host runs the server (lock held, bridge.json ours)
- * attached – another process holds the lock; we talk to it as a client
- * stopped  – nothing runs (after deactivate or before start)
- * error    – start failed; `error` says why
- */
-export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'error';
-
-/**
- * Where a hosted bridge runs: a worker thread of this extension host (the
- * default: a checkpoint or a big import never blocks the window), or its
- * main thread (setting studyBridge.bridgeThread, for comparison).
- */
-export type BridgeThread = 'worker' | 'main';
-
-/** What this window asks of the bridge it hosts (settings plus its UI). */
-export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits' | 'ankiConnect' | 'approvals'> & { thread?: BridgeThread };
-
-export interface BridgeState {
-  mode: BridgeMode;
-  dataDir: string;
-  baseUrl?: string;
-  port?: number;
-  /** pid of the process that hosts the server (ours when hosting). */
-  hostPid?: number;
-  instanceNonce?: string;
-  /** When hosting: the thread the server runs on, and its threadId (0 = the main thread). */
-  thread?: BridgeThread;
-  threadId?: number;
-  error?: string;
-}
-
+import type { BridgeHostOptions, BridgeState } from './bridgeState';
 
 /** How often an attached window checks whether the host is still alive. */
 const WATCH_INTERVAL_MS = 1000;
 /** Attempts to attach when the lock is held but bridge.json is not there yet (the host is starting). */
 const ATTACH_ATTEMPTS = 20;
 
+/**
+ * Hosts the bridge in this window, or attaches to the one another window
+ * hosts on the same data dir, and takes over when that window goes away.
+ */
 export class BridgeHost implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<BridgeState>();
   /** Fires on every mode or address change. */
@@ -60,6 +28,8 @@ export class BridgeHost implements vscode.Disposable {
   readonly onRequest = this.requested.event;
 
   private bridge: HostedBridge | undefined;
+  /** The worker thread bridges run in; it outlives a restart (only the store is reopened). */
+  private readonly thread = new BridgeWorkerThread();
   private clientInstance: BridgeClient | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private current: BridgeState;
@@ -98,7 +68,7 @@ export class BridgeHost implements vscode.Disposable {
       const handing = this.current.mode === 'hosting';
       if (handing) markRestarting(dataDir);
       try {
-        await this.stopNow({ keepLock: handing });
+        await this.stopNow({ keepLock: handing, keepThread: true });
         await this.startNow();
       } finally {
         if (handing) {
@@ -189,7 +159,8 @@ export class BridgeHost implements vscode.Disposable {
     const bridge =
       thread === 'main'
         ? await startInProcessBridge(common)
-        : await startWorkerBridge({ ...common, onExit: (err) => started.bridge && this.lost(started.bridge, err) });
+        : await this.thread.start({ ...common, onExit: (err) => started.bridge && this.lost(started.bridge, err) });
+    if (thread === 'main') void this.thread.dispose(); // the setting moved the bridge off an idle thread
     started.bridge = bridge;
     if (this.disposed) {
       await bridge.close();
@@ -242,6 +213,7 @@ export class BridgeHost implements vscode.Disposable {
       return false;
     }
     if (this.disposed) return true;
+    void this.thread.dispose(); // another process serves: an idle thread of ours has nothing to do
     this.clientInstance = client;
     this.log.info(`attached to the bridge at ${discovery.baseUrl}, hosted by process ${discovery.pid}`);
     this.setState({
@@ -300,19 +272,21 @@ export class BridgeHost implements vscode.Disposable {
     this.setState({ mode: 'error', dataDir: this.options.dataDir, error: message });
   }
 
-  private async stopNow(opts?: { keepLock?: boolean }): Promise<void> {
+  /** `keepThread`: a restart reuses the idle worker thread; any other stop ends it. */
+  private async stopNow(opts?: { keepLock?: boolean; keepThread?: boolean }): Promise<void> {
     this.clearWatch();
     this.clientInstance = undefined;
     const bridge = this.bridge;
     this.bridge = undefined;
     if (bridge) {
       try {
-        await bridge.close(opts);
+        await bridge.close({ keepLock: opts?.keepLock });
         this.log.info('bridge closed (checkpoint written, lock released)');
       } catch (err) {
         this.log.error(`closing the bridge failed: ${errorText(err)}`);
       }
     }
+    if (!opts?.keepThread) await this.thread.dispose();
     this.setState({ mode: 'stopped', dataDir: this.options.dataDir });
   }
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { BridgeClient } from '../client/bridgeClient';
-import type { BridgeHost, BridgeState } from './bridgeHost';
+import type { BridgeHost } from './bridgeHost';
+import type { BridgeState } from './bridgeState';
 
 /**
  * Registers the bridge's MCP endpoint with VS Code (Copilot agent mode and

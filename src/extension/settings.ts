@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { BridgeHostOptions, BridgeThread } from './bridgeHost';
+import type { BridgeHostOptions, BridgeThread } from './bridgeState';
 
 /** Reads the studyBridge.* settings into the options of the bridge host. */
 export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostOptions {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { BridgeState } from './bridgeHost';
+import type { BridgeState } from './bridgeState';
 
 /** One status bar item that mirrors the bridge state; a click opens the actions. */
 export class BridgeStatusBar implements vscode.Disposable {

@@ -9,7 +9,7 @@ import { BridgeClient } from '../../src/client/bridgeClient';
 import type { RequestLogEntry } from '../../src/server/http/app';
 import { MemoryUiHost, type UiKeyOutcome } from '../../src/server/ui/uiHost';
 import type { HostedBridge } from '../../src/server/worker/hostedBridge';
-import { startWorkerBridge } from '../../src/server/worker/workerBridge';
+import { BridgeWorkerThread, startWorkerBridge } from '../../src/server/worker/workerBridge';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge } from '../helpers/childBridge';
 import { dropKeptLock } from '../../src/server/worker/threadClaims';
@@ -144,5 +144,68 @@ describe('The bridge in a worker thread', function () {
     assert.equal(existsSync(join(dataDir, 'library.lock')), false);
     bridge = await startWorkerBridge({ dataDir, port: 0 });
     client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+  });
+});
+
+describe('The bridge thread across a restart', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  const thread = new BridgeWorkerThread();
+  after(async () => {
+    await thread.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a restart reopens the store in the same thread: same threadId, one thread started, a new instance, the data kept', async () => {
+    dataDir = tempDir();
+    const ui = new WindowUi();
+    const first = await thread.start({ dataDir, port: 0, ui });
+    await new BridgeClient({ baseUrl: first.baseUrl, token: first.token }).createStudySet('Before the restart');
+    await first.close({ keepLock: true });
+    const t0 = performance.now();
+    const second = await thread.start({ dataDir, port: 0, ui });
+    const ms = performance.now() - t0;
+    assert.equal(thread.threadsStarted, 1, 'no second thread');
+    assert.equal(second.threadId, first.threadId);
+    assert.notEqual(second.instanceNonce, first.instanceNonce);
+    const client = new BridgeClient({ baseUrl: second.baseUrl, token: second.token });
+    assert.deepEqual((await client.listStudySets()).map((s) => s.title), ['Before the restart']);
+    // The window's UI is reached from the new bridge too (its proxy is made afresh per start).
+    const set = (await client.listStudySets())[0];
+    await client.request('POST', `/study-sets/${set.topicid}/open`, { body: {} });
+    assert.equal((await ui.context()).studySet?.topicid, set.topicid);
+    process.stdout.write(`      (start in the idle thread: ${ms.toFixed(0)} ms)\n`);
+    await second.close();
+    assert.equal(existsSync(join(dataDir, 'library.lock')), false, 'the lock released');
+  });
+
+  it('a start that fails ends the thread; the next start gets a fresh one and serves', async () => {
+    // Another process serves the data dir: the idle thread's createBridge fails on the lock.
+    const holder = await spawnBridge(['--data', dataDir, '--port', '0']);
+    const idleBefore = thread.threadsStarted;
+    try {
+      await assert.rejects(thread.start({ dataDir, port: 0 }), (err: Error & { code?: string }) => err.code === 'DATA_DIR_LOCKED');
+      assert.equal(thread.threadsStarted, idleBefore, 'the idle thread was asked (no new one)');
+    } finally {
+      holder.child.kill('SIGTERM'); // a clean stop releases the lock
+      await holder.exited;
+    }
+    const before = thread.threadsStarted;
+    const again = await thread.start({ dataDir, port: 0 });
+    assert.equal((await new BridgeClient({ baseUrl: again.baseUrl, token: again.token }).listStudySets()).length, 1);
+    await again.close();
+    assert.equal(thread.threadsStarted, before + 1, "the failed start's thread was ended");
+  });
+
+  it('a bridge whose thread crashed is reported by onExit, and the next start gets a new thread', async () => {
+    let exited: Error | undefined;
+    const b = await thread.start({ dataDir, port: 0, onExit: (e) => (exited = e) });
+    const before = thread.threadsStarted;
+    await thread.dispose(); // as a crash: the thread ends under a running bridge
+    assert.match(exited?.message ?? '', /bridge worker stopped/);
+    const again = await thread.start({ dataDir, port: 0 });
+    assert.equal(thread.threadsStarted, before + 1);
+    assert.notEqual(again.instanceNonce, b.instanceNonce);
+    await again.close();
   });
 });

@@ -9,4 +9,4 @@ import type { BridgeWorkerData } from './protocol';
 export { createBridge } from '../bridge';
 
 const data = workerData as BridgeWorkerData | undefined;
-if (!isMainThread && parentPort && data?.kind === 'study-bridge-worker') void runBridgeWorker(parentPort, data);
+if (!isMainThread && parentPort && data?.kind === 'study-bridge-worker') runBridgeWorker(parentPort, data);

@@ -52,6 +52,7 @@ export interface CheckpointResult {
 }
 
 export type ToWorker =
+  | { type: 'start'; options: WorkerBridgeOptions; uiMethods: OptionalUiMethod[] }
   | { type: 'close'; keepLock?: boolean }
   | { type: 'checkpoint'; id: number }
   | { type: 'ui-result'; id: number; ok: true; value: unknown }

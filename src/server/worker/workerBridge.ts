@@ -18,121 +18,185 @@ export interface WorkerBridgeStart extends WorkerBridgeOptions {
   onExit?: (e: Error) => void;
 }
 
+/** One bridge's life inside the worker: from `start` to `closed` (or the worker's exit). */
+interface Session {
+  worker: Worker;
+  opts: WorkerBridgeStart;
+  release: () => void;
+  ready: boolean;
+  closeRequested: boolean;
+  started?: { resolve: (b: HostedBridge) => void; reject: (e: Error) => void };
+  closed?: { resolve: () => void; reject: (e: Error) => void };
+  checkpoints: Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>;
+}
+
 /**
- * The main thread's side of a bridge running in a worker thread: starts it,
- * serves its UiHost calls, and resolves once it listens (or rejects with the
- * start error, its `code` kept, e.g. DATA_DIR_LOCKED).
+ * The main thread's side of the bridge's worker thread. The thread outlives
+ * the bridges it runs: `close` ends a bridge and leaves the thread idle with
+ * its server bundle and sql.js already loaded, so a restart only reopens the
+ * store (docs/ARCHITECTURE.md, "Threads"). `dispose` ends it.
  */
-export function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge> {
-  const { ui, onRequest, onError, onExit, ...options } = opts;
-  let release: () => void;
-  try {
-    release = claimDataDir(options.dataDir);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter((m) => typeof ui?.[m] === 'function') as OptionalUiMethod[];
-  const workerData: BridgeWorkerData = { kind: 'study-bridge-worker', options, uiMethods };
-  const { script, eval: isEval } = workerSource();
-  const worker = new Worker(script, { eval: isEval, workerData, name: 'study-bridge' });
-  const send = (msg: ToWorker) => worker.postMessage(msg);
+export class BridgeWorkerThread {
+  private worker: Worker | undefined;
+  private session: Session | undefined;
+  private nextCheckpoint = 1;
 
-  let nextCheckpoint = 1;
-  const checkpoints = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
-  let ready = false;
-  let closeRequested = false;
-  let closed: { resolve: () => void; reject: (e: Error) => void } | undefined;
-  let started: { resolve: (b: HostedBridge) => void; reject: (e: Error) => void } | undefined;
+  /** Threads started so far (a restart that reused the idle one adds none). */
+  threadsStarted = 0;
 
-  const answerUi = async (id: number, method: string, args: unknown[]) => {
+  /** Starts a bridge in the thread (starting the thread when there is none); resolves once it listens. */
+  start(opts: WorkerBridgeStart): Promise<HostedBridge> {
+    if (this.session) return Promise.reject(new Error('the bridge thread already runs a bridge: close it first'));
+    let release: () => void;
     try {
-      const fn = (ui as unknown as Record<string, ((...a: unknown[]) => unknown) | undefined> | undefined)?.[method];
-      if (typeof fn !== 'function') throw new Error(`the window has no UI method ${method}`);
-      const value = await fn.apply(ui, args);
-      send({ type: 'ui-result', id, ok: true, value });
+      release = claimDataDir(opts.dataDir);
     } catch (err) {
-      send({ type: 'ui-result', id, ok: false, error: toWire(err) });
+      return Promise.reject(err);
     }
-  };
+    const { ui, onRequest: _r, onError: _e, onExit: _x, ...options } = opts;
+    const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter((m) => typeof ui?.[m] === 'function') as OptionalUiMethod[];
+    const reuse = this.worker;
+    const worker = reuse ?? this.spawn({ kind: 'study-bridge-worker', options, uiMethods });
+    const session: Session = { worker, opts, release, ready: false, closeRequested: false, checkpoints: new Map() };
+    this.session = session;
+    const started = new Promise<HostedBridge>((resolve, reject) => (session.started = { resolve, reject }));
+    if (reuse) this.send({ type: 'start', options, uiMethods });
+    return started;
+  }
 
-  worker.on('message', (msg: FromWorker) => {
+  /** Ends the thread (and whatever bridge it still runs, without its checkpoint: close the bridge first). */
+  async dispose(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private spawn(workerData: BridgeWorkerData): Worker {
+    const { script, eval: isEval } = workerSource();
+    const worker = new Worker(script, { eval: isEval, workerData, name: 'study-bridge' });
+    this.worker = worker;
+    this.threadsStarted++;
+    // A thread being ended may still deliver messages: they belong to its own session only.
+    const own = () => (this.session?.worker === worker ? this.session : undefined);
+    worker.on('message', (msg: FromWorker) => {
+      const s = own();
+      if (s) this.receive(s, msg);
+    });
+    worker.on('error', (err) => own()?.opts.onError?.(err));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      const s = this.session;
+      if (s?.worker !== worker) return;
+      this.session = undefined;
+      s.release(); // the worker is gone, so is its hold on the data dir (a lock file it left is stale now)
+      const err = new Error(`the bridge worker stopped (exit code ${code})`);
+      for (const c of s.checkpoints.values()) c.reject(err);
+      s.checkpoints.clear();
+      if (s.started) s.started.reject(err);
+      else if (s.ready && !s.closeRequested) s.opts.onExit?.(err);
+      s.closed?.reject(err);
+    });
+    return worker;
+  }
+
+  private send(msg: ToWorker): void {
+    this.worker?.postMessage(msg);
+  }
+
+  private receive(s: Session, msg: FromWorker): void {
     switch (msg.type) {
       case 'ui':
-        void answerUi(msg.id, msg.method, msg.args);
+        void this.answerUi(s, msg.id, msg.method, msg.args);
         return;
       case 'request':
-        onRequest?.(msg.entry);
+        s.opts.onRequest?.(msg.entry);
         return;
       case 'internal-error':
-        onError?.(fromWire(msg.error));
+        s.opts.onError?.(fromWire(msg.error));
         return;
       case 'checkpoint-result': {
-        const c = checkpoints.get(msg.id);
-        checkpoints.delete(msg.id);
+        const c = s.checkpoints.get(msg.id);
+        s.checkpoints.delete(msg.id);
         if (msg.ok) c?.resolve(msg.result);
         else c?.reject(fromWire(msg.error));
         return;
       }
       case 'ready': {
         const { type: _type, ...info } = msg;
-        ready = true;
-        started?.resolve({
+        s.ready = true;
+        s.started?.resolve({
           ...info,
           thread: 'worker',
           checkpoint: () =>
             new Promise<CheckpointResult>((resolve, reject) => {
-              const id = nextCheckpoint++;
-              checkpoints.set(id, { resolve, reject });
-              send({ type: 'checkpoint', id });
+              const id = this.nextCheckpoint++;
+              s.checkpoints.set(id, { resolve, reject });
+              this.send({ type: 'checkpoint', id });
             }),
-          close,
+          close: onceOnly((o) => this.close(s, o)),
         });
-        started = undefined;
+        s.started = undefined;
         return;
       }
-      case 'start-error':
-        started?.reject(fromWire(msg.error));
-        started = undefined;
-        void worker.terminate();
+      case 'start-error': {
+        // A thread whose start failed half-way is not trusted with the next one.
+        this.session = undefined;
+        s.release();
+        s.started?.reject(fromWire(msg.error));
+        s.started = undefined;
+        void this.dispose();
         return;
+      }
       case 'closed':
-        closed?.resolve();
+        s.closed?.resolve();
         return;
       case 'close-error':
-        closed?.reject(fromWire(msg.error));
+        s.closed?.reject(fromWire(msg.error));
         return;
     }
-  });
-  worker.on('error', (err) => onError?.(err));
-  worker.on('exit', (code) => {
-    release(); // the worker is gone, so is its hold on the data dir (a lock file it left is stale now)
-    const err = new Error(`the bridge worker stopped (exit code ${code})`);
-    for (const c of checkpoints.values()) c.reject(err);
-    checkpoints.clear();
-    if (started) {
-      started.reject(err);
-      started = undefined;
-    } else if (ready && !closeRequested) onExit?.(err);
-    closed?.reject(err);
-  });
-
-  let closing: Promise<void> | undefined;
-  function close(opts?: { keepLock?: boolean }): Promise<void> {
-    return (closing ??= (async () => {
-      closeRequested = true;
-      const done = new Promise<void>((resolve, reject) => (closed = { resolve, reject }));
-      const timer = setTimeout(() => closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
-      send({ type: 'close', keepLock: opts?.keepLock });
-      try {
-        await done;
-      } finally {
-        clearTimeout(timer);
-        await worker.terminate();
-      }
-    })());
   }
 
-  return new Promise<HostedBridge>((resolve, reject) => (started = { resolve, reject }));
+  private async answerUi(s: Session, id: number, method: string, args: unknown[]): Promise<void> {
+    try {
+      const fn = (s.opts.ui as unknown as Record<string, ((...a: unknown[]) => unknown) | undefined> | undefined)?.[method];
+      if (typeof fn !== 'function') throw new Error(`the window has no UI method ${method}`);
+      const value = await fn.apply(s.opts.ui, args);
+      this.send({ type: 'ui-result', id, ok: true, value });
+    } catch (err) {
+      this.send({ type: 'ui-result', id, ok: false, error: toWire(err) });
+    }
+  }
+
+  private async close(s: Session, opts?: { keepLock?: boolean }): Promise<void> {
+    s.closeRequested = true;
+    const done = new Promise<void>((resolve, reject) => (s.closed = { resolve, reject }));
+    const timer = setTimeout(() => s.closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
+    this.send({ type: 'close', keepLock: opts?.keepLock });
+    try {
+      await done;
+    } catch (err) {
+      await this.dispose(); // a thread that did not close its bridge cleanly is not reused
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      if (this.session === s) {
+        this.session = undefined;
+        s.release();
+      }
+    }
+  }
+}
+
+/** A bridge in a thread of its own that ends with it (tests, and any one-shot host). */
+export async function startWorkerBridge(opts: WorkerBridgeStart): Promise<HostedBridge> {
+  const thread = new BridgeWorkerThread();
+  const bridge = await thread.start(opts);
+  return { ...bridge, close: onceOnly((o) => bridge.close(o).finally(() => thread.dispose())) };
+}
+
+function onceOnly<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
+  let first: Promise<R> | undefined;
+  return (a) => (first ??= fn(a));
 }
 
 /**

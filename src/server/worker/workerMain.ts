@@ -4,19 +4,21 @@ import { threadId, type MessagePort } from 'node:worker_threads';
 import { createBridge, type Bridge } from '../bridge';
 import { recoveryLine } from '../store/recoveryReport';
 import { RemoteUiHost } from './remoteUiHost';
-import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker } from './protocol';
+import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker, type WorkerBridgeOptions } from './protocol';
 
 /**
  * The bridge inside its worker thread: createBridge with the window's UI
  * behind a message proxy; answers `checkpoint` and `close` from the main
- * thread, relays the request log and unexpected errors to it.
+ * thread, relays the request log and unexpected errors to it. After `close`
+ * the thread stays, idle, for the next `start` (a restart): the server code
+ * and sql.js are loaded once per thread, not once per bridge.
  */
-export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData): Promise<void> {
+export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData): void {
   yieldToTheWindow();
   const post = (msg: FromWorker) => port.postMessage(msg);
-  const ui = new RemoteUiHost(post, data.uiMethods);
+  let ui = new RemoteUiHost(post, data.uiMethods);
   let bridge: Bridge | undefined;
-  // The main thread asks to close only after `ready` (or a start error), so `bridge` is set by then.
+  // `close` comes only after `ready` (or a start error), and `start` only after `closed`.
   let closing: Promise<void> | undefined;
 
   // The extension host logs stray rejections instead of dying; so does this thread.
@@ -32,6 +34,10 @@ export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData)
         return;
       case 'close':
         closing ??= close(msg.keepLock);
+        return;
+      case 'start':
+        ui = new RemoteUiHost(post, msg.uiMethods);
+        void start(msg.options);
         return;
     }
   });
@@ -51,26 +57,32 @@ export async function runBridgeWorker(port: MessagePort, data: BridgeWorkerData)
     try {
       ui.abandon('the bridge is closing');
       await bridge?.close({ keepLock }); // checkpoint, bridge.json removed, lock released (or kept for a restart)
+      bridge = undefined;
+      closing = undefined;
       post({ type: 'closed' });
     } catch (err) {
       post({ type: 'close-error', error: toWire(err) });
     }
   };
 
-  try {
-    bridge = await createBridge({
-      ...data.options,
-      ui,
-      onRequest: (entry) => post({ type: 'request', entry }),
-      onError: (err) => post({ type: 'internal-error', error: toWire(err) }),
-    });
-  } catch (err) {
-    post({ type: 'start-error', error: toWire(err) });
-    return;
-  }
-  const recovered = recoveryLine(bridge.services.store.recovery);
-  if (recovered) process.stderr.write(`${recovered}\n`);
-  post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId });
+  const start = async (options: WorkerBridgeOptions) => {
+    try {
+      bridge = await createBridge({
+        ...options,
+        ui,
+        onRequest: (entry) => post({ type: 'request', entry }),
+        onError: (err) => post({ type: 'internal-error', error: toWire(err) }),
+      });
+    } catch (err) {
+      post({ type: 'start-error', error: toWire(err) });
+      return;
+    }
+    const recovered = recoveryLine(bridge.services.store.recovery);
+    if (recovered) process.stderr.write(`${recovered}\n`);
+    post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId });
+  };
+
+  void start(data.options);
 }
 
 /**

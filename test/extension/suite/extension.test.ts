@@ -140,12 +140,14 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
 
   it('Restart bridge brings it back on the same data dir', async () => {
     const before = api.state.instanceNonce;
+    const threadBefore = api.state.threadId;
     const t = performance.now();
     await vscode.commands.executeCommand('studyBridge.restart');
     const state = await api.whenSettled();
     metrics.restartMs = Math.round(performance.now() - t);
     assert.equal(state.mode, 'hosting');
     assert.notEqual(state.instanceNonce, before, 'a new server instance');
+    assert.equal(state.threadId, threadBefore, 'in the same worker thread: only the store was reopened');
     assert.equal(readBridgeJson(api.dataDir).instanceNonce, state.instanceNonce);
     const sets = await api.client!.listStudySets();
     assert.ok(sets.some((s) => s.title === 'Thermodynamics'), 'data survived the restart');
