@@ -1,4 +1,4 @@
-import fontkit from '@pdf-lib/fontkit';
+import type fontkitModule from '@pdf-lib/fontkit';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { PrintPlan } from './printPlan';
 import type { PrintCard } from './printTree';
@@ -114,7 +114,7 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
   let ctx: Ctx;
   if (cjkFont) {
     // Subset: only the glyphs printed are embedded (a few KB, not the font's megabytes). It covers Latin too.
-    doc.registerFontkit(firstFaceOfCollections);
+    doc.registerFontkit(firstFaceOfCollections((await import('@pdf-lib/fontkit')).default));
     const font = await doc.embedFont(cjkFont, { subset: true });
     ctx = { font, bold: font, charset: new Set(font.getCharacterSet()), replaced: 0 };
   } else {
@@ -135,10 +135,15 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
   return { bytes: await doc.save({ useObjectStreams: true }), replacedChars: ctx.replaced };
 }
 
-/** fontkit for pdf-lib, reading a font collection (.ttc) as its first face: pdf-lib expects one font. */
-const firstFaceOfCollections = {
-  create(data: Uint8Array, postscriptName?: string) {
-    const f = fontkit.create(data, postscriptName) as ReturnType<typeof fontkit.create> & { fonts?: Array<ReturnType<typeof fontkit.create>> };
-    return f.fonts ? f.fonts[0] : f;
-  },
-};
+/**
+ * fontkit for pdf-lib, reading a font collection (.ttc) as its first face: pdf-lib expects one font.
+ * fontkit is imported only when a CJK print needs it: loading it inflates its tables (~0.2–0.4 s of every bridge start).
+ */
+function firstFaceOfCollections(fontkit: typeof fontkitModule) {
+  return {
+    create(data: Uint8Array, postscriptName?: string) {
+      const f = fontkit.create(data, postscriptName) as ReturnType<typeof fontkit.create> & { fonts?: Array<ReturnType<typeof fontkit.create>> };
+      return f.fonts ? f.fonts[0] : f;
+    },
+  };
+}
