@@ -229,7 +229,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
         bytesAtFirstPage?: number;
         bytesSentByNow?: number;
         bookBytes?: number;
-        scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number; clockFrames?: number; ranges?: object } }
+        scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number; clockFrames?: number; slowFrames?: number; ranges?: object; page?: object } }
     | undefined;
   if (!r) return '  reader:     (not measured)\n';
   const s = r.scroll;
@@ -245,7 +245,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
       : probed?.error
         ? `  reader:     range probe failed: ${probed.error}\n`
         : '') +
-    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way; ${s.clockFrames ?? '?'} frames timed by the clock; ranges ${JSON.stringify(s.ranges ?? null)})\n` : '') +
+    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way; ${s.clockFrames ?? '?'} frames timed by the clock, ${s.slowFrames ?? '?'} over 100 ms; ranges ${JSON.stringify(s.ranges ?? null)}; page at rest ${JSON.stringify(s.page ?? null)})\n` : '') +
     (r.scrollError ? `  reader:     scroll figure not measured: ${r.scrollError}\n` : '')
   );
 }

@@ -55,6 +55,10 @@ export interface BenchResult {
   clockFrames?: number;
   /** The book's ranges read over the channel while scrolling: count, KB, mean and longest round trip. */
   ranges?: { requests: number; kb: number; meanMs: number; maxMs: number };
+  /** Frames longer than 100 ms. */
+  slowFrames?: number;
+  /** The page before it scrolled: animation frames per second at rest, its visibility and focus. */
+  page?: { idleFramesPerS: number; visibility: string; focused: boolean };
 }
 
 /** Byte spans of the book sent ahead (plain ArrayBuffers: a Node Buffer would be JSON-ed through its toJSON on the way). */

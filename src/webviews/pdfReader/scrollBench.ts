@@ -38,7 +38,11 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   const end = top(last);
   const step = Math.max(1, (end - start) / ((last - from) * 4));
   container.scrollTop = start;
+  // Where this page stands before it scrolls: animation frames in half a second at rest, whether it is visible and focused.
+  const idleFrames = await countFrames(500);
+  const page = { idleFramesPerS: idleFrames * 2, visibility: document.visibilityState, focused: document.hasFocus() };
   clockFrames = 0;
+  let slowFrames = 0;
   const ranges0 = { ...rangeStats };
   let prev = await frame();
   const t0 = prev;
@@ -50,6 +54,7 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
     container.scrollTop = pos;
     const now = await frame();
     longest = Math.max(longest, now - prev);
+    if (now - prev > 100) slowFrames++;
     prev = now;
     frames++;
   }
@@ -63,5 +68,19 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
     meanMs: requests ? Math.round((rangeStats.totalMs - ranges0.totalMs) / requests) : 0,
     maxMs: Math.round(rangeStats.maxMs),
   };
-  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered, clockFrames, ranges };
+  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered, clockFrames, slowFrames, ranges, page };
+}
+
+/** Animation frames that come in `ms` (none when the page's frames are stopped). */
+function countFrames(ms: number): Promise<number> {
+  return new Promise((resolve) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    const tick = () => {
+      n++;
+      if (performance.now() < end) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    setTimeout(() => resolve(n), ms + 20);
+  });
 }
