@@ -120,8 +120,6 @@ export class PdfReaderSession implements vscode.Disposable {
       page: this.page,
       scale: spot?.scale ?? null,
       tone: this.deps.memory.tone(),
-      // Wall clock: the page reports how long the message took to reach its handler.
-      sentAt: Date.now(),
     });
     if (intent.noteid) this.channel.notify('goto', { page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);

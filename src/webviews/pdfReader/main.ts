@@ -44,28 +44,18 @@ type PdfJsLib = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'reso
 type ViewerLib = typeof import('pdfjs-dist/legacy/web/pdf_viewer.mjs', { with: { 'resolution-mode': 'import' } });
 type PdfViewer = InstanceType<ViewerLib['PDFViewer']>;
 
+/** pdf_viewer.mjs reads the API from globalThis.pdfjsLib when it loads: the API first. */
+async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
+  const lib = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  (globalThis as { pdfjsLib?: unknown }).pdfjsLib = lib;
+  const viewer = await import('pdfjs-dist/legacy/web/pdf_viewer.mjs');
+  mark('libs');
+  return { lib, viewer };
+}
 // Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker is started
 // first, from its preloaded script, so that it compiles its own code meanwhile; not waited on for long.
 const WORKER_HEAD_START_MS = 250;
-const lib: Promise<PdfJsLib> = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))])
-  .then(() => import('pdfjs-dist/legacy/build/pdf.mjs'))
-  .then((l) => {
-    // pdf_viewer.mjs reads the API from globalThis.pdfjsLib when it loads: the API first.
-    (globalThis as { pdfjsLib?: unknown }).pdfjsLib = l;
-    mark('libs');
-    return l;
-  });
-/**
- * The viewer's components, evaluated once the book is asked of the worker when `open` is already here
- * (the worker parses it meanwhile, on its own thread), else as soon as this thread is free.
- */
-let viewerLoad: Promise<ViewerLib> | undefined;
-const viewerLib = () =>
-  (viewerLoad ??= lib.then(() => import('pdfjs-dist/legacy/web/pdf_viewer.mjs')).then((v) => {
-    mark('viewer');
-    return v;
-  }));
-void lib.then(() => setTimeout(() => void viewerLib().catch(() => undefined), 0));
+const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(loadPdfJs);
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;
@@ -97,28 +87,8 @@ const pageView = (page: number): PageViewLike | undefined => {
 
 async function open(msg: Events['open']): Promise<void> {
   mark('open');
-  if (msg.sentAt) phases.openLagMs = Math.max(0, Date.now() - msg.sentAt);
-  const pdfjs = await lib;
-  pdfjs.GlobalWorkerOptions.workerPort = await workerPort;
-  // The book goes to the worker first: it parses while this thread evaluates the viewer's module.
-  const range = bookTransport(pdfjs.PDFDataRangeTransport, host, msg, (err) => {
-    chrome.notice(`Could not read the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
-    host.notify('error', { message: `readRange: ${String(err)}` });
-  });
-  const loading = pdfjs.getDocument({
-    range,
-    rangeChunkSize: READER_CHUNK_BYTES,
-    // Only what the pages in view need, as pdf.js's viewer does for a long book read by range.
-    disableAutoFetch: true,
-    disableStream: true,
-    cMapUrl: `${assets}/pdfjs/cmaps/`,
-    cMapPacked: true,
-    standardFontDataUrl: `${assets}/pdfjs/standard_fonts/`,
-    wasmUrl: `${assets}/pdfjs/wasm/`,
-    // Fetched by this page (connect-src), not by the blob worker.
-    useWorkerFetch: false,
-  });
-  const V = await viewerLib();
+  const { lib, viewer: V } = await libs;
+  lib.GlobalWorkerOptions.workerPort = await workerPort;
   const eventBus = new V.EventBus();
   const linkService = new V.PDFLinkService({ eventBus });
   const findController = new V.PDFFindController({ eventBus, linkService });
@@ -161,7 +131,23 @@ async function open(msg: Events['open']): Promise<void> {
     reportSoon();
   });
 
-  const doc = await loading.promise;
+  const range = bookTransport(lib.PDFDataRangeTransport, host, msg, (err) => {
+    chrome.notice(`Could not read the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    host.notify('error', { message: `readRange: ${String(err)}` });
+  });
+  const doc = await lib.getDocument({
+    range,
+    rangeChunkSize: READER_CHUNK_BYTES,
+    // Only what the pages in view need, as pdf.js's viewer does for a long book read by range.
+    disableAutoFetch: true,
+    disableStream: true,
+    cMapUrl: `${assets}/pdfjs/cmaps/`,
+    cMapPacked: true,
+    standardFontDataUrl: `${assets}/pdfjs/standard_fonts/`,
+    wasmUrl: `${assets}/pdfjs/wasm/`,
+    // Fetched by this page (connect-src), not by the blob worker.
+    useWorkerFetch: false,
+  }).promise;
   mark('document');
   v.setDocument(doc);
   linkService.setDocument(doc, null);

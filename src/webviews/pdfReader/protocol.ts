@@ -69,12 +69,8 @@ export interface BookBytes {
 
 /** When the page reached each step of opening a book, in ms since its script started (the suite prints them). */
 export interface OpenPhases {
-  /** pdf.js's API evaluated. */
+  /** pdf.js's modules evaluated. */
   libs?: number;
-  /** pdf.js's viewer components evaluated (after the book went to the worker when `open` came first). */
-  viewer?: number;
-  /** How long `open` took from the host's send to this page's handler (ms, wall clock). */
-  openLagMs?: number;
   /** The pdf.js worker started (its script fetched through the webview's resource loader). */
   worker?: number;
   /** The host's `open` arrived. */
@@ -95,7 +91,7 @@ export interface ReaderProtocol {
      * cross-reference table there first), where to start. `scale`: pdf.js's scale value to start
      * at ('page-width', or a number as text), remembered per book.
      */
-    open: { length: number; head: ArrayBuffer; tail: BookBytes | null; bookmd5: string; sentAt?: number; title: string; page: number; scale: string | null; tone: PageTone };
+    open: { length: number; head: ArrayBuffer; tail: BookBytes | null; bookmd5: string; title: string; page: number; scale: string | null; tone: PageTone };
     /** The study set the reader reads for, and the bridge's outline (used when the PDF has none): after the first page. */
     context: { outline: OutlineEntry[]; setTitle: string | null };
     highlights: ReaderHighlight[];
