@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 
 /**
@@ -20,20 +19,6 @@ export interface WebviewPageSpec {
   bodyAttributes?: string;
   /** Extra sources per CSP directive, e.g. { 'worker-src': ['blob:'] }. */
   extraCsp?: Record<string, string[]>;
-  /**
-   * The script's text goes into the page (still by nonce): it starts without a second fetch through VS Code's
-   * webview resource loader. For a small script (the mind map's); read once per extension run.
-   */
-  inlineScript?: boolean;
-}
-
-const inlined = new Map<string, string>();
-/** A bundle's text for an inline <script> ("</script" cannot end the element early). */
-function scriptText(extensionUri: vscode.Uri, path: string[]): string {
-  const file = vscode.Uri.joinPath(extensionUri, ...path).fsPath;
-  let text = inlined.get(file);
-  if (text === undefined) inlined.set(file, (text = readFileSync(file, 'utf8').replace(/<\/(script)/gi, '<\\/$1').replace(/^\/\/# sourceMappingURL=.*$/m, '')));
-  return text;
 }
 
 /** Focus rings, reduced motion and high-contrast borders: linked last by every page, so its rules win ties. */
@@ -71,7 +56,7 @@ ${[...spec.styles, A11Y_STYLES].map((s) => `<link rel="stylesheet" href="${asset
 </head>
 <body${spec.bodyAttributes ? ` ${spec.bodyAttributes}` : ''}>
 ${spec.body}
-${spec.inlineScript ? `<script nonce="${nonce}">${scriptText(extensionUri, spec.script)}</script>` : `<script nonce="${nonce}" src="${asset(spec.script)}"></script>`}
+<script nonce="${nonce}" src="${asset(spec.script)}"></script>
 </body>
 </html>`;
 }

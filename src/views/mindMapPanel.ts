@@ -277,7 +277,6 @@ function mindMapHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: s
     title: `Mind Map: ${title}`,
     styles: [['media', 'mindMap.css']],
     script: ['dist', 'webview', 'mindMap.js'],
-    inlineScript: true,
     body: mindMapBody(text),
   });
 }
