@@ -31,9 +31,9 @@ export type ReaderAction =
    */
   | { action: 'reader'; step: 'range-probe' }
   /**
-   * Bring this workbench window to the front (a person reads in the window they look at). Once the suite has
-   * opened a second window, this one's webviews got animation frames about once a second (the mind map drew
-   * in 3 s instead of 0.2 s, the reader's scroll took over 120 s), which timed the harness, not the reader.
+   * Bring this workbench window to the front (a person reads in the window they look at). Once the suite had
+   * opened a second window, this one's webviews crawled on VS Code 1.100 (the mind map's page took 3 s to draw
+   * what it draws in 0.1–0.2 s; the 50-page scroll did not finish in 120 s): the figures timed the harness.
    */
   | { action: 'reader'; step: 'front' };
 
