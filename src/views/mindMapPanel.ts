@@ -32,6 +32,8 @@ export interface MindMapRender {
   seq: number;
   nodeCount: number;
   cspViolations: string[];
+  /** The page's clock for this map: arrived, laid out, drawn (the suite prints a redraw's). */
+  timing?: MindMapTiming;
 }
 
 /** Where the first draw's time went, in ms since the panel was made (the suite prints it). */
@@ -125,6 +127,8 @@ export class MindMapPanel implements vscode.Disposable {
   /** The last map sent, and what the webview last drew. */
   lastMap: MindMapData | undefined;
   lastRender: MindMapRender | undefined;
+  /** When the last map's read began and when it was sent (performance.now(): the suite times a redraw). */
+  lastSend: { seq: number; readAt: number; sentAt: number } | undefined;
   readonly firstDraw: MindMapFirstDraw = {};
   private readonly createdAt = performance.now();
   /** The map is being read before the page is ready: its first `ready` needs no second read. */
@@ -189,11 +193,13 @@ export class MindMapPanel implements vscode.Disposable {
       return this.channel.notify('problem', { message: 'The bridge is not running yet: the map appears once it listens (or restart it from the status bar).' });
     }
     try {
+      const readAt = performance.now();
       const data = await readMindMap(client, this.studySet, ++this.seq);
       this.lastMap = data;
       this.firstDraw.mapRead ??= this.sinceCreated();
       this.panel.title = `Mind Map: ${data.title}`;
       this.channel.notify('map', data);
+      this.lastSend = { seq: data.seq, readAt, sentAt: performance.now() };
     } catch (err) {
       const message = err instanceof BridgeClientError && err.code === 'TOPIC_NOT_FOUND' ? `“${this.studySet.title}” no longer exists.` : `Could not read the map: ${errorText(err)}`;
       this.deps.log.warn(`mind map ${this.studySet.topicid}: ${errorText(err)}`);
@@ -212,7 +218,7 @@ export class MindMapPanel implements vscode.Disposable {
     c.on('refresh', () => void this.redraw());
     c.on('rendered', (m) => {
       if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0)) this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
-      this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations };
+      this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations, timing: m.timing };
       if (this.firstDraw.rendered === undefined) Object.assign(this.firstDraw, { rendered: this.sinceCreated(), page: m.timing });
       this.rendered.fire(this.lastRender);
     });

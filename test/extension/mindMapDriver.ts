@@ -89,6 +89,8 @@ export function mindMapSummary(metrics: Record<string, unknown>): string {
   if (metrics.mindMapFirstDrawMs === undefined && metrics.mindMapRedrawMs === undefined) return '  mind map:   (not measured)\n';
   return (
     `  mind map:   first draw ${n('mindMapFirstDrawMs')} ms (goal ≤ 1000; ${n('mindMapFirstDrawViaRunnerMs')} ms seen by the runner), ` +
-    `redraw after an agent edit ${n('mindMapRedrawMs')} ms (goal ≤ 300; ${n('mindMapRedrawViaRunnerMs')} ms seen by the runner)\n`
+    `redraw after an agent edit ${n('mindMapRedrawMs')} ms (goal ≤ 300; ${n('mindMapRedrawViaRunnerMs')} ms seen by the runner)\n` +
+    (metrics.mindMapFirstDrawPhases ? `  mind map:   first draw, ms: ${JSON.stringify(metrics.mindMapFirstDrawPhases)}\n` : '') +
+    (metrics.mindMapRedrawPhases ? `  mind map:   redraw, ms: ${JSON.stringify(metrics.mindMapRedrawPhases)}\n` : '')
   );
 }

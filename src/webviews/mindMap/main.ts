@@ -159,10 +159,12 @@ async function draw(data: MindMapData): Promise<void> {
   const newShape = shapeOf(data.root);
   const duration = first || newShape === shape ? 0 : DURATION;
   shape = newShape;
+  let laidOut = 0;
   const highlighted = mm.state.highlight ? noteidOf(mm.state.highlight) : undefined;
   mm.options.duration = duration;
   try {
     await mm.setData(data.root as unknown as IPureNode);
+    laidOut = performance.now();
     if (highlighted) {
       const node = findNode(mm.state.data, highlighted);
       if (node) await mm.setHighlight(node);
@@ -175,11 +177,11 @@ async function draw(data: MindMapData): Promise<void> {
   } finally {
     mm.options.duration = DURATION;
   }
-  await reportRendered(duration, { scriptStart, mapArrived: arrived });
+  await reportRendered(duration, { scriptStart, mapArrived: arrived, ...(first ? {} : { laidOut }) });
 }
 
 /** After markmap's transitions (leaving nodes are removed at their end) and a painted frame, the count the SVG shows. */
-async function reportRendered(transitionMs: number, timing?: { scriptStart: number; mapArrived: number }): Promise<void> {
+async function reportRendered(transitionMs: number, timing?: { scriptStart: number; mapArrived: number; laidOut?: number }): Promise<void> {
   if (transitionMs) await new Promise((r) => setTimeout(r, transitionMs + 80));
   // d3 ends even a zero-length transition on its next animation frame; the second frame is painted.
   for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));

@@ -44,6 +44,8 @@ export interface MindMapData {
 export interface MindMapTiming {
   scriptStart: number;
   mapArrived: number;
+  /** markmap laid the map out (a redraw's: its first draw carries none). */
+  laidOut?: number;
   drawn: number;
 }
 
@@ -71,7 +73,7 @@ export interface MindMapProtocol {
 const isStringList = (x: unknown) => Array.isArray(x) && x.every(isString);
 
 export const mindMapGuards = {
-  rendered: fields({ seq: isInt, nodeCount: isInt, cspViolations: isStringList, timing: (x: unknown) => x === undefined || fields({ scriptStart: Number.isFinite, mapArrived: Number.isFinite, drawn: Number.isFinite })(x) }),
+  rendered: fields({ seq: isInt, nodeCount: isInt, cspViolations: isStringList, timing: (x: unknown) => x === undefined || fields({ scriptStart: Number.isFinite, mapArrived: Number.isFinite, drawn: Number.isFinite })(x) && ((x as { laidOut?: unknown }).laidOut === undefined || Number.isFinite((x as { laidOut?: unknown }).laidOut)) }),
   refresh: anything,
   openCard: fields({ noteid: isString }),
 };

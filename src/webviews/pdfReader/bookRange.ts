@@ -7,6 +7,15 @@ import type { BookBytes, ReaderProtocol } from './protocol';
 /** A range the host has not answered in this long is reported (a stalled page would otherwise wait silently). */
 const RANGE_TIMEOUT_MS = 60_000;
 
+/** The ranges read over the channel so far: how many, their bytes, and their round trips (the suite prints them). */
+export interface RangeStats {
+  requests: number;
+  bytes: number;
+  totalMs: number;
+  maxMs: number;
+}
+export const rangeStats: RangeStats = { requests: 0, bytes: 0, totalMs: 0, maxMs: 0 };
+
 type RangeTransportClass = new (length: number, initialData: Uint8Array | null) => {
   requestDataRange(begin: number, end: number): void;
   onDataRange(begin: number, chunk: Uint8Array): void;
@@ -32,8 +41,16 @@ export function bookTransport<T extends RangeTransportClass>(
       queueMicrotask(() => transport.onDataRange(begin, chunk));
       return;
     }
+    const asked = performance.now();
     host.request('readRange', { begin, end }, { timeoutMs: RANGE_TIMEOUT_MS }).then(
-      (data) => transport.onDataRange(begin, bytesOf(data)),
+      (data) => {
+        const ms = performance.now() - asked;
+        rangeStats.requests++;
+        rangeStats.bytes += end - begin;
+        rangeStats.totalMs += ms;
+        rangeStats.maxMs = Math.max(rangeStats.maxMs, ms);
+        transport.onDataRange(begin, bytesOf(data));
+      },
       (err: unknown) => onError(err),
     );
   };

@@ -5,7 +5,7 @@
 // highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
 import { PageChannel } from '../channel/pageChannel';
 import { READER_CHUNK_BYTES, type OpenPhases, type OutlineEntry, type ReaderProtocol } from './protocol';
-import { bookTransport } from './bookRange';
+import { bookTransport, rangeStats } from './bookRange';
 import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
@@ -110,6 +110,8 @@ async function open(msg: Events['open']): Promise<void> {
     if (!firstRenderSent) {
       firstRenderSent = true;
       mark('page');
+      phases.ranges = rangeStats.requests;
+      phases.rangeMeanMs = rangeStats.requests ? Math.round(rangeStats.totalMs / rangeStats.requests) : 0;
       host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases });
       showOutlineSoon();
     }

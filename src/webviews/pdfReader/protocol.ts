@@ -51,6 +51,14 @@ export interface BenchResult {
   frames: number;
   ms: number;
   pagesRendered: number;
+  /** Frames that came from the clock: no animation frame within a second (a throttled or busy page). */
+  clockFrames?: number;
+  /** The book's ranges read over the channel while scrolling: count, KB, mean and longest round trip. */
+  ranges?: { requests: number; kb: number; meanMs: number; maxMs: number };
+  /** Frames longer than 100 ms. */
+  slowFrames?: number;
+  /** The page before it scrolled: animation frames per second at rest, its visibility and focus. */
+  page?: { idleFramesPerS: number; visibility: string; focused: boolean };
 }
 
 /** Byte spans of the book sent ahead (plain ArrayBuffers: a Node Buffer would be JSON-ed through its toJSON on the way). */
@@ -71,6 +79,9 @@ export interface OpenPhases {
   document?: number;
   /** The first page's canvas drew. */
   page?: number;
+  /** Ranges read over the channel before the first page, and their mean round trip (ms). */
+  ranges?: number;
+  rangeMeanMs?: number;
 }
 
 export interface ReaderProtocol {

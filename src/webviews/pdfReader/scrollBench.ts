@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
+import { rangeStats } from './bookRange';
 
 interface ViewerLike {
   currentPageNumber: number;
@@ -8,9 +9,13 @@ interface ViewerLike {
 }
 
 /** The next frame; after a second without one (a throttled, hidden frame) the clock instead, so the figure still comes back. */
+let clockFrames = 0;
 const frame = () =>
   new Promise<number>((resolve) => {
-    const t = setTimeout(() => resolve(performance.now()), 1000);
+    const t = setTimeout(() => {
+      clockFrames++;
+      resolve(performance.now());
+    }, 1000);
     requestAnimationFrame((now) => {
       clearTimeout(t);
       resolve(now);
@@ -33,6 +38,12 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   const end = top(last);
   const step = Math.max(1, (end - start) / ((last - from) * 4));
   container.scrollTop = start;
+  // Where this page stands before it scrolls: animation frames in half a second at rest, whether it is visible and focused.
+  const idleFrames = await countFrames(500);
+  const page = { idleFramesPerS: idleFrames * 2, visibility: document.visibilityState, focused: document.hasFocus() };
+  clockFrames = 0;
+  let slowFrames = 0;
+  const ranges0 = { ...rangeStats };
   let prev = await frame();
   const t0 = prev;
   let longest = 0;
@@ -43,11 +54,33 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
     container.scrollTop = pos;
     const now = await frame();
     longest = Math.max(longest, now - prev);
+    if (now - prev > 100) slowFrames++;
     prev = now;
     frames++;
   }
   const ms = prev - t0;
   let pagesRendered = 0;
   for (let p = from; p <= last; p++) if ((viewer.getPageView(p - 1) as { renderingState?: number }).renderingState === 3) pagesRendered++;
-  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered };
+  const requests = rangeStats.requests - ranges0.requests;
+  const ranges = {
+    requests,
+    kb: Math.round((rangeStats.bytes - ranges0.bytes) / 1024),
+    meanMs: requests ? Math.round((rangeStats.totalMs - ranges0.totalMs) / requests) : 0,
+    maxMs: Math.round(rangeStats.maxMs),
+  };
+  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered, clockFrames, slowFrames, ranges, page };
+}
+
+/** Animation frames that come in `ms` (none when the page's frames are stopped). */
+function countFrames(ms: number): Promise<number> {
+  return new Promise((resolve) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    const tick = () => {
+      n++;
+      if (performance.now() < end) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    setTimeout(() => resolve(n), ms + 20);
+  });
 }
