@@ -5,8 +5,11 @@
 // and extracted for real. After each stage (25/50/100 books) all are ready,
 // the idle checkpoint has run (the journal is empty) and the bridge's memory
 // is read. Then cold and warm document searches: "cold" is the first search
-// after a restart on the same data dir (one /status request first, so the
-// connection is open; the OS file cache is warm).
+// after a restart on the same data dir, asked right after one GET
+// /library/folders (the connection is open and the process has answered one
+// JSON body: Node loads its fetch classes on the first one, ~50 ms that are
+// no search's) — at once, and 1 s later (the bridge reads the book index
+// ahead after it starts). The OS file cache is warm.
 // `npm run bench -- library100`; LIBRARY_BOOKS=N for a shorter run.
 // Threads in the tables: the main thread, V8 and libuv's, plus each live PDF worker's.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -164,26 +167,31 @@ async function main() {
     const settled = await served.memory();
     memRows.push([`${BOOKS}, 20 s later`, mb(settled.usage.rss), mb(settled.usage.heapUsed), mb(settled.usage.external), mb(settled.usage.arrayBuffers), settled.threads ?? '?', mb((settled.peakKb ?? 0) * 1024), load()]);
 
-    // Cold: the first search after a restart (3 restarts per query, median); warm: 20 more of the same.
+    // Cold: the first search after a restart (3 restarts per query and wait, median); warm: 20 more of the same.
     for (const [q, note] of QUERIES) {
-      const cold: number[] = [];
+      const coldAt = new Map<number, number[]>([[0, []], [1000, []]]);
       const restart: number[] = [];
-      for (let r = 0; r < 3; r++) {
-        await served.stop();
-        served = await Served.start(dataDir);
-        restart.push(served.startMs);
-        await served.client.request('GET', '/status');
-        cold.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
-      }
+      for (const [waitMs, cold] of coldAt)
+        for (let r = 0; r < 3; r++) {
+          await served.stop();
+          served = await Served.start(dataDir);
+          restart.push(served.startMs);
+          await served.client.request('GET', '/library/folders');
+          await sleep(waitMs);
+          cold.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
+        }
+      const cold = coldAt.get(0)!;
+      const later = coldAt.get(1000)!;
       const warm: number[] = [];
       for (let i = 0; i < 20; i++) warm.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
       warm.sort((a, b) => a - b);
       const r = await served.client.search(q, { scope: 'documents', limit: 20 });
-      searchRows.push([`"${q}" (${note})`, median(cold), `${cold.map((c) => c.toFixed(0)).join(', ')}`, percentile(warm, 50), percentile(warm, 95), `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`, load()]);
-      progress(`search "${q}": cold ${cold.map((c) => c.toFixed(0)).join(', ')} ms (restart ${median(restart).toFixed(0)} ms)`);
+      const runs = (xs: number[]) => xs.map((c) => c.toFixed(0)).join(', ');
+      searchRows.push([`"${q}" (${note})`, median(cold), runs(cold), median(later), runs(later), percentile(warm, 50), percentile(warm, 95), `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`, load()]);
+      progress(`search "${q}": cold ${runs(cold)} ms, 1 s after the start ${runs(later)} ms (restart ${median(restart).toFixed(0)} ms)`);
     }
     const after = await served.memory();
-    memRows.push([`${BOOKS}, restarted, after ${QUERIES.length * 21} searches`, mb(after.usage.rss), mb(after.usage.heapUsed), mb(after.usage.external), mb(after.usage.arrayBuffers), after.threads ?? '?', mb((after.peakKb ?? 0) * 1024), load()]);
+    memRows.push([`${BOOKS}, restarted, after ${QUERIES.length * 27} searches`, mb(after.usage.rss), mb(after.usage.heapUsed), mb(after.usage.external), mb(after.usage.arrayBuffers), after.threads ?? '?', mb((after.peakKb ?? 0) * 1024), load()]);
   } finally {
     await served.stop().catch(() => undefined);
     // LIBRARY_KEEP=1 keeps the data dir (to measure searches on it again).
@@ -198,11 +206,11 @@ async function main() {
     ['measure', 'now', 'goal', 'previous'],
     [
       [`RSS after the idle checkpoint, ${BOOKS} books`, `${last?.[1]} MB`, '≤ 600 MB', `${PREVIOUS.rssMb} MB (100 books)`],
-      [`cold search over ${BOOKS} books ("${QUERIES[0][0]}", median of 3)`, `${searchRows[0][1] === undefined ? '?' : Number(searchRows[0][1]).toFixed(0)} ms`, '≤ 100 ms', `${PREVIOUS.coldMs} ms (100 books)`],
+      [`cold search over ${BOOKS} books ("${QUERIES[0][0]}", median of 3: at once / 1 s after the start)`, `${Number(searchRows[0][1]).toFixed(0)} / ${Number(searchRows[0][3]).toFixed(0)} ms`, '≤ 100 ms', `${PREVIOUS.coldMs} ms (100 books)`],
     ],
   );
   process.stdout.write('\n');
-  printTable(['query (scope=documents, limit 20)', 'cold ms (median)', 'cold runs ms', 'warm p50 ms', 'warm p95 ms', 'answer', 'load 1 min'], searchRows);
+  printTable(['query (scope=documents, limit 20)', 'cold ms at once (median)', 'runs ms', 'cold ms 1 s after start (median)', 'runs ms', 'warm p50 ms', 'warm p95 ms', 'answer', 'load 1 min'], searchRows);
 }
 
 void main().then(
