@@ -42,6 +42,7 @@ const load = () => loadavg()[0].toFixed(2);
 
 interface Memory {
   usage: NodeJS.MemoryUsage;
+  cpu: NodeJS.CpuUsage;
   heap: { used: number; total: number; physical: number; malloced: number; external: number };
   threads?: number;
   peakKb?: number;
@@ -137,7 +138,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'sb-bench-lib100-'));
-  const dataDir = join(work, 'data');
+  // LIBRARY_DATA=<dir>: a data dir this bench kept (LIBRARY_KEEP=1): searches only, no uploads.
+  const reuse = process.env.LIBRARY_DATA;
+  const dataDir = reuse ?? join(work, 'data');
   const base = baseBook(work);
   const memRows: Array<Array<string | number>> = [];
   const searchRows: Array<Array<string | number>> = [];
@@ -147,7 +150,7 @@ async function main() {
     memRows.push(['0 (started)', mb(m0.usage.rss), mb(m0.usage.heapUsed), mb(m0.usage.external), mb(m0.usage.arrayBuffers), m0.threads ?? '?', '', load()]);
     const ids: string[] = [];
     const t0 = performance.now();
-    for (const stage of STAGES) {
+    for (const stage of reuse ? [] : STAGES) {
       const batch: string[] = [];
       for (let i = ids.length; i < stage; i++) {
         const up = await served.client.uploadDocument(copyOf(base, i), { filename: `book-${String(i).padStart(3, '0')}.pdf` });
@@ -163,13 +166,15 @@ async function main() {
       memRows.push([`${stage}, after the idle checkpoint`, mb(m.usage.rss), mb(m.usage.heapUsed), mb(m.usage.external), mb(m.usage.arrayBuffers), m.threads ?? '?', mb((m.peakKb ?? 0) * 1024), load()]);
     }
     // The extraction workers' idle timeout has passed: what the bridge holds once nothing runs.
-    await sleep(20_000);
+    await sleep(reuse ? 0 : 20_000);
     const settled = await served.memory();
-    memRows.push([`${BOOKS}, 20 s later`, mb(settled.usage.rss), mb(settled.usage.heapUsed), mb(settled.usage.external), mb(settled.usage.arrayBuffers), settled.threads ?? '?', mb((settled.peakKb ?? 0) * 1024), load()]);
+    memRows.push([reuse ? 'kept data dir, started' : `${BOOKS}, 20 s later`, mb(settled.usage.rss), mb(settled.usage.heapUsed), mb(settled.usage.external), mb(settled.usage.arrayBuffers), settled.threads ?? '?', mb((settled.peakKb ?? 0) * 1024), load()]);
 
     // Cold: the first search after a restart (3 restarts per query and wait, median); warm: 20 more of the same.
     for (const [q, note] of QUERIES) {
       const coldAt = new Map<number, number[]>([[0, []], [1000, []]]);
+      // The bridge's own CPU time over the query (all threads): less at the mercy of a loaded machine than wall time.
+      const cpuAt = new Map<number, number[]>([[0, []], [1000, []]]);
       const restart: number[] = [];
       for (const [waitMs, cold] of coldAt)
         for (let r = 0; r < 3; r++) {
@@ -178,7 +183,10 @@ async function main() {
           restart.push(served.startMs);
           await served.client.request('GET', '/library/folders');
           await sleep(waitMs);
+          const before = (await served.memory()).cpu;
           cold.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
+          const after = (await served.memory()).cpu;
+          cpuAt.get(waitMs)!.push((after.user + after.system - before.user - before.system) / 1000);
         }
       const cold = coldAt.get(0)!;
       const later = coldAt.get(1000)!;
@@ -187,7 +195,7 @@ async function main() {
       warm.sort((a, b) => a - b);
       const r = await served.client.search(q, { scope: 'documents', limit: 20 });
       const runs = (xs: number[]) => xs.map((c) => c.toFixed(0)).join(', ');
-      searchRows.push([`"${q}" (${note})`, median(cold), runs(cold), median(later), runs(later), percentile(warm, 50), percentile(warm, 95), `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`, load()]);
+      searchRows.push([`"${q}" (${note})`, median(cold), runs(cold), median(later), runs(later), `${median(cpuAt.get(0)!).toFixed(0)} / ${median(cpuAt.get(1000)!).toFixed(0)}`, percentile(warm, 50), percentile(warm, 95), `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`, load()]);
       progress(`search "${q}": cold ${runs(cold)} ms, 1 s after the start ${runs(later)} ms (restart ${median(restart).toFixed(0)} ms)`);
     }
     const after = await served.memory();
@@ -195,10 +203,10 @@ async function main() {
   } finally {
     await served.stop().catch(() => undefined);
     // LIBRARY_KEEP=1 keeps the data dir (to measure searches on it again).
-    if (process.env.LIBRARY_KEEP) progress(`kept ${dataDir}`);
-    else rmSync(work, { recursive: true, force: true });
+    if (process.env.LIBRARY_KEEP && !reuse) progress(`kept ${dataDir}`);
+    rmSync(process.env.LIBRARY_KEEP && !reuse ? join(work, 'base.pdf') : work, { recursive: true, force: true });
   }
-  const last = memRows.find((r) => String(r[0]).startsWith(`${BOOKS}, after`));
+  const last = memRows.find((r) => String(r[0]).startsWith(`${BOOKS}, after`)) ?? ['', '(not measured: LIBRARY_DATA)'];
   process.stdout.write(`${BOOKS} books of 311 pages (${mb(base.length)} MB each), study-bridge serve (dist/cli.js) in a child process\n\n`);
   printTable(['books', 'RSS MB', 'heap used MB', 'external MB', 'arrayBuffers MB', 'threads', 'peak RSS MB', 'load 1 min'], memRows);
   process.stdout.write('\n');
@@ -210,7 +218,7 @@ async function main() {
     ],
   );
   process.stdout.write('\n');
-  printTable(['query (scope=documents, limit 20)', 'cold ms at once (median)', 'runs ms', 'cold ms 1 s after start (median)', 'runs ms', 'warm p50 ms', 'warm p95 ms', 'answer', 'load 1 min'], searchRows);
+  printTable(['query (scope=documents, limit 20)', 'cold ms at once (median)', 'runs ms', 'cold ms 1 s after start (median)', 'runs ms', 'bridge CPU ms of the cold query (at once / 1 s)', 'warm p50 ms', 'warm p95 ms', 'answer', 'load 1 min'], searchRows);
 }
 
 void main().then(
