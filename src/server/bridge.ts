@@ -13,6 +13,7 @@ import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './cards/studySetDocuments';
 import { LibrarySearch } from './library/librarySearch';
 import { BookTextIndex } from './search/bookTextIndex';
+import { warmBookIndex } from './search/bookIndexWarmup';
 import { rebuildCardIndex } from './cards/cardIndexRebuild';
 import { Decks } from './library/decks';
 import { DocumentCatalogue } from './library/documentCatalogue';
@@ -223,7 +224,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       baseUrl,
       warnings: privacy.warnings,
     };
-    await bookIndex.open(store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready'`).map((r) => r.bookmd5));
+    const readyBooks = store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
+    await bookIndex.open(readyBooks);
+    void warmBookIndex(bookIndex, readyBooks, shutdown.signal); // newest first, as a search reads them
     await adoptOrphans({ config, documents, pool, pageCache }); // PDFs renamed in by an upload whose row never committed
     extraction.resumeUnfinished();
     await services.bundlePrepare.recover(); // interrupted prepares → failed

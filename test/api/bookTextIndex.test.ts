@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BookTextIndex } from '../../src/server/search/bookTextIndex';
+import { warmBookIndex } from '../../src/server/search/bookIndexWarmup';
 import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook } from '../../src/server/search/indexFormat';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { upload } from './documentsFixture';
@@ -135,6 +136,37 @@ describe('book text index: format and queries', function () {
     const unreadable = new BookTextIndex({ dir, pageTexts: async () => Promise.reject(new Error('PDF gone')) });
     await unreadable.open([md5(3)]);
     assert.deepEqual(await unreadable.search(['alpha'], [md5(3)], 100), { hits: [], cut: false, unsearched: [md5(3)] }, 'reported, not thrown');
+  });
+
+  it('at a start, the newest books\' bodies are read ahead of a search, within the byte budget; an abort stops it', async () => {
+    for (let i = 1; i <= 4; i++) books.set(md5(i), pagesOf([`alpha beta ${i}`, `gamma alpha ${i}`]));
+    const newest = [md5(4), md5(3), md5(2), md5(1)];
+    const first = index();
+    await first.open([]);
+    for (const id of newest) await first.indexBook(id, books.get(id)!);
+    const expected = await first.search(['alpha'], newest, 100);
+    const bodyBytes = decodeHeader(readFileSync(join(dir, `${md5(1)}.idx`))).bodyBytes;
+
+    const warm = index();
+    await warm.open(newest);
+    assert.equal(warm.memory().cachedBodies, 0, 'opening reads filters only');
+    assert.equal(await warmBookIndex(warm, newest, new AbortController().signal), 4);
+    assert.equal(warm.memory().cachedBodies, 4);
+    const files = readdirSync(dir);
+    for (const f of files) unlinkSync(join(dir, f)); // the search now can only answer from memory
+    assert.deepEqual(await warm.search(['alpha'], newest, 100), expected, 'answered from the bodies read ahead');
+    assert.equal(rebuilt.length, 0);
+
+    for (const id of newest) await first.indexBook(id, books.get(id)!);
+    const budget = index();
+    await budget.open(newest);
+    assert.equal(await warmBookIndex(budget, newest, new AbortController().signal, 2 * bodyBytes + 1), 2, 'stops at the budget');
+    const aborted = index();
+    await aborted.open(newest);
+    const stop = new AbortController();
+    stop.abort();
+    assert.equal(await warmBookIndex(aborted, newest, stop.signal), 0);
+    assert.equal(aborted.memory().cachedBodies, 0);
   });
 });
 

@@ -144,7 +144,7 @@ export class PageCache {
     return loc && Number.isFinite(loc.width) && Number.isFinite(loc.height) ? { width: loc.width, height: loc.height } : undefined;
   }
 
-  /** One durable segment file for a batch (one fsync for the whole batch). */
+  /** One durable segment file for a batch (one fsync for the whole batch); its pages are read from the file. */
   async writeSegment(bookmd5: string, pages: CachedPage[]): Promise<void> {
     if (!pages.length) return;
     const packed = pages.map(packPage);
@@ -154,7 +154,9 @@ export class PageCache {
     const idx = await this.index(bookmd5);
     for (const e of parseTable(data, data.length)) idx.set(e.page, { ...e, file });
     this.indexes.set(bookmd5, idx, 200 + idx.size * 120);
-    for (const p of pages) this.remember(bookmd5, p);
+    // Not kept in memory: a library being read would fill the LRU with pages no one asked
+    // for, and the long-lived small buffers left among extraction's short-lived ones keep
+    // the process's malloc heap from shrinking. A read takes them from the file.
   }
 
   /**

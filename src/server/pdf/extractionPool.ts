@@ -1,54 +1,16 @@
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
 import type { PageAnnotation } from './pdfAnnotations';
 import type { HighlightAnnot } from './highlightWrite';
-import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
-import { defaultBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBudget } from './extractionBudget';
-import { answerTooComplex, PdfTaskError, tooComplex } from './pdfTaskError';
+import type { PdfSource, WorkerResponse } from './workerProtocol';
+import { defaultBudget, type ExtractionBudget } from './extractionBudget';
+import { answerTooComplex, PdfTaskError } from './pdfTaskError';
+import { WorkerSlot, type Request, type Task } from './workerSlot';
 
 export { PdfTaskError } from './pdfTaskError';
+export { workerScript } from './workerSlot';
 
 export type { PdfSource } from './workerProtocol';
-
-/** Distributes request objects without an id. */
-type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
-type Request = DistributiveOmit<WorkerRequest, 'id'>;
-
-interface Task {
-  req: Request;
-  onMessage: (msg: WorkerResponse) => void;
-  resolve: (msg: WorkerResponse) => void;
-  reject: (err: Error) => void;
-  /** Tasks of one extraction share a group, so they can be reordered or cancelled. */
-  group?: string;
-  pages?: number[];
-}
-
-interface Slot {
-  worker: Worker;
-  busy?: Task & { id: number };
-  idleTimer?: NodeJS.Timeout;
-  /** Ends the worker when the busy task makes no progress within the budget. */
-  stallTimer?: NodeJS.Timeout;
-}
-
-/**
- * How a worker starts. From the bundle: `pdfWorker.js` beside it (dist/).
- * Under tsx (tests, benchmarks): tsx's loader hooks do not reach worker
- * threads on Node 20, so a one-line bootstrap registers tsx's CommonJS hook
- * in the worker and requires `extractWorker.ts` beside this module.
- */
-export function workerScript(): { script: string; eval: boolean } {
-  const ts = path.join(__dirname, 'extractWorker.ts');
-  if (__filename.endsWith('.ts') && existsSync(ts)) {
-    const api = require.resolve('tsx/cjs/api');
-    return { script: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(ts)});`, eval: true };
-  }
-  return { script: path.join(__dirname, 'pdfWorker.js'), eval: false };
-}
 
 export interface ExtractionHandle {
   info: Promise<DocumentInfo>;
@@ -62,7 +24,10 @@ export interface ExtractionHandle {
 /**
  * At most `size` (≤ 2) worker threads running pdf.js, OCR and pdf-lib. Tasks
  * queue in order; a worker idle for `idleMs` is ended (its PDF cache and OCR
- * engine with it). Each worker runs under an ExtractionBudget: V8 resource
+ * engine with it), after extracting pages already after `extractionIdleMs`:
+ * a worker that read a book holds ~80 MB (pdf.js, the document, its garbage)
+ * that a library of read books should not keep, and the next upload starts
+ * one again. Each worker runs under an ExtractionBudget: V8 resource
  * limits, a cap on inflated streams and memory it checks itself, and a time
  * budget per page this side enforces; a worker over it is ended, its task
  * fails with PDF_TOO_COMPLEX and the next task gets a fresh worker.
@@ -70,15 +35,17 @@ export interface ExtractionHandle {
 export class ExtractionPool {
   private readonly size: number;
   private readonly idleMs: number;
+  private readonly extractionIdleMs: number;
   readonly budget: ExtractionBudget;
-  private readonly slots: Slot[] = [];
+  private readonly slots: WorkerSlot[] = [];
   private queue: Task[] = [];
   private nextId = 1;
   private closed = false;
 
-  constructor(opts: { size?: number; idleMs?: number; budget?: Partial<ExtractionBudget> } = {}) {
+  constructor(opts: { size?: number; idleMs?: number; extractionIdleMs?: number; budget?: Partial<ExtractionBudget> } = {}) {
     this.size = Math.max(1, Math.min(2, opts.size ?? 2));
     this.idleMs = opts.idleMs ?? 15_000;
+    this.extractionIdleMs = Math.min(this.idleMs, opts.extractionIdleMs ?? 1000);
     this.budget = { ...defaultBudget, ...opts.budget };
   }
 
@@ -197,7 +164,7 @@ export class ExtractionPool {
     await Promise.all(this.slots.map((s) => this.post(s, { kind: 'forget', key }).catch(() => undefined)));
   }
 
-  private post(slot: Slot, req: Request): Promise<void> {
+  private post(slot: WorkerSlot, req: Request): Promise<void> {
     // forget goes straight to idle workers only; busy ones drop the doc when their cache rotates
     if (slot.busy) return Promise.resolve();
     return this.run(req).then(() => undefined);
@@ -207,7 +174,7 @@ export class ExtractionPool {
     this.closed = true;
     for (const t of this.queue) t.reject(new PdfTaskError('pool closed', 'CLOSED'));
     this.queue = [];
-    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+    await Promise.all(this.slots.splice(0).map((s) => s.terminate()));
   }
 
   get pending(): number {
@@ -223,97 +190,32 @@ export class ExtractionPool {
   }
 
   private pump(): void {
-    while (this.queue.length) {
+    while (this.queue.length && !this.closed) {
       let slot = this.slots.find((s) => !s.busy);
       if (!slot && this.slots.length < this.size) slot = this.spawn();
       if (!slot) return;
-      const task = this.queue.shift()!;
-      const id = this.nextId++;
-      slot.busy = { ...task, id };
-      if (slot.idleTimer) clearTimeout(slot.idleTimer);
-      slot.idleTimer = undefined;
-      slot.worker.ref();
-      this.watchStall(slot);
-      slot.worker.postMessage({ ...task.req, id } as WorkerRequest);
+      slot.start(this.queue.shift()!, this.nextId++);
     }
   }
 
-  /** (Re)starts the no-progress timer of a busy slot: a page, or the whole task when it has no pages. */
-  private watchStall(slot: Slot): void {
-    if (slot.stallTimer) clearTimeout(slot.stallTimer);
-    const task = slot.busy;
-    if (!task) return;
-    // An export (or an annotation read) goes through every page it is given in one go.
-    const ms = this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
-    slot.stallTimer = setTimeout(() => {
-      if (slot.busy !== task) return;
-      const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;
-      slot.busy = undefined;
-      this.retire(slot);
-      task.reject(tooComplex(`reading ${what} took more than ${Math.round(ms / 1000)} s`));
-      void slot.worker.terminate();
-      this.pump();
-    }, ms);
-    slot.stallTimer.unref();
-  }
-
-  private spawn(): Slot {
-    const script = workerScript();
-    const worker = new Worker(script.script, { eval: script.eval, workerData: { budget: this.budget }, resourceLimits: workerResourceLimits(this.budget) });
-    const slot: Slot = { worker };
-    worker.on('message', (msg: WorkerResponse) => {
-      const task = slot.busy;
-      if (!task || msg.id !== task.id) return;
-      if (msg.kind === 'page') {
-        this.watchStall(slot);
-        task.onMessage(msg);
-        return;
-      }
-      slot.busy = undefined;
-      if (slot.stallTimer) clearTimeout(slot.stallTimer);
-      if (msg.kind === 'error' && msg.code === TOO_COMPLEX) {
-        // The worker is ending itself: no further task goes to it.
-        this.retire(slot);
-        task.reject(tooComplex(msg.message));
+  private spawn(): WorkerSlot {
+    const slot = new WorkerSlot(this.budget, {
+      free: (s) => {
+        if (!this.queue.length) s.idle(s.lastKind === 'pages' ? this.extractionIdleMs : this.idleMs);
         this.pump();
-        return;
-      }
-      if (msg.kind === 'error') task.reject(new PdfTaskError(msg.message, msg.code, msg.errno));
-      else task.resolve(msg);
-      this.idle(slot);
-      this.pump();
+      },
+      gone: (s) => {
+        const i = this.slots.indexOf(s);
+        if (i >= 0) this.slots.splice(i, 1);
+        this.pump();
+      },
     });
-    const fail = (err: Error & { code?: string }, exitCode?: number) => {
-      this.retire(slot);
-      // Over budget: the worker ended itself, or V8 ended it at its heap limit.
-      const overBudget = exitCode === TOO_COMPLEX_EXIT || err.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      slot.busy?.reject(overBudget ? tooComplex(exitCode === TOO_COMPLEX_EXIT ? 'it went over the memory budget of a PDF worker' : `a PDF worker ran out of memory (${this.budget.heapMb} MB heap)`) : new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'));
-      slot.busy = undefined;
-      this.pump();
-    };
-    worker.on('error', (e) => fail(e));
-    worker.on('exit', (code) => fail(new Error(`exited with code ${code}`), code));
     this.slots.push(slot);
     return slot;
   }
 
-  /** Takes a slot out of use (its worker is ending or gone). */
-  private retire(slot: Slot): void {
-    const i = this.slots.indexOf(slot);
-    if (i >= 0) this.slots.splice(i, 1);
-    if (slot.idleTimer) clearTimeout(slot.idleTimer);
-    if (slot.stallTimer) clearTimeout(slot.stallTimer);
-  }
-
-  private idle(slot: Slot): void {
-    if (slot.busy || this.queue.length) return;
-    slot.worker.unref();
-    slot.idleTimer = setTimeout(() => {
-      if (slot.busy) return;
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-      void slot.worker.terminate();
-    }, this.idleMs);
-    slot.idleTimer.unref();
+  /** Live worker threads (tests: a worker that read a book ends soon after). */
+  get workers(): number {
+    return this.slots.length;
   }
 }

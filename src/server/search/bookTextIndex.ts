@@ -168,6 +168,24 @@ export class BookTextIndex {
     return { hits: prefixed.slice(0, window), cut: prefixed.length > window, unsearched };
   }
 
+  /**
+   * Loads a ready book's body into the LRU ahead of a search, while it fits
+   * beside what is there; false when it does not (or the book is not indexed:
+   * no rebuild here, the search that needs it does that).
+   */
+  preload(bookmd5: string, maxBytes: number): boolean {
+    const filter = this.filters.get(bookmd5);
+    if (!filter || this.bodies.bytes + filter.header.bodyBytes > maxBytes) return false;
+    if (this.bodies.get(bookmd5)) return true;
+    try {
+      const body = decodeBody(filter.header, readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes));
+      this.bodies.set(bookmd5, body, body.bytes);
+    } catch {
+      // a damaged file is the search's to rebuild
+    }
+    return true;
+  }
+
   /** The book's body from the LRU or its file; a damaged or missing file is rebuilt first. */
   private async body(bookmd5: string): Promise<BookBody | undefined> {
     const cached = this.bodies.get(bookmd5) ?? this.unsaved.get(bookmd5);

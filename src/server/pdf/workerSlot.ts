@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { WorkerRequest, WorkerResponse } from './workerProtocol';
+import { TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBudget } from './extractionBudget';
+import { PdfTaskError, tooComplex } from './pdfTaskError';
+
+/** Distributes request objects without an id. */
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+export type Request = DistributiveOmit<WorkerRequest, 'id'>;
+
+export interface Task {
+  req: Request;
+  onMessage: (msg: WorkerResponse) => void;
+  resolve: (msg: WorkerResponse) => void;
+  reject: (err: Error) => void;
+  /** Tasks of one extraction share a group, so they can be reordered or cancelled. */
+  group?: string;
+  pages?: number[];
+}
+
+/**
+ * How a worker starts. From the bundle: `pdfWorker.js` beside it (dist/).
+ * Under tsx (tests, benchmarks): tsx's loader hooks do not reach worker
+ * threads on Node 20, so a one-line bootstrap registers tsx's CommonJS hook
+ * in the worker and requires `extractWorker.ts` beside this module.
+ */
+export function workerScript(): { script: string; eval: boolean } {
+  const ts = path.join(__dirname, 'extractWorker.ts');
+  if (__filename.endsWith('.ts') && existsSync(ts)) {
+    const api = require.resolve('tsx/cjs/api');
+    return { script: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(ts)});`, eval: true };
+  }
+  return { script: path.join(__dirname, 'pdfWorker.js'), eval: false };
+}
+
+/** What a slot tells its pool. */
+export interface SlotEvents {
+  /** The slot finished its task (answered or failed) and can take another. */
+  free(slot: WorkerSlot): void;
+  /** The slot's worker is ending or gone: it takes no more tasks. */
+  gone(slot: WorkerSlot): void;
+}
+
+/**
+ * One PDF worker thread and its timers: the task it runs, the no-progress
+ * timer that ends it when the task goes over the budget's time, and the idle
+ * timer that ends it when no task comes (its pdf.js, documents and OCR
+ * engine go with it; the thread's memory is given back).
+ */
+export class WorkerSlot {
+  readonly worker: Worker;
+  busy?: Task & { id: number };
+  /** Kind of the last task it ran (the pool picks the idle time from it). */
+  lastKind?: Request['kind'];
+  private idleTimer?: NodeJS.Timeout;
+  private stallTimer?: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly budget: ExtractionBudget,
+    private readonly events: SlotEvents,
+  ) {
+    const script = workerScript();
+    this.worker = new Worker(script.script, { eval: script.eval, workerData: { budget }, resourceLimits: workerResourceLimits(budget) });
+    this.worker.on('message', (msg: WorkerResponse) => this.answer(msg));
+    this.worker.on('error', (e) => this.fail(e));
+    this.worker.on('exit', (code) => this.fail(new Error(`exited with code ${code}`), code));
+  }
+
+  /** Runs a task: the worker is kept alive (ref'd) until it answers. */
+  start(task: Task, id: number): void {
+    this.busy = { ...task, id };
+    this.lastKind = task.req.kind;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.worker.ref();
+    this.watchStall();
+    this.worker.postMessage({ ...task.req, id } as WorkerRequest);
+  }
+
+  /** Nothing to do: the worker no longer keeps the process alive, and ends after `ms` unless a task comes. */
+  idle(ms: number): void {
+    if (this.busy || this.ended) return;
+    this.worker.unref();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.busy) return;
+      this.end();
+      void this.worker.terminate();
+    }, ms);
+    this.idleTimer.unref();
+  }
+
+  terminate(): Promise<number> {
+    this.end();
+    return this.worker.terminate();
+  }
+
+  private answer(msg: WorkerResponse): void {
+    const task = this.busy;
+    if (!task || msg.id !== task.id) return;
+    if (msg.kind === 'page') {
+      this.watchStall();
+      task.onMessage(msg);
+      return;
+    }
+    this.busy = undefined;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (msg.kind === 'error' && msg.code === TOO_COMPLEX) {
+      // The worker is ending itself: no further task goes to it.
+      this.end();
+      task.reject(tooComplex(msg.message));
+      return;
+    }
+    if (msg.kind === 'error') task.reject(new PdfTaskError(msg.message, msg.code, msg.errno));
+    else task.resolve(msg);
+    this.events.free(this);
+  }
+
+  private fail(err: Error & { code?: string }, exitCode?: number): void {
+    this.end();
+    // Over budget: the worker ended itself, or V8 ended it at its heap limit.
+    const overBudget = exitCode === TOO_COMPLEX_EXIT || err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    this.busy?.reject(
+      overBudget
+        ? tooComplex(exitCode === TOO_COMPLEX_EXIT ? 'it went over the memory budget of a PDF worker' : `a PDF worker ran out of memory (${this.budget.heapMb} MB heap)`)
+        : new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'),
+    );
+    this.busy = undefined;
+  }
+
+  /** (Re)starts the no-progress timer of the busy task: a page, or the whole task when it has no pages. */
+  private watchStall(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    const task = this.busy;
+    if (!task) return;
+    // An export (or an annotation read) goes through every page it is given in one go.
+    const ms = this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
+    this.stallTimer = setTimeout(() => {
+      if (this.busy !== task) return;
+      const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;
+      this.busy = undefined;
+      this.end();
+      task.reject(tooComplex(`reading ${what} took more than ${Math.round(ms / 1000)} s`));
+      void this.worker.terminate();
+    }, ms);
+    this.stallTimer.unref();
+  }
+
+  /** Takes the slot out of use once (its worker is ending or gone); the pool hands its queue to a fresh one. */
+  private end(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (this.ended) return;
+    this.ended = true;
+    this.events.gone(this);
+  }
+}
