@@ -237,6 +237,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     port = await listen(server, options.port);
+    // Koa's body setter tests `instanceof Response`, and Node loads its fetch classes on that first touch
+    // (~60 ms): done once the bridge listens, so no agent's first answer pays for it.
+    setImmediate(() => void globalThis.Response);
     if (options.ankiConnect) {
       // A port already taken (Anki itself runs on 8765) must not keep the library from being served: a warning says why.
       try {
