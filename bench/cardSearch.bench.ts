@@ -2,20 +2,25 @@
 // Latin text): GET /search?scope=notes over HTTP beside the service call
 // alone and the card window's SQL alone (the FTS4 read the ranking starts
 // from). Every card has Latin words and a Chinese sentence
-// (bench/fixtures/cardLibrary.ts). `npm run bench -- cardSearch` runs only
-// this file; CARD_SEARCH_RUNS=200 (default 100) runs per row.
+// (bench/fixtures/cardLibrary.ts). The window SQL is also timed on a copy
+// of the index kept oldest first (the table before order=DESC), in the same
+// process and load, and both copies must rank the window alike.
+// `npm run bench -- cardSearch` runs only this file; CARD_SEARCH_RUNS=200
+// (default 100) runs per row; CARD_SEARCH_AB=0 skips the oldest-first copy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge } from '../src/server/bridge';
 import { ftsQuery, ftsWholeWords } from '../src/server/library/librarySearch';
+import { bm25Score } from '../src/server/search/searchRanking';
 import { percentile, printTable } from './table';
 import { buildLibrary } from './fixtures/cardLibrary';
 
 const CARDS = 100_000;
 const SETS = 10;
 const RUNS = Number(process.env.CARD_SEARCH_RUNS ?? 100);
+const AB = process.env.CARD_SEARCH_AB !== '0';
 /** Issue 17 (CJK) and issue 16 (Latin): card search p95 at 100k cards. */
 const GOAL_P95_MS = 10;
 
@@ -52,6 +57,23 @@ async function main() {
     await store.checkpoint();
     const total = store.get<{ n: number }>('SELECT count(*) AS n FROM notes')!.n;
     process.stderr.write(`  … ${total} cards\n`);
+    if (AB) {
+      // The index as it was kept before (doclists oldest first), written in chunks as the rebuild writes it.
+      await store.write((tx) => tx.run('CREATE VIRTUAL TABLE asc_fts USING fts4(noteid, topicid, body, tokenize=simple)'));
+      for (let lo = 0; lo <= total; lo += 5000)
+        await store.write((tx) => tx.run('INSERT INTO asc_fts(docid, noteid, topicid, body) SELECT docid, c0noteid, c1topicid, c2body FROM notes_fts_content WHERE docid > ? AND docid <= ?', [lo, lo + 5000]));
+      process.stderr.write('  … oldest-first copy written\n');
+    }
+    const windowSql = (table: string) => `SELECT docid, matchinfo(${table}, 'pcnaly') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT 2001`;
+    // The window ranked as librarySearch.ts ranks it (bm25, ties newest first).
+    const rankedWindow = (table: string, m: string) =>
+      JSON.stringify(
+        store
+          .all<{ docid: number; mi: Uint8Array }>(windowSql(table), [m])
+          .slice(0, 2000)
+          .map((r) => [r.docid, bm25Score(r.mi)] as const)
+          .sort((a, b) => b[1] - a[1]),
+      );
 
     for (const [q, what] of [
       ['quasar', 'Latin, 10 matching cards'],
@@ -67,13 +89,16 @@ async function main() {
       const alone = await time(() => search.search(q, 'notes', 20));
       // The window's read as librarySearch.ts asks it first (whole words, newest first, 2000 + 1 rows).
       const window = ftsWholeWords(ftsQuery(q)!);
-      const sql = await time(() => store.all(`SELECT docid, matchinfo(notes_fts, 'pcnaly') AS mi FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid DESC LIMIT 2001`, [window]));
+      const sql = await time(() => store.all(windowSql('notes_fts'), [window]));
+      const before = AB ? await time(() => store.all(windowSql('asc_fts'), [window])) : undefined;
+      const same = AB ? rankedWindow('notes_fts', window) === rankedWindow('asc_fts', window) : undefined;
       const r = await search.search(q, 'notes', 20);
       rows.push([
         `"${q}": ${what}`,
         `${http.p50.toFixed(1)} / ${http.p95.toFixed(1)}`,
         `${alone.p50.toFixed(1)} / ${alone.p95.toFixed(1)}`,
         `${sql.p50.toFixed(1)} / ${sql.p95.toFixed(1)}`,
+        before ? `${before.p50.toFixed(1)} / ${before.p95.toFixed(1)}${same ? '' : ' RANKED DIFFERENTLY'}` : '',
         `p95 ≤ ${GOAL_P95_MS}: ${verdict(http.p95)}`,
         `${r.notes.length} hits, scanned ${r.scanned.notes}, truncated ${r.truncated}; load ${load()}`,
       ]);
@@ -83,7 +108,7 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
   process.stdout.write(`${RUNS} runs per row; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (2 cores)\n\n`);
-  printTable(['GET /search?scope=notes, 100k cards', 'HTTP p50 / p95 ms', 'service alone p50 / p95', 'window SQL p50 / p95', 'goal (HTTP)', 'notes'], rows);
+  printTable(['GET /search?scope=notes, 100k cards', 'HTTP p50 / p95 ms', 'service alone p50 / p95', 'window SQL p50 / p95', 'window SQL, oldest-first index (before)', 'goal (HTTP)', 'notes'], rows);
 }
 
 main().catch((e) => {
