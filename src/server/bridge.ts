@@ -145,7 +145,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const movedSnapshots = await moveSnapshotsToFiles(store, snapshotFiles);
     const movedPages = await migratePagesToCache(store, dataDir);
     if (movedSnapshots.moved + movedPages.pages + movedPages.documents > 0) await store.compact();
-    await rebuildCardIndex(store); // card index rows written with other terms (before schema 9)
+    await rebuildCardIndex(store); // card index rows written with other terms (before schema 9) or oldest first
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,

@@ -185,7 +185,7 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
       try {
         const s2 = t2.bridge.services.store;
         assert.equal(s2.schemaVersion, 11, 'upgraded through 9 (this index) to the newest');
-        assert.match(s2.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql, /tokenize=simple/);
+        assert.match(s2.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql, /tokenize=simple, order=DESC/, 'doclists newest first, as a search reads them');
         assert.equal(s2.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined);
         assert.deepEqual(await notes(t2, '结构'), [zh]);
         assert.deepEqual(await notes(t2, 'chloroplast'), [zh]);

@@ -18,7 +18,8 @@ import { sha256 } from './bundleFiles';
 import { buildPlan, type ImportPlan } from './importPlan';
 import { anchorJson } from '../cards/anchorRects';
 import type { BundleSource } from './bundleSource';
-import { parseResult, type Problem } from './resultParser';
+import type { Problem } from './parsedResult';
+import { parseResult } from './resultParser';
 import { cardIndexBody } from '../search/cardIndexText';
 
 export const MAX_FAILED_EXCERPTS = 50;

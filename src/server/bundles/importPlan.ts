@@ -1,7 +1,7 @@
 import { newId } from '../library/ids';
 import type { AnchorFailReason, AnchorRect } from '../text/anchorIndex';
 import type { BundleSource } from './bundleSource';
-import type { ParsedCard, ParsedExcerpt, ParsedResult } from './resultParser';
+import type { ParsedCard, ParsedExcerpt, ParsedResult } from './parsedResult';
 
 /**
  * The card tree a parsed result.md imports as: what check shows and submit

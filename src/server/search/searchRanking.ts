@@ -14,7 +14,8 @@ const B = 0.75;
  * store does not hand out its database handle.
  */
 export function bm25Score(blob: Uint8Array): number {
-  const m = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  // A view, not a copy: sql.js hands each blob its own aligned buffer, and copying 2000 of them cost ~1 ms a search.
+  const m = blob.byteOffset % 4 === 0 ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Uint32Array(blob.slice().buffer);
   const p = m[0];
   const c = m[1];
   const avg = 3; // after p, c, n
