@@ -1,16 +1,17 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 
-/** An array longer than this is serialised in slices (a 10k-card tree; a 200-card batch-get stays one string). */
-const LONG_ARRAY = 1024;
-const SLICE = 256;
+/** A top-level array longer than this is serialised in slices (a 10k-card tree, a 200-card batch-get). */
+const LONG_ARRAY = 32;
+/** Characters a piece aims at: well under the size V8 gives a string pages of its own (128 KB). */
+const PIECE_CHARS = 16 * 1024;
 
 /**
  * The JSON of `value` in pieces, the same bytes as JSON.stringify(value), when
- * one of its top-level values is a long array; undefined otherwise. Each piece
- * stays small: a single 3 MB string and its 3 MB of bytes for the socket each
- * take fresh pages, which on this kind of machine cost more than the
- * serialising itself (bench/cards.bench.ts, the tree).
+ * one of its top-level values is an array of more than a few items; undefined
+ * otherwise. Each piece stays small: one 3 MB string (the tree of 10k cards)
+ * and its 3 MB of bytes for the socket each take fresh pages, which on this
+ * machine cost more than the serialising itself (bench/cards.bench.ts).
  */
 export function jsonPieces(value: Record<string, unknown>): string[] | undefined {
   const keys = Object.keys(value);
@@ -23,10 +24,13 @@ export function jsonPieces(value: Record<string, unknown>): string[] | undefined
     const sep = first ? '' : ',';
     if (isLong(v)) {
       open += `${sep}${JSON.stringify(k)}:[`;
-      for (let i = 0; i < v.length; i += SLICE) {
-        const slice = JSON.stringify(v.slice(i, i + SLICE));
+      // Slices sized from the last one's length: a tree node is 300 bytes, a card with its texts a few KB.
+      for (let i = 0, n = 16; i < v.length; ) {
+        const slice = JSON.stringify(v.slice(i, i + n));
         pieces.push(`${open}${i ? ',' : ''}${slice.slice(1, -1)}`);
         open = '';
+        i += n;
+        n = Math.max(1, Math.min(1024, Math.round((n * PIECE_CHARS) / slice.length)));
       }
       open = ']';
       first = false;
