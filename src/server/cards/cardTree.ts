@@ -29,7 +29,7 @@ const EXCERPT = 4;
  * texts; the three flags come as one number (each column read out of sql.js
  * costs, at 10k rows more than the JS that shapes them).
  */
-const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.position AS pos, COALESCE(o.title, n.title) AS title, n.color_index AS color, n.fill_index AS fill,
+export const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.position AS pos, COALESCE(o.title, n.title) AS title, n.color_index AS color, n.fill_index AS fill,
    (n.folded = 1) | ((n.sub_map = 1) << 1) | ((COALESCE(o.source_bookmd5, n.source_bookmd5) IS NOT NULL
      OR EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1)) << 2) AS flags,
    COALESCE(o.source_page, n.source_page) AS page,
