@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { batchGet } from '../src/server/cards/batchGet';
-import { readTree } from '../src/server/cards/cardTree';
+import { readTree, TREE_SQL } from '../src/server/cards/cardTree';
 import { editMetadata } from '../src/server/cards/noteMetadata';
 import { createAgentSnapshot } from '../src/server/cards/snapshots';
 import { restoreSnapshot } from '../src/server/cards/snapshotRestore';
@@ -49,7 +49,8 @@ async function main() {
   const { store, ui, search } = bridge.services;
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   const rows: Array<Array<string | number>> = [];
-  // `before`: the figures issue 20 measured on main when filed, then on main before the srv20 changes (HTTP p50 unless it says otherwise).
+  // `before`: the figures issue 20 measured on main when filed, then on main before the srv20 changes, then main before srv20c run back to
+  // back with it at load 1-3 (HTTP p50 unless it says otherwise).
   const row = (what: string, http: Timing, alone: Timing, goal: string, note = '', before = '') =>
     rows.push([what, http.p50, http.p95, alone.p50, alone.p95, goal, before, note]);
   try {
@@ -76,7 +77,7 @@ async function main() {
       await time(RUNS, (i) => batchGet(store, ids(i + 1))),
       'p50 ≤ 10 ms',
       'alone = batchGet(store, ids)',
-      '32 ms; 17 ms',
+      '32 ms; 17 ms; 20.7 ms',
     );
 
     // Each run changes every card (alternating colours), so each one writes 200 rows.
@@ -87,7 +88,7 @@ async function main() {
       await time(RUNS, (i) => editMetadata(store, ids(2000), { colorIndex: color(i) }, UNNAMED_AGENT)),
       'p50 ≤ 15 ms',
       'alone = editMetadata(): write + fsync + read-back',
-      '28 ms; 20 ms',
+      '28 ms; 20 ms; 20.4 ms',
     );
     const sqlOnly = await time(RUNS, (i) =>
       store.write((tx) => {
@@ -121,8 +122,11 @@ async function main() {
       await time(20, () => readTree(store, big.topicid)),
       'p50 ≤ 50 ms',
       'alone = readTree(store, id)',
-      '160 ms; 95 ms',
+      '160 ms; 95 ms; 164 ms',
     );
+    // The floor of the tree inside sql.js: its one query, rows read out as objects, nothing shaped.
+    const treeSql = await time(20, () => store.all(TREE_SQL, [big.topicid]));
+    rows.push([`  the tree's query alone (${PER_SET + 1} rows out of sql.js)`, '', '', treeSql.p50, treeSql.p95, '', '', 'the store part\'s floor']);
     // The floor of the tree over HTTP: the same answer serialised and parsed again, without the store.
     const treeJson = JSON.stringify(tree);
     const serialise = await time(20, () => JSON.parse(JSON.stringify(JSON.parse(treeJson))));
@@ -199,7 +203,7 @@ async function main() {
     const ftsCopy = store.get<{ b: number }>('SELECT sum(length(CAST(c2body AS BLOB))) AS b FROM notes_fts_content')!.b;
     rows.push([`  the card index's own copy of each text (notes_fts_content)`, '', '', '', '', '', '', `${mb(ftsCopy)} of ${mb(last.bytes)}: what a contentless index could take off the export`]);
 
-    printTable(['measure', 'HTTP p50 ms', 'HTTP p95 ms', 'store alone p50 ms', 'store alone p95 ms', 'goal', 'before (issue 20; main before srv20)', 'note'], rows);
+    printTable(['measure', 'HTTP p50 ms', 'HTTP p95 ms', 'store alone p50 ms', 'store alone p95 ms', 'goal', 'before (issue 20; main before srv20; main before srv20c, back to back)', 'note'], rows);
     process.stdout.write(`\n${total} cards in ${SETS} sets; building them with direct store writes took ${loadS.toFixed(1)} s\n`);
   } finally {
     await bridge.close();

@@ -42,6 +42,31 @@ describe('POST /notes/metadata', function () {
     assert.deepEqual((await read(t, a))[a].metadata, { colorIndex: 0, fillIndex: 0 }, 'colorIndex 0 and fillIndex 0 are values, not "unset"');
   });
 
+  it('one key over cards whose other values differ: each keeps its own, an unchanged card is not stamped', async () => {
+    const a = await card(t, setId, { title: 'Mixed A', colorIndex: 1, fillIndex: 2 });
+    const b = await card(t, setId, { title: 'Mixed B', colorIndex: 9 });
+    const c = await card(t, setId, { title: 'Mixed C', colorIndex: 5, fillIndex: -1 });
+    const stampOf = async (id: string) => (await read(t, id))[id].modifiedAt as string;
+    const cBefore = await stampOf(c);
+    const res = await post(t, '/notes/metadata', { noteIds: [c, a, b, a], patch: { colorIndex: 5 } });
+    assert.equal(res.changed, 2);
+    assert.deepEqual(res.results, [
+      { noteid: c, colorIndex: 5, fillIndex: -1 },
+      { noteid: a, colorIndex: 5, fillIndex: 2 },
+      { noteid: b, colorIndex: 5, fillIndex: null },
+    ]);
+    assert.equal(await stampOf(c), cBefore, 'the card already at the value is not rewritten');
+    const res2 = await post(t, '/notes/metadata', { noteIds: [a, b, c], patch: { fillIndex: 1 } });
+    assert.deepEqual(
+      res2.results.map((r: any) => [r.colorIndex, r.fillIndex]),
+      [
+        [5, 1],
+        [5, 1],
+        [5, 1],
+      ],
+    );
+  });
+
   it('the same values again: persisted, changed 0, nothing written', async () => {
     const a = await card(t, setId, { title: 'Same', colorIndex: 7 });
     const before = storeDigest(t.bridge.services.store);

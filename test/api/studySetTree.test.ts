@@ -139,7 +139,14 @@ describe('GET /study-sets/{id}/tree', function () {
     };
     walk(set.rootNoteId!);
 
-    const res = await tree(set.topicid);
+    // A long answer is sent in pieces (http/jsonBody.ts): the same bytes as one JSON.stringify, with its Content-Length.
+    const raw = await t.client.raw('GET', `/study-sets/${set.topicid}/tree`);
+    assert.equal(raw.status, 200);
+    assert.equal(raw.headers.get('content-length'), String(raw.bytes.length));
+    assert.match(raw.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
+    const res = raw.json<any>();
+    assert.equal(raw.text(), JSON.stringify(res));
+    assert.equal(res.count, expected.length);
     assert.deepEqual(res.nodes.map((n: any) => n.noteid), expected);
     const byId = new Map(res.nodes.map((n: any) => [n.noteid, n]));
     const gen = new Map(cards.map((c) => [c.id, c]));

@@ -13,28 +13,32 @@ interface TreeRow {
   title: string;
   color: number | null;
   fill: number | null;
-  folded: number;
-  subMap: number;
-  book: string | null;
+  /** FOLDED | SUB_MAP | EXCERPT */
+  flags: number;
   page: number | null;
-  excerpt: number;
   /** The first text (an excerpt first) of an untitled card, cut: what it shows instead of a title. */
   lead: string | null;
 }
+const FOLDED = 1;
+const SUB_MAP = 2;
+const EXCERPT = 4;
 
 /**
  * The columns the tree shows, one row per visible card. hasExcerpt reads the
- * partial index note_texts_excerpt (only excerpt rows), not each card's texts.
- * Rows as objects through a cached statement: cheaper than one JSON array
- * built by SQLite, decoded and parsed again.
+ * partial index note_texts_excerpt (only excerpt rows), not each card's
+ * texts; the three flags come as one number (each column read out of sql.js
+ * costs, at 10k rows more than the JS that shapes them).
  */
-const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.position AS pos, COALESCE(o.title, n.title) AS title, n.color_index AS color, n.fill_index AS fill,
-   n.folded AS folded, n.sub_map AS subMap, COALESCE(o.source_bookmd5, n.source_bookmd5) AS book, COALESCE(o.source_page, n.source_page) AS page,
-   EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1) AS excerpt,
+export const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.position AS pos, COALESCE(o.title, n.title) AS title, n.color_index AS color, n.fill_index AS fill,
+   (n.folded = 1) | ((n.sub_map = 1) << 1) | ((COALESCE(o.source_bookmd5, n.source_bookmd5) IS NOT NULL
+     OR EXISTS(SELECT 1 FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND t.excerpt = 1)) << 2) AS flags,
+   COALESCE(o.source_page, n.source_page) AS page,
    CASE WHEN trim(COALESCE(o.title, n.title)) = '' THEN (SELECT substr(t.text, 1, 200) FROM note_texts t WHERE t.noteid = COALESCE(o.noteid, n.noteid) AND trim(t.text) <> ''
      ORDER BY t.excerpt DESC, t.idx LIMIT 1) END AS lead
  FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
  WHERE n.topicid = ? AND n.hidden = 0`;
+
+const bySiblingOrder = (a: TreeRow, b: TreeRow) => a.pos - b.pos || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export interface TreeNode {
   noteid: string;
@@ -65,34 +69,38 @@ export interface SetTree {
   nodes: TreeNode[];
   /** Untrimmed titles, parallel to nodes. */
   fullTitles: string[];
-  indexOf: Map<string, number>;
+  /** Index in nodes by card id (built on first use: the whole tree's GET never needs it). */
+  readonly indexOf: Map<string, number>;
 }
+
+/** A title with nothing to collapse or trim (most): shown and listed as stored, without allocating. */
+const MESSY = /\s\s|[^\S ]|^ | $/;
 
 /**
  * Reads the whole set in one query and builds the tree in memory: a 10k-card
- * set is one scan of notes_topic plus a sort per parent. Cards not reachable
- * from the root (a hidden ancestor) are not part of the tree.
+ * set is one scan of notes_topic plus a sort per parent (of rows that mostly
+ * come in order). Cards not reachable from the root (a hidden ancestor) are
+ * not part of the tree. No map of every card by id is built unless asked for
+ * (indexOf): GET /tree never needs one, and hashing 10k fresh id strings shows.
  */
 export function loadSetTree(db: Db, topicid: string): SetTree {
   assertStudySet(db, topicid);
   const topic = db.get<{ title: string; root_note_id: string | null }>('SELECT title, root_note_id FROM topics WHERE topicid = ?', [topicid])!;
   const rows = db.all<TreeRow>(TREE_SQL, [topicid]);
+  // Each card's children in sibling order (rows come mostly in that order already: the sort has little to do).
   const children = new Map<string, TreeRow[]>();
-  const byId = new Map<string, TreeRow>();
+  let root: TreeRow | undefined;
   for (const r of rows) {
-    byId.set(r.id, r);
+    if (r.id === topic.root_note_id) root = r;
     if (r.parent === null) continue;
     const list = children.get(r.parent);
     if (list) list.push(r);
     else children.set(r.parent, [r]);
   }
-  const bySiblingOrder = (a: TreeRow, b: TreeRow) => a.pos - b.pos || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   for (const list of children.values()) if (list.length > 1) list.sort(bySiblingOrder);
 
   const nodes: TreeNode[] = [];
   const fullTitles: string[] = [];
-  const indexOf = new Map<string, number>();
-  const root = topic.root_note_id ? byId.get(topic.root_note_id) : undefined;
   if (root) {
     const rowStack: TreeRow[] = [root];
     const parentStack: Array<TreeNode | null> = [null];
@@ -100,8 +108,13 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
       const row = rowStack.pop()!;
       const parent = parentStack.pop()!;
       const kids = children.get(row.id);
-      const title = cutTitle(row.title);
-      const shown = displayTitle(row.title, row.lead);
+      let title = row.title;
+      let shown = title;
+      if (title === '' || title.length > 64 || MESSY.test(title)) {
+        title = cutTitle(row.title);
+        const own = displayTitle(row.title, row.lead);
+        shown = own === row.title ? title : cutTitle(own);
+      }
       const node: TreeNode = {
         noteid: row.id,
         parent: parent ? parent.noteid : null,
@@ -109,16 +122,15 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
         level: parent ? parent.level + 1 : 0,
         childCount: kids ? kids.length : 0,
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
-        isSubMapRoot: row.subMap === 1,
+        isSubMapRoot: (row.flags & SUB_MAP) !== 0,
         title,
-        displayTitle: shown === row.title ? title : cutTitle(shown),
-        folded: row.folded === 1,
+        displayTitle: shown,
+        folded: (row.flags & FOLDED) !== 0,
         colorIndex: row.color,
         fillIndex: row.fill,
-        hasExcerpt: row.book !== null || row.excerpt === 1,
+        hasExcerpt: (row.flags & EXCERPT) !== 0,
         page: row.page,
       };
-      indexOf.set(row.id, nodes.length);
       nodes.push(node);
       fullTitles.push(row.title);
       if (kids) {
@@ -129,7 +141,17 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
       }
     }
   }
-  return { topicid, setTitle: topic.title, rootNoteId: topic.root_note_id, nodes, fullTitles, indexOf };
+  let indexOf: Map<string, number> | undefined;
+  return {
+    topicid,
+    setTitle: topic.title,
+    rootNoteId: topic.root_note_id,
+    nodes,
+    fullTitles,
+    get indexOf() {
+      return (indexOf ??= new Map(nodes.map((n, i) => [n.noteid, i])));
+    },
+  };
 }
 
 /** The nodes of the sub-tree at `index` (itself first): pre-order keeps a sub-tree contiguous. */

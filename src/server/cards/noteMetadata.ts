@@ -34,7 +34,7 @@ export function planMetadata(db: Db, noteIds: readonly string[], patch: Metadata
   if (patch.colorIndex === undefined && patch.fillIndex === undefined) {
     throw invalidInput('patch needs colorIndex (0..15) or fillIndex (-1..2), or both. Nothing was changed.', { patch });
   }
-  return getNotes(db, noteIds).map((n) => {
+  return getNotes(db, noteIds, ['topicid', 'color_index', 'fill_index']).map((n) => {
     const before = { colorIndex: n.color_index, fillIndex: n.fill_index };
     const after = { colorIndex: patch.colorIndex ?? before.colorIndex, fillIndex: patch.fillIndex ?? before.fillIndex };
     return { noteid: n.noteid, topicid: n.topicid, before, after, changed: before.colorIndex !== after.colorIndex || before.fillIndex !== after.fillIndex };
@@ -84,8 +84,13 @@ export async function editMetadata(store: Store, noteIds: readonly string[], pat
   const plan = await store.write((tx) => {
     const plan = planMetadata(tx, noteIds, patch);
     const changed = plan.filter((p) => p.changed);
-    for (const p of changed) {
-      tx.run('UPDATE notes SET color_index = ?, fill_index = ?, modified_at = ? WHERE noteid = ?', [p.after.colorIndex, p.after.fillIndex, now, p.noteid]);
+    // One statement for every changed card (the journal keeps one short record, not 200): only the patched
+    // columns are set, so each card's other value stays its own, as planned.
+    if (changed.length) {
+      const set = [...(patch.colorIndex === undefined ? [] : ['color_index = ?']), ...(patch.fillIndex === undefined ? [] : ['fill_index = ?'])];
+      const values = [...(patch.colorIndex === undefined ? [] : [patch.colorIndex]), ...(patch.fillIndex === undefined ? [] : [patch.fillIndex])];
+      const ids = changed.map((p) => p.noteid);
+      tx.run(`UPDATE notes SET ${set.join(', ')}, modified_at = ? WHERE noteid IN ${inList(ids.length)}`, [...values, now, ...ids]);
     }
     recordPerSet(tx, changed, 'metadata', actor, now);
     return plan;

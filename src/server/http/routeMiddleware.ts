@@ -9,6 +9,7 @@ import { covers, neededScope, routeScope } from '../security/scopes';
 import type { Caller } from '../security/tokens';
 import { Hijack, Reply, type RouteDecl, type RouteServices } from './routeTable';
 import { holdForApproval } from './approvalGate';
+import { setJsonBody } from './jsonBody';
 
 const emptyObject = z.object({});
 const queryConfirm = z
@@ -176,11 +177,10 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
       ctx.body = result.body;
       return;
     }
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = {
+    setJsonBody(ctx, {
       bridgeApiVersion: BRIDGE_API_VERSION,
       ...result,
       ...(ignoredFields.length ? { ignoredFields } : {}),
-    };
+    });
   };
 }

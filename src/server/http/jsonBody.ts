@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+
+/** A top-level array longer than this is serialised in slices (a 10k-card tree, a 200-card batch-get). */
+const LONG_ARRAY = 32;
+/** Characters a piece aims at: well under the size V8 gives a string pages of its own (128 KB). */
+const PIECE_CHARS = 16 * 1024;
+
+/**
+ * The JSON of `value` in pieces, the same bytes as JSON.stringify(value), when
+ * one of its top-level values is an array of more than a few items; undefined
+ * otherwise. Each piece stays small: one 3 MB string (the tree of 10k cards)
+ * and its 3 MB of bytes for the socket each take fresh pages, which on this
+ * machine cost more than the serialising itself (bench/cards.bench.ts).
+ */
+export function jsonPieces(value: Record<string, unknown>): string[] | undefined {
+  const keys = Object.keys(value);
+  if (!keys.some((k) => isLong(value[k]))) return undefined;
+  const pieces: string[] = [];
+  let open = '{';
+  let first = true;
+  for (const k of keys) {
+    const v = value[k];
+    const sep = first ? '' : ',';
+    if (isLong(v)) {
+      open += `${sep}${JSON.stringify(k)}:[`;
+      // Slices sized from the last one's length: a tree node is 300 bytes, a card with its texts a few KB.
+      for (let i = 0, n = 16; i < v.length; ) {
+        const slice = JSON.stringify(v.slice(i, i + n));
+        pieces.push(`${open}${i ? ',' : ''}${slice.slice(1, -1)}`);
+        open = '';
+        i += n;
+        n = Math.max(1, Math.min(1024, Math.round((n * PIECE_CHARS) / slice.length)));
+      }
+      open = ']';
+      first = false;
+      continue;
+    }
+    const json = JSON.stringify(v) as string | undefined; // undefined, a function or a symbol: left out, as JSON.stringify does
+    if (json === undefined) continue;
+    open += `${sep}${JSON.stringify(k)}:${json}`;
+    first = false;
+  }
+  pieces.push(`${open}}`);
+  return pieces;
+}
+
+const isLong = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > LONG_ARRAY;
+
+/** Sets a JSON success body: a long one as a stream of small buffers with its Content-Length, the rest as koa does. */
+export function setJsonBody(ctx: Context, value: Record<string, unknown>): void {
+  ctx.type = 'application/json; charset=utf-8';
+  const pieces = jsonPieces(value);
+  if (!pieces) {
+    ctx.body = value;
+    return;
+  }
+  const buffers = pieces.map((p) => Buffer.from(p, 'utf8'));
+  ctx.body = Readable.from(buffers, { objectMode: false });
+  ctx.length = buffers.reduce((n, b) => n + b.length, 0);
+}
