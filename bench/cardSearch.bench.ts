@@ -78,7 +78,9 @@ async function main() {
     for (const [q, what] of [
       ['quasar', 'Latin, 10 matching cards'],
       ['nebula', 'Latin, 1000 matching cards'],
+      ['nebula lorem', 'Latin, 2 words, 1000 matching'],
       ['lorem', 'Latin, in all cards: window cut'],
+      ['lor', 'Latin, prefix of a word in all cards'],
       ['光合作用', 'CJK, 3 bigrams as a phrase, 10 matching cards'],
       ['叶绿体', 'CJK, 2 bigrams, 1000 matching cards'],
       ['细胞', 'CJK, 1 bigram in all cards: window cut'],

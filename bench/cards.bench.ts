@@ -46,7 +46,7 @@ const progress = (what: string) => process.stderr.write(`  … ${what}\n`);
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-cards-'));
   const bridge = await createBridge({ dataDir, port: 0, store: { idleCheckpointMs: 0 } });
-  const { store, ui, search } = bridge.services;
+  const { store, ui } = bridge.services;
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   const rows: Array<Array<string | number>> = [];
   // `before`: the figures issue 20 measured on main when filed, then on main before the srv20 changes, then main before srv20c run back to
@@ -60,7 +60,7 @@ async function main() {
       sets.push({ topicid: set.topicid, rootNoteId: set.rootNoteId! });
     }
     const t0 = performance.now();
-    await buildLibrary(store, sets, PER_SET, { cjk: true }); // a Chinese sentence on every card too (CJK search rows)
+    await buildLibrary(store, sets, PER_SET, { cjk: true }); // a Chinese sentence on every card too, as cardSearch.bench.ts has
     const loadS = (performance.now() - t0) / 1000;
     progress(`library built in ${loadS.toFixed(1)} s`);
     await store.checkpoint();
@@ -97,23 +97,7 @@ async function main() {
     );
     rows.push([`  the same ${BATCH} UPDATEs in one store.write (fsync)`, '', '', sqlOnly.p50, sqlOnly.p95, '', '', 'the floor: SQL + journal fsync']);
 
-    for (const [q, what] of [
-      ['quasar', '10 matching cards'],
-      ['nebula', '1000 matching cards'],
-      ['nebula lorem', '2 words, 1000 matching'],
-      ['lorem', `all ${total} cards match: window cut`],
-      ['lor', `prefix of a word in all cards`],
-      ['光合作用', 'CJK, 3 bigrams as a phrase, 10 matching cards'],
-      ['叶绿体', 'CJK, 2 bigrams, 1000 matching cards'],
-      ['细胞', 'CJK, 1 bigram in all cards: window cut'],
-      ['叶绿体 细胞', 'CJK, 2 words, 1000 matching'],
-      ['叶', 'CJK, a single character: prefix of bigrams'],
-    ] as const) {
-      const http = await time(RUNS, () => client.request<any>('GET', '/search', { query: { q, scope: 'notes' } }));
-      const alone = await time(RUNS, () => search.search(q, 'notes', 20));
-      const r = await search.search(q, 'notes', 20);
-      row(`GET /search?scope=notes q="${q}"`, http, alone, 'p95 ≤ 10 ms', `${what}; scanned ${r.scanned.notes}, truncated ${r.truncated}`);
-    }
+    // Card search at this scale (Latin and CJK, with the window SQL beside it) is bench/cardSearch.bench.ts.
 
     const tree = await client.request<any>('GET', `/study-sets/${big.topicid}/tree`).catch(() => client.request<any>('GET', `/study-sets/${big.topicid}/tree`));
     row(
