@@ -193,7 +193,18 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       await item.waitFor({ state: 'visible', timeout: 10_000 });
       const items = await page.locator('.monaco-menu .action-item .action-label').allInnerTexts();
       await item.click();
-      return { clicked: a.item, items };
+      // As in workbenchActions.ts: a click landing while the menu settles is lost and the menu stays open (then
+      // the command never runs, and the open menu keeps later clicks from the webview). Enter runs the item.
+      const menu = page.locator('.monaco-menu').first();
+      let enter = false;
+      if (!(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false))) {
+        await item.hover({ timeout: 2_000 }).catch(() => undefined);
+        if (await menu.isVisible().catch(() => false)) {
+          await page.keyboard.press('Enter');
+          enter = true;
+        }
+      }
+      return { clicked: a.item, items, enter };
     }
     case 'key':
       await page.keyboard.press(a.key);
