@@ -54,8 +54,6 @@ describe('Mind map of a study set (real VS Code)', () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
     agent = await suiteAgent(api.dataDir);
-    // This window in front (the suite may have opened a second one): its webviews' frames are what the figures time.
-    await askRunner('mind-map-front', { action: 'reader', step: 'front' });
   });
 
   it('an agent builds a 62-card set over HTTP: three levels, an excerpt, colours, hashtags, a sub-map', async () => {

@@ -49,8 +49,6 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
     await api.whenSettled();
     agent = await suiteAgent(api.dataDir);
-    // This window in front (the suite may have opened a second one): its webviews' frames are what the figures time.
-    await askRunner('reader-front', { action: 'reader', step: 'front' });
   });
 
   const linesOf = async (page: number) =>
