@@ -2,8 +2,8 @@
 // mindMap.test.ts: counts the SVG's nodes, reads titles, colours and the zoom
 // transform, clicks a node's title or fold circle, photographs the window.
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { sleep, webviewFrame } from './workbenchFrames';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { sleep, until, webviewFrame } from './workbenchFrames';
 
 export interface MindMapAction {
   action: 'mind-map';
@@ -35,7 +35,8 @@ export interface MindMapSeen {
 
 const NODES = 'svg#map g.markmap-node';
 
-export async function serveMindMap(page: Page, a: MindMapAction, out: string): Promise<MindMapSeen> {
+export async function serveMindMap(page: Page, a: MindMapAction, io: { out: string; log: (m: string) => void }): Promise<MindMapSeen> {
+  const { out, log } = io;
   const timeoutMs = a.timeoutMs ?? 20_000;
   const frame = await webviewFrame(page, 'svg#map', timeoutMs).catch(async (e: Error) => {
     await page.screenshot({ path: join(out, `mind-map-missing-${Date.now()}.png`) }).catch(() => undefined);
@@ -46,7 +47,7 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
     await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });
     if (!a.toggleCard && !a.clickButton && a.waitCount === undefined && !a.waitTitle && !a.coloursOf && !a.screenshot) return { count: -1, titles: [], transform: null, colours: {}, csp: null };
   }
-  if (a.toggleCard) await nodeOf(a.toggleCard).locator('circle').click({ timeout: timeoutMs, force: true });
+  if (a.toggleCard) await toggle(frame, nodeOf(a.toggleCard), timeoutMs, log);
   if (a.clickButton) await frame.locator(a.clickButton).first().click({ timeout: timeoutMs });
   // Read only between draws (the webview marks draws in progress): a redraw's leaving nodes are gone.
   const settled = async () => (await frame.locator('body').getAttribute('data-busy')) === '0';
@@ -81,6 +82,35 @@ export async function serveMindMap(page: Page, a: MindMapAction, out: string): P
     await page.screenshot({ path: join(out, a.screenshot) });
   }
   return seen;
+}
+
+/**
+ * Clicks a node's fold circle, as a person does. In CI (VS Code 1.100) one such click was lost: the sub-map
+ * never unfolded. The circle may have been outside the webview (the map pans as the reader opens beside
+ * it), where a forced click hits nothing; so a circle out of view is first brought in by Fit. A click the
+ * map still ignores is completed with the keyboard (→ on the focused card unfolds it), logged.
+ */
+async function toggle(frame: FrameLocator, node: Locator, timeoutMs: number, log: (m: string) => void): Promise<void> {
+  const circle = node.locator('circle');
+  const inView = () =>
+    circle.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+    });
+  if (!(await inView())) {
+    log('mind map: the fold circle is outside the webview; Fit first');
+    await frame.locator('#fit').click({ timeout: timeoutMs });
+    await until(async () => ((await inView()) ? true : undefined), 5_000, 'the fold circle in view after Fit').catch(() => undefined);
+    await sleep(600); // Fit's transition
+  }
+  const foldOf = () => circle.evaluate((el) => getComputedStyle(el).fill);
+  const before = await foldOf();
+  await circle.click({ timeout: timeoutMs, force: true });
+  const flipped = await until(async () => ((await foldOf()) !== before ? true : undefined), 5_000, 'the fold circle changed').catch(() => false);
+  if (flipped) return;
+  log('mind map: the fold circle ignored the click; pressing → on the focused card');
+  await node.locator('[data-noteid]').first().focus();
+  await node.locator('[data-noteid]').first().press('ArrowRight');
 }
 
 /** The mind map's figures for the run's summary (issue 20's goals), from the suite's metrics. */

@@ -266,7 +266,7 @@ async function main(): Promise<number> {
         const tab = page3.locator('.tabs-container .tab', { hasText: 'Mind Map:' }).first();
         await tab.waitFor({ state: 'visible', timeout: 90_000 });
         await tab.click();
-        const seen = await serveMindMap(page3, { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' }, out);
+        const seen = await serveMindMap(page3, { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' }, { out, log });
         const missing = expected.titles.filter((t) => !seen.titles.includes(t));
         if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
         // The zoom is recorded, not asserted: the transform read before the reload is the DOM's, which may still be
@@ -322,7 +322,7 @@ async function serveSignal(
   ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string; workspace2: string },
   payload: Record<string, unknown> = {},
 ): Promise<unknown> {
-  if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, out);
+  if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, { out, log });
   if (payload.action === 'review') return serveReview(ctx.page1, payload as unknown as ReviewAction, out);
   if (payload.action === 'reader') return serveReader(ctx.page1, payload as unknown as ReaderAction, out);
   if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction, { out, log });
