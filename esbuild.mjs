@@ -16,6 +16,8 @@ const entries = [
   { in: 'src/server/pdf/extractWorker.ts', out: 'pdfWorker' },
   // The bridge in VS Code: a worker thread of the window (or required on its main thread).
   { in: 'src/server/worker/bridgeWorker.ts', out: 'bridgeWorker' },
+  // A large library's checkpoint, built beside the store from library.db and the journal.
+  { in: 'src/server/store/checkpointWorker.ts', out: 'checkpointWorker' },
 ].filter((e) => existsSync(e.in));
 
 // ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──

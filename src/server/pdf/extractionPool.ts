@@ -8,7 +8,6 @@ import { answerTooComplex, PdfTaskError } from './pdfTaskError';
 import { WorkerSlot, type Request, type Task } from './workerSlot';
 
 export { PdfTaskError } from './pdfTaskError';
-export { workerScript } from './workerSlot';
 
 export type { PdfSource } from './workerProtocol';
 

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WorkerRequest, WorkerResponse } from './workerProtocol';
 import { TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBudget } from './extractionBudget';
 import { PdfTaskError, tooComplex } from './pdfTaskError';
+import { workerScript } from '../threads/workerScript';
 
 /** Distributes request objects without an id. */
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
@@ -19,19 +19,9 @@ export interface Task {
   pages?: number[];
 }
 
-/**
- * How a worker starts. From the bundle: `pdfWorker.js` beside it (dist/).
- * Under tsx (tests, benchmarks): tsx's loader hooks do not reach worker
- * threads on Node 20, so a one-line bootstrap registers tsx's CommonJS hook
- * in the worker and requires `extractWorker.ts` beside this module.
- */
-export function workerScript(): { script: string; eval: boolean } {
-  const ts = path.join(__dirname, 'extractWorker.ts');
-  if (__filename.endsWith('.ts') && existsSync(ts)) {
-    const api = require.resolve('tsx/cjs/api');
-    return { script: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(ts)});`, eval: true };
-  }
-  return { script: path.join(__dirname, 'pdfWorker.js'), eval: false };
+/** The PDF worker's script: dist/pdfWorker.js, or extractWorker.ts beside this module under tsx. */
+export function pdfWorkerScript(): { script: string; eval: boolean } {
+  return workerScript(path.join(__dirname, 'extractWorker.ts'), 'pdfWorker.js');
 }
 
 /** What a slot tells its pool. */
@@ -61,7 +51,7 @@ export class WorkerSlot {
     private readonly budget: ExtractionBudget,
     private readonly events: SlotEvents,
   ) {
-    const script = workerScript();
+    const script = pdfWorkerScript();
     this.worker = new Worker(script.script, { eval: script.eval, workerData: { budget }, resourceLimits: workerResourceLimits(budget) });
     this.worker.on('message', (msg: WorkerResponse) => this.answer(msg));
     this.worker.on('error', (e) => this.fail(e));

@@ -40,6 +40,14 @@ function crcsInto(into: Uint32Array, data: Uint8Array, pageSize: number, from: n
   for (let i = from; i < to; i++) into[i] = crc32(data.subarray(i * pageSize, Math.min(data.length, (i + 1) * pageSize))) >>> 0;
 }
 
+/** CRC32 of each page, at once (an off-thread checkpoint computes them in its own thread). */
+export function pageCrcs(data: Uint8Array): Uint32Array {
+  const pageSize = pageSizeOf(data);
+  const out = new Uint32Array(Math.ceil(data.length / pageSize));
+  crcsInto(out, data, pageSize, 0, out.length);
+  return out;
+}
+
 /** CRC32 of each page, yielding between slices so requests are served meanwhile. */
 async function crcsOfInSlices(data: Uint8Array, pageSize: number): Promise<Uint32Array> {
   const pages = Math.ceil(data.length / pageSize);
@@ -79,10 +87,10 @@ export class CheckpointFile {
     return { file: new CheckpointFile(path, crcsOfInSlices(bytes, pageSize), pageSize), bytes, ...stale };
   }
 
-  /** Makes library.db hold `data` durably, writing only the pages that differ from what it holds. */
-  async write(data: Uint8Array): Promise<CheckpointWrite> {
+  /** Makes library.db hold `data` durably, writing only the pages that differ from what it holds. `known`: data's page CRCs, if computed already. */
+  async write(data: Uint8Array, known?: Uint32Array): Promise<CheckpointWrite> {
     const pageSize = pageSizeOf(data);
-    const crcs = await crcsOfInSlices(data, pageSize);
+    const crcs = known ?? (await crcsOfInSlices(data, pageSize));
     const old = await this.crcs;
     const changed: number[] = [];
     if (old && pageSize === this.pageSize) for (let i = 0; i < crcs.length; i++) if (i >= old.length || old[i] !== crcs[i]) changed.push(i);
@@ -119,6 +127,11 @@ export class CheckpointFile {
     await fsyncDirAsync(dirname(this.path));
     this.setState(crcs, pageSize);
     return { mode: 'pages', pages: crcs.length, changedPages: changed.length };
+  }
+
+  /** library.db exists and holds exactly what the last write (or the open) left: no apply failed halfway. */
+  async isWhole(): Promise<boolean> {
+    return (await this.crcs) !== undefined;
   }
 
   private setState(crcs: Uint32Array, pageSize: number): void {

@@ -124,7 +124,11 @@ function recordAt(buf: Buffer, off: number, marked: boolean): { rec: JournalReco
  * not found, they are a torn tail.
  */
 export function readJournal(path: string): JournalRead {
-  const buf = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+  return parseJournal(existsSync(path) ? readFileSync(path) : Buffer.alloc(0));
+}
+
+/** readJournal over bytes already read (an off-thread checkpoint reads only the journal's acknowledged part). */
+export function parseJournal(buf: Buffer): JournalRead {
   const records: JournalRecord[] = [];
   const ranges: Array<[number, number]> = [];
   const damaged: DamagedSpan[] = [];

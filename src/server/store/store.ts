@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { BridgeError, insufficientStorage, isNoSpace } from '../errors';
 import { CheckpointFile, type CheckpointWrite } from './checkpointFile';
+import { buildReplicaOffThread } from './checkpointReplica';
 import { GroupCommit, type Row, type WriteTx } from './groupCommit';
 import { JournalWriter, type SqlParam } from './journal';
 import { replayJournal } from './journalRecovery';
@@ -20,7 +21,27 @@ export interface StoreOptions {
   checkpointBytes?: number;
   /** Checkpoint after this long without writes (ms). 0 disables the idle checkpoint. */
   idleCheckpointMs?: number;
+  /**
+   * A database at least this large is checkpointed by a worker thread from
+   * library.db and the journal (checkpointReplica.ts) instead of exported on
+   * this thread. Export costs ~6 ms per MB here, so 16 MiB holds it ~100 ms.
+   */
+  offThreadCheckpointBytes?: number;
 }
+
+/** What the last checkpoint cost and how it was made (diagnostics and the bench). */
+export type CheckpointStats = CheckpointWrite & {
+  /** How long the store's thread was held: the export, or only noting where the journal ends for an off-thread build. */
+  holdMs: number;
+  /** Until the image was in hand (the export, or the worker's build). */
+  exportMs: number;
+  writeMs: number;
+  totalMs: number;
+  bytes: number;
+  builtOffThread: boolean;
+  /** Why an off-thread build was given up for an export on this thread. */
+  offThreadFailure?: string;
+};
 
 export type { RecoveryReport } from './recoveryReport';
 
@@ -38,8 +59,7 @@ export class Store {
   /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
   private rowChanges: RowChanges | undefined;
   /** What the last checkpoint cost, for diagnostics and the bench. */
-  /** What the last checkpoint cost (exportMs is the part that holds this thread), for diagnostics and the bench. */
-  lastCheckpoint: ({ exportMs: number; writeMs: number; totalMs: number; bytes: number } & CheckpointWrite) | undefined;
+  lastCheckpoint: CheckpointStats | undefined;
 
   private constructor(
     private db: Database,
@@ -67,7 +87,11 @@ export class Store {
       journal,
       dbPath,
       file,
-      { checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024, idleCheckpointMs: options.idleCheckpointMs ?? 5000 },
+      {
+        checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024,
+        idleCheckpointMs: options.idleCheckpointMs ?? 5000,
+        offThreadCheckpointBytes: options.offThreadCheckpointBytes ?? 16 * 1024 * 1024,
+      },
       {
         replayedRecords: replay.replayed,
         discardedTornBytes: replay.tornBytes,
@@ -167,34 +191,71 @@ export class Store {
 
   /**
    * Folds the database into library.db and drops the journal records it now
-   * holds. Only the export runs on this thread; the pages that changed are
-   * found and written (checkpointFile.ts) between requests and on libuv's
-   * pool while requests and writes go on. The checkpoint records the last
-   * journal sequence it contains, so a crash anywhere replays nothing twice
-   * and loses nothing: until library.db holds the new pages (or its redo
-   * file does), the old file and the whole journal are there; after, replay
-   * skips what the file holds.
+   * holds. The image is exported on this thread or, for a large database,
+   * built by a worker from library.db and the journal (checkpointReplica.ts)
+   * while this thread only notes where the journal ends. The pages that
+   * changed are found and written (checkpointFile.ts) between requests and
+   * on libuv's pool while requests and writes go on. The checkpoint records
+   * the last journal sequence it contains, so a crash anywhere replays
+   * nothing twice and loses nothing: until library.db holds the new pages
+   * (or its redo file does), the old file and the whole journal are there;
+   * after, replay skips what the file holds. `onThisThread`: export here
+   * whatever the size (close: nothing waits on this thread then); `force`:
+   * even with an empty journal (compact: VACUUM's result is in memory only).
    */
-  checkpoint(): Promise<void> {
-    this.checkpointing ??= this.doCheckpoint().finally(() => (this.checkpointing = undefined));
+  checkpoint(opts: { onThisThread?: boolean; force?: boolean } = {}): Promise<void> {
+    this.checkpointing ??= this.doCheckpoint(opts).finally(() => (this.checkpointing = undefined));
     return this.checkpointing;
   }
 
-  private async doCheckpoint(): Promise<void> {
+  private async doCheckpoint(opts: { onThisThread?: boolean; force?: boolean }, offThreadFailure?: string): Promise<void> {
+    // A replica starts from library.db: only from a file known whole (not one a failed page write left unknown).
+    const onThisThread = opts.onThisThread || !(await this.file.isWhole());
     // Between batches memory holds exactly the acknowledged writes, all in the journal's first `upTo` bytes.
     const snap = await this.commits.atIdle(() => {
-      if (this.journal.bytes === 0 && existsSync(this.dbPath)) return undefined;
+      if (this.journal.bytes === 0 && existsSync(this.dbPath) && !opts.force) return undefined;
       const started = performance.now();
-      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(this.commits.revision)]);
-      return { upTo: this.journal.bytes, data: this.db.export(), started, exported: performance.now() };
+      const upTo = this.journal.bytes;
+      const seq = this.commits.revision;
+      if (!onThisThread && this.buildsOffThread()) return { upTo, seq, started, held: performance.now(), data: undefined };
+      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(seq)]);
+      const data = this.db.export();
+      return { upTo, seq, started, held: performance.now(), data };
     });
     if (!snap) return;
-    const { upTo, data, started, exported } = snap;
-    const wrote = await this.file.write(data);
+    const { upTo, seq, started, held } = snap;
+    let image: { data: Uint8Array; crcs?: Uint32Array };
+    if (snap.data) image = { data: snap.data };
+    else {
+      try {
+        image = await buildReplicaOffThread({ dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq });
+      } catch (e) {
+        // Nothing was written: library.db and the journal are as they were, and memory holds the truth.
+        return this.doCheckpoint({ ...opts, onThisThread: true }, e instanceof Error ? e.message : String(e));
+      }
+    }
+    const exported = performance.now();
+    const wrote = await this.file.write(image.data, image.crcs);
     const written = performance.now();
     // Records appended while the file was written stay; the rest goes (between batches: no flush in flight).
     await this.commits.atIdle(() => this.journal.rebase(upTo));
-    this.lastCheckpoint = { exportMs: exported - started, writeMs: written - exported, totalMs: performance.now() - started, bytes: data.length, ...wrote };
+    this.lastCheckpoint = {
+      holdMs: held - started,
+      exportMs: exported - started,
+      writeMs: written - exported,
+      totalMs: performance.now() - started,
+      bytes: image.data.length,
+      builtOffThread: !snap.data,
+      ...(offThreadFailure === undefined ? {} : { offThreadFailure }),
+      ...wrote,
+    };
+  }
+
+  /** Large enough to be checkpointed by a worker. */
+  private buildsOffThread(): boolean {
+    const pages = this.get<{ page_count: number }>('PRAGMA page_count')!.page_count;
+    const size = this.get<{ page_size: number }>('PRAGMA page_size')!.page_size;
+    return pages * size >= this.opts.offThreadCheckpointBytes;
   }
 
   /**
@@ -208,7 +269,8 @@ export class Store {
       this.db.exec('VACUUM');
       this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('compacted_at', ?)`, [new Date().toISOString()]);
     });
-    await this.checkpoint();
+    await this.checkpointing?.catch(() => undefined);
+    await this.checkpoint({ onThisThread: true, force: true });
   }
 
   /** Size of the journal not yet folded into a checkpoint. */
@@ -227,7 +289,7 @@ export class Store {
     await this.commits.settled();
     await this.checkpointing?.catch(() => undefined);
     // On a full disk the last checkpoint cannot be written: the journal still holds every write, so closing goes on.
-    await this.checkpoint().catch((e) => {
+    await this.checkpoint({ onThisThread: true }).catch((e) => {
       if (!isNoSpace(e)) throw e;
     });
     this.closed = true;
