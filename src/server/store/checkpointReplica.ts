@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { workerScript } from '../threads/workerScript';
 import { pageCrcs } from './checkpointFile';
 import { parseJournal } from './journal';
-import { loadSqlite } from './sqlite';
+import { loadSqlite, runStatement } from './sqlite';
 
 /**
  * A checkpoint built beside the store instead of from it (docs/DURABILITY.md,
@@ -48,7 +48,7 @@ export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaIma
       if (rec.seq <= from) continue;
       if (rec.seq !== last + 1) throw new Error(`journal record ${rec.seq} follows ${last}`);
       db.exec('BEGIN');
-      for (const [sql, params] of rec.stmts) db.run(sql, params);
+      for (const [sql, params] of rec.stmts) runStatement(db, sql, params);
       db.exec('COMMIT');
       last = rec.seq;
       replayed++;

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { fsyncDir, replaceDurably, writeDurably } from './durableFiles';
 import { readJournal } from './journal';
+import { runStatement } from './sqlite';
 import { asideName } from './recoveryReport';
 
 /** What replaying the journal at open found (see the top of journal.ts for the rules). */
@@ -47,7 +48,7 @@ export function replayJournal(db: Database, journalPath: string, checkpointSeq: 
     if (rec.seq <= checkpointSeq) return;
     try {
       db.exec('BEGIN');
-      for (const [sql, params] of rec.stmts) db.run(sql, params);
+      for (const [sql, params] of rec.stmts) runStatement(db, sql, params);
       db.exec('COMMIT');
     } catch {
       db.exec('ROLLBACK');
