@@ -1,48 +1,22 @@
 import { existsSync } from 'node:fs';
-import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
-import { BridgeError, insufficientStorage, isNoSpace } from '../errors';
-import { CheckpointFile, type CheckpointWrite } from './checkpointFile';
+import { isNoSpace } from '../errors';
+import { CheckpointFile } from './checkpointFile';
 import { buildReplicaOffThread } from './checkpointReplica';
 import { GroupCommit, type Row, type WriteTx } from './groupCommit';
 import { JournalWriter, type SqlParam } from './journal';
+import { journalFailure } from './journalFailure';
 import { replayJournal } from './journalRecovery';
 import { RowChanges, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
 import { migrations } from './schema';
 import { loadSqlite, queryAll } from './sqlite';
+import type { CheckpointStats, StoreOptions } from './storeOptions';
 
 export type { Row, SqlValue, WriteTx } from './groupCommit';
 export type { ChangeKind, LibraryChange } from './rowChanges';
-
-export interface StoreOptions {
-  /** Checkpoint when the journal passes this many bytes. */
-  checkpointBytes?: number;
-  /** Checkpoint after this long without writes (ms). 0 disables the idle checkpoint. */
-  idleCheckpointMs?: number;
-  /**
-   * A database at least this large is checkpointed by a worker thread from
-   * library.db and the journal (checkpointReplica.ts) instead of exported on
-   * this thread. Export costs ~6 ms per MB here, so 16 MiB holds it ~100 ms.
-   */
-  offThreadCheckpointBytes?: number;
-}
-
-/** What the last checkpoint cost and how it was made (diagnostics and the bench). */
-export type CheckpointStats = CheckpointWrite & {
-  /** How long the store's thread was held: the export, or only noting where the journal ends for an off-thread build. */
-  holdMs: number;
-  /** Until the image was in hand (the export, or the worker's build). */
-  exportMs: number;
-  writeMs: number;
-  totalMs: number;
-  bytes: number;
-  builtOffThread: boolean;
-  /** Why an off-thread build was given up for an export on this thread. */
-  offThreadFailure?: string;
-};
-
+export type { CheckpointStats, StoreOptions } from './storeOptions';
 export type { RecoveryReport } from './recoveryReport';
 
 /**
@@ -296,22 +270,6 @@ export class Store {
     this.journal.close();
     this.db.close();
   }
-}
-
-/** What the writes of a batch the journal could not take are answered with. Nothing of them was kept. */
-async function journalFailure(cause: unknown, dir: string): Promise<BridgeError> {
-  const errno = (cause as { code?: string })?.code;
-  if (isNoSpace(cause)) {
-    const free = await statfs(dir).then((s) => s.bavail * s.bsize, () => undefined);
-    return insufficientStorage('Saving to the library', free, { errno });
-  }
-  return new BridgeError(
-    'STORE_UNAVAILABLE',
-    503,
-    `The library journal could not be written (${(cause as Error)?.message ?? cause}). Nothing was saved; retry: the next write tries the journal again. Reads still work.`,
-    errno ? { errno } : undefined,
-    true,
-  );
 }
 
 function metaValue(db: Database, key: string): string | undefined {
