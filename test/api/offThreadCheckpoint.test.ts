@@ -134,6 +134,27 @@ describe('checkpoint image built from library.db and the journal', function () {
     }
   });
 
+  it('closing the store while its worker replays ends the worker; the checkpoint is exported on the store thread and nothing is lost', async () => {
+    const { dir, s } = await storeWithWrites();
+    // A journal long enough that the worker is still starting or replaying when close comes.
+    for (let i = 0; i < 40; i++)
+      await s.write((tx) => {
+        for (let j = 0; j < 50; j++) tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [`U${i}-${j}`, 'x'.repeat(200)]);
+      });
+    const cp = s.checkpoint();
+    await s.close();
+    await cp;
+    assert.equal(s.lastCheckpoint?.builtOffThread, false);
+    assert.match(s.lastCheckpoint?.offThreadFailure ?? '', /the checkpoint worker was (ended|not started): the store is closing/);
+    assert.equal(readJournal(join(dir, 'library.journal')).records.length, 0, 'the close folded every write into library.db');
+    const again = await Store.open(dir, { idleCheckpointMs: 0 });
+    try {
+      assert.equal(again.get<{ n: number }>(`SELECT count(*) AS n FROM topics`)!.n, 10 + 40 * 50);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('the bundled worker (dist/checkpointWorker.js) builds the same image beside the bundled sql.js', async function () {
     const script = resolve(__dirname, '../../dist/checkpointWorker.js');
     if (!existsSync(script)) this.skip(); // npm test builds dist/ before mocha; a bare `mocha` run from source has none

@@ -100,6 +100,18 @@ describe('store', () => {
     await s2.close();
   });
 
+  it('a journal cut shorter on disk while a checkpoint is written fails that checkpoint instead of hanging its rebase', async () => {
+    const dir = tempDir();
+    const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    for (let i = 0; i < 20; i++) await insertTopic(s, `before-${i}`);
+    const cp = s.checkpoint();
+    await new Promise((r) => setImmediate(r));
+    await Promise.all(Array.from({ length: 5 }, (_, i) => insertTopic(s, `during-${i}`)));
+    truncateSync(join(dir, 'library.journal'), 0); // damage: the records after the export are gone from disk
+    await assert.rejects(cp, /library\.journal holds \d+ bytes; \d+ were written/);
+    await s.close().catch(() => undefined);
+  });
+
   it('a failing transaction rolls back and journals nothing', async () => {
     const dir = tempDir();
     const s = await Store.open(dir, { idleCheckpointMs: 0 });

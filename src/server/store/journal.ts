@@ -260,7 +260,12 @@ export class JournalWriter {
     if (offset >= this.size) return this.truncate();
     const tail = Buffer.alloc(this.size - offset);
     let read = 0;
-    while (read < tail.length) read += readSync(this.fd, tail, read, tail.length - read, offset + read);
+    while (read < tail.length) {
+      const n = readSync(this.fd, tail, read, tail.length - read, offset + read);
+      // A file cut shorter behind our back (damage): fail this checkpoint rather than loop for ever.
+      if (n === 0) throw new Error(`library.journal holds ${offset + read} bytes; ${this.size} were written`);
+      read += n;
+    }
     const tmp = `${this.path}.rebase`;
     writeDurably(tmp, tail);
     renameSync(tmp, this.path);

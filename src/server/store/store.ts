@@ -28,6 +28,8 @@ export class Store {
   private commits!: GroupCommit;
   private idleTimer: NodeJS.Timeout | undefined;
   private checkpointing: Promise<void> | undefined;
+  /** Ends an off-thread checkpoint's worker when the store closes. */
+  private readonly closing = new AbortController();
   private closed = false;
   private readonly commitListeners = new Set<(revision: number, changes: readonly LibraryChange[]) => void>();
   /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
@@ -202,7 +204,7 @@ export class Store {
     if (snap.data) image = { data: snap.data };
     else {
       try {
-        image = await buildReplicaOffThread({ dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq });
+        image = await buildReplicaOffThread({ dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq }, this.closing.signal);
       } catch (e) {
         // Nothing was written: library.db and the journal are as they were, and memory holds the truth.
         return this.doCheckpoint({ ...opts, onThisThread: true }, e instanceof Error ? e.message : String(e));
@@ -261,6 +263,8 @@ export class Store {
     if (this.closed) return;
     clearTimeout(this.idleTimer);
     await this.commits.settled();
+    // A worker still replaying is ended: the checkpoint goes on as an export here, and close's own then finds nothing left.
+    this.closing.abort();
     await this.checkpointing?.catch(() => undefined);
     // On a full disk the last checkpoint cannot be written: the journal still holds every write, so closing goes on.
     await this.checkpoint({ onThisThread: true }).catch((e) => {
