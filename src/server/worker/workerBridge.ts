@@ -1,7 +1,9 @@
+import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../threads/workerScript';
 import type { RequestLogEntry } from '../http/app';
 import type { UiHost } from '../ui/uiHost';
-import { bridgeModulePath, type HostedBridge } from './hostedBridge';
+import type { HostedBridge } from './hostedBridge';
 import { claimDataDir } from './threadClaims';
 import { fromWire, toWire, type BridgeWorkerData, type CheckpointResult, type FromWorker, type OptionalUiMethod, type ToWorker, type WorkerBridgeOptions } from './protocol';
 
@@ -199,13 +201,7 @@ function onceOnly<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
   return (a) => (first ??= fn(a));
 }
 
-/**
- * From the bundle: dist/bridgeWorker.js. Under tsx (tests) tsx's hooks do not
- * reach worker threads on Node 20: a one-line bootstrap registers them first.
- */
+/** dist/bridgeWorker.js from the bundle; bridgeWorker.ts through tsx's bootstrap from source (threads/workerScript.ts). */
 function workerSource(): { script: string; eval: boolean } {
-  const file = bridgeModulePath();
-  if (!file.endsWith('.ts')) return { script: file, eval: false };
-  const api = require.resolve('tsx/cjs/api');
-  return { script: `require(${JSON.stringify(api)}).register();\nrequire(${JSON.stringify(file)});`, eval: true };
+  return workerScript(path.join(__dirname, 'bridgeWorker.ts'), 'bridgeWorker.js');
 }
