@@ -4,12 +4,14 @@ import type { BundleReceipt } from '../client/bundlesApi';
 import { resultEditorHtml } from './resultEditorHtml';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { ChannelError } from '../webviews/channel/protocol';
-import { resultEditorGuards, type PreviewState, type ResultEditorProtocol } from '../webviews/resultEditor/protocol';
+import { resultEditorGuards, type PreviewState, type ResultEditorProtocol, type SubmitState } from '../webviews/resultEditor/protocol';
 import type { ReceiptModel } from './resultPreviewModel';
 import { bundleIdOfPath, previewModel, receiptModel, type PreviewProblem } from './resultPreviewModel';
 
 /** Pause after the last keystroke before checking the text again. */
 export const CHECK_DEBOUNCE_MS = 300;
+/** A save that has not settled by then (a dialog nobody answers, a stuck save participant) fails the submit. */
+export const SAVE_TIMEOUT_MS = 30_000;
 
 export interface SessionDeps {
   extensionUri: vscode.Uri;
@@ -34,9 +36,12 @@ export class ResultPreviewSession implements vscode.Disposable {
   /** Answers to older checks are dropped: only the latest request renders. */
   private checkSeq = 0;
   private readonly channel: HostChannel<ResultEditorProtocol>;
-  private submitting = false;
+  /** The last submit, sent again to a page that reloads. */
+  submitState: SubmitState = { status: 'idle' };
   state: PreviewState;
   lastReceipt: BundleReceipt | undefined;
+  /** How many times the page said ready: more than once means it reloaded. */
+  pageLoads = 0;
   private readonly disposedEmitter = new vscode.EventEmitter<void>();
   readonly onDidDispose = this.disposedEmitter.event;
   private readonly stateEmitter = new vscode.EventEmitter<PreviewState>();
@@ -45,7 +50,7 @@ export class ResultPreviewSession implements vscode.Disposable {
 
   constructor(
     readonly document: vscode.TextDocument,
-    private readonly panel: vscode.WebviewPanel,
+    readonly panel: vscode.WebviewPanel,
     private readonly deps: SessionDeps,
   ) {
     this.bundleId = document.uri.scheme === 'file' ? bundleIdOfPath(document.uri.fsPath) : undefined;
@@ -58,7 +63,9 @@ export class ResultPreviewSession implements vscode.Disposable {
     this.channel = new HostChannel<ResultEditorProtocol>(webview, { guards: resultEditorGuards, log: (m) => deps.log.warn(m) });
     // The page (re)loaded: it knows nothing; send what we have, then check afresh.
     this.channel.onReady(() => {
+      this.pageLoads++;
       this.channel.notify('preview', this.state);
+      this.channel.notify('submit', this.submitState);
       void this.check();
     });
     this.channel.on('revealLine', (m) => void this.revealLine(m.line));
@@ -106,23 +113,55 @@ export class ResultPreviewSession implements vscode.Disposable {
     const client = this.deps.getClient();
     if (!this.bundleId) throw new ChannelError('NOT_A_BUNDLE', 'This file is not in a bundle folder.');
     if (!client) throw new ChannelError('BRIDGE_DOWN', 'The bridge is not running.');
-    if (this.submitting) throw new ChannelError('SUBMIT_IN_FLIGHT', 'A submit is already running.');
+    if (this.submitState.status === 'running') throw new ChannelError('SUBMIT_IN_FLIGHT', 'A submit is already running.');
     const bundleId = this.bundleId;
-    this.submitting = true;
+    const log = this.deps.log;
+    const started = Date.now();
     try {
-      this.channel.notify('progress', { message: 'Saving result.md…' });
-      if (this.document.isDirty && !(await this.document.save())) throw new ChannelError('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
-      this.channel.notify('progress', { message: 'Importing the cards…' });
+      this.setSubmit({ status: 'running', message: 'Saving result.md…' });
+      if (this.document.isDirty) {
+        log.info(`bundle ${bundleId}: submit: saving result.md (version ${this.document.version})`);
+        if (!(await this.saveDocument())) throw new ChannelError('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
+        log.info(`bundle ${bundleId}: submit: saved in ${Date.now() - started} ms`);
+      }
+      this.setSubmit({ status: 'running', message: 'Importing the cards…' });
       // A BridgeClientError's code travels in the error reply.
       const receipt = await client.bundles.submit(bundleId, { resultMarkdown: this.document.getText() });
       this.lastReceipt = receipt;
-      this.deps.log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.cardsCreated} cards)`);
-      void this.deps.onSubmitted(bundleId, receipt).catch((e) => this.deps.log.debug(`after submit: ${String(e)}`));
+      log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.cardsCreated} cards) in ${Date.now() - started} ms`);
+      const model = receiptModel(receipt);
+      this.setSubmit({ status: 'done', receipt: model });
+      void this.deps.onSubmitted(bundleId, receipt).catch((e) => log.debug(`after submit: ${String(e)}`));
       void this.check();
-      return receiptModel(receipt);
-    } finally {
-      this.submitting = false;
+      return model;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn(`bundle ${bundleId}: submit failed after ${Date.now() - started} ms: ${message}`);
+      this.setSubmit({ status: 'failed', code: typeof code === 'string' ? code : 'ERROR', message });
+      throw err;
     }
+  }
+
+  /** document.save(), bounded: a save that never settles must not leave the submit running forever. */
+  private async saveDocument(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ChannelError('SAVE_TIMEOUT', `result.md was not saved within ${SAVE_TIMEOUT_MS / 1000} s (is a save dialog waiting?); nothing was imported.`)),
+        SAVE_TIMEOUT_MS,
+      );
+    });
+    try {
+      return await Promise.race([this.document.save(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private setSubmit(state: SubmitState): void {
+    this.submitState = state;
+    this.channel.notify('submit', state);
   }
 
   /** Shows the line in a text editor of this document (beside the preview when none is open). */

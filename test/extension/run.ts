@@ -22,6 +22,7 @@ import { mindMapSummary, serveMindMap, type MindMapAction } from './mindMapDrive
 import { readerSummary, serveReader, type ReaderAction } from './readerDriver';
 import { sleep, statusBarTexts, until } from './workbenchFrames';
 import { serveUiAction, type UiAction } from './workbenchActions';
+import { extensionLogTail } from './extensionLogTail';
 
 const root = resolve(__dirname, '..', '..');
 const out = join(root, 'test-output', process.argv.includes('--code-server=newest') ? 'extension-newest' : 'extension');
@@ -304,6 +305,7 @@ async function main(): Promise<number> {
       `  output:     ${out}\n` +
       `  ${checks.length - failed.length} passing, ${failed.length} failing\n`,
   );
+  if (failed.length) process.stdout.write(`\n  The extension's log at the end of the run:\n${extensionLogTail(join(out, 'vscode-logs'))}`);
   return failed.length === 0 && checks.length > 0 ? 0 : 1;
 }
 

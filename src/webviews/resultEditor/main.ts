@@ -5,7 +5,7 @@
 import type { PreviewExcerpt, ReceiptModel } from './previewTypes';
 import { PageChannel } from '../channel/pageChannel';
 import { clear, el, plural, showMessage } from '../pageDom';
-import type { PreviewState, ResultEditorProtocol } from './protocol';
+import type { PreviewState, ResultEditorProtocol, SubmitState } from './protocol';
 
 const host = new PageChannel<ResultEditorProtocol>();
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
@@ -16,8 +16,10 @@ const receiptEl = $('receipt');
 const summaryEl = $('summary');
 const problemsEl = $('problems');
 const treeEl = $('tree');
-let submitting = false;
+/** The last submit as the host reports it (a reloaded page learns it on ready), or this page's click still on its way. */
+let submitState: SubmitState = { status: 'idle' };
 let lastState: PreviewState | undefined;
+const submitting = () => submitState.status === 'running';
 
 /** A link to a line of result.md: clicking reveals it in the text editor. */
 function lineLink(line: number, label: string): HTMLAnchorElement {
@@ -50,7 +52,7 @@ function renderExcerpt(x: PreviewExcerpt): HTMLElement {
 
 function renderPreview(state: PreviewState): void {
   lastState = state;
-  submitBtn.disabled = state.status !== 'checked' || submitting;
+  submitBtn.disabled = state.status !== 'checked' || submitting();
   if (state.status !== 'checked') {
     statusEl.textContent = state.status === 'checking' ? 'Checking…' : '';
     if (state.status !== 'checking') {
@@ -132,28 +134,33 @@ function renderReceipt(r: ReceiptModel): void {
   receiptEl.appendChild(el('p', 'note', `A snapshot was taken before the import (${r.preImportSnapshotId}).`));
 }
 
-async function submit(): Promise<void> {
-  if (submitting) return;
-  submitting = true;
-  submitBtn.disabled = true;
-  submitBtn.classList.add('busy');
-  showMessage(messageEl, 'Submitting…');
-  try {
-    // Saving and importing a large set can take a while: the host reports progress meanwhile.
-    const receipt = await host.request('submit', undefined, { timeoutMs: 10 * 60_000 });
+/** Draws the submit's state: busy while it runs, then its receipt or why it failed. */
+function renderSubmit(state: SubmitState): void {
+  submitState = state;
+  submitBtn.classList.toggle('busy', state.status === 'running');
+  if (state.status === 'running') showMessage(messageEl, state.message);
+  else if (state.status === 'failed') showMessage(messageEl, `Submit failed: ${state.message}`, 'error');
+  else if (state.status === 'done') {
     showMessage(messageEl, undefined);
-    renderReceipt(receipt);
+    renderReceipt(state.receipt);
+  }
+  if (lastState) renderPreview(lastState);
+  else submitBtn.disabled = submitting();
+}
+
+async function submit(): Promise<void> {
+  if (submitting()) return;
+  renderSubmit({ status: 'running', message: 'Submitting…' });
+  try {
+    // Saving and importing a large set can take a while: the host reports each step meanwhile (`submit`).
+    renderSubmit({ status: 'done', receipt: await host.request('submit', undefined, { timeoutMs: 10 * 60_000 }) });
   } catch (err) {
-    showMessage(messageEl, `Submit failed: ${err instanceof Error ? err.message : String(err)}`, 'error');
-  } finally {
-    submitting = false;
-    submitBtn.classList.remove('busy');
-    if (lastState) renderPreview(lastState);
+    renderSubmit({ status: 'failed', code: 'ERROR', message: err instanceof Error ? err.message : String(err) });
   }
 }
 
 submitBtn.addEventListener('click', () => void submit());
 $('openAsText').addEventListener('click', () => host.notify('openAsText'));
 host.on('preview', renderPreview);
-host.on('progress', (m) => submitting && showMessage(messageEl, m.message));
+host.on('submit', renderSubmit);
 host.ready();

@@ -2,8 +2,11 @@
  * The result.md preview's protocol (host: editors/resultPreviewSession.ts;
  * page: main.ts), carried by the webview channel (../channel). The page renders
  * and asks; it owns no state (the text document is the model). Once the page
- * is ready the host sends the current preview. A submit is a request: its one
- * reply (the receipt, or an error) shows where it happened.
+ * is ready the host sends the current preview and the state of the last
+ * submit. A submit is a request: its reply (the receipt, or an error) shows
+ * where it happened; the host also sends every step of it as `submit`, so a
+ * page that reloads meanwhile (a hidden webview is not kept) shows the submit
+ * still running, or its receipt.
  */
 import type { PreviewModel, ReceiptModel } from './previewTypes';
 import { anything, fields, isInt, type RequestType } from '../channel/protocol';
@@ -17,11 +20,18 @@ export type PreviewState =
   | { status: 'checking'; bundleId: string }
   | { status: 'checked'; bundleId: string; documentVersion: number; model: PreviewModel };
 
+/** Where the preview's last submit is; the host owns it. */
+export type SubmitState =
+  | { status: 'idle' }
+  | { status: 'running'; message: string }
+  | { status: 'done'; receipt: ReceiptModel }
+  | { status: 'failed'; code: string; message: string };
+
 export interface ResultEditorProtocol {
   hostEvents: {
     preview: PreviewState;
-    /** How the running submit is getting on. */
-    progress: { message: string };
+    /** The last submit of this preview: running (with its step), its receipt, or why it failed. */
+    submit: SubmitState;
   };
   pageEvents: {
     /** 1-based line of result.md: reveal it in the text editor. */

@@ -192,6 +192,15 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     metrics.bundleReceipt = { version: receipt.version, parsed: { ...receipt.parsed, failedExcerpts: receipt.parsed.failedExcerpts.length } };
   });
 
+  it('a preview page that reloads (a hidden webview is not kept) shows the receipt again: the host owns the submit', async () => {
+    const loads = session.pageLoads;
+    session.panel.reveal(session.panel.viewColumn, false);
+    await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
+    await eventually(() => (session.pageLoads > loads ? true : undefined), 'the preview page to load again');
+    assert.equal(session.submitState.status, 'done');
+    await askRunner('ui-result-reloaded', { action: 'webview', marker: '#receipt', waitFor: '#receipt h2', expect: ['Imported version 1', '1 lost card'] });
+  });
+
   it("clicking the unanchored excerpt's line in the receipt reveals that line in the text editor", async () => {
     await askRunner('ui-reveal-line', { action: 'webview', marker: '#receipt', click: '#receipt .excerpt.unanchored a.line-link' });
     const editor = await eventually(() => {
