@@ -6,6 +6,7 @@ import type { CreatedCard } from '../client/cardsApi';
 import type { OpenRequest } from '../server/ui/uiHost';
 import { PdfReaderSession, type ReaderIntent } from './pdfReaderSession';
 import type { ReaderMemory } from './readerMemory';
+import { ReaderOpeningImages, renderScale } from './readerOpeningImage';
 import { MIND_MAP_VIEW_TYPE } from '../webviews/mindMap/protocol';
 
 export const PDF_READER_VIEW_TYPE = 'studyBridge.pdfReader';
@@ -60,8 +61,10 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
   /** Fires when a reader opens (tests wait on it). */
   readonly onDidOpen = this.opened.event;
   private readonly registration: vscode.Disposable;
+  private readonly images: ReaderOpeningImages;
 
   constructor(private readonly deps: PdfReaderDeps) {
+    this.images = new ReaderOpeningImages(deps.dataDir);
     this.registration = vscode.window.registerCustomEditorProvider(PDF_READER_VIEW_TYPE, this, {
       // Parsing a long book again on every tab switch would cost more than the memory kept.
       webviewOptions: { retainContextWhenHidden: true },
@@ -81,6 +84,7 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
       getClient: this.deps.getClient,
       log: this.deps.log,
       memory: this.deps.memory,
+      images: this.images,
       defaultSet: (bookmd5) => this.defaultSet(bookmd5),
       onPage: (s) => {
         if (s.panel.active || this.active === s) {
@@ -137,6 +141,9 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     // Still loading (its book not read yet): the same file's reader.
     const byFile = [...this.sessions].find((s) => s.uri.toString() === uri.toString());
     if (byFile) return bringForward(byFile);
+    // The opening page's picture starts rendering now, while VS Code makes the editor and its webview.
+    const spot = this.deps.memory.spot(target.bookmd5);
+    if (!target.noteid) this.images.remember(target.bookmd5, uri.fsPath, target.page ?? spot?.page ?? 1, renderScale(spot?.scale));
     this.intents.set(uri.toString(), { bookmd5: target.bookmd5, topicid: target.topicid, page: target.page, noteid: target.noteid, requestedAt });
     const opened = new Promise<PdfReaderSession>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -222,5 +229,6 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     for (const s of [...this.sessions]) s.dispose();
     this.registration.dispose();
     this.opened.dispose();
+    this.images.dispose();
   }
 }

@@ -7,6 +7,7 @@ import { readerGuards, type BenchResult, type OpenPhases, type OutlineEntry, typ
 import { pdfReaderHtml } from './pdfReaderHtml';
 import { ReaderBookFile } from './readerBookFile';
 import type { ReaderMemory } from './readerMemory';
+import { renderScale, type OpeningImage, type ReaderOpeningImages } from './readerOpeningImage';
 
 /** Highlights of cards without a colour: the palette's light yellow. */
 const DEFAULT_HIGHLIGHT = NOTE_PALETTE_HEX[0];
@@ -27,6 +28,8 @@ export interface ReaderSessionDeps {
   log: vscode.LogOutputChannel;
   /** Each book's last page and zoom, and the page tone. */
   memory: ReaderMemory;
+  /** Pictures of the page a book opens at (shown until pdf.js has drawn it). */
+  images: ReaderOpeningImages;
   /** The set the reader reads for when nobody said (the one open in the window, else the first holding the book). */
   defaultSet(bookmd5: string): Promise<{ topicid: string; title: string } | undefined>;
   onPage(session: PdfReaderSession): void;
@@ -58,6 +61,17 @@ export class PdfReaderSession implements vscode.Disposable {
   firstRenderMs: number | undefined;
   /** The same, as the webview counts it from its script's start. */
   webviewFirstRenderMs: number | undefined;
+  /** Milliseconds from the request to the opening picture painted (before pdf.js's page), and from the script's start. */
+  firstImageMs: number | undefined;
+  webviewFirstImageMs: number | undefined;
+  /** Where that picture came from: the first HTML (cached) or a message once rendered. */
+  firstImageSource: 'html' | 'channel' | undefined;
+  /** When its `pageImage` reached the webview (ms from the script's start). */
+  webviewImageArrivedMs: number | undefined;
+  /** Milliseconds from the request to the picture rendered and sent (when the first HTML did not carry it). */
+  imageSentMs: number | undefined;
+  /** How far pdf.js's canvas stood from the picture it replaced (px; 0: no jump). */
+  imageJumpPx: number | undefined;
   highlightCount = 0;
   /** What went wrong in the webview (also in the log). */
   readonly errors: string[] = [];
@@ -92,11 +106,35 @@ export class PdfReaderSession implements vscode.Disposable {
       panel.onDidChangeViewState(() => panel.active && deps.onPage(this)),
     );
     const book = ReaderBookFile.open(uri, () => vscode.workspace.fs.readFile(uri));
-    webview.html = pdfReaderHtml(webview, deps.extensionUri);
+    webview.html = pdfReaderHtml(webview, deps.extensionUri, this.firstPaint(intent));
     void this.start(book, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
       this.channel.notify('notice', { kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
+    });
+  }
+
+  /**
+   * The tone, and the picture of the page the book opens at: from the cache, into the first HTML; else rendered
+   * now, while the webview loads, and sent once ready. None for a card (the reader scrolls to its rectangle).
+   */
+  private firstPaint(intent: ReaderIntent): Parameters<typeof pdfReaderHtml>[2] {
+    const spot = intent.bookmd5 ? this.deps.memory.spot(intent.bookmd5) : undefined;
+    const first = { tone: this.deps.memory.tone(), scale: spot?.scale ?? null };
+    if (!intent.bookmd5 || intent.noteid) return first;
+    const page = intent.page ?? spot?.page ?? 1;
+    const image = this.deps.images.cached(intent.bookmd5, page);
+    if (!image) this.sendImage(intent.bookmd5, page, first.scale);
+    return { ...first, image };
+  }
+
+  private sendImage(bookmd5: string, page: number, scale: string | null): void {
+    if (this.uri.scheme !== 'file') return;
+    void this.deps.images.render(bookmd5, this.uri.fsPath, page, renderScale(scale ?? undefined)).then((img: OpeningImage | undefined) => {
+      if (!img || this.firstRenderMs !== undefined || !this.disposables.length) return;
+      this.imageSentMs = Math.round(performance.now() - this.openedAt);
+      const png = img.png.buffer.slice(img.png.byteOffset, img.png.byteOffset + img.png.byteLength) as ArrayBuffer;
+      this.channel.notify('pageImage', { page: img.page, widthPt: img.widthPt, heightPt: img.heightPt, scale, png });
     });
   }
 
@@ -109,6 +147,8 @@ export class PdfReaderSession implements vscode.Disposable {
     this.bookmd5 = intent.bookmd5 ?? (await book.md5());
     // Opened without a place to go (no page, no card): where the person left this book.
     const spot = this.deps.memory.spot(this.bookmd5);
+    // Opened from the file (Open With…): its picture could only start now, once the book is known by its MD5.
+    if (!intent.bookmd5 && !intent.noteid) this.sendImage(this.bookmd5, intent.page ?? spot?.page ?? 1, spot?.scale ?? null);
     if (spot && intent.page === undefined && !intent.noteid) this.page = spot.page;
     if (spot) this.scale = spot.scale;
     // The first page needs only the book: the set, the outline and the highlights (bridge calls) come after it.
@@ -188,7 +228,15 @@ export class PdfReaderSession implements vscode.Disposable {
       this.webviewFirstRenderMs ??= m.ms;
       this.webviewPhases ??= m.phases;
       this.bytesAtFirstRender ??= this.bytesSent;
+      this.imageJumpPx ??= m.imageJumpPx;
       this.rendered.fire();
+    });
+    c.on('firstImage', (m) => {
+      // `ago`: the picture was painted that long before the page's message (from the first HTML, before its script).
+      this.firstImageMs ??= Math.round(performance.now() - this.openedAt - m.ago);
+      this.webviewFirstImageMs ??= m.ms;
+      this.firstImageSource ??= m.source;
+      this.webviewImageArrivedMs ??= m.arrived;
     });
     c.on('page', (m) => {
       this.page = m.page;
@@ -210,6 +258,8 @@ export class PdfReaderSession implements vscode.Disposable {
 
   dispose(): void {
     if (!this.disposables.length) return;
+    // The page it was left at opens it next time: its picture is cached now, off this thread.
+    if (this.bookmd5 && this.uri.scheme === 'file') this.deps.images.remember(this.bookmd5, this.uri.fsPath, this.page, renderScale(this.scale));
     for (const d of this.disposables.splice(0)) d.dispose();
     this.disposed.fire();
     this.disposed.dispose();

@@ -25,6 +25,8 @@ export type ReaderAction =
   | { action: 'reader'; step: 'click'; selector: string }
   /** What the reader shows: the page box, the pages in view, the highlights drawn, zoom and page tone. */
   | { action: 'reader'; step: 'state'; screenshot?: string }
+  /** As soon as the opening picture shows (before pdf.js drew its page), a screenshot: whether pdf.js had drawn a page by then. */
+  | { action: 'reader'; step: 'opening'; screenshot: string }
   /**
    * From inside the webview, ask VS Code's webview resource loader for the first KB of one of our assets (the
    * pdf.js worker script) with a Range header, and for all of it: whether a book could be read by URL in ranges.
@@ -86,6 +88,13 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
   if (a.step === 'front') {
     await page.bringToFront();
     return { front: true };
+  }
+  if (a.step === 'opening') {
+    const f = await webviewFrame(page, '#openingPage', 15_000, undefined);
+    await f.locator('#openingPage').evaluate((img) => (img as HTMLImageElement).decode());
+    const drawnBefore = await f.locator('.page canvas').count();
+    await page.screenshot({ path: join(out, a.screenshot) });
+    return { drawnBefore, stillShown: await f.locator('#openingPage').count() };
   }
   // The reader in sight: other readers may be open in background tabs (their webviews are hidden).
   const frame = await webviewFrame(page, '#viewerContainer .page', 30_000, undefined);
@@ -249,6 +258,13 @@ export function readerSummary(metrics: Record<string, unknown>): string {
         firstRenderMs?: number;
         webviewFirstRenderMs?: number;
         webviewPhases?: Record<string, number>;
+        firstImageMs?: number;
+        webviewFirstImageMs?: number;
+        firstImageSource?: string;
+        imageJumpPx?: number;
+        imageSentMs?: number;
+        webviewImageArrivedMs?: number;
+        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number };
         bytesAtFirstPage?: number;
         bytesSentByNow?: number;
         bookBytes?: number;
@@ -258,9 +274,16 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   const s = r.scroll;
   const probed = metrics.readerRangeProbe as (RangeProbe & { error?: undefined }) | { error: string } | undefined;
   const probe = probed && !probed.error ? (probed as RangeProbe) : undefined;
+  const image = (x: { firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; webviewImageArrivedMs?: number }) =>
+    x.firstImageMs === undefined
+      ? `not shown (pdf.js drew first${x.imageSentMs === undefined ? '' : `; rendered and sent ${x.imageSentMs} ms after opening`})`
+      : `${x.firstImageMs} ms after opening, webview script start → image ${x.webviewFirstImageMs} ms (${x.firstImageSource === 'html' ? 'cached, in the first HTML' : `rendered, sent ${x.imageSentMs ?? '?'} ms after opening, in the webview ${x.webviewImageArrivedMs ?? '?'} ms after its script start`}; canvas vs image ${x.imageJumpPx ?? '?'} px)`;
+  const o = r.reopen;
   const phases = r.webviewPhases ? Object.entries(r.webviewPhases).map(([k, v]) => `${k} ${v}`).join(', ') : '';
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +
+    `  reader:     first page visible (image) ${image(r)}\n` +
+    (o ? `  reader:     reopened at page ${o.page}: pdf.js drew it ${o.firstRenderMs ?? '?'} ms after opening (script start → page ${o.webviewFirstRenderMs ?? '?'} ms); image ${image(o)}\n` : '') +
     (phases ? `  reader:     in the webview, ms from its script start: ${phases}\n` : '') +
     (r.bookBytes ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n` : '') +
     (probe

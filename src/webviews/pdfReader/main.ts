@@ -11,6 +11,7 @@ import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
 import { PageToneButton } from './pageTone';
+import { OpeningImage } from './openingImage';
 
 type Events = ReaderProtocol['hostEvents'];
 
@@ -18,6 +19,7 @@ const started = performance.now();
 const phases: OpenPhases = {};
 const mark = (step: keyof OpenPhases) => (phases[step] ??= Math.round(performance.now() - started));
 const host = new PageChannel<ReaderProtocol>();
+const opening = new OpeningImage(started, (m) => host.notify('firstImage', m));
 const assets = document.body.dataset.assets ?? '';
 /**
  * A webview asset, asked again when the request fails: VS Code's webview resource loader sometimes drops one on
@@ -107,12 +109,13 @@ async function open(msg: Events['open']): Promise<void> {
   });
   eventBus.on('pagerendered', ({ pageNumber, source }: { pageNumber: number; source: PageViewLike }) => {
     highlights.draw(pageNumber, source);
+    const imageJumpPx = opening.handOver(pageNumber, source.div);
     if (!firstRenderSent) {
       firstRenderSent = true;
       mark('page');
       phases.ranges = rangeStats.requests;
       phases.rangeMeanMs = rangeStats.requests ? Math.round(rangeStats.totalMs / rangeStats.requests) : 0;
-      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases });
+      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases, imageJumpPx });
       showOutlineSoon();
     }
   });
@@ -258,6 +261,7 @@ container.addEventListener('contextmenu', () => {
 
 host.on('open', (msg) =>
   void open(msg).catch((err: unknown) => {
+    opening.remove();
     chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
     host.notify('error', { message: String(err) });
   }),
@@ -276,7 +280,8 @@ host.on('highlights', (items) => {
   host.notify('highlightsDrawn', { count: highlights.count });
   if (wantCard) reveal(wantCard);
 });
-host.on('goto', goto);
+host.on('goto', (msg) => (opening.remove(), goto(msg)));
+host.on('pageImage', (msg) => opening.show(msg, firstRenderSent));
 host.on('notice', (msg) => chrome.notice(msg.message, msg.kind));
 host.handle('getSelection', () => {
   // The live selection; else the one the context menu was opened on (a few seconds ago at most).

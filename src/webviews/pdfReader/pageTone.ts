@@ -21,7 +21,9 @@ export class PageToneButton {
       this.set(next);
       onChange(next);
     });
-    this.set('auto');
+    // The first HTML carries the remembered tone (the opening picture is drawn in it before this script runs).
+    const initial = document.body.dataset.tone as PageTone;
+    this.set(PAGE_TONES.includes(initial) ? initial : 'auto');
   }
 
   set(tone: PageTone): void {

@@ -98,10 +98,21 @@ export interface ReaderProtocol {
     /** Scroll to a page; with `noteid`, to that card's rectangle, which flashes. */
     goto: { page: number; noteid?: string };
     notice: { message: string; kind: 'info' | 'error' };
+    /**
+     * A picture of the page the reader opens at (`scale` as in `open`), rendered by the host while pdf.js
+     * loads: shown where pdf.js will draw that page until it has (openingImage.ts). Not sent when the first
+     * HTML carried it already.
+     */
+    pageImage: { page: number; widthPt: number; heightPt: number; scale: string | null; png: ArrayBuffer };
   };
   pageEvents: {
     /** The first page drew; `ms` since the page script started, and when each step before it ended. */
-    firstRender: { page: number; ms: number; phases?: OpenPhases };
+    firstRender: { page: number; ms: number; phases?: OpenPhases; imageJumpPx?: number };
+    /**
+     * The opening picture became visible: `ms` since the script started (below 0: the first HTML showed it
+     * before), `ago` ms before this message; `source`: the first HTML or a `pageImage`, which `arrived` then.
+     */
+    firstImage: { page: number; ms: number; ago: number; source: 'html' | 'channel'; arrived?: number };
     /** Where the person is (once scrolling or zooming pauses): the host remembers it per book. */
     page: { page: number; pageCount: number; scale: string };
     /** The person chose another page tone (the host remembers it for every book). */
@@ -134,7 +145,8 @@ export const READER_CHUNK_BYTES = 256 * 1024;
 export const READ_RANGE_MAX = 16 * 1024 * 1024;
 
 export const readerGuards = {
-  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object') }),
+  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object'), imageJumpPx: (x: unknown) => x === undefined || Number.isFinite(x) }),
+  firstImage: fields({ page: isInt, ms: Number.isFinite, ago: Number.isFinite, source: (x: unknown) => x === 'html' || x === 'channel', arrived: (x: unknown) => x === undefined || Number.isFinite(x) }),
   page: fields({ page: isInt, pageCount: isInt, scale: isString }),
   tone: fields({ tone: (v: unknown) => PAGE_TONES.includes(v as PageTone) }),
   highlightsDrawn: fields({ count: isInt }),

@@ -5,8 +5,8 @@
 // and focus move the reader. Runs after the other suites, on the same bridge.
 import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
@@ -31,6 +31,18 @@ interface ReaderState {
   highlights: Array<{ noteid: string; page: number }>;
 }
 
+
+/** When the book showed: pdf.js's first page, and the opening picture before it (ms from the request and from the webview script's start). */
+const openFigures = (s: PdfReaderSession) => ({
+  firstRenderMs: s.firstRenderMs,
+  webviewFirstRenderMs: s.webviewFirstRenderMs,
+  firstImageMs: s.firstImageMs,
+  webviewFirstImageMs: s.webviewFirstImageMs,
+  firstImageSource: s.firstImageSource,
+  imageJumpPx: s.imageJumpPx,
+  imageSentMs: s.imageSentMs,
+  webviewImageArrivedMs: s.webviewImageArrivedMs,
+});
 
 /** A line a person would quote: long, mostly words. */
 const quotable = (line: string) => line.length >= 40 && line.length <= 160 && /^[A-Z]/.test(line) && (line.match(/[a-z]/g)?.length ?? 0) > line.length * 0.6 && !/[{}\\$_]/.test(line);
@@ -83,7 +95,9 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     await eventually(() => session.firstRenderMs, 'the first page drawn', 75_000).catch((e: Error) => {
       throw new Error(`${e.message}; reader errors: ${JSON.stringify(session.errors)}`);
     });
-    metrics.reader = { firstRenderMs: session.firstRenderMs, webviewFirstRenderMs: session.webviewFirstRenderMs, webviewPhases: session.webviewPhases, bytesAtFirstPage: session.bytesAtFirstRender };
+    metrics.reader = { ...openFigures(session), webviewPhases: session.webviewPhases, bytesAtFirstPage: session.bytesAtFirstRender };
+    // The opening picture (when it beat pdf.js) stood exactly where pdf.js drew the page.
+    if (session.imageJumpPx !== undefined) assert.ok(session.imageJumpPx <= 2, `pdf.js's canvas stood ${session.imageJumpPx} px from the opening picture`);
     // The webview reads the book by range: its first page took the file's ends, not the whole file.
     const bookBytes = readFileSync(CORPUS_PDF).byteLength;
     const first = session.bytesAtFirstRender ?? 0;
@@ -176,8 +190,21 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     const leftScale = session.scale;
     session.panel.dispose();
     await eventually(() => (api.reader.all.some((s) => s.bookmd5 === bookmd5) ? undefined : true), 'the reader closed');
+    // Closing cached a picture of the page it was left at (a person reopens a book later than a test does).
+    const cached = join(api.dataDir, 'cache', 'reader-pages', `${bookmd5}.page`);
+    const cachedPage = () => {
+      const bytes = existsSync(cached) ? readFileSync(cached) : undefined;
+      return bytes && (JSON.parse(bytes.subarray(4, 4 + bytes.readUInt32LE(0)).toString('utf8')) as { page: number }).page;
+    };
+    await eventually(() => (cachedPage() === left ? true : undefined), `page ${left} cached`, 30_000);
     session = await api.reader.openBook({ bookmd5, topicid });
+    const shot = await askRunner<{ drawnBefore: number }>('reader-first-image', { action: 'reader', step: 'opening', screenshot: 'reader-first-image.png' }).catch((e: Error) => ({ error: e.message }));
     await eventually(() => (session.firstRenderMs !== undefined ? true : undefined), 'the reopened book drawn');
+    await eventually(() => (session.imageJumpPx !== undefined ? true : undefined), 'the picture handed over to pdf.js').catch(() => undefined);
+    metrics.reader = { ...(metrics.reader as object), reopen: { page: left, ...openFigures(session), screenshot: shot } };
+    assert.equal(session.firstImageSource, 'html', 'the cached picture came with the first HTML');
+    assert.ok((session.firstImageMs ?? Infinity) < (session.firstRenderMs ?? 0), `the picture (${session.firstImageMs} ms) before pdf.js's page (${session.firstRenderMs} ms)`);
+    assert.ok((session.imageJumpPx ?? Infinity) <= 2, `pdf.js's canvas stood ${session.imageJumpPx} px from the opening picture`);
     assert.equal(session.page, left, 'reopened at the page it was left on');
     assert.equal(session.scale, leftScale, 'and at its zoom');
     const st = await askRunner<ReaderState>('reader-remembers', { action: 'reader', step: 'show', page: left, screenshot: 'reader-remembers.png' });

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ReaderOpeningImages, renderScale } from '../../src/editors/readerOpeningImage';
+import { openingStage } from '../../src/webviews/pdfReader/markup';
+import { corpusFile } from './pdfCorpus';
+
+// The reader's opening picture, without VS Code: rendered by a real pdf.js worker, cached per book in the data
+// dir (private, one file replaced whole), and laid out by markup as pdf.js will lay out the page.
+
+const MD5 = '0123456789abcdef0123456789abcdef';
+const isPng = (b: Buffer) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+describe('The reader opening picture (real pdf.js worker, temp data dir)', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let images: ReaderOpeningImages;
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'sb-opening-'));
+    images = new ReaderOpeningImages(() => dataDir);
+  });
+  afterEach(() => {
+    images.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('renders the page, caches it privately, and answers it from the cache for that page only', async () => {
+    assert.equal(images.cached(MD5, 3), undefined, 'nothing cached yet');
+    const [a, b] = await Promise.all([images.render(MD5, corpusFile('asymptote.pdf'), 3, 2), images.render(MD5, corpusFile('asymptote.pdf'), 3, 2)]);
+    assert.ok(a && a === b, 'one render per book and page at a time');
+    assert.ok(isPng(a.png));
+    // asymptote.pdf is US Letter.
+    assert.ok(Math.abs(a.widthPt - 612) < 1 && Math.abs(a.heightPt - 792) < 1, `${a.widthPt} × ${a.heightPt} pt`);
+    const hit = images.cached(MD5, 3);
+    assert.ok(hit && hit.png.equals(a.png) && hit.widthPt === a.widthPt && hit.heightPt === a.heightPt);
+    assert.equal(images.cached(MD5, 4), undefined, 'another page is not the cached one');
+    const dir = path.join(dataDir, 'cache', 'reader-pages');
+    assert.deepEqual(readdirSync(dir), [`${MD5}.page`], 'one file per book, no temp file left');
+    if (process.platform !== 'win32') {
+      assert.equal(statSync(dir).mode & 0o777, 0o700);
+      assert.equal(statSync(path.join(dir, `${MD5}.page`)).mode & 0o777, 0o600);
+    }
+  });
+
+  it('a name that is not an MD5 is never cached nor read; a damaged file is a miss; a failed render is undefined', async () => {
+    assert.equal(images.cached('../../etc/passwd', 1), undefined);
+    assert.ok(await images.render('../x', corpusFile('asymptote.pdf'), 1, 2), 'rendered');
+    assert.equal(readdirSync(dataDir).length, 0, 'but not stored');
+    assert.equal(await images.render(MD5, path.join(dataDir, 'missing.pdf'), 1, 2), undefined);
+    const dir = path.join(dataDir, 'cache', 'reader-pages');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${MD5}.page`), Buffer.from([200, 0, 0, 0, 123]));
+    assert.equal(images.cached(MD5, 1), undefined);
+  });
+
+  it('renders sharper for a larger zoom, at most 4 pixels per point', () => {
+    assert.deepEqual([renderScale('page-width'), renderScale(undefined), renderScale('1'), renderScale('2.25'), renderScale('9')], [2, 2, 2, 3, 4]);
+  });
+
+  it('lays the picture out as pdf.js lays out the page: fit-width by CSS, a numeric zoom at points × zoom × 4/3 rounded down', () => {
+    const fit = openingStage({ page: 7, widthPt: 612, heightPt: 792, scale: null, src: 'data:image/png;base64,AAAA' });
+    assert.match(fit, /class="fit-width"[^>]*data-page="7" width="61200" height="79200"/);
+    const fixed = openingStage({ page: 2, widthPt: 612, heightPt: 792, scale: '1.1', src: 'blob:x"><script>' });
+    assert.match(fixed, /class="fixed"[^>]*width="897" height="1161"/);
+    assert.ok(!fixed.includes('"><script>'), 'the source cannot end the attribute');
+    assert.ok(!/style=/.test(fit + fixed), 'no inline style (the CSP allows none)');
+  });
+});
