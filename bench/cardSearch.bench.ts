@@ -85,6 +85,7 @@ async function main() {
       ['叶绿体', 'CJK, 2 bigrams, 1000 matching cards'],
       ['细胞', 'CJK, 1 bigram in all cards: window cut'],
       ['叶绿体 细胞', 'CJK, 2 words, 1000 matching'],
+      ['光合作用 细胞', 'CJK, 2 words: a rare one (10 cards) and one in all cards'],
       ['叶', 'CJK, a single character: prefix of bigrams'],
     ] as const) {
       const http = await time(() => client.request('GET', '/search', { query: { q, scope: 'notes' } }));
