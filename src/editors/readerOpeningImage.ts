@@ -59,7 +59,8 @@ export class ReaderOpeningImages {
     const key = `${bookmd5}/${page}`;
     const existing = this.running.get(key);
     if (existing) return existing;
-    this.pool ??= new ExtractionPool({ size: 1, idleMs: 5_000 });
+    // Low priority: on a busy machine the picture must not take the CPU the webview's own pdf.js needs.
+    this.pool ??= new ExtractionPool({ size: 1, idleMs: 5_000, lowPriority: true });
     const pool = this.pool;
     const job = pool
       .render({ key: `reader-opening/${bookmd5}`, path: file }, page, scale)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ReaderOpeningImages, renderScale } from '../../src/editors/readerOpeningImage';
@@ -35,6 +35,11 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     const hit = images.cached(MD5, 3);
     assert.ok(hit && hit.png.equals(a.png) && hit.widthPt === a.widthPt && hit.heightPt === a.heightPt);
     assert.equal(images.cached(MD5, 4), undefined, 'another page is not the cached one');
+    if (process.platform === 'linux') {
+      // Its worker thread (still idle, alive) runs at nice 19: the picture takes only CPU nobody else wants.
+      const nice = readdirSync('/proc/self/task').map((t) => Number(readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+      assert.ok(nice.includes(19) && nice.includes(0), `threads' nice values: ${nice}`);
+    }
     const dir = path.join(dataDir, 'cache', 'reader-pages');
     assert.deepEqual(readdirSync(dir), [`${MD5}.page`], 'one file per book, no temp file left');
     if (process.platform !== 'win32') {

@@ -5,6 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { closePdf, openPdf, type PdfDocument } from './pdfjsLoader';
 import { readOutline } from './outline';
 import { extractPage } from './pageExtraction';
@@ -18,6 +20,16 @@ import { checkWorkerMemory, defaultBudget, setWorkerBudget, TOO_COMPLEX, TOO_COM
 
 const port = parentPort;
 if (!port) throw new Error('extractWorker must run in a worker thread');
+
+// Work nobody waits on takes only idle CPU. Linux gives each thread its own nice value (its id under /proc/thread-self).
+if ((workerData as { lowPriority?: boolean } | undefined)?.lowPriority) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (tid > 0) setPriority(tid, 19);
+  } catch {
+    /* elsewhere the thread keeps the process's priority */
+  }
+}
 
 const MAX_CACHED = 2;
 const docs = new Map<string, Promise<PdfDocument>>();

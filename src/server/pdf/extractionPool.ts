@@ -37,11 +37,14 @@ export class ExtractionPool {
   private readonly extractionIdleMs: number;
   readonly budget: ExtractionBudget;
   private readonly slots: WorkerSlot[] = [];
+  private readonly lowPriority: boolean;
   private queue: Task[] = [];
   private nextId = 1;
   private closed = false;
 
-  constructor(opts: { size?: number; idleMs?: number; extractionIdleMs?: number; budget?: Partial<ExtractionBudget> } = {}) {
+  /** `lowPriority`: the workers take only idle CPU (work nobody waits on, e.g. the reader's opening picture); Linux only. */
+  constructor(opts: { size?: number; idleMs?: number; extractionIdleMs?: number; budget?: Partial<ExtractionBudget>; lowPriority?: boolean } = {}) {
+    this.lowPriority = opts.lowPriority ?? false;
     this.size = Math.max(1, Math.min(2, opts.size ?? 2));
     this.idleMs = opts.idleMs ?? 15_000;
     this.extractionIdleMs = Math.min(this.idleMs, opts.extractionIdleMs ?? 1000);
@@ -198,17 +201,18 @@ export class ExtractionPool {
   }
 
   private spawn(): WorkerSlot {
-    const slot = new WorkerSlot(this.budget, {
-      free: (s) => {
+    const events = {
+      free: (s: WorkerSlot) => {
         if (!this.queue.length) s.idle(s.lastKind === 'pages' ? this.extractionIdleMs : this.idleMs);
         this.pump();
       },
-      gone: (s) => {
+      gone: (s: WorkerSlot) => {
         const i = this.slots.indexOf(s);
         if (i >= 0) this.slots.splice(i, 1);
         this.pump();
       },
-    });
+    };
+    const slot = new WorkerSlot(this.budget, events, this.lowPriority);
     this.slots.push(slot);
     return slot;
   }

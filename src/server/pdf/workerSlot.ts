@@ -50,9 +50,10 @@ export class WorkerSlot {
   constructor(
     private readonly budget: ExtractionBudget,
     private readonly events: SlotEvents,
+    lowPriority = false,
   ) {
     const script = pdfWorkerScript();
-    this.worker = new Worker(script.script, { eval: script.eval, workerData: { budget }, resourceLimits: workerResourceLimits(budget) });
+    this.worker = new Worker(script.script, { eval: script.eval, workerData: { budget, lowPriority }, resourceLimits: workerResourceLimits(budget) });
     this.worker.on('message', (msg: WorkerResponse) => this.answer(msg));
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`exited with code ${code}`), code));
