@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ExtractionPool } from '../server/pdf/extractionPool';
+import { readerPicturesDir } from '../server/cache/readerPictures';
 
 /** A page of a book as a picture: shown by the reader until pdf.js has drawn that page itself. */
 export interface OpeningImage {
@@ -36,7 +37,7 @@ export class ReaderOpeningImages {
   constructor(private readonly dataDir: () => string) {}
 
   private dir(): string {
-    return path.join(this.dataDir(), 'cache', 'reader-pages');
+    return readerPicturesDir(this.dataDir());
   }
 
   /** The cached picture of `page`, if the book's cache holds that page (read at once: it goes into the first HTML). */

@@ -24,6 +24,7 @@ import { ExtractionPool } from './pdf/extractionPool';
 import { PageCache } from './cache/pageCache';
 import { DocumentReader } from './library/documentReader';
 import { adoptOrphans, sweepLeftovers } from './library/startupSweep';
+import { sweepReaderPictures } from './cache/readerPictures';
 import { migratePagesToCache } from './cache/pageMigration';
 import { BundleService } from './bundles/bundleService';
 import { BundlePrepareJob } from './bundles/bundlePrepareJob';
@@ -146,6 +147,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const movedPages = await migratePagesToCache(store, dataDir);
     if (movedSnapshots.moved + movedPages.pages + movedPages.documents > 0) await store.compact();
     await rebuildCardIndex(store); // card index rows written with other terms (before schema 9) or oldest first
+    // A book deleted while this bridge was not running (or by another one) leaves no picture of its pages.
+    const held = new Set(store.all<{ bookmd5: string }>('SELECT bookmd5 FROM documents').map((r) => r.bookmd5));
+    sweepReaderPictures(dataDir, (md5) => held.has(md5));
     const config: BridgeConfig = {
       dataDir,
       exportFolder: options.exportFolder ?? dataDir,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
+import { readerPicturesDir } from '../../src/server/cache/readerPictures';
 import { storeDigest } from '../helpers/storeDigest';
 import { corpusFile, qpdfCheck, qpdfPageCount } from '../unit/pdfCorpus';
 import { upload } from './documentsFixture';
@@ -241,5 +242,32 @@ describe('library documents: upload, delete, folders; document writes', function
     assert.equal(t.bridge.services.store.get('SELECT 1 FROM pages WHERE bookmd5 = ?', [cad]), undefined);
     const gone = await t.client.raw('GET', `/documents/${cad}/outline`);
     assert.equal(gone.status, 404);
+  });
+});
+
+describe("the reader's opening picture goes with its book", function () {
+  this.timeout(60_000);
+
+  it('a document delete removes its picture; a start removes pictures of books the library no longer holds and keeps the others', async () => {
+    const dataDir = tempDir();
+    let t = await startBridge({ dataDir });
+    try {
+      const gone = (await upload(t, 'CAD.pdf')).bookmd5;
+      const kept = (await upload(t, '4ti2_manual.pdf')).bookmd5;
+      await t.bridge.services.extraction.whenReady(gone);
+      const dir = readerPicturesDir(dataDir);
+      mkdirSync(dir, { recursive: true });
+      const stranger = 'f'.repeat(32);
+      for (const md5 of [gone, kept, stranger]) writeFileSync(join(dir, `${md5}.page`), 'picture');
+      writeFileSync(join(dir, 'notes.txt'), 'not a picture: left alone');
+      await t.client.request('POST', `/library/documents/${gone}/delete`, { body: { confirm: true } });
+      assert.deepEqual(readdirSync(dir).sort(), [`${kept}.page`, `${stranger}.page`, 'notes.txt'].sort());
+      await t.bridge.close();
+      t = await startBridge({ dataDir });
+      assert.deepEqual(readdirSync(dir).sort(), [`${kept}.page`, 'notes.txt'].sort());
+    } finally {
+      await t.bridge.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,8 @@ import { conflict } from '../errors';
 import type { ExtractionPool } from '../pdf/extractionPool';
 import type { PageCache } from '../cache/pageCache';
 import type { BookTextIndex } from '../search/bookTextIndex';
+import { removeReaderPicture } from '../cache/readerPictures';
+import type { BridgeConfig } from '../config';
 import type { DocumentCatalogue } from './documentCatalogue';
 import type { ExtractionScheduler } from './extractionScheduler';
 
@@ -13,12 +15,13 @@ export interface DocumentDeleteDeps {
   pool: Pick<ExtractionPool, 'forget'>;
   pageCache: Pick<PageCache, 'remove'>;
   bookIndex: Pick<BookTextIndex, 'removeBook'>;
+  config: Pick<BridgeConfig, 'dataDir'>;
 }
 
 /**
  * Deletes a document no card is anchored to: its extraction stops, its rows
  * go (a study set that lost its main document promotes the next one), then
- * its cache and its PDF.
+ * its caches (pages, text index, the reader's picture) and its PDF.
  */
 export async function deleteDocument(deps: DocumentDeleteDeps, bookmd5: string) {
   const { documents, extraction, pool, pageCache } = deps;
@@ -47,6 +50,11 @@ export async function deleteDocument(deps: DocumentDeleteDeps, bookmd5: string) 
   void pool.forget(bookmd5);
   deps.bookIndex.removeBook(bookmd5);
   await pageCache.remove(bookmd5).catch(() => undefined);
+  try {
+    removeReaderPicture(deps.config.dataDir, bookmd5);
+  } catch {
+    /* swept at the next start */
+  }
   let fileRemoved = true;
   let note: string | undefined;
   try {
