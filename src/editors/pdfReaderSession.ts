@@ -64,6 +64,8 @@ export class PdfReaderSession implements vscode.Disposable {
   /** Milliseconds from the request to the opening picture painted (before pdf.js's page), and from the script's start. */
   firstImageMs: number | undefined;
   webviewFirstImageMs: number | undefined;
+  /** The page whose cached picture the first HTML carried (none: it was rendered and sent, or not shown). */
+  htmlImagePage: number | undefined;
   /** Where that picture came from: the first HTML (cached) or a message once rendered. */
   firstImageSource: 'html' | 'channel' | undefined;
   /** When its `pageImage` reached the webview (ms from the script's start). */
@@ -124,7 +126,8 @@ export class PdfReaderSession implements vscode.Disposable {
     if (!intent.bookmd5 || intent.noteid) return first;
     const page = intent.page ?? spot?.page ?? 1;
     const image = this.deps.images.cached(intent.bookmd5, page);
-    if (!image) this.sendImage(intent.bookmd5, page, first.scale);
+    if (image) this.htmlImagePage = page;
+    else this.sendImage(intent.bookmd5, page, first.scale);
     return { ...first, image };
   }
 
