@@ -34,8 +34,13 @@ interface Located {
 }
 /** two-columns.pdf (test/anchoring/layoutPdfs.ts): 612 pt wide, columns at x 50 and 322, 250 pt wide; the gap's middle. */
 const COLUMN_GAP_MIDDLE = 311;
-/** Points of difference between the text layer's glyph boxes (webview fonts scaled to pdf.js widths) and the bridge's items. */
-const TOL = 2;
+/**
+ * Points of difference between the text layer's glyph boxes (webview fonts scaled to pdf.js widths) and the bridge's
+ * items. It varies from run to run: one CI run on VS Code 1.139 saw the selection end 2.6 pt right of the column's
+ * edge (573.4 against 572), where the bridge's rectangle ends at the glyphs (570.9). 3 pt is still far below the
+ * 22 pt gap between the columns, so a rectangle reaching into the other column still fails.
+ */
+const TOL = 3;
 
 const right = (b: Box) => b.x + b.width;
 const bottom = (b: Box) => b.y + b.height;
