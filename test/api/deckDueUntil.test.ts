@@ -47,7 +47,8 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     assert.equal(byToday.dueTodayCount, byToday.dueCount, 'relearning counted alike in the list and in dueTodayCount');
     assert.equal(Date.parse(byToday.until), dayEnd - 1, 'a date means the end of that local day');
     if (expected.includes(alpha)) assert.equal(byToday.cards.find((c: any) => c.cardNoteId === alpha).state, 'relearning');
-    assert.equal(byToday.nextDueAt, charlieDue);
+    // Near local midnight the relearning card comes due after the day ends: then it is the next one due.
+    assert.equal(byToday.nextDueAt, expected.includes(alpha) ? charlieDue : lapse.due);
 
     // A date-time far ahead: every card, in the order added (not review order: new cards were added first here).
     const all = await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: '2099-01-01T00:00:00Z' } });
