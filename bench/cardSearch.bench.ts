@@ -12,8 +12,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge } from '../src/server/bridge';
-import { ftsQuery, ftsWholeWords } from '../src/server/library/librarySearch';
+import { ftsWholeWords } from '../src/server/library/librarySearch';
+import { cardQuery } from '../src/server/search/cardIndexText';
 import { bm25Score } from '../src/server/search/searchRanking';
+import { searchQuery } from '../src/server/text/searchTerms';
 import { percentile, printTable } from './table';
 import { buildLibrary } from './fixtures/cardLibrary';
 
@@ -66,12 +68,12 @@ async function main() {
     }
     const windowSql = (table: string) => `SELECT docid, matchinfo(${table}, 'pcnaly') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT 2001`;
     // The window ranked as librarySearch.ts ranks it (bm25, ties newest first).
-    const rankedWindow = (table: string, m: string) =>
+    const rankedWindow = (table: string, m: string, rank: readonly number[]) =>
       JSON.stringify(
         store
           .all<{ docid: number; mi: Uint8Array }>(windowSql(table), [m])
           .slice(0, 2000)
-          .map((r) => [r.docid, bm25Score(r.mi)] as const)
+          .map((r) => [r.docid, bm25Score(r.mi, rank)] as const)
           .sort((a, b) => b[1] - a[1]),
       );
 
@@ -91,10 +93,11 @@ async function main() {
       const http = await time(() => client.request('GET', '/search', { query: { q, scope: 'notes' } }));
       const alone = await time(() => search.search(q, 'notes', 20));
       // The window's read as librarySearch.ts asks it first (whole words, newest first, 2000 + 1 rows).
-      const window = ftsWholeWords(ftsQuery(q)!);
+      const query = cardQuery(searchQuery(q))!;
+      const window = ftsWholeWords(query.match);
       const sql = await time(() => store.all(windowSql('notes_fts'), [window]));
       const before = AB ? await time(() => store.all(windowSql('asc_fts'), [window])) : undefined;
-      const same = AB ? rankedWindow('notes_fts', window) === rankedWindow('asc_fts', window) : undefined;
+      const same = AB ? rankedWindow('notes_fts', window, query.rank) === rankedWindow('asc_fts', window, query.rank) : undefined;
       const r = await search.search(q, 'notes', 20);
       rows.push([
         `"${q}": ${what}`,

@@ -31,7 +31,8 @@ describe('Search terms from the text module (CJK words and bigrams)', () => {
     assert.equal(cardIndexBody('Eigenvalues\nof a matrix'), 'eigenvalues of a matrix');
     assert.equal(cardFtsQuery(searchQuery('eigen matrix')), 'body:eigen* body:matrix*');
     assert.equal(cardIndexBody('叶绿体的结构与功能'), '叶绿 绿体 体的 的结 结构 构与 与功 功能 能 叶绿体');
-    assert.equal(cardFtsQuery(searchQuery('结构 光合作用 叶 atp合成酶')), 'body:结构 (body:光合作用 OR "光合 合作 作用") body:叶* body:atp* "合成 成酶"');
+    assert.equal(cardFtsQuery(searchQuery('结构 光合作用 叶 atp合成酶')), '结构 "光合 合作 作用" body:叶* body:atp* "合成 成酶" (光合作用 OR 光合)');
+    assert.equal(cardFtsQuery(searchQuery('光合作用')), '(光合作用 OR "光合 合作 作用")');
     assert.equal(cardFtsQuery(searchQuery('!!! …')), undefined);
     assert.equal(cardFtsQuery(searchQuery('叶绿体的结构')), '"叶绿 绿体 体的 的结 结构"', 'a word inside the run (叶绿体) would widen the match: phrase only');
   });

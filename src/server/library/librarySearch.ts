@@ -1,6 +1,6 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
-import { cardFtsQuery } from '../search/cardIndexText';
+import { cardFtsQuery, cardQuery, type CardQuery } from '../search/cardIndexText';
 import { bm25Score, snippetOf } from '../search/searchRanking';
 import { searchQuery, type QueryPart } from '../text/searchTerms';
 
@@ -77,7 +77,7 @@ export class LibrarySearch {
 
   async search(q: string, scope: SearchScope, limit: number) {
     const words = searchQuery(q);
-    const match = cardFtsQuery(words);
+    const match = cardQuery(words);
     const want = (s: SearchScope) => scope === 'all' || scope === s;
     const notes = want('notes') && match ? this.notes(match, words, limit) : { hits: [], scanned: 0, cut: false };
     const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
@@ -100,7 +100,7 @@ export class LibrarySearch {
    * hits alone fill a cut window (they rank above prefix-only hits anyway,
    * and truncated:true says there is more); otherwise prefix hits are read.
    */
-  private rank(table: 'notes_fts', match: string, window: number): { ranked: Candidate[]; cut: boolean } {
+  private rank(table: 'notes_fts', { match, rank }: CardQuery, window: number): { ranked: Candidate[]; cut: boolean } {
     const read = (m: string) =>
       this.store.all<{ docid: number; mi: Uint8Array }>(
         `SELECT docid, matchinfo(${table}, '${RANK_INFO}') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT ?`,
@@ -111,13 +111,13 @@ export class LibrarySearch {
     // A query without prefixes (CJK words: bigram phrases) would only ask the same again.
     if (rows.length <= window && whole !== match) rows = read(match);
     const cut = rows.length > window;
-    const ranked = rows.slice(0, window).map((r) => ({ docid: r.docid, score: bm25Score(r.mi) }));
+    const ranked = rows.slice(0, window).map((r) => ({ docid: r.docid, score: bm25Score(r.mi, rank) }));
     // Ties keep the newest first (the order rows came in: sort is stable).
     ranked.sort((a, b) => b.score - a.score);
     return { ranked, cut };
   }
 
-  private notes(match: string, words: readonly QueryPart[], limit: number) {
+  private notes(match: CardQuery, words: readonly QueryPart[], limit: number) {
     const { ranked, cut } = this.rank('notes_fts', match, this.windows.notes);
     const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.

@@ -11,9 +11,11 @@ const B = 0.75;
  * column, term-frequency saturation (k1) with length normalisation (b)
  * against the column's average length. Computed here rather than in a
  * registered SQL function: both cost the same per row (measured), and the
- * store does not hand out its database handle.
+ * store does not hand out its database handle. `phrases`: the phrases that
+ * count, in the order they are summed (cardIndexText.ts CardQuery.rank);
+ * all of them in query order by default.
  */
-export function bm25Score(blob: Uint8Array): number {
+export function bm25Score(blob: Uint8Array, phrases?: readonly number[]): number {
   // A view, not a copy: sql.js hands each blob its own aligned buffer, and copying 2000 of them cost ~1 ms a search.
   const m = blob.byteOffset % 4 === 0 ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Uint32Array(blob.slice().buffer);
   const p = m[0];
@@ -21,11 +23,13 @@ export function bm25Score(blob: Uint8Array): number {
   const avg = 3; // after p, c, n
   const len = avg + c;
   const hits = len + c;
+  const n = phrases ? phrases.length : p;
   let score = 0;
   for (let col = 0; col < c; col++) {
     const dl = m[len + col];
     const norm = K1 * (1 - B + (B * dl) / (m[avg + col] || 1));
-    for (let ph = 0; ph < p; ph++) {
+    for (let i = 0; i < n; i++) {
+      const ph = phrases ? phrases[i] : i;
       const tf = m[hits + ph * c + col];
       if (tf) score += (tf * (K1 + 1)) / (tf + norm);
     }
