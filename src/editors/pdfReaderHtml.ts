@@ -22,7 +22,7 @@ export function pdfReaderHtml(webview: vscode.Webview, extensionUri: vscode.Uri,
   // Make card in the webview's context menu: package.json menus "webview/context" with webviewSection == pdfText.
   const menuContext = JSON.stringify({ webviewSection: 'pdfText' }).replace(/"/g, '&quot;');
   const img = first.image;
-  const opening = img ? openingStage({ ...img, scale: first.scale, src: `data:image/png;base64,${img.png.toString('base64')}` }) : '';
+  const opening = img ? openingStage({ ...img, scale: first.scale, src: `data:image/webp;base64,${img.webp.toString('base64')}` }) : '';
   return webviewPage(webview, extensionUri, {
     title: 'PDF reader',
     styles: [

@@ -136,8 +136,8 @@ export class PdfReaderSession implements vscode.Disposable {
     void this.deps.images.render(bookmd5, this.uri.fsPath, page, renderScale(scale ?? undefined)).then((img: OpeningImage | undefined) => {
       if (!img || this.firstRenderMs !== undefined || !this.disposables.length) return;
       this.imageSentMs = Math.round(performance.now() - this.openedAt);
-      const png = img.png.buffer.slice(img.png.byteOffset, img.png.byteOffset + img.png.byteLength) as ArrayBuffer;
-      this.channel.notify('pageImage', { page: img.page, widthPt: img.widthPt, heightPt: img.heightPt, scale, png });
+      const webp = img.webp.buffer.slice(img.webp.byteOffset, img.webp.byteOffset + img.webp.byteLength) as ArrayBuffer;
+      this.channel.notify('pageImage', { page: img.page, widthPt: img.widthPt, heightPt: img.heightPt, scale, webp });
     });
   }
 

@@ -140,7 +140,7 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, approvals, thread = 'worker' } = this.options;
+    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, approvals, openingPictures, thread = 'worker' } = this.options;
     const common = {
       dataDir,
       ankiConnect,
@@ -150,6 +150,7 @@ export class BridgeHost implements vscode.Disposable {
       importFolders,
       limits,
       approvals,
+      openingPictures,
       ui,
       onRequest: (e: RequestLogEntry) => this.requested.fire(e),
       onError: (e: unknown) => this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),

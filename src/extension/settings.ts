@@ -26,6 +26,8 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
     ankiConnect: ankiConnectOptions(config),
     // The person approves agents' destructive calls unless they chose otherwise (headless `serve` defaults to never).
     approvals: approvalPolicy(config.get<string>('approveAgentChanges')),
+    // This bridge has a reader: a new book's first page is rendered for its first opening.
+    openingPictures: true,
   };
 }
 

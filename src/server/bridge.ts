@@ -25,6 +25,7 @@ import { PageCache } from './cache/pageCache';
 import { DocumentReader } from './library/documentReader';
 import { adoptOrphans, sweepLeftovers } from './library/startupSweep';
 import { sweepReaderPictures } from './cache/readerPictures';
+import { renderOpeningPicture } from './library/openingPictures';
 import { migratePagesToCache } from './cache/pageMigration';
 import { BundleService } from './bundles/bundleService';
 import { BundlePrepareJob } from './bundles/bundlePrepareJob';
@@ -74,6 +75,8 @@ export interface BridgeOptions {
   onRequest?: (e: RequestLogEntry) => void;
   /** Unexpected errors (the 500s), with their stacks, for the log. */
   onError?: (e: unknown) => void;
+  /** Render each new book's first page as the reader's opening picture (library/openingPictures.ts); the extension's bridge does. */
+  openingPictures?: boolean;
   /** Serve AnkiConnect's protocol on this loopback port too (0: any free port); off when undefined. */
   ankiConnect?: { port: number; allowedOrigins?: string[] };
 }
@@ -164,7 +167,10 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const pool = new ExtractionPool({ size: 2 });
     const pageCache = new PageCache(join(dataDir, 'cache', 'pages'));
     const bookIndex: BookTextIndex = new BookTextIndex({ dir: join(dataDir, 'cache', 'text-index'), pageTexts: (md5) => pages.pageTexts(md5, 1, documents.get(md5).page_count) });
-    const extraction = new ExtractionScheduler(documents, pool, pageCache, { onExtracted: (md5, texts) => bookIndex.indexBook(md5, texts) });
+    const extraction = new ExtractionScheduler(documents, pool, pageCache, {
+      onExtracted: (md5, texts) => bookIndex.indexBook(md5, texts),
+      onStarted: options.openingPictures ? (md5, file) => void renderOpeningPicture(pool, dataDir, md5, file) : undefined,
+    });
     const pages = new PageReader(documents, extraction, pageCache, pool);
     const studySets = new StudySets(store);
     const ui = options.ui ?? new MemoryUiHost();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
-import { readerPicturesDir } from '../../src/server/cache/readerPictures';
+import { readerPicturesDir, readReaderPicture } from '../../src/server/cache/readerPictures';
 import { storeDigest } from '../helpers/storeDigest';
 import { corpusFile, qpdfCheck, qpdfPageCount } from '../unit/pdfCorpus';
 import { upload } from './documentsFixture';
@@ -268,6 +268,36 @@ describe("the reader's opening picture goes with its book", function () {
     } finally {
       await t.bridge.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("the extension's bridge renders a new book's first page for its first opening, ahead of the book's pages; a headless one does not", async () => {
+    const withPictures = await startBridge({ openingPictures: true });
+    const headless = await startBridge();
+    try {
+      // An agent uploads two books: the second's picture is rendered in front of the first's 200-odd pages, not after them.
+      const first = (await upload(withPictures, 'asymptote.pdf')).bookmd5;
+      const md5 = (await upload(withPictures, 'CAD.pdf')).bookmd5;
+      const file = join(readerPicturesDir(withPictures.dataDir), `${md5}.page`);
+      for (let i = 0; i < 600 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      const reading = withPictures.bridge.services.documents.get(first);
+      // The second upload's own reads (its info, its picture) went before the first book's queued pages too.
+      assert.ok(reading.extracted_pages < reading.page_count / 2, `the first book is still being read: ${reading.extracted_pages} of ${reading.page_count} pages`);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const picture = readReaderPicture(withPictures.dataDir, md5, 1)!;
+      const size = (await withPictures.client.request<{ pageSize: { width: number; height: number } }>('POST', `/documents/${md5}/locate`, { body: { page: 1, text: 'CAD' } })).pageSize;
+      assert.deepEqual([picture.page, Math.round(picture.widthPt), Math.round(picture.heightPt)], [1, Math.round(size.width), Math.round(size.height)]);
+      // A WebP at 2 pixels a point: its VP8X header says so (canvas width and height less one, 24 bits each, at 24 and 27).
+      assert.deepEqual([picture.webp.subarray(0, 4).toString('latin1'), picture.webp.subarray(8, 16).toString('latin1')], ['RIFF', 'WEBPVP8X']);
+      const px = [1 + picture.webp.readUIntLE(24, 3), 1 + picture.webp.readUIntLE(27, 3)];
+      assert.deepEqual(px.map((n) => Math.round(n / 2)), [Math.round(size.width), Math.round(size.height)]);
+
+      const other = (await upload(headless, '4ti2_manual.pdf')).bookmd5;
+      await headless.bridge.services.extraction.whenReady(other);
+      assert.equal(existsSync(join(readerPicturesDir(headless.dataDir), `${other}.page`)), false);
+    } finally {
+      await withPictures.stop();
+      await headless.stop();
     }
   });
 });

@@ -263,8 +263,9 @@ export function readerSummary(metrics: Record<string, unknown>): string {
         firstImageSource?: string;
         imageJumpPx?: number;
         imageSentMs?: number;
+        htmlImagePage?: number;
         webviewImageArrivedMs?: number;
-        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number };
+        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number };
         bytesAtFirstPage?: number;
         bytesSentByNow?: number;
         bookBytes?: number;
@@ -274,9 +275,9 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   const s = r.scroll;
   const probed = metrics.readerRangeProbe as (RangeProbe & { error?: undefined }) | { error: string } | undefined;
   const probe = probed && !probed.error ? (probed as RangeProbe) : undefined;
-  const image = (x: { firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; webviewImageArrivedMs?: number }) =>
+  const image = (x: { firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number; webviewImageArrivedMs?: number }) =>
     x.firstImageMs === undefined
-      ? `not shown (pdf.js drew first${x.imageSentMs === undefined ? '' : `; rendered and sent ${x.imageSentMs} ms after opening`})`
+      ? `not shown (pdf.js drew first${x.imageSentMs === undefined ? '' : `; rendered and sent ${x.imageSentMs} ms after opening`}${x.htmlImagePage === undefined ? '' : `; page ${x.htmlImagePage} was in the first HTML`})`
       : `${x.firstImageMs} ms after opening, webview script start → image ${x.webviewFirstImageMs} ms (${x.firstImageSource === 'html' ? 'cached, in the first HTML' : `rendered, sent ${x.imageSentMs ?? '?'} ms after opening, in the webview ${x.webviewImageArrivedMs ?? '?'} ms after its script start`}; canvas vs image ${x.imageJumpPx ?? '?'} px)`;
   const o = r.reopen;
   const phases = r.webviewPhases ? Object.entries(r.webviewPhases).map(([k, v]) => `${k} ${v}`).join(', ') : '';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ReaderOpeningImages, renderScale } from '../../src/editors/readerOpeningImage';
+import { readReaderPicture, trimPictures, writeReaderPicture } from '../../src/server/cache/readerPictures';
 import { openingStage } from '../../src/webviews/pdfReader/markup';
 import { corpusFile } from './pdfCorpus';
 
@@ -10,7 +11,7 @@ import { corpusFile } from './pdfCorpus';
 // dir (private, one file replaced whole), and laid out by markup as pdf.js will lay out the page.
 
 const MD5 = '0123456789abcdef0123456789abcdef';
-const isPng = (b: Buffer) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+const isWebp = (b: Buffer) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP';
 
 describe('The reader opening picture (real pdf.js worker, temp data dir)', function () {
   this.timeout(60_000);
@@ -29,11 +30,11 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     assert.equal(images.cached(MD5, 3), undefined, 'nothing cached yet');
     const [a, b] = await Promise.all([images.render(MD5, corpusFile('asymptote.pdf'), 3, 2), images.render(MD5, corpusFile('asymptote.pdf'), 3, 2)]);
     assert.ok(a && a === b, 'one render per book and page at a time');
-    assert.ok(isPng(a.png));
+    assert.ok(isWebp(a.webp));
     // asymptote.pdf is US Letter.
     assert.ok(Math.abs(a.widthPt - 612) < 1 && Math.abs(a.heightPt - 792) < 1, `${a.widthPt} × ${a.heightPt} pt`);
     const hit = images.cached(MD5, 3);
-    assert.ok(hit && hit.png.equals(a.png) && hit.widthPt === a.widthPt && hit.heightPt === a.heightPt);
+    assert.ok(hit && hit.webp.equals(a.webp) && hit.widthPt === a.widthPt && hit.heightPt === a.heightPt);
     assert.equal(images.cached(MD5, 4), undefined, 'another page is not the cached one');
     if (process.platform === 'linux') {
       // Its worker thread (still idle, alive) runs at nice 19: the picture takes only CPU nobody else wants.
@@ -48,6 +49,22 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     }
   });
 
+  it('past their byte budget, the pictures written longest ago go first; other files stay', () => {
+    const dir = path.join(dataDir, 'cache', 'reader-pages');
+    const md5s = ['a', 'b', 'c', 'd'].map((c) => c.repeat(32));
+    md5s.forEach((md5, i) => {
+      assert.ok(writeReaderPicture(dataDir, md5, { page: 1, widthPt: 612, heightPt: 792, webp: Buffer.alloc(1000, i) }));
+      utimesSync(path.join(dir, `${md5}.page`), 1_000 + i, 1_000 + i); // written in this order
+    });
+    writeFileSync(path.join(dir, 'notes.txt'), Buffer.alloc(5000));
+    // Each file is 1000 bytes of PNG plus its header (~50 bytes): 2,200 bytes hold the newest two.
+    trimPictures(dir, 2_200);
+    assert.deepEqual(readdirSync(dir).sort(), [`${md5s[2]}.page`, `${md5s[3]}.page`, 'notes.txt']);
+    assert.deepEqual(readReaderPicture(dataDir, md5s[3], 1)?.webp, Buffer.alloc(1000, 3));
+    trimPictures(dir, 100_000);
+    assert.equal(readdirSync(dir).length, 3, 'under budget: nothing goes');
+  });
+
   it('a name that is not an MD5 is never cached nor read; a damaged file is a miss; a failed render is undefined', async () => {
     assert.equal(images.cached('../../etc/passwd', 1), undefined);
     assert.ok(await images.render('../x', corpusFile('asymptote.pdf'), 1, 2), 'rendered');
@@ -56,6 +73,10 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     const dir = path.join(dataDir, 'cache', 'reader-pages');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${MD5}.page`), Buffer.from([200, 0, 0, 0, 123]));
+    assert.equal(images.cached(MD5, 1), undefined);
+    // A picture of an earlier version (a PNG, no format in its header) is a miss too: rendered again as WebP.
+    const header = Buffer.from(JSON.stringify({ page: 1, widthPt: 612, heightPt: 792 }));
+    writeFileSync(path.join(dir, `${MD5}.page`), Buffer.concat([Buffer.from([header.length, 0, 0, 0]), header, Buffer.from('\x89PNG')]));
     assert.equal(images.cached(MD5, 1), undefined);
   });
 

@@ -33,6 +33,8 @@ interface Active {
 export interface ExtractionHooks {
   /** Awaited before a document becomes ready (the text index is built here), so ready ⇒ searchable. */
   onExtracted?: (bookmd5: string, pages: Array<{ page: number; text: string }>) => Promise<void>;
+  /** A book's extraction starts (upload, import, resume; not the rebuild of a lost cache). */
+  onStarted?: (bookmd5: string, file: string) => void;
 }
 
 /**
@@ -80,6 +82,7 @@ export class ExtractionScheduler {
       },
     );
     this.active.set(bookmd5, a);
+    if (!rebuild) this.hooks.onStarted?.(bookmd5, file);
     // A rebuild starts from nothing: the bad files go before any new segment is written.
     if (rebuild) a.flushing = this.cache.discard(bookmd5).catch(() => undefined);
     a.done = a.handle.done

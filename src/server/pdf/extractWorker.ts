@@ -11,7 +11,7 @@ import { closePdf, openPdf, type PdfDocument } from './pdfjsLoader';
 import { readOutline } from './outline';
 import { extractPage } from './pageExtraction';
 import { PageOcr } from './pageOcr';
-import { renderPagePng } from './pageRender';
+import { renderPageImage } from './pageRender';
 import { writeFlatExport } from './flatExport';
 import { readAnnotations, unprintedPages } from './pdfAnnotations';
 import { buildAnnotatedPdf } from './highlightWrite';
@@ -116,9 +116,9 @@ async function handle(req: WorkerRequest): Promise<void> {
     }
     case 'render': {
       const doc = await getDoc(req.source);
-      const r = await renderPagePng(doc, req.page, { scale: req.scale, region: req.region });
-      const png = new Uint8Array(r.png.buffer, r.png.byteOffset, r.png.byteLength);
-      send({ id: req.id, kind: 'render', png, width: r.width, height: r.height });
+      const r = await renderPageImage(doc, req.page, { scale: req.scale, region: req.region, format: req.format });
+      const bytes = new Uint8Array(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+      send({ id: req.id, kind: 'render', bytes, width: r.width, height: r.height });
       return;
     }
     case 'export': {

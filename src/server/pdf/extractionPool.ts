@@ -3,6 +3,7 @@ import type { Highlight } from './flatExport';
 import type { PageAnnotation } from './pdfAnnotations';
 import type { HighlightAnnot } from './highlightWrite';
 import type { PdfSource, WorkerResponse } from './workerProtocol';
+import type { ImageFormat } from './pageRender';
 import { defaultBudget, type ExtractionBudget } from './extractionBudget';
 import { answerTooComplex, PdfTaskError } from './pdfTaskError';
 import { WorkerSlot, type Request, type Task } from './workerSlot';
@@ -73,9 +74,20 @@ export class ExtractionPool {
   }
 
   async render(source: PdfSource, page: number, scale: number, region?: Rect): Promise<{ png: Buffer; width: number; height: number }> {
-    const msg = await this.run({ kind: 'render', source, page, scale, region }).catch(answerTooComplex);
+    const r = await this.renderImage(source, page, scale, region, 'png');
+    return { png: r.bytes, width: r.width, height: r.height };
+  }
+
+  /** A whole page as WebP: a picture to look at for a moment (the reader's opening page), not to keep exactly. */
+  async renderPicture(source: PdfSource, page: number, scale: number): Promise<{ webp: Buffer; width: number; height: number }> {
+    const r = await this.renderImage(source, page, scale, undefined, 'webp');
+    return { webp: r.bytes, width: r.width, height: r.height };
+  }
+
+  private async renderImage(source: PdfSource, page: number, scale: number, region: Rect | undefined, format: ImageFormat) {
+    const msg = await this.run({ kind: 'render', source, page, scale, region, format }).catch(answerTooComplex);
     if (msg.kind !== 'render') throw new PdfTaskError('unexpected worker answer');
-    return { png: Buffer.from(msg.png.buffer, msg.png.byteOffset, msg.png.byteLength), width: msg.width, height: msg.height };
+    return { bytes: Buffer.from(msg.bytes.buffer, msg.bytes.byteOffset, msg.bytes.byteLength), width: msg.width, height: msg.height };
   }
 
   async exportFlat(source: PdfSource, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
@@ -183,10 +195,18 @@ export class ExtractionPool {
     return this.queue.length + this.slots.filter((s) => s.busy).length;
   }
 
+  /**
+   * Queues a task. One outside a book's background extraction (`group`) has someone waiting on it (an upload's
+   * info, a render, an export): it goes after the other such tasks but before the extraction's queued chunks,
+   * so an upload does not wait for the pages of the book uploaded before it.
+   */
   private run(req: Request, onMessage: (m: WorkerResponse) => void = () => undefined, group?: string, pages?: number[]): Promise<WorkerResponse> {
     if (this.closed) return Promise.reject(new PdfTaskError('pool closed', 'CLOSED'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ req, onMessage, resolve, reject, group, pages });
+      const task = { req, onMessage, resolve, reject, group, pages };
+      const at = group === undefined ? this.queue.findIndex((t) => t.group !== undefined) : -1;
+      if (at < 0) this.queue.push(task);
+      else this.queue.splice(at, 0, task);
       this.pump();
     });
   }

@@ -2,7 +2,7 @@ import { loadPdfJs, type PdfDocument } from './pdfjsLoader';
 import type { PageData } from './pdfTypes';
 import { isReadableText, itemsToText, positionItems, type RawTextItem } from './pageText';
 import { layoutBlocks } from './layoutBlocks';
-import { renderPagePng } from './pageRender';
+import { renderPageImage } from './pageRender';
 import type { PageOcr } from './pageOcr';
 
 async function paintsImage(doc: PdfDocument, pageNo: number): Promise<boolean> {
@@ -57,7 +57,7 @@ export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOc
   // vector-only pages are left as they are (no OCR engine start for them).
   if (!(await paintsImage(doc, pageNo))) return data;
   try {
-    const { png } = await renderPagePng(doc, pageNo, { scale: OCR_SCALE });
+    const { bytes: png } = await renderPageImage(doc, pageNo, { scale: OCR_SCALE });
     const result = await ocr.recognize(png, OCR_SCALE);
     const text = itemsToText(result.items);
     if (!isReadableText(text)) return { ...data, unreadable: true };

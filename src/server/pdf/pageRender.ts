@@ -1,17 +1,25 @@
 import type { PdfDocument } from './pdfjsLoader';
 import type { Rect } from './pdfTypes';
 
+export type ImageFormat = 'png' | 'webp';
+
+/** WebP quality of a page picture: text stays crisp at 2 pixels a point, at a quarter to a third of the PNG. */
+const WEBP_QUALITY = 85;
+
 export interface RenderOptions {
   /** Points per pixel scale (1 = 72 dpi). */
   scale: number;
   /** Optional region in page points (top-left origin); default the whole page. */
   region?: Rect;
+  /** Default PNG. */
+  format?: ImageFormat;
 }
 
 interface NodeCanvas {
   width: number;
   height: number;
   encode(format: 'png'): Promise<Buffer>;
+  encode(format: 'webp', quality: number): Promise<Buffer>;
   toBuffer(mime: 'image/png'): Buffer;
 }
 
@@ -25,8 +33,8 @@ interface CanvasFactory {
   destroy(cc: CanvasAndContext): void;
 }
 
-/** Renders a page (or a region of it) on white and returns PNG bytes. */
-export async function renderPagePng(doc: PdfDocument, pageNo: number, opts: RenderOptions): Promise<{ png: Buffer; width: number; height: number }> {
+/** Renders a page (or a region of it) on white and returns its PNG (or WebP) bytes. */
+export async function renderPageImage(doc: PdfDocument, pageNo: number, opts: RenderOptions): Promise<{ bytes: Buffer; width: number; height: number }> {
   const page = await doc.getPage(pageNo);
   try {
     const full = page.getViewport({ scale: opts.scale });
@@ -40,9 +48,9 @@ export async function renderPagePng(doc: PdfDocument, pageNo: number, opts: Rend
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, height);
     await page.render({ canvasContext: cc.context as never, canvas: cc.canvas as never, viewport, background: 'rgb(255,255,255)' }).promise;
-    const png = await cc.canvas.encode('png');
+    const bytes = opts.format === 'webp' ? await cc.canvas.encode('webp', WEBP_QUALITY) : await cc.canvas.encode('png');
     factory.destroy(cc);
-    return { png, width, height };
+    return { bytes, width, height };
   } finally {
     page.cleanup();
   }

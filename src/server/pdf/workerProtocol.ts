@@ -2,6 +2,7 @@ import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
 import type { PageAnnotation } from './pdfAnnotations';
 import type { HighlightAnnot } from './highlightWrite';
+import type { ImageFormat } from './pageRender';
 
 /** Where a worker finds the PDF: a file (preferred) or bytes. `key` names it in the worker's cache. */
 export interface PdfSource {
@@ -16,7 +17,8 @@ export type WorkerRequest =
   | { id: number; kind: 'pages'; source: PdfSource; pages: number[]; ocr: boolean; blocks?: boolean }
   /** Loads pdf.js and opens the document ahead of its page tasks (a fresh worker costs ~0.5 s). */
   | { id: number; kind: 'open'; source: PdfSource }
-  | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect }
+  /** `format`: PNG (default: exact, for card images and OCR) or WebP (the reader's opening picture: 3–4× smaller). */
+  | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect; format?: ImageFormat }
   | { id: number; kind: 'export'; source: PdfSource; pages: number[]; highlights: Highlight[]; outPath: string }
   /** The annotations of these pages (pdf.js getAnnotations). */
   | { id: number; kind: 'annotations'; source: PdfSource; pages: number[] }
@@ -28,7 +30,7 @@ export type WorkerResponse =
   | { id: number; kind: 'info'; info: DocumentInfo }
   | { id: number; kind: 'opened'; pageCount: number }
   | { id: number; kind: 'page'; page: PageData }
-  | { id: number; kind: 'render'; png: Uint8Array; width: number; height: number }
+  | { id: number; kind: 'render'; bytes: Uint8Array; width: number; height: number }
   | { id: number; kind: 'export'; pageCount: number; bytes: number }
   | { id: number; kind: 'annotations'; annotations: PageAnnotation[] }
   | { id: number; kind: 'annotated'; pdf: Uint8Array }

@@ -14,6 +14,8 @@ export interface WorkerBridgeOptions {
   limits?: Partial<BridgeLimits>;
   store?: StoreOptions;
   ankiConnect?: { port: number; allowedOrigins?: string[] };
+  /** Render each new book's first page for the reader (BridgeOptions.openingPictures). */
+  openingPictures?: boolean;
   /** Which agent calls wait for the person (setting studyBridge.approveAgentChanges). */
   approvals?: 'destructive' | 'all-writes' | 'never';
 }

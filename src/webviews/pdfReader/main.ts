@@ -55,9 +55,10 @@ async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
   return { lib, viewer };
 }
 // Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker is started
-// first, from its preloaded script, so that it compiles its own code meanwhile; not waited on for long.
+// first, from its preloaded script, so that it compiles its own code meanwhile (not waited on for long), and
+// after the opening picture of the first HTML has painted.
 const WORKER_HEAD_START_MS = 250;
-const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(loadPdfJs);
+const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(() => opening.painted).then(loadPdfJs);
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;

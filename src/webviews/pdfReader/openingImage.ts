@@ -8,6 +8,9 @@ import { openingStage } from './markup';
 
 type FirstImage = ReaderProtocol['pageEvents']['firstImage'];
 
+/** How long pdf.js waits for the picture's paint: a picture that has not painted by then (a hidden window) waits no longer. */
+const PAINT_WAIT_MS = 400;
+
 export class OpeningImage {
   private stage = document.getElementById('openingStage');
   private page = 0;
@@ -16,6 +19,12 @@ export class OpeningImage {
   private reported = false;
   /** When a `pageImage` arrived (ms since the script started). */
   private arrived: number | undefined;
+  private paintedNow: () => void = () => undefined;
+  /**
+   * Resolves once the first HTML's picture has painted (at most PAINT_WAIT_MS), at once when there is none.
+   * Evaluating pdf.js holds the page's thread for hundreds of ms; started first, it held this paint too.
+   */
+  readonly painted: Promise<void>;
 
   /** `started`: performance.now() when the page's script started (the figures count from there). */
   constructor(
@@ -23,6 +32,7 @@ export class OpeningImage {
     private readonly onVisible: (m: FirstImage) => void,
   ) {
     const img = this.img();
+    this.painted = img ? new Promise((resolve) => ((this.paintedNow = resolve), setTimeout(resolve, PAINT_WAIT_MS))) : Promise.resolve();
     if (img) this.watch(img, 'html');
     // Someone scrolling, zooming or clicking before pdf.js drew the page: the picture would stand in the wrong place.
     for (const type of ['wheel', 'keydown', 'pointerdown']) window.addEventListener(type, () => this.remove(), { capture: true, once: true });
@@ -32,7 +42,7 @@ export class OpeningImage {
   show(msg: ReaderProtocol['hostEvents']['pageImage'], drawn: boolean): void {
     if (this.stage || this.reported || drawn) return;
     this.arrived = Math.round(performance.now() - this.started);
-    this.url = URL.createObjectURL(new Blob([msg.png], { type: 'image/png' }));
+    this.url = URL.createObjectURL(new Blob([msg.webp], { type: 'image/webp' }));
     document.querySelector('main.reader')?.insertAdjacentHTML('beforeend', openingStage({ ...msg, src: this.url }));
     this.stage = document.getElementById('openingStage');
     const img = this.img();
@@ -70,6 +80,7 @@ export class OpeningImage {
     const report = (at: number) => {
       if (this.reported || !this.page) return;
       this.reported = true;
+      this.paintedNow();
       this.onVisible({ page: this.page, ms: Math.round(at - this.started), ago: Math.max(0, Math.round(performance.now() - at)), source: this.source, arrived: this.arrived });
     };
     if (PerformanceObserver.supportedEntryTypes?.includes('element')) {

@@ -103,7 +103,7 @@ export interface ReaderProtocol {
      * loads: shown where pdf.js will draw that page until it has (openingImage.ts). Not sent when the first
      * HTML carried it already.
      */
-    pageImage: { page: number; widthPt: number; heightPt: number; scale: string | null; png: ArrayBuffer };
+    pageImage: { page: number; widthPt: number; heightPt: number; scale: string | null; webp: ArrayBuffer };
   };
   pageEvents: {
     /** The first page drew; `ms` since the page script started, and when each step before it ended. */

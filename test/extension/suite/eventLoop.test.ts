@@ -14,6 +14,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { StudyBridgeApi } from '../../../src/extension';
 import { distinctCopy } from '../../helpers/distinctPdf';
+import { readReaderPicture } from '../../../src/server/cache/readerPictures';
 import { outDir } from './signals';
 import { eventually } from './eventually';
 
@@ -76,6 +77,9 @@ describe('The window stays responsive while its bridge works (event-loop delay, 
       }, `book ${id} read`, 240_000);
     }
     const importMs = performance.now() - t0;
+    // The window's bridge rendered each new book's first page, for the reader's first opening of it.
+    const unpictured = ids.filter((id) => readReaderPicture(api.dataDir, id, 1) === undefined);
+    assert.deepEqual(unpictured, [], 'every book read has its first page as the opening picture');
     const cp = await api.checkpoint();
     h.disable();
     const ms = (ns: number) => Math.round(ns / 1e5) / 10;

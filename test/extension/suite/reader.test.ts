@@ -41,6 +41,7 @@ const openFigures = (s: PdfReaderSession) => ({
   firstImageSource: s.firstImageSource,
   imageJumpPx: s.imageJumpPx,
   imageSentMs: s.imageSentMs,
+  htmlImagePage: s.htmlImagePage,
   webviewImageArrivedMs: s.webviewImageArrivedMs,
 });
 
