@@ -54,6 +54,7 @@ const options = {
 // ── webview scripts: browser bundles a webview loads through asWebviewUri (dist/webview/<name>.js) ──
 const webviews = [
   { in: 'src/webviews/mindMap/main.ts', out: 'webview/mindMap' },
+  { in: 'src/webviews/pdfReader/boot.ts', out: 'webview/pdfReaderBoot' },
   { in: 'src/webviews/pdfReader/main.ts', out: 'webview/pdfReader' },
   { in: 'src/webviews/resultEditor/main.ts', out: 'webview/resultEditor' },
   { in: 'src/webviews/review/main.ts', out: 'webview/review' },

@@ -72,6 +72,10 @@ export class PdfReaderSession implements vscode.Disposable {
   webviewImageArrivedMs: number | undefined;
   /** Milliseconds from the request to the picture rendered and sent (when the first HTML did not carry it). */
   imageSentMs: number | undefined;
+  /** Milliseconds from the request to the first HTML written, to the webview's document start, and to its script's start. */
+  htmlMs: number | undefined;
+  documentMs: number | undefined;
+  scriptMs: number | undefined;
   /** How far pdf.js's canvas stood from the picture it replaced (px; 0: no jump). */
   imageJumpPx: number | undefined;
   highlightCount = 0;
@@ -109,6 +113,7 @@ export class PdfReaderSession implements vscode.Disposable {
     );
     const book = ReaderBookFile.open(uri, () => vscode.workspace.fs.readFile(uri));
     webview.html = pdfReaderHtml(webview, deps.extensionUri, this.firstPaint(intent));
+    this.htmlMs = Math.round(performance.now() - this.openedAt);
     void this.start(book, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
@@ -232,6 +237,11 @@ export class PdfReaderSession implements vscode.Disposable {
       this.webviewPhases ??= m.phases;
       this.bytesAtFirstRender ??= this.bytesSent;
       this.imageJumpPx ??= m.imageJumpPx;
+      // Both processes count from the epoch (performance.timeOrigin), so the webview's document start places on the host's clock.
+      if (m.docAt !== undefined && this.documentMs === undefined) {
+        this.documentMs = Math.round(m.docAt - (performance.timeOrigin + this.openedAt));
+        this.scriptMs = m.scriptMs === undefined ? undefined : this.documentMs + m.scriptMs;
+      }
       this.rendered.fire();
     });
     c.on('firstImage', (m) => {

@@ -54,10 +54,11 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
   let held: { topicid: string; until: number } | undefined;
   /** Selects (and, on a click, expands) a set in the Study Sets view; `forAgent`: its selection event is not the person's. */
   const revealSet = async (topicid: string, opts: { expand: boolean; forAgent?: boolean }) => {
-    const node = getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined;
+    const setNode = async () => (getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined);
+    const node = await setNode();
     if (!node) return;
     if (opts.forAgent) selectedForAgent = node.id;
-    await revealSettled(trees.studySets, views.studySets, node, { select: true, focus: false, expand: opts.expand });
+    await revealSettled(trees.studySets, views.studySets, setNode, { select: true, focus: false, expand: opts.expand });
   };
   const disposables: vscode.Disposable[] = [
     revealer,

@@ -45,8 +45,8 @@ export class CardRevealer implements vscode.Disposable {
     const client = this.getClient();
     if (!p || !client) return false;
     const set = (await client.listStudySets()).find((s) => s.topicid === p.topicid);
-    const node = set ? await this.provider.cardNode(client, set, p.noteid) : undefined;
-    if (!node || this.pending !== p) return false;
+    const node = () => (set ? this.provider.cardNode(client, set, p.noteid) : Promise.resolve(undefined));
+    if (!(await node()) || this.pending !== p) return false;
     await revealSettled(this.tree, this.provider, node, { select: true, focus: false, expand: false });
     return true;
   }

@@ -251,13 +251,16 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
   }
 }
 
+/** When the reader's steps ended, in ms from the request: the first HTML written, the webview's document and script started. */
+type Steps = { htmlMs?: number; documentMs?: number; scriptMs?: number; webviewPhases?: Record<string, unknown> };
+
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
   const r = metrics.reader as
     | {
         firstRenderMs?: number;
         webviewFirstRenderMs?: number;
-        webviewPhases?: Record<string, number>;
+        webviewPhases?: Record<string, unknown>;
         firstImageMs?: number;
         webviewFirstImageMs?: number;
         firstImageSource?: string;
@@ -265,7 +268,10 @@ export function readerSummary(metrics: Record<string, unknown>): string {
         imageSentMs?: number;
         htmlImagePage?: number;
         webviewImageArrivedMs?: number;
-        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number };
+        htmlMs?: number;
+        documentMs?: number;
+        scriptMs?: number;
+        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number } & Steps;
         bytesAtFirstPage?: number;
         bytesSentByNow?: number;
         bookBytes?: number;
@@ -280,12 +286,15 @@ export function readerSummary(metrics: Record<string, unknown>): string {
       ? `not shown (pdf.js drew first${x.imageSentMs === undefined ? '' : `; rendered and sent ${x.imageSentMs} ms after opening`}${x.htmlImagePage === undefined ? '' : `; page ${x.htmlImagePage} was in the first HTML`})`
       : `${x.firstImageMs} ms after opening, webview script start → image ${x.webviewFirstImageMs} ms (${x.firstImageSource === 'html' ? 'cached, in the first HTML' : `rendered, sent ${x.imageSentMs ?? '?'} ms after opening, in the webview ${x.webviewImageArrivedMs ?? '?'} ms after its script start`}; canvas vs image ${x.imageJumpPx ?? '?'} px)`;
   const o = r.reopen;
-  const phases = r.webviewPhases ? Object.entries(r.webviewPhases).map(([k, v]) => `${k} ${v}`).join(', ') : '';
+  const phasesOf = (x: Steps) => (x.webviewPhases ? Object.entries(x.webviewPhases).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : '');
+  const steps = (x: Steps) =>
+    `  reader:       (open → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms)\n` +
+    (x.webviewPhases ? `  reader:       in the webview, ms from its script start: ${phasesOf(x)}\n` : '');
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +
     `  reader:     first page visible (image) ${image(r)}\n` +
-    (o ? `  reader:     reopened at page ${o.page}: pdf.js drew it ${o.firstRenderMs ?? '?'} ms after opening (script start → page ${o.webviewFirstRenderMs ?? '?'} ms); image ${image(o)}\n` : '') +
-    (phases ? `  reader:     in the webview, ms from its script start: ${phases}\n` : '') +
+    steps(r) +
+    (o ? `  reader:     reopened at page ${o.page}: pdf.js drew it ${o.firstRenderMs ?? '?'} ms after opening (script start → page ${o.webviewFirstRenderMs ?? '?'} ms); image ${image(o)}\n` + steps(o) : '') +
     (r.bookBytes ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n` : '') +
     (probe
       ? `  reader:     webview resource loader, Range bytes=0-1023 of a ${probe.fullBytes}-byte asset: HTTP ${probe.status}, ${probe.rangeBytes} bytes, Content-Range ${probe.contentRange ?? '-'} (${probe.rangeBytes === 1024 ? 'honoured' : 'NOT honoured'}); plain GET Accept-Ranges ${probe.fullAcceptRanges ?? '-'}, Content-Length ${probe.fullContentLength ?? '-'}\n`

@@ -3,44 +3,22 @@
 // The PDF reader's webview: pdf.js's viewer components (continuous scroll, text
 // layer, find controller; only visible pages render) plus the study set's card
 // highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
-import { PageChannel } from '../channel/pageChannel';
-import { READER_CHUNK_BYTES, type OpenPhases, type OutlineEntry, type ReaderProtocol } from './protocol';
+import { READER_CHUNK_BYTES, type OutlineEntry, type ReaderProtocol } from './protocol';
 import { bookTransport, rangeStats } from './bookRange';
 import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
 import { PageToneButton } from './pageTone';
-import { OpeningImage } from './openingImage';
+import { takeBoot } from './bootHandoff';
 
 type Events = ReaderProtocol['hostEvents'];
 
-const started = performance.now();
-const phases: OpenPhases = {};
-const mark = (step: keyof OpenPhases) => (phases[step] ??= Math.round(performance.now() - started));
-const host = new PageChannel<ReaderProtocol>();
-const opening = new OpeningImage(started, (m) => host.notify('firstImage', m));
+// boot.ts ran first: the channel, the opening picture and pdf.js's worker are its.
+const { started, phases, host, opening, workerPort, viewerStyles } = takeBoot();
+const mark = (step: Exclude<keyof typeof phases, 'loaded' | 'nav'>) => (phases[step] ??= Math.round(performance.now() - started));
+mark('main');
 const assets = document.body.dataset.assets ?? '';
-/**
- * A webview asset, asked again when the request fails: VS Code's webview resource loader sometimes drops one on
- * a fresh webview (on 1.139 the worker script's fetch failed with "Failed to fetch" and the book never opened).
- */
-async function fetchAsset(url: string, tries = 3): Promise<Blob> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return await r.blob();
-      throw new Error(`${url.split('/').pop()}: HTTP ${r.status}`);
-    } catch (err) {
-      if (attempt >= tries) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-    }
-  }
-}
-// The worker must run inside the webview: its script is fetched and started from a blob URL (CSP worker-src blob:).
-const workerPort = fetchAsset(document.body.dataset.worker ?? '')
-  .then((b) => new Worker(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))))
-  .finally(() => mark('worker'));
 
 type PdfJsLib = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
 type ViewerLib = typeof import('pdfjs-dist/legacy/web/pdf_viewer.mjs', { with: { 'resolution-mode': 'import' } });
@@ -54,11 +32,10 @@ async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
   mark('libs');
   return { lib, viewer };
 }
-// Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker is started
-// first, from its preloaded script, so that it compiles its own code meanwhile (not waited on for long), and
-// after the opening picture of the first HTML has painted.
+// Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker, started by
+// boot.ts, gets a head start to compile its own code meanwhile (not waited on for long).
 const WORKER_HEAD_START_MS = 250;
-const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(() => opening.painted).then(loadPdfJs);
+const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(loadPdfJs);
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;
@@ -92,6 +69,7 @@ async function open(msg: Events['open']): Promise<void> {
   mark('open');
   const { lib, viewer: V } = await libs;
   lib.GlobalWorkerOptions.workerPort = await workerPort;
+  await viewerStyles;
   const eventBus = new V.EventBus();
   const linkService = new V.PDFLinkService({ eventBus });
   const findController = new V.PDFFindController({ eventBus, linkService });
@@ -114,9 +92,18 @@ async function open(msg: Events['open']): Promise<void> {
     if (!firstRenderSent) {
       firstRenderSent = true;
       mark('page');
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+      phases.html = Math.round(nav?.responseEnd ?? 0) - Math.round(started);
+      // Diagnostic (ms from the document's start): where VS Code's fake.html navigation waited.
+      if (nav) phases.nav = { worker: Math.round(nav.workerStart), fetch: Math.round(nav.fetchStart), request: Math.round(nav.requestStart), response: Math.round(nav.responseStart), end: Math.round(nav.responseEnd), domContentLoaded: Math.round(nav.domContentLoadedEventStart) };
+      phases.loaded = Object.fromEntries(
+        (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+          .filter((e) => /\.(css|js)$/.test(e.name))
+          .map((e) => [e.name.split('/').pop() ?? e.name, Math.round(e.responseEnd - started)]),
+      );
       phases.ranges = rangeStats.requests;
       phases.rangeMeanMs = rangeStats.requests ? Math.round(rangeStats.totalMs / rangeStats.requests) : 0;
-      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases, imageJumpPx });
+      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases, imageJumpPx, docAt: performance.timeOrigin, scriptMs: Math.round(started) });
       showOutlineSoon();
     }
   });

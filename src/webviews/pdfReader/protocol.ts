@@ -69,6 +69,12 @@ export interface BookBytes {
 
 /** When the page reached each step of opening a book, in ms since its script started (the suite prints them). */
 export interface OpenPhases {
+  /** The big script (pdf.js and main.ts) started, after boot.ts's picture painted. */
+  main?: number;
+  /** The document's HTML had arrived, and each of the page's files had loaded (by file name): negative, before the first script. */
+  html?: number;
+  loaded?: Record<string, number>;
+  nav?: Record<string, number>;
   /** pdf.js's modules evaluated. */
   libs?: number;
   /** The pdf.js worker started (its script fetched through the webview's resource loader). */
@@ -107,7 +113,8 @@ export interface ReaderProtocol {
   };
   pageEvents: {
     /** The first page drew; `ms` since the page script started, and when each step before it ended. */
-    firstRender: { page: number; ms: number; phases?: OpenPhases; imageJumpPx?: number };
+    /** `docAt`: the page's document start (epoch ms, performance.timeOrigin); `scriptMs`: its script's start after that. */
+    firstRender: { page: number; ms: number; phases?: OpenPhases; imageJumpPx?: number; docAt?: number; scriptMs?: number };
     /**
      * The opening picture became visible: `ms` since the script started (below 0: the first HTML showed it
      * before), `ago` ms before this message; `source`: the first HTML or a `pageImage`, which `arrived` then.
@@ -144,8 +151,9 @@ export const READER_CHUNK_BYTES = 256 * 1024;
 /** The largest range the page may ask for at once (pdf.js merges adjacent chunks into one request). */
 export const READ_RANGE_MAX = 16 * 1024 * 1024;
 
+const optionalNumber = (x: unknown) => x === undefined || Number.isFinite(x);
 export const readerGuards = {
-  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object'), imageJumpPx: (x: unknown) => x === undefined || Number.isFinite(x) }),
+  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object'), imageJumpPx: optionalNumber, docAt: optionalNumber, scriptMs: optionalNumber }),
   firstImage: fields({ page: isInt, ms: Number.isFinite, ago: Number.isFinite, source: (x: unknown) => x === 'html' || x === 'channel', arrived: (x: unknown) => x === undefined || Number.isFinite(x) }),
   page: fields({ page: isInt, pageCount: isInt, scale: isString }),
   tone: fields({ tone: (v: unknown) => PAGE_TONES.includes(v as PageTone) }),
