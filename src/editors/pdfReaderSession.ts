@@ -76,6 +76,9 @@ export class PdfReaderSession implements vscode.Disposable {
   htmlMs: number | undefined;
   documentMs: number | undefined;
   scriptMs: number | undefined;
+  /** Milliseconds from the request to the book's ends read and `open` sent (queued until ready), and to the page's `ready`. */
+  openSentMs: number | undefined;
+  readyMs: number | undefined;
   /** How far pdf.js's canvas stood from the picture it replaced (px; 0: no jump). */
   imageJumpPx: number | undefined;
   highlightCount = 0;
@@ -106,6 +109,7 @@ export class PdfReaderSession implements vscode.Disposable {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
     this.channel = new HostChannel<ReaderProtocol>(webview, { guards: readerGuards, log: (m) => deps.log.warn(m) });
     this.listen();
+    this.channel.onReady(() => (this.readyMs ??= Math.round(performance.now() - this.openedAt)));
     this.disposables.push(
       this.channel,
       panel.onDidDispose(() => this.dispose()),
@@ -169,6 +173,7 @@ export class PdfReaderSession implements vscode.Disposable {
       scale: spot?.scale ?? null,
       tone: this.deps.memory.tone(),
     });
+    this.openSentMs = Math.round(performance.now() - this.openedAt);
     if (intent.noteid) this.channel.notify('goto', { page: this.page, noteid: intent.noteid });
     this.deps.onPage(this);
     if (!this.topicid) {

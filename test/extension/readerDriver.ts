@@ -252,7 +252,7 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 }
 
 /** When the reader's steps ended, in ms from the request: the first HTML written, the webview's document and script started. */
-type Steps = { htmlMs?: number; documentMs?: number; scriptMs?: number; webviewPhases?: Record<string, unknown> };
+type Steps = { htmlMs?: number; documentMs?: number; scriptMs?: number; openSentMs?: number; readyMs?: number; webviewPhases?: Record<string, unknown> };
 
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
@@ -288,7 +288,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   const o = r.reopen;
   const phasesOf = (x: Steps) => (x.webviewPhases ? Object.entries(x.webviewPhases).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : '');
   const steps = (x: Steps) =>
-    `  reader:       (open → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms)\n` +
+    `  reader:       (open → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms; the host had the book's ends at ${x.openSentMs ?? '?'} ms, the page's ready at ${x.readyMs ?? '?'} ms)\n` +
     (x.webviewPhases ? `  reader:       in the webview, ms from its script start: ${phasesOf(x)}\n` : '');
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +

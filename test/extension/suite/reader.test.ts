@@ -46,6 +46,8 @@ const openFigures = (s: PdfReaderSession) => ({
   htmlMs: s.htmlMs,
   documentMs: s.documentMs,
   scriptMs: s.scriptMs,
+  openSentMs: s.openSentMs,
+  readyMs: s.readyMs,
   webviewPhases: s.webviewPhases,
 });
 
