@@ -1,14 +1,10 @@
 import type { RouteResponse } from '../server/http/routeTable';
 import type { deckImportResponse } from '../server/routes/ankiPackages';
+import type { Requester } from './requester';
 
 /** Anki packages in and out of review decks (POST /decks/import, GET /decks/{id}/apkg). */
 export type AnkiImportResult = RouteResponse<typeof deckImportResponse>;
 
-/** The client's request methods (bridgeClient.ts), named here so the facade and this file do not import each other. */
-interface Requester {
-  request<T>(method: 'GET' | 'POST', path: string, opts?: { bytes?: Uint8Array; query?: Record<string, string | number | undefined> }): Promise<T>;
-  raw(method: 'GET' | 'POST', path: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
-}
 
 export class AnkiApi {
   constructor(private readonly http: Requester) {}

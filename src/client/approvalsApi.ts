@@ -1,5 +1,6 @@
 import type { RouteResponse } from '../server/http/routeTable';
 import type { approvalListResponse, approvalResponse } from '../server/routes/approvals';
+import type { Requester } from './requester';
 
 /**
  * Approvals, for the owner (the VS Code extension): the agent calls held for
@@ -10,10 +11,6 @@ export type ApprovalList = RouteResponse<typeof approvalListResponse>;
 export type PendingApproval = ApprovalList['approvals'][number];
 export type DecidedApproval = RouteResponse<typeof approvalResponse>;
 
-/** The client's request method (bridgeClient.ts), named here so the facade and this file do not import each other. */
-interface Requester {
-  request<T>(method: 'GET' | 'POST', path: string, opts?: { body?: unknown }): Promise<T>;
-}
 
 export class ApprovalsApi {
   constructor(private readonly client: Requester) {}

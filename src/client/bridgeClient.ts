@@ -13,6 +13,9 @@ import { ReviewApi } from './reviewApi';
 import { TokensApi, type AgentScope } from './tokensApi';
 import { ApprovalsApi } from './approvalsApi';
 import { AnkiApi } from './ankiApi';
+import type { RawResponse, RequestOptions, Requester, Success } from './requester';
+
+export type { RawResponse, RequestOptions, Success } from './requester';
 
 /**
  * Typed client of the bridge over fetch: the one way code outside the server
@@ -36,12 +39,6 @@ export class BridgeClientError extends Error {
     super(`${status} ${code}: ${message}`);
     this.name = 'BridgeClientError';
   }
-}
-
-export interface Success {
-  bridgeApiVersion: string;
-  ignoredFields?: string[];
-  warnings?: unknown[];
 }
 
 export type StatusResponse = RouteResponse<typeof statusResponse>;
@@ -97,32 +94,13 @@ export interface PagesResult extends Success {
   [key: string]: unknown;
 }
 
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  /** Raw bytes instead of a JSON body (uploads). */
-  bytes?: Uint8Array;
-  headers?: Record<string, string>;
-  /** Send no Authorization header. */
-  anonymous?: boolean;
-  signal?: AbortSignal;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  bytes: Buffer;
-  text(): string;
-  json<T = unknown>(): T;
-}
-
 export interface ClientOptions {
   baseUrl: string;
   /** The owner token (data dir's token file) acts as the person; an agent token as that agent. */
   token?: string;
 }
 
-export class BridgeClient {
+export class BridgeClient implements Requester {
   readonly baseUrl: string;
   readonly token: string | undefined;
   /** Card trees, cards, snapshots, deck cards, the change feed. */

@@ -12,7 +12,7 @@ import type {
   resultRequest,
 } from '../server/routes/bundleShapes';
 import type { BundleManifest } from '../server/bundles/bundleFiles';
-import type { BridgeClient, RawResponse } from './bridgeClient';
+import type { RawResponse, Requester } from './requester';
 
 /**
  * Bundles (splitting a book into cards) through the typed client: list,
@@ -45,7 +45,6 @@ export type PrepareResult = RouteResponse<typeof prepareResponse>;
 /** The result options of check and submit, from the routes' schema. */
 export type ResultOptions = z.input<typeof resultRequest>;
 
-type Requester = Pick<BridgeClient, 'request' | 'raw'>;
 const seg = encodeURIComponent;
 
 export class BundlesApi {

@@ -7,7 +7,7 @@ import type { snapshotCreateResponse, snapshotListResponse, restoreResponse } fr
 import type { createNoteRequest, noteCreateResponse, notePaletteResponse, treeResponse } from '../server/routes/studySetCards';
 import type { commentResponse, titleResponse } from '../server/routes/noteEdits';
 import type { deleteResponse } from '../server/routes/noteStructure';
-import type { BridgeClient } from './bridgeClient';
+import type { Requester } from './requester';
 
 /**
  * The card library through the typed client: trees, cards, snapshots, deck
@@ -54,7 +54,6 @@ export interface ChangedNode {
   operations: unknown;
 }
 
-type Requester = Pick<BridgeClient, 'request'>;
 const seg = encodeURIComponent;
 
 export class CardsApi {

@@ -1,5 +1,7 @@
-import type { BridgeClient, Success } from './bridgeClient';
-import type { CreatedCard, SourceAnchor } from './cardsApi';
+import type { RouteResponseItem } from '../server/http/routeTable';
+import type { studySetDocumentsResponse, studySetListResponse } from '../server/routes/studySets';
+import type { CardsApi, CreatedCard, SourceAnchor } from './cardsApi';
+import type { Requester, Success } from './requester';
 
 /**
  * What the PDF reader asks of the bridge: where a library document's file is,
@@ -28,7 +30,12 @@ export interface ExcerptCard {
   excerpt: { bookmd5: string; page: number; text: string; rect: { x: number; y: number; width: number; height: number } };
 }
 
-type Http = Pick<BridgeClient, 'request' | 'listStudySets' | 'studySetDocuments' | 'cards'>;
+/** The client's requests, and the reads of sets and cards this API builds on (BridgeClient has them all). */
+interface Http extends Pick<Requester, 'request'> {
+  cards: Pick<CardsApi, 'tree' | 'batchGetAll'>;
+  listStudySets(): Promise<Array<RouteResponseItem<typeof studySetListResponse, 'studySets'>>>;
+  studySetDocuments(topicid: string): Promise<Array<RouteResponseItem<typeof studySetDocumentsResponse, 'documents'>>>;
+}
 const seg = encodeURIComponent;
 
 export class ReaderApi {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { gradeRequest } from '../server/routes/deckCards';
 import type { DeckReviews } from '../server/decks/deckReviews';
 import type { ReviewRating } from '../server/decks/deckScheduling';
-import type { BridgeClient, Success } from './bridgeClient';
+import type { Requester, Success } from './requester';
 
 /**
  * Studying a deck through the typed client: what is due (both sides
@@ -19,7 +19,6 @@ export type ReviewLog = Success & ReturnType<DeckReviews['logs']>;
 /** POST /decks/{id}/reviews's body, from the route's schema. */
 export type GradeRequest = z.input<typeof gradeRequest>;
 
-type Requester = Pick<BridgeClient, 'request'>;
 const seg = encodeURIComponent;
 
 export class ReviewApi {

@@ -1,5 +1,6 @@
 import type { RouteResponse } from '../server/http/routeTable';
 import type { tokenIssueResponse, tokenListResponse, tokenRevokeResponse } from '../server/routes/tokens';
+import type { Requester } from './requester';
 
 /**
  * Agent tokens, for the owner (the VS Code extension, the CLI): list, make,
@@ -10,10 +11,6 @@ export type AgentToken = TokenList['tokens'][number];
 export type IssuedToken = RouteResponse<typeof tokenIssueResponse>;
 export type AgentScope = AgentToken['scope'];
 
-/** The client's request method (bridgeClient.ts), named here so the facade and this file do not import each other. */
-interface Requester {
-  request<T>(method: 'GET' | 'POST', path: string, opts?: { body?: unknown }): Promise<T>;
-}
 
 export class TokensApi {
   constructor(private readonly client: Requester) {}
