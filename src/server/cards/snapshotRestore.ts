@@ -6,9 +6,11 @@ import type { Store } from '../store/store';
 import type { UiHost } from '../ui/uiHost';
 import { currentCardsSince } from './cardEdits';
 import { type Db, inList, recordOperation } from './noteRows';
-import { idsTakenElsewhere, parseContent, readCardsJson, readSnapshotBytes, type SnapshotContent, toJson, writeBackContent } from './snapshotContent';
+import { readCardsJson, type SnapshotContent, toJson } from './snapshotContent';
 import type { SnapshotFiles } from './snapshotFiles';
-import { getSnapshot, readStoredSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
+import type { SnapshotView } from './snapshotView';
+import { idsTakenElsewhere, writeBackContent } from './snapshotWriteBack';
+import { getSnapshot, openStoredSnapshot, snapshotLabel, type SnapshotRow, writeSnapshotTx } from './snapshots';
 
 /**
  * Restoring a snapshot: the set's cards become exactly the snapshot's cards.
@@ -18,6 +20,7 @@ import { getSnapshot, readStoredSnapshot, snapshotLabel, type SnapshotRow, write
  * (unless force), and a protection snapshot of the current state first.
  * Both read the snapshot's content first: a missing or damaged content file
  * answers 422 SNAPSHOT_UNREADABLE before anything is looked at or changed.
+ * Of its cards, only those the answer needs are parsed (snapshotView.ts).
  */
 
 export const NOT_COVERED = ['document tables of contents'] as const;
@@ -29,7 +32,7 @@ export interface ChangedNode {
 }
 
 /** Cards the person (actor 'user') changed after the snapshot, with what they did to each, in log order. */
-function userEditsSince(db: Db, snap: SnapshotRow, content: () => SnapshotContent): ChangedNode[] {
+function userEditsSince(db: Db, snap: SnapshotRow, content: SnapshotView): ChangedNode[] {
   const ops = db.all<{ kind: string; note_ids: string }>(`SELECT kind, note_ids FROM operations WHERE topicid = ? AND op_seq > ? AND actor = 'user' ORDER BY op_seq`, [
     snap.topicid,
     snap.op_seq,
@@ -49,8 +52,9 @@ function userEditsSince(db: Db, snap: SnapshotRow, content: () => SnapshotConten
     for (const r of db.all<{ noteid: string; title: string }>(`SELECT noteid, title FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk)) titles.set(r.noteid, r.title);
   }
   // A card the person deleted since is named by its title in the snapshot.
-  if (ids.some((id) => !titles.has(id))) {
-    for (const n of content().notes) if (kinds.has(n.noteid) && !titles.has(n.noteid)) titles.set(n.noteid, n.title);
+  const gone = new Set(ids.filter((id) => !titles.has(id)));
+  if (gone.size) {
+    for (const n of content.cards(gone).notes) if (gone.has(n.noteid)) titles.set(n.noteid, n.title);
   }
   return ids.map((noteid) => ({ noteid, title: titles.get(noteid) ?? '', operations: kinds.get(noteid)! }));
 }
@@ -65,8 +69,8 @@ async function setInUse(ui: UiHost, topicid: string): Promise<boolean> {
 export async function previewRestore(store: Store, files: SnapshotFiles, ui: UiHost, snapshotId: string) {
   const snap = getSnapshot(store, snapshotId);
   assertStudySet(store, snap.topicid);
-  const json = readStoredSnapshot(store, files, snap); // a preview of an unreadable snapshot says so
-  const changedNodes = userEditsSince(store, snap, () => parseContent(json));
+  const content = openStoredSnapshot(store, files, snap); // a preview of an unreadable snapshot says so
+  const changedNodes = userEditsSince(store, snap, content);
   return {
     snapshotId,
     topicid: snap.topicid,
@@ -85,16 +89,17 @@ export async function previewRestore(store: Store, files: SnapshotFiles, ui: UiH
 
 /**
  * Re-reads the cards the restore rewrote and compares them with the
- * snapshot's rows, table by table (on the columns the snapshot has); the
- * others were equal already. The set's card count must match too.
+ * snapshot's rows (`c` holds at least theirs), table by table (on the
+ * columns the snapshot has); the others were equal already. The set's card
+ * count must match too.
  */
-function readBackAgrees(db: Db, topicid: string, c: SnapshotContent, rewritten: readonly string[]): boolean {
+function readBackAgrees(db: Db, topicid: string, snap: SnapshotView, c: SnapshotContent, rewritten: readonly string[]): boolean {
   const ids = new Set(rewritten);
   const now = readCardsJson(db, topicid, rewritten);
   const count = db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ?', [topicid])?.n;
-  if (count !== c.notes.length) return false;
+  if (count !== snap.noteIds.length) return false;
   return (['notes', 'texts', 'hashtags', 'parts'] as const).every((t) => {
-    const keys = c[t].length ? Object.keys(c[t][0]) : [];
+    const keys = snap.columns(t);
     const project = (rows: readonly object[]) => rows.map((r) => keys.map((k) => (r as Record<string, unknown>)[k]));
     const wanted = (c[t] as readonly Record<string, unknown>[]).filter((r) => ids.has(String(r.noteid)));
     return toJson(project(now[t])) === toJson(project(wanted));
@@ -111,12 +116,12 @@ export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: Ui
       snapshotId,
     });
   }
-  const content = parseContent(readStoredSnapshot(store, files, snap));
+  const snapshot = openStoredSnapshot(store, files, snap);
   const label = snapshotLabel(snap.kind, snap.description);
 
   return store.write((tx) => {
     // Checked inside the transaction: no edit can slip in between the check and the restore.
-    const changedNodes = userEditsSince(tx, snap, () => content);
+    const changedNodes = userEditsSince(tx, snap, snapshot);
     if (changedNodes.length && !opts.force) {
       throw conflict(
         'USER_EDITS_PRESENT',
@@ -124,17 +129,18 @@ export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: Ui
         { snapshotId, topicid, wouldRestoreToVersion: snap.version, changedNodes },
       );
     }
-    const current = readSnapshotBytes(tx, topicid);
-    const since = currentCardsSince(tx, topicid, snapshotId, content, current);
-    const taken = idsTakenElsewhere(tx, topicid, content, since.ids);
+    const since = currentCardsSince(tx, topicid, snapshotId, snapshot);
+    // Only the cards that can differ are parsed; parsed before the protection snapshot, so a damaged row index writes nothing.
+    const content = since.candidates ? snapshot.cards(since.candidates) : snapshot.full();
+    const taken = idsTakenElsewhere(tx, topicid, snapshot.noteIds, since.ids);
     if (taken.length) {
       throw conflict('SNAPSHOT_CONFLICT', `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`, { noteIds: taken.slice(0, 50) });
     }
     const now = nowIso();
-    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, current);
-    const { rewritten } = writeBackContent(tx, topicid, content, since.current, since.candidates);
+    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, since.data);
+    const { rewritten } = writeBackContent(tx, topicid, content, since.current, since.candidates, new Set(snapshot.noteIds));
     recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
-    if (!readBackAgrees(tx, topicid, content, rewritten)) {
+    if (!readBackAgrees(tx, topicid, snapshot, content, rewritten)) {
       throw new BridgeError('SAVE_FAILED', 500, 'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.', { snapshotId });
     }
     return {

@@ -3,8 +3,10 @@ import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store, WriteTx } from '../store/store';
 import { type Db, lastOperationSeq } from './noteRows';
-import { contentHash, inlineJson, readSnapshotBytes } from './snapshotContent';
+import { type ContentData, contentHash, inlineJson, readSnapshot } from './snapshotContent';
 import { SnapshotFileError, type SnapshotFiles } from './snapshotFiles';
+import type { RowSection } from './snapshotIndex';
+import { type SnapshotView, viewOf } from './snapshotView';
 
 /**
  * Snapshots of a study set's cards. Each is taken inside the transaction
@@ -85,7 +87,7 @@ export interface WrittenSnapshot {
   createdAt: string;
 }
 
-/** Writes a snapshot of the set's current content (`data`: its JSON bytes when the caller has just read them). */
+/** Writes a snapshot of the set's current content (`data`: readSnapshot's answer, and `hash` its hash, when the caller has them already). */
 export function writeSnapshotTx(
   tx: WriteTx,
   files: SnapshotFiles,
@@ -93,10 +95,11 @@ export function writeSnapshotTx(
   kind: SnapshotKind,
   description: string,
   now: string,
-  data: Buffer = readSnapshotBytes(tx, topicid),
+  data: ContentData = readSnapshot(tx, topicid),
+  hash = contentHash(data.bytes),
 ): WrittenSnapshot {
   const noteCount = tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
-  const snapshot = { snapshotId: newId(), noteCount, contentHash: contentHash(data), createdAt: now };
+  const snapshot = { snapshotId: newId(), noteCount, contentHash: hash, createdAt: now };
   // Durable before the row: the journal is written only after this transaction returns.
   files.put(data, snapshot.contentHash);
   tx.run('INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
@@ -119,26 +122,52 @@ export function takeSnapshotTx(tx: WriteTx, files: SnapshotFiles, topicid: strin
 }
 
 /**
- * The snapshot's content JSON: from its file, or inline in the row (a row
- * not migrated yet). A missing or damaged content answers 422
+ * The snapshot's content: from its file, or inline in the row (a row not
+ * migrated yet). A missing or damaged content answers 422
  * SNAPSHOT_UNREADABLE naming the snapshot and what is wrong; nothing else
- * about the set is affected.
+ * about the set is affected. The file is read and checked here; rows are
+ * parsed when asked for (snapshotView.ts), and damage found then answers the
+ * same 422.
  */
-export function readStoredSnapshot(db: Db, files: SnapshotFiles, snap: SnapshotRow): string {
+export function openStoredSnapshot(db: Db, files: SnapshotFiles, snap: SnapshotRow): SnapshotView {
   const inline = db.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [snap.snapshot_id])?.data;
+  const fail = (e: unknown): never => {
+    throw unreadable(files, snap, inline !== undefined, e);
+  };
+  let view: SnapshotView;
   try {
-    return inline !== undefined ? inlineJson(inline) : files.read(snap.content_hash);
+    view = viewOf(inline !== undefined ? inlineJson(inline) : files.open(snap.content_hash));
   } catch (e) {
-    const reason = e instanceof SnapshotFileError ? e.reason : 'corrupt';
-    const problem = (e as Error).message;
-    const where = inline !== undefined ? 'its content stored in the database' : `its content file ${safeDisplayPath(files, snap.content_hash)}`;
-    throw new BridgeError(
-      'SNAPSHOT_UNREADABLE',
-      422,
-      `Snapshot ${snap.snapshot_id} (version ${snap.version} of study set ${snap.topicid}) cannot be read: ${where} ${reason === 'missing' ? 'is missing' : `is damaged (${problem})`}. Nothing was changed. The set's other snapshots are not affected; POST /study-sets/{id}/snapshots takes a new one.`,
-      { snapshotId: snap.snapshot_id, topicid: snap.topicid, version: snap.version, reason, problem, contentHash: snap.content_hash, ...(inline === undefined ? { file: safeDisplayPath(files, snap.content_hash) } : {}) },
-    );
+    return fail(e);
   }
+  const guard = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      return fail(e);
+    }
+  };
+  return {
+    get noteIds() {
+      return guard(() => view.noteIds);
+    },
+    columns: (section: RowSection) => guard(() => view.columns(section)),
+    cards: (ids: ReadonlySet<string>) => guard(() => view.cards(ids)),
+    full: () => guard(() => view.full()),
+    stored: view.stored,
+  };
+}
+
+function unreadable(files: SnapshotFiles, snap: SnapshotRow, inline: boolean, e: unknown): BridgeError {
+  const reason = e instanceof SnapshotFileError ? e.reason : 'corrupt';
+  const problem = (e as Error).message;
+  const where = inline ? 'its content stored in the database' : `its content file ${safeDisplayPath(files, snap.content_hash)}`;
+  return new BridgeError(
+    'SNAPSHOT_UNREADABLE',
+    422,
+    `Snapshot ${snap.snapshot_id} (version ${snap.version} of study set ${snap.topicid}) cannot be read: ${where} ${reason === 'missing' ? 'is missing' : `is damaged (${problem})`}. Nothing was changed. The set's other snapshots are not affected; POST /study-sets/{id}/snapshots takes a new one.`,
+    { snapshotId: snap.snapshot_id, topicid: snap.topicid, version: snap.version, reason, problem, contentHash: snap.content_hash, ...(inline ? {} : { file: safeDisplayPath(files, snap.content_hash) }) },
+  );
 }
 
 const safeDisplayPath = (files: SnapshotFiles, hash: string) => {
@@ -164,8 +193,8 @@ export async function createAgentSnapshot(store: Store, files: SnapshotFiles, to
   assertStudySet(store, topicid);
   const description = stripAgentPrefix(rawDescription);
   return store.write((tx) => {
-    const data = readSnapshotBytes(tx, topicid);
-    const hash = contentHash(data);
+    const data = readSnapshot(tx, topicid);
+    const hash = contentHash(data.bytes);
     const last = lastSnapshot(tx, topicid);
     // Reused only while its content is safe on disk; putting it again repairs a damaged or missing file.
     if (last && last.content_hash === hash && reusable(tx, files, last, data)) {
@@ -180,12 +209,12 @@ export async function createAgentSnapshot(store: Store, files: SnapshotFiles, to
         ],
       };
     }
-    const written = writeSnapshotTx(tx, files, topicid, 'agent', description, nowIso(), data);
+    const written = writeSnapshotTx(tx, files, topicid, 'agent', description, nowIso(), data, hash);
     return { ...toRecord(getSnapshot(tx, written.snapshotId)), created: true };
   });
 }
 
-function reusable(db: Db, files: SnapshotFiles, last: SnapshotRow, data: Buffer): boolean {
+function reusable(db: Db, files: SnapshotFiles, last: SnapshotRow, data: ContentData): boolean {
   if (db.get('SELECT 1 FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [last.snapshot_id])) return true; // inline, not migrated yet
   try {
     files.put(data, last.content_hash);
