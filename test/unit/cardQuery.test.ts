@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import type { Database } from 'sql.js';
+import { rebuildCardIndex } from '../../src/server/cards/cardIndexRebuild';
 import { ftsWholeWords } from '../../src/server/library/librarySearch';
 import { cardIndexBody, cardQuery } from '../../src/server/search/cardIndexText';
 import { bm25Score } from '../../src/server/search/searchRanking';
 import { loadSqlite } from '../../src/server/store/sqlite';
+import { Store } from '../../src/server/store/store';
 import { searchQuery, type QueryPart } from '../../src/server/text/searchTerms';
+import { tempDir } from '../helpers/bridgeFixture';
 
 /**
  * The card index query as it was before multi-part queries put each CJK
@@ -146,5 +150,72 @@ describe('Card index query: each CJK phrase in the top-level AND, ranked as befo
     db.run(`UPDATE notes_fts_content SET c2body = '' WHERE docid = ?`, [card]);
     assert.ok(hits(legacyQuery(parts)!).includes(card), 'the old query decodes 细胞 from the index');
     assert.ok(!hits(cardQuery(parts)!.match).includes(card), 'the new query defers 细胞');
+  });
+});
+
+describe('Card index automerge: cards written one by one stay in few segments, answered alike', function () {
+  this.timeout(60_000);
+  const PLAIN = 'CREATE VIRTUAL TABLE %s USING fts4(noteid, topicid, body, tokenize=simple, order=DESC)';
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = tempDir();
+    store = await Store.open(dir, { idleCheckpointMs: 0 });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Card-by-card writes: writes that meet in one group commit are a SAVEPOINT each, which flushes FTS4's pending terms, so each is a segment. */
+  const writeCards = (tables: readonly string[], n = 600) =>
+    Promise.all(
+      corpus()
+        .slice(0, n)
+        .map((b, i) => store.write((tx) => tables.forEach((t) => tx.run(`INSERT INTO ${t}(noteid, topicid, body) VALUES (?, ?, ?)`, [`N${i}`, 'T', cardIndexBody(b)])))),
+    );
+  const segments = (t: string) => store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}_segdir`)!.n;
+  /** Every query's matches as librarySearch.ts ranks them, whole-word form too. */
+  const answers = (t: string) =>
+    QUERIES.flatMap((q) => {
+      const { match, rank } = cardQuery(searchQuery(q))!;
+      return [match, ftsWholeWords(match)].map((m) =>
+        store
+          .all<{ docid: number; mi: Uint8Array }>(`SELECT docid, matchinfo(${t}, 'pcnaly') AS mi FROM ${t} WHERE ${t} MATCH ? ORDER BY docid DESC`, [m])
+          .map((r) => [r.docid, bm25Score(r.mi, rank)] as const)
+          .sort((a, b) => b[1] - a[1]),
+      );
+    });
+
+  it('a new data dir makes the index with automerge=4: a few segments, the same cards, scores and order as a table without it', async () => {
+    await rebuildCardIndex(store);
+    assert.equal(store.get<{ value: number }>('SELECT value FROM notes_fts_stat WHERE id = 2')?.value, 4, "FTS4 keeps 'automerge=4' with the table");
+    await store.write((tx) => tx.run(PLAIN.replace('%s', 'plain_fts')));
+    await writeCards(['notes_fts', 'plain_fts']);
+    assert.ok(segments('plain_fts') >= 15, `without automerge: ${segments('plain_fts')} segments`);
+    assert.ok(segments('notes_fts') <= 6, `with automerge: ${segments('notes_fts')} segments`);
+    const want = answers('plain_fts');
+    assert.deepEqual(answers('notes_fts'), want);
+    assert.ok(want.flat().length > 3000, `compared ${want.flat().length} rows`);
+    const both = cardQuery(searchQuery('叶绿体 细胞'))!;
+    assert.ok(store.all(`SELECT docid FROM notes_fts WHERE notes_fts MATCH ?`, [both.match]).length > 20, '叶绿体 细胞 finds its cards');
+  });
+
+  it("an index kept before automerge ('2') takes the setting and merges what it holds at start, rows and answers unchanged", async () => {
+    await store.write((tx) => {
+      tx.run('DROP TABLE IF EXISTS notes_fts');
+      tx.run(PLAIN.replace('%s', 'notes_fts'));
+      tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('card_index_terms', '2')`);
+    });
+    await writeCards(['notes_fts']);
+    assert.ok(segments('notes_fts') >= 15);
+    const want = answers('notes_fts');
+    const rows = store.all('SELECT docid, c0noteid, c2body FROM notes_fts_content ORDER BY docid');
+    assert.equal(await rebuildCardIndex(store), 0, 'no row written again');
+    assert.ok(segments('notes_fts') <= 4, `${segments('notes_fts')} segments`);
+    assert.equal(store.get<{ value: number }>('SELECT value FROM notes_fts_stat WHERE id = 2')?.value, 4);
+    assert.deepEqual(store.all('SELECT docid, c0noteid, c2body FROM notes_fts_content ORDER BY docid'), rows);
+    assert.deepEqual(answers('notes_fts'), want);
+    assert.equal(await rebuildCardIndex(store), 0);
   });
 });
