@@ -54,6 +54,10 @@ export interface RangeProbe {
   fullContentLength: string | null;
 }
 
+/** A drag this slow that selected nothing went to a window whose input crawls: later selects use the DOM. */
+const SLOW_DRAG_MS = 3_000;
+let dragsLost = false;
+
 /** The line 'select' dragged over, in the workbench page's coordinates. */
 let lastSelected: { x: number; y: number; width: number; height: number } | undefined;
 
@@ -154,13 +158,15 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       const span = spans.nth(target);
       const last = spans.nth(found.end);
       // A drag that lands while the page is still settling (a render, a scroll) selects nothing: a person drags again.
-      // On VS Code 1.139 the drag sometimes never reaches the nested frame (three empty tries in one run): the
-      // last resort selects the same line through the DOM, which the page hears as the same selectionchange.
+      // Sometimes the drag never reaches the nested frame: on VS Code 1.139, and in the suite's first window once its
+      // second window is open (each drag there took 6–8.5 s and selected nothing, three times in a row: 26 s of a
+      // test's 60). The last resort selects the same line through the DOM, which the page hears as the same
+      // selectionchange; after a slow empty drag, later selects go to it at once.
       for (let attempt = 1; ; attempt++) {
         const b = (await span.boundingBox())!;
         const e = found.end === target ? b : (await last.boundingBox())!;
         lastSelected = b;
-        if (attempt > 3) {
+        if (attempt > 2 || dragsLost) {
           await span.evaluate((s, end) => {
             const r = document.createRange();
             r.setStart(s, 0);
@@ -170,13 +176,15 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
           }, await last.elementHandle());
           break;
         }
+        const t0 = Date.now();
         await page.mouse.move(b.x + 1, b.y + b.height / 2);
         await page.mouse.down();
-        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
-        await page.mouse.move(e.x + e.width - 1, e.y + e.height / 2, { steps: 4 });
+        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 2 });
+        await page.mouse.move(e.x + e.width - 1, e.y + e.height / 2, { steps: 2 });
         await page.mouse.up();
         const selected = await span.evaluate(() => document.getSelection()?.toString() ?? '');
         if (selected.trim()) break;
+        if (Date.now() - t0 > SLOW_DRAG_MS) dragsLost = true;
         await sleep(700);
       }
       // The selected text and the line's box in fractions of the page (the test converts with the page size in points).

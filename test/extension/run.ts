@@ -305,7 +305,12 @@ async function main(): Promise<number> {
       `  output:     ${out}\n` +
       `  ${checks.length - failed.length} passing, ${failed.length} failing\n`,
   );
-  if (failed.length) process.stdout.write(`\n  The extension's log at the end of the run:\n${extensionLogTail(join(out, 'vscode-logs'))}`);
+  if (failed.length) {
+    process.stdout.write(`\n  The extension's log at the end of the run:\n${extensionLogTail(join(out, 'vscode-logs'))}`);
+    // Again at the very end: CI keeps only the tail of a run's output.
+    process.stdout.write(`\n  Failed (${failed.length}):\n`);
+    for (const c of failed) process.stdout.write(`  ✘ ${c.title}\n      ${(c.error ?? '').split('\n').slice(0, 4).join('\n      ')}\n`);
+  }
   return failed.length === 0 && checks.length > 0 ? 0 : 1;
 }
 
