@@ -99,7 +99,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     if (!client) throw new UserFacingError(`The bridge is ${bridgeHost.state.mode}. Restart it from the status bar.`);
     return client;
   };
-  const sidebar = createSidebar(getClient, ui);
+  const sidebar = createSidebar(getClient, ui, (m) => log.info(m));
   const { views, trees, revealCard } = sidebar;
   const refreshViews = () => sidebar.refresh();
   context.subscriptions.push(...sidebar.disposables);

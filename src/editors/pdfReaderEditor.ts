@@ -144,7 +144,7 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     // The opening page's picture starts rendering now, while VS Code makes the editor and its webview.
     const spot = this.deps.memory.spot(target.bookmd5);
     if (!target.noteid) this.images.remember(target.bookmd5, uri.fsPath, target.page ?? spot?.page ?? 1, renderScale(spot?.scale));
-    this.intents.set(uri.toString(), { bookmd5: target.bookmd5, topicid: target.topicid, page: target.page, noteid: target.noteid, requestedAt });
+    this.intents.set(uri.toString(), { bookmd5: target.bookmd5, topicid: target.topicid, page: target.page, noteid: target.noteid, requestedAt, foundMs: Math.round(performance.now() - requestedAt) });
     const opened = new Promise<PdfReaderSession>((resolve, reject) => {
       const timer = setTimeout(() => {
         sub.dispose();

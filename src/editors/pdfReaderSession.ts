@@ -11,6 +11,8 @@ import { renderScale, type OpeningImage, type ReaderOpeningImages } from './read
 
 /** Highlights of cards without a colour: the palette's light yellow. */
 const DEFAULT_HIGHLIGHT = NOTE_PALETTE_HEX[0];
+/** A page shown this long without a move is where the person reads: its picture is cached (flipping pages renders nothing). */
+const PICTURE_REST_MS = 2_000;
 
 /** Why the reader opened: the book, the study set it reads for, where to start, a card to show. */
 export interface ReaderIntent {
@@ -20,6 +22,8 @@ export interface ReaderIntent {
   noteid?: string;
   /** performance.now() when the person or an agent asked (the first-render figure counts from here). */
   requestedAt?: number;
+  /** ms from the request until the bridge named the book's file (a figure). */
+  foundMs?: number;
 }
 
 export interface ReaderSessionDeps {
@@ -74,6 +78,9 @@ export class PdfReaderSession implements vscode.Disposable {
   imageSentMs: number | undefined;
   /** Milliseconds from the request to the first HTML written, to the webview's document start, and to its script's start. */
   htmlMs: number | undefined;
+  /** ms from the request: the bridge named the file; VS Code made this editor (a figure: where the wait before the HTML went). */
+  readonly foundMs: number | undefined;
+  readonly resolvedMs: number;
   documentMs: number | undefined;
   scriptMs: number | undefined;
   /** Milliseconds from the request to the book's ends read and `open` sent (queued until ready), and to the page's `ready`. */
@@ -93,6 +100,8 @@ export class PdfReaderSession implements vscode.Disposable {
   private readonly disposed = new vscode.EventEmitter<void>();
   readonly onDidDispose = this.disposed.event;
   private readonly rendered = new vscode.EventEmitter<void>();
+  /** Caches the page's picture once the person rests on it (see listen's 'page'). */
+  private restTimer: ReturnType<typeof setTimeout> | undefined;
   /** Fires when the first page is drawn. */
   readonly onDidRender = this.rendered.event;
 
@@ -103,6 +112,8 @@ export class PdfReaderSession implements vscode.Disposable {
     intent: ReaderIntent,
   ) {
     this.openedAt = intent.requestedAt ?? performance.now();
+    this.foundMs = intent.foundMs;
+    this.resolvedMs = Math.round(performance.now() - this.openedAt);
     this.topicid = intent.topicid;
     this.page = intent.page ?? 1;
     const webview = panel.webview;
@@ -262,6 +273,10 @@ export class PdfReaderSession implements vscode.Disposable {
       this.scale = m.scale;
       this.deps.onPage(this);
       if (this.bookmd5) void this.deps.memory.remember(this.bookmd5, { page: m.page, scale: m.scale }).catch(() => undefined);
+      // The page a person rests on is cached as the next opening's picture now, not only when this reader closes:
+      // the book opened again in another window, or after a reload or a crash (no close ran), shows it at once.
+      clearTimeout(this.restTimer);
+      this.restTimer = setTimeout(() => this.rememberPicture(), PICTURE_REST_MS);
     });
     c.on('tone', (m) => void this.deps.memory.setTone(m.tone).catch(() => undefined));
     c.on('highlightsDrawn', (m) => (this.highlightCount = m.count));
@@ -274,10 +289,16 @@ export class PdfReaderSession implements vscode.Disposable {
     });
   }
 
+  /** Caches the current page's picture (off this thread, at low priority; nothing when it is cached already). */
+  private rememberPicture(): void {
+    if (this.bookmd5 && this.uri.scheme === 'file') this.deps.images.remember(this.bookmd5, this.uri.fsPath, this.page, renderScale(this.scale));
+  }
+
   dispose(): void {
     if (!this.disposables.length) return;
     // The page it was left at opens it next time: its picture is cached now, off this thread.
-    if (this.bookmd5 && this.uri.scheme === 'file') this.deps.images.remember(this.bookmd5, this.uri.fsPath, this.page, renderScale(this.scale));
+    clearTimeout(this.restTimer);
+    this.rememberPicture();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.disposed.fire();
     this.disposed.dispose();

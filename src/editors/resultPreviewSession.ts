@@ -153,7 +153,16 @@ export class ResultPreviewSession implements vscode.Disposable {
       );
     });
     try {
-      return await Promise.race([this.document.save(), timeout]);
+      // save() answers false when VS Code's copy was not dirty (saved meanwhile: the file holds the text) and when
+      // the save did not happen; seen once in the suite on VS Code 1.139 with the document still dirty, so a
+      // failed save is tried once more before the submit gives up.
+      for (let attempt = 1; ; attempt++) {
+        if (await Promise.race([this.document.save(), timeout])) return true;
+        if (!this.document.isDirty) return true;
+        this.deps.log.warn(`result.md: save ${attempt} did not happen (version ${this.document.version}, still unsaved)`);
+        if (attempt >= 2) return false;
+        await new Promise((r) => setTimeout(r, 300));
+      }
     } finally {
       clearTimeout(timer);
     }

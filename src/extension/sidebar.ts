@@ -30,7 +30,7 @@ export interface Sidebar {
  * UI state: what the person selects is what GET /context reports as open, and
  * a card an agent focuses is selected.
  */
-export function createSidebar(getClient: () => BridgeClient | undefined, ui: WorkbenchUi): Sidebar {
+export function createSidebar(getClient: () => BridgeClient | undefined, ui: WorkbenchUi, log: (message: string) => void): Sidebar {
   const views = {
     studySets: new StudySetsProvider(getClient),
     decks: new DecksProvider(getClient),
@@ -44,7 +44,7 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
     bundles: vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
     agents: vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents }),
   };
-  const revealer = new CardRevealer(trees.studySets, views.studySets, getClient);
+  const revealer = new CardRevealer(trees.studySets, views.studySets, getClient, log);
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     await revealer.reveal(studySet, noteid);
   };

@@ -16,20 +16,26 @@ const HOLD_MS = 5000;
  */
 export class CardRevealer implements vscode.Disposable {
   private pending?: { topicid: string; noteid: string; nodeId: string; until: number };
+  /** A reveal is running: the refreshes it makes itself (treeReveal.ts reloads a view behind the library) start no other. */
+  private applying = false;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
     private readonly tree: vscode.TreeView<BridgeNode>,
     private readonly provider: StudySetsProvider,
     private readonly getClient: () => BridgeClient | undefined,
+    private readonly log: (message: string) => void = () => undefined,
   ) {
     this.subscriptions = [
       provider.onDidChangeTreeData(() => {
-        if (this.pending && Date.now() < this.pending.until) setTimeout(() => void this.apply().catch(() => undefined), 100);
+        if (this.pending && !this.applying && Date.now() < this.pending.until) setTimeout(() => void this.apply().catch((err: unknown) => this.failed(err)), 100);
       }),
       tree.onDidChangeSelection((e) => {
         // The person chose something else: stop holding.
-        if (this.pending && e.selection.length && e.selection[0].id !== this.pending.nodeId) this.pending = undefined;
+        if (this.pending && e.selection.length && e.selection[0].id !== this.pending.nodeId) {
+          this.log(`reveal of ${this.pending.nodeId} ended: ${e.selection[0].id} was selected`);
+          this.pending = undefined;
+        }
       }),
     ];
   }
@@ -37,7 +43,14 @@ export class CardRevealer implements vscode.Disposable {
   /** Selects `noteid` of the set (its tree is read if needed); resolves once selected, or false if not found. */
   async reveal(studySet: { topicid: string }, noteid: string): Promise<boolean> {
     this.pending = { topicid: studySet.topicid, noteid, nodeId: `card/${studySet.topicid}/${noteid}`, until: Date.now() + HOLD_MS };
-    return this.apply();
+    return this.apply().catch((err: unknown) => {
+      this.failed(err);
+      throw err;
+    });
+  }
+
+  private failed(err: unknown): void {
+    this.log(`reveal of ${this.pending?.nodeId ?? 'a card'} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 
   private async apply(): Promise<boolean> {
@@ -47,7 +60,12 @@ export class CardRevealer implements vscode.Disposable {
     const set = (await client.listStudySets()).find((s) => s.topicid === p.topicid);
     const node = () => (set ? this.provider.cardNode(client, set, p.noteid) : Promise.resolve(undefined));
     if (!(await node()) || this.pending !== p) return false;
-    await revealSettled(this.tree, this.provider, node, { select: true, focus: false, expand: false });
+    this.applying = true;
+    try {
+      await revealSettled(this.tree, this.provider, node, { select: true, focus: false, expand: false });
+    } finally {
+      this.applying = false;
+    }
     return true;
   }
 

@@ -1,9 +1,13 @@
 import type * as vscode from 'vscode';
 
-/** A tree provider that can say when VS Code has stopped fetching its children. */
+/** A tree provider that can say when VS Code has stopped fetching its children, and reload them. */
 export interface SettlingTree {
   settled(): Promise<void>;
+  refresh(): void;
 }
+
+/** Tries of one reveal; the later ones after a reload of the view and a pause that grows. */
+const ATTEMPTS = 5;
 
 /**
  * TreeView.reveal overlapping the view's own refresh can fail with "Element with id … is already registered":
@@ -11,7 +15,9 @@ export interface SettlingTree {
  * #192055, open). Its maintainers' advice is to reveal once the tree has finished refreshing, which the
  * provider knows (settled); a reveal that still loses the race is tried again. A refresh between reading
  * the node and revealing it leaves VS Code holding another element for its id ("Cannot resolve tree item"):
- * given as a function, the node is read again for each try.
+ * given as a function, the node is read again for each try. The same error comes when an ancestor is newer
+ * than the view's elements (a set an import just made, before the change feed's refresh reached the view):
+ * then the view is reloaded before the next try.
  */
 export async function revealSettled<T>(
   tree: vscode.TreeView<T>,
@@ -26,7 +32,10 @@ export async function revealSettled<T>(
     try {
       return await tree.reveal(target, options);
     } catch (err) {
-      if (attempt >= 3 || !/is already registered|Cannot resolve tree item/.test(String((err as Error)?.message ?? err))) throw err;
+      const message = String((err as Error)?.message ?? err);
+      if (attempt >= ATTEMPTS || !/is already registered|Cannot resolve tree item/.test(message)) throw err;
+      if (message.includes('Cannot resolve tree item')) provider.refresh();
+      await new Promise((r) => setTimeout(r, 100 * attempt));
     }
   }
 }

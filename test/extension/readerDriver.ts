@@ -33,11 +33,9 @@ export type ReaderAction =
    */
   | { action: 'reader'; step: 'range-probe' }
   /**
-   * Bring this workbench window to the front (a person reads in the window they look at). Once the suite had
-   * opened a second window, this one's webviews crawled on VS Code 1.100 (the mind map's page took 3 s to draw
-   * what it draws in 0.1–0.2 s; the 50-page scroll did not finish in 120 s): the figures timed the harness.
-   * Not called by the suites for now: in the first full run with it (after the study UI suite's readers), every
-   * Make Card from the webview's context menu was lost and later clicks into the reader stalled; cause not found.
+   * Bring this workbench window to the front (the suite's second window, a tab of the same browser, sends it to
+   * the background: run.ts). Not called by the suites: in the first full run with it, every Make Card from the
+   * webview's context menu was lost on VS Code 1.100 and later clicks into the reader stalled; cause not found.
    */
   | { action: 'reader'; step: 'front' };
 
@@ -159,8 +157,7 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       const last = spans.nth(found.end);
       // A drag that lands while the page is still settling (a render, a scroll) selects nothing: a person drags again.
       // Sometimes the drag never reaches the nested frame: on VS Code 1.139, and in the suite's first window once its
-      // second window is open (each drag there took 6–8.5 s and selected nothing, three times in a row: 26 s of a
-      // test's 60). The last resort selects the same line through the DOM, which the page hears as the same
+      // second window is open, a background tab then (each drag took 6–8.5 s and selected nothing, three times in a row: 26 s of a test's 60). The last resort selects the same line through the DOM, which the page hears as the same
       // selectionchange; after a slow empty drag, later selects go to it at once.
       for (let attempt = 1; ; attempt++) {
         const b = (await span.boundingBox())!;
@@ -260,7 +257,7 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 }
 
 /** When the reader's steps ended, in ms from the request: the first HTML written, the webview's document and script started. */
-type Steps = { htmlMs?: number; documentMs?: number; scriptMs?: number; openSentMs?: number; readyMs?: number; webviewPhases?: Record<string, unknown> };
+type Steps = { foundMs?: number; resolvedMs?: number; htmlMs?: number; documentMs?: number; scriptMs?: number; openSentMs?: number; readyMs?: number; webviewPhases?: Record<string, unknown> };
 
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
@@ -296,7 +293,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   const o = r.reopen;
   const phasesOf = (x: Steps) => (x.webviewPhases ? Object.entries(x.webviewPhases).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : '');
   const steps = (x: Steps) =>
-    `  reader:       (open → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms; the host had the book's ends at ${x.openSentMs ?? '?'} ms, the page's ready at ${x.readyMs ?? '?'} ms)\n` +
+    `  reader:       (open → file found ${x.foundMs ?? '?'} ms → editor made ${x.resolvedMs ?? '?'} ms → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms; the host had the book's ends at ${x.openSentMs ?? '?'} ms, the page's ready at ${x.readyMs ?? '?'} ms)\n` +
     (x.webviewPhases ? `  reader:       in the webview, ms from its script start: ${phasesOf(x)}\n` : '');
   return (
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +

@@ -17,6 +17,7 @@ export interface RunnerIo {
  * - screenshot:   the same, then save the sidebar (and the page) as `file`
  * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
  *                 answer the input box it opens (its prefilled value is returned)
+ * (screenshot and context-menu first open the rows labelled `expand`, in order, where a reveal left them closed)
  * - webview:      in the webview whose page has `marker` (a CSS selector), click
  *                 `click`, wait for `waitFor` and for every `expect` text, save
  *                 the window as `screenshot`; returns the texts of `read` selectors
@@ -24,8 +25,8 @@ export interface RunnerIo {
  */
 export type UiAction =
   | { action: 'rows'; expect: string[]; timeoutMs?: number }
-  | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number }
-  | { action: 'context-menu'; row: string; item: string; input?: string }
+  | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number; expand?: string[] }
+  | { action: 'context-menu'; row: string; item: string; input?: string; expand?: string[] }
   | { action: 'webview'; marker: string; click?: string; clickShows?: string[]; waitFor?: string; expect?: string[]; read?: string[]; screenshot?: string; timeoutMs?: number }
   | { action: 'notification'; expect: string[]; file: string; statusFile?: string; statusExpect?: string; click?: string };
 
@@ -44,11 +45,31 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`);
     }
   };
+  // A person opens what the extension's reveal left closed (a view refresh in flight can undo an expand).
+  const expandRows = async (labels: string[] = []) => {
+    let after = -1; // each label is looked for below the one before it (another set has a 'Documents' row too)
+    for (const label of labels) {
+      const row = await until(async () => {
+        const rows = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(label)}$`) }) });
+        for (let i = 0; i < (await rows.count()); i++) {
+          if (Number(await rows.nth(i).getAttribute('data-index')) > after) return rows.nth(i);
+        }
+        return undefined;
+      }, 20_000, `the row ${label}`);
+      after = Number(await row.getAttribute('data-index'));
+      for (let attempt = 1; (await row.getAttribute('aria-expanded')) === 'false' && attempt <= 3; attempt++) {
+        log(`expanding ${label} (attempt ${attempt})`);
+        await row.locator('.monaco-tl-twistie').click();
+        await until(async () => ((await row.getAttribute('aria-expanded')) === 'true' ? true : undefined), 3_000, `${label} expanded`).catch(() => undefined);
+      }
+    }
+  };
   switch (a.action) {
     case 'rows':
       return { rows: await waitRows(a.expect, a.timeoutMs) };
     case 'screenshot': {
       if (a.sidebarWidth) await widenSidebar(page, a.sidebarWidth);
+      await expandRows(a.expand);
       const rows = await waitRows(a.expect);
       await sleep(300); // icons and descriptions settle
       const file = join(out, a.file);
@@ -66,8 +87,9 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       // A view refresh landing between the right-click and the menu's click hands the command a stale
       // tree item (no input box then): the person would simply right-click again, and so does the runner.
       for (let attempt = 1; ; attempt++) {
+        await expandRows(a.expand);
         await waitRows([a.row]);
-        const row = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(a.row)}$`) }) }).first();
+        const row = sidebarRow(page, a.row);
         await row.click({ button: 'right' });
         const item = page.locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) }).first();
         await item.waitFor({ state: 'visible', timeout: 10_000 });
@@ -97,6 +119,10 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
     }
   }
 }
+
+/** The sidebar's row labelled exactly `label`. */
+const sidebarRow = (page: Page, label: string) =>
+  page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(label)}$`) }) }).first();
 
 /**
  * notification: waits for the toast with every `expect` text (and a status bar

@@ -69,7 +69,7 @@ describe('Highlights already in PDFs (real VS Code)', () => {
     await revealSettled(api.trees.studySets, api.views.studySets, setNode, { expand: true, select: false, focus: false });
     await revealSettled(api.trees.studySets, api.views.studySets, section, { expand: true, select: false, focus: false });
     await new Promise((r) => setTimeout(r, 1500)); // the refresh the upload started lands before the right-click
-    await askRunner('annotations-import', { action: 'context-menu', row: FILE, item: 'Import Highlights from PDF' });
+    await askRunner('annotations-import', { action: 'context-menu', row: FILE, item: 'Import Highlights from PDF', expand: [SET_TITLE, 'Documents'] });
 
     const tree = await eventually(async () => {
       const t = await agent.cards.tree(topicid);
@@ -90,6 +90,7 @@ describe('Highlights already in PDFs (real VS Code)', () => {
       action: 'screenshot',
       file: 'highlights-imported.png',
       sidebarWidth: 560,
+      expand: [SET_TITLE, 'Documents'],
       expect: [SET_TITLE, FILE, 'All functions are encapsulated', 'Check the pens of group B', 'p. 2'],
     });
     metrics.highlightsImportedRows = shot.rows;

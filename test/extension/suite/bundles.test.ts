@@ -178,7 +178,9 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     const root = await eventually(async () => api.views.studySets.cardNode(agent, set, receipt.rootNoteId), 'the imported root card in the Study Sets view');
     const { revision } = await agent.cards.changes(0, 0);
     await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the import');
-    await eventually(() => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined), 'the editor to select the imported root');
+    await eventually(() => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined), 'the editor to select the imported root').catch((e: Error) => {
+      throw new Error(`${e.message} (${root.id}); selected: ${JSON.stringify(api.trees.studySets.selection.map((n) => n.id))}`);
+    });
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await revealSettled(api.trees.studySets, api.views.studySets, root, { select: true, focus: false, expand: 3 });
     await askRunner('ui-study-sets-after-submit', { action: 'rows', expect: ['What it is', 'Drawing', 'Paths and pens'], timeoutMs: 20_000 });

@@ -43,6 +43,8 @@ const openFigures = (s: PdfReaderSession) => ({
   imageSentMs: s.imageSentMs,
   htmlImagePage: s.htmlImagePage,
   webviewImageArrivedMs: s.webviewImageArrivedMs,
+  foundMs: s.foundMs,
+  resolvedMs: s.resolvedMs,
   htmlMs: s.htmlMs,
   documentMs: s.documentMs,
   scriptMs: s.scriptMs,
@@ -69,6 +71,13 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     await api.whenSettled();
     agent = await suiteAgent(api.dataDir);
   });
+
+  /** The page of the book's cached opening picture (cache/reader-pages), if any. */
+  const cachedPage = () => {
+    const cached = join(api.dataDir, 'cache', 'reader-pages', `${bookmd5}.page`);
+    const bytes = existsSync(cached) ? readFileSync(cached) : undefined;
+    return bytes && (JSON.parse(bytes.subarray(4, 4 + bytes.readUInt32LE(0)).toString('utf8')) as { page: number }).page;
+  };
 
   const linesOf = async (page: number) =>
     (await agent.pages(bookmd5, page)).pages[0].text
@@ -176,6 +185,8 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     }, 'GET /context at page 42');
     assert.deepEqual(ctx.currentPage, { bookmd5, page: 42, mappingAvailable: true });
     assert.deepEqual(ctx.documents, [{ bookmd5, focused: true, page: 42 }]);
+    // Resting on the page caches its picture while the reader is still open (a reload or a crash runs no close).
+    await eventually(() => (cachedPage() === 42 ? true : undefined), 'page 42 cached while the reader is open', 30_000);
   });
 
   it('POST /documents/{id}/locate with navigate:true scrolls the reader to that page', async function () {
@@ -202,11 +213,6 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
     session.panel.dispose();
     await eventually(() => (api.reader.all.some((s) => s.bookmd5 === bookmd5) ? undefined : true), 'the reader closed');
     // Closing cached a picture of the page it was left at (a person reopens a book later than a test does).
-    const cached = join(api.dataDir, 'cache', 'reader-pages', `${bookmd5}.page`);
-    const cachedPage = () => {
-      const bytes = existsSync(cached) ? readFileSync(cached) : undefined;
-      return bytes && (JSON.parse(bytes.subarray(4, 4 + bytes.readUInt32LE(0)).toString('utf8')) as { page: number }).page;
-    };
     await eventually(() => (cachedPage() === left ? true : undefined), `page ${left} cached`, 30_000);
     session = await api.reader.openBook({ bookmd5, topicid });
     // The screenshot once the picture is up: the runner's frame queries while the page loads would time the harness.
