@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge } from '../src/server/bridge';
-import { ftsWholeWords } from '../src/server/library/librarySearch';
+import { ftsWholeWords } from '../src/server/search/cardWindow';
 import { cardQuery } from '../src/server/search/cardIndexText';
 import { bm25Score } from '../src/server/search/searchRanking';
 import { searchQuery } from '../src/server/text/searchTerms';
@@ -93,6 +93,11 @@ async function main() {
       ['光合作用 细胞', 'CJK, 2 words: a rare one (10 cards) and one in all cards'],
       ['叶', 'CJK, a single character: prefix of bigrams'],
     ] as const) {
+      // A term in most cards has its postings built in the background after its first search (commonTerms.ts): timed once, then the steady state.
+      const asked = performance.now();
+      await search.search(q, 'notes', 20);
+      while (search.common?.state.building) await new Promise((r) => setTimeout(r, 5));
+      const built = search.common?.state.ready.length ? `; postings of ${search.common.state.ready.join(', ')} (${(search.common.state.bytes / 1024).toFixed(0)} KB) ready ${(performance.now() - asked).toFixed(0)} ms after the first search` : '';
       const http = await time(() => client.request('GET', '/search', { query: { q, scope: 'notes' } }));
       const alone = await time(() => search.search(q, 'notes', 20));
       // The window's read as librarySearch.ts asks it first (whole words, newest first, 2000 + 1 rows).
@@ -109,7 +114,7 @@ async function main() {
         `${sql.p50.toFixed(1)} / ${sql.p95.toFixed(1)}`,
         before ? `${before.p50.toFixed(1)} / ${before.p95.toFixed(1)}${same ? '' : ' RANKED DIFFERENTLY'}` : '',
         `p95 ≤ ${GOAL_P95_MS}: ${verdict(http.p95)}`,
-        `${r.notes.length} hits, scanned ${r.scanned.notes}, truncated ${r.truncated}; load ${load()}`,
+        `${r.notes.length} hits, scanned ${r.scanned.notes}, truncated ${r.truncated}; load ${load()}${built}`,
       ]);
     }
   } finally {
@@ -117,7 +122,7 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
   process.stdout.write(`${RUNS} runs per row; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (2 cores); card index in ${segments} FTS4 segments\n\n`);
-  printTable(['GET /search?scope=notes, 100k cards', 'HTTP p50 / p95 ms', 'service alone p50 / p95', 'window SQL p50 / p95', 'window SQL, oldest-first index (before)', 'goal (HTTP)', 'notes'], rows);
+  printTable(['GET /search?scope=notes, 100k cards', 'HTTP p50 / p95 ms', 'service alone p50 / p95', 'FTS4 AND window SQL, all parts (before postings)', 'window SQL, oldest-first index (before)', 'goal (HTTP)', 'notes'], rows);
 }
 
 main().catch((e) => {

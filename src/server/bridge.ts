@@ -11,7 +11,8 @@ import { API_PREFIX, createHttpApp, type RequestLogEntry } from './http/app';
 import type { RouteDecl, RouteServices } from './http/routeTable';
 import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './cards/studySetDocuments';
-import { LibrarySearch } from './library/librarySearch';
+import { DEFAULT_WINDOWS, LibrarySearch } from './library/librarySearch';
+import { CommonTerms } from './search/commonTerms';
 import { BookTextIndex } from './search/bookTextIndex';
 import { warmBookIndex } from './search/bookIndexWarmup';
 import { rebuildCardIndex } from './cards/cardIndexRebuild';
@@ -210,7 +211,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
       snapshotFiles,
       storage,
-      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }),
+      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }, DEFAULT_WINDOWS, new CommonTerms(store)),
       bookIndex,
       decks: new Decks(store),
       documents,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { Database } from 'sql.js';
 import { rebuildCardIndex } from '../../src/server/cards/cardIndexRebuild';
-import { ftsWholeWords } from '../../src/server/library/librarySearch';
-import { cardIndexBody, cardQuery } from '../../src/server/search/cardIndexText';
+import { ftsWholeWords } from '../../src/server/search/cardWindow';
+import { cardIndexBody, cardQuery, plainTermOf } from '../../src/server/search/cardIndexText';
 import { bm25Score } from '../../src/server/search/searchRanking';
 import { loadSqlite } from '../../src/server/store/sqlite';
 import { Store } from '../../src/server/store/store';
@@ -113,13 +113,35 @@ describe('Card index query: each CJK phrase in the top-level AND, ranked as befo
   }
 
   it('the phrases stand in the AND; a word ORs with its first bigram after the parts, and the rank sums word, phrase per part', () => {
-    assert.deepEqual(cardQuery(searchQuery('光合作用 细胞')), { match: '"光合 合作 作用" 细胞 (光合作用 OR 光合)', rank: [2, 0, 1] });
-    assert.deepEqual(cardQuery(searchQuery('结构 光合作用 叶 atp合成酶')), {
+    const shape = (q: string) => {
+      const { match, rank } = cardQuery(searchQuery(q))!;
+      return { match, rank };
+    };
+    assert.deepEqual(shape('光合作用 细胞'), { match: '"光合 合作 作用" 细胞 (光合作用 OR 光合)', rank: [2, 0, 1] });
+    assert.deepEqual(shape('结构 光合作用 叶 atp合成酶'), {
       match: '结构 "光合 合作 作用" body:叶* body:atp* "合成 成酶" (光合作用 OR 光合)',
       rank: [0, 5, 1, 2, 3, 4],
     });
-    assert.deepEqual(cardQuery(searchQuery('光合作用')), { match: '(光合作用 OR "光合 合作 作用")', rank: [0, 1] }, 'one part: nothing to defer');
-    assert.deepEqual(cardQuery(searchQuery('eigen matrix')), { match: 'body:eigen* body:matrix*', rank: [0, 1] });
+    assert.deepEqual(shape('光合作用'), { match: '(光合作用 OR "光合 合作 作用")', rank: [0, 1] }, 'one part: nothing to defer');
+    assert.deepEqual(shape('eigen matrix'), { match: 'body:eigen* body:matrix*', rank: [0, 1] });
+  });
+
+  it('names each matchinfo phrase by its part and kind (what a split query completes from: cardWindow.ts)', () => {
+    assert.deepEqual(cardQuery(searchQuery('光合作用 细胞'))!.phrases, [
+      { part: 0, kind: 'phrase' },
+      { part: 1, kind: 'phrase' },
+      { part: 0, kind: 'word' },
+      { part: 0, kind: 'bigram' },
+    ]);
+    assert.deepEqual(cardQuery(searchQuery('光合作用'))!.phrases, [
+      { part: 0, kind: 'word' },
+      { part: 0, kind: 'phrase' },
+    ]);
+    assert.deepEqual(cardQuery(searchQuery('细胞'))!.phrases, [{ part: 0, kind: 'phrase' }]);
+    assert.equal(plainTermOf(searchQuery('细胞')[0]), '细胞', 'two characters: one bigram');
+    assert.equal(plainTermOf(searchQuery('叶绿体')[0]), undefined, 'a phrase of bigrams');
+    assert.equal(plainTermOf(searchQuery('叶')[0]), undefined, 'a prefix');
+    assert.equal(plainTermOf(searchQuery('cell')[0]), undefined, 'Latin: a prefix');
   });
 
   it('answers every query with the same cards, scores and order as the query before (prefix and whole-word forms)', () => {

@@ -1,22 +1,15 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
-import { cardFtsQuery, cardQuery, type CardQuery } from '../search/cardIndexText';
-import { bm25Score, snippetOf } from '../search/searchRanking';
+import { cardFtsQuery } from '../search/cardIndexText';
+import { rankCardWindow } from '../search/cardWindow';
+import type { CommonTerms } from '../search/commonTerms';
+import { snippetOf } from '../search/searchRanking';
 import { searchQuery, type QueryPart } from '../text/searchTerms';
 
 export type SearchScope = 'all' | 'notes' | 'studysets' | 'documents';
 
 /** A query → an FTS4 query on the `body` column (cardIndexText.ts): every part must match. */
 export const ftsQuery = (q: string): string | undefined => cardFtsQuery(searchQuery(q));
-
-/**
- * The same words as whole words. FTS4 reads a whole word's doclist
- * incrementally (a window of 2000 of 100k hits: ~1 ms) but merges a prefix's
- * whole doclist first (~30 ms for a word in all 100k cards), so a search
- * tries whole words first and only falls back to prefixes when those do not
- * fill the window.
- */
-export const ftsWholeWords = (prefixQuery: string) => prefixQuery.replace(/\*/g, '');
 
 /** Where document text is searched and snippets are read. */
 export interface DocumentText {
@@ -46,18 +39,6 @@ export interface SearchWindows {
  */
 export const DEFAULT_WINDOWS: SearchWindows = { notes: 2000, pages: 10_000, books: 200, pagesPerDocument: 20 };
 
-// 'pcnaly': phrases, columns, rows, average and this row's column lengths,
-// this row's hits per phrase and column. Not 'x': its global hit counts cost
-// one more pass over each word's whole doclist (13 ms for a word in all 100k
-// cards), more than the rest of the search; every hit holds every word
-// (AND), so leaving out the idf only stops weighting rare words above common ones.
-const RANK_INFO = 'pcnaly';
-
-interface Candidate {
-  docid: number;
-  score: number;
-}
-
 /**
  * Searches cards, study-set titles and document text, ranked bm25-style:
  * cards over the FTS4 index in the database, page text over the book text
@@ -73,13 +54,14 @@ export class LibrarySearch {
     private readonly store: Store,
     private readonly text: DocumentText,
     private readonly windows: SearchWindows = DEFAULT_WINDOWS,
+    /** Postings of terms in most cards, so an AND with one skips FTS4's walk of its doclist. */
+    readonly common?: CommonTerms,
   ) {}
 
   async search(q: string, scope: SearchScope, limit: number) {
     const words = searchQuery(q);
-    const match = cardQuery(words);
     const want = (s: SearchScope) => scope === 'all' || scope === s;
-    const notes = want('notes') && match ? this.notes(match, words, limit) : { hits: [], scanned: 0, cut: false };
+    const notes = want('notes') && words.length ? this.notes(words, limit) : { hits: [], scanned: 0, cut: false };
     const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
     const documents = want('documents') ? await this.documents(q, words, limit) : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
     const truncatedScopes = [notes.cut && 'notes', studySets.cut && 'studysets', documents.cut && 'documents'].filter((s): s is string => !!s);
@@ -95,30 +77,8 @@ export class LibrarySearch {
     };
   }
 
-  /**
-   * Ranked candidates from one FTS4 table, newest rows first. Whole-word
-   * hits alone fill a cut window (they rank above prefix-only hits anyway,
-   * and truncated:true says there is more); otherwise prefix hits are read.
-   */
-  private rank(table: 'notes_fts', { match, rank }: CardQuery, window: number): { ranked: Candidate[]; cut: boolean } {
-    const read = (m: string) =>
-      this.store.all<{ docid: number; mi: Uint8Array }>(
-        `SELECT docid, matchinfo(${table}, '${RANK_INFO}') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT ?`,
-        [m, window + 1],
-      );
-    const whole = ftsWholeWords(match);
-    let rows = read(whole);
-    // A query without prefixes (CJK words: bigram phrases) would only ask the same again.
-    if (rows.length <= window && whole !== match) rows = read(match);
-    const cut = rows.length > window;
-    const ranked = rows.slice(0, window).map((r) => ({ docid: r.docid, score: bm25Score(r.mi, rank) }));
-    // Ties keep the newest first (the order rows came in: sort is stable).
-    ranked.sort((a, b) => b.score - a.score);
-    return { ranked, cut };
-  }
-
-  private notes(match: CardQuery, words: readonly QueryPart[], limit: number) {
-    const { ranked, cut } = this.rank('notes_fts', match, this.windows.notes);
+  private notes(words: readonly QueryPart[], limit: number) {
+    const { ranked, cut } = rankCardWindow(this.store, words, this.windows.notes, this.common);
     const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
     let more = false;

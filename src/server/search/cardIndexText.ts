@@ -20,6 +20,8 @@ export interface CardQuery {
   match: string;
   /** Indices of the matchinfo phrases the rank sums, in order (searchRanking.ts bm25Score). */
   rank: number[];
+  /** What each matchinfo phrase is, in order: a part's phrase, its word, or the bigram asked beside the word. */
+  phrases: Array<{ part: number; kind: 'phrase' | 'word' | 'bigram' }>;
 }
 
 /**
@@ -53,16 +55,31 @@ export function cardQuery(parts: readonly QueryPart[]): CardQuery | undefined {
   const hasWord = (p: QueryPart) => !p.prefix && p.bonus.includes(p.key);
   if (parts.length === 1) {
     const [p] = parts;
-    return hasWord(p) ? { match: `(${p.key} OR ${phrase(p)})`, rank: [0, 1] } : { match: phrase(p), rank: [0] };
+    return hasWord(p)
+      ? { match: `(${p.key} OR ${phrase(p)})`, rank: [0, 1], phrases: [{ part: 0, kind: 'word' }, { part: 0, kind: 'phrase' }] }
+      : { match: phrase(p), rank: [0], phrases: [{ part: 0, kind: 'phrase' }] };
   }
   const words = parts.filter(hasWord);
   const rank: number[] = [];
+  const phrases: CardQuery['phrases'] = parts.map((_, part) => ({ part, kind: 'phrase' }));
   parts.forEach((p, i) => {
     // The word is phrase parts.length + 2j of the ORs that follow the parts; the bigram beside it (+1) is not summed.
-    if (hasWord(p)) rank.push(parts.length + 2 * words.indexOf(p));
+    if (hasWord(p)) {
+      rank.push(parts.length + 2 * words.indexOf(p));
+      phrases.push({ part: i, kind: 'word' }, { part: i, kind: 'bigram' });
+    }
     rank.push(i);
   });
-  return { match: [...parts.map(phrase), ...words.map((p) => `(${p.key} OR ${p.terms[0]})`)].join(' '), rank };
+  return { match: [...parts.map(phrase), ...words.map((p) => `(${p.key} OR ${p.terms[0]})`)].join(' '), rank, phrases };
+}
+
+/**
+ * The one CJK index term a part is asked as, when it is asked as exactly
+ * that term (a two-character run: one bigram, no word, no prefix), so its
+ * hits can be counted from the index text (search/commonTerms.ts).
+ */
+export function plainTermOf(p: QueryPart): string | undefined {
+  return p.cjk && !p.prefix && p.terms.length === 1 && !p.bonus.includes(p.key) ? p.terms[0] : undefined;
 }
 
 /** The MATCH expression alone (cardQuery). */

@@ -35,6 +35,16 @@ const TABLES: Record<string, { kind: ChangeKind; key: string }> = {
 /** Rows remembered per table and batch; a bulk import names the first ones and says it was cut. */
 const MAX_ROWS_PER_TABLE = 1000;
 
+/** The card index's rows (docid = rowid): what a cache of index terms re-reads (search/commonTerms.ts). */
+const CARD_INDEX_TABLE = 'notes_fts_content';
+const MAX_CARD_INDEX_ROWS = 5000;
+
+/** The card index rows a committed batch wrote or deleted; `all`: more than the cap, treat the whole index as changed. */
+export interface CardIndexChange {
+  docids: number[];
+  all: boolean;
+}
+
 /**
  * Collects the rows a write batch changed (SQLite's update hook: table and
  * rowid) and, once the batch is acknowledged, names them by their ids.
@@ -51,10 +61,10 @@ export class RowChanges {
   }
 
   private note(table: string, rowid: number): void {
-    if (!(table in TABLES)) return;
+    if (!(table in TABLES) && table !== CARD_INDEX_TABLE) return;
     let set = this.rows.get(table);
     if (!set) this.rows.set(table, (set = new Set()));
-    if (set.size >= MAX_ROWS_PER_TABLE) {
+    if (set.size >= (table === CARD_INDEX_TABLE ? MAX_CARD_INDEX_ROWS : MAX_ROWS_PER_TABLE)) {
       if (!set.has(rowid)) this.cut.add(table);
       return;
     }
@@ -73,13 +83,19 @@ export class RowChanges {
     for (const [table, rowid] of this.log.splice(mark)) this.rows.get(table)?.delete(rowid);
   }
 
-  /** The changes since the last call, by kind (after COMMIT: rows read as committed). */
-  take(): LibraryChange[] {
+  /** The changes since the last call, by kind (after COMMIT: rows read as committed), and the card index rows. */
+  take(): { changes: LibraryChange[]; cardIndex: CardIndexChange } {
     const rows = this.rows;
     const cut = this.cut;
     this.rows = new Map();
     this.cut = new Set();
     this.log = [];
+    const cardIndex = { docids: [...(rows.get(CARD_INDEX_TABLE) ?? [])], all: cut.has(CARD_INDEX_TABLE) };
+    rows.delete(CARD_INDEX_TABLE);
+    return { changes: this.named(rows, cut), cardIndex };
+  }
+
+  private named(rows: Map<string, Set<number>>, cut: Set<string>): LibraryChange[] {
     const byKind = new Map<ChangeKind, { ids: Set<string>; truncated: boolean }>();
     const approvals: LibraryChange[] = [];
     const add = (kind: ChangeKind, id: unknown, truncated = false) => {

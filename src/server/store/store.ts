@@ -8,16 +8,18 @@ import { GroupCommit, type Row, type WriteTx } from './groupCommit';
 import { JournalWriter, type SqlParam } from './journal';
 import { journalFailure } from './journalFailure';
 import { replayJournal } from './journalRecovery';
-import { RowChanges, type LibraryChange } from './rowChanges';
+import { RowChanges, type CardIndexChange, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
 import { migrations } from './schema';
 import { loadSqlite, queryAll } from './sqlite';
 import type { CheckpointStats, StoreOptions } from './storeOptions';
 
 export type { Row, SqlValue, WriteTx } from './groupCommit';
-export type { ChangeKind, LibraryChange } from './rowChanges';
+export type { CardIndexChange, ChangeKind, LibraryChange } from './rowChanges';
 export type { CheckpointStats, StoreOptions } from './storeOptions';
 export type { RecoveryReport } from './recoveryReport';
+
+type CommitListener = (revision: number, changes: readonly LibraryChange[], cardIndex: Readonly<CardIndexChange>) => void;
 
 /**
  * The library database: sql.js in memory, made durable by a write journal
@@ -31,7 +33,7 @@ export class Store {
   /** Ends an off-thread checkpoint's worker when the store closes. */
   private readonly closing = new AbortController();
   private closed = false;
-  private readonly commitListeners = new Set<(revision: number, changes: readonly LibraryChange[]) => void>();
+  private readonly commitListeners = new Set<CommitListener>();
   /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
   private rowChanges: RowChanges | undefined;
   /** What the last checkpoint cost, for diagnostics and the bench. */
@@ -140,16 +142,17 @@ export class Store {
 
   /**
    * Called after each acknowledged (fsynced) batch with the new revision and
-   * the library rows it changed, by kind and id. Returns the unsubscribe function.
+   * the library rows it changed, by kind and id, and the card index rows it
+   * wrote or deleted. Returns the unsubscribe function.
    */
-  onCommit(listener: (revision: number, changes: readonly LibraryChange[]) => void): () => void {
+  onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
   }
 
   private acknowledged(revision: number): void {
-    const changes = this.rowChanges?.take() ?? [];
-    for (const listener of this.commitListeners) listener(revision, changes);
+    const { changes, cardIndex } = this.rowChanges?.take() ?? { changes: [], cardIndex: { docids: [], all: false } };
+    for (const listener of this.commitListeners) listener(revision, changes, cardIndex);
     this.afterWrite();
   }
 
