@@ -12,6 +12,7 @@ import type { RouteDecl, RouteServices } from './http/routeTable';
 import { StudySets } from './library/studySets';
 import { StudySetDocuments } from './cards/studySetDocuments';
 import { DEFAULT_WINDOWS, LibrarySearch } from './library/librarySearch';
+import { CardLengths } from './search/cardLengths';
 import { CommonTerms } from './search/commonTerms';
 import { BookTextIndex } from './search/bookTextIndex';
 import { warmBookIndex } from './search/bookIndexWarmup';
@@ -211,7 +212,7 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
       snapshotFiles,
       storage,
-      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }, DEFAULT_WINDOWS, new CommonTerms(store)),
+      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }, DEFAULT_WINDOWS, { common: new CommonTerms(store), lengths: new CardLengths(store) }),
       bookIndex,
       decks: new Decks(store),
       documents,

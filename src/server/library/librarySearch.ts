@@ -2,6 +2,7 @@ import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
 import { cardFtsQuery } from '../search/cardIndexText';
 import { rankCardWindow } from '../search/cardWindow';
+import type { CardLengths } from '../search/cardLengths';
 import type { CommonTerms } from '../search/commonTerms';
 import { snippetOf } from '../search/searchRanking';
 import { searchQuery, type QueryPart } from '../text/searchTerms';
@@ -54,8 +55,8 @@ export class LibrarySearch {
     private readonly store: Store,
     private readonly text: DocumentText,
     private readonly windows: SearchWindows = DEFAULT_WINDOWS,
-    /** Postings of terms in most cards, so an AND with one skips FTS4's walk of its doclist. */
-    readonly common?: CommonTerms,
+    /** What the card index keeps in memory for speed (search/cardWindow.ts): lengths, and postings of terms in most cards. */
+    readonly memory: { common?: CommonTerms; lengths?: CardLengths } = {},
   ) {}
 
   async search(q: string, scope: SearchScope, limit: number) {
@@ -78,7 +79,7 @@ export class LibrarySearch {
   }
 
   private notes(words: readonly QueryPart[], limit: number) {
-    const { ranked, cut } = rankCardWindow(this.store, words, this.windows.notes, this.common);
+    const { ranked, cut } = rankCardWindow(this.store, words, this.windows.notes, this.memory);
     const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
     let more = false;
