@@ -140,7 +140,6 @@ export class CommonTerms {
 
   private committed(cardIndex: Readonly<CardIndexChange>): void {
     if (cardIndex.all) {
-      this.changed += MAX_VERDICTS * 1000;
       this.ready.clear();
       this.verdicts.clear();
       this.building = undefined;
