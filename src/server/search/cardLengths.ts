@@ -1,4 +1,5 @@
 import type { CardIndexChange, Store } from '../store/store';
+import { rowsByDocid } from './indexRows';
 
 /**
  * Every card index row's column lengths in tokens (FTS4's `%_docsize`),
@@ -91,20 +92,15 @@ export class CardLengths {
   /** The given rows' lengths as they are now (-1 for a deleted row). */
   private reread(docids: Iterable<number>): void {
     const list = [...docids];
-    for (let at = 0; at < list.length; at += 500) {
-      const chunk = list.slice(at, at + 500);
-      this.lengths = withRoom(this.lengths!, Math.max(...chunk));
-      const l = this.lengths;
-      for (const d of chunk) l.fill(-1, d * COLUMNS, d * COLUMNS + COLUMNS);
-      for (const r of this.store.all<{ docid: number; size: Uint8Array }>(`SELECT docid, size FROM notes_fts_docsize WHERE docid IN (${chunk.map(() => '?').join(',')})`, chunk))
-        decodeSizes(r.size, l, r.docid * COLUMNS);
-    }
+    if (!list.length) return;
+    const l = (this.lengths = withRoom(this.lengths!, Math.max(...list)));
+    for (const d of list) l.fill(-1, d * COLUMNS, d * COLUMNS + COLUMNS);
+    for (const r of rowsByDocid<{ docid: number; size: Uint8Array }>(this.store, 'docid, size FROM notes_fts_docsize', list)) decodeSizes(r.size, l, r.docid * COLUMNS);
   }
 }
 
 /** The array, grown (unknown rows -1) to hold `docid`. */
 function withRoom(l: Int32Array, docid: number): Int32Array {
-  // (typed as a plain Int32Array: the grown copy replaces the field)
   const need = (docid + 1) * COLUMNS;
   if (need <= l.length) return l;
   const grown = new Int32Array(Math.max(need, Math.ceil(l.length * 1.5))).fill(-1);

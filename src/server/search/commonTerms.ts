@@ -1,4 +1,5 @@
 import type { CardIndexChange, Store } from '../store/store';
+import { rowsByDocid } from './indexRows';
 import { Postings } from './postings';
 
 /**
@@ -68,7 +69,8 @@ export class CommonTerms {
       return held;
     }
     // Whether it is common is asked in the background too (up to half the cards' doclist: ~20-40 ms at 100k).
-    if (this.verdicts.get(term)?.common !== false || this.stale(term)) this.build(term);
+    const knownRare = this.verdicts.get(term)?.common === false && !this.stale(term);
+    if (!knownRare) this.build(term);
     return undefined;
   }
 
@@ -154,17 +156,10 @@ export class CommonTerms {
   /** Sets each term's hits in the given cards from their index rows as they are now (0 for a deleted row). */
   private reread(docids: Iterable<number>, postings: Postings[], terms: string[]): void {
     const list = [...docids];
-    for (let at = 0; at < list.length; at += 500) {
-      const chunk = list.slice(at, at + 500);
-      const bodies = new Map(
-        this.store
-          .all<{ docid: number; body: string }>(`SELECT docid, c2body AS body FROM notes_fts_content WHERE docid IN (${chunk.map(() => '?').join(',')})`, chunk)
-          .map((r) => [r.docid, r.body] as const),
-      );
-      for (const d of chunk) {
-        const body = bodies.get(d);
-        terms.forEach((t, i) => postings[i].set(d, body === undefined ? 0 : hitsOf(body, t)));
-      }
+    const bodies = new Map(rowsByDocid<{ docid: number; body: string }>(this.store, 'docid, c2body AS body FROM notes_fts_content', list).map((r) => [r.docid, r.body] as const));
+    for (const d of list) {
+      const body = bodies.get(d);
+      terms.forEach((t, i) => postings[i].set(d, body === undefined ? 0 : hitsOf(body, t)));
     }
   }
 }
