@@ -4,7 +4,7 @@ import { ACCEPT_SCORE } from '../../src/server/text/align';
 import { AnchorIndex } from '../../src/server/text/anchorIndex';
 import { unionOf } from '../../src/server/text/keySpan';
 import { locateText } from '../../src/server/text/locate';
-import { tokenize } from '../../src/server/text/tokenize';
+import { foldedTokens, tokenize } from '../../src/server/text/tokenize';
 
 /** One item per line, 10 pt high, 5 pt per character; `x0` per column. */
 function lines(texts: string[], y0 = 100, x0 = 50): TextItem[] {
@@ -29,6 +29,22 @@ describe('text: the token alignment', () => {
     );
     const t = tokenize('soft\u00adhyphen, two');
     assert.deepEqual(t.map((x) => [x.key, x.from, x.to]), [['softhyphen', 0, 11], ['two', 13, 16]]);
+  });
+
+  it('tokenize: the shortcuts for ASCII and ASCII with Han give the whole folding’s tokens, offsets included', () => {
+    // Letters, digits, hyphens at line ends, apostrophes, 、。, common and rare Han, and the block's edges.
+    const alphabet = ['a', 'Z', 'q', '7', ' ', '\n', '-', "'", '.', ',', '\t', '叶', '绿', '体', '一', '\u9fef', '\u4e00', '。', '、', 'ab', 'Cd9'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let han = 0;
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: 1 + Math.floor(next() * 30) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+      if (/[\u4e00-\u9fef]/.test(text)) han++;
+      assert.deepEqual(tokenize(text), foldedTokens(text), JSON.stringify(text));
+    }
+    assert.ok(han > 1000, 'most texts take the Han shortcut');
+    // Outside the shortcut's alphabet, the whole folding: full-width forms, kana, a compatibility ideograph.
+    assert.deepEqual(tokenize('Ｆｕｌｌ 叶ミト\uf900').map((t) => t.key), ['full', '叶', 'ミ', 'ト', '\u8c48']);
   });
 
   it('a line inserted by the page between the quote’s lines (a running head) is skipped, not drawn', () => {

@@ -1,7 +1,7 @@
 import type { Store } from '../store/store';
 import type { BookTextIndex } from '../search/bookTextIndex';
 import { cardFtsQuery } from '../search/cardIndexText';
-import { rankCardWindow } from '../search/cardWindow';
+import { bestOf, rankCardWindow } from '../search/cardWindow';
 import type { CardLengths } from '../search/cardLengths';
 import type { CommonTerms } from '../search/commonTerms';
 import { snippetOf } from '../search/searchRanking';
@@ -79,12 +79,12 @@ export class LibrarySearch {
   }
 
   private notes(words: readonly QueryPart[], limit: number) {
-    const { ranked, cut } = rankCardWindow(this.store, words, this.windows.notes, this.memory);
+    const { rows, cut } = rankCardWindow(this.store, words, this.windows.notes, this.memory);
     const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
     let more = false;
-    for (let at = 0; at < ranked.length && !more; at += limit + 1) {
-      const chunk = ranked.slice(at, at + limit + 1);
+    for (let at = 0; at < rows.length && !more; at += limit + 1) {
+      const chunk = bestOf(rows, at + limit + 1).slice(at, at + limit + 1);
       const byDocid = new Map(
         this.store
           .all<{ docid: number; noteid: string; topicid: string; texts: string | null; title: string; setTitle: string | null }>(
@@ -107,7 +107,7 @@ export class LibrarySearch {
         hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(r.texts ? `${r.title}\n${r.texts}` : r.title, words), score: round(c.score) });
       }
     }
-    return { hits, scanned: ranked.length, cut: cut || more };
+    return { hits, scanned: rows.length, cut: cut || more };
   }
 
   /** Set titles containing the query: an exact title first, then titles starting with it, then the rest by title. */

@@ -61,23 +61,33 @@ export function pageScore(tfs: ArrayLike<number>, length: number, avgLength: num
  * (the radical ⽤ a PDF font maps 用 to reads 用).
  */
 export function snippetOf(text: string, parts: readonly QueryPart[], size = 12): string {
-  // Written out, not spread: a spread of each fresh token cost microseconds, and a search makes snippets of 20 cards.
-  const tokens = tokenize(text).map((t) => ({ key: t.key, from: t.from, to: t.to, hit: false, cjk: isCjkCode(t.key.charCodeAt(0)) }));
-  if (!tokens.length) return '';
+  const tokens = tokenize(text);
+  const n = tokens.length;
+  if (!n) return '';
+  // Flags beside the tokens, not copies of them: a search makes snippets of 20 cards.
+  const hit = new Uint8Array(n);
+  const cjk = new Uint8Array(n);
   const latin = parts.filter((p) => !p.cjk).map((p) => p.key);
-  for (const t of tokens) t.hit = !t.cjk && latin.some((w) => t.key.startsWith(w));
+  for (let i = 0; i < n; i++) {
+    const key = tokens[i].key;
+    cjk[i] = isCjkCode(key.charCodeAt(0)) ? 1 : 0;
+    if (!cjk[i]) for (const w of latin) if (key.startsWith(w)) hit[i] = 1;
+  }
   const runs = parts.filter((p) => p.cjk).map((p) => Array.from(p.key));
   for (const chars of runs)
-    for (let i = 0; i + chars.length <= tokens.length; i++)
-      if (chars.every((c, k) => tokens[i + k].key === c)) for (let k = 0; k < chars.length; k++) tokens[i + k].hit = true;
+    for (let i = 0; i + chars.length <= n; i++) {
+      let k = 0;
+      while (k < chars.length && tokens[i + k].key === chars[k]) k++;
+      if (k === chars.length) hit.fill(1, i, i + k);
+    }
   if (runs.length) size *= 2;
   // The window start with the most hits; the earliest wins a tie.
   let bestFrom = 0;
   let bestHits = -1;
   let inWindow = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    if (tokens[i].hit) inWindow++;
-    if (i >= size && tokens[i - size].hit) inWindow--;
+  for (let i = 0; i < n; i++) {
+    if (hit[i]) inWindow++;
+    if (i >= size && hit[i - size]) inWindow--;
     const from = Math.max(0, i - size + 1);
     if (inWindow > bestHits) {
       bestHits = inWindow;
@@ -85,23 +95,25 @@ export function snippetOf(text: string, parts: readonly QueryPart[], size = 12):
     }
   }
   // Start two words (four CJK characters) before the window's first hit, so the hit has some context.
-  const firstHit = tokens.findIndex((t, i) => i >= bestFrom && t.hit);
+  let firstHit = bestFrom;
+  while (firstHit < n && !hit[firstHit]) firstHit++;
+  if (firstHit === n) firstHit = -1;
   const from = Math.max(0, firstHit - (runs.length ? 4 : 2));
-  const to = Math.min(tokens.length, from + size);
+  const to = Math.min(n, from + size);
   let out = from > 0 ? '…' : '';
   let at = tokens[from].from;
   for (let i = from; i < to; i++) {
     const t = tokens[i];
     const raw = text.slice(at, t.from);
     // CJK lines join without a space, as the indexes join them.
-    const gap = t.cjk && tokens[i - 1]?.cjk && /^\s*[\r\n]\s*$/.test(raw) ? '' : raw.replace(/\s+/g, ' ');
+    const gap = cjk[i] && i > 0 && cjk[i - 1] && /^\s*[\r\n]\s*$/.test(raw) ? '' : raw.replace(/\s+/g, ' ');
     // Hits that touch (the characters of a CJK word) share one bracket.
-    const joined = t.hit && !gap && i > from && tokens[i - 1].hit;
+    const joined = hit[i] && !gap && i > from && hit[i - 1];
     if (joined) out = out.slice(0, -1);
     out += gap;
-    const shown = t.cjk ? t.key : text.slice(t.from, t.to);
-    out += t.hit ? `${joined ? '' : '['}${shown}]` : shown;
+    const shown = cjk[i] ? t.key : text.slice(t.from, t.to);
+    out += hit[i] ? `${joined ? '' : '['}${shown}]` : shown;
     at = t.to;
   }
-  return to < tokens.length ? `${out}…` : out;
+  return to < n ? `${out}…` : out;
 }
