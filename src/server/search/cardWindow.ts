@@ -34,8 +34,9 @@ export const ftsWholeWords = (prefixQuery: string) => prefixQuery.replace(/\*/g,
 /**
  * The card index window of a query: the newest `window` cards that hold
  * every part, newest first, each with its bm25 (searchRanking.ts; bestOf
- * orders them); `cut` when more matched. Whole-word hits alone fill a cut window (they rank above
- * prefix-only hits anyway); otherwise prefix hits are read.
+ * orders them); `cut` when more matched. Whole-word hits alone fill a cut
+ * window (they rank above prefix-only hits anyway); otherwise prefix hits
+ * are read.
  *
  * What the bridge keeps in memory makes it cheaper, with the same rank:
  * - the rows' lengths (cardLengths.ts): FTS4 is asked for matchinfo without
