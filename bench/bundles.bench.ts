@@ -85,7 +85,9 @@ async function main() {
       'submit 2,000-card result.md (2,000 excerpts, replace), median of 3',
       median(submitMs),
       '≤ 1000',
-      `${receipt!.parsed.importedCards} cards, ${receipt!.parsed.excerptsAnchored}/${receipt!.parsed.excerptsTotal} anchored, first ${submitMs[0].toFixed(0)} ms`,
+      `${receipt!.parsed.importedCards} cards, ${receipt!.parsed.excerptsAnchored}/${receipt!.parsed.excerptsTotal} anchored, first ${submitMs[0].toFixed(0)} ms; ` +
+        // The same bench at 8d73380 (2026-11-25, this machine), before the card index stopped indexing ids (cardIndexRebuild.ts).
+        'before: 872-1074 ms',
     ]);
 
     // 3. recall on verbatim excerpts from every corpus book, and 4. false anchors on invented sentences,
