@@ -189,6 +189,14 @@ export class ExtractionScheduler {
     if (a.rebuild && a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
       throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`, { extraction: this.docs.progress(row) });
     }
+    // The extraction failed before the pages came: the row says so a moment before the waiters hear it
+    // (its 'failed' is written, then acknowledged), so a read that came in between answers as a later one would.
+    if (a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
+      const held = await this.cache.index(row.bookmd5);
+      if (missing.some((p) => !held.has(p))) {
+        throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${a.error.message}.`, { extraction: this.docs.progress(this.docs.get(row.bookmd5)) });
+      }
+    }
     if (!arrived) {
       const fresh = this.docs.get(row.bookmd5);
       const what = a.rebuild ? 'are being read again from the PDF (the page cache was missing or damaged)' : `are still being read (${fresh.extracted_pages}/${fresh.page_count} done)`;
