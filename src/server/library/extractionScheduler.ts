@@ -186,12 +186,10 @@ export class ExtractionScheduler {
     ]);
     clearTimeout(timer);
     if (a.error && failedForSpace(a.error)) throw a.error;
-    if (a.rebuild && a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
-      throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`, { extraction: this.docs.progress(row) });
-    }
-    // The extraction failed before the pages came: the row says so a moment before the waiters hear it
-    // (its 'failed' is written, then acknowledged), so a read that came in between answers as a later one would.
     if (a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
+      if (a.rebuild) throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`, { extraction: this.docs.progress(row) });
+      // A first extraction that failed before these pages came; a read that came while it ran (or between
+      // the row's 'failed' being written and the waiters hearing it) answers as a later read would.
       const held = await this.cache.index(row.bookmd5);
       if (missing.some((p) => !held.has(p))) {
         throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${a.error.message}.`, { extraction: this.docs.progress(this.docs.get(row.bookmd5)) });
