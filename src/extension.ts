@@ -229,6 +229,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       refreshViews,
       revealCard,
       closeStudySet: (topicid) => ui.close(topicid),
+      showStudySet: (set) => sidebar.showStudySet(set),
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsBridge(e)) void restartBridge();

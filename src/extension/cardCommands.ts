@@ -27,6 +27,8 @@ export interface CardCommandDeps {
   revealCard(studySet: StudySet, noteid: string): Promise<void>;
   /** Makes the set no longer "open" in this window (GET /context), so a restore may replace it. */
   closeStudySet(topicid: string): Promise<void>;
+  /** Opens the set again, as a click on it does (selected and expanded in the Study Sets view). */
+  showStudySet(studySet: StudySet): Promise<void>;
 }
 
 /**
@@ -141,6 +143,8 @@ export function registerCardCommands(deps: CardCommandDeps): vscode.Disposable[]
       try {
         const result = await client.cards.restoreSnapshot(snap.snapshotId, { force });
         deps.refreshViews();
+        // The person sees what came back: the set open and expanded, also when it was folded before.
+        await deps.showStudySet(set).catch((e: Error) => deps.log.warn(`showing the restored set: ${e.message}`));
         void vscode.window.showInformationMessage(`“${set.title}” restored to the snapshot of ${new Date(snap.createdAt).toLocaleString()} (the state before is kept as a protection snapshot).`);
         return result;
       } catch (err) {

@@ -20,6 +20,8 @@ export interface Sidebar {
   refresh(): void;
   /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
   revealCard(studySet: { topicid: string; title: string }, noteid: string): Promise<void>;
+  /** Opens a set as a click on it does: the open one (GET /context), selected and expanded in the Study Sets view. */
+  showStudySet(studySet: { topicid: string; title: string }): Promise<void>;
   /** The card selected in the Study Sets view, when it belongs to `topicid`. */
   selectedCard(topicid: string): string | undefined;
   readonly disposables: vscode.Disposable[];
@@ -60,6 +62,12 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
     if (opts.forAgent) selectedForAgent = node.id;
     await revealSettled(trees.studySets, views.studySets, setNode, { select: true, focus: false, expand: opts.expand });
   };
+  /** The person opens a set: it is the open one (also when already selected: no selection event then), selected and expanded. */
+  const showStudySet = async (studySet: { topicid: string; title: string }) => {
+    selectedForAgent = held = undefined;
+    ui.select(studySet);
+    await revealSet(studySet.topicid, { expand: true });
+  };
   const disposables: vscode.Disposable[] = [
     revealer,
     ...Object.values(views),
@@ -73,10 +81,7 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
     }),
     // A click on a set (the item's command), also on the set already selected: it is the open one again.
     vscode.commands.registerCommand('studyBridge.openStudySet', async (node?: StudySetNode) => {
-      if (!(node instanceof StudySetNode)) return;
-      selectedForAgent = held = undefined;
-      ui.select(node.studySet);
-      await revealSet(node.studySet.topicid, { expand: true }).catch(() => undefined);
+      if (node instanceof StudySetNode) await showStudySet(node.studySet).catch(() => undefined);
     }),
     ui.onDidOpen((req) => {
       // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
@@ -108,6 +113,7 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
       for (const v of Object.values(views)) v.refresh();
     },
     revealCard,
+    showStudySet,
     selectedCard: (topicid) => {
       const node = trees.studySets.selection[0];
       return node instanceof CardNode && node.studySet.topicid === topicid ? node.noteid : undefined;

@@ -32,6 +32,10 @@ export class MessageNode implements BridgeNode {
 
 /** How long the tree must have fetched nothing to count as settled: VS Code asks for children just after a refresh event. */
 const QUIET_MS = 100;
+/** VS Code's extension host holds a refresh coming within this long of the previous one, then sends them as one. */
+const VSCODE_REFRESH_DEBOUNCE_MS = 200;
+/** A refresh waits for a quiet tree at most this long (a fetch that hangs must not hold it for good). */
+const MAX_REFRESH_WAIT_MS = 2000;
 
 /**
  * One provider per view, over the typed client (the same API agents use).
@@ -44,15 +48,67 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
   /** getChildren calls running, and when the last one ended or a refresh was asked (see settled). */
   private loading = 0;
   private lastActivity = 0;
+  /** When the last getChildren call ended. */
+  private lastFetch = 0;
+  /** Refreshes asked while VS Code was still fetching: fired together once it has been quiet (see refresh). */
+  private pending: { all: boolean; nodes: Set<BridgeNode>; since: number } | undefined;
+  private pendingTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The reveal running or last run (see revealAlone). */
+  private reveals: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly getClient: () => BridgeClient | undefined) {}
 
   protected abstract loadRoots(client: BridgeClient): Promise<BridgeNode[]>;
 
-  /** Reloads the whole tree, or only `node`'s subtree. */
+  /**
+   * Reloads the whole tree, or only `node`'s subtree. A refresh landing while VS Code still fetches children
+   * (a reveal's, the previous refresh's) makes it register a node twice ("Element with id … is already registered"),
+   * and VS Code collapses a node whose children fetch failed: the person's expanded set folded shut after
+   * a restore (its own refresh, then the change feed's). So a refresh waits until the tree has fetched
+   * nothing for QUIET_MS, and the refreshes asked meanwhile go out as one.
+   */
   refresh(node?: BridgeNode): void {
     this.lastActivity = Date.now();
-    this.changed.fire(node);
+    const pending = (this.pending ??= { all: false, nodes: new Set(), since: Date.now() });
+    if (node) pending.nodes.add(node);
+    else pending.all = true;
+    this.firePending();
+  }
+
+  private firePending(): void {
+    if (this.pendingTimer || !this.pending) return;
+    const quietFor = Date.now() - this.lastFetch;
+    if ((this.loading > 0 || quietFor < QUIET_MS) && Date.now() - this.pending.since < MAX_REFRESH_WAIT_MS) {
+      this.pendingTimer = setTimeout(() => {
+        this.pendingTimer = undefined;
+        this.firePending();
+      }, this.loading > 0 ? 25 : QUIET_MS - quietFor);
+      return;
+    }
+    const { all, nodes } = this.pending;
+    this.pending = undefined;
+    this.lastActivity = Date.now() + VSCODE_REFRESH_DEBOUNCE_MS; // settled() also waits out VS Code's hold
+    if (all) this.changed.fire(undefined);
+    else for (const node of nodes) this.changed.fire(node);
+  }
+
+  /**
+   * Two reveals at once register the same parents twice (the error above), so reveals queue here. Each
+   * starts once the tree is settled and counts as a fetch while it runs, so a refresh waits for its end.
+   */
+  revealAlone<R>(reveal: () => Promise<R>): Promise<R> {
+    const run = this.reveals.then(async () => {
+      await this.settled();
+      this.loading++;
+      try {
+        return await reveal();
+      } finally {
+        this.loading--;
+        this.lastActivity = this.lastFetch = Date.now();
+      }
+    });
+    this.reveals = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -61,7 +117,7 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
    */
   async settled(timeoutMs = 5000): Promise<void> {
     const t0 = Date.now();
-    while (Date.now() - t0 < timeoutMs && (this.loading > 0 || Date.now() - this.lastActivity < QUIET_MS)) await new Promise((r) => setTimeout(r, 25));
+    while (Date.now() - t0 < timeoutMs && (this.pending || this.loading > 0 || Date.now() - this.lastActivity < QUIET_MS)) await new Promise((r) => setTimeout(r, 25));
   }
 
   getTreeItem(node: BridgeNode): vscode.TreeItem {
@@ -86,11 +142,12 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
       return [new MessageNode(`${node?.id ?? 'root'}/error`, `Could not load: ${message}`, 'warning', message)];
     } finally {
       this.loading--;
-      this.lastActivity = Date.now();
+      this.lastActivity = this.lastFetch = Date.now();
     }
   }
 
   dispose(): void {
+    clearTimeout(this.pendingTimer);
     this.changed.dispose();
   }
 }

@@ -2,7 +2,8 @@ import type * as vscode from 'vscode';
 
 /** A tree provider that can say when VS Code has stopped fetching its children, and reload them. */
 export interface SettlingTree {
-  settled(): Promise<void>;
+  /** Runs `reveal` once the tree is settled, one reveal at a time; refreshes asked meanwhile wait for it. */
+  revealAlone<R>(reveal: () => Promise<R>): Promise<R>;
   refresh(): void;
 }
 
@@ -13,7 +14,8 @@ const ATTEMPTS = 5;
  * TreeView.reveal overlapping the view's own refresh can fail with "Element with id … is already registered":
  * VS Code fetches the same parent's children twice at once and registers an element twice (microsoft/vscode
  * #192055, open). Its maintainers' advice is to reveal once the tree has finished refreshing, which the
- * provider knows (settled); a reveal that still loses the race is tried again. A refresh between reading
+ * provider knows: it runs reveals one at a time on a settled tree (revealAlone); one that still loses the
+ * race is tried again (`onRetry` hears of it). A refresh between reading
  * the node and revealing it leaves VS Code holding another element for its id ("Cannot resolve tree item"):
  * given as a function, the node is read again for each try. The same error comes when an ancestor is newer
  * than the view's elements (a set an import just made, before the change feed's refresh reached the view):
@@ -24,16 +26,18 @@ export async function revealSettled<T>(
   provider: SettlingTree,
   node: T | (() => Promise<T | undefined>),
   options: Parameters<vscode.TreeView<T>['reveal']>[1],
+  onRetry?: (message: string) => void,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await provider.settled();
-    const target = typeof node === 'function' ? await (node as () => Promise<T | undefined>)() : node;
-    if (target === undefined) return;
     try {
-      return await tree.reveal(target, options);
+      return await provider.revealAlone(async () => {
+        const target = typeof node === 'function' ? await (node as () => Promise<T | undefined>)() : node;
+        if (target !== undefined) await tree.reveal(target, options);
+      });
     } catch (err) {
       const message = String((err as Error)?.message ?? err);
       if (attempt >= ATTEMPTS || !/is already registered|Cannot resolve tree item/.test(message)) throw err;
+      onRetry?.(message);
       if (message.includes('Cannot resolve tree item')) provider.refresh();
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }

@@ -14,7 +14,10 @@ function staleView(opts: { knownAfterRefreshes: number; error?: string }) {
     },
   } as unknown as vscode.TreeView<string>;
   const provider = {
-    settled: async () => void calls.settled++,
+    revealAlone: async <R>(reveal: () => Promise<R>) => {
+      calls.settled++;
+      return reveal();
+    },
     refresh: () => void calls.refreshes++,
   };
   return { tree, provider, calls };

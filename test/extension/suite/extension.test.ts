@@ -372,12 +372,55 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.equal(none, undefined, 'declining the overwrite restores nothing');
     assert.match(declined[declined.length - 1], /since this snapshot[\s\S]*Alkanes and cycloalkanes/, 'the changed card is named before forcing');
     assert.ok((await agent.cards.tree(chem.topicid!)).nodes.some((n) => n.title === 'Aromatic compounds'), 'nothing restored');
+    // Folded before the restore: the restored set is shown expanded all the same.
+    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
+    await askRunner('ui-folded-before-restore', { action: 'rows', expect: ['Organic Chemistry'] });
     const seen: string[] = [];
     const result = (await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs(() => true, seen))) as { persisted?: boolean } | undefined;
     assert.ok(result?.persisted, `restored: ${JSON.stringify(result)}`);
     const titles = (await agent.cards.tree(chem.topicid!)).nodes.map((n) => n.title);
     assert.ok(titles.includes('Alkanes') && titles.includes('Functional groups') && !titles.includes('Aromatic compounds'), `restored tree: ${titles}`);
     await askRunner('ui-after-restore', { action: 'rows', expect: ['Functional groups'] });
+  });
+
+  it('refreshes fired back to back leave an expanded set expanded (a restore once folded the set shut)', async function () {
+    this.timeout(120_000);
+    // VS Code collapses a node whose children fetch fails, and a refresh landing while the previous one's
+    // fetches run makes a fetch fail ("Element with id … is already registered"). 3,000 cards make each
+    // fetch long enough for the refreshes below to land inside one.
+    const agent = await agentClient();
+    const content = Array.from({ length: 3000 }, (_, i) => `- Wide card ${String(i + 1).padStart(4, '0')}`).join('\n');
+    const wide = await agent.request<{ topicid: string }>('POST', '/library/study-sets/import', { body: { format: 'md', content, title: 'A wide set', confirm: true } });
+    try {
+      const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${wide.topicid}`), 'the wide set in the view');
+      await revealSettled(api.trees.studySets, api.views.studySets, setNode, { expand: true, select: false, focus: false });
+      await askRunner('ui-wide-set', { action: 'rows', expect: ['Wide card 0001'] });
+      const collapsed: string[] = [];
+      const sub = api.trees.studySets.onDidCollapseElement((e) => collapsed.push(e.element.id));
+      const cards = (await api.views.studySets.getChildren(setNode)).filter((n) => /^Wide card/.test(rowTitle(n)));
+      const reveals: Promise<void>[] = [];
+      const retried: string[] = [];
+      try {
+        for (let i = 0; i < 30; i++) {
+          api.views.studySets.refresh();
+          const card = async () => (await api.views.studySets.getChildren(setNode)).find((n) => n.id === cards[i * 97].id);
+          if (i % 3 === 0) reveals.push(revealSettled(api.trees.studySets, api.views.studySets, card, { select: true, focus: false }, (m) => retried.push(m)));
+          await new Promise((r) => setTimeout(r, 40 + ((i * 53) % 260)));
+        }
+        await Promise.all(reveals);
+        await api.views.studySets.settled();
+      } finally {
+        sub.dispose();
+      }
+      assert.deepEqual(retried, [], 'no reveal ran into a refresh');
+      assert.deepEqual(collapsed, [], 'no row was collapsed');
+      // The reveals end in any order: the last one's card is selected, and its row is in sight in the expanded set.
+      const selected = api.trees.studySets.selection[0];
+      assert.ok(selected && /^Wide card/.test(rowTitle(selected)), `a wide card is selected: ${selected?.id}`);
+      await askRunner('ui-wide-set-after', { action: 'rows', expect: [rowTitle(selected)], timeoutMs: 5_000 });
+    } finally {
+      await agent.request('POST', `/study-sets/${wide.topicid}/delete`, { body: { expectedTitle: 'A wide set', keepHighlights: false, confirm: true } });
+    }
   });
 
   it('the Review Decks view shows due counts and review cards; a deleted source is marked', async () => {
