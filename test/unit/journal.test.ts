@@ -130,6 +130,50 @@ describe('store', () => {
   });
 });
 
+describe('store: rollback inside a batch', () => {
+  it('a failing write among others of one batch undoes only itself (a savepoint), in memory and after a restart', async () => {
+    const dir = tempDir();
+    const ins = (id: string) => `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('${id}', 'studyset', '${id}', 'a', 'a')`;
+    const ids = (s: Store) => s.all<{ topicid: string }>(`SELECT topicid FROM topics WHERE topicid IN ('A', 'B', 'C', 'D') ORDER BY topicid`).map((r) => r.topicid);
+    const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    // Not awaited one by one: the four join one batch, B and D as savepoints after A's BEGIN.
+    const writes = [
+      s.write((tx) => tx.run(ins('A'))),
+      s.write((tx) => {
+        tx.run(ins('B'));
+        throw new Error('boom');
+      }),
+      s.write((tx) => tx.run(ins('C'))),
+      s.write((tx) => {
+        tx.run(ins('D'));
+        tx.run(ins('A')); // a constraint failure half-way
+      }),
+    ];
+    const settled = await Promise.allSettled(writes);
+    assert.deepEqual(settled.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    assert.deepEqual(ids(s), ['A', 'C']);
+    await s.close();
+    const again = await Store.open(dir, { idleCheckpointMs: 0 });
+    assert.deepEqual(ids(again), ['A', 'C']);
+    await again.close();
+  });
+
+  it('keeps SQLite\'s rollback journal in memory and its lock for good, also after a checkpoint exported the database', async () => {
+    const dir = tempDir();
+    const s = await Store.open(dir, { idleCheckpointMs: 0 });
+    const modes = () => [s.get<{ journal_mode: string }>('PRAGMA journal_mode')?.journal_mode, s.get<{ locking_mode: string }>('PRAGMA locking_mode')?.locking_mode];
+    assert.deepEqual(modes(), ['memory', 'exclusive']);
+    await s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('E', 'studyset', 'e', 'a', 'a')`));
+    await s.checkpoint({ onThisThread: true });
+    assert.deepEqual(modes(), ['memory', 'exclusive']);
+    await s.write((tx) => tx.run(`UPDATE topics SET title = 'e2' WHERE topicid = 'E'`));
+    await s.close();
+    const again = await Store.open(dir, { idleCheckpointMs: 0 });
+    assert.equal(again.get<{ title: string }>(`SELECT title FROM topics WHERE topicid = 'E'`)?.title, 'e2');
+    await again.close();
+  });
+});
+
 describe('store: a journal that cannot be written', () => {
   it('answers 503 STORE_UNAVAILABLE (retryable), undoes the write in memory, and takes writes again once the journal works', async () => {
     const dir = tempDir();

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { workerScript } from '../threads/workerScript';
 import { pageCrcs } from './checkpointFile';
 import { parseJournal } from './journal';
-import { loadSqlite, runStatement } from './sqlite';
+import { openDatabase, runStatement } from './sqlite';
 
 /**
  * A checkpoint built beside the store instead of from it (docs/DURABILITY.md,
@@ -36,8 +36,7 @@ export interface ReplicaImage {
 
 /** Builds the image on this thread (the worker's body; tests call it directly too). */
 export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaImage> {
-  const SQL = await loadSqlite();
-  const db = new SQL.Database(readFileSync(input.dbPath));
+  const db = await openDatabase(readFileSync(input.dbPath));
   try {
     const from = Number(db.exec(`SELECT value FROM meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
     const journal = parseJournal(readPrefix(input.journalPath, input.upTo));

@@ -18,6 +18,25 @@ export function loadSqlite(): Promise<SqlJsStatic> {
 }
 
 /**
+ * The library's database in sql.js's memory (the store's, and a checkpoint replica's), set up for the one
+ * connection it has:
+ * - SQLite's rollback journal is kept in its heap (journal_mode MEMORY), not written to a file of sql.js's
+ *   in-memory file system and deleted at every commit: that was ~30 % of a 200-card write's SQL time. The
+ *   database itself is memory too, so a crash loses both either way; durability is library.journal's
+ *   (docs/ARCHITECTURE.md). ROLLBACK and savepoints work as before.
+ * - The lock is taken once and kept (locking_mode EXCLUSIVE): no other connection exists, and a query
+ *   outside a transaction no longer locks, looks for a hot journal and unlocks (200 point reads, each its
+ *   own transaction: 9.7 → 2.4 ms).
+ * A 200-card metadata edit went 18 → 14 ms with both.
+ */
+export async function openDatabase(bytes?: Uint8Array): Promise<Database> {
+  const SQL = await loadSqlite();
+  const db = bytes ? new SQL.Database(bytes) : new SQL.Database();
+  db.exec('PRAGMA journal_mode=MEMORY; PRAGMA locking_mode=EXCLUSIVE');
+  return db;
+}
+
+/**
  * Prepared statements kept per database, by SQL text: preparing costs more
  * than running a point query, and a 200-card write runs the same UPDATE 200
  * times. Bounded (SQL with an inlined id list varies), least recently used

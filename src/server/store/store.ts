@@ -11,7 +11,7 @@ import { replayJournal } from './journalRecovery';
 import { RowChanges, type CardIndexChange, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
 import { migrations } from './schema';
-import { loadSqlite, queryAll } from './sqlite';
+import { openDatabase, queryAll } from './sqlite';
 import type { CheckpointStats, StoreOptions } from './storeOptions';
 
 export type { Row, SqlValue, WriteTx } from './groupCommit';
@@ -49,11 +49,10 @@ export class Store {
   ) {}
 
   static async open(dir: string, options: StoreOptions = {}): Promise<Store> {
-    const SQL = await loadSqlite();
     const dbPath = join(dir, 'library.db');
     const journalPath = join(dir, 'library.journal');
     const { file, bytes, staleRedoKeptAs } = CheckpointFile.open(dbPath);
-    const db = bytes ? new SQL.Database(bytes) : new SQL.Database();
+    const db = await openDatabase(bytes);
     const checkpointSeq = Number(metaValue(db, 'journal_seq') ?? 0);
 
     // Damage is resynchronised over and kept aside; a torn tail is cut off so new records follow the last intact one.
