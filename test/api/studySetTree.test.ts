@@ -161,4 +161,31 @@ describe('GET /study-sets/{id}/tree', function () {
       assert.equal(n.isSubMapRoot, gen.get(n.noteid)!.subMap === 1);
     }
   });
+
+  // The tree is kept serialised until the next write (http/answerCache.ts): asked again unchanged it is the same
+  // bytes, and whatever a write changes, in this set or through another one, shows in the very next answer.
+  it('asked again unchanged it is the same bytes; a rename, a card elsewhere and an original renamed in another set show at once', async () => {
+    const other = await t.client.createStudySet('Originals');
+    const original = await create(other.topicid, { title: 'Original title' });
+    const set = await t.client.createStudySet('Kept');
+    const card = await create(set.topicid, { title: 'first title' });
+    const copy = await create(set.topicid, { title: 'copy' });
+    await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [original, copy]));
+    const raw = () => t.client.raw('GET', `/study-sets/${set.topicid}/tree`);
+    const first = await raw();
+    const again = await raw();
+    assert.equal(first.status, 200);
+    assert.ok(first.bytes.equals(again.bytes), 'the same answer');
+    assert.equal(Number(again.headers.get('content-length')), again.bytes.length);
+    const titleOf = async (id: string) => (await tree(set.topicid)).nodes.find((n: any) => n.noteid === id)?.title;
+
+    await t.client.request('POST', `/notes/${card}/title`, { body: { text: 'second title', expectedPrefix: 'first title', confirm: true } });
+    assert.equal(await titleOf(card), 'second title');
+    await create(other.topicid, { title: 'a card in the other set' }); // changes nothing here: the answer is the same
+    assert.deepEqual((await tree(set.topicid)).nodes, (await raw()).json<any>().nodes);
+    await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET title = ? WHERE noteid = ?', ['Renamed original', original]));
+    assert.equal(await titleOf(copy), 'Renamed original');
+    const sub = await t.client.request<any>('GET', `/study-sets/${set.topicid}/sub-maps`);
+    assert.equal(sub.count, 0);
+  });
 });

@@ -50,7 +50,7 @@ static int errno_named(const char *name) {
 static int decide(const char *op, const char *path) {
   const char *scope = getenv("FAULT_SCOPE");
   if (!scope || !*scope || !strstr(path, scope)) return PASS;
-  int verdict = PASS, err = 0;
+  int verdict = PASS, err = 0, slow = 0;
   pthread_mutex_lock(&lock);
   const char *ctl = getenv("FAULT_CTL");
   char line[1024] = "";
@@ -73,7 +73,11 @@ static int decide(const char *op, const char *path) {
       seen++;
       if (seen >= nth && (count == 0 || seen < nth + count)) {
         if (!strcmp(cerr, "DROP")) verdict = DROP;
-        else {
+        else if (!strcmp(cerr, "SLOW_EIO")) { /* fails with EIO after 300 ms: a write held in flight */
+          verdict = FAIL;
+          err = EIO;
+          slow = 1;
+        } else {
           verdict = FAIL;
           err = errno_named(cerr);
         }
@@ -88,6 +92,7 @@ static int decide(const char *op, const char *path) {
     if (len > 0) syscall(SYS_write, log_fd, msg, (size_t)len);
   }
   pthread_mutex_unlock(&lock);
+  if (slow) usleep(300000);
   if (verdict == FAIL) errno = err;
   return verdict;
 }

@@ -3,7 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type FaultOp = 'write' | 'fsync' | 'ftruncate' | 'rename';
-export type FaultKind = 'ENOSPC' | 'EIO' | 'DROP';
+/** SLOW_EIO: EIO after 300 ms, which holds the write in flight meanwhile. */
+export type FaultKind = 'ENOSPC' | 'EIO' | 'DROP' | 'SLOW_EIO';
 
 export interface FaultCall {
   op: FaultOp;

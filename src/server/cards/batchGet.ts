@@ -3,6 +3,7 @@ import { inList } from './noteRows';
 import { hashtagPath } from './hashtagPaths';
 import { sourceAnchorOf } from './sourceAnchor';
 import { excerptContentId } from './cardImages';
+import { packedRows } from './packedRows';
 
 /** A card part in visual order; `index` is its position in parts[], `textIndex` ties a text part to texts[]. */
 export interface CardPart {
@@ -29,14 +30,9 @@ function occlusionIn(data: string | null): unknown {
   }
 }
 
-/**
- * Rows packed as one JSON array: sql.js builds a JS object per row and column,
- * which costs more than the query itself at 200 cards; one string parses fast.
- */
+/** Cards' rows in one packed query (packedRows.ts); none asked, none read. */
 function packed<T extends unknown[]>(db: Db, columns: string, from: string, params: string[]): T[] {
-  if (!params.length) return [];
-  const r = db.get<{ j: string }>(`SELECT json_group_array(json_array(${columns})) AS j FROM (SELECT ${columns} FROM ${from})`, params);
-  return JSON.parse(r?.j ?? '[]') as T[];
+  return params.length ? packedRows<T>(db, columns, from, params) : [];
 }
 
 const group = <T extends unknown[]>(rows: T[]) => {

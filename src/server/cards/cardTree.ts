@@ -4,21 +4,16 @@ import type { Db } from './noteRows';
 import { getNote } from './noteRows';
 import { cutTitle } from './sourceAnchor';
 import { displayTitle } from './displayTitle';
+import { packedRows } from './packedRows';
 
-/** One visible card as the tree query reads it (a reference copy carries its original's title and excerpt). */
-interface TreeRow {
-  id: string;
-  parent: string | null;
-  pos: number;
-  title: string;
-  color: number | null;
-  fill: number | null;
-  /** FOLDED | SUB_MAP | EXCERPT */
-  flags: number;
-  page: number | null;
-  /** The first text (an excerpt first) of an untitled card, cut: what it shows instead of a title. */
-  lead: string | null;
-}
+/**
+ * One visible card as the tree query reads it (a reference copy carries its
+ * original's title and excerpt): id, parent, position, title, color, fill,
+ * flags (FOLDED | SUB_MAP | EXCERPT), page, and lead: the first text (an
+ * excerpt first) of an untitled card, cut, which it shows instead of a title.
+ */
+type TreeRow = [id: string, parent: string | null, pos: number, title: string, color: number | null, fill: number | null, flags: number, page: number | null, lead: string | null];
+const TREE_COLUMNS = 'id, parent, pos, title, color, fill, flags, page, lead';
 const FOLDED = 1;
 const SUB_MAP = 2;
 const EXCERPT = 4;
@@ -38,7 +33,7 @@ export const TREE_SQL = `SELECT n.noteid AS id, n.parent_id AS parent, n.positio
  FROM notes n LEFT JOIN notes o ON o.noteid = n.reference_of
  WHERE n.topicid = ? AND n.hidden = 0`;
 
-const bySiblingOrder = (a: TreeRow, b: TreeRow) => a.pos - b.pos || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const bySiblingOrder = (a: TreeRow, b: TreeRow) => a[2] - b[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 export interface TreeNode {
   noteid: string;
@@ -86,16 +81,17 @@ const MESSY = /\s\s|[^\S ]|^ | $/;
 export function loadSetTree(db: Db, topicid: string): SetTree {
   assertStudySet(db, topicid);
   const topic = db.get<{ title: string; root_note_id: string | null }>('SELECT title, root_note_id FROM topics WHERE topicid = ?', [topicid])!;
-  const rows = db.all<TreeRow>(TREE_SQL, [topicid]);
+  const rows = packedRows<TreeRow>(db, TREE_COLUMNS, `(${TREE_SQL})`, [topicid]);
   // Each card's children in sibling order (rows come mostly in that order already: the sort has little to do).
   const children = new Map<string, TreeRow[]>();
   let root: TreeRow | undefined;
   for (const r of rows) {
-    if (r.id === topic.root_note_id) root = r;
-    if (r.parent === null) continue;
-    const list = children.get(r.parent);
+    const parent = r[1];
+    if (r[0] === topic.root_note_id) root = r;
+    if (parent === null) continue;
+    const list = children.get(parent);
     if (list) list.push(r);
-    else children.set(r.parent, [r]);
+    else children.set(parent, [r]);
   }
   for (const list of children.values()) if (list.length > 1) list.sort(bySiblingOrder);
 
@@ -105,34 +101,34 @@ export function loadSetTree(db: Db, topicid: string): SetTree {
     const rowStack: TreeRow[] = [root];
     const parentStack: Array<TreeNode | null> = [null];
     while (rowStack.length) {
-      const row = rowStack.pop()!;
+      const [id, , , fullTitle, color, fill, flags, page, lead] = rowStack.pop()!;
       const parent = parentStack.pop()!;
-      const kids = children.get(row.id);
-      let title = row.title;
+      const kids = children.get(id);
+      let title = fullTitle;
       let shown = title;
       if (title === '' || title.length > 64 || MESSY.test(title)) {
-        title = cutTitle(row.title);
-        const own = displayTitle(row.title, row.lead);
-        shown = own === row.title ? title : cutTitle(own);
+        title = cutTitle(fullTitle);
+        const own = displayTitle(fullTitle, lead);
+        shown = own === fullTitle ? title : cutTitle(own);
       }
       const node: TreeNode = {
-        noteid: row.id,
+        noteid: id,
         parent: parent ? parent.noteid : null,
         depth: parent ? parent.depth + (parent.isSubMapRoot ? 1 : 0) : 0,
         level: parent ? parent.level + 1 : 0,
         childCount: kids ? kids.length : 0,
         subMapId: parent ? (parent.isSubMapRoot ? parent.noteid : parent.subMapId) : null,
-        isSubMapRoot: (row.flags & SUB_MAP) !== 0,
+        isSubMapRoot: (flags & SUB_MAP) !== 0,
         title,
         displayTitle: shown,
-        folded: (row.flags & FOLDED) !== 0,
-        colorIndex: row.color,
-        fillIndex: row.fill,
-        hasExcerpt: (row.flags & EXCERPT) !== 0,
-        page: row.page,
+        folded: (flags & FOLDED) !== 0,
+        colorIndex: color,
+        fillIndex: fill,
+        hasExcerpt: (flags & EXCERPT) !== 0,
+        page,
       };
       nodes.push(node);
-      fullTitles.push(row.title);
+      fullTitles.push(fullTitle);
       if (kids) {
         for (let i = kids.length - 1; i >= 0; i--) {
           rowStack.push(kids[i]);

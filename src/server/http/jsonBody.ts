@@ -59,3 +59,15 @@ export function setJsonBody(ctx: Context, value: Record<string, unknown>): void 
   ctx.body = Readable.from(buffers, { objectMode: false });
   ctx.length = buffers.reduce((n, b) => n + b.length, 0);
 }
+
+/** The answer as one buffer (to keep: answerCache.ts), the same bytes as setJsonBody sends. */
+export function jsonBytes(value: Record<string, unknown>): Buffer {
+  const pieces = jsonPieces(value);
+  return pieces ? Buffer.concat(pieces.map((p) => Buffer.from(p, 'utf8'))) : Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+/** Sends JSON already serialised: one buffer, one write. */
+export function setJsonBytes(ctx: Context, bytes: Buffer): void {
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = bytes;
+}

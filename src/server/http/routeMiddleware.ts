@@ -9,7 +9,8 @@ import { covers, neededScope, routeScope } from '../security/scopes';
 import type { Caller } from '../security/tokens';
 import { Hijack, Reply, type RouteDecl, type RouteServices } from './routeTable';
 import { holdForApproval } from './approvalGate';
-import { setJsonBody } from './jsonBody';
+import { jsonBytes, setJsonBody, setJsonBytes } from './jsonBody';
+import type { AnswerCache } from './answerCache';
 
 const emptyObject = z.object({});
 const queryConfirm = z
@@ -104,7 +105,7 @@ export function effectiveSchemas(route: RouteDecl) {
  * auth (who: the token) → scope (a dry-run needs read) → premium → body → validation → scope again, now that
  * confirm is known → confirm gate → approval gate (an agent's call the person must approve) → handler → success body.
  */
-export function routeMiddleware(route: RouteDecl, services: RouteServices) {
+export function routeMiddleware(route: RouteDecl, services: RouteServices, answers?: AnswerCache) {
   const schemas = effectiveSchemas(route);
   const bodyKeys = new Set(Object.keys(schemas.body.shape));
   return async (ctx: Context) => {
@@ -164,6 +165,12 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
       return;
     }
 
+    // A read whose answer only the library's rows decide: served as last made until the next write (answerCache.ts).
+    const cacheKey = route.sameUntilWrite && answers ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}` : undefined;
+    const cached = cacheKey === undefined ? undefined : answers!.get(cacheKey);
+    if (cached) return setJsonBytes(ctx, cached);
+    const mark = cacheKey === undefined ? undefined : answers!.markNow();
+
     const result = await route.handler(input as never);
     if (result instanceof Hijack) {
       ctx.respond = false;
@@ -177,10 +184,14 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices) {
       ctx.body = result.body;
       return;
     }
-    setJsonBody(ctx, {
+    const answer = {
       bridgeApiVersion: BRIDGE_API_VERSION,
       ...result,
       ...(ignoredFields.length ? { ignoredFields } : {}),
-    });
+    };
+    if (cacheKey === undefined) return setJsonBody(ctx, answer);
+    const bytes = jsonBytes(answer);
+    answers!.set(cacheKey, mark, bytes);
+    setJsonBytes(ctx, bytes);
   };
 }

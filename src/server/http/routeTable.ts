@@ -147,6 +147,12 @@ export interface RouteDecl<
    * tests check every answer against it, the client's result types derive from it.
    */
   response?: R;
+  /**
+   * The answer is decided by the library's rows and the request alone (not the
+   * caller, the clock or files): it is kept serialised and sent again until the
+   * next write (answerCache.ts). For large reads asked again and again (a tree).
+   */
+  sameUntilWrite?: boolean;
   /** The content type of a non-JSON success answer (a `Reply`: Markdown, a script, a PNG, a PDF). */
   replyType?: string;
   preview?: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<Record<string, unknown>>;

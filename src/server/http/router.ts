@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { routeMiddleware } from './routeMiddleware';
 import { withNoSpaceAnswer } from './noSpaceAnswer';
 import type { RouteDecl, RouteServices } from './routeTable';
+import { AnswerCache } from './answerCache';
 
 export const API_PREFIX = '/bridge/v1';
 
@@ -30,12 +31,13 @@ function groupKey(method: string, path: string): string | undefined {
  */
 export function createRouter(routes: readonly RouteDecl[], services: RouteServices): Middleware {
   const routers = new Map<string, Router>();
+  const answers = new AnswerCache(services.store);
   for (const route of routes) {
     const path = koaPath(route.path);
     const key = groupKey(route.method, path)!;
     let router = routers.get(key);
     if (!router) routers.set(key, (router = new Router({ sensitive: true, strict: true, exclusive: true })));
-    const handle = withNoSpaceAnswer(route, services, routeMiddleware(route, services));
+    const handle = withNoSpaceAnswer(route, services, routeMiddleware(route, services, answers));
     router.register(path, [route.method], (ctx) => handle(ctx), { name: `${route.method} ${route.path}` });
   }
   const dispatchers = new Map([...routers].map(([key, router]) => [key, router.routes() as unknown as Middleware]));

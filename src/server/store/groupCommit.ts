@@ -44,6 +44,8 @@ export class GroupCommit {
   private inWrite = false;
   private deferred: Array<() => void> = [];
   private idleTasks: Array<() => void> = [];
+  /** Writes applied in memory, rolled back ones included: never goes back, unlike seq. */
+  private applied = 0;
 
   constructor(
     private readonly db: Database,
@@ -60,6 +62,15 @@ export class GroupCommit {
   /** The last acknowledged write's sequence. */
   get revision(): number {
     return this.durable;
+  }
+
+  /**
+   * A number that changes whenever memory may have changed, or undefined while
+   * a write is applied but not yet acknowledged: equal marks mean the same,
+   * acknowledged rows (a write that failed and was rolled back still moved it).
+   */
+  get quietMark(): number | undefined {
+    return this.batch || this.flushing || this.inWrite || this.deferred.length ? undefined : this.applied;
   }
 
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
@@ -104,6 +115,7 @@ export class GroupCommit {
       resolve(result);
       return;
     }
+    this.applied++;
     const batch = (this.batch ??= { records: [], waiters: [] });
     batch.records.push(encodeRecord({ seq: ++this.seq, stmts }));
     batch.waiters.push({ resolve: () => resolve(result), reject });

@@ -139,6 +139,11 @@ export class Store {
     return this.commits.revision;
   }
 
+  /** Same number, same acknowledged rows; undefined while a write is in flight (GroupCommit.quietMark). */
+  get quietMark(): number | undefined {
+    return this.commits.quietMark;
+  }
+
   /**
    * Called after each acknowledged (fsynced) batch with the new revision and
    * the library rows it changed, by kind and id, and the card index rows it
