@@ -177,6 +177,10 @@ describe('GET /study-sets/{id}/tree', function () {
     assert.equal(first.status, 200);
     assert.ok(first.bytes.equals(again.bytes), 'the same answer');
     assert.equal(Number(again.headers.get('content-length')), again.bytes.length);
+    // The kept answer sits behind the gates: no token, a bad token or an Origin is still refused.
+    assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { anonymous: true })).status, 401);
+    assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { anonymous: true, headers: { Authorization: 'Bearer wrong' } })).status, 401);
+    assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { headers: { Origin: 'https://example.com' } })).status, 403);
     const titleOf = async (id: string) => (await tree(set.topicid)).nodes.find((n: any) => n.noteid === id)?.title;
 
     await t.client.request('POST', `/notes/${card}/title`, { body: { text: 'second title', expectedPrefix: 'first title', confirm: true } });

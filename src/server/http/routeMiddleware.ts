@@ -105,7 +105,7 @@ export function effectiveSchemas(route: RouteDecl) {
  * auth (who: the token) → scope (a dry-run needs read) → premium → body → validation → scope again, now that
  * confirm is known → confirm gate → approval gate (an agent's call the person must approve) → handler → success body.
  */
-export function routeMiddleware(route: RouteDecl, services: RouteServices, answers?: AnswerCache) {
+export function routeMiddleware(route: RouteDecl, services: RouteServices, answers: AnswerCache) {
   const schemas = effectiveSchemas(route);
   const bodyKeys = new Set(Object.keys(schemas.body.shape));
   return async (ctx: Context) => {
@@ -166,10 +166,10 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     }
 
     // A read whose answer only the library's rows decide: served as last made until the next write (answerCache.ts).
-    const cacheKey = route.sameUntilWrite && answers ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}` : undefined;
-    const cached = cacheKey === undefined ? undefined : answers!.get(cacheKey);
+    const cacheKey = route.sameUntilWrite ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}` : undefined;
+    const cached = cacheKey === undefined ? undefined : answers.get(cacheKey);
     if (cached) return setJsonBytes(ctx, cached);
-    const mark = cacheKey === undefined ? undefined : answers!.markNow();
+    const mark = cacheKey === undefined ? undefined : answers.markNow();
 
     const result = await route.handler(input as never);
     if (result instanceof Hijack) {
@@ -191,7 +191,7 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     };
     if (cacheKey === undefined) return setJsonBody(ctx, answer);
     const bytes = jsonBytes(answer);
-    answers!.set(cacheKey, mark, bytes);
+    answers.set(cacheKey, mark, bytes);
     setJsonBytes(ctx, bytes);
   };
 }
