@@ -81,7 +81,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const ui = new WorkbenchUi();
   context.subscriptions.push(ui);
   const bridgeOptions = () => ({ ...readBridgeOptions(context), ui });
-  const bridgeHost = new BridgeHost(bridgeOptions, log);
+  const bridgeHost = new BridgeHost(bridgeOptions, log, { codeCacheDir: vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath });
   host = bridgeHost;
   // Disposed explicitly (and awaited) in deactivate; this is the safety net.
   context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });

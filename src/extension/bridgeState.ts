@@ -1,6 +1,7 @@
 // What the window's bridge is and where it runs, as BridgeHost reports it
 // (the status bar, the MCP provider and the settings read these).
 import type { BridgeOptions } from '../server/bridge';
+import type { CodeCacheState } from '../server/threads/codeCache';
 
 /**
  * What BridgeHost is doing:
@@ -33,5 +34,9 @@ export interface BridgeState {
   /** When hosting: the thread the server runs on, and its threadId (0 = the main thread). */
   thread?: BridgeThread;
   threadId?: number;
+  /** When hosting in a worker: how it loaded the server bundle through V8's code cache. */
+  codeCache?: CodeCacheState;
+  /** When hosting: ms from asking for the bridge (worker thread started, or reused) to its listening. */
+  startMs?: number;
   error?: string;
 }

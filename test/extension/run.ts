@@ -298,7 +298,8 @@ async function main(): Promise<number> {
     if (c.error) process.stdout.write(`      ${c.error.split('\n').slice(0, 6).join('\n      ')}\n`);
   }
   process.stdout.write(
-    `\n  activation: ${metrics.activationMs ?? '?'} ms for activate() to return (goal ≤ 300); ${metrics.listeningMs ?? '?'} ms to a listening bridge\n` +
+    `\n  activation: ${metrics.activationMs ?? '?'} ms for activate() to return (goal ≤ 300); ${metrics.listeningMs ?? '?'} ms to a listening bridge` +
+      `${bridgeStarts(metrics)}\n` +
       `  restart:    ${metrics.restartMs ?? '?'} ms (Restart bridge on an existing data dir)\n` +
       `  VSIX size:  ${Number(metrics.vsixMb).toFixed(1)} MB (goal ≤ 30)\n` +
       readerSummary(metrics) +
@@ -371,6 +372,14 @@ async function serveSignal(
     default:
       throw new Error(`unknown request ${name}`);
   }
+}
+
+/** The worker's own start (thread to listening), first without a code cache, then a new thread with it. */
+function bridgeStarts(metrics: Record<string, unknown>): string {
+  const first = metrics.bridgeFirstStart as { codeCache?: string; startMs?: number } | undefined;
+  const again = metrics.bridgeWorkerAgain as { codeCache?: string; startMs?: number } | undefined;
+  if (!first && !again) return '';
+  return `; the worker itself: ${first?.startMs ?? '?'} ms (code cache ${first?.codeCache ?? '-'}), a new worker later ${again?.startMs ?? '?'} ms (code cache ${again?.codeCache ?? '-'})`;
 }
 
 async function check(checks: Check[], title: string, fn: () => Promise<void>) {

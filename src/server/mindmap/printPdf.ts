@@ -1,5 +1,6 @@
 import type fontkitModule from '@pdf-lib/fontkit';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import type { PDFFont, PDFPage } from 'pdf-lib';
+import { pdfLib } from '../pdf/pdfLib';
 import type { PrintPlan } from './printPlan';
 import type { PrintCard } from './printTree';
 
@@ -47,6 +48,7 @@ function fit(font: PDFFont, s: string, size: number, width: number): string {
 }
 
 function header(ctx: Ctx, p: PDFPage, left: string, right: string): void {
+  const { rgb } = pdfLib();
   p.drawText(fit(ctx.bold, left, 11, W - 2 * M - 80), { x: M, y: H - M - 11, size: 11, font: ctx.bold });
   p.drawText(right, { x: W - M - ctx.font.widthOfTextAtSize(right, 9), y: H - M - 10, size: 9, font: ctx.font, color: rgb(0.4, 0.4, 0.4) });
   p.drawLine({ start: { x: M, y: H - M - HEADER + 8 }, end: { x: W - M, y: H - M - HEADER + 8 }, thickness: 0.5, color: rgb(0.7, 0.7, 0.7) });
@@ -54,6 +56,7 @@ function header(ctx: Ctx, p: PDFPage, left: string, right: string): void {
 
 /** An outline of the page's cards: one row each, indented by depth, boxed, joined to their parent by elbow lines. */
 function drawTreePage(ctx: Ctx, p: PDFPage, cards: PrintCard[], connectors: boolean): void {
+  const { rgb } = pdfLib();
   const top = H - M - HEADER;
   const rowH = Math.min(24, (top - M) / cards.length);
   const size = Math.max(4, Math.min(11, rowH * 0.55));
@@ -84,6 +87,7 @@ function drawTreePage(ctx: Ctx, p: PDFPage, cards: PrintCard[], connectors: bool
 
 /** Card flow: each card its own box, one column (up to 4 cards) or two, the title wrapped inside. */
 function drawCardPage(ctx: Ctx, p: PDFPage, cards: PrintCard[], perPage: number): void {
+  const { rgb } = pdfLib();
   const cols = perPage > 4 ? 2 : 1;
   const rows = Math.ceil(perPage / cols);
   const gap = 10;
@@ -110,6 +114,7 @@ function drawCardPage(ctx: Ctx, p: PDFPage, cards: PrintCard[], perPage: number)
 
 /** Draws a saved plan page by page; returns the PDF bytes and how many characters the font could not print. */
 export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<string, PrintCard>, cjkFont?: Uint8Array): Promise<{ bytes: Uint8Array; replacedChars: number }> {
+  const { PDFDocument, StandardFonts } = pdfLib();
   const doc = await PDFDocument.create();
   let ctx: Ctx;
   if (cjkFont) {

@@ -1,7 +1,7 @@
 import { writeFile, rename, rm } from 'node:fs/promises';
 import { FILE_MODE, mkdirPrivateAsync } from '../store/privateFiles';
 import * as path from 'node:path';
-import { PDFDocument, rgb } from 'pdf-lib';
+import { pdfLib } from './pdfLib';
 import type { Rect } from './pdfTypes';
 
 /** A rectangle drawn on an exported page; `rect` in page points, top-left origin (as everywhere). */
@@ -19,6 +19,7 @@ export interface Highlight {
  * content (no annotations), written atomically to `outPath`.
  */
 export async function buildFlatExport(source: Uint8Array, pages: number[], highlights: Highlight[]): Promise<Uint8Array> {
+  const { PDFDocument, rgb } = pdfLib();
   const src = await PDFDocument.load(source, { ignoreEncryption: true, updateMetadata: false });
   const out = await PDFDocument.create();
   const count = src.getPageCount();
@@ -57,6 +58,6 @@ export async function writeFlatExport(source: Uint8Array, pages: number[], highl
     await rm(tmp, { force: true }); // a full disk leaves no half-written export
     throw e;
   }
-  const check = await PDFDocument.load(bytes, { updateMetadata: false });
+  const check = await pdfLib().PDFDocument.load(bytes, { updateMetadata: false });
   return { pageCount: check.getPageCount(), bytes: bytes.byteLength };
 }

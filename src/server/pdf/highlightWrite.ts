@@ -1,4 +1,5 @@
-import { PDFArray, PDFDocument, PDFHexString, PDFName, PDFString, type PDFPage } from 'pdf-lib';
+import type { PDFArray, PDFDocument, PDFPage, PDFString } from 'pdf-lib';
+import { pdfLib } from './pdfLib';
 import type { Rect } from './pdfTypes';
 
 /** A Highlight annotation to add: rectangles in page points, top-left origin (as everywhere), one per line. */
@@ -48,6 +49,7 @@ function quadOf(r: Rect, toUser: (x: number, y: number) => [number, number]): nu
 
 /** The page's annotation array, created (or made direct-writable) as needed. */
 function annotsOf(doc: PDFDocument, page: PDFPage): PDFArray {
+  const { PDFArray, PDFName } = pdfLib();
   const existing = page.node.lookup(PDFName.of('Annots'));
   if (existing instanceof PDFArray) return existing;
   const arr = doc.context.obj([]);
@@ -61,6 +63,7 @@ function annotsOf(doc: PDFDocument, page: PDFPage): PDFArray {
  * text shows through) for readers that draw only appearances.
  */
 function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser: (x: number, y: number) => [number, number], stamp: PDFString): void {
+  const { PDFHexString, PDFName } = pdfLib();
   const quads = h.quads.map((q) => quadOf(q, toUser));
   const xs = quads.flatMap((q) => [q[0], q[2], q[4], q[6]]);
   const ys = quads.flatMap((q) => [q[1], q[3], q[5], q[7]]);
@@ -96,6 +99,7 @@ function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser
  * content is untouched and annotations already there are kept.
  */
 export async function buildAnnotatedPdf(source: Uint8Array, highlights: readonly HighlightAnnot[]): Promise<Uint8Array> {
+  const { PDFDocument, PDFString } = pdfLib();
   const doc = await PDFDocument.load(source, { ignoreEncryption: true, updateMetadata: false });
   const pages = doc.getPages();
   const stamp = PDFString.fromDate(new Date());

@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
+import { pdfLib } from './pdfLib';
 import type { PdfDocument } from './pdfjsLoader';
 import type { Rect } from './pdfTypes';
 
@@ -61,6 +61,7 @@ const HIDDEN = 2;
  */
 export async function unprintedPages(bytes: Uint8Array): Promise<Set<number> | undefined> {
   try {
+    const { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } = pdfLib();
     const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
     const pages = new Set<number>();
     doc.getPages().forEach((page, i) => {

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import type { Bridge, BridgeOptions } from '../bridge';
 import type { CheckpointResult } from './protocol';
+import type { CodeCacheState } from '../threads/codeCache';
 import { claimDataDir } from './threadClaims';
 
 /** A bridge this window hosts, wherever it runs: what BridgeHost needs of it. */
@@ -16,6 +17,8 @@ export interface HostedBridge {
   thread: 'worker' | 'main';
   /** threadId of that thread (0: the main thread). */
   threadId: number;
+  /** A worker that loaded the server through V8's code cache says how that went (threads/codeCache.ts). */
+  codeCache?: CodeCacheState;
   /** Folds the journal into library.db now (the event-loop test asks for one). */
   checkpoint(): Promise<CheckpointResult>;
   /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock (`keepLock`: see Bridge.close). */

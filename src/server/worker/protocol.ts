@@ -3,6 +3,7 @@
 import type { RequestLogEntry } from '../http/app';
 import type { BridgeLimits } from '../config';
 import type { StoreOptions } from '../store/store';
+import type { CodeCacheState } from '../threads/codeCache';
 
 /** BridgeOptions that can cross a thread (no UI object, no callbacks). */
 export interface WorkerBridgeOptions {
@@ -28,6 +29,8 @@ export interface BridgeWorkerData {
   kind: 'study-bridge-worker';
   options: WorkerBridgeOptions;
   uiMethods: OptionalUiMethod[];
+  /** Started by dist/bridgeBoot.js, which keeps V8's code cache of the server bundle here. */
+  codeCacheDir?: string;
 }
 
 /** An error as it crosses: code (e.g. DATA_DIR_LOCKED) and status survive. */
@@ -46,6 +49,8 @@ export interface ReadyInfo {
   instanceNonce: string;
   /** threadId of the worker, as it sees itself (never 0, which is the main thread). */
   threadId: number;
+  /** How the thread loaded the server bundle: through the code cache (threads/codeCache.ts), or not (undefined). */
+  codeCache?: CodeCacheState;
 }
 
 export interface CheckpointResult {

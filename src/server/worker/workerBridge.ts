@@ -46,6 +46,9 @@ export class BridgeWorkerThread {
   /** Threads started so far (a restart that reused the idle one adds none). */
   threadsStarted = 0;
 
+  /** `codeCacheDir`: where the thread keeps V8's code cache of the server bundle (threads/codeCache.ts); none, none kept. */
+  constructor(private readonly opts: { codeCacheDir?: string } = {}) {}
+
   /** Starts a bridge in the thread (starting the thread when there is none); resolves once it listens. */
   start(opts: WorkerBridgeStart): Promise<HostedBridge> {
     if (this.session) return Promise.reject(new Error('the bridge thread already runs a bridge: close it first'));
@@ -73,8 +76,9 @@ export class BridgeWorkerThread {
     if (worker) await worker.terminate();
   }
 
-  private spawn(workerData: BridgeWorkerData): Worker {
-    const { script, eval: isEval } = workerSource();
+  private spawn(data: BridgeWorkerData): Worker {
+    const { script, eval: isEval, cached } = workerSource(this.opts.codeCacheDir);
+    const workerData: BridgeWorkerData = cached ? { ...data, codeCacheDir: this.opts.codeCacheDir } : data;
     const worker = new Worker(script, { eval: isEval, workerData, name: 'study-bridge' });
     this.worker = worker;
     this.threadsStarted++;
@@ -201,7 +205,12 @@ function onceOnly<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
   return (a) => (first ??= fn(a));
 }
 
-/** dist/bridgeWorker.js from the bundle; bridgeWorker.ts through tsx's bootstrap from source (threads/workerScript.ts). */
-function workerSource(): { script: string; eval: boolean } {
-  return workerScript(path.join(__dirname, 'bridgeWorker.ts'), 'bridgeWorker.js');
+/**
+ * dist/bridgeWorker.js from the bundle (through dist/bridgeBoot.js when a code cache is kept);
+ * bridgeWorker.ts through tsx's bootstrap from source (threads/workerScript.ts), where there is no bundle to cache.
+ */
+function workerSource(codeCacheDir: string | undefined): { script: string; eval: boolean; cached: boolean } {
+  const plain = workerScript(path.join(__dirname, 'bridgeWorker.ts'), 'bridgeWorker.js');
+  if (!codeCacheDir || plain.eval) return { ...plain, cached: false };
+  return { script: path.join(__dirname, 'bridgeBoot.js'), eval: false, cached: true };
 }

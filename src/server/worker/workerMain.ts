@@ -4,7 +4,17 @@ import { threadId, type MessagePort } from 'node:worker_threads';
 import { createBridge, type Bridge } from '../bridge';
 import { recoveryLine } from '../store/recoveryReport';
 import { RemoteUiHost } from './remoteUiHost';
+import type { CodeCacheState } from '../threads/codeCache';
 import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker, type WorkerBridgeOptions } from './protocol';
+
+/** What the thread's boot script (bridgeBoot.ts) adds: how it loaded the bundle, and what to do once the bridge listens. */
+export interface WorkerBoot {
+  codeCache?: CodeCacheState;
+  afterFirstReady?: () => void;
+}
+
+/** The code cache is made this long after the first start: the code the views' first requests compiled is in it too. */
+const CODE_CACHE_AFTER_MS = 3000;
 
 /**
  * The bridge inside its worker thread: createBridge with the window's UI
@@ -13,7 +23,7 @@ import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker, type Wor
  * the thread stays, idle, for the next `start` (a restart): the server code
  * and sql.js are loaded once per thread, not once per bridge.
  */
-export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData): void {
+export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot: WorkerBoot = {}): void {
   yieldToTheWindow();
   const post = (msg: FromWorker) => port.postMessage(msg);
   let ui = new RemoteUiHost(post, data.uiMethods);
@@ -79,7 +89,10 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData): void
     }
     const recovered = recoveryLine(bridge.services.store.recovery);
     if (recovered) process.stderr.write(`${recovered}\n`);
-    post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId });
+    post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId, codeCache: boot.codeCache });
+    const after = boot.afterFirstReady;
+    boot.afterFirstReady = undefined;
+    if (after) setTimeout(after, CODE_CACHE_AFTER_MS).unref();
   };
 
   void start(data.options);
