@@ -3,7 +3,8 @@
 // without HTTP, routing, validation or JSON). `npm run bench -- cards` runs
 // only this file.
 import { UNNAMED_AGENT } from '../src/server/actor';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -221,11 +222,44 @@ async function main() {
     const ftsCopy = store.get<{ b: number }>('SELECT sum(length(CAST(c2body AS BLOB))) AS b FROM notes_fts_content')!.b;
     rows.push([`  the card index's own copy of each text (notes_fts_content)`, '', '', '', '', '', '', `${mb(ftsCopy)} of ${mb(last.bytes)}: what a contentless index could take off the export`]);
 
+    // The rows above share one thread between the client and the bridge. An agent is another process: batch-get
+    // again against `study-bridge serve` (dist/cli.js) on the same data dir, the bridge's work and the client's apart.
+    await bridge.close();
+    const apart = await fromAnotherProcess(dataDir, ids);
+    rows.push([`  POST /notes/batch-get, ${BATCH} cards, the bridge in another process: fetch + body text`, apart.raw.p50, apart.raw.p95, '', '', 'p50 ≤ 10 ms', '', 'as an agent meets it (study-bridge serve)']);
+    rows.push([`  the same through BridgeClient (its JSON parse and checks)`, apart.client.p50, apart.client.p95, '', '', '', '', '']);
+
     printTable(['measure', 'HTTP p50 ms', 'HTTP p95 ms', 'store alone p50 ms', 'store alone p95 ms', 'goal', 'before (issue 20; main before srv20; main before srv20c, back to back)', 'note'], rows);
     process.stdout.write(`\n${total} cards in ${SETS} sets; building them with direct store writes took ${loadS.toFixed(1)} s\n`);
   } finally {
     await bridge.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** batch-get timed from this process against `study-bridge serve` on `dataDir` (raw fetch, then BridgeClient). */
+async function fromAnotherProcess(dataDir: string, ids: (k: number) => string[]): Promise<{ raw: Timing; client: Timing }> {
+  const child = spawn(process.execPath, [join(__dirname, '../dist/cli.js'), 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (/listening on/.test(out)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    });
+    const client = BridgeClient.fromDataDir(dataDir);
+    const headers = { authorization: `Bearer ${readFileSync(join(dataDir, 'token'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    const raw = await time(RUNS, async (i) => (await fetch(`${client.baseUrl}/notes/batch-get`, { method: 'POST', headers, body: JSON.stringify({ noteIds: ids(i + 1) }) })).text());
+    const viaClient = await time(RUNS, (i) => client.request('POST', '/notes/batch-get', { body: { noteIds: ids(i + 1) } }));
+    return { raw, client: viaClient };
+  } finally {
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   }
 }
 

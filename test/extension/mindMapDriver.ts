@@ -120,7 +120,14 @@ export function mindMapSummary(metrics: Record<string, unknown>): string {
   return (
     `  mind map:   first draw ${n('mindMapFirstDrawMs')} ms (goal ≤ 1000; ${n('mindMapFirstDrawViaRunnerMs')} ms seen by the runner), ` +
     `redraw after an agent edit ${n('mindMapRedrawMs')} ms (goal ≤ 300; ${n('mindMapRedrawViaRunnerMs')} ms seen by the runner)\n` +
-    (metrics.mindMapFirstDrawPhases ? `  mind map:   first draw, ms: ${JSON.stringify(metrics.mindMapFirstDrawPhases)}\n` : '') +
+    (metrics.mindMapFirstDrawPhases ? `  mind map:   first draw, ms: ${JSON.stringify(metrics.mindMapFirstDrawPhases)}\n${pageShare(metrics.mindMapFirstDrawPhases)}` : '') +
     (metrics.mindMapRedrawPhases ? `  mind map:   redraw, ms: ${JSON.stringify(metrics.mindMapRedrawPhases)}\n` : '')
   );
+}
+
+/** How the first draw splits: VS Code making the webview (until the page's script said ready) and the page's own work. */
+function pageShare(phases: unknown): string {
+  const p = phases as { pageReady?: number; rendered?: number; page?: { scriptStart: number; drawn: number } };
+  if (p.pageReady === undefined || !p.page) return '';
+  return `  mind map:   of the first draw, VS Code's webview took ${p.pageReady} ms to the page's ready (the page's script started ${Math.round(p.page.scriptStart)} ms after its document began); the page drew the map ${Math.round(p.page.drawn - p.page.scriptStart)} ms after its script started\n`;
 }
