@@ -40,14 +40,12 @@ export class BridgeHost implements vscode.Disposable {
 
   private options: BridgeHostOptions;
 
-  /** `readOptions` reads the settings: at each start, so a window taking over hosts with what they say now. */
-  /** `codeCacheDir`: where the worker keeps V8's code cache of the server bundle (a start after the first compiles ~70 ms less). */
-  constructor(
-    private readonly readOptions: () => BridgeHostOptions,
-    private readonly log: vscode.LogOutputChannel,
-    threadOptions: { codeCacheDir?: string } = {},
-  ) {
-    this.thread = new BridgeWorkerThread(threadOptions);
+  /**
+   * `readOptions` reads the settings: at each start, so a window taking over hosts with what they say now.
+   * `thread.codeCacheDir`: where a new worker thread keeps V8's code of the server bundle (server/threads/codeCache.ts).
+   */
+  constructor(private readonly readOptions: () => BridgeHostOptions, private readonly log: vscode.LogOutputChannel, thread: { codeCacheDir?: string } = {}) {
+    this.thread = new BridgeWorkerThread(thread);
     this.options = readOptions();
     this.current = { mode: 'stopped', dataDir: this.options.dataDir };
   }
@@ -178,9 +176,9 @@ export class BridgeHost implements vscode.Disposable {
     this.bridge = bridge;
     // The person's edits: the operation log records them as the user's.
     this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
-    this.log.info(
-      `hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir}; started in ${Math.round(performance.now() - t0)} ms${bridge.codeCache ? `, code cache ${bridge.codeCache}` : ''})`,
-    );
+    const startMs = Math.round(performance.now() - t0);
+    const cache = bridge.codeCache ? `, code cache ${bridge.codeCache}` : '';
+    this.log.info(`hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir}; started in ${startMs} ms${cache})`);
     this.setState({
       mode: 'hosting',
       dataDir,
@@ -191,7 +189,7 @@ export class BridgeHost implements vscode.Disposable {
       thread: bridge.thread,
       threadId: bridge.threadId,
       codeCache: bridge.codeCache,
-      startMs: Math.round(performance.now() - t0),
+      startMs,
     });
   }
 
