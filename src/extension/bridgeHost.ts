@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { RequestLogEntry } from '../server/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
-import { isProcessAlive } from '../server/store/lock';
+import { hostGone, probeHost } from './hostProbe';
 import { dropKeptLock } from '../server/worker/threadClaims';
 import { BridgeClient } from '../client/bridgeClient';
 import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
@@ -212,17 +212,9 @@ export class BridgeHost implements vscode.Disposable {
   /** Attaches to the bridge that bridge.json names, if it answers with the same instance nonce. */
   private async attach(): Promise<boolean> {
     const { dataDir } = this.options;
-    const discovery = readDiscovery(dataDir);
-    if (!discovery || !isProcessAlive(discovery.pid)) return false;
-    let client: BridgeClient;
-    try {
-      client = BridgeClient.fromDataDir(dataDir);
-      const status = (await client.status()) as { instanceNonce?: string };
-      if (status.instanceNonce && status.instanceNonce !== discovery.instanceNonce) return false;
-    } catch (err) {
-      this.log.debug(`attach: bridge at ${discovery.baseUrl} does not answer yet: ${errorText(err)}`);
-      return false;
-    }
+    const found = await probeHost(dataDir, this.log);
+    if (!found) return false;
+    const { discovery, client } = found;
     if (this.disposed) return true;
     void this.thread.dispose(); // another process serves: an idle thread of ours has nothing to do
     this.clientInstance = client;
@@ -244,9 +236,7 @@ export class BridgeHost implements vscode.Disposable {
     this.clearWatch();
     this.watchTimer = setInterval(() => {
       if (this.current.mode !== 'attached') return;
-      const now = readDiscovery(this.options.dataDir);
-      const gone = !isProcessAlive(discovery.pid) || !now || now.instanceNonce !== discovery.instanceNonce;
-      if (!gone) return;
+      if (!hostGone(this.options.dataDir, discovery)) return;
       this.clearWatch();
       void this.serialize(async () => {
         if (this.current.mode !== 'attached' || this.disposed) return;
