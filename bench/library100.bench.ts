@@ -10,7 +10,9 @@
 // JSON body: Node loads its fetch classes on the first one, ~50 ms that are
 // no search's) — at once, and 1 s later (the bridge reads the book index
 // ahead after it starts). The OS file cache is warm.
-// `npm run bench -- library100`; LIBRARY_BOOKS=N for a shorter run.
+// `npm run bench -- library100`; LIBRARY_BOOKS=N for a shorter run; LIBRARY_GC=1
+// collects garbage before each memory reading (what the bridge holds, not what
+// V8 has yet to collect).
 // Threads in the tables: the main thread, V8 and libuv's, plus each live PDF worker's.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -59,7 +61,7 @@ class Served {
   /** `study-bridge serve` on the data dir with the memory probe preloaded; resolves once it listens. */
   static start(dataDir: string): Promise<Served> {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['--require', PROBE, CLI, 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, [...(process.env.LIBRARY_GC ? ['--expose-gc'] : []), '--require', PROBE, CLI, 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
     return new Promise((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {
@@ -79,7 +81,7 @@ class Served {
         resolve(m);
       };
       this.child.on('message', on);
-      this.child.send({ kind: 'memory', id });
+      this.child.send({ kind: 'memory', id, gc: !!process.env.LIBRARY_GC });
     });
   }
 
