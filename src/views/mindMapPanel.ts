@@ -2,18 +2,16 @@ import { escapeHtml, webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
-import { buildMindMapTree } from './mindMapModel';
+import { readMindMap } from './mindMapRead';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { MIND_MAP_VIEW_TYPE, mindMapGuards, type MindMapData, type MindMapProtocol, type MindMapTiming } from '../webviews/mindMap/protocol';
 import { performance } from 'node:perf_hooks';
 import { mindMapBody } from '../webviews/mindMap/markup';
 
-/** Hashtags are read (batch-get) for sets up to this size; bigger maps show titles and pages only. */
-const HASHTAG_CARDS_MAX = 2000;
 /** Several writes in a burst (an agent's submit) redraw once (a burst longer than a read: once more after the read). */
 const REDRAW_DEBOUNCE_MS = 40;
-/** Used when the bridge has no note-palette route. */
-const FALLBACK_PALETTE = ['#FFF6A8', '#CDEFC4', '#C4DDF7', '#F7C9D0', '#FFE14D', '#7DD87A', '#5BAEF0', '#EE6A6A', '#F5A04A', '#3C8F5A', '#2F5FB3', '#A83A3A', '#FFFFFF', '#E2E2E2', '#A9A9A9', '#C7B2E8'];
+/** A page in sight that has not said ready this long after its HTML is loaded again (twice at most). */
+const PAGE_START_TIMEOUT_MS = 10_000;
 
 export interface MindMapDeps {
   extensionUri: vscode.Uri;
@@ -122,6 +120,7 @@ export class MindMapPanel implements vscode.Disposable {
   private readonly channel: HostChannel<MindMapProtocol>;
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
+  private pageStartTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private again = false;
   /** The last map sent, and what the webview last drew. */
@@ -154,10 +153,26 @@ export class MindMapPanel implements vscode.Disposable {
     this.panel.webview.html = mindMapHtml(this.panel.webview, deps.extensionUri, studySet.title);
     this.channel = new HostChannel<MindMapProtocol>(this.panel.webview, { guards: mindMapGuards, log: (m) => deps.log.warn(m) });
     this.listen();
+    this.watchPageStart();
     this.disposables.push(this.panel.onDidDispose(() => this.dispose()), this.channel, this.rendered);
     // Read the set while the page loads: the map waits in the channel's queue until the page is ready.
     this.primed = true;
     void this.redraw(true);
+  }
+
+  /**
+   * Loads the page again when, in sight, it has not said ready PAGE_START_TIMEOUT_MS after its HTML: once in CI
+   * a map VS Code 1.100 restored after a window reload stayed at "Loading…" with no read of its set (its
+   * script never ran, so no ready came). Twice at most; a hidden page loads only when shown and is not counted.
+   */
+  private watchPageStart(attempt = 1): void {
+    this.pageStartTimer = setTimeout(() => {
+      if (this.channel.isReady || attempt > 2) return;
+      if (!this.panel.visible) return this.watchPageStart(attempt);
+      this.deps.log.warn(`mind map "${this.studySet.title}": the page did not start in ${PAGE_START_TIMEOUT_MS / 1000} s; loading it again`);
+      this.panel.webview.html = mindMapHtml(this.panel.webview, this.deps.extensionUri, this.studySet.title);
+      this.watchPageStart(attempt + 1);
+    }, PAGE_START_TIMEOUT_MS);
   }
 
   /** Reads the set again soon (bursts of writes coalesce). */
@@ -244,30 +259,12 @@ export class MindMapPanel implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.pageStartTimer);
     this.disposed.fire();
     this.disposed.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
-}
-
-/** One GET tree, the palette, and (for sets up to HASHTAG_CARDS_MAX cards) the hashtags by batch-get. */
-export async function readMindMap(client: BridgeClient, studySet: StudySet, seq: number): Promise<MindMapData> {
-  const [tree, palette] = await Promise.all([
-    client.cards.tree(studySet.topicid),
-    client.cards.palette(studySet.topicid).then(
-      (p) => p.map((e) => e.displayColor),
-      () => FALLBACK_PALETTE,
-    ),
-  ]);
-  const hashtags = new Map<string, string[]>();
-  if (tree.nodes.length <= HASHTAG_CARDS_MAX) {
-    for (const n of await client.cards.batchGetAll(tree.nodes.map((n) => n.noteid))) if (n.hashtags?.length) hashtags.set(n.noteid, n.hashtags);
-  }
-  const root = buildMindMapTree(tree.nodes, hashtags);
-  if (!root) throw new Error('the set has no root card');
-  const title = tree.nodes[0]?.title || studySet.title;
-  return { topicid: studySet.topicid, title, rootNoteId: tree.rootNoteId, cardCount: tree.count, seq, palette, root };
 }
 
 /** The map's page (shell and CSP: webviewPage.ts). */
