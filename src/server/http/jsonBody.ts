@@ -47,27 +47,33 @@ export function jsonPieces(value: Record<string, unknown>): string[] | undefined
 
 const isLong = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > LONG_ARRAY;
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** jsonPieces as UTF-8 buffers; undefined when the value is not worth cutting. */
+function pieceBuffers(value: Record<string, unknown>): Buffer[] | undefined {
+  return jsonPieces(value)?.map((p) => Buffer.from(p, 'utf8'));
+}
+
 /** Sets a JSON success body: a long one as a stream of small buffers with its Content-Length, the rest as koa does. */
 export function setJsonBody(ctx: Context, value: Record<string, unknown>): void {
-  ctx.type = 'application/json; charset=utf-8';
-  const pieces = jsonPieces(value);
-  if (!pieces) {
+  ctx.type = JSON_TYPE;
+  const buffers = pieceBuffers(value);
+  if (!buffers) {
     ctx.body = value;
     return;
   }
-  const buffers = pieces.map((p) => Buffer.from(p, 'utf8'));
   ctx.body = Readable.from(buffers, { objectMode: false });
   ctx.length = buffers.reduce((n, b) => n + b.length, 0);
 }
 
 /** The answer as one buffer (to keep: answerCache.ts), the same bytes as setJsonBody sends. */
 export function jsonBytes(value: Record<string, unknown>): Buffer {
-  const pieces = jsonPieces(value);
-  return pieces ? Buffer.concat(pieces.map((p) => Buffer.from(p, 'utf8'))) : Buffer.from(JSON.stringify(value), 'utf8');
+  const buffers = pieceBuffers(value);
+  return buffers ? Buffer.concat(buffers) : Buffer.from(JSON.stringify(value), 'utf8');
 }
 
 /** Sends JSON already serialised: one buffer, one write. */
 export function setJsonBytes(ctx: Context, bytes: Buffer): void {
-  ctx.type = 'application/json; charset=utf-8';
+  ctx.type = JSON_TYPE;
   ctx.body = bytes;
 }

@@ -27,6 +27,7 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
   yieldToTheWindow();
   const post = (msg: FromWorker) => port.postMessage(msg);
   let ui = new RemoteUiHost(post, data.uiMethods);
+  let afterFirstReady = boot.afterFirstReady;
   let bridge: Bridge | undefined;
   // `close` comes only after `ready` (or a start error), and `start` only after `closed`.
   let closing: Promise<void> | undefined;
@@ -90,9 +91,8 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
     const recovered = recoveryLine(bridge.services.store.recovery);
     if (recovered) process.stderr.write(`${recovered}\n`);
     post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId, codeCache: boot.codeCache });
-    const after = boot.afterFirstReady;
-    boot.afterFirstReady = undefined;
-    if (after) setTimeout(after, CODE_CACHE_AFTER_MS).unref();
+    if (afterFirstReady) setTimeout(afterFirstReady, CODE_CACHE_AFTER_MS).unref();
+    afterFirstReady = undefined;
   };
 
   void start(data.options);
