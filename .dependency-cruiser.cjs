@@ -4,10 +4,10 @@
  * that fires fails the test run with the file and the import.
  */
 
-/** Domain folders: they return data or throw BridgeError, and know nothing of HTTP. */
-const DOMAIN = '^src/server/(bundles|cards|decks|library|mindmap|sync|ui|search|cache|store|pdf|security)/';
-/** The transport and what is derived from the route table. */
-const TRANSPORT = '^src/server/(http|routes|mcp|system|worker)/|^src/server/(services|bridge)\\.ts$';
+/** The server's three layers are folders: api/ (transports), domain/ (the library's rules), ground/ (storage, text, PDF). */
+const API = '^src/server/api/';
+/** What assembles the bridge and runs it on a thread: above every layer. */
+const ASSEMBLY = '^src/server/worker/|^src/server/(services|bridge)\\.ts$';
 /** Files that may import each other in a loop: the client facade hands itself to its parts (BridgeClient.cards, …). */
 const ALLOWED_CIRCLE = '^src/client/(bridgeClient|bundlesApi|cardsApi|readerApi|reviewApi)\\.ts$';
 
@@ -28,39 +28,39 @@ module.exports = {
       to: { path: '^vscode$|@types/vscode' },
     },
     {
-      name: 'domain-without-transport',
-      comment: 'The domain returns data or throws BridgeError; only routes build HTTP answers. Its collaborators are declared where used, not taken from services.ts.',
+      name: 'domain-without-api',
+      comment: 'The domain returns data or throws BridgeError; only api/ builds answers. Its collaborators are declared where used, not taken from services.ts.',
       severity: 'error',
-      from: { path: DOMAIN },
-      to: { path: TRANSPORT },
+      from: { path: '^src/server/domain/' },
+      to: { path: [API, ASSEMBLY] },
+    },
+    {
+      name: 'ground-below-domain',
+      comment: 'Storage, caches, text and PDF reading store and derive; they never call the domain or the api above them.',
+      severity: 'error',
+      from: { path: '^src/server/ground/' },
+      to: { path: ['^src/server/(domain|api)/', ASSEMBLY] },
     },
     {
       name: 'library-without-cards',
       comment: 'Documents and study-set rows sit below the cards: cards may read the library, never the other way round.',
       severity: 'error',
-      from: { path: '^src/server/library/' },
-      to: { path: '^src/server/cards/' },
+      from: { path: '^src/server/domain/library/' },
+      to: { path: '^src/server/domain/cards/' },
     },
     {
       name: 'store-at-the-ground',
       comment: 'The store knows tables and files, nothing built on it (errors, config and the worker-script locator aside).',
       severity: 'error',
-      from: { path: '^src/server/store/' },
-      to: { path: '^src/server/', pathNot: '^src/server/(store/|threads/|errors\\.ts$|config\\.ts$)' },
-    },
-    {
-      name: 'caches-below-domain',
-      comment: 'The page cache and the text index store what the domain derives; they never call it.',
-      severity: 'error',
-      from: { path: '^src/server/(cache|search)/' },
-      to: { path: '^src/server/(library|cards|bundles|decks|mindmap|sync|ui)/' },
+      from: { path: '^src/server/ground/store/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(ground/store/|ground/threads/|errors\\.ts$|config\\.ts$)' },
     },
     {
       name: 'cards-below-bundles-and-decks',
       comment: 'Bundles import cards, decks review them, mind maps print them: cards never reach up to those.',
       severity: 'error',
-      from: { path: '^src/server/cards/' },
-      to: { path: '^src/server/(bundles|decks|mindmap)/' },
+      from: { path: '^src/server/domain/cards/' },
+      to: { path: '^src/server/domain/(bundles|decks|mindmap)/' },
     },
     {
       name: 'webviews-without-server',
@@ -80,8 +80,8 @@ module.exports = {
       name: 'text-is-a-leaf',
       comment: 'Folding and matching are pure functions over strings and text items: they take pdf types, nothing built on anything.',
       severity: 'error',
-      from: { path: '^src/server/text/' },
-      to: { path: '^src/server/', pathNot: ['^src/server/text/', '^src/server/pdf/pdfTypes\\.ts$'] },
+      from: { path: '^src/server/ground/text/' },
+      to: { path: '^src/server/', pathNot: ['^src/server/ground/text/', '^src/server/ground/pdf/pdfTypes\\.ts$'] },
     },
     {
       name: 'no-circles',

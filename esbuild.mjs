@@ -13,13 +13,13 @@ const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--out
 const entries = [
   { in: 'src/cli.ts', out: 'cli' },
   { in: 'src/extension.ts', out: 'extension' },
-  { in: 'src/server/pdf/extractWorker.ts', out: 'pdfWorker' },
+  { in: 'src/server/ground/pdf/extractWorker.ts', out: 'pdfWorker' },
   // The bridge in VS Code: a worker thread of the window (or required on its main thread).
   { in: 'src/server/worker/bridgeWorker.ts', out: 'bridgeWorker' },
   // Its thread's first script when the window keeps a code cache of it (threads/codeCache.ts).
   { in: 'src/server/worker/bridgeBoot.ts', out: 'bridgeBoot' },
   // A large library's checkpoint, built beside the store from library.db and the journal.
-  { in: 'src/server/store/checkpointWorker.ts', out: 'checkpointWorker' },
+  { in: 'src/server/ground/store/checkpointWorker.ts', out: 'checkpointWorker' },
 ].filter((e) => existsSync(e.in));
 
 // ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──
@@ -47,7 +47,7 @@ const options = {
   minify: production,
   external: ['vscode', '@napi-rs/canvas', 'tesseract.js', '@tesseract.js-data/eng', 'tsx/cjs/api'],
   // import() of an external (@napi-rs/canvas, CommonJS) becomes require(): a bundle compiled from V8's code
-  // cache (server/threads/codeCache.ts) has no dynamic-import callback on Node 20.
+  // cache (server/ground/threads/codeCache.ts) has no dynamic-import callback on Node 20.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: importMetaShim },

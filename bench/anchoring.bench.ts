@@ -2,13 +2,13 @@
 // and of the reader's pdf.js text layer in content order, over corpus books and made two-column / code / side-note PDFs, against shuffled, paraphrased and invented
 // sentences) scored once; the curve of threshold vs anchored % vs false anchors, beside the goals
 // (≥ 99 % anchored with 0 false anchors; locate ≥ 99 %). The chosen threshold is ACCEPT_SCORE.
-import { ACCEPT_SCORE, GAP_EXTEND, GAP_OPEN, JUMP, LINE_EDGE_BONUS } from '../src/server/text/align';
+import { ACCEPT_SCORE, GAP_EXTEND, GAP_OPEN, JUMP, LINE_EDGE_BONUS } from '../src/server/ground/text/align';
 import { curve, scoreSet } from '../test/anchoring/evaluate';
 import { labelledSet } from '../test/anchoring/labelledSet';
 import { crossPageQuotes } from '../test/anchoring/crossPage';
-import { AnchorIndex } from '../src/server/text/anchorIndex';
-import { locateText } from '../src/server/text/locate';
-import { foldKey } from '../src/server/text/fold';
+import { AnchorIndex } from '../src/server/ground/text/anchorIndex';
+import { locateText } from '../src/server/ground/text/locate';
+import { foldKey } from '../src/server/ground/text/fold';
 import { sharedPool } from '../test/unit/pdfExtracted';
 import { printTable } from './table';
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridge } from '../src/server/bridge';
 import { BridgeClient } from '../src/client/bridgeClient';
-import { AnchorIndex } from '../src/server/text/anchorIndex';
-import { foldKey as textKey } from '../src/server/text/fold';
+import { AnchorIndex } from '../src/server/ground/text/anchorIndex';
+import { foldKey as textKey } from '../src/server/ground/text/fold';
 import { corpusFile } from '../test/unit/pdfCorpus';
 import { printTable } from './table';
 

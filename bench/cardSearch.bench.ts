@@ -15,10 +15,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge } from '../src/server/bridge';
-import { ftsWholeWords } from '../src/server/search/cardWindow';
-import { cardQuery } from '../src/server/search/cardIndexText';
-import { bm25Score } from '../src/server/search/searchRanking';
-import { searchQuery } from '../src/server/text/searchTerms';
+import { ftsWholeWords } from '../src/server/ground/search/cardWindow';
+import { cardQuery } from '../src/server/ground/search/cardIndexText';
+import { bm25Score } from '../src/server/ground/search/searchRanking';
+import { searchQuery } from '../src/server/ground/text/searchTerms';
 import { percentile, printTable } from './table';
 import { buildLibrary } from './fixtures/cardLibrary';
 

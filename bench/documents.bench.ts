@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridge } from '../src/server/bridge';
 import { BridgeClient } from '../src/client/bridgeClient';
-import { tocCandidates } from '../src/server/pdf/tocCandidates';
+import { tocCandidates } from '../src/server/ground/pdf/tocCandidates';
 import { corpusFile } from '../test/unit/pdfCorpus';
 import { percentile, printTable } from './table';
 

@@ -2,7 +2,7 @@
 // positions, font heights and the OCR check) next to poppler's pdftotext on
 // the same corpus files, in the same run.
 import { execFileSync } from 'node:child_process';
-import { ExtractionPool } from '../src/server/pdf/extractionPool';
+import { ExtractionPool } from '../src/server/ground/pdf/extractionPool';
 import { corpusFile } from '../test/unit/pdfCorpus';
 import { printTable } from './table';
 

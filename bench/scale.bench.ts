@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge, type Bridge } from '../src/server/bridge';
-import type { PageData } from '../src/server/pdf/pdfTypes';
+import type { PageData } from '../src/server/ground/pdf/pdfTypes';
 import { buildLibrary, uuid } from './fixtures/cardLibrary';
 import { percentile, printTable } from './table';
 

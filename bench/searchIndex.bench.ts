@@ -1,4 +1,4 @@
-// Document-text search at library scale: the book text index (src/server/search)
+// Document-text search at library scale: the book text index (src/server/ground/search)
 // over N synthetic books built from the corpus text, beside a contentless FTS4
 // table in sql.js for the same pages (the in-database alternative).
 // SEARCH_BOOKS=1000 (default 300), SEARCH_FTS_BOOKS=50 (0 skips FTS4),
@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BookTextIndex } from '../src/server/search/bookTextIndex';
-import { searchQuery } from '../src/server/text/searchTerms';
-import { loadSqlite } from '../src/server/store/sqlite';
+import { BookTextIndex } from '../src/server/ground/search/bookTextIndex';
+import { searchQuery } from '../src/server/ground/text/searchTerms';
+import { loadSqlite } from '../src/server/ground/store/sqlite';
 import { percentile, printTable } from './table';
 
 const BOOKS = Number(process.env.SEARCH_BOOKS ?? 300);

@@ -6,6 +6,8 @@ const json = execFileSync('npx', ['depcruise', 'src', '--config', '.dependency-c
 const group = (p) => {
   const file = /^src\/(server\/)?([^/]+\.ts)$/.exec(p);
   if (file) return `${file[1] ?? ''}${file[2]}`;
+  const layered = /^src\/server\/(api|domain|ground)\/([^/]+)\//.exec(p);
+  if (layered) return `server/${layered[1]}/${layered[2]}`;
   const server = /^src\/server\/([^/]+)\//.exec(p);
   if (server) return `server/${server[1]}`;
   return /^src\/([^/]+)\//.exec(p)?.[1];

@@ -3,11 +3,11 @@ import { delimiter, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BridgeClient, BridgeClientError } from './client/bridgeClient';
 import { createBridge } from './server/bridge';
-import { APPROVAL_POLICIES, type ApprovalPolicy } from './server/approvals/approvalService';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './server/domain/approvals/approvalService';
 import { premiumFromEnv } from './server/entitlements';
 import { BridgeError } from './server/errors';
-import { serverErrorLine } from './server/http/errorMapper';
-import { recoveryLine } from './server/store/recoveryReport';
+import { serverErrorLine } from './server/api/http/errorMapper';
+import { recoveryLine } from './server/ground/store/recoveryReport';
 
 const USAGE = `Usage:
   study-bridge serve [--data DIR] [--port N] [--no-premium] [--log] [--max-upload-mb N] [--max-pages N] [--import-folders A:B]

@@ -1,5 +1,5 @@
-import type { RouteResponse } from '../server/http/routeTable';
-import type { deckImportResponse } from '../server/routes/ankiPackages';
+import type { RouteResponse } from '../server/api/http/routeTable';
+import type { deckImportResponse } from '../server/api/routes/ankiPackages';
 import type { Requester } from './requester';
 
 /** Anki packages in and out of review decks (POST /decks/import, GET /decks/{id}/apkg). */

@@ -1,5 +1,5 @@
-import type { RouteResponse } from '../server/http/routeTable';
-import type { approvalListResponse, approvalResponse } from '../server/routes/approvals';
+import type { RouteResponse } from '../server/api/http/routeTable';
+import type { approvalListResponse, approvalResponse } from '../server/api/routes/approvals';
 import type { Requester } from './requester';
 
 /**

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
-import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/routes/systemShapes';
-import type { studySetCreateResponse, studySetDocumentAddResponse, studySetDocumentRemoveResponse, studySetDocumentsResponse, studySetListResponse } from '../server/routes/studySets';
-import type { deckCreateResponse, deckListResponse } from '../server/routes/decks';
-import type { outlineResponse } from '../server/routes/documents';
-import type { searchResponse } from '../server/routes/search';
+import type { RouteResponse, RouteResponseItem } from '../server/api/http/routeTable';
+import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/api/routes/systemShapes';
+import type { studySetCreateResponse, studySetDocumentAddResponse, studySetDocumentRemoveResponse, studySetDocumentsResponse, studySetListResponse } from '../server/api/routes/studySets';
+import type { deckCreateResponse, deckListResponse } from '../server/api/routes/decks';
+import type { outlineResponse } from '../server/api/routes/documents';
+import type { searchResponse } from '../server/api/routes/search';
 import { CardsApi } from './cardsApi';
 import { BundlesApi } from './bundlesApi';
 import { ReaderApi } from './readerApi';

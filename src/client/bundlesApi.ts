@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
+import type { RouteResponse, RouteResponseItem } from '../server/api/http/routeTable';
 import type {
   bundleCheckResponse,
   bundleDiscardResponse,
@@ -10,8 +10,8 @@ import type {
   prepareRequest,
   prepareResponse,
   resultRequest,
-} from '../server/routes/bundleShapes';
-import type { BundleManifest } from '../server/bundles/bundleFiles';
+} from '../server/api/routes/bundleShapes';
+import type { BundleManifest } from '../server/domain/bundles/bundleFiles';
 import type { RawResponse, Requester } from './requester';
 
 /**
@@ -34,7 +34,7 @@ export type BundleFileEntry = RouteResponseItem<typeof bundleFilesResponse, 'fil
 export type BundleFocus = RouteResponse<typeof bundleFocusResponse>;
 
 /** manifest.json of a bundle folder, as the bridge writes it. */
-export type { BundleManifest } from '../server/bundles/bundleFiles';
+export type { BundleManifest } from '../server/domain/bundles/bundleFiles';
 
 /** POST /bundles/prepare's body, from the route's schema. */
 export type PrepareRequest = z.input<typeof prepareRequest>;

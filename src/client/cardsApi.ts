@@ -1,12 +1,12 @@
 import type { z } from 'zod';
-import type { RouteResponse, RouteResponseItem } from '../server/http/routeTable';
-import type { deckCardsResponse } from '../server/routes/deckCards';
-import type { changesResponse } from '../server/routes/libraryChanges';
-import type { batchGetResponse } from '../server/routes/noteReads';
-import type { snapshotCreateResponse, snapshotListResponse, restoreResponse } from '../server/routes/snapshots';
-import type { createNoteRequest, noteCreateResponse, notePaletteResponse, treeResponse } from '../server/routes/studySetCards';
-import type { commentResponse, titleResponse } from '../server/routes/noteEdits';
-import type { deleteResponse } from '../server/routes/noteStructure';
+import type { RouteResponse, RouteResponseItem } from '../server/api/http/routeTable';
+import type { deckCardsResponse } from '../server/api/routes/deckCards';
+import type { changesResponse } from '../server/api/routes/libraryChanges';
+import type { batchGetResponse } from '../server/api/routes/noteReads';
+import type { snapshotCreateResponse, snapshotListResponse, restoreResponse } from '../server/api/routes/snapshots';
+import type { createNoteRequest, noteCreateResponse, notePaletteResponse, treeResponse } from '../server/api/routes/studySetCards';
+import type { commentResponse, titleResponse } from '../server/api/routes/noteEdits';
+import type { deleteResponse } from '../server/api/routes/noteStructure';
 import type { Requester } from './requester';
 
 /**

@@ -1,5 +1,5 @@
-import type { RouteResponseItem } from '../server/http/routeTable';
-import type { studySetDocumentsResponse, studySetListResponse } from '../server/routes/studySets';
+import type { RouteResponseItem } from '../server/api/http/routeTable';
+import type { studySetDocumentsResponse, studySetListResponse } from '../server/api/routes/studySets';
 import type { CardsApi, CreatedCard, SourceAnchor } from './cardsApi';
 import type { Requester, Success } from './requester';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { gradeRequest } from '../server/routes/deckCards';
-import type { DeckReviews } from '../server/decks/deckReviews';
-import type { ReviewRating } from '../server/decks/deckScheduling';
+import type { gradeRequest } from '../server/api/routes/deckCards';
+import type { DeckReviews } from '../server/domain/decks/deckReviews';
+import type { ReviewRating } from '../server/domain/decks/deckScheduling';
 import type { Requester, Success } from './requester';
 
 /**

@@ -1,5 +1,5 @@
-import type { RouteResponse } from '../server/http/routeTable';
-import type { tokenIssueResponse, tokenListResponse, tokenRevokeResponse } from '../server/routes/tokens';
+import type { RouteResponse } from '../server/api/http/routeTable';
+import type { tokenIssueResponse, tokenListResponse, tokenRevokeResponse } from '../server/api/routes/tokens';
 import type { Requester } from './requester';
 
 /**

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import type { CreatedCard } from '../client/cardsApi';
-import type { OpenRequest } from '../server/ui/uiHost';
+import type { OpenRequest } from '../server/domain/ui/uiHost';
 import { PdfReaderSession, type ReaderIntent } from './pdfReaderSession';
 import type { ReaderMemory } from './readerMemory';
 import { ReaderOpeningImages, renderScale } from './readerOpeningImage';

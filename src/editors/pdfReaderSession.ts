@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
-import { NOTE_PALETTE_HEX } from '../server/cards/notePalette';
+import { NOTE_PALETTE_HEX } from '../server/domain/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { readerGuards, type BenchResult, type OpenPhases, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';

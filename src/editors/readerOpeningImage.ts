@@ -1,8 +1,8 @@
-import { ExtractionPool } from '../server/pdf/extractionPool';
-import { READER_PICTURE_SCALE, readReaderPicture, writeReaderPicture, type ReaderPicture } from '../server/cache/readerPictures';
-import { renderReaderPicture } from '../server/library/openingPictures';
+import { ExtractionPool } from '../server/ground/pdf/extractionPool';
+import { READER_PICTURE_SCALE, readReaderPicture, writeReaderPicture, type ReaderPicture } from '../server/ground/cache/readerPictures';
+import { renderReaderPicture } from '../server/domain/library/openingPictures';
 
-/** A page of a book as a picture (the cache's format: server/cache/readerPictures.ts). */
+/** A page of a book as a picture (the cache's format: server/ground/cache/readerPictures.ts). */
 export type OpeningImage = ReaderPicture;
 
 /** Pixels per point of the picture: 2 (144 dpi) is sharp at fit-width on most screens; a larger zoom asks for more. */

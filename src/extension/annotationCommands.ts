@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
-import type { RouteResponse } from '../server/http/routeTable';
-import type { annotationImportResponse } from '../server/routes/annotations';
+import type { RouteResponse } from '../server/api/http/routeTable';
+import type { annotationImportResponse } from '../server/api/routes/annotations';
 import { DocumentNode, StudySetNode } from '../views/studySetsView';
 import { commandGuard, UserFacingError } from './commands';
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import type { RequestLogEntry } from '../server/http/app';
+import type { RequestLogEntry } from '../server/api/http/app';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { hostGone, probeHost } from './hostProbe';
 import { dropKeptLock } from '../server/worker/threadClaims';
@@ -42,7 +42,7 @@ export class BridgeHost implements vscode.Disposable {
 
   /**
    * `readOptions` reads the settings: at each start, so a window taking over hosts with what they say now.
-   * `thread.codeCacheDir`: where a new worker thread keeps V8's code of the server bundle (server/threads/codeCache.ts).
+   * `thread.codeCacheDir`: where a new worker thread keeps V8's code of the server bundle (server/ground/threads/codeCache.ts).
    */
   constructor(private readonly readOptions: () => BridgeHostOptions, private readonly log: vscode.LogOutputChannel, thread: { codeCacheDir?: string } = {}) {
     this.thread = new BridgeWorkerThread(thread);

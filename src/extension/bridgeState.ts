@@ -1,7 +1,7 @@
 // What the window's bridge is and where it runs, as BridgeHost reports it
 // (the status bar, the MCP provider and the settings read these).
 import type { BridgeOptions } from '../server/bridge';
-import type { CodeCacheState } from '../server/threads/codeCache';
+import type { CodeCacheState } from '../server/ground/threads/codeCache';
 
 /**
  * What BridgeHost is doing:

@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import { BridgeClient } from '../client/bridgeClient';
 import { readDiscovery, type DiscoveryFile } from '../server/discovery';
-import { isProcessAlive } from '../server/store/lock';
+import { isProcessAlive } from '../server/ground/store/lock';
 
 /** The bridge bridge.json names, when its process lives and it answers with the same instance nonce. */
 export async function probeHost(dataDir: string, log: vscode.LogOutputChannel): Promise<{ discovery: DiscoveryFile; client: BridgeClient } | undefined> {

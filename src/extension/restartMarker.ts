@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isProcessAlive } from '../server/store/lock';
-import { writeSecretFile } from '../server/security/tokens';
+import { isProcessAlive } from '../server/ground/store/lock';
+import { writeSecretFile } from '../server/domain/security/tokens';
 
 /**
  * `<dataDir>/bridge.restarting`: the hosting window restarts its bridge (a

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost, type UiKeyOutcome } from '../server/ui/uiHost';
+import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost, type UiKeyOutcome } from '../server/domain/ui/uiHost';
 import { WorkbenchUiState } from './workbenchUiState';
 
 /**

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { UiKeyOutcome } from '../server/ui/uiHost';
+import type { UiKeyOutcome } from '../server/domain/ui/uiHost';
 
 /** Setting that lets agents change the colour theme through POST /ui-state/apply (off by default). */
 export const ALLOW_THEME_SETTING = 'allowAgentThemeChanges';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeSecretFile } from './security/tokens';
+import { writeSecretFile } from './domain/security/tokens';
 
 /** `<dataDir>/bridge.json`: how local clients find a running bridge (docs/ARCHITECTURE.md, "Discovery"). */
 export interface DiscoveryFile {

@@ -6,7 +6,7 @@
  * anchor the part on one page; the anchoring bench measures how often and
  * where.
  */
-import type { PageData } from '../../src/server/pdf/pdfTypes';
+import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile } from '../unit/pdfCorpus';
 import { extracted } from '../unit/pdfExtracted';
 import { textLayerPages } from './textLayerText';

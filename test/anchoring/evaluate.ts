@@ -1,8 +1,8 @@
 /** Scores of the labelled anchoring set, and the curve of anchored % and false anchors by threshold. */
-import type { PageData } from '../../src/server/pdf/pdfTypes';
-import { AnchorIndex } from '../../src/server/text/anchorIndex';
-import { foldItems, foldKey, keyString } from '../../src/server/text/fold';
-import { locateText } from '../../src/server/text/locate';
+import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
+import { AnchorIndex } from '../../src/server/ground/text/anchorIndex';
+import { foldItems, foldKey, keyString } from '../../src/server/ground/text/fold';
+import { locateText } from '../../src/server/ground/text/locate';
 import type { LabelledQuote, LabelledSet } from './labelledSet';
 
 export interface Scored {

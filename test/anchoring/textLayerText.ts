@@ -7,7 +7,7 @@
  * anchor, beside pdftotext's reading order.
  */
 import { readFileSync } from 'node:fs';
-import { closePdf, openPdf } from '../../src/server/pdf/pdfjsLoader';
+import { closePdf, openPdf } from '../../src/server/ground/pdf/pdfjsLoader';
 
 /** Page texts (index 0 is page 1) of the given pages of a PDF file. */
 export async function textLayerPages(file: string, pages: readonly number[]): Promise<Map<number, string>> {

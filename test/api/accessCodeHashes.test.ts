@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { Store } from '../../src/server/store/store';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryUiHost } from '../../src/server/ui/uiHost';
+import { MemoryUiHost } from '../../src/server/domain/ui/uiHost';
 import type { HostedBridge } from '../../src/server/worker/hostedBridge';
 import { startWorkerBridge } from '../../src/server/worker/workerBridge';
 import { tempDir } from '../helpers/bridgeFixture';

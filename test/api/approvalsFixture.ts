@@ -1,6 +1,6 @@
 /** Shared by the approval API tests. */
 import type { BridgeClient } from '../../src/client/bridgeClient';
-import type { Store } from '../../src/server/store/store';
+import type { Store } from '../../src/server/ground/store/store';
 import { storeDigest } from '../helpers/storeDigest';
 
 /** The store digest without the approvals table: a held, denied or expired call must leave the library itself unchanged. */

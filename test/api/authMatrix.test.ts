@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { RouteDecl } from '../../src/server/http/routeTable';
-import { allRoutes } from '../../src/server/routes';
-import { routeScope } from '../../src/server/security/scopes';
+import type { RouteDecl } from '../../src/server/api/http/routeTable';
+import { allRoutes } from '../../src/server/api/routes';
+import { routeScope } from '../../src/server/domain/security/scopes';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest, type RawResult } from '../helpers/rawHttp';
 import { storeDigest } from '../helpers/storeDigest';

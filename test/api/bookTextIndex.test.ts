@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BookTextIndex } from '../../src/server/search/bookTextIndex';
-import { warmBookIndex } from '../../src/server/search/bookIndexWarmup';
-import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook } from '../../src/server/search/indexFormat';
+import { BookTextIndex } from '../../src/server/ground/search/bookTextIndex';
+import { warmBookIndex } from '../../src/server/ground/search/bookIndexWarmup';
+import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook } from '../../src/server/ground/search/indexFormat';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { upload } from './documentsFixture';
 

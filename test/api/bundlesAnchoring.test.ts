@@ -4,8 +4,8 @@ import { isProse, pdftotextPage, shuffle } from '../anchoring/labelledSet';
 import { INVENTED, paraphrase } from '../anchoring/negatives';
 import { rng } from '../anchoring/rng';
 import { corpusFile } from '../unit/pdfCorpus';
-import { foldKey } from '../../src/server/text/fold';
-import { tokenize } from '../../src/server/text/tokenize';
+import { foldKey } from '../../src/server/ground/text/fold';
+import { tokenize } from '../../src/server/ground/text/tokenize';
 import { upload } from './documentsFixture';
 import { pollPrepared } from './bundlesFixture';
 

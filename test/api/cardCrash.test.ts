@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { Store } from '../../src/server/store/store';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge } from '../helpers/childBridge';
 

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { PageOcr } from '../../src/server/pdf/pageOcr';
+import { PageOcr } from '../../src/server/ground/pdf/pageOcr';
 import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
 
 const words = (s: string) => s.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').split(/\s+/).filter(Boolean);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_WINDOWS, LibrarySearch, type SearchWindows } from '../../src/server/library/librarySearch';
-import { CardLengths } from '../../src/server/search/cardLengths';
-import { CommonTerms } from '../../src/server/search/commonTerms';
-import { cardIndexBody } from '../../src/server/search/cardIndexText';
+import { DEFAULT_WINDOWS, LibrarySearch, type SearchWindows } from '../../src/server/domain/library/librarySearch';
+import { CardLengths } from '../../src/server/ground/search/cardLengths';
+import { CommonTerms } from '../../src/server/ground/search/commonTerms';
+import { cardIndexBody } from '../../src/server/ground/search/cardIndexText';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 
 // A term in most cards (细胞 in a biology set) is kept in memory and an AND

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
-import { readerPicturesDir, readReaderPicture } from '../../src/server/cache/readerPictures';
+import { readerPicturesDir, readReaderPicture } from '../../src/server/ground/cache/readerPictures';
 import { storeDigest } from '../helpers/storeDigest';
 import { corpusFile, qpdfCheck, qpdfPageCount } from '../unit/pdfCorpus';
 import { upload } from './documentsFixture';

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { followEvents } from '../../src/client/eventsApi';
 import { createBridge } from '../../src/server/bridge';
-import { allRoutes } from '../../src/server/routes';
+import { allRoutes } from '../../src/server/api/routes';
 import { tempDir } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
 

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { loadSqlite } from '../../src/server/store/sqlite';
+import { loadSqlite } from '../../src/server/ground/store/sqlite';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
 import { FaultShim } from '../helpers/faultShim';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allRoutes } from '../../src/server/routes';
+import { allRoutes } from '../../src/server/api/routes';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { fill, literalRequests, routeOf, type LiteralRequest } from '../helpers/guideRequests';
 import { corpusFile } from '../unit/pdfCorpus';

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { readJournal } from '../../src/server/store/journal';
-import { encodeRedo, preImageOf } from '../../src/server/store/redoFile';
+import { readJournal } from '../../src/server/ground/store/journal';
+import { encodeRedo, preImageOf } from '../../src/server/ground/store/redoFile';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
 

@@ -8,7 +8,7 @@ import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture'
 import { callTool, textOf, type ToolResult } from '../helpers/mcpInspectorCli';
 import { routeFor } from '../helpers/responseCheck';
 import { storeDigest } from '../helpers/storeDigest';
-import { proofField } from '../../src/server/system/routeProof';
+import { proofField } from '../../src/server/api/system/routeProof';
 import { corpusDir, corpusFile } from '../unit/pdfCorpus';
 import { quotableLines, twentyCardTree } from './cardBatchFixture';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseNoteLink } from '../../src/server/cards/noteLinks';
+import { parseNoteLink } from '../../src/server/domain/cards/noteLinks';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { UNKNOWN_ID, card, newSet, operations, post, read, refused } from './noteEditsFixture';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { corpusFile } from '../unit/pdfCorpus';
-import { EXCERPT_MARGIN_PT } from '../../src/server/cards/cardImages';
+import { EXCERPT_MARGIN_PT } from '../../src/server/domain/cards/cardImages';
 import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, pixel, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
 
 /** pdftoppm's rendering of the same region at the same scale, as RGBA. */

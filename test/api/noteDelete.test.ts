@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { treeViolations } from '../../src/server/cards/treeInvariants';
+import { treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 

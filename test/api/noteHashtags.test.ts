@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { normaliseHashtag, parseHashtags } from '../../src/server/cards/noteHashtags';
+import { normaliseHashtag, parseHashtags } from '../../src/server/domain/cards/noteHashtags';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { UNKNOWN_ID, card, ids201, newSet, operations, post, read, refused } from './noteEditsFixture';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { confirmMetadata } from '../../src/server/cards/noteMetadata';
+import { confirmMetadata } from '../../src/server/domain/cards/noteMetadata';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { UNKNOWN_ID, card, ids201, newSet, operations, post, read, refused, treeNodes } from './noteEditsFixture';

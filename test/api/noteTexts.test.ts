@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { inlineHashtags } from '../../src/server/cards/noteTitleText';
-import { prefixOf } from '../../src/server/cards/expectedPrefix';
+import { inlineHashtags } from '../../src/server/domain/cards/noteTitleText';
+import { prefixOf } from '../../src/server/domain/cards/expectedPrefix';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, truncateSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildReplicaImage, type ReplicaImage } from '../../src/server/store/checkpointReplica';
-import { readJournal } from '../../src/server/store/journal';
-import { Store } from '../../src/server/store/store';
+import { buildReplicaImage, type ReplicaImage } from '../../src/server/ground/store/checkpointReplica';
+import { readJournal } from '../../src/server/ground/store/journal';
+import { Store } from '../../src/server/ground/store/store';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 
 /**

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { insertNote, recordOperation, reindexNote } from '../../src/server/cards/noteRows';
-import { linkNotes } from '../../src/server/cards/noteLinks';
-import { contentHash, readSnapshotBytes } from '../../src/server/cards/snapshotContent';
-import { newId } from '../../src/server/library/ids';
-import type { Store } from '../../src/server/store/store';
+import { insertNote, recordOperation, reindexNote } from '../../src/server/domain/cards/noteRows';
+import { linkNotes } from '../../src/server/domain/cards/noteLinks';
+import { contentHash, readSnapshotBytes } from '../../src/server/domain/cards/snapshotContent';
+import { newId } from '../../src/server/domain/library/ids';
+import type { Store } from '../../src/server/ground/store/store';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 
 /**

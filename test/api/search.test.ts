@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { DEFAULT_WINDOWS, LibrarySearch, ftsQuery } from '../../src/server/library/librarySearch';
+import { DEFAULT_WINDOWS, LibrarySearch, ftsQuery } from '../../src/server/domain/library/librarySearch';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { upload } from './documentsFixture';
 

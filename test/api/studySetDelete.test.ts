@@ -1,7 +1,7 @@
 import { UNNAMED_AGENT } from '../../src/server/actor';
 import assert from 'node:assert/strict';
-import { insertNote, recordOperation } from '../../src/server/cards/noteRows';
-import { newId } from '../../src/server/library/ids';
+import { insertNote, recordOperation } from '../../src/server/domain/cards/noteRows';
+import { newId } from '../../src/server/domain/library/ids';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { NOTE_PALETTE } from '../../src/server/cards/notePalette';
+import { NOTE_PALETTE } from '../../src/server/domain/cards/notePalette';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { subMapCounts, treeViolations } from '../../src/server/cards/treeInvariants';
+import { subMapCounts, treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 

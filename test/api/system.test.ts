@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { allRoutes } from '../../src/server/routes';
-import { buildGuide } from '../../src/server/system/guide';
-import { proofField, proofOf } from '../../src/server/system/routeProof';
+import { allRoutes } from '../../src/server/api/routes';
+import { buildGuide } from '../../src/server/api/system/guide';
+import { proofField, proofOf } from '../../src/server/api/system/routeProof';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { rawRequest } from '../helpers/rawHttp';
 import { routeOf } from '../helpers/guideRequests';

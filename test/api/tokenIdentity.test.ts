@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BridgeClient } from '../../src/client/bridgeClient';
-import { Store } from '../../src/server/store/store';
+import { Store } from '../../src/server/ground/store/store';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { corpusFile } from '../unit/pdfCorpus';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { loadSqlite } from '../../src/server/store/sqlite';
+import { loadSqlite } from '../../src/server/ground/store/sqlite';
 
 /**
  * Builds .apkg files the way Anki's legacy exporter lays them out (schema 11:

@@ -6,7 +6,7 @@
 import type { Box } from './annotatedPdfWrite';
 
 export { withAnnotations, withAnnotationsOnPages, type AnnotSpec, type Box } from './annotatedPdfWrite';
-import { openPdf } from '../../src/server/pdf/pdfjsLoader';
+import { openPdf } from '../../src/server/ground/pdf/pdfjsLoader';
 
 /** One text run of a page as pdf.js reads it (getTextContent), with its baseline box in top-left points. */
 export interface PdfJsItem {

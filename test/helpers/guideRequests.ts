@@ -5,8 +5,8 @@
  * against its route's schemas) and the guide-only agent script.
  */
 import { z } from 'zod';
-import type { RouteDecl } from '../../src/server/http/routeTable';
-import { effectiveSchemas } from '../../src/server/http/routeMiddleware';
+import type { RouteDecl } from '../../src/server/api/http/routeTable';
+import { effectiveSchemas } from '../../src/server/api/http/routeMiddleware';
 
 export interface LiteralRequest {
   method: 'GET' | 'POST';

@@ -1,9 +1,9 @@
 import { appendFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { API_PREFIX } from '../../src/server/http/app';
-import type { RouteDecl } from '../../src/server/http/routeTable';
-import { allRoutes } from '../../src/server/routes';
-import { approvalPendingResponse } from '../../src/server/routes/approvals';
+import { API_PREFIX } from '../../src/server/api/http/app';
+import type { RouteDecl } from '../../src/server/api/http/routeTable';
+import { allRoutes } from '../../src/server/api/routes';
+import { approvalPendingResponse } from '../../src/server/api/routes/approvals';
 
 /**
  * Checks success bodies against the route's declared `response` schema, so a

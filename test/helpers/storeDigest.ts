@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../../src/server/store/store';
+import type { Store } from '../../src/server/ground/store/store';
 
 /** A hash of every row of each table, `table=hash` per table: equal digests = nothing changed, and a diff names the table that did. */
 export function storeDigest(store: Store): string {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { anchorBoxes, anchorJson } from '../../src/server/cards/anchorRects';
+import { anchorBoxes, anchorJson } from '../../src/server/domain/cards/anchorRects';
 
 describe('cards: anchor rectangles in notes.source_rect', () => {
   const a = { x: 50, y: 100, width: 200, height: 10 };

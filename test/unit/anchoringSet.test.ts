@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ACCEPT_SCORE } from '../../src/server/text/align';
+import { ACCEPT_SCORE } from '../../src/server/ground/text/align';
 import { curve, scoreSet, type Scored } from '../anchoring/evaluate';
 import { labelledSet, type LabelledSet } from '../anchoring/labelledSet';
 

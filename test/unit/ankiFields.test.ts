@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { clozeParts, clozeText, hashtagToTag, htmlToText, imageNames, tagToHashtag } from '../../src/server/ankiconnect/ankiFields';
-import { ankiIdOf, uuidPrefixOf } from '../../src/server/ankiconnect/ankiIds';
-import { queryTerms } from '../../src/server/ankiconnect/ankiSearch';
+import { clozeParts, clozeText, hashtagToTag, htmlToText, imageNames, tagToHashtag } from '../../src/server/api/ankiconnect/ankiFields';
+import { ankiIdOf, uuidPrefixOf } from '../../src/server/api/ankiconnect/ankiIds';
+import { queryTerms } from '../../src/server/api/ankiconnect/ankiSearch';
 
 describe('AnkiConnect fields, ids and queries (pure)', () => {
   it('ids: a UUID → a safe integer → a prefix of that UUID, for 10,000 random ids', () => {

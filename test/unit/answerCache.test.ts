@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { AnswerCache } from '../../src/server/http/answerCache';
-import { Store } from '../../src/server/store/store';
+import { AnswerCache } from '../../src/server/api/http/answerCache';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
 const bytes = (s: string) => Buffer.from(s);

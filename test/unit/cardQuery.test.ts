@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { Database } from 'sql.js';
-import { rebuildCardIndex } from '../../src/server/cards/cardIndexRebuild';
-import { ftsWholeWords } from '../../src/server/search/cardWindow';
-import { cardIndexBody, cardQuery, plainTermOf } from '../../src/server/search/cardIndexText';
-import { bm25Score } from '../../src/server/search/searchRanking';
-import { loadSqlite } from '../../src/server/store/sqlite';
-import { Store } from '../../src/server/store/store';
-import { searchQuery, type QueryPart } from '../../src/server/text/searchTerms';
+import { rebuildCardIndex } from '../../src/server/domain/cards/cardIndexRebuild';
+import { ftsWholeWords } from '../../src/server/ground/search/cardWindow';
+import { cardIndexBody, cardQuery, plainTermOf } from '../../src/server/ground/search/cardIndexText';
+import { bm25Score } from '../../src/server/ground/search/searchRanking';
+import { loadSqlite } from '../../src/server/ground/store/sqlite';
+import { Store } from '../../src/server/ground/store/store';
+import { searchQuery, type QueryPart } from '../../src/server/ground/text/searchTerms';
 import { tempDir } from '../helpers/bridgeFixture';
 
 /**

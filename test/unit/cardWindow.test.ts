@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { bestOf, type Candidate } from '../../src/server/search/cardWindow';
+import { bestOf, type Candidate } from '../../src/server/ground/search/cardWindow';
 
 describe('card window: bestOf, the n best rows without sorting the window', () => {
   /** What a full stable sort gives: best first, ties in the order the rows came (newest first). */

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { CheckpointFile } from '../../src/server/store/checkpointFile';
-import { encodeRedo, preImageOf } from '../../src/server/store/redoFile';
-import { Store } from '../../src/server/store/store';
+import { CheckpointFile } from '../../src/server/ground/store/checkpointFile';
+import { encodeRedo, preImageOf } from '../../src/server/ground/store/redoFile';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
 const PAGE = 4096;

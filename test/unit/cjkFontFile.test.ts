@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { CJK_FONT_ENV, cjkFontFile, cjkPrintFontFile, hasTrueTypeOutlines, needsCjkFont } from '../../src/server/cards/cjkFontFile';
+import { CJK_FONT_ENV, cjkFontFile, cjkPrintFontFile, hasTrueTypeOutlines, needsCjkFont } from '../../src/server/domain/cards/cjkFontFile';
 
 describe('the CJK font of renders and prints', () => {
   it('finds one on this machine (CI installs fonts-noto-cjk)', () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { cardFtsQuery, cardIndexBody } from '../../src/server/search/cardIndexText';
-import { matchPages } from '../../src/server/search/bookQuery';
-import { HEADER_BYTES, decodeBody, decodeHeader, encodeBook } from '../../src/server/search/indexFormat';
-import { snippetOf } from '../../src/server/search/searchRanking';
-import { indexTerms, searchQuery } from '../../src/server/text/searchTerms';
+import { cardFtsQuery, cardIndexBody } from '../../src/server/ground/search/cardIndexText';
+import { matchPages } from '../../src/server/ground/search/bookQuery';
+import { HEADER_BYTES, decodeBody, decodeHeader, encodeBook } from '../../src/server/ground/search/indexFormat';
+import { snippetOf } from '../../src/server/ground/search/searchRanking';
+import { indexTerms, searchQuery } from '../../src/server/ground/text/searchTerms';
 
 describe('Search terms from the text module (CJK words and bigrams)', () => {
   it('a CJK run becomes its bigrams, its last character and its words; Latin tokens fold as the matcher folds them', () => {

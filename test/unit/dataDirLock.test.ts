@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeError } from '../../src/server/errors';
-import { acquireDataDirLock } from '../../src/server/store/lock';
+import { acquireDataDirLock } from '../../src/server/ground/store/lock';
 
 /** The lock a bridge started on a full disk takes is a symbolic link to its pid (no data block needed). */
 describe('data dir lock written as a link (full disk)', () => {

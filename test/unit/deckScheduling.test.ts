@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatInterval, newSchedule, nextDues, nextIntervals, parseSchedule, review, viewOf } from '../../src/server/decks/deckScheduling';
+import { formatInterval, newSchedule, nextDues, nextIntervals, parseSchedule, review, viewOf } from '../../src/server/domain/decks/deckScheduling';
 
 const T0 = new Date('2025-03-01T08:00:00.000Z');
 const MIN = 60_000;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { displayTitle, firstWords } from '../../src/server/cards/displayTitle';
+import { displayTitle, firstWords } from '../../src/server/domain/cards/displayTitle';
 import { nodeHtml } from '../../src/views/mindMapModel';
 
 describe('card display titles (an untitled excerpt card shows its first words)', () => {

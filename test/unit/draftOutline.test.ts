@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { draftResult, draftSections } from '../../src/server/bundles/draftOutline';
-import { parseResult } from '../../src/server/bundles/resultParser';
-import { loadPdfJs } from '../../src/server/pdf/pdfjsLoader';
-import { readOutline } from '../../src/server/pdf/outline';
-import type { OutlineSegment } from '../../src/server/pdf/pdfTypes';
+import { draftResult, draftSections } from '../../src/server/domain/bundles/draftOutline';
+import { parseResult } from '../../src/server/domain/bundles/resultParser';
+import { loadPdfJs } from '../../src/server/ground/pdf/pdfjsLoader';
+import { readOutline } from '../../src/server/ground/pdf/outline';
+import type { OutlineSegment } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile } from './pdfCorpus';
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { AnchorIndex } from '../../src/server/text/anchorIndex';
-import { foldKey as textKey } from '../../src/server/text/fold';
-import type { TextItem } from '../../src/server/pdf/pdfTypes';
+import { AnchorIndex } from '../../src/server/ground/text/anchorIndex';
+import { foldKey as textKey } from '../../src/server/ground/text/fold';
+import type { TextItem } from '../../src/server/ground/pdf/pdfTypes';
 
 /** One item per line, 10 pt high, 5 pt per character, starting at x = 50. */
 function lines(texts: string[], y0 = 100): TextItem[] {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExtractionPool, PdfTaskError } from '../../src/server/pdf/extractionPool';
-import type { PageData } from '../../src/server/pdf/pdfTypes';
+import { ExtractionPool, PdfTaskError } from '../../src/server/ground/pdf/extractionPool';
+import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
 import { tempDir } from '../helpers/bridgeFixture';
 import { flateBombPdf } from '../helpers/hostileInput';
 import { corpusFile } from './pdfCorpus';

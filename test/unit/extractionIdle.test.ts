@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { ExtractionPool } from '../../src/server/pdf/extractionPool';
-import type { PageData } from '../../src/server/pdf/pdfTypes';
+import { ExtractionPool } from '../../src/server/ground/pdf/extractionPool';
+import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile, pdftotext, wordOverlap } from './pdfCorpus';
 
 /** Resolves once the pool has no live worker (the test's own timeout bounds the wait). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { allRoutes } from '../../src/server/routes';
-import { buildGuide, GUIDE_TOPICS } from '../../src/server/system/guide';
+import { allRoutes } from '../../src/server/api/routes';
+import { buildGuide, GUIDE_TOPICS } from '../../src/server/api/system/guide';
 import { fill, literalRequests, placeholders, requestProblems, routeOf } from '../helpers/guideRequests';
 
 const guide = buildGuide(allRoutes);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecord, readJournal } from '../../src/server/store/journal';
-import { Store } from '../../src/server/store/store';
+import { encodeRecord, readJournal } from '../../src/server/ground/store/journal';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
 describe('write journal', () => {

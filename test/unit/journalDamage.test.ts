@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { encodeRecord, readJournal, type JournalRecord } from '../../src/server/store/journal';
-import { Store } from '../../src/server/store/store';
+import { encodeRecord, readJournal, type JournalRecord } from '../../src/server/ground/store/journal';
+import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
 const rec = (seq: number, title = `t${seq}`): JournalRecord => ({ seq, stmts: [['INSERT INTO x VALUES (?)', [title]]] });

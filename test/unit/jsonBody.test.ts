@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { jsonPieces } from '../../src/server/http/jsonBody';
+import { jsonPieces } from '../../src/server/api/http/jsonBody';
 
 describe('jsonPieces: a long JSON answer in small pieces', () => {
   const node = (i: number) => ({ noteid: `N-${i}`, parent: i ? `N-${i - 1}` : null, title: `card ${i} «é» 细胞 \u2028 "q"`, page: i % 3 ? null : i, folded: i % 2 === 0 });

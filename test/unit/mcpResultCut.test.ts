@@ -2,10 +2,10 @@
 // answer read as one stream, at least one item per result, strings cut at character
 // boundaries, and a cursor that resumes exactly where the cut was.
 import assert from 'node:assert/strict';
-import { cutJson, shorten } from '../../src/server/mcp/jsonCut';
-import { budgetAnswer } from '../../src/server/mcp/resultBudget';
-import { nextPageRange } from '../../src/server/mcp/continuation';
-import { allRoutes as routes } from '../../src/server/routes';
+import { cutJson, shorten } from '../../src/server/api/mcp/jsonCut';
+import { budgetAnswer } from '../../src/server/api/mcp/resultBudget';
+import { nextPageRange } from '../../src/server/api/mcp/continuation';
+import { allRoutes as routes } from '../../src/server/api/routes';
 
 const bytes = (s: string) => Buffer.byteLength(s);
 

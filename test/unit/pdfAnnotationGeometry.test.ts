@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { degrees, PDFDocument } from 'pdf-lib';
-import { closePdf, openPdf } from '../../src/server/pdf/pdfjsLoader';
-import { buildAnnotatedPdf } from '../../src/server/pdf/highlightWrite';
-import { readAnnotations } from '../../src/server/pdf/pdfAnnotations';
-import { textUnderQuads } from '../../src/server/annotations/quadText';
-import { nearestPaletteIndex, paletteRgb01 } from '../../src/server/annotations/paletteColor';
-import { NOTE_PALETTE_HEX } from '../../src/server/cards/notePalette';
+import { closePdf, openPdf } from '../../src/server/ground/pdf/pdfjsLoader';
+import { buildAnnotatedPdf } from '../../src/server/ground/pdf/highlightWrite';
+import { readAnnotations } from '../../src/server/ground/pdf/pdfAnnotations';
+import { textUnderQuads } from '../../src/server/domain/annotations/quadText';
+import { nearestPaletteIndex, paletteRgb01 } from '../../src/server/domain/annotations/paletteColor';
+import { NOTE_PALETTE_HEX } from '../../src/server/domain/cards/notePalette';
 import { corpusFile } from './pdfCorpus';
 
 const near = (a: { x: number; y: number; w: number; h: number }, b: { x: number; y: number; w: number; h: number }) =>

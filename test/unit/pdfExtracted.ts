@@ -3,8 +3,8 @@
  * tests (extracting asymptote.pdf and OCR of the scanned pages are the heavy
  * parts of the suite).
  */
-import { ExtractionPool } from '../../src/server/pdf/extractionPool';
-import type { DocumentInfo, PageData } from '../../src/server/pdf/pdfTypes';
+import { ExtractionPool } from '../../src/server/ground/pdf/extractionPool';
+import type { DocumentInfo, PageData } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile } from './pdfCorpus';
 
 export interface ExtractedBook {

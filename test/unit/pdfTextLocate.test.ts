@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { extracted } from './pdfExtracted';
-import { locateText } from '../../src/server/text/locate';
+import { locateText } from '../../src/server/ground/text/locate';
 
 describe('pdf pipeline: locate text on a page', function () {
   this.timeout(120_000);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { extracted } from './pdfExtracted';
-import { tocCandidates } from '../../src/server/pdf/tocCandidates';
+import { tocCandidates } from '../../src/server/ground/pdf/tocCandidates';
 
 const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { hitsOf } from '../../src/server/search/commonTerms';
-import { Postings } from '../../src/server/search/postings';
+import { hitsOf } from '../../src/server/ground/search/commonTerms';
+import { Postings } from '../../src/server/ground/search/postings';
 
 describe('Postings (a common term: docid → hits, typed arrays)', () => {
   it('agrees with a Map after thousands of random sets, removals and appends, past several growths', () => {

@@ -33,7 +33,7 @@ function channels(book: ReaderBookFile) {
 }
 
 async function pdfjs() {
-  // pdf.js in this thread (no worker file in a test), as src/server/pdf/pdfjsLoader.ts loads it.
+  // pdf.js in this thread (no worker file in a test), as src/server/ground/pdf/pdfjsLoader.ts loads it.
   // @ts-expect-error the worker module ships without type declarations
   (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
   return import('pdfjs-dist/legacy/build/pdf.mjs');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, ut
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ReaderOpeningImages, renderScale } from '../../src/editors/readerOpeningImage';
-import { readReaderPicture, trimPictures, writeReaderPicture } from '../../src/server/cache/readerPictures';
+import { readReaderPicture, trimPictures, writeReaderPicture } from '../../src/server/ground/cache/readerPictures';
 import { openingStage } from '../../src/webviews/pdfReader/markup';
 import { corpusFile } from './pdfCorpus';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseResult } from '../../src/server/bundles/resultParser';
+import { parseResult } from '../../src/server/domain/bundles/resultParser';
 
 describe('result.md parser', () => {
   it('builds the heading tree with bodies, excerpts, blocks and styles, with their lines', () => {

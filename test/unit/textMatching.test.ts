@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { TextItem } from '../../src/server/pdf/pdfTypes';
-import { AnchorIndex } from '../../src/server/text/anchorIndex';
-import { foldItems, foldKey, keyString } from '../../src/server/text/fold';
-import { locateText } from '../../src/server/text/locate';
-import { boundedDistance } from '../../src/server/text/editDistance';
+import type { TextItem } from '../../src/server/ground/pdf/pdfTypes';
+import { AnchorIndex } from '../../src/server/ground/text/anchorIndex';
+import { foldItems, foldKey, keyString } from '../../src/server/ground/text/fold';
+import { locateText } from '../../src/server/ground/text/locate';
+import { boundedDistance } from '../../src/server/ground/text/editDistance';
 
 /** One item per line, 10 pt high, 5 pt per character, starting at x = 50. */
 function lines(texts: string[], y0 = 100): TextItem[] {

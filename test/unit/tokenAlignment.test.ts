@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import type { TextItem } from '../../src/server/pdf/pdfTypes';
-import { ACCEPT_SCORE } from '../../src/server/text/align';
-import { AnchorIndex } from '../../src/server/text/anchorIndex';
-import { unionOf } from '../../src/server/text/keySpan';
-import { locateText } from '../../src/server/text/locate';
-import { foldedTokens, tokenize } from '../../src/server/text/tokenize';
+import type { TextItem } from '../../src/server/ground/pdf/pdfTypes';
+import { ACCEPT_SCORE } from '../../src/server/ground/text/align';
+import { AnchorIndex } from '../../src/server/ground/text/anchorIndex';
+import { unionOf } from '../../src/server/ground/text/keySpan';
+import { locateText } from '../../src/server/ground/text/locate';
+import { foldedTokens, tokenize } from '../../src/server/ground/text/tokenize';
 
 /** One item per line, 10 pt high, 5 pt per character; `x0` per column. */
 function lines(texts: string[], y0 = 100, x0 = 50): TextItem[] {

@@ -5,7 +5,7 @@
 // code its start and first requests compiled is in it.
 import * as path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { requireWithCodeCache } from '../threads/codeCache';
+import { requireWithCodeCache } from '../ground/threads/codeCache';
 import type { BridgeWorkerData } from './protocol';
 import type { runBridgeWorker } from './workerMain';
 

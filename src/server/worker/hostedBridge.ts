@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import type { Bridge, BridgeOptions } from '../bridge';
 import type { CheckpointResult } from './protocol';
-import type { CodeCacheState } from '../threads/codeCache';
+import type { CodeCacheState } from '../ground/threads/codeCache';
 import { claimDataDir } from './threadClaims';
 
 /** A bridge this window hosts, wherever it runs: what BridgeHost needs of it. */

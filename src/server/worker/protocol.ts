@@ -1,9 +1,9 @@
 // Messages between the thread that hosts the window (main) and the bridge
 // worker. Everything crosses by structured clone: plain data only.
-import type { RequestLogEntry } from '../http/app';
+import type { RequestLogEntry } from '../api/http/app';
 import type { BridgeLimits } from '../config';
-import type { StoreOptions } from '../store/store';
-import type { CodeCacheState } from '../threads/codeCache';
+import type { StoreOptions } from '../ground/store/store';
+import type { CodeCacheState } from '../ground/threads/codeCache';
 
 /** BridgeOptions that can cross a thread (no UI object, no callbacks). */
 export interface WorkerBridgeOptions {

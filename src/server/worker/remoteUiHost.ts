@@ -1,4 +1,4 @@
-import type { OpenRequest, UiContext, UiHost, UiKeyOutcome } from '../ui/uiHost';
+import type { OpenRequest, UiContext, UiHost, UiKeyOutcome } from '../domain/ui/uiHost';
 import { fromWire, type FromWorker, type OptionalUiMethod, type UiMethod, type WireError } from './protocol';
 
 /** A UI call the window has not answered after this long is given up (GET /context then says app_not_responding). */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { BridgeError } from '../errors';
-import { removeOwnLockFile } from '../store/lock';
+import { removeOwnLockFile } from '../ground/store/lock';
 
 /**
  * Data dirs a bridge of this process hosts, whichever thread it runs on.

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../threads/workerScript';
-import type { RequestLogEntry } from '../http/app';
-import type { UiHost } from '../ui/uiHost';
+import { workerScript } from '../ground/threads/workerScript';
+import type { RequestLogEntry } from '../api/http/app';
+import type { UiHost } from '../domain/ui/uiHost';
 import type { HostedBridge } from './hostedBridge';
 import { claimDataDir } from './threadClaims';
 import { fromWire, toWire, type BridgeWorkerData, type CheckpointResult, type FromWorker, type OptionalUiMethod, type ToWorker, type WorkerBridgeOptions } from './protocol';

@@ -2,9 +2,9 @@ import { getPriority, setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { createBridge, type Bridge } from '../bridge';
-import { recoveryLine } from '../store/recoveryReport';
+import { recoveryLine } from '../ground/store/recoveryReport';
 import { RemoteUiHost } from './remoteUiHost';
-import type { CodeCacheState } from '../threads/codeCache';
+import type { CodeCacheState } from '../ground/threads/codeCache';
 import { toWire, type BridgeWorkerData, type FromWorker, type ToWorker, type WorkerBridgeOptions } from './protocol';
 
 /** What the thread's boot script (bridgeBoot.ts) adds: how it loaded the bundle, and what to do once the bridge listens. */

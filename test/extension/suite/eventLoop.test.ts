@@ -14,7 +14,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { StudyBridgeApi } from '../../../src/extension';
 import { distinctCopy } from '../../helpers/distinctPdf';
-import { readReaderPicture } from '../../../src/server/cache/readerPictures';
+import { readReaderPicture } from '../../../src/server/ground/cache/readerPictures';
 import { outDir } from './signals';
 import { eventually } from './eventually';
 

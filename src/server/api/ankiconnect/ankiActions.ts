@@ -1,0 +1,179 @@
+import type { Caller } from '../../domain/security/tokens';
+import type { Scope } from '../../domain/security/scopes';
+import type { Store } from '../../ground/store/store';
+import type { Decks } from '../../domain/library/decks';
+import type { UiHost } from '../../domain/ui/uiHost';
+import { AnkiError } from './ankiError';
+import { isModel, MODELS } from './ankiFields';
+import { ankiIdOf } from './ankiIds';
+import type { AnkiMedia } from './ankiMedia';
+import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
+import { deckByName, DuplicateIndex, planNote, type AnkiNotes } from './ankiNotes';
+import { searchNotes } from './ankiSearch';
+
+/**
+ * The AnkiConnect actions this bridge serves, each with the token scope it
+ * needs (a read token cannot add or change anything). Each calls the domain
+ * directly; `multi` and `requestPermission` are the dispatcher's.
+ */
+
+export interface ActionContext {
+  store: Store;
+  decks: Decks;
+  ui: UiHost;
+  notes: AnkiNotes;
+  media: AnkiMedia;
+  caller: Caller;
+}
+
+type Params = Record<string, unknown>;
+
+export interface ActionDecl {
+  scope: Extract<Scope, 'read' | 'write'>;
+  run(params: Params, ctx: ActionContext): unknown;
+}
+
+const MODEL_IDS: Record<string, number> = { Basic: 1, Cloze: 2 };
+
+const noteList = (params: Params, key = 'notes'): unknown[] => {
+  const list = params[key];
+  if (!Array.isArray(list)) throw new AnkiError(`${key} must be a list`);
+  return list;
+};
+
+/**
+ * Each note's plan, or its refusal: all the notes of a call are checked before
+ * any is written. `adding`: an earlier note of the call counts as there (as
+ * Anki adds them one by one); canAddNotes judges each against the collection.
+ */
+function planAll(ctx: ActionContext, notes: unknown[], adding: boolean) {
+  const duplicates = new DuplicateIndex(ctx.store);
+  return notes.map((n) => {
+    try {
+      const plan = planNote(ctx, n, duplicates);
+      if (adding) duplicates.remember(plan);
+      return { plan, error: null };
+    } catch (e) {
+      if (e instanceof AnkiError) return { plan: null, error: e.message };
+      throw e;
+    }
+  });
+}
+
+/**
+ * The `picture` entries of addNote's and updateNoteFields's note: each file is
+ * stored as storeMediaFile stores it, then appended as `<img>` to the fields it
+ * names (to the field's current value when the update does not give it).
+ * Audio and video are refused: a card holds pictures, not sound.
+ */
+async function withPictures(ctx: ActionContext, note: unknown, current: Record<string, string> = {}): Promise<unknown> {
+  if (!note || typeof note !== 'object') return note;
+  const n = note as { picture?: unknown; audio?: unknown; video?: unknown; fields?: Record<string, unknown> };
+  for (const kind of ['audio', 'video'] as const) {
+    if (n[kind] !== undefined && !(Array.isArray(n[kind]) && n[kind].length === 0)) throw new AnkiError(`${kind} is not served here: cards hold pictures, not sound or video; leave ${kind} out`);
+  }
+  if (n.picture === undefined) return note;
+  const fields: Record<string, unknown> = { ...(n.fields ?? {}) };
+  for (const pic of Array.isArray(n.picture) ? n.picture : [n.picture]) {
+    const p = (pic ?? {}) as { fields?: unknown };
+    const name = await ctx.media.store(p as Parameters<AnkiMedia['store']>[0]);
+    const tag = `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+    for (const f of Array.isArray(p.fields) ? p.fields : []) if (typeof f === 'string') fields[f] = String(fields[f] ?? current[f] ?? '') + tag;
+  }
+  return { ...n, fields };
+}
+
+const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNotes(ctx.store), query);
+
+export const ACTIONS: Record<string, ActionDecl> = {
+  version: { scope: 'read', run: () => 6 },
+  deckNames: { scope: 'read', run: (_p, ctx) => ctx.decks.list().map((d) => d.title) },
+  deckNamesAndIds: { scope: 'read', run: (_p, ctx) => Object.fromEntries(ctx.decks.list().map((d) => [d.title, ankiIdOf(d.deckId) ?? null])) },
+  createDeck: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      if (typeof p.deck !== 'string' || !p.deck.trim()) throw new AnkiError('deck name is missing');
+      const id = deckByName(ctx.store, p.deck.trim()) ?? (await ctx.decks.create(p.deck.trim())).deckId;
+      return ankiIdOf(id) ?? null;
+    },
+  },
+  modelNames: { scope: 'read', run: () => Object.keys(MODELS) },
+  modelNamesAndIds: { scope: 'read', run: () => MODEL_IDS },
+  modelFieldNames: {
+    scope: 'read',
+    run: (p) => {
+      if (!isModel(p.modelName)) throw new AnkiError(`model was not found: ${String(p.modelName)}`);
+      return [...MODELS[p.modelName]];
+    },
+  },
+  addNote: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      const [id] = await ctx.notes.add([planNote(ctx, await withPictures(ctx, p.note))], ctx.caller.actor);
+      return ankiIdOf(id);
+    },
+  },
+  addNotes: {
+    scope: 'write',
+    // All or nothing: any refusal answers every note's error (null for the good ones) and adds none.
+    run: async (p, ctx) => {
+      const notes: unknown[] = [];
+      for (const n of noteList(p)) notes.push(await withPictures(ctx, n));
+      const checked = planAll(ctx, notes, true);
+      if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
+      const ids = await ctx.notes.add(checked.map((c) => c.plan!), ctx.caller.actor);
+      return ids.map((id) => ankiIdOf(id));
+    },
+  },
+  canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => c.error === null) },
+  canAddNotesWithErrorDetail: {
+    scope: 'read',
+    run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => (c.error === null ? { canAdd: true } : { canAdd: false, error: c.error })),
+  },
+  findNotes: { scope: 'read', run: (p, ctx) => findIds(ctx, p.query).map((n) => ankiIdOf(n.noteid)) },
+  notesInfo: {
+    scope: 'read',
+    run: (p, ctx) => {
+      if (p.query !== undefined) return findIds(ctx, p.query).map(noteInfo);
+      const asked = noteList(p);
+      const ids = noteIdsFor(ctx.store, asked);
+      const notes = new Map(readAnkiNotes(ctx.store, [...new Set(ids.values())]).map((n) => [n.noteid, n]));
+      // As AnkiConnect: an unknown id gives an empty object in its place.
+      return asked.map((a) => {
+        const note = notes.get(ids.get(a as number) ?? '');
+        return note ? noteInfo(note) : {};
+      });
+    },
+  },
+  updateNoteFields: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      const asked = (p.note ?? {}) as { id?: unknown };
+      const noteid = noteIdsFor(ctx.store, [asked.id]).get(asked.id as number);
+      const stored = noteid ? readAnkiNotes(ctx.store, [noteid])[0] : undefined;
+      if (!noteid || !stored) throw new AnkiError('note was not found');
+      const note = (await withPictures(ctx, p.note, fieldValues(stored))) as { fields?: unknown };
+      if (!note.fields || typeof note.fields !== 'object') throw new AnkiError('note fields are missing');
+      await ctx.notes.updateFields(noteid, note.fields as Record<string, unknown>, ctx.caller.actor);
+      return null;
+    },
+  },
+  storeMediaFile: { scope: 'write', run: (p, ctx) => ctx.media.store(p) },
+  retrieveMediaFile: {
+    scope: 'read',
+    run: (p, ctx) => (typeof p.filename === 'string' ? (ctx.media.read(p.filename)?.toString('base64') ?? false) : false),
+  },
+  guiBrowse: {
+    scope: 'write',
+    // Opens the first card found in the person's window (its study set, the card focused); answers the review cards found.
+    run: async (p, ctx) => {
+      const found = findIds(ctx, p.query ?? '');
+      const first = found[0];
+      if (first) {
+        const title = ctx.store.get<{ title: string }>('SELECT title FROM topics WHERE topicid = ?', [first.topicid])?.title ?? '';
+        await ctx.ui.open({ topicid: first.topicid, title, isDeck: false, noteid: first.noteid });
+      }
+      return found.flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)));
+    },
+  },
+};

@@ -1,0 +1,26 @@
+import type { BridgeServices } from '../../services';
+import { AnkiMedia } from './ankiMedia';
+import { AnkiNotes } from './ankiNotes';
+import { writeQueue } from './ankiDispatch';
+import { startAnkiServer, type AnkiServer } from './ankiServer';
+
+/** Starts the AnkiConnect port on the bridge's services (bridge.ts calls it once the main port listens). */
+export function startAnkiConnect(
+  options: { port: number; allowedOrigins?: string[] },
+  services: Pick<BridgeServices, 'config' | 'store' | 'decks' | 'studySets' | 'ui' | 'tokens' | 'entitlements'>,
+  onError: ((e: unknown) => void) | undefined,
+): Promise<AnkiServer> {
+  const { config, store, decks, studySets, ui, tokens, entitlements } = services;
+  const media = new AnkiMedia(config);
+  const ask = ui.askAnkiConnectPermission?.bind(ui);
+  return startAnkiServer(
+    {
+      port: options.port,
+      allowedOrigins: options.allowedOrigins ?? [],
+      // Files come as base64: a third more than the upload limit, capped at 256 MB of JSON.
+      bodyLimitBytes: Math.min(Math.ceil(config.limits.uploadBytes * 1.37) + 4096, 256 * 1024 * 1024),
+      ...(ask ? { ask } : {}),
+    },
+    { store, decks, ui, media, tokens, entitlements, notes: new AnkiNotes({ store, decks, studySets, media }), serially: writeQueue(), onError: onError ?? (() => undefined) },
+  );
+}

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import type { BridgeConfig } from '../../config';
+import { checkAllowedFile } from '../../domain/library/importPath';
+import { replaceDurablyAsync } from '../../ground/store/durableFiles';
+import { AnkiError } from './ankiError';
+
+/**
+ * AnkiConnect's media folder: files a client stores (storeMediaFile) for a
+ * later note to name in `<img src="…">`. Kept under <dataDir>/anki-media,
+ * 0600 files written durably; a name is one plain file name, never a path.
+ * Fetching a `url` is refused: the bridge makes no network requests.
+ */
+
+export const MEDIA_DIR = 'anki-media';
+
+export interface MediaRequest {
+  filename?: unknown;
+  data?: unknown;
+  path?: unknown;
+  url?: unknown;
+  deleteExisting?: unknown;
+}
+
+/** A plain file name: no folder part, no leading dot, no control characters, at most 200 characters. */
+export function checkMediaName(name: unknown): string {
+  if (typeof name !== 'string' || !name.trim()) throw new AnkiError('storeMediaFile needs a filename');
+  if (name.length > 200 || /[/\\\0-\x1f]/.test(name) || name.startsWith('.') || name.trim() !== name) {
+    throw new AnkiError(`invalid media file name ${JSON.stringify(name.slice(0, 80))}: a plain file name (no folders, no leading dot, at most 200 characters)`);
+  }
+  return name;
+}
+
+const IMAGE_TYPES: Array<[string, (b: Buffer) => boolean]> = [
+  ['image/png', (b) => b.length > 8 && b.readUInt32BE(0) === 0x89504e47],
+  ['image/jpeg', (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff],
+  ['image/gif', (b) => b.length > 6 && b.toString('latin1', 0, 4) === 'GIF8'],
+  ['image/webp', (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP'],
+];
+
+/** The image type of some bytes by their signature; undefined for anything else. */
+export const imageTypeOf = (bytes: Buffer) => IMAGE_TYPES.find(([, test]) => test(bytes))?.[0];
+
+export class AnkiMedia {
+  private readonly dir: string;
+
+  constructor(private readonly config: Pick<BridgeConfig, 'dataDir' | 'libraryDir' | 'importFolders'>) {
+    this.dir = join(config.dataDir, MEDIA_DIR);
+  }
+
+  /** Stores a file from base64 `data` or a confined `path`; answers the name it was stored under. */
+  async store(req: MediaRequest): Promise<string> {
+    let name = checkMediaName(req.filename);
+    const bytes = this.bytesOf(req);
+    const file = join(this.dir, name);
+    if (req.deleteExisting === false && existsSync(file) && !readFileSync(file).equals(bytes)) {
+      // As Anki does: the file already there stays, the new one gets a name of its own.
+      const ext = extname(name);
+      name = `${name.slice(0, name.length - ext.length)}-${createHash('sha1').update(bytes).digest('hex').slice(0, 8)}${ext}`;
+    }
+    await replaceDurablyAsync(join(this.dir, name), bytes);
+    return name;
+  }
+
+  /** A stored file's bytes; undefined when there is none by that name. */
+  read(name: string): Buffer | undefined {
+    try {
+      return readFileSync(join(this.dir, checkMediaName(name)));
+    } catch (e) {
+      if (e instanceof AnkiError || (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  private bytesOf(req: MediaRequest): Buffer {
+    const sources = (['data', 'path', 'url'] as const).filter((k) => req[k] !== undefined && req[k] !== null);
+    if (sources.length !== 1) throw new AnkiError('storeMediaFile needs exactly one of data (base64), path or url');
+    if (sources[0] === 'url') {
+      throw new AnkiError('storeMediaFile with url is not served: this bridge makes no network requests. Send the file as data (base64) or a path in an import folder.');
+    }
+    if (sources[0] === 'path') {
+      if (typeof req.path !== 'string') throw new AnkiError('path must be a string');
+      return readFileSync(checkAllowedFile(this.config, req.path, 'media files'));
+    }
+    if (typeof req.data !== 'string' || !/^[A-Za-z0-9+/=\s_-]*$/.test(req.data)) throw new AnkiError('data must be base64');
+    return Buffer.from(req.data, 'base64');
+  }
+}

@@ -1,0 +1,254 @@
+import type { Actor } from '../../actor';
+import { insertNote, recordOperation, reindexNote, type Db } from '../../domain/cards/noteRows';
+import { hashtagKey } from '../../domain/cards/noteHashtags';
+import { rootCardOf } from '../../domain/cards/noteCreate';
+import { newSchedule } from '../../domain/decks/deckScheduling';
+import type { Decks } from '../../domain/library/decks';
+import { newId, nowIso } from '../../domain/library/ids';
+import type { StudySets } from '../../domain/library/studySets';
+import type { Store, WriteTx } from '../../ground/store/store';
+import { AnkiError } from './ankiError';
+import { clozeParts, fieldsOf, htmlToText, imageNames, isModel, MODELS, tagToHashtag, type ModelName } from './ankiFields';
+import { imageTypeOf, type AnkiMedia } from './ankiMedia';
+import { readAnkiNotes } from './ankiNoteRead';
+
+/**
+ * Notes added through AnkiConnect: each a card of the deck's study set (its
+ * title the first field, its body the second, `<img>` media as image parts,
+ * tags as hashtags) and a review card of the named deck, both written in one
+ * transaction. A deck that does not exist yet is made, with a study set of
+ * the same title; a deck's study set is the one most of its cards come from.
+ */
+
+export interface AnkiNotesDeps {
+  store: Store;
+  decks: Decks;
+  studySets: StudySets;
+  media: AnkiMedia;
+}
+
+/** A note checked and turned into what is written; nothing written yet. */
+export interface NotePlan {
+  deckName: string;
+  model: ModelName;
+  title: string;
+  body: string;
+  /** Cloze: the review card's question. */
+  question: string | null;
+  hashtags: string[];
+  images: Array<{ field: string; name: string; mime: string; bytes: Buffer }>;
+}
+
+const DUPLICATE = 'cannot create note because it is a duplicate';
+
+/** The visible deck titled `name` (Anki compares deck names without case). */
+export function deckByName(db: Db, name: string): string | undefined {
+  return db.get<{ topicid: string }>(`SELECT topicid FROM topics WHERE kind = 'deck' AND hidden = 0 AND lower(title) = lower(?) ORDER BY created_at, topicid LIMIT 1`, [name])?.topicid;
+}
+
+/** The study set the deck's cards mostly come from, else a set titled like the deck. */
+function setOfDeck(db: Db, deckId: string | undefined, title: string): string | undefined {
+  const fromCards = deckId
+    ? db.get<{ topicid: string }>(
+        `SELECT n.topicid FROM deck_cards c JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
+         JOIN topics s ON s.topicid = n.topicid AND s.hidden = 0 AND s.kind = 'studyset'
+         WHERE c.deck_id = ? GROUP BY n.topicid ORDER BY count(*) DESC, min(c.created_at) LIMIT 1`,
+        [deckId],
+      )?.topicid
+    : undefined;
+  return fromCards ?? db.get<{ topicid: string }>(`SELECT topicid FROM topics WHERE kind = 'studyset' AND hidden = 0 AND title = ? ORDER BY created_at, topicid LIMIT 1`, [title])?.topicid;
+}
+
+/** Checks one addNote `note` param and reads its media; AnkiError when Anki would refuse it. */
+export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unknown, duplicates = new DuplicateIndex(deps.store)): NotePlan {
+  const n = (note ?? {}) as { deckName?: unknown; modelName?: unknown; fields?: unknown; tags?: unknown; options?: { allowDuplicate?: unknown; duplicateScope?: unknown } };
+  if (typeof n.deckName !== 'string' || !n.deckName.trim()) throw new AnkiError('deck name is missing');
+  if (!isModel(n.modelName)) throw new AnkiError(`model was not found: ${String(n.modelName)} (served: ${Object.keys(MODELS).join(', ')})`);
+  if (!n.fields || typeof n.fields !== 'object') throw new AnkiError('note fields are missing');
+  const model = n.modelName;
+  const fields = fieldsOf(model, n.fields as Record<string, unknown>);
+  const [first, second] = MODELS[model];
+  const images: NotePlan['images'] = [];
+  for (const field of [first, second]) {
+    for (const name of imageNames(fields[field])) {
+      const bytes = deps.media.read(name);
+      if (!bytes) throw new AnkiError(`media file ${name} was not found: store it with storeMediaFile first`);
+      const mime = imageTypeOf(bytes);
+      if (!mime) throw new AnkiError(`media file ${name} is not a PNG, JPEG, GIF or WebP image`);
+      images.push({ field, name, mime, bytes });
+    }
+  }
+  const firstText = htmlToText(fields[first]);
+  if (!firstText && !images.some((i) => i.field === first)) throw new AnkiError('cannot create note because it is empty');
+  let title = firstText;
+  let question: string | null = null;
+  if (model === 'Cloze') {
+    const cloze = clozeParts(firstText);
+    if (!cloze.deletions) throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
+    [title, question] = [cloze.title, cloze.question];
+  }
+  const tags = Array.isArray(n.tags) ? n.tags : typeof n.tags === 'string' ? n.tags.split(/\s+/) : [];
+  const hashtags = new Map<string, string>();
+  for (const t of tags) {
+    const path = typeof t === 'string' ? tagToHashtag(t) : null;
+    if (path && !hashtags.has(hashtagKey(path))) hashtags.set(hashtagKey(path), path);
+  }
+  const plan: NotePlan = { deckName: n.deckName.trim(), model, title, body: htmlToText(fields[second]), question, hashtags: [...hashtags.values()], images };
+  if (n.options?.allowDuplicate !== true && duplicates.has(plan, n.options?.duplicateScope === 'deck')) throw new AnkiError(DUPLICATE);
+  return plan;
+}
+
+/**
+ * The first fields of the notes already there (and of those planned before in
+ * the same call), to refuse duplicates as Anki does: same note type, same
+ * first field, anywhere (or in the same deck, for duplicateScope "deck").
+ * One read per call, not one per note.
+ */
+export class DuplicateIndex {
+  private entries?: Map<string, Set<string>>;
+
+  constructor(private readonly db: Db) {}
+
+  private static key = (model: ModelName, first: string) => `${model}\u0000${first}`;
+
+  private load(): Map<string, Set<string>> {
+    if (this.entries) return this.entries;
+    this.entries = new Map();
+    const rows = this.db.all<{ title: string; question: string | null; deck: string }>(
+      `SELECT n.title, c.question, lower(d.title) AS deck FROM deck_cards c
+       JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
+       JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0`,
+    );
+    for (const r of rows) {
+      const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
+      this.add(cloze ? 'Cloze' : 'Basic', cloze ? r.question! : r.title, r.deck);
+    }
+    return this.entries;
+  }
+
+  private add(model: ModelName, first: string, deckLower: string): void {
+    const k = DuplicateIndex.key(model, first);
+    const decks = this.entries!.get(k) ?? new Set<string>();
+    decks.add(deckLower);
+    this.entries!.set(k, decks);
+  }
+
+  has(plan: NotePlan, sameDeck: boolean): boolean {
+    const decks = this.load().get(DuplicateIndex.key(plan.model, plan.question ?? plan.title));
+    return !!decks && (!sameDeck || decks.has(plan.deckName.toLowerCase()));
+  }
+
+  /** A note planned in this call counts for the next ones. */
+  remember(plan: NotePlan): void {
+    this.load();
+    this.add(plan.model, plan.question ?? plan.title, plan.deckName.toLowerCase());
+  }
+}
+
+export class AnkiNotes {
+  constructor(private readonly deps: AnkiNotesDeps) {}
+
+  /** Adds planned notes, all in one transaction: their decks and study sets are made first when missing. */
+  async add(plans: readonly NotePlan[], actor: Actor): Promise<string[]> {
+    const { store, decks, studySets } = this.deps;
+    const targets = new Map<string, { deckId: string; topicid: string; root: string }>();
+    for (const p of plans) {
+      const key = p.deckName.toLowerCase();
+      if (targets.has(key)) continue;
+      const deckId = deckByName(store, p.deckName) ?? (await decks.create(p.deckName)).deckId;
+      const topicid = setOfDeck(store, deckId, p.deckName) ?? (await studySets.create(p.deckName)).topicid;
+      targets.set(key, { deckId, topicid, root: rootCardOf(store, topicid) });
+    }
+    const now = nowIso();
+    const noteIds = plans.map(() => newId());
+    await store.write((tx) => {
+      const cardIds: string[] = [];
+      plans.forEach((p, i) => {
+        const t = targets.get(p.deckName.toLowerCase())!;
+        insertNote(tx, { noteid: noteIds[i], topicid: t.topicid, parentId: t.root, title: p.title, text: p.body || undefined, now });
+        for (const path of p.hashtags) tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [noteIds[i], path]);
+        insertImages(tx, noteIds[i], p.images, 0);
+        reindexNote(tx, noteIds[i]);
+        const schedule = newSchedule(new Date(now));
+        const cardNoteId = newId();
+        cardIds.push(cardNoteId);
+        tx.run(
+          `INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_content_id, question_index, title, fsrs, due_at, created_at, modified_at)
+           VALUES (?, ?, ?, ?, NULL, ?, NULL, ?, ?, ?, ?)`,
+          [cardNoteId, t.deckId, noteIds[i], p.question, p.question === null ? 0 : null, JSON.stringify(schedule), schedule.due, now, now],
+        );
+      });
+      for (const t of new Set(targets.values())) {
+        const mine = plans.map((p, i) => (targets.get(p.deckName.toLowerCase()) === t ? i : -1)).filter((i) => i >= 0);
+        if (!mine.length) continue;
+        recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: mine.map((i) => noteIds[i]), now });
+        recordOperation(tx, { topicid: t.deckId, kind: 'deck-cards', actor, noteIds: mine.map((i) => cardIds[i]), now });
+      }
+    });
+    return noteIds;
+  }
+
+  /** updateNoteFields: the fields given replace the card's title, body, Cloze question and that field's images. */
+  async updateFields(noteid: string, fields: Record<string, unknown>, actor: Actor): Promise<void> {
+    const { store, media } = this.deps;
+    const note = readAnkiNotes(store, [noteid])[0];
+    if (!note) throw new AnkiError('note was not found');
+    const given = fieldsOf(note.model, fields);
+    const [first, second] = MODELS[note.model];
+    const touched = MODELS[note.model].filter((f) => Object.keys(fields).some((k) => k === f || (k === 'Extra' && f === 'Back Extra')));
+    const images: NotePlan['images'] = [];
+    for (const field of touched) {
+      for (const name of imageNames(given[field])) {
+        const bytes = media.read(name);
+        const mime = bytes && imageTypeOf(bytes);
+        if (!bytes || !mime) throw new AnkiError(`media file ${name} was not found or is not an image: store it with storeMediaFile first`);
+        images.push({ field, name, mime, bytes });
+      }
+    }
+    let title: string | undefined;
+    let question: string | undefined;
+    if (touched.includes(first)) {
+      const text = htmlToText(given[first]);
+      if (note.model === 'Cloze') {
+        const cloze = clozeParts(text);
+        if (!cloze.deletions) throw new AnkiError('a Cloze note needs a cloze deletion in Text, like {{c1::…}}');
+        [title, question] = [cloze.title, cloze.question];
+      } else title = text;
+    }
+    const body = touched.includes(second) ? htmlToText(given[second]) : undefined;
+    const now = nowIso();
+    await store.write((tx) => {
+      if (title !== undefined) tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);
+      if (question !== undefined) tx.run('UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL', [question, now, noteid]);
+      if (body !== undefined) {
+        tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
+        if (body) tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [noteid, body]);
+      }
+      const stale = tx
+        .all<{ content_id: string; data: string | null }>(`SELECT content_id, data FROM note_parts WHERE noteid = ? AND kind = 'image'`, [noteid])
+        .filter((p) => touched.some((f) => p.data?.includes(`"ankiField":${JSON.stringify(f)}`)));
+      for (const p of stale) tx.run('DELETE FROM note_parts WHERE content_id = ?', [p.content_id]);
+      const next = tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
+      insertImages(tx, noteid, images, next);
+      tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
+      reindexNote(tx, noteid);
+      recordOperation(tx, { topicid: note.topicid, kind: 'text', actor, noteIds: [noteid], now });
+    });
+  }
+}
+
+/** Image parts from a client's media, remembering the file name and field (notesInfo gives them back as `<img>`). */
+function insertImages(tx: WriteTx, noteid: string, images: NotePlan['images'], firstIdx: number): void {
+  images.forEach((img, i) =>
+    tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      newId(),
+      noteid,
+      firstIdx + i,
+      'image',
+      img.mime,
+      JSON.stringify({ ankiMedia: img.name, ankiField: img.field }),
+      img.bytes,
+    ]),
+  );
+}
+

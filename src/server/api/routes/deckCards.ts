@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import { defineRoute, type RouteDecl } from '../http/routeTable';
+import { DeckCards } from '../../domain/decks/deckCards';
+import { DeckReviews } from '../../domain/decks/deckReviews';
+import { REVIEW_RATINGS, type ReviewRating } from '../../domain/decks/deckScheduling';
+import { dueHorizon } from '../../domain/decks/dueHorizon';
+import type { BridgeServices } from '../../services';
+import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
+import { noteId } from './noteParams';
+
+/** Routes: review cards of decks, studying them (due, grades, the review log; FSRS) and deck open. */
+
+const deckCards = (s: BridgeServices) => new DeckCards(s.store, s.decks);
+const deckReviews = (s: BridgeServices) => new DeckReviews(s.store, s.decks);
+
+const deckParams = z.object({ id: topicId });
+
+/** A grade by name or by ts-fsrs number (1 again … 4 easy). */
+const RATING_HINT = 'rating must be again, hard, good or easy (or 1..4)';
+const rating = z
+  .union([z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]), z.number().int(RATING_HINT).min(1, RATING_HINT).max(4, RATING_HINT)], { error: RATING_HINT })
+  .transform((r): ReviewRating => (typeof r === 'number' ? REVIEW_RATINGS[r - 1] : r));
+
+const newCard = z
+  .object({
+    sourceNoteId: noteId,
+    question: z.string().trim().min(1, 'question must not be empty').max(4000).optional(),
+    questionContentId: z.string().trim().min(1).max(200).optional(),
+    title: z.string().trim().min(1, 'title must not be empty').max(1000).optional(),
+  })
+  .refine((c) => c.question === undefined || c.questionContentId === undefined, {
+    message: 'give at most one of question (custom text) and questionContentId (a content part); neither = automatic (title as question)',
+    path: ['questionContentId'],
+  });
+
+const addBody = z.object({
+  cards: z.array(newCard).min(1, 'cards must hold at least one card').max(50, 'at most 50 cards per call; split the batch'),
+});
+
+const questionMode = z.enum(['automatic', 'custom_text', 'content_part']);
+export const reviewCard = z.object({
+  cardNoteId: z.string(),
+  sourceNoteId: z.string(),
+  resolvedNoteId: z.string(),
+  sourceAlive: z.boolean(),
+  title: z.string(),
+  questionMode,
+  question: z.string().optional(),
+  questionContentId: z.string().optional(),
+  due: z.string(),
+  state: z.string(),
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  stability: z.number(),
+  difficulty: z.number(),
+  lastReviewAt: z.string().nullable(),
+  nextIntervals: z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() }),
+  createdAt: z.string(),
+});
+export const deckCardsResponse = z.object({ deckId: z.string(), cards: z.array(reviewCard), count: z.number().int(), dueCount: z.number().int() });
+export const deckCardsAddResponse = z.object({
+  persisted: z.literal(true),
+  deckId: z.string(),
+  cards: z.array(
+    z.object({
+      cardNoteId: z.string(),
+      sourceNoteId: z.string(),
+      resolvedNoteId: z.string(),
+      updatedExisting: z.boolean(),
+      questionMode,
+      autoQuestionIndex: z.number().int().optional(),
+      due: z.string(),
+    }),
+  ),
+  count: z.number().int(),
+});
+export const deckOpenResponse = z.object({ accepted: z.boolean(), deckId: z.string() });
+
+const byRating = z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() });
+const reviewState = z.enum(['new', 'learning', 'review', 'relearning']);
+export const dueCard = z.object({
+  cardNoteId: z.string(),
+  sourceNoteId: z.string(),
+  resolvedNoteId: z.string(),
+  sourceAlive: z.boolean(),
+  question: z.object({
+    kind: z.enum(['title', 'cloze', 'text', 'content_part']),
+    text: z.string(),
+    contentId: z.string().optional(),
+    contentKind: z.string().nullable().optional(),
+  }),
+  answer: z.object({ title: z.string(), body: z.string(), excerpt: z.boolean(), page: z.number().int().nullable(), comments: z.array(z.string()) }),
+  due: z.string(),
+  state: reviewState,
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  stability: z.number(),
+  difficulty: z.number(),
+  lastReviewAt: z.string().nullable(),
+  nextIntervals: byRating,
+  nextDues: byRating,
+});
+export const dueResponse = z.object({
+  deckId: z.string(),
+  title: z.string(),
+  now: z.string(),
+  /** Only with ?until=: the last instant it covers (a date: the end of that local day). */
+  until: z.string().optional(),
+  cards: z.array(dueCard),
+  count: z.number().int(),
+  dueCount: z.number().int(),
+  newCount: z.number().int(),
+  learningCount: z.number().int(),
+  reviewCount: z.number().int(),
+  dueTodayCount: z.number().int(),
+  reviewedToday: z.number().int(),
+  dayStartsAt: z.string(),
+  nextDueAt: z.string().nullable(),
+});
+export const gradeResponse = z.object({
+  persisted: z.literal(true),
+  deckId: z.string(),
+  cardNoteId: z.string(),
+  rating: z.enum(['again', 'hard', 'good', 'easy']),
+  grade: z.number().int(),
+  reviewedAt: z.string(),
+  due: z.string(),
+  state: reviewState,
+  scheduledDays: z.number(),
+  reps: z.number().int(),
+  lapses: z.number().int(),
+  previousDue: z.string(),
+  reviewLogId: z.string(),
+});
+export const reviewLogResponse = z.object({
+  deckId: z.string(),
+  reviews: z.array(
+    z.object({
+      reviewLogId: z.string(),
+      cardNoteId: z.string(),
+      rating: z.string(),
+      grade: z.number().int(),
+      stateBefore: z.string(),
+      dueBefore: z.string(),
+      stability: z.number(),
+      difficulty: z.number(),
+      elapsedDays: z.number(),
+      lastElapsedDays: z.number(),
+      scheduledDays: z.number(),
+      learningSteps: z.number(),
+      reviewedAt: z.string(),
+      durationMs: z.number().nullable(),
+      dueAfter: z.string(),
+      actor: z.string(),
+      tokenId: z.string().nullable().describe("The agent token that graded (GET /tokens names it); null: the person"),
+    }),
+  ),
+  count: z.number().int(),
+  truncated: z.boolean(),
+});
+
+
+/** POST /decks/{id}/reviews's body (the client's GradeRequest is its z.input). */
+export const gradeRequest = z.object({
+  cardNoteId: uuidParam('cardNoteId'),
+  rating: rating,
+  reviewedAt: z.iso.datetime({ offset: true }).optional(),
+  durationMs: z.number().int().min(0).max(86_400_000).optional(),
+});
+
+export const deckCardRoutes: RouteDecl[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/decks/{id}/cards',
+    summary:
+      "The deck's review cards by due date: sourceNoteId, resolvedNoteId, sourceAlive (false = source deleted or hidden, back empty), questionMode, FSRS due/state/reps/lapses, nextIntervals; dueCount; ?due=1 keeps cards due now.",
+    params: deckParams,
+    query: z.object({ due: z.enum(['0', '1', 'true', 'false']).optional() }),
+    response: deckCardsResponse,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => deckCards(services).list(params.id, { dueOnly: query.due === '1' || query.due === 'true' }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/decks/{id}/cards',
+    summary:
+      'Adds up to 50 review cards: sourceNoteId plus at most one of question (custom text, {{cloze}} marks the hidden answer) or questionContentId (a part of the card); neither = automatic. Adding a source again updates and reschedules it (updatedExisting). True dry-run: wouldAdd.',
+    premium: true,
+    confirm: 'body',
+    dryRun: true,
+    params: deckParams,
+    body: addBody,
+    response: deckCardsAddResponse,
+    example: { params: { id: EXAMPLE_UUID }, body: { cards: [{ sourceNoteId: EXAMPLE_UUID, question: 'The derivative of x² is {{cloze}}' }] } },
+    preview: async ({ params, body, services }) => deckCards(services).previewAdd(params.id, body.cards),
+    handler: async ({ params, body, services, actor }) => deckCards(services).add(params.id, body.cards, actor),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/decks/{id}/due',
+    summary:
+      'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added.',
+    params: deckParams,
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+      until: z
+        .string()
+        .max(40)
+        .refine((s) => dueHorizon(s) !== undefined, 'until must be an ISO date (2026-12-01: by the end of that day) or a date-time with offset (2026-12-01T18:00:00Z)')
+        .optional(),
+    }),
+    response: dueResponse,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) =>
+      deckReviews(services).due(params.id, { limit: query.limit ?? 200, until: query.until === undefined ? undefined : dueHorizon(query.until) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/decks/{id}/reviews',
+    summary:
+      'Grades one review card: cardNoteId, rating again|hard|good|easy (or 1..4), reviewedAt (default now), durationMs. FSRS reschedules it and a review log entry records the grade; answers due, state, scheduledDays, reps, lapses, previousDue, reviewLogId.',
+    premium: true,
+    confirm: 'body',
+    params: deckParams,
+    body: gradeRequest,
+    response: gradeResponse,
+    example: { params: { id: EXAMPLE_UUID }, body: { cardNoteId: EXAMPLE_UUID, rating: 'good', durationMs: 4200 } },
+    handler: async ({ params, body, services, actor }) =>
+      deckReviews(services).grade(
+        params.id,
+        { cardNoteId: body.cardNoteId, rating: body.rating, reviewedAt: body.reviewedAt ? new Date(body.reviewedAt) : undefined, durationMs: body.durationMs },
+        actor,
+      ),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/decks/{id}/reviews',
+    summary:
+      "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor, tokenId (the agent token; null: the person).",
+    params: deckParams,
+    query: z.object({ cardNoteId: uuidParam('cardNoteId').optional(), limit: z.coerce.number().int().min(1).max(5000).optional() }),
+    response: reviewLogResponse,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, query, services }) => deckReviews(services).logs(params.id, { cardNoteId: query.cardNoteId, limit: query.limit ?? 1000 }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/decks/{id}/open',
+    summary: 'Opens the deck in the UI (asynchronous: accepted now; GET /context then shows studySet.isDeck:true). Empty body.',
+    params: deckParams,
+    response: deckOpenResponse,
+    example: { params: { id: EXAMPLE_UUID } },
+    handler: async ({ params, services }) => {
+      const deck = services.decks.get(params.id);
+      await services.ui.open({ topicid: deck.deckId, title: deck.title, isDeck: true });
+      return { accepted: true, deckId: deck.deckId };
+    },
+  }),
+];

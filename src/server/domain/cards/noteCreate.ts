@@ -1,0 +1,189 @@
+import { BridgeError, invalidInput, saveFailed } from '../../errors';
+import type { Actor } from '../../actor';
+import { newId, nowIso } from '../library/ids';
+import { assertStudySet } from '../library/studySets';
+import type { Store, WriteTx } from '../../ground/store/store';
+import type { UiHost } from '../ui/uiHost';
+import type { DocumentCatalogue } from '../library/documentCatalogue';
+import type { DocumentReader } from '../library/documentReader';
+import type { PageCache } from '../../ground/cache/pageCache';
+
+/** What creating a card reads and touches. */
+export interface CardCreateDeps {
+  store: Store;
+  documents: DocumentCatalogue;
+  pageCache: Pick<PageCache, 'pageSize'>;
+  documentReader: Pick<DocumentReader, 'locate'>;
+  ui: UiHost;
+}
+import { getNote, insertNote, recordOperation, reindexNote, type NoteRow } from './noteRows';
+import { cutTitle, sourceAnchorOf, type SourceAnchor } from './sourceAnchor';
+
+export interface CreateCardInput {
+  topicid: string;
+  parentNoteId?: string;
+  title?: string;
+  text?: string;
+  /** `rect` (PDF points, top-left origin): the reader's selection, stored as the anchor instead of the text match. */
+  excerpt?: { bookmd5: string; page: number; text: string; rect?: { x: number; y: number; width: number; height: number } };
+  colorIndex?: number;
+  fillIndex?: number;
+  actor: Actor;
+}
+
+export interface CreateCardWarning {
+  code: 'EXCERPT_NOT_ANCHORED';
+  /** no_match: the text is not on that page; page_unreadable: the page has no readable text layer (scan without OCR text). */
+  reason: 'no_match' | 'page_unreadable';
+  message: string;
+}
+
+/** Parent must be a visible card of this set: 404 NOTE_NOT_FOUND, another set's card → 422 NOTES_IN_DIFFERENT_SETS. */
+export function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
+  const parent = getNote(db, parentId);
+  if (parent.topicid !== topicid) {
+    throw invalidInput(`Card ${parentId} belongs to study set ${parent.topicid}, not ${topicid}; a new card goes under a card of its own set. Nothing was changed.`, { parentNoteId: parentId, topicids: [topicid, parent.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
+  }
+  return parent;
+}
+
+/**
+ * The reader's selection rectangle, kept as given (the person chose exactly
+ * this): the document and page must exist (404 DOCUMENT_NOT_FOUND, 422
+ * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
+ * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
+ */
+async function givenRect(services: Pick<CardCreateDeps, 'documents' | 'pageCache'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
+  const row = services.documents.get(bookmd5);
+  if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
+  const size = await services.pageCache.pageSize(bookmd5, page); // the table only: no extraction wait
+  // Half a point of slack: a selection's edge may round past the page's.
+  if (size?.width && size.height && (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)) {
+    throw invalidInput(`excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`, { rect, pageSize: { width: size.width, height: size.height } }, 'RECT_OUTSIDE_PAGE');
+  }
+  return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
+}
+
+/** A card checked and anchored, not yet written: what single and batch creation share. */
+export interface CardPlan {
+  title: string;
+  /** Index 0: the excerpt's text, else the text. */
+  body: string | undefined;
+  /** With an excerpt as the body, the text becomes the first comment. */
+  comment: string | undefined;
+  excerpt: boolean;
+  /** `rects`: one box per line or fragment the matcher found (rect is their union). */
+  source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null; rects?: { x: number; y: number; width: number; height: number }[] } | null;
+  colorIndex: number | null;
+  fillIndex: number | null;
+  warnings: CreateCardWarning[];
+}
+
+/**
+ * Checks one card's content and anchors its excerpt: to the given `rect`, or
+ * with the matcher of POST /documents/{id}/locate (waiting for the page's
+ * extraction like locate does). An excerpt that cannot be found still makes a
+ * card, with the page but no rectangle, and a warning says why. Writes nothing.
+ */
+export async function planCard(services: CardCreateDeps, input: Omit<CreateCardInput, 'topicid' | 'parentNoteId' | 'actor'>): Promise<CardPlan> {
+  const title = input.title?.trim() ?? '';
+  const text = input.text ?? '';
+  const hasText = text.trim() !== '';
+  if (!title && !hasText && !input.excerpt) {
+    throw invalidInput('A card needs at least one of title, text or excerpt. Nothing was changed.', { fields: ['title', 'text', 'excerpt'] });
+  }
+  const warnings: CreateCardWarning[] = [];
+  let source: CardPlan['source'] = null;
+  if (input.excerpt) {
+    const ex = input.excerpt;
+    if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
+    if (ex.rect) source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
+  }
+  if (input.excerpt && !source) {
+    const ex = input.excerpt;
+    // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
+    const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
+    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null, ...(loc.found && loc.rects ? { rects: loc.rects } : {}) };
+    if (!source.rect) {
+      const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
+      warnings.push({
+        code: 'EXCERPT_NOT_ANCHORED',
+        reason,
+        message:
+          reason === 'page_unreadable'
+            ? `Page ${ex.page} has no readable text, so the excerpt could not be placed; the card keeps the page without a rectangle.`
+            : `The excerpt was not found on page ${ex.page} (best score ${loc.score.toFixed(2)}); the card keeps the page without a rectangle. Quote the page verbatim (GET /documents/{id}/pages) to anchor it.`,
+      });
+    }
+  }
+  const body = input.excerpt ? input.excerpt.text : hasText ? text : undefined;
+  return {
+    title: title || cutTitle(body ?? ''),
+    body,
+    comment: input.excerpt && hasText ? text : undefined,
+    excerpt: !!input.excerpt,
+    source,
+    colorIndex: input.colorIndex ?? null,
+    fillIndex: input.fillIndex ?? null,
+    warnings,
+  };
+}
+
+/** The set's root card: where a card without parentNoteId goes. */
+export function rootCardOf(store: Pick<Store, 'get'>, topicid: string): string {
+  const root = store.get<{ r: string | null }>('SELECT root_note_id AS r FROM topics WHERE topicid = ?', [topicid])?.r;
+  if (!root) throw new BridgeError('ROOT_CARD_MISSING', 422, `Study set ${topicid} has no root card; pass parentNoteId.`, { topicid });
+  return root;
+}
+
+/** Writes a planned card (inside the caller's transaction); no operation row. */
+export function insertPlannedCard(tx: WriteTx, plan: CardPlan, ids: { noteid: string; topicid: string; parentId: string }, now: string): void {
+  insertNote(tx, { ...ids, title: plan.title, text: plan.body, excerpt: plan.excerpt, source: plan.source, colorIndex: plan.colorIndex, fillIndex: plan.fillIndex, now });
+  if (plan.comment !== undefined) {
+    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [ids.noteid, plan.comment]);
+    reindexNote(tx, ids.noteid);
+  }
+}
+
+/** The card as read back, and whether it agrees with its plan (persisted means an independent read agreed). */
+export function readBack(store: Pick<Store, 'get'>, noteid: string, parentId: string, plan: CardPlan): SourceAnchor | undefined {
+  const back = store.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
+  const bodyBack = store.get<{ text: string; excerpt: number }>('SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
+  if (!back || back.parent_id !== parentId || back.title !== plan.title || (bodyBack?.text ?? undefined) !== plan.body) return undefined;
+  return sourceAnchorOf(back, bodyBack?.excerpt === 1);
+}
+
+/**
+ * Creates one card under `parentNoteId` (default: the set's root card), its
+ * excerpt anchored by planCard. Everything is written in one transaction with
+ * one operation-log row, then read back.
+ */
+export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
+  const { store } = services;
+  assertStudySet(store, input.topicid);
+  const parentId = input.parentNoteId ?? rootCardOf(store, input.topicid);
+  parentIn(store, input.topicid, parentId);
+  const plan = await planCard(services, input);
+
+  const noteid = newId();
+  const now = nowIso();
+  await store.write((tx) => {
+    parentIn(tx, input.topicid, parentId); // still there when the write runs
+    insertPlannedCard(tx, plan, { noteid, topicid: input.topicid, parentId }, now);
+    recordOperation(tx, { topicid: input.topicid, kind: 'create', actor: input.actor, noteIds: [noteid], now });
+  });
+
+  const sourceAnchor = readBack(store, noteid, parentId, plan);
+  if (!sourceAnchor) {
+    throw saveFailed(`Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`, { noteid });
+  }
+  return {
+    noteid,
+    topicid: input.topicid,
+    parentNoteId: parentId,
+    title: plan.title,
+    persisted: true,
+    sourceAnchor,
+    ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
+  };
+}

@@ -1,0 +1,229 @@
+import { BridgeError, invalidInput, notFound } from '../../errors';
+import type { Actor } from '../../actor';
+import type { SqlParam } from '../../ground/store/journal';
+import type { WriteTx } from '../../ground/store/store';
+import { cardIndexBody } from '../../ground/search/cardIndexText';
+import { anchorJson, type PdfBox } from './anchorRects';
+
+/**
+ * The card rows every card module shares: reading a card (visible ones only),
+ * inserting one, keeping its search index current, and recording a write batch
+ * in the operation log. Everything here runs inside the caller's transaction
+ * (or on a plain reader), so a batch commits as one unit.
+ */
+
+/** A reader: the store itself or a write transaction. */
+export type Db = Pick<WriteTx, 'get' | 'all'>;
+
+export interface NoteRow {
+  noteid: string;
+  topicid: string;
+  parent_id: string | null;
+  position: number;
+  title: string;
+  color_index: number | null;
+  fill_index: number | null;
+  folded: number;
+  hidden: number;
+  sub_map: number;
+  source_bookmd5: string | null;
+  source_page: number | null;
+  source_rect: string | null;
+  reference_of: string | null;
+  kind: string;
+  created_at: string;
+  modified_at: string;
+}
+
+export interface NoteTextRow {
+  noteid: string;
+  idx: number;
+  text: string;
+  excerpt: number;
+  kind: string;
+}
+
+/** `(?,?,?)` for an IN list; `(NULL)` when empty so the SQL stays valid. */
+export const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
+
+/** A visible card, or 404 NOTE_NOT_FOUND. */
+export function getNote(db: Db, noteid: string): NoteRow {
+  const n = db.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
+  if (!n) throw notFound('NOTE_NOT_FOUND', `No card ${noteid}. GET /study-sets/{id}/tree lists a set's cards.`, { noteid });
+  return n;
+}
+
+/**
+ * Visible cards in the order asked; any unknown id → 404 NOTE_NOT_FOUND naming all of them. Duplicates are dropped.
+ * `columns` reads only those (noteid always): at 200 cards each column read out of sql.js shows.
+ */
+export function getNotes(db: Db, noteIds: readonly string[]): NoteRow[];
+export function getNotes<K extends keyof NoteRow>(db: Db, noteIds: readonly string[], columns: readonly K[]): Array<Pick<NoteRow, K | 'noteid'>>;
+export function getNotes(db: Db, noteIds: readonly string[], columns?: readonly (keyof NoteRow)[]): Array<Partial<NoteRow> & { noteid: string }> {
+  const ids = [...new Set(noteIds)];
+  const list = columns ? [...new Set(['noteid', ...columns])].join(', ') : '*';
+  const rows = db.all<NoteRow>(`SELECT ${list} FROM notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)}`, ids);
+  const byId = new Map(rows.map((r) => [r.noteid, r]));
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length) throw notFound('NOTE_NOT_FOUND', `No card${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. Nothing was changed.`, { missing });
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** The one set all `notes` belong to, else 422 NOTES_IN_DIFFERENT_SETS. */
+export function oneSetOf(notes: readonly NoteRow[]): string {
+  const sets = [...new Set(notes.map((n) => n.topicid))];
+  if (sets.length > 1) {
+    throw invalidInput(`These cards belong to ${sets.length} different study sets; one call works within one set. Nothing was changed.`, { topicids: sets }, 'NOTES_IN_DIFFERENT_SETS');
+  }
+  return sets[0];
+}
+
+/** Children of a card in sibling order (visible only). */
+export function childrenOf(db: Db, parentId: string): NoteRow[] {
+  return db.all<NoteRow>('SELECT * FROM notes WHERE parent_id = ? AND hidden = 0 ORDER BY position, noteid', [parentId]);
+}
+
+/** Ids of the visible descendants of `rootId` (not including it), parents before children. */
+export function descendantIds(db: Db, rootId: string): string[] {
+  return db
+    .all<{ noteid: string }>(
+      `WITH RECURSIVE sub(noteid, lvl) AS (
+         SELECT noteid, 1 FROM notes WHERE parent_id = ? AND hidden = 0
+         UNION ALL SELECT n.noteid, sub.lvl + 1 FROM notes n JOIN sub ON n.parent_id = sub.noteid WHERE n.hidden = 0)
+       SELECT noteid FROM sub ORDER BY lvl`,
+      [rootId],
+    )
+    .map((r) => r.noteid);
+}
+
+/** Ids from `ancestorId` up: the card's parent, its parent… to the top (not including the card). */
+export function ancestorIds(db: Db, noteid: string): string[] {
+  return db
+    .all<{ noteid: string }>(
+      `WITH RECURSIVE up(noteid, parent_id, lvl) AS (
+         SELECT noteid, parent_id, 0 FROM notes WHERE noteid = ?
+         UNION ALL SELECT n.noteid, n.parent_id, up.lvl + 1 FROM notes n JOIN up ON n.noteid = up.parent_id WHERE up.lvl < 10000)
+       SELECT noteid FROM up WHERE lvl > 0 ORDER BY lvl`,
+      [noteid],
+    )
+    .map((r) => r.noteid);
+}
+
+/** The position after the last child of `parentId`. */
+export function nextChildPosition(db: Db, parentId: string): number {
+  return db.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [parentId])?.p ?? 0;
+}
+
+export interface NewNote {
+  noteid: string;
+  topicid: string;
+  parentId: string | null;
+  /** Default: after the parent's last child. */
+  position?: number;
+  title: string;
+  /** Body text (index 0), if any. */
+  text?: string;
+  /** The body is an excerpt of the source page. */
+  excerpt?: boolean;
+  source?: { bookmd5: string; page: number; rect: PdfBox | null; rects?: PdfBox[] } | null;
+  colorIndex?: number | null;
+  fillIndex?: number | null;
+  referenceOf?: string | null;
+  now: string;
+}
+
+/** Inserts a card (and its body text) and indexes it for search in the same transaction. */
+export function insertNote(tx: WriteTx, n: NewNote): void {
+  const position = n.position ?? (n.parentId ? nextChildPosition(tx, n.parentId) : 0);
+  tx.run(
+    `INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, source_bookmd5, source_page, source_rect, reference_of, created_at, modified_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      n.noteid,
+      n.topicid,
+      n.parentId,
+      position,
+      n.title,
+      n.colorIndex ?? null,
+      n.fillIndex ?? null,
+      n.source?.bookmd5 ?? null,
+      n.source?.page ?? null,
+      n.source?.rect ? anchorJson(n.source.rect, n.source.rects) : null,
+      n.referenceOf ?? null,
+      n.now,
+      n.now,
+    ],
+  );
+  if (n.text !== undefined && n.text !== '') {
+    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, ?, ?)', [n.noteid, n.text, n.excerpt ? 1 : 0, n.excerpt ? 'excerpt' : 'text']);
+  }
+  reindexNote(tx, n.noteid);
+}
+
+/**
+ * The index rows of the cards `where` selects from notes_fts_content (c0noteid,
+ * c1topicid are the indexed columns): deleting by docid through the content
+ * table's index is a lookup, where a column constraint on notes_fts scans it all.
+ */
+export const deleteIndexRows = (where: string) => `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
+
+/** Rewrites a card's full-text row from its title, texts and hashtags (call after any change to them). */
+export function reindexNote(tx: WriteTx, noteid: string): void {
+  tx.run(deleteIndexRows('c0noteid = ?'), [noteid]);
+  const n = tx.get<{ topicid: string; title: string; hidden: number }>('SELECT topicid, title, hidden FROM notes WHERE noteid = ?', [noteid]);
+  if (!n || n.hidden) return;
+  const texts = tx.all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid]).map((t) => t.text);
+  const tags = tx.all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [noteid]).map((t) => `#${t.path}`);
+  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [noteid, n.topicid, cardIndexBody([n.title, ...texts, ...tags].join('\n'))]);
+}
+
+/** Removes cards for good: rows, texts, tags, parts, links and index. */
+export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
+  for (let i = 0; i < noteIds.length; i += 500) {
+    const ids = noteIds.slice(i, i + 500) as SqlParam[];
+    const list = inList(ids.length);
+    for (const table of ['note_texts', 'note_hashtags', 'note_parts']) tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
+    tx.run(deleteIndexRows(`c0noteid IN ${list}`), ids);
+    tx.run(`DELETE FROM note_links WHERE noteid IN ${list} OR target_id IN ${list}`, [...ids, ...ids]);
+    tx.run(`DELETE FROM notes WHERE noteid IN ${list}`, ids);
+  }
+}
+
+export interface Operation {
+  topicid: string;
+  /** The route's verb: create, move, copy, delete, title, text, comment, hashtags, metadata, fold, merge, sub-map, restore… */
+  kind: string;
+  actor: Actor;
+  noteIds: readonly string[];
+  now: string;
+}
+
+/**
+ * Records one write batch (one undo group) in the operation log and marks
+ * the set modified. Restore reads the log to find the person's edits since a
+ * snapshot.
+ */
+export function recordOperation(tx: WriteTx, op: Operation): void {
+  tx.run('INSERT INTO operations(topicid, kind, actor, token_id, note_ids, at) VALUES (?, ?, ?, ?, ?, ?)', [
+    op.topicid,
+    op.kind,
+    op.actor.kind,
+    op.actor.tokenId,
+    JSON.stringify([...new Set(op.noteIds)]),
+    op.now,
+  ]);
+  tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [op.now, op.topicid]);
+}
+
+/** The last operation's sequence number of a set (0 when none). */
+export function lastOperationSeq(db: Db, topicid: string): number {
+  return db.get<{ s: number | null }>('SELECT max(op_seq) AS s FROM operations WHERE topicid = ?', [topicid])?.s ?? 0;
+}
+
+/** 422 ROOT_CARD: the set's root card cannot be the object of this operation. */
+export function refuseRootCard(db: Db, note: NoteRow, what: string): void {
+  const root = db.get<{ root_note_id: string | null }>('SELECT root_note_id FROM topics WHERE topicid = ?', [note.topicid]);
+  if (root?.root_note_id === note.noteid) {
+    throw new BridgeError('ROOT_CARD', 422, `${note.noteid} is the root card of its study set, which cannot be ${what}. Nothing was changed.`, { noteid: note.noteid });
+  }
+}

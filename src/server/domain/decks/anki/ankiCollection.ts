@@ -1,0 +1,113 @@
+import { loadSqlite, queryAll } from '../../../ground/store/sqlite';
+import { apkgDamaged } from './apkgZip';
+import { decksOf, hasNotetypeTables, notetypesOf, type AnkiModel } from './ankiNotetypes';
+
+/**
+ * What an Anki collection (collection.anki2 / .anki21, schema 11) holds that
+ * an import needs: note types (fields, cloze or not), decks, notes, cards and
+ * the last review of each card. Read with sql.js from the inflated bytes.
+ */
+
+export type { AnkiModel };
+
+export interface AnkiNote {
+  id: number;
+  guid: string;
+  mid: string;
+  tags: string[];
+  fields: string[];
+}
+
+/** The scheduling columns of an Anki card (cards table), read on import and written on export. */
+export interface AnkiCardSchedule {
+  type: number;
+  queue: number;
+  due: number;
+  ivl: number;
+  factor: number;
+  reps: number;
+  lapses: number;
+  data: string;
+}
+
+export interface AnkiCard extends AnkiCardSchedule {
+  id: number;
+  nid: number;
+  did: string;
+  ord: number;
+}
+
+export interface AnkiCollection {
+  /** Collection creation, epoch seconds: review due dates count days from it. */
+  crt: number;
+  models: Map<string, AnkiModel>;
+  decks: Map<string, string>;
+  notes: AnkiNote[];
+  cards: AnkiCard[];
+  /** Epoch ms of each card's last review (revlog), where the package has one. */
+  lastReview: Map<number, number>;
+}
+
+const MODEL_CLOZE = 1;
+
+export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection> {
+  const SQL = await loadSqlite();
+  let db;
+  try {
+    db = new SQL.Database(bytes);
+    db.exec('SELECT count(*) FROM sqlite_master');
+  } catch (e) {
+    db?.close();
+    throw apkgDamaged(`its collection is not a readable SQLite database (${(e as Error).message})`);
+  }
+  try {
+    const col = queryAll<{ crt: number; models: string; decks: string }>(db, 'SELECT crt, models, decks FROM col LIMIT 1')[0];
+    if (!col) throw apkgDamaged('its collection has no col row');
+    // Schema 15+ (collection.anki21b) keeps note types and decks in tables; older ones in the col row's JSON.
+    const newer = hasNotetypeTables(db);
+    const models = newer ? notetypesOf(db) : modelsFromJson(col.models);
+    const decks = newer ? decksOf(db) : decksFromJson(col.decks);
+    const notes = queryAll<{ id: number; guid: string; mid: number | string; tags: string; flds: string }>(db, 'SELECT id, guid, mid, tags, flds FROM notes ORDER BY id').map(
+      (n): AnkiNote => ({ id: n.id, guid: String(n.guid), mid: String(n.mid), tags: String(n.tags).split(/\s+/).filter(Boolean), fields: String(n.flds).split('\x1f') }),
+    );
+    const hasData = queryAll<{ name: string }>(db, "SELECT name FROM pragma_table_info('cards') WHERE name = 'data'").length > 0;
+    const cards = queryAll<AnkiCard & { did: number | string }>(
+      db,
+      `SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, ${hasData ? 'data' : "''"} AS data FROM cards ORDER BY nid, ord`,
+    ).map((c) => ({ ...c, did: String(c.did), data: String(c.data ?? '') }));
+    const lastReview = new Map<number, number>();
+    const hasRevlog = queryAll<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'revlog'").length > 0;
+    if (hasRevlog) for (const r of queryAll<{ cid: number; at: number }>(db, 'SELECT cid, max(id) AS at FROM revlog GROUP BY cid')) lastReview.set(r.cid, r.at);
+    return { crt: Number(col.crt) || 0, models, decks, notes, cards, lastReview };
+  } catch (e) {
+    if ((e as { code?: string }).code === 'APKG_DAMAGED') throw e;
+    throw apkgDamaged(`its collection does not have Anki's tables (${(e as Error).message})`);
+  } finally {
+    db.close();
+  }
+}
+
+function modelsFromJson(json: string): Map<string, AnkiModel> {
+  const models = new Map<string, AnkiModel>();
+  for (const [id, m] of Object.entries(parseJson(json, 'models') as Record<string, { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }>)) {
+    const fields = [...(m.flds ?? [])].sort((a, b) => a.ord - b.ord).map((f) => String(f.name));
+    models.set(String(id), { id: String(id), name: String(m.name ?? 'Note'), cloze: m.type === MODEL_CLOZE, fields });
+  }
+  return models;
+}
+
+function decksFromJson(json: string): Map<string, string> {
+  const decks = new Map<string, string>();
+  for (const [id, d] of Object.entries(parseJson(json, 'decks') as Record<string, { name?: string }>)) decks.set(String(id), String(d.name ?? 'Default'));
+  return decks;
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === 'object') return v;
+  } catch {
+    // refused below
+  }
+  throw apkgDamaged(`its collection's ${what} are not JSON`);
+}

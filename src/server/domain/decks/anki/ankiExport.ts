@@ -1,0 +1,175 @@
+import { strToU8, zipSync, type Zippable } from 'fflate';
+import { excerptPart, type ExcerptRenderDeps } from '../../cards/cardImages';
+import { partPicture } from '../../cards/noteContent';
+import type { Decks } from '../../library/decks';
+import { loadSqlite } from '../../../ground/store/sqlite';
+import type { Store } from '../../../ground/store/store';
+import { readExportCards, type ExportCard } from './ankiExportRead';
+import { ANKI_SCHEMA, BASIC_MODEL_ID, CLOZE_MODEL_ID, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
+import { scheduleToAnki } from './ankiSchedule';
+import { clozeNumbers, fieldChecksum, hasAnkiCloze, hashtagToTag, htmlToText, textToHtml } from './ankiText';
+import { createHash } from 'node:crypto';
+
+/**
+ * GET /decks/{id}/apkg: the deck as a legacy Anki package. Each review card
+ * is one note: Basic (Front: the question, Back: the body, comments and
+ * pictures) or, when the question holds a cloze, Cloze (Text with
+ * `{{c1::…}}`, Back Extra). Excerpt regions are drawn as the card renders
+ * draw them and go in as media beside the stored pictures.
+ */
+
+export interface AnkiExportDeps extends ExcerptRenderDeps {
+  store: Store;
+  decks: Pick<Decks, 'get'>;
+}
+
+/** Longer edge of an excerpt region drawn for Anki. */
+const EXCERPT_EDGE = 1200;
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/bmp': 'bmp', 'image/svg+xml': 'svg' };
+
+/** A stable Anki id (deck) from one of ours: 48 bits of its SHA-1, so a second export names the same deck. */
+const stableId = (id: string) => parseInt(createHash('sha1').update(id).digest('hex').slice(0, 12), 16);
+
+interface Media {
+  names: string[];
+  files: Zippable;
+  add(name: string, bytes: Uint8Array): string;
+}
+
+function mediaSet(): Media {
+  const names: string[] = [];
+  const files: Zippable = {};
+  const seen = new Set<string>();
+  return {
+    names,
+    files,
+    add(name, bytes) {
+      if (!seen.has(name)) {
+        seen.add(name);
+        files[String(names.length)] = [bytes, { level: 0 }];
+        names.push(name);
+      }
+      return name;
+    },
+  };
+}
+
+const img = (name: string) => `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+
+/** The fields, note type and card ordinal of one review card. */
+async function fieldsOf(deps: AnkiExportDeps, c: ExportCard, media: Media): Promise<{ mid: number; ord: number; fields: string[] }> {
+  const pictures: string[] = [];
+  let front: string | undefined;
+  for (const p of c.pictures) {
+    const name = media.add(`sb-${p.contentId}.${EXT[p.mimeType ?? ''] ?? 'png'}`, p.blob);
+    if (c.questionContentId === p.contentId) front = img(name);
+    else pictures.push(img(name));
+  }
+  if (c.excerptNote) {
+    const part = excerptPart(deps.store, c.excerptNote);
+    if (part) {
+      try {
+        const pic = await partPicture(deps, part, EXCERPT_EDGE, false);
+        const name = media.add(`sb-excerpt-${c.excerptNote.noteid}.png`, pic.png);
+        if (c.questionContentId === part.contentId) front = img(name);
+        else pictures.unshift(img(name));
+      } catch {
+        // The book is gone or unreadable: the card goes out with its text alone.
+      }
+    }
+  }
+  const back = [c.body, ...c.comments].filter(Boolean).map(textToHtml).join('<br><br>');
+  const answer = [back, ...pictures].filter(Boolean).join('<br>');
+  const question = c.question ?? '';
+  if (/\{\{\s*cloze\s*\}\}/i.test(question) || hasAnkiCloze(question)) {
+    // {{cloze}} hides the card's title; {{cN::…}} is Anki's own markup and stays.
+    const text = textToHtml(question.replace(/\{\{\s*cloze\s*\}\}/gi, () => `{{c1::${c.title.replace(/\}\}/g, '} }')}}}`));
+    const ord = Math.max(0, (clozeNumbers(htmlToText(text))[0] ?? 1) - 1);
+    return { mid: CLOZE_MODEL_ID, ord, fields: [text, answer] };
+  }
+  return { mid: BASIC_MODEL_ID, ord: 0, fields: [front ?? textToHtml(c.question ?? c.title), answer] };
+}
+
+export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new Date()): Promise<{ bytes: Buffer; filename: string; cards: number; media: number }> {
+  const deck = deps.decks.get(deckId);
+  const cards = readExportCards(deps.store, deckId);
+  const nowSec = Math.floor(now.getTime() / 1000);
+  // Day numbers count from crt: a day start early enough that no due date falls before it.
+  const earliest = Math.min(now.getTime(), ...cards.filter((c) => c.schedule.state === 2).map((c) => Date.parse(c.schedule.due)));
+  const crt = Math.floor(earliest / 86_400_000) * 86_400;
+  const ankiDeckId = stableId(deckId);
+  const SQL = await loadSqlite();
+  const db = new SQL.Database();
+  const media = mediaSet();
+  try {
+    // A scratch database exported once at the end: no rollback journal to keep.
+    db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;');
+    db.exec(ANKI_SCHEMA);
+    db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [
+      crt,
+      now.getTime(),
+      now.getTime(),
+      confJson(ankiDeckId, cards.length + 1),
+      modelsJson(ankiDeckId, nowSec),
+      decksJson(ankiDeckId, deck.title.replace(/::/g, ':'), nowSec),
+      dconfJson(nowSec),
+      '{}',
+    ]);
+    const noteStmt = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
+    const cardStmt = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)');
+    db.exec('BEGIN');
+    const baseId = now.getTime();
+    let position = 0;
+    const cardIds = new Map<string, number>();
+    for (const [i, c] of cards.entries()) {
+      cardIds.set(c.cardNoteId, baseId + i);
+      const { mid, ord, fields } = await fieldsOf(deps, c, media);
+      const tags = c.hashtags.map(hashtagToTag).filter(Boolean);
+      const sortField = htmlToText(fields[0]);
+      noteStmt.run([baseId + i, c.guid, mid, nowSec, tags.length ? ` ${tags.join(' ')} ` : '', fields.join('\x1f'), sortField, fieldChecksum(fields[0]), '']);
+      const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
+      cardStmt.run([baseId + i, baseId + i, ankiDeckId, ord, nowSec, s.type, s.queue, s.due, s.ivl, s.factor, s.reps, s.lapses, s.data]);
+    }
+    writeRevlog(db, deps.store, deckId, cardIds);
+    db.exec('COMMIT');
+    noteStmt.free();
+    cardStmt.free();
+    const collection = db.export();
+    const mediaMap: Record<string, string> = {};
+    media.names.forEach((n, i) => (mediaMap[String(i)] = n));
+    const zip = zipSync({ 'collection.anki2': [collection, { level: 6 }], media: strToU8(JSON.stringify(mediaMap)), ...media.files });
+    const safe = deck.title.replace(/[^\p{L}\p{N} ._-]+/gu, '_').trim() || 'deck';
+    return { bytes: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), filename: `${safe}.apkg`, cards: cards.length, media: media.names.length };
+  } finally {
+    db.close();
+  }
+}
+
+const DAY_MS = 86_400_000;
+/** Anki's revlog type of a grade by the state it found the card in: 0 learn, 1 review, 2 relearn. */
+const REVLOG_TYPE = [0, 0, 1, 2];
+
+/** The review log as Anki's revlog (one row per grade: ease 1–4, interval after and before, time taken), so Anki's FSRS can fit to it. */
+function writeRevlog(db: import('sql.js').Database, store: Store, deckId: string, cardIds: ReadonlyMap<string, number>): void {
+  const stmt = db.prepare('INSERT OR IGNORE INTO revlog VALUES (?, ?, -1, ?, ?, ?, 2500, ?, ?)');
+  try {
+    const rows = store.all<{ card_note_id: string; rating: number; state_before: number; scheduled_days: number; reviewed_at: string; due_after: string; duration_ms: number | null }>(
+      'SELECT card_note_id, rating, state_before, scheduled_days, reviewed_at, due_after, duration_ms FROM review_logs WHERE deck_id = ? ORDER BY reviewed_at',
+      [deckId],
+    );
+    const used = new Set<number>();
+    for (const r of rows) {
+      const cid = cardIds.get(r.card_note_id);
+      if (cid === undefined) continue;
+      let id = Date.parse(r.reviewed_at);
+      while (used.has(id)) id++; // revlog ids are the review's epoch ms and must be unique
+      used.add(id);
+      const afterMs = Date.parse(r.due_after) - Date.parse(r.reviewed_at);
+      // Anki: a positive interval counts days, a negative one seconds (learning steps).
+      const ivl = afterMs >= DAY_MS ? Math.round(afterMs / DAY_MS) : -Math.max(1, Math.round(afterMs / 1000));
+      stmt.run([id, cid, r.rating, ivl, Math.round(r.scheduled_days), Math.min(60_000, r.duration_ms ?? 0), REVLOG_TYPE[r.state_before] ?? 0]);
+    }
+  } finally {
+    stmt.free();
+  }
+}

@@ -1,0 +1,53 @@
+import type { SqlParam } from '../../../ground/store/journal';
+import type { WriteTx } from '../../../ground/store/store';
+
+/**
+ * Bulk statements for imports of thousands of rows: one multi-row statement
+ * per chunk instead of one statement per row, since each statement sql.js
+ * runs (and the journal records) costs far more than a row does.
+ */
+
+const CHUNK_ROWS = 200;
+
+/** `INSERT … VALUES (…),(…)` of `rows` (each the same width) in chunks. */
+export function insertRows(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
+  if (!rows.length) return;
+  const one = `(${rows[0].map(() => '?').join(',')})`;
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+    const chunk = rows.slice(i, i + CHUNK_ROWS);
+    tx.run(`${head} VALUES ${chunk.map(() => one).join(',')}`, chunk.flat());
+  }
+}
+
+/** Runs `sql` with `$IN` replaced by a placeholder list, once per chunk of `ids` (after `before` params). */
+export function runForIds(tx: WriteTx, sql: string, ids: readonly string[], before: SqlParam[] = []): void {
+  for (let i = 0; i < ids.length; i += CHUNK_ROWS * 2) {
+    const chunk = ids.slice(i, i + CHUNK_ROWS * 2);
+    tx.run(sql.replace('$IN', `(${chunk.map(() => '?').join(',')})`), [...before, ...chunk]);
+  }
+}
+
+/** Reads rows for `ids` (`$IN` as above), chunk by chunk. */
+export function allForIds<T>(tx: Pick<WriteTx, 'all'>, sql: string, ids: readonly string[], before: SqlParam[] = []): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK_ROWS * 2) {
+    const chunk = ids.slice(i, i + CHUNK_ROWS * 2);
+    out.push(...tx.all<T>(sql.replace('$IN', `(${chunk.map(() => '?').join(',')})`), [...before, ...chunk]));
+  }
+  return out;
+}
+
+/**
+ * `UPDATE table SET col = v.col, … WHERE key = v.key` for many rows at once:
+ * the new values ride in a VALUES list (`rows[i][0]` is the key).
+ */
+export function updateRows(tx: WriteTx, table: string, key: string, cols: readonly string[], rows: readonly SqlParam[][]): void {
+  if (!rows.length) return;
+  const one = `(${[key, ...cols].map(() => '?').join(',')})`;
+  const names = ['k', ...cols.map((_, i) => `c${i}`)].join(', ');
+  const sets = cols.map((c, i) => `${c} = (SELECT c${i} FROM v WHERE v.k = ${table}.${key})`).join(', ');
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+    const chunk = rows.slice(i, i + CHUNK_ROWS);
+    tx.run(`WITH v(${names}) AS (VALUES ${chunk.map(() => one).join(',')}) UPDATE ${table} SET ${sets} WHERE ${key} IN (SELECT k FROM v)`, chunk.flat());
+  }
+}

@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
+import { budgetExceeded, workerBudget } from './extractionBudget';
+
+/** The pdf.js module type (legacy build, the one that runs on Node 20). */
+export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
+export type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+
+let loaded: Promise<PdfJs> | undefined;
+
+/**
+ * Loads pdf.js once per thread. The worker module is imported and exposed as
+ * `globalThis.pdfjsWorker`, so pdf.js runs in this thread (we are already off
+ * the event loop inside our own worker) and needs no separate worker file —
+ * which also makes it work from the esbuild CJS bundle. See
+ * pdfjsThreadFixes.ts for what loading it costs the thread and how we undo it.
+ */
+export function loadPdfJs(): Promise<PdfJs> {
+  loaded ??= (async () => {
+    const natives = keepNatives();
+    // @ts-expect-error the worker module ships without type declarations
+    const worker: unknown = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    natives.restore();
+    shareTextChunks();
+    syncDecompression({
+      maxOutputBytes: workerBudget().streamBytes,
+      tooLarge: (bytes) => budgetExceeded(`a compressed stream inflates to more than ${Math.round(bytes / 1048576)} MB`),
+    });
+    return pdfjs;
+  })();
+  return loaded;
+}
+
+let assetDir: string | undefined;
+
+/**
+ * Directory that holds pdf.js's `standard_fonts/`, `cmaps/` and `wasm/`:
+ * `dist/pdfjs/` beside the bundle, or the pdfjs-dist package under tsx.
+ */
+export function pdfJsAssetDir(): string {
+  if (assetDir) return assetDir;
+  const candidates = [path.join(__dirname, 'pdfjs')];
+  try {
+    candidates.push(path.dirname(require.resolve('pdfjs-dist/package.json')));
+  } catch {
+    /* bundled without node_modules */
+  }
+  candidates.push(path.resolve(__dirname, '../../../../node_modules/pdfjs-dist'));
+  assetDir = candidates.find((d) => existsSync(path.join(d, 'standard_fonts'))) ?? candidates[0];
+  return assetDir;
+}
+
+/**
+ * Opens a PDF from bytes. pdf.js transfers what it gets, so the buffer is
+ * copied unless `owned` (read for pdf.js alone: a large file is not held twice).
+ */
+export async function openPdf(bytes: Uint8Array, owned = false): Promise<PdfDocument> {
+  const pdfjs = await loadPdfJs();
+  const dir = pdfJsAssetDir();
+  const task = pdfjs.getDocument({
+    data: owned ? bytes : new Uint8Array(bytes),
+    standardFontDataUrl: path.join(dir, 'standard_fonts') + path.sep,
+    cMapUrl: path.join(dir, 'cmaps') + path.sep,
+    cMapPacked: true,
+    wasmUrl: path.join(dir, 'wasm') + path.sep,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
+  return task.promise;
+}
+
+export async function closePdf(doc: PdfDocument): Promise<void> {
+  await doc.loadingTask.destroy();
+}

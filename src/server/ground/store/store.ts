@@ -1,0 +1,301 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from 'sql.js';
+import { isNoSpace } from '../../errors';
+import { CheckpointFile } from './checkpointFile';
+import { buildReplicaOffThread } from './checkpointReplica';
+import { GroupCommit, type Row, type WriteTx } from './groupCommit';
+import { JournalWriter, type SqlParam } from './journal';
+import { journalFailure } from './journalFailure';
+import { replayJournal } from './journalRecovery';
+import { RowChanges, type CardIndexChange, type LibraryChange } from './rowChanges';
+import type { RecoveryReport } from './recoveryReport';
+import { migrations } from './schema';
+import { openDatabase, queryAll } from './sqlite';
+import type { CheckpointStats, StoreOptions } from './storeOptions';
+
+export type { Row, SqlValue, WriteTx } from './groupCommit';
+export type { CardIndexChange, ChangeKind, LibraryChange } from './rowChanges';
+export type { CheckpointStats, StoreOptions } from './storeOptions';
+export type { RecoveryReport } from './recoveryReport';
+
+type CommitListener = (revision: number, changes: readonly LibraryChange[], cardIndex: Readonly<CardIndexChange>) => void;
+
+/**
+ * The library database: sql.js in memory, made durable by a write journal
+ * (fsynced before a write resolves) and periodic checkpoints of the whole
+ * database (docs/ARCHITECTURE.md, "The write path"; docs/DURABILITY.md).
+ */
+export class Store {
+  private commits!: GroupCommit;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private checkpointing: Promise<void> | undefined;
+  /** Ends an off-thread checkpoint's worker when the store closes. */
+  private readonly closing = new AbortController();
+  private closed = false;
+  private readonly commitListeners = new Set<CommitListener>();
+  /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
+  private rowChanges: RowChanges | undefined;
+  /** What the last checkpoint cost, for diagnostics and the bench. */
+  lastCheckpoint: CheckpointStats | undefined;
+
+  private constructor(
+    private db: Database,
+    private readonly journal: JournalWriter,
+    private readonly dbPath: string,
+    private readonly file: CheckpointFile,
+    private readonly opts: Required<StoreOptions>,
+    readonly recovery: RecoveryReport,
+  ) {}
+
+  static async open(dir: string, options: StoreOptions = {}): Promise<Store> {
+    const dbPath = join(dir, 'library.db');
+    const journalPath = join(dir, 'library.journal');
+    const { file, bytes, staleRedoKeptAs } = CheckpointFile.open(dbPath);
+    const db = await openDatabase(bytes);
+    const checkpointSeq = Number(metaValue(db, 'journal_seq') ?? 0);
+
+    // Damage is resynchronised over and kept aside; a torn tail is cut off so new records follow the last intact one.
+    const replay = replayJournal(db, journalPath, checkpointSeq);
+    const seq = replay.seq;
+    const journal = new JournalWriter(journalPath, replay.truncateTo);
+    const store = new Store(
+      db,
+      journal,
+      dbPath,
+      file,
+      {
+        checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024,
+        idleCheckpointMs: options.idleCheckpointMs ?? 5000,
+        offThreadCheckpointBytes: options.offThreadCheckpointBytes ?? 16 * 1024 * 1024,
+      },
+      {
+        replayedRecords: replay.replayed,
+        discardedTornBytes: replay.tornBytes,
+        lostRecords: replay.lostRecords,
+        failedRecords: replay.failedRecords,
+        damagedBytes: replay.damagedBytes,
+        ...(replay.keptAs === undefined ? {} : { keptAs: replay.keptAs }),
+        ...(staleRedoKeptAs === undefined ? {} : { staleRedoKeptAs }),
+        ...(replay.rewriteError === undefined ? {} : { rewriteError: replay.rewriteError }),
+      },
+    );
+    store.commits = new GroupCommit(db, journal, seq, (e) => journalFailure(e, dir), (revision) => store.acknowledged(revision));
+    await store.migrate();
+    store.rowChanges = new RowChanges(db);
+    return store;
+  }
+
+  get schemaVersion(): number {
+    return Number(metaValue(this.db, 'schema_version') ?? 0);
+  }
+
+  private async migrate(): Promise<void> {
+    const hasMeta = this.get(`SELECT name FROM sqlite_master WHERE type='table' AND name='meta'`);
+    const current = hasMeta ? this.schemaVersion : 0;
+    for (const m of migrations) {
+      if (m.version <= current) continue;
+      await this.write((tx) => {
+        for (const stmt of splitStatements(m.sql)) tx.run(stmt);
+        tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, [String(m.version)]);
+      });
+    }
+  }
+
+  /** Read outside a transaction. */
+  get<T = Row>(sql: string, params: SqlParam[] = []): T | undefined {
+    return this.all<T>(sql, params)[0];
+  }
+
+  all<T = Row>(sql: string, params: SqlParam[] = []): T[] {
+    return queryAll<T>(this.db, sql, params);
+  }
+
+  /**
+   * Runs `fn` in one transaction (synchronously: no awaits inside) and
+   * resolves once its statements are fsynced to the journal. If `fn` throws,
+   * the transaction rolls back and nothing is journaled. If the journal
+   * cannot be written, the write is undone in memory before it is answered
+   * (507 for a full disk, else 503): it never becomes visible or checkpointed,
+   * and the next write tries the journal again.
+   */
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const rows = this.rowChanges;
+    if (!rows) return this.commits.write(fn);
+    return this.commits.write((tx) => {
+      const mark = rows.mark();
+      try {
+        return fn(tx);
+      } catch (e) {
+        rows.rollback(mark);
+        throw e;
+      }
+    });
+  }
+
+  /** Increases with every acknowledged write: a cheap "has anything changed" check for views and long polls. */
+  get revision(): number {
+    return this.commits.revision;
+  }
+
+  /** Same number, same acknowledged rows; undefined while a write is in flight (GroupCommit.quietMark). */
+  get quietMark(): number | undefined {
+    return this.commits.quietMark;
+  }
+
+  /**
+   * Called after each acknowledged (fsynced) batch with the new revision and
+   * the library rows it changed, by kind and id, and the card index rows it
+   * wrote or deleted. Returns the unsubscribe function.
+   */
+  onCommit(listener: CommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  private acknowledged(revision: number): void {
+    const { changes, cardIndex } = this.rowChanges?.take() ?? { changes: [], cardIndex: { docids: [], all: false } };
+    for (const listener of this.commitListeners) listener(revision, changes, cardIndex);
+    this.afterWrite();
+  }
+
+  private afterWrite(): void {
+    if (this.journal.bytes >= this.opts.checkpointBytes) {
+      setImmediate(() => void this.checkpoint().catch(() => undefined));
+      return;
+    }
+    if (this.opts.idleCheckpointMs > 0) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => void this.checkpoint().catch(() => undefined), this.opts.idleCheckpointMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  /**
+   * Folds the database into library.db and drops the journal records it now
+   * holds. The image is exported on this thread or, for a large database,
+   * built by a worker from library.db and the journal (checkpointReplica.ts)
+   * while this thread only notes where the journal ends. The pages that
+   * changed are found and written (checkpointFile.ts) between requests and
+   * on libuv's pool while requests and writes go on. The checkpoint records
+   * the last journal sequence it contains, so a crash anywhere replays
+   * nothing twice and loses nothing: until library.db holds the new pages
+   * (or its redo file does), the old file and the whole journal are there;
+   * after, replay skips what the file holds. `onThisThread`: export here
+   * whatever the size (close: nothing waits on this thread then); `force`:
+   * even with an empty journal (compact: VACUUM's result is in memory only).
+   */
+  checkpoint(opts: { onThisThread?: boolean; force?: boolean } = {}): Promise<void> {
+    this.checkpointing ??= this.doCheckpoint(opts).finally(() => (this.checkpointing = undefined));
+    return this.checkpointing;
+  }
+
+  private async doCheckpoint(opts: { onThisThread?: boolean; force?: boolean }, offThreadFailure?: string): Promise<void> {
+    // A replica starts from library.db: only from a file known whole (not one a failed page write left unknown).
+    const onThisThread = opts.onThisThread || !(await this.file.isWhole());
+    // Between batches memory holds exactly the acknowledged writes, all in the journal's first `upTo` bytes.
+    const snap = await this.commits.atIdle(() => {
+      if (this.journal.bytes === 0 && existsSync(this.dbPath) && !opts.force) return undefined;
+      const started = performance.now();
+      const upTo = this.journal.bytes;
+      const seq = this.commits.revision;
+      if (!onThisThread && this.buildsOffThread()) return { upTo, seq, started, held: performance.now(), data: undefined };
+      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(seq)]);
+      const data = this.db.export();
+      return { upTo, seq, started, held: performance.now(), data };
+    });
+    if (!snap) return;
+    const { upTo, seq, started, held } = snap;
+    let image: { data: Uint8Array; crcs?: Uint32Array };
+    if (snap.data) image = { data: snap.data };
+    else {
+      try {
+        image = await buildReplicaOffThread({ dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq }, this.closing.signal);
+      } catch (e) {
+        // Nothing was written: library.db and the journal are as they were, and memory holds the truth.
+        return this.doCheckpoint({ ...opts, onThisThread: true }, e instanceof Error ? e.message : String(e));
+      }
+    }
+    const exported = performance.now();
+    const wrote = await this.file.write(image.data, image.crcs);
+    const written = performance.now();
+    // Records appended while the file was written stay; the rest goes (between batches: no flush in flight).
+    await this.commits.atIdle(() => this.journal.rebase(upTo));
+    this.lastCheckpoint = {
+      holdMs: held - started,
+      exportMs: exported - started,
+      writeMs: written - exported,
+      totalMs: performance.now() - started,
+      bytes: image.data.length,
+      builtOffThread: !snap.data,
+      ...(offThreadFailure === undefined ? {} : { offThreadFailure }),
+      ...wrote,
+    };
+  }
+
+  /** Large enough to be checkpointed by a worker. */
+  private buildsOffThread(): boolean {
+    const pages = this.get<{ page_count: number }>('PRAGMA page_count')!.page_count;
+    const size = this.get<{ page_size: number }>('PRAGMA page_size')!.page_size;
+    return pages * size >= this.opts.offThreadCheckpointBytes;
+  }
+
+  /**
+   * Gives back the space of deleted rows (VACUUM), then checkpoints so
+   * library.db shrinks on disk too. Used once after a data migration moved
+   * page text and snapshot contents out. VACUUM changes no row, so nothing
+   * is journaled: a crash before the checkpoint only leaves the larger file.
+   */
+  async compact(): Promise<void> {
+    await this.commits.atIdle(() => {
+      this.db.exec('VACUUM');
+      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('compacted_at', ?)`, [new Date().toISOString()]);
+    });
+    await this.checkpointing?.catch(() => undefined);
+    await this.checkpoint({ onThisThread: true, force: true });
+  }
+
+  /** Size of the journal not yet folded into a checkpoint. */
+  get journalBytes(): number {
+    return this.journal.bytes;
+  }
+
+  /** Exposed for diagnostics and the crash test. */
+  integrityCheck(): string {
+    return String(this.get<{ integrity_check: string }>('PRAGMA integrity_check')?.integrity_check);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearTimeout(this.idleTimer);
+    await this.commits.settled();
+    // A worker still replaying is ended: the checkpoint goes on as an export here, and close's own then finds nothing left.
+    this.closing.abort();
+    await this.checkpointing?.catch(() => undefined);
+    // On a full disk the last checkpoint cannot be written: the journal still holds every write, so closing goes on.
+    await this.checkpoint({ onThisThread: true }).catch((e) => {
+      if (!isNoSpace(e)) throw e;
+    });
+    this.closed = true;
+    this.journal.close();
+    this.db.close();
+  }
+}
+
+function metaValue(db: Database, key: string): string | undefined {
+  try {
+    const res = db.exec('SELECT value FROM meta WHERE key = ?', [key]);
+    return res[0]?.values[0]?.[0] as string | undefined;
+  } catch {
+    return undefined; // no meta table yet
+  }
+}
+
+/** Splits a migration script into statements (no semicolons inside our literals). */
+function splitStatements(script: string): string[] {
+  return script
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}
