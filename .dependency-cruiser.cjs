@@ -29,28 +29,32 @@ module.exports = {
     },
     {
       name: 'domain-without-api',
-      comment: 'The domain returns data or throws BridgeError; only api/ builds answers. Its collaborators are declared where used, not taken from services.ts.',
+      comment:
+        'The domain returns data or throws BridgeError; only api/ builds answers. Its collaborators are declared where used, not taken from services.ts.',
       severity: 'error',
       from: { path: '^src/server/domain/' },
       to: { path: [API, ASSEMBLY] },
     },
     {
       name: 'ground-below-domain',
-      comment: 'Storage, caches, text and PDF reading store and derive; they never call the domain or the api above them.',
+      comment:
+        'Storage, caches, text and PDF reading store and derive; they never call the domain or the api above them.',
       severity: 'error',
       from: { path: '^src/server/ground/' },
       to: { path: ['^src/server/(domain|api)/', ASSEMBLY] },
     },
     {
       name: 'library-without-cards',
-      comment: 'Documents and study-set rows sit below the cards: cards may read the library, never the other way round.',
+      comment:
+        'Documents and study-set rows sit below the cards: cards may read the library, never the other way round.',
       severity: 'error',
       from: { path: '^src/server/domain/library/' },
       to: { path: '^src/server/domain/cards/' },
     },
     {
       name: 'store-at-the-ground',
-      comment: 'The store knows tables and files, nothing built on it (errors, config and the worker-script locator aside).',
+      comment:
+        'The store knows tables and files, nothing built on it (errors, config and the worker-script locator aside).',
       severity: 'error',
       from: { path: '^src/server/ground/store/' },
       to: { path: '^src/server/', pathNot: '^src/server/(ground/store/|ground/threads/|errors\\.ts$|config\\.ts$)' },
@@ -64,21 +68,24 @@ module.exports = {
     },
     {
       name: 'webviews-without-server',
-      comment: 'Pages run in the browser sandbox; they talk to their host over one typed channel. Protocol types may be imported as types.',
+      comment:
+        'Pages run in the browser sandbox; they talk to their host over one typed channel. Protocol types may be imported as types.',
       severity: 'error',
       from: { path: '^src/webviews/' },
       to: { path: '^src/server/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'client-without-server-values',
-      comment: 'The client talks HTTP; it may take request and response types from the routes (type-only), never server code.',
+      comment:
+        'The client talks HTTP; it may take request and response types from the routes (type-only), never server code.',
       severity: 'error',
       from: { path: '^src/client/' },
       to: { path: '^src/server/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'text-is-a-leaf',
-      comment: 'Folding and matching are pure functions over strings and text items: they take pdf types, nothing built on anything.',
+      comment:
+        'Folding and matching are pure functions over strings and text items: they take pdf types, nothing built on anything.',
       severity: 'error',
       from: { path: '^src/server/ground/text/' },
       to: { path: '^src/server/', pathNot: ['^src/server/ground/text/', '^src/server/ground/pdf/pdfTypes\\.ts$'] },
@@ -97,6 +104,9 @@ module.exports = {
     // Type-only imports count: a circle through types is still a circle, and the client rule must see them to allow them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

@@ -34,11 +34,17 @@ async function main() {
     c.falseLocate,
     c.threshold === ACCEPT_SCORE ? '≥ 99 % / 0 / ≥ 99 % / 0' : '',
   ]);
-  printTable(['threshold', 'anchored % (bundle index, right page)', 'false anchors', 'locate found %', 'locate false', 'goal'], rows);
+  printTable(
+    ['threshold', 'anchored % (bundle index, right page)', 'false anchors', 'locate found %', 'locate false', 'goal'],
+    rows,
+  );
   const maxNeg = Math.max(...neg.map((s) => Math.max(s.anchor, s.locate)));
   const minPos = Math.min(...pos.map((s) => (s.rightPage ? s.anchor : 0)));
   const byKind = (k: string) => {
-    const xs = scored.filter((s) => s.quote.kind === k).map((s) => s.locate).sort((a, b) => a - b);
+    const xs = scored
+      .filter((s) => s.quote.kind === k)
+      .map((s) => s.locate)
+      .sort((a, b) => a - b);
     return `${k} ${xs[0].toFixed(2)}–${xs[xs.length - 1].toFixed(2)}`;
   };
   process.stdout.write(
@@ -49,12 +55,31 @@ async function main() {
   const kindRows = ['pdftotext', 'layout', 'raw', 'pdfjs', 'shuffled', 'paraphrase', 'invented'].map((k) => {
     const xs = scored.filter((s) => s.quote.kind === k);
     if (xs[0]?.quote.positive)
-      return [k, pct(xs.filter((s) => s.anchor >= ACCEPT_SCORE && s.rightPage).length, xs.length), pct(xs.filter((s) => s.locate >= ACCEPT_SCORE).length, xs.length), '', '≥ 99 %'];
+      return [
+        k,
+        pct(xs.filter((s) => s.anchor >= ACCEPT_SCORE && s.rightPage).length, xs.length),
+        pct(xs.filter((s) => s.locate >= ACCEPT_SCORE).length, xs.length),
+        '',
+        '≥ 99 %',
+      ];
     return [k, '', '', pct(xs.filter((s) => Math.max(s.anchor, s.locate) >= ACCEPT_SCORE).length, xs.length), '0'];
   });
-  printTable(['kind', `anchored at ${ACCEPT_SCORE}`, `located at ${ACCEPT_SCORE}`, 'false accepts (anchor or locate)', 'goal'], kindRows);
+  printTable(
+    ['kind', `anchored at ${ACCEPT_SCORE}`, `located at ${ACCEPT_SCORE}`, 'false accepts (anchor or locate)', 'goal'],
+    kindRows,
+  );
   process.stdout.write('\n');
-  printTable(['measure', 'ms', 'goal', 'notes'], [['score the whole set (locate + bundle index per quote)', ms, '', `${((1000 * ms) / scored.length / 1000).toFixed(2)} ms per quote`]]);
+  printTable(
+    ['measure', 'ms', 'goal', 'notes'],
+    [
+      [
+        'score the whole set (locate + bundle index per quote)',
+        ms,
+        '',
+        `${((1000 * ms) / scored.length / 1000).toFixed(2)} ms per quote`,
+      ],
+    ],
+  );
   await crossPage();
   await sharedPool().close();
 }
@@ -80,7 +105,13 @@ async function crossPage() {
     const shareN = foldKey(q.text.split(' ').slice(0, q.before).join(' ')).length / foldKey(q.text).length;
     const pages = books.get(q.book)!;
     let index = indexes.get(q.book);
-    if (!index) indexes.set(q.book, (index = new AnchorIndex(pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 })))));
+    if (!index)
+      indexes.set(
+        q.book,
+        (index = new AnchorIndex(
+          pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 })),
+        )),
+      );
     const a = index.anchor(q.text, 0);
     scores.push(a.score);
     // All an anchor can draw: the part on its own page.
@@ -97,13 +128,30 @@ async function crossPage() {
   scores.sort((x, y) => x - y);
   shares.sort((x, y) => x - y);
   const pct = (n: number) => `${((100 * n) / quotes.length).toFixed(1)} % (${n})`;
-  process.stdout.write(`\ncross-page quotes: ${quotes.length} (6 words of page N + 6 of N+1, pdf.js text-layer order, corpus books)\n\n`);
+  process.stdout.write(
+    `\ncross-page quotes: ${quotes.length} (6 words of page N + 6 of N+1, pdf.js text-layer order, corpus books)\n\n`,
+  );
   printTable(
     ['measure', 'value', 'notes'],
     [
-      [`anchored at ${ACCEPT_SCORE} (bundle index over the book)`, pct(anchored), `on page N ${onN}, on N+1 ${onNext}, elsewhere ${anchored - onN - onNext}; placed on the page holding most of the quote, rects on that page only`],
-      ['score p10 / p50 / p90', `${scores[Math.floor(scores.length * 0.1)].toFixed(2)} / ${scores[Math.floor(scores.length / 2)].toFixed(2)} / ${scores[Math.floor(scores.length * 0.9)].toFixed(2)}`, ''],
-      ['share of the quote on the anchored page, p10 / p50 / p90', shares.map((x) => `${Math.round(100 * x)} %`).filter((_, i) => [0.1, 0.5, 0.9].some((f) => i === Math.floor(shares.length * f))).join(' / '), 'the anchor draws this part; the part on the other page has no rect (an anchor names one page)'],
+      [
+        `anchored at ${ACCEPT_SCORE} (bundle index over the book)`,
+        pct(anchored),
+        `on page N ${onN}, on N+1 ${onNext}, elsewhere ${anchored - onN - onNext}; placed on the page holding most of the quote, rects on that page only`,
+      ],
+      [
+        'score p10 / p50 / p90',
+        `${scores[Math.floor(scores.length * 0.1)].toFixed(2)} / ${scores[Math.floor(scores.length / 2)].toFixed(2)} / ${scores[Math.floor(scores.length * 0.9)].toFixed(2)}`,
+        '',
+      ],
+      [
+        'share of the quote on the anchored page, p10 / p50 / p90',
+        shares
+          .map((x) => `${Math.round(100 * x)} %`)
+          .filter((_, i) => [0.1, 0.5, 0.9].some((f) => i === Math.floor(shares.length * f)))
+          .join(' / '),
+        'the anchor draws this part; the part on the other page has no rect (an anchor names one page)',
+      ],
       ['locate on page N / on page N+1', `${pct(locN)} / ${pct(locNext)}`, 'locate reads one page'],
     ],
   );

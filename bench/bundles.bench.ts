@@ -39,7 +39,10 @@ async function main() {
   try {
     const books: Record<string, string> = {};
     for (const name of ['asymptote.pdf', '4ti2_manual.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf']) {
-      const up = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile(name)), query: { filename: name, confirm: '1' } });
+      const up = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', {
+        bytes: readFileSync(corpusFile(name)),
+        query: { filename: name, confirm: '1' },
+      });
       books[name] = up.bookmd5;
     }
     for (const id of Object.values(books)) await bridge.services.extraction.whenReady(id);
@@ -51,20 +54,33 @@ async function main() {
     let bundleId = '';
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
-      const p = await client.request<{ bundleId: string }>('POST', '/bundles/prepare', { body: { topicid: set.topicid, bookmd5: asy, segments: [{ startPage: 29, endPage: 88 }], async: true } });
+      const p = await client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
+        body: { topicid: set.topicid, bookmd5: asy, segments: [{ startPage: 29, endPage: 88 }], async: true },
+      });
       await bridge.services.bundles.runner.running?.done;
       const l = await client.request<{ bundles: { bundleId: string; state: string }[] }>('GET', '/bundles');
-      if (l.bundles.find((b) => b.bundleId === p.bundleId)?.state !== 'prepared') throw new Error('prepare did not reach prepared');
+      if (l.bundles.find((b) => b.bundleId === p.bundleId)?.state !== 'prepared')
+        throw new Error('prepare did not reach prepared');
       prepMs.push(performance.now() - t0);
       if (i < 4) await client.request('POST', `/bundles/${p.bundleId}/discard`);
       bundleId = p.bundleId;
     }
-    rows.push(['prepare 60 pages (asymptote 29–88) → prepared, median of 5', median(prepMs), '≤ 1000', `min ${Math.min(...prepMs).toFixed(0)} ms`]);
+    rows.push([
+      'prepare 60 pages (asymptote 29–88) → prepared, median of 5',
+      median(prepMs),
+      '≤ 1000',
+      `min ${Math.min(...prepMs).toFixed(0)} ms`,
+    ]);
 
     // 2. submit of a 2,000-card result.md: 2,000 headings, each with a verbatim excerpt of the bundle's pages (link mode).
-    const source = JSON.parse((await client.raw('GET', `/bundles/${bundleId}/files`, { query: { path: 'source.json' } })).text()) as { pages: { page: number; text: string }[] };
+    const source = JSON.parse(
+      (await client.raw('GET', `/bundles/${bundleId}/files`, { query: { path: 'source.json' } })).text(),
+    ) as { pages: { page: number; text: string }[] };
     const pool = source.pages.flatMap((p) => sentencesOf(p.text).map((s) => s.written));
-    const md = Array.from({ length: 2000 }, (_, i) => `${i % 20 === 0 ? '#' : '##'} Card ${i}\n[excerpt: ${pool[i % pool.length]}]\n`).join('\n');
+    const md = Array.from(
+      { length: 2000 },
+      (_, i) => `${i % 20 === 0 ? '#' : '##'} Card ${i}\n[excerpt: ${pool[i % pool.length]}]\n`,
+    ).join('\n');
     // Check first: the first one anchors every excerpt (and builds the bundle's index); later ones are the editor's
     // keystroke path, where the excerpts anchored before are known.
     const checkMs: number[] = [];
@@ -73,12 +89,21 @@ async function main() {
       await client.request('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown: md } });
       checkMs.push(performance.now() - t0);
     }
-    rows.push(['check of the 2,000-card result.md, median of 5 (editor keystroke path)', median(checkMs.slice(1)), '≤ 300', `first check ${checkMs[0].toFixed(0)} ms (anchors all); parse + anchor, nothing written`]);
+    rows.push([
+      'check of the 2,000-card result.md, median of 5 (editor keystroke path)',
+      median(checkMs.slice(1)),
+      '≤ 300',
+      `first check ${checkMs[0].toFixed(0)} ms (anchors all); parse + anchor, nothing written`,
+    ]);
     const submitMs: number[] = [];
-    let receipt: { receipt: unknown[]; parsed: { excerptsTotal: number; excerptsAnchored: number; importedCards: number } } | undefined;
+    let receipt:
+      | { receipt: unknown[]; parsed: { excerptsTotal: number; excerptsAnchored: number; importedCards: number } }
+      | undefined;
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
-      receipt = await client.request('POST', `/bundles/${bundleId}/submit`, { body: { resultMarkdown: md, excerptMode: 'link' } });
+      receipt = await client.request('POST', `/bundles/${bundleId}/submit`, {
+        body: { resultMarkdown: md, excerptMode: 'link' },
+      });
       submitMs.push(performance.now() - t0);
     }
     rows.push([
@@ -117,11 +142,14 @@ async function main() {
             total++;
             bookTotal++;
             // A sentence printed on two pages is rightly anchored to either.
-            const onPage = (n: number | undefined) => n === p.page || (n !== undefined && textKey(pages.find((x) => x.page === n)?.text ?? '').includes(textKey(s.written)));
+            const onPage = (n: number | undefined) =>
+              n === p.page ||
+              (n !== undefined && textKey(pages.find((x) => x.page === n)?.text ?? '').includes(textKey(s.written)));
             if (r.anchored && onPage(r.page)) {
               hit++;
               bookHit++;
-            } else if (misses.length < 5) misses.push(`${name} p${p.page}: ${r.reason ?? `page ${r.page}`} «${s.written.slice(0, 60)}»`);
+            } else if (misses.length < 5)
+              misses.push(`${name} p${p.page}: ${r.reason ?? `page ${r.page}`} «${s.written.slice(0, 60)}»`);
           }
         }
         // Invented: the window's own words in a random order (same vocabulary, never a real sentence), 8–20 words.
@@ -134,7 +162,12 @@ async function main() {
       }
       perBook.push(`${name.replace('.pdf', '')} ${bookHit}/${bookTotal}`);
     }
-    rows.push(['anchoring recall, verbatim sentences of every corpus book', (100 * hit) / total, '≥ 99 %', `${hit}/${total} (${perBook.join(', ')})`]);
+    rows.push([
+      'anchoring recall, verbatim sentences of every corpus book',
+      (100 * hit) / total,
+      '≥ 99 %',
+      `${hit}/${total} (${perBook.join(', ')})`,
+    ]);
     rows.push(['false anchors, invented sentences from the same words', falseAnchors, '0', `of ${invented}`]);
     printTable(['measure', 'ms / % / count', 'goal', 'notes'], rows);
     if (misses.length) process.stdout.write(`\nmisses: ${misses.join('; ')}\n`);

@@ -67,12 +67,20 @@ async function main() {
     process.stderr.write(`  … ${total} cards\n`);
     if (AB) {
       // The index as it was kept before (doclists oldest first), written in chunks as the rebuild writes it.
-      await store.write((tx) => tx.run('CREATE VIRTUAL TABLE asc_fts USING fts4(noteid, topicid, body, tokenize=simple)'));
+      await store.write((tx) =>
+        tx.run('CREATE VIRTUAL TABLE asc_fts USING fts4(noteid, topicid, body, tokenize=simple)'),
+      );
       for (let lo = 0; lo <= total; lo += 5000)
-        await store.write((tx) => tx.run('INSERT INTO asc_fts(docid, noteid, topicid, body) SELECT docid, c0noteid, c1topicid, c2body FROM notes_fts_content WHERE docid > ? AND docid <= ?', [lo, lo + 5000]));
+        await store.write((tx) =>
+          tx.run(
+            'INSERT INTO asc_fts(docid, noteid, topicid, body) SELECT docid, c0noteid, c1topicid, c2body FROM notes_fts_content WHERE docid > ? AND docid <= ?',
+            [lo, lo + 5000],
+          ),
+        );
       process.stderr.write('  … oldest-first copy written\n');
     }
-    const windowSql = (table: string) => `SELECT docid, matchinfo(${table}, 'pcnaly') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT 2001`;
+    const windowSql = (table: string) =>
+      `SELECT docid, matchinfo(${table}, 'pcnaly') AS mi FROM ${table} WHERE ${table} MATCH ? ORDER BY docid DESC LIMIT 2001`;
     // The window ranked as librarySearch.ts ranks it (bm25, ties newest first).
     const rankedWindow = (table: string, m: string, rank: readonly number[]) =>
       JSON.stringify(
@@ -100,8 +108,11 @@ async function main() {
       // A term in most cards has its postings built in the background after its first search (commonTerms.ts): timed once, then the steady state.
       const asked = performance.now();
       await search.search(q, 'notes', 20);
-      while (search.memory.common?.state.building || !search.memory.lengths?.ready) await new Promise((r) => setTimeout(r, 5));
-      const built = search.memory.common?.state.ready.length ? `; postings of ${search.memory.common.state.ready.join(', ')} (${(search.memory.common.state.bytes / 1024).toFixed(0)} KB) ready ${(performance.now() - asked).toFixed(0)} ms after the first search` : '';
+      while (search.memory.common?.state.building || !search.memory.lengths?.ready)
+        await new Promise((r) => setTimeout(r, 5));
+      const built = search.memory.common?.state.ready.length
+        ? `; postings of ${search.memory.common.state.ready.join(', ')} (${(search.memory.common.state.bytes / 1024).toFixed(0)} KB) ready ${(performance.now() - asked).toFixed(0)} ms after the first search`
+        : '';
       const http = await time(() => client.request('GET', '/search', { query: { q, scope: 'notes' } }));
       const alone = await time(() => search.search(q, 'notes', 20));
       // The window's read as librarySearch.ts asks it first (whole words, newest first, 2000 + 1 rows).
@@ -109,7 +120,9 @@ async function main() {
       const window = ftsWholeWords(query.match);
       const sql = await time(() => store.all(windowSql('notes_fts'), [window]));
       const before = AB ? await time(() => store.all(windowSql('asc_fts'), [window])) : undefined;
-      const same = AB ? rankedWindow('notes_fts', window, query.rank) === rankedWindow('asc_fts', window, query.rank) : undefined;
+      const same = AB
+        ? rankedWindow('notes_fts', window, query.rank) === rankedWindow('asc_fts', window, query.rank)
+        : undefined;
       const r = await search.search(q, 'notes', 20);
       rows.push([
         `"${q}": ${what}`,
@@ -126,8 +139,24 @@ async function main() {
     await bridge.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  process.stdout.write(`${RUNS} runs per row; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (2 cores); card index in ${segments} FTS4 segments\n\n`);
-  printTable(['GET /search?scope=notes, 100k cards', 'HTTP p50 / p95 ms', 'service alone p50 / p95', 'FTS4 AND window SQL, all parts (before postings)', 'window SQL, oldest-first index (before)', 'HTTP at 8d73380', 'goal (HTTP)', 'notes'], rows);
+  process.stdout.write(
+    `${RUNS} runs per row; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (2 cores); card index in ${segments} FTS4 segments\n\n`,
+  );
+  printTable(
+    [
+      'GET /search?scope=notes, 100k cards',
+      'HTTP p50 / p95 ms',
+      'service alone p50 / p95',
+      'FTS4 AND window SQL, all parts (before postings)',
+      'window SQL, oldest-first index (before)',
+      'HTTP at 8d73380',
+      'goal (HTTP)',
+      'notes',
+    ],
+    rows,
+  );
 }
 
 main().catch((e) => {

@@ -87,7 +87,9 @@ async function main() {
     const color = (i: number) => (i & 1 ? 3 : 5);
     row(
       `POST /notes/metadata, ${BATCH} cards, acknowledged`,
-      await time(RUNS, (i) => post('/notes/metadata', { noteIds: ids(1000), patch: { colorIndex: color(i) }, confirm: true })),
+      await time(RUNS, (i) =>
+        post('/notes/metadata', { noteIds: ids(1000), patch: { colorIndex: color(i) }, confirm: true }),
+      ),
       await time(RUNS, (i) => editMetadata(store, ids(2000), { colorIndex: color(i) }, UNNAMED_AGENT)),
       'p50 ≤ 15 ms',
       'alone = editMetadata(): write + fsync + read-back',
@@ -95,14 +97,30 @@ async function main() {
     );
     const sqlOnly = await time(RUNS, (i) =>
       store.write((tx) => {
-        for (const id of ids(3000)) tx.run('UPDATE notes SET color_index = ?, modified_at = ? WHERE noteid = ?', [color(i), new Date().toISOString(), id]);
+        for (const id of ids(3000))
+          tx.run('UPDATE notes SET color_index = ?, modified_at = ? WHERE noteid = ?', [
+            color(i),
+            new Date().toISOString(),
+            id,
+          ]);
       }),
     );
-    rows.push([`  the same ${BATCH} UPDATEs in one store.write (fsync)`, '', '', sqlOnly.p50, sqlOnly.p95, '', '', 'the floor: SQL + journal fsync']);
+    rows.push([
+      `  the same ${BATCH} UPDATEs in one store.write (fsync)`,
+      '',
+      '',
+      sqlOnly.p50,
+      sqlOnly.p95,
+      '',
+      '',
+      'the floor: SQL + journal fsync',
+    ]);
 
     // Card search at this scale (Latin and CJK, with the window SQL beside it) is bench/cardSearch.bench.ts.
 
-    const tree = await client.request<any>('GET', `/study-sets/${big.topicid}/tree`).catch(() => client.request<any>('GET', `/study-sets/${big.topicid}/tree`));
+    const tree = await client
+      .request<any>('GET', `/study-sets/${big.topicid}/tree`)
+      .catch(() => client.request<any>('GET', `/study-sets/${big.topicid}/tree`));
     row(
       `GET /study-sets/{id}/tree, ${tree.count} cards, unchanged since the last read`,
       await time(20, () => client.request<any>('GET', `/study-sets/${big.topicid}/tree`)),
@@ -115,12 +133,16 @@ async function main() {
     const edit = (i: number) => editMetadata(store, [uuid(2)], { colorIndex: color(i) }, UNNAMED_AGENT);
     row(
       `GET /study-sets/{id}/tree, ${tree.count} cards, after a one-card edit`,
-      await time(20, async (i) => {
-        await edit(i);
-        const t = performance.now();
-        await client.request<any>('GET', `/study-sets/${big.topicid}/tree`);
-        return performance.now() - t;
-      }, true),
+      await time(
+        20,
+        async (i) => {
+          await edit(i);
+          const t = performance.now();
+          await client.request<any>('GET', `/study-sets/${big.topicid}/tree`);
+          return performance.now() - t;
+        },
+        true,
+      ),
       await time(20, () => readTree(store, big.topicid)),
       '',
       'each run edits one card first (not timed), so the answer is made anew',
@@ -128,11 +150,29 @@ async function main() {
     );
     // The floor of the tree inside sql.js: its one query, rows read out as objects, nothing shaped.
     const treeSql = await time(20, () => store.all(TREE_SQL, [big.topicid]));
-    rows.push([`  the tree's query alone (${PER_SET + 1} rows out of sql.js)`, '', '', treeSql.p50, treeSql.p95, '', '', 'the store part\'s floor']);
+    rows.push([
+      `  the tree's query alone (${PER_SET + 1} rows out of sql.js)`,
+      '',
+      '',
+      treeSql.p50,
+      treeSql.p95,
+      '',
+      '',
+      "the store part's floor",
+    ]);
     // The floor of the tree over HTTP: the same answer serialised and parsed again, without the store.
     const treeJson = JSON.stringify(tree);
     const serialise = await time(20, () => JSON.parse(JSON.stringify(JSON.parse(treeJson))));
-    rows.push([`  the tree's JSON alone (${(treeJson.length / 2 ** 20).toFixed(1)} MB): stringify + parse`, '', '', serialise.p50, serialise.p95, '', '', 'part of the HTTP time that is not the store']);
+    rows.push([
+      `  the tree's JSON alone (${(treeJson.length / 2 ** 20).toFixed(1)} MB): stringify + parse`,
+      '',
+      '',
+      serialise.p50,
+      serialise.p95,
+      '',
+      '',
+      'part of the HTTP time that is not the store',
+    ]);
 
     // Snapshot then restore of the 10k-card set; one card changes first so the snapshot is new, not reused.
     const touch = (i: number) => editMetadata(store, [uuid(1)], { fillIndex: i & 1 ? 1 : 2 }, UNNAMED_AGENT);
@@ -159,7 +199,10 @@ async function main() {
       const s2 = performance.now() - t;
       await touch(i + 1);
       t = performance.now();
-      await restoreSnapshot(store, bridge.services.snapshotFiles, ui, snap2.snapshotId, { force: true, actor: UNNAMED_AGENT });
+      await restoreSnapshot(store, bridge.services.snapshotFiles, ui, snap2.snapshotId, {
+        force: true,
+        actor: UNNAMED_AGENT,
+      });
       const r2 = performance.now() - t;
       if (i === 0) continue; // warm-up
       snapMs.push(s);
@@ -172,9 +215,28 @@ async function main() {
       return { p50: percentile(s, 50), p95: percentile(s, 95) };
     };
     const sum = (a: number[], b: number[]) => a.map((x, i) => x + b[i]);
-    row(`POST /study-sets/{id}/snapshots, ${PER_SET + 1} cards`, stat(snapMs), stat(aloneSnapMs), '', 'alone = createAgentSnapshot()');
-    row(`POST /snapshots/{id}/restore, ${PER_SET + 1} cards`, stat(restoreMs), stat(aloneRestoreMs), '', 'alone = restoreSnapshot()');
-    row('snapshot + restore', stat(sum(snapMs, restoreMs)), stat(sum(aloneSnapMs, aloneRestoreMs)), '≤ 500 ms', `${SNAPSHOT_RUNS} runs; restore compares only cards stamped since the snapshot (card_edits)`, '1.3–2.2 s; 547–674 ms (before SBSNAP03)');
+    row(
+      `POST /study-sets/{id}/snapshots, ${PER_SET + 1} cards`,
+      stat(snapMs),
+      stat(aloneSnapMs),
+      '',
+      'alone = createAgentSnapshot()',
+    );
+    row(
+      `POST /snapshots/{id}/restore, ${PER_SET + 1} cards`,
+      stat(restoreMs),
+      stat(aloneRestoreMs),
+      '',
+      'alone = restoreSnapshot()',
+    );
+    row(
+      'snapshot + restore',
+      stat(sum(snapMs, restoreMs)),
+      stat(sum(aloneSnapMs, aloneRestoreMs)),
+      '≤ 500 ms',
+      `${SNAPSHOT_RUNS} runs; restore compares only cards stamped since the snapshot (card_edits)`,
+      '1.3–2.2 s; 547–674 ms (before SBSNAP03)',
+    );
 
     // Checkpoint of the whole library after a one-row write (one with an empty journal is skipped): exported on the store's
     // thread (as before, and still below offThreadCheckpointBytes), then built by a worker from library.db and the journal
@@ -185,8 +247,13 @@ async function main() {
         const journal = store.journalBytes;
         const drained = store.lastCheckpoint;
         await store.checkpoint(); // one the journal's size started (restores write a lot) ends first: this run's is its own
-        if (store.lastCheckpoint !== drained) progress(`a checkpoint of ${(journal / 2 ** 20).toFixed(1)} MB of journal ended first: ${JSON.stringify(store.lastCheckpoint)}`);
-        await store.write((tx) => tx.run(`INSERT OR REPLACE INTO ui_state(key, value) VALUES ('bench', ?)`, [`${label} ${i}`]));
+        if (store.lastCheckpoint !== drained)
+          progress(
+            `a checkpoint of ${(journal / 2 ** 20).toFixed(1)} MB of journal ended first: ${JSON.stringify(store.lastCheckpoint)}`,
+          );
+        await store.write((tx) =>
+          tx.run(`INSERT OR REPLACE INTO ui_state(key, value) VALUES ('bench', ?)`, [`${label} ${i}`]),
+        );
         const loop = monitorEventLoopDelay({ resolution: 5 });
         loop.enable();
         await new Promise((r) => setTimeout(r, 20)); // the monitor's first turn: a stall before it would go unrecorded
@@ -199,8 +266,26 @@ async function main() {
       const stall = stat(runs.map((c) => c.stallMs));
       const last = runs[runs.length - 1];
       const how = runs.every((r) => r.builtOffThread === !opts.onThisThread) ? '' : ' (SOME RUNS FELL BACK)';
-      rows.push([`checkpoint at ${total} cards, ${label}: store thread held${how}`, '', '', hold.p50, hold.p95, '≤ 300 ms', '268–385 ms export; ~1.3 s', `3 runs; longest event-loop stall ${stall.p50.toFixed(0)} / ${stall.p95.toFixed(0)} ms (p50 / p95)`]);
-      rows.push([`checkpoint at ${total} cards, ${label}: total`, '', '', totalMs.p50, totalMs.p95, '', '332–481 ms; 1.3–1.7 s', `library.db ${(last.bytes / 2 ** 20).toFixed(0)} MB; ${last.changedPages} of ${last.pages} pages written`]);
+      rows.push([
+        `checkpoint at ${total} cards, ${label}: store thread held${how}`,
+        '',
+        '',
+        hold.p50,
+        hold.p95,
+        '≤ 300 ms',
+        '268–385 ms export; ~1.3 s',
+        `3 runs; longest event-loop stall ${stall.p50.toFixed(0)} / ${stall.p95.toFixed(0)} ms (p50 / p95)`,
+      ]);
+      rows.push([
+        `checkpoint at ${total} cards, ${label}: total`,
+        '',
+        '',
+        totalMs.p50,
+        totalMs.p95,
+        '',
+        '332–481 ms; 1.3–1.7 s',
+        `library.db ${(last.bytes / 2 ** 20).toFixed(0)} MB; ${last.changedPages} of ${last.pages} pages written`,
+      ]);
       return last;
     };
     await ckptRows('exported on the store thread', { onThisThread: true });
@@ -218,19 +303,69 @@ async function main() {
     fill(reused);
     const again = stat(Array.from({ length: 3 }, () => fill(reused)));
     const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
-    rows.push([`  a fresh ${mb(last.bytes)} buffer written once`, '', '', fresh.p50, fresh.p95, '', '', `the export's floor (sql.js allocates it); the same into a reused buffer: ${again.p50.toFixed(0)} ms`]);
+    rows.push([
+      `  a fresh ${mb(last.bytes)} buffer written once`,
+      '',
+      '',
+      fresh.p50,
+      fresh.p95,
+      '',
+      '',
+      `the export's floor (sql.js allocates it); the same into a reused buffer: ${again.p50.toFixed(0)} ms`,
+    ]);
     const ftsCopy = store.get<{ b: number }>('SELECT sum(length(CAST(c2body AS BLOB))) AS b FROM notes_fts_content')!.b;
-    rows.push([`  the card index's own copy of each text (notes_fts_content)`, '', '', '', '', '', '', `${mb(ftsCopy)} of ${mb(last.bytes)}: what a contentless index could take off the export`]);
+    rows.push([
+      `  the card index's own copy of each text (notes_fts_content)`,
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      `${mb(ftsCopy)} of ${mb(last.bytes)}: what a contentless index could take off the export`,
+    ]);
 
     // The rows above share one thread between the client and the bridge. An agent is another process: batch-get
     // again against `study-bridge serve` (dist/cli.js) on the same data dir, the bridge's work and the client's apart.
     await bridge.close();
     const apart = await fromAnotherProcess(dataDir, ids);
-    rows.push([`  POST /notes/batch-get, ${BATCH} cards, the bridge in another process: fetch + body text`, apart.raw.p50, apart.raw.p95, '', '', 'p50 ≤ 10 ms', '', 'as an agent meets it (study-bridge serve)']);
-    rows.push([`  the same through BridgeClient (its JSON parse and checks)`, apart.client.p50, apart.client.p95, '', '', '', '', '']);
+    rows.push([
+      `  POST /notes/batch-get, ${BATCH} cards, the bridge in another process: fetch + body text`,
+      apart.raw.p50,
+      apart.raw.p95,
+      '',
+      '',
+      'p50 ≤ 10 ms',
+      '',
+      'as an agent meets it (study-bridge serve)',
+    ]);
+    rows.push([
+      `  the same through BridgeClient (its JSON parse and checks)`,
+      apart.client.p50,
+      apart.client.p95,
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
 
-    printTable(['measure', 'HTTP p50 ms', 'HTTP p95 ms', 'store alone p50 ms', 'store alone p95 ms', 'goal', 'before (issue 20; main before srv20; main before srv20c, back to back)', 'note'], rows);
-    process.stdout.write(`\n${total} cards in ${SETS} sets; building them with direct store writes took ${loadS.toFixed(1)} s\n`);
+    printTable(
+      [
+        'measure',
+        'HTTP p50 ms',
+        'HTTP p95 ms',
+        'store alone p50 ms',
+        'store alone p95 ms',
+        'goal',
+        'before (issue 20; main before srv20; main before srv20c, back to back)',
+        'note',
+      ],
+      rows,
+    );
+    process.stdout.write(
+      `\n${total} cards in ${SETS} sets; building them with direct store writes took ${loadS.toFixed(1)} s\n`,
+    );
   } finally {
     await bridge.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -238,8 +373,15 @@ async function main() {
 }
 
 /** batch-get timed from this process against `study-bridge serve` on `dataDir` (raw fetch, then BridgeClient). */
-async function fromAnotherProcess(dataDir: string, ids: (k: number) => string[]): Promise<{ raw: Timing; client: Timing }> {
-  const child = spawn(process.execPath, [join(__dirname, '../dist/cli.js'), 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function fromAnotherProcess(
+  dataDir: string,
+  ids: (k: number) => string[],
+): Promise<{ raw: Timing; client: Timing }> {
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, '../dist/cli.js'), 'serve', '--data', dataDir, '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       let out = '';
@@ -250,9 +392,22 @@ async function fromAnotherProcess(dataDir: string, ids: (k: number) => string[])
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
     });
     const client = BridgeClient.fromDataDir(dataDir);
-    const headers = { authorization: `Bearer ${readFileSync(join(dataDir, 'token'), 'utf8').trim()}`, 'content-type': 'application/json' };
-    const raw = await time(RUNS, async (i) => (await fetch(`${client.baseUrl}/notes/batch-get`, { method: 'POST', headers, body: JSON.stringify({ noteIds: ids(i + 1) }) })).text());
-    const viaClient = await time(RUNS, (i) => client.request('POST', '/notes/batch-get', { body: { noteIds: ids(i + 1) } }));
+    const headers = {
+      authorization: `Bearer ${readFileSync(join(dataDir, 'token'), 'utf8').trim()}`,
+      'content-type': 'application/json',
+    };
+    const raw = await time(RUNS, async (i) =>
+      (
+        await fetch(`${client.baseUrl}/notes/batch-get`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ noteIds: ids(i + 1) }),
+        })
+      ).text(),
+    );
+    const viaClient = await time(RUNS, (i) =>
+      client.request('POST', '/notes/batch-get', { body: { noteIds: ids(i + 1) } }),
+    );
     return { raw, client: viaClient };
   } finally {
     await new Promise<void>((resolve) => {

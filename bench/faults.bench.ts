@@ -33,7 +33,11 @@ interface Tally {
 const tally = (): Tally => ({ acked: new Map(), errors: 0, errorCodes: new Map(), latencies: [] });
 
 class Bridge {
-  private constructor(readonly child: ChildBridge, readonly baseUrl: string, readonly token: string) {}
+  private constructor(
+    readonly child: ChildBridge,
+    readonly baseUrl: string,
+    readonly token: string,
+  ) {}
 
   static async start(dataDir: string): Promise<Bridge> {
     const child = await spawnBridge(['--data', dataDir, '--port', '0']);
@@ -76,7 +80,11 @@ async function writer(b: Bridge, topicid: string, label: string, t: Tally, stop:
     const started = performance.now();
     let res: Response;
     try {
-      res = await b.request('POST', `/study-sets/${topicid}/notes`, { title: `${label} card ${i}`, text: `written by ${label}, #${i}`, confirm: true });
+      res = await b.request('POST', `/study-sets/${topicid}/notes`, {
+        title: `${label} card ${i}`,
+        text: `written by ${label}, #${i}`,
+        confirm: true,
+      });
     } catch {
       if (stop.now) return; // the kill cut it: its outcome is unknown, so it is not counted
       t.errors++;
@@ -108,7 +116,11 @@ async function losses(b: Bridge, acked: Map<string, string>): Promise<number> {
 
 async function sets(b: Bridge, n: number, prefix: string): Promise<string[]> {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await b.json<{ topicid: string }>('POST', '/library/study-sets', { title: `${prefix} ${i}`, confirm: true })).topicid);
+  for (let i = 0; i < n; i++)
+    out.push(
+      (await b.json<{ topicid: string }>('POST', '/library/study-sets', { title: `${prefix} ${i}`, confirm: true }))
+        .topicid,
+    );
   return out;
 }
 
@@ -182,10 +194,40 @@ async function main() {
   const [lp50, lp99] = lat(load.latencies);
   const rssOnly = samples.map((x) => x.rss);
   printTable(
-    ['phase', 'rounds', 'clients', 'acknowledged writes', 'losses', 'errors', 'RSS MB min / median / max', 'write p50 ms', 'write p99 ms'],
     [
-      ['kill -9 rounds', ROUNDS, CLIENTS, rounds.acked.size, roundLosses, `${rounds.errors} (${codes(rounds)})`, mb(roundRss), rp50, rp99],
-      [`load ${LOAD_SECONDS} s, then kill -9`, 1, LOAD_CLIENTS, load.acked.size, loadLosses, `${load.errors} (${codes(load)})`, mb(rssOnly), lp50, lp99],
+      'phase',
+      'rounds',
+      'clients',
+      'acknowledged writes',
+      'losses',
+      'errors',
+      'RSS MB min / median / max',
+      'write p50 ms',
+      'write p99 ms',
+    ],
+    [
+      [
+        'kill -9 rounds',
+        ROUNDS,
+        CLIENTS,
+        rounds.acked.size,
+        roundLosses,
+        `${rounds.errors} (${codes(rounds)})`,
+        mb(roundRss),
+        rp50,
+        rp99,
+      ],
+      [
+        `load ${LOAD_SECONDS} s, then kill -9`,
+        1,
+        LOAD_CLIENTS,
+        load.acked.size,
+        loadLosses,
+        `${load.errors} (${codes(load)})`,
+        mb(rssOnly),
+        lp50,
+        lp99,
+      ],
     ],
   );
   // RSS over time: about ten evenly spaced samples of the load phase.

@@ -61,12 +61,27 @@ class Served {
   /** `study-bridge serve` on the data dir with the memory probe preloaded; resolves once it listens. */
   static start(dataDir: string): Promise<Served> {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...(process.env.LIBRARY_GC ? ['--expose-gc'] : []), '--require', PROBE, CLI, 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.LIBRARY_GC ? ['--expose-gc'] : []),
+        '--require',
+        PROBE,
+        CLI,
+        'serve',
+        '--data',
+        dataDir,
+        '--port',
+        '0',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+    );
     return new Promise((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
-        if (/listening on (\S+)/.test(out)) resolve(new Served(child, BridgeClient.fromDataDir(dataDir), performance.now() - t0));
+        if (/listening on (\S+)/.test(out))
+          resolve(new Served(child, BridgeClient.fromDataDir(dataDir), performance.now() - t0));
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
     });
@@ -97,7 +112,17 @@ class Served {
 function baseBook(dir: string): Buffer {
   const out = join(dir, 'base.pdf');
   const asy = corpusFile('asymptote.pdf');
-  execFileSync('qpdf', ['--empty', '--pages', asy, corpusFile('4ti2_manual.pdf'), corpusFile('CAD.pdf'), asy, '1-49', '--', out]);
+  execFileSync('qpdf', [
+    '--empty',
+    '--pages',
+    asy,
+    corpusFile('4ti2_manual.pdf'),
+    corpusFile('CAD.pdf'),
+    asy,
+    '1-49',
+    '--',
+    out,
+  ]);
   return readFileSync(out);
 }
 
@@ -149,13 +174,24 @@ async function main() {
   let served = await Served.start(dataDir);
   try {
     const m0 = await served.memory();
-    memRows.push(['0 (started)', mb(m0.usage.rss), mb(m0.usage.heapUsed), mb(m0.usage.external), mb(m0.usage.arrayBuffers), m0.threads ?? '?', '', load()]);
+    memRows.push([
+      '0 (started)',
+      mb(m0.usage.rss),
+      mb(m0.usage.heapUsed),
+      mb(m0.usage.external),
+      mb(m0.usage.arrayBuffers),
+      m0.threads ?? '?',
+      '',
+      load(),
+    ]);
     const ids: string[] = [];
     const t0 = performance.now();
     for (const stage of reuse ? [] : STAGES) {
       const batch: string[] = [];
       for (let i = ids.length; i < stage; i++) {
-        const up = await served.client.uploadDocument(copyOf(base, i), { filename: `book-${String(i).padStart(3, '0')}.pdf` });
+        const up = await served.client.uploadDocument(copyOf(base, i), {
+          filename: `book-${String(i).padStart(3, '0')}.pdf`,
+        });
         ids.push(up.bookmd5);
         batch.push(up.bookmd5);
       }
@@ -164,19 +200,45 @@ async function main() {
       const waitMs = await idleCheckpoint(dataDir);
       await sleep(500);
       const m = await served.memory();
-      progress(`${stage} books ready at ${readyS.toFixed(0)} s; checkpoint ${waitMs.toFixed(0)} ms later; RSS ${mb(m.usage.rss)} MB`);
-      memRows.push([`${stage}, after the idle checkpoint`, mb(m.usage.rss), mb(m.usage.heapUsed), mb(m.usage.external), mb(m.usage.arrayBuffers), m.threads ?? '?', mb((m.peakKb ?? 0) * 1024), load()]);
+      progress(
+        `${stage} books ready at ${readyS.toFixed(0)} s; checkpoint ${waitMs.toFixed(0)} ms later; RSS ${mb(m.usage.rss)} MB`,
+      );
+      memRows.push([
+        `${stage}, after the idle checkpoint`,
+        mb(m.usage.rss),
+        mb(m.usage.heapUsed),
+        mb(m.usage.external),
+        mb(m.usage.arrayBuffers),
+        m.threads ?? '?',
+        mb((m.peakKb ?? 0) * 1024),
+        load(),
+      ]);
     }
     // The extraction workers' idle timeout has passed: what the bridge holds once nothing runs.
     await sleep(reuse ? 0 : 20_000);
     const settled = await served.memory();
-    memRows.push([reuse ? 'kept data dir, started' : `${BOOKS}, 20 s later`, mb(settled.usage.rss), mb(settled.usage.heapUsed), mb(settled.usage.external), mb(settled.usage.arrayBuffers), settled.threads ?? '?', mb((settled.peakKb ?? 0) * 1024), load()]);
+    memRows.push([
+      reuse ? 'kept data dir, started' : `${BOOKS}, 20 s later`,
+      mb(settled.usage.rss),
+      mb(settled.usage.heapUsed),
+      mb(settled.usage.external),
+      mb(settled.usage.arrayBuffers),
+      settled.threads ?? '?',
+      mb((settled.peakKb ?? 0) * 1024),
+      load(),
+    ]);
 
     // Cold: the first search after a restart (3 restarts per query and wait, median); warm: 20 more of the same.
     for (const [q, note] of QUERIES) {
-      const coldAt = new Map<number, number[]>([[0, []], [1000, []]]);
+      const coldAt = new Map<number, number[]>([
+        [0, []],
+        [1000, []],
+      ]);
       // The bridge's own CPU time over the query (all threads): less at the mercy of a loaded machine than wall time.
-      const cpuAt = new Map<number, number[]>([[0, []], [1000, []]]);
+      const cpuAt = new Map<number, number[]>([
+        [0, []],
+        [1000, []],
+      ]);
       const restart: number[] = [];
       for (const [waitMs, cold] of coldAt)
         for (let r = 0; r < 3; r++) {
@@ -193,15 +255,38 @@ async function main() {
       const cold = coldAt.get(0)!;
       const later = coldAt.get(1000)!;
       const warm: number[] = [];
-      for (let i = 0; i < 20; i++) warm.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
+      for (let i = 0; i < 20; i++)
+        warm.push(await timed(() => served.client.search(q, { scope: 'documents', limit: 20 })));
       warm.sort((a, b) => a - b);
       const r = await served.client.search(q, { scope: 'documents', limit: 20 });
       const runs = (xs: number[]) => xs.map((c) => c.toFixed(0)).join(', ');
-      searchRows.push([`"${q}" (${note})`, median(cold), runs(cold), median(later), runs(later), `${median(cpuAt.get(0)!).toFixed(0)} / ${median(cpuAt.get(1000)!).toFixed(0)}`, percentile(warm, 50), percentile(warm, 95), `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`, load()]);
-      progress(`search "${q}": cold ${runs(cold)} ms, 1 s after the start ${runs(later)} ms (restart ${median(restart).toFixed(0)} ms)`);
+      searchRows.push([
+        `"${q}" (${note})`,
+        median(cold),
+        runs(cold),
+        median(later),
+        runs(later),
+        `${median(cpuAt.get(0)!).toFixed(0)} / ${median(cpuAt.get(1000)!).toFixed(0)}`,
+        percentile(warm, 50),
+        percentile(warm, 95),
+        `${r.documents.length} docs, ${r.scanned.pages} pages${r.truncated ? ', truncated' : ''}`,
+        load(),
+      ]);
+      progress(
+        `search "${q}": cold ${runs(cold)} ms, 1 s after the start ${runs(later)} ms (restart ${median(restart).toFixed(0)} ms)`,
+      );
     }
     const after = await served.memory();
-    memRows.push([`${BOOKS}, restarted, after ${QUERIES.length * 27} searches`, mb(after.usage.rss), mb(after.usage.heapUsed), mb(after.usage.external), mb(after.usage.arrayBuffers), after.threads ?? '?', mb((after.peakKb ?? 0) * 1024), load()]);
+    memRows.push([
+      `${BOOKS}, restarted, after ${QUERIES.length * 27} searches`,
+      mb(after.usage.rss),
+      mb(after.usage.heapUsed),
+      mb(after.usage.external),
+      mb(after.usage.arrayBuffers),
+      after.threads ?? '?',
+      mb((after.peakKb ?? 0) * 1024),
+      load(),
+    ]);
   } finally {
     await served.stop().catch(() => undefined);
     // LIBRARY_KEEP=1 keeps the data dir (to measure searches on it again).
@@ -209,18 +294,47 @@ async function main() {
     rmSync(process.env.LIBRARY_KEEP && !reuse ? join(work, 'base.pdf') : work, { recursive: true, force: true });
   }
   const last = memRows.find((r) => String(r[0]).startsWith(`${BOOKS}, after`)) ?? ['', '(not measured: LIBRARY_DATA)'];
-  process.stdout.write(`${BOOKS} books of 311 pages (${mb(base.length)} MB each), study-bridge serve (dist/cli.js) in a child process\n\n`);
-  printTable(['books', 'RSS MB', 'heap used MB', 'external MB', 'arrayBuffers MB', 'threads', 'peak RSS MB', 'load 1 min'], memRows);
+  process.stdout.write(
+    `${BOOKS} books of 311 pages (${mb(base.length)} MB each), study-bridge serve (dist/cli.js) in a child process\n\n`,
+  );
+  printTable(
+    ['books', 'RSS MB', 'heap used MB', 'external MB', 'arrayBuffers MB', 'threads', 'peak RSS MB', 'load 1 min'],
+    memRows,
+  );
   process.stdout.write('\n');
   printTable(
     ['measure', 'now', 'goal', 'previous'],
     [
-      [`RSS after the idle checkpoint, ${BOOKS} books`, `${last?.[1]} MB`, '≤ 600 MB', `${PREVIOUS.rssMb} MB (100 books)`],
-      [`cold search over ${BOOKS} books ("${QUERIES[0][0]}", median of 3: at once / 1 s after the start)`, `${Number(searchRows[0][1]).toFixed(0)} / ${Number(searchRows[0][3]).toFixed(0)} ms`, '≤ 100 ms', `${PREVIOUS.coldMs} ms (100 books)`],
+      [
+        `RSS after the idle checkpoint, ${BOOKS} books`,
+        `${last?.[1]} MB`,
+        '≤ 600 MB',
+        `${PREVIOUS.rssMb} MB (100 books)`,
+      ],
+      [
+        `cold search over ${BOOKS} books ("${QUERIES[0][0]}", median of 3: at once / 1 s after the start)`,
+        `${Number(searchRows[0][1]).toFixed(0)} / ${Number(searchRows[0][3]).toFixed(0)} ms`,
+        '≤ 100 ms',
+        `${PREVIOUS.coldMs} ms (100 books)`,
+      ],
     ],
   );
   process.stdout.write('\n');
-  printTable(['query (scope=documents, limit 20)', 'cold ms at once (median)', 'runs ms', 'cold ms 1 s after start (median)', 'runs ms', 'bridge CPU ms of the cold query (at once / 1 s)', 'warm p50 ms', 'warm p95 ms', 'answer', 'load 1 min'], searchRows);
+  printTable(
+    [
+      'query (scope=documents, limit 20)',
+      'cold ms at once (median)',
+      'runs ms',
+      'cold ms 1 s after start (median)',
+      'runs ms',
+      'bridge CPU ms of the cold query (at once / 1 s)',
+      'warm p50 ms',
+      'warm p95 ms',
+      'answer',
+      'load 1 min',
+    ],
+    searchRows,
+  );
 }
 
 void main().then(

@@ -30,17 +30,49 @@ async function main() {
       t0 = performance.now();
       pages = 0;
       ocrPages = 0;
-      const h = pool.extractDocument({ key: `${name}#${run++}`, path: file }, { blocks: false, onPage: (p) => { pages++; if (p.ocr) ocrPages++; } });
+      const h = pool.extractDocument(
+        { key: `${name}#${run++}`, path: file },
+        {
+          blocks: false,
+          onPage: (p) => {
+            pages++;
+            if (p.ocr) ocrPages++;
+          },
+        },
+      );
       await h.done;
       oursMs.push(performance.now() - t0);
     }
     const ours = (pages / median(oursMs)) * 1000;
     const poppler = (pages / median(popplerMs)) * 1000;
-    rows.push([name, pages, ocrPages, median(oursMs), ours, median(popplerMs), poppler, `${(ours / poppler).toFixed(2)}×`]);
+    rows.push([
+      name,
+      pages,
+      ocrPages,
+      median(oursMs),
+      ours,
+      median(popplerMs),
+      poppler,
+      `${(ours / poppler).toFixed(2)}×`,
+    ]);
   }
   await pool.close();
-  printTable(['file', 'pages', 'OCR pages', 'ours ms', 'ours pages/s', 'pdftotext ms', 'pdftotext pages/s', 'ours / pdftotext (goal ≥ 0.5×)'], rows);
-  process.stdout.write('\nOurs = whole-document extraction through the worker pool (2 threads, warm), with item positions and font heights, as upload runs it (layout blocks are derived later, on demand); pdftotext = plain text only, one process per file. The scanned file is OCR (tesseract.js), not comparable.\n');
+  printTable(
+    [
+      'file',
+      'pages',
+      'OCR pages',
+      'ours ms',
+      'ours pages/s',
+      'pdftotext ms',
+      'pdftotext pages/s',
+      'ours / pdftotext (goal ≥ 0.5×)',
+    ],
+    rows,
+  );
+  process.stdout.write(
+    '\nOurs = whole-document extraction through the worker pool (2 threads, warm), with item positions and font heights, as upload runs it (layout blocks are derived later, on demand); pdftotext = plain text only, one process per file. The scanned file is OCR (tesseract.js), not comparable.\n',
+  );
 }
 
 void main();

@@ -32,7 +32,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function du(dir: string): number {
   let total = 0;
   try {
-    for (const e of readdirSync(dir, { withFileTypes: true })) total += e.isDirectory() ? du(join(dir, e.name)) : statSync(join(dir, e.name)).size;
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      total += e.isDirectory() ? du(join(dir, e.name)) : statSync(join(dir, e.name)).size;
   } catch {
     /* not there */
   }
@@ -49,14 +50,18 @@ const MARKERS: Array<[word: string, everyNthBook: number]> = [
 function syntheticBook(pool: PageData[], b: number): PageData[] {
   return Array.from({ length: PAGES_PER_BOOK }, (_, i) => {
     const src = pool[(b * 37 + i) % pool.length];
-    const extra = [i === 7 ? `book${b}only` : '', ...MARKERS.filter(([, n]) => b % n === 0 && i === 42).map(([w]) => w)].filter(Boolean).join(' ');
+    const extra = [i === 7 ? `book${b}only` : '', ...MARKERS.filter(([, n]) => b % n === 0 && i === 42).map(([w]) => w)]
+      .filter(Boolean)
+      .join(' ');
     return { ...src, page: i + 1, text: extra ? `${src.text}\n${extra}` : src.text };
   });
 }
 
 /** A tiny distinct PDF per book, so the library folder holds real files. */
 function stubPdf(b: number): Buffer {
-  return Buffer.from(`%PDF-1.4\n% synthetic book ${b}\n1 0 obj <</Type/Catalog>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`);
+  return Buffer.from(
+    `%PDF-1.4\n% synthetic book ${b}\n1 0 obj <</Type/Catalog>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`,
+  );
 }
 
 async function addBook(bridge: Bridge, pool: PageData[], b: number): Promise<string> {
@@ -89,13 +94,21 @@ async function checkpointCost(bridge: Bridge, runs = 3) {
     costs.push(store.lastCheckpoint!);
   }
   const last = costs[costs.length - 1];
-  return { exportMs: median(costs.map((c) => c.exportMs)), totalMs: median(costs.map((c) => c.totalMs)), written: `${last.changedPages} of ${last.pages} pages written` };
+  return {
+    exportMs: median(costs.map((c) => c.exportMs)),
+    totalMs: median(costs.map((c) => c.totalMs)),
+    written: `${last.changedPages} of ${last.pages} pages written`,
+  };
 }
 
 /** Starts `study-bridge serve` on the data dir; resolves with the child once it listens, and how long that took. */
 function serve(dataDir: string): Promise<{ child: ChildProcess; ms: number; baseUrl: string }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(__dirname, '../dist/cli.js'), 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, '../dist/cli.js'), 'serve', '--data', dataDir, '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -144,7 +157,17 @@ async function main() {
       const up = await client.uploadDocument(readFileSync(join(CORPUS, f)), { filename: f });
       await bridge.services.extraction.whenReady(up.bookmd5);
       const stored = await bridge.services.pages.storedPages(up.bookmd5, 1, 10_000);
-      for (const p of stored) if (p.text.trim()) pool.push({ page: p.page, width: p.width, height: p.height, text: p.text, items: p.items, blocks: [], ocr: p.ocr === 1 });
+      for (const p of stored)
+        if (p.text.trim())
+          pool.push({
+            page: p.page,
+            width: p.width,
+            height: p.height,
+            text: p.text,
+            items: p.items,
+            blocks: [],
+            ocr: p.ocr === 1,
+          });
     }
     progress(`${pool.length} real pages from the corpus`);
 
@@ -163,8 +186,12 @@ async function main() {
     let at100: { exportMs: number; totalMs: number; written: string; db: number } | undefined;
     for (let b = 0; b < BOOKS; b++) {
       books.push(await addBook(bridge, pool, b));
-      if ((b + 1) % 100 === 0) progress(`${b + 1} books, ${((performance.now() - importStart) / 1000).toFixed(0)} s, rss ${mb(process.memoryUsage().rss)}`);
-      if (b + 1 === Math.min(100, BOOKS)) at100 = { ...(await checkpointCost(bridge)), db: statSync(join(dataDir, 'library.db')).size };
+      if ((b + 1) % 100 === 0)
+        progress(
+          `${b + 1} books, ${((performance.now() - importStart) / 1000).toFixed(0)} s, rss ${mb(process.memoryUsage().rss)}`,
+        );
+      if (b + 1 === Math.min(100, BOOKS))
+        at100 = { ...(await checkpointCost(bridge)), db: statSync(join(dataDir, 'library.db')).size };
     }
     const importS = (performance.now() - importStart) / 1000;
 
@@ -173,8 +200,12 @@ async function main() {
     for (let k = 0; k < SNAPSHOTS; k++) {
       const set = sets[k % SETS];
       const card = uuid((k % SETS) * CARDS_PER_SET + 2 + Math.floor(k / SETS));
-      await bridge.services.store.write((tx) => tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [`edited ${k}`, card]));
-      await client.request('POST', `/study-sets/${set.topicid}/snapshots`, { body: { description: `bench ${k}`, confirm: true } });
+      await bridge.services.store.write((tx) =>
+        tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [`edited ${k}`, card]),
+      );
+      await client.request('POST', `/study-sets/${set.topicid}/snapshots`, {
+        body: { description: `bench ${k}`, confirm: true },
+      });
     }
     progress(`${SNAPSHOTS} snapshots in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const atAll = { ...(await checkpointCost(bridge)), db: statSync(join(dataDir, 'library.db')).size };
@@ -195,20 +226,48 @@ async function main() {
     const pid = served.child.pid!;
 
     // GET pages, 60 pages of a book no request has read since the start (the bridge's caches are cold).
-    const pageReads = await timed(30, (i) => remote.request('GET', `/documents/${books[(i + 1) * Math.floor(books.length / 32)]}/pages`, { query: { start: 1, end: 60 } }));
+    const pageReads = await timed(30, (i) =>
+      remote.request('GET', `/documents/${books[(i + 1) * Math.floor(books.length / 32)]}/pages`, {
+        query: { start: 1, end: 60 },
+      }),
+    );
 
-    const queries = ['zephyrmark', 'quokkamark', 'book7only', 'markov basis', 'function', 'asymp', 'graver lattice', 'nonexistentword'];
+    const queries = [
+      'zephyrmark',
+      'quokkamark',
+      'book7only',
+      'markov basis',
+      'function',
+      'asymp',
+      'graver lattice',
+      'nonexistentword',
+    ];
     const searchRows: Array<Array<string | number>> = [];
     const allSearch: number[] = [];
     for (const q of queries) {
-      const ms = await timed(20, () => remote.request('GET', '/search', { query: { q, scope: 'documents', limit: 20 } }));
-      const r = await remote.request<{ documents: unknown[]; truncated: boolean; scanned: { pages: number } }>('GET', '/search', { query: { q, scope: 'documents', limit: 20 } });
+      const ms = await timed(20, () =>
+        remote.request('GET', '/search', { query: { q, scope: 'documents', limit: 20 } }),
+      );
+      const r = await remote.request<{ documents: unknown[]; truncated: boolean; scanned: { pages: number } }>(
+        'GET',
+        '/search',
+        { query: { q, scope: 'documents', limit: 20 } },
+      );
       allSearch.push(...ms);
-      searchRows.push([`search "${q}"`, percentile(ms, 50), percentile(ms, 95), `${r.documents.length} documents${r.truncated ? ', truncated' : ''}, ${r.scanned.pages} pages ranked`]);
+      searchRows.push([
+        `search "${q}"`,
+        percentile(ms, 50),
+        percentile(ms, 95),
+        `${r.documents.length} documents${r.truncated ? ', truncated' : ''}, ${r.scanned.pages} pages ranked`,
+      ]);
     }
     allSearch.sort((a, b) => a - b);
 
-    const writes = await timed(200, (i) => remote.request('POST', '/notes/metadata', { body: { noteIds: [uuid(5)], patch: { colorIndex: (i & 7) + 1 }, confirm: true } }));
+    const writes = await timed(200, (i) =>
+      remote.request('POST', '/notes/metadata', {
+        body: { noteIds: [uuid(5)], patch: { colorIndex: (i & 7) + 1 }, confirm: true },
+      }),
+    );
     const rss = rssOf(pid);
     await stop(served.child);
 
@@ -217,18 +276,58 @@ async function main() {
     printTable(
       ['measure', 'result', 'goal', 'note'],
       [
-        ['library', `${BOOKS} books, ${BOOKS * PAGES_PER_BOOK} pages`, '', `${SETS * CARDS_PER_SET} cards in ${SETS} sets, ${SNAPSHOTS} snapshots; import ${importS.toFixed(0)} s`],
-        ['bridge RSS, restarted, after the reads below (peak)', `${mb(rss.rss)} (${mb(rss.peak)})`, '≤ 1 GB', 'study-bridge serve in a child process'],
+        [
+          'library',
+          `${BOOKS} books, ${BOOKS * PAGES_PER_BOOK} pages`,
+          '',
+          `${SETS * CARDS_PER_SET} cards in ${SETS} sets, ${SNAPSHOTS} snapshots; import ${importS.toFixed(0)} s`,
+        ],
+        [
+          'bridge RSS, restarted, after the reads below (peak)',
+          `${mb(rss.rss)} (${mb(rss.peak)})`,
+          '≤ 1 GB',
+          'study-bridge serve in a child process',
+        ],
         ['RSS during the import (peak)', mb(importPeak), '≤ 1 GB', 'in-process: bridge plus the bench harness'],
         ['library.db', mb(atAll.db), '', `at ${Math.min(100, BOOKS)} books: ${mb(at100!.db)}`],
         ['caches (pages, text index)', mb(caches), '', 'cache/'],
         ['snapshot files', mb(snapshots), '', 'snapshots/'],
-        [`checkpoint at ${Math.min(100, BOOKS)} books (export / total)`, `${at100!.exportMs.toFixed(0)} / ${at100!.totalMs.toFixed(0)} ms`, '≤ 300 ms', `median of 3 after a one-row write; ${at100!.written}; only the export holds the thread`],
-        [`checkpoint at ${BOOKS} books (export / total)`, `${atAll.exportMs.toFixed(0)} / ${atAll.totalMs.toFixed(0)} ms`, '≤ 300 ms, independent of books', atAll.written],
-        ['restart to listening', `${median(restarts).toFixed(0)} ms`, '≤ 2 s', `median of 3: ${restarts.map((r) => r.toFixed(0)).join(', ')} ms`],
-        ['search across all books p95', `${percentile(allSearch, 95).toFixed(1)} ms`, '≤ 100 ms', `${queries.length} queries × 20, HTTP`],
-        ['GET pages, 60 pages, cold cache, p50', `${percentile(pageReads, 50).toFixed(1)} ms`, '≤ 30 ms', `p95 ${percentile(pageReads, 95).toFixed(1)} ms; 30 books not read since the restart`],
-        ['acknowledged write p50 (POST /notes/metadata, 1 card)', `${percentile(writes, 50).toFixed(2)} ms`, '≤ 5 ms', `p95 ${percentile(writes, 95).toFixed(2)} ms, HTTP, fsynced`],
+        [
+          `checkpoint at ${Math.min(100, BOOKS)} books (export / total)`,
+          `${at100!.exportMs.toFixed(0)} / ${at100!.totalMs.toFixed(0)} ms`,
+          '≤ 300 ms',
+          `median of 3 after a one-row write; ${at100!.written}; only the export holds the thread`,
+        ],
+        [
+          `checkpoint at ${BOOKS} books (export / total)`,
+          `${atAll.exportMs.toFixed(0)} / ${atAll.totalMs.toFixed(0)} ms`,
+          '≤ 300 ms, independent of books',
+          atAll.written,
+        ],
+        [
+          'restart to listening',
+          `${median(restarts).toFixed(0)} ms`,
+          '≤ 2 s',
+          `median of 3: ${restarts.map((r) => r.toFixed(0)).join(', ')} ms`,
+        ],
+        [
+          'search across all books p95',
+          `${percentile(allSearch, 95).toFixed(1)} ms`,
+          '≤ 100 ms',
+          `${queries.length} queries × 20, HTTP`,
+        ],
+        [
+          'GET pages, 60 pages, cold cache, p50',
+          `${percentile(pageReads, 50).toFixed(1)} ms`,
+          '≤ 30 ms',
+          `p95 ${percentile(pageReads, 95).toFixed(1)} ms; 30 books not read since the restart`,
+        ],
+        [
+          'acknowledged write p50 (POST /notes/metadata, 1 card)',
+          `${percentile(writes, 50).toFixed(2)} ms`,
+          '≤ 5 ms',
+          `p95 ${percentile(writes, 95).toFixed(2)} ms, HTTP, fsynced`,
+        ],
       ],
     );
     process.stdout.write('\n');

@@ -23,7 +23,7 @@ const mb = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Corpus pages (pdftotext, one string per page). */
@@ -44,14 +44,17 @@ function corpusPages(): string[] {
 function book(i: number, corpus: string[]): Array<{ page: number; text: string }> {
   const r = rng(i + 1);
   return Array.from({ length: PAGES }, (_, p) => {
-    let text = corpus[Math.floor(r() * corpus.length)].replace(/[A-Za-z]{5,}/g, (w) => (r() < 0.03 ? `${w}${i.toString(36)}` : w));
+    let text = corpus[Math.floor(r() * corpus.length)].replace(/[A-Za-z]{5,}/g, (w) =>
+      r() < 0.03 ? `${w}${i.toString(36)}` : w,
+    );
     if (p === 6) text += ` zq${i}`;
     return { page: p + 1, text };
   });
 }
 
 /** Common Han characters, none of the marker words' characters (光合作用 叶绿体 ミトコンドリア). */
-const HAN = '的一是在不了有和人这中大为上个国我以要他时来生到们说地出就分对成会可也你于下而年能方后多经学法所民得自之进着等部度家电力里如水高长理心现实加量都两制机当使点从业本去把性好应开它';
+const HAN =
+  '的一是在不了有和人这中大为上个国我以要他时来生到们说地出就分对成会可也你于下而年能方后多经学法所民得自之进着等部度家电力里如水高长理心现实加量都两制机当使点从业本去把性好应开它';
 
 /**
  * CJK book i: 300 pages of about 900 Han characters in sentences, wrapped
@@ -60,14 +63,19 @@ const HAN = '的一是在不了有和人这中大为上个国我以要他时来�
  */
 function cjkBook(i: number): Array<{ page: number; text: string }> {
   const r = rng(1000 + i);
-  const vocab = Array.from({ length: 2000 }, () => Array.from({ length: 1 + Math.floor(r() * 3) }, () => HAN[Math.floor(r() * HAN.length)]).join(''));
+  const vocab = Array.from({ length: 2000 }, () =>
+    Array.from({ length: 1 + Math.floor(r() * 3) }, () => HAN[Math.floor(r() * HAN.length)]).join(''),
+  );
   return Array.from({ length: PAGES }, (_, p) => {
     let text = '';
     while (text.length < 900) {
-      text += Array.from({ length: 6 + Math.floor(r() * 10) }, () => vocab[Math.floor(vocab.length * r() ** 2)]).join('') + '。';
+      text +=
+        Array.from({ length: 6 + Math.floor(r() * 10) }, () => vocab[Math.floor(vocab.length * r() ** 2)]).join('') +
+        '。';
       if (i % 10 === 0 && p === 4 && text.length > 400 && !text.includes('光合作用')) text += '植物的光合作用。';
       if (p % 20 === 3 && text.length > 200 && !text.includes('叶绿体')) text += '叶绿体';
-      if (i === 0 && p === 7 && text.length > 300 && !text.includes('ミトコンドリア')) text += 'ミトコンドリアは細胞の発電所。';
+      if (i === 0 && p === 7 && text.length > 300 && !text.includes('ミトコンドリア'))
+        text += 'ミトコンドリアは細胞の発電所。';
     }
     return { page: p + 1, text: text.replace(/(.{32})/gu, '$1\n') };
   });
@@ -111,19 +119,39 @@ async function main() {
       await index.indexBook(cjkIds[i], pages);
       cjkMs += performance.now() - t;
     }
-    if (CJK_BOOKS) rows.push([`index ${CJK_BOOKS} Chinese books (${CJK_BOOKS * PAGES} pages, bigrams + Intl.Segmenter words)`, `${Math.round(cjkMs / CJK_BOOKS)} ms/book`, '', '']);
+    if (CJK_BOOKS)
+      rows.push([
+        `index ${CJK_BOOKS} Chinese books (${CJK_BOOKS * PAGES} pages, bigrams + Intl.Segmenter words)`,
+        `${Math.round(cjkMs / CJK_BOOKS)} ms/book`,
+        '',
+        '',
+      ]);
     const files = readdirSync(dir).map((f) => statSync(join(dir, f)).size);
     const disk = files.reduce((a, b) => a + b, 0);
-    rows.push([`index ${BOOKS} books (${BOOKS * PAGES} pages, ${mb(textBytes)} MB text)`, `${Math.round(buildMs / BOOKS)} ms/book`, '', `${mb(disk)} MB files (${Math.round(disk / BOOKS / 1024)} KB/book)`]);
+    rows.push([
+      `index ${BOOKS} books (${BOOKS * PAGES} pages, ${mb(textBytes)} MB text)`,
+      `${Math.round(buildMs / BOOKS)} ms/book`,
+      '',
+      `${mb(disk)} MB files (${Math.round(disk / BOOKS / 1024)} KB/book)`,
+    ]);
 
     // Restart: a fresh instance reads every filter.
-    const cold = new BookTextIndex({ dir, pageTexts: async (id) => (id.startsWith('c') ? cjkBook(parseInt(id.slice(1), 16)) : book(parseInt(id, 16), corpus)) });
+    const cold = new BookTextIndex({
+      dir,
+      pageTexts: async (id) =>
+        id.startsWith('c') ? cjkBook(parseInt(id.slice(1), 16)) : book(parseInt(id, 16), corpus),
+    });
     const heap0 = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
     let t = performance.now();
     await cold.open([...ids, ...cjkIds]);
     const openMs = performance.now() - t;
     const mem = cold.memory();
-    rows.push([`open(${BOOKS} ready books): read every filter`, Math.round(openMs), '', `${mb(mem.filterBytes)} MB of filters in memory`]);
+    rows.push([
+      `open(${BOOKS} ready books): read every filter`,
+      Math.round(openMs),
+      '',
+      `${mb(mem.filterBytes)} MB of filters in memory`,
+    ]);
 
     const newestFirst = [...ids].reverse();
     const queries: Array<[string, string[]]> = [
@@ -140,7 +168,12 @@ async function main() {
       const r = await cold.search(words, newestFirst, 10_000);
       const coldMs = performance.now() - first;
       const warm = await time(20, () => cold.search(words, newestFirst, 10_000));
-      rows.push([`search: ${label} "${words.join(' ')}"`, Math.round(coldMs * 10) / 10, `${warm.p50.toFixed(1)} / ${warm.p95.toFixed(1)}`, `${r.hits.length} pages${r.cut ? ', cut' : ''}; ${cold.memory().cachedBodies} bodies cached (${mb(cold.memory().cachedBytes)} MB)`]);
+      rows.push([
+        `search: ${label} "${words.join(' ')}"`,
+        Math.round(coldMs * 10) / 10,
+        `${warm.p50.toFixed(1)} / ${warm.p95.toFixed(1)}`,
+        `${r.hits.length} pages${r.cut ? ', cut' : ''}; ${cold.memory().cachedBodies} bodies cached (${mb(cold.memory().cachedBytes)} MB)`,
+      ]);
     }
     // CJK queries as the library search asks them (text/searchTerms.ts): bigrams required, words rank; Chinese books newest.
     const withCjk = [...cjkIds].reverse().concat(newestFirst);
@@ -154,23 +187,60 @@ async function main() {
     ];
     for (const [q, label] of CJK_BOOKS ? cjkQueries : []) {
       const parts = searchQuery(q);
-      const run = () => cold.search(parts.flatMap((p) => p.terms), withCjk, 10_000, 200, parts.flatMap((p) => p.bonus));
+      const run = () =>
+        cold.search(
+          parts.flatMap((p) => p.terms),
+          withCjk,
+          10_000,
+          200,
+          parts.flatMap((p) => p.bonus),
+        );
       const first = performance.now();
       const r = await run();
       const coldMs = performance.now() - first;
       const warm = await time(200, run);
       const verdict = warm.p95 <= CJK_GOAL_P95_MS ? 'meets' : 'MISSES';
-      rows.push([`search: ${label} "${q}"`, Math.round(coldMs * 10) / 10, `${warm.p50.toFixed(1)} / ${warm.p95.toFixed(1)}`, `goal p95 ≤ ${CJK_GOAL_P95_MS} ms: ${verdict}; ${r.hits.length} pages${r.cut ? ', cut' : ''}`]);
+      rows.push([
+        `search: ${label} "${q}"`,
+        Math.round(coldMs * 10) / 10,
+        `${warm.p50.toFixed(1)} / ${warm.p95.toFixed(1)}`,
+        `goal p95 ≤ ${CJK_GOAL_P95_MS} ms: ${verdict}; ${r.hits.length} pages${r.cut ? ', cut' : ''}`,
+      ]);
     }
     // Mixed load: random rare words from across the library with a cold cache (worst case for the LRU).
-    const lru = new BookTextIndex({ dir, pageTexts: async (id) => book(parseInt(id, 16), corpus), cacheBytes: 16 << 20 });
+    const lru = new BookTextIndex({
+      dir,
+      pageTexts: async (id) => book(parseInt(id, 16), corpus),
+      cacheBytes: 16 << 20,
+    });
     await lru.open([...ids, ...cjkIds]);
     const r = rng(99);
     const mixed = await time(200, () => lru.search([`zq${Math.floor(r() * BOOKS)}`], newestFirst, 10_000));
-    rows.push(['search: 200 random one-book words, 16 MB LRU', '', `${mixed.p50.toFixed(1)} / ${mixed.p95.toFixed(1)}`, `max ${mixed.max.toFixed(1)} ms`]);
-    const commonMixed = await time(50, (i) => lru.search([['the', 'path', 'function', 'draw', 'label'][i % 5], `zq${Math.floor(r() * BOOKS)}`.slice(0, 2)], newestFirst, 10_000));
-    rows.push(['search: common word + prefix "zq", 16 MB LRU', '', `${commonMixed.p50.toFixed(1)} / ${commonMixed.p95.toFixed(1)}`, `max ${commonMixed.max.toFixed(1)} ms`]);
-    rows.push(['process RSS / heap+buffers delta (all three instances)', '', '', `${mb(process.memoryUsage().rss)} MB RSS (was ${mb(rss0)}), ${mb(process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - heap0)} MB`]);
+    rows.push([
+      'search: 200 random one-book words, 16 MB LRU',
+      '',
+      `${mixed.p50.toFixed(1)} / ${mixed.p95.toFixed(1)}`,
+      `max ${mixed.max.toFixed(1)} ms`,
+    ]);
+    const commonMixed = await time(50, (i) =>
+      lru.search(
+        [['the', 'path', 'function', 'draw', 'label'][i % 5], `zq${Math.floor(r() * BOOKS)}`.slice(0, 2)],
+        newestFirst,
+        10_000,
+      ),
+    );
+    rows.push([
+      'search: common word + prefix "zq", 16 MB LRU',
+      '',
+      `${commonMixed.p50.toFixed(1)} / ${commonMixed.p95.toFixed(1)}`,
+      `max ${commonMixed.max.toFixed(1)} ms`,
+    ]);
+    rows.push([
+      'process RSS / heap+buffers delta (all three instances)',
+      '',
+      '',
+      `${mb(process.memoryUsage().rss)} MB RSS (was ${mb(rss0)}), ${mb(process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - heap0)} MB`,
+    ]);
 
     if (FTS_BOOKS > 0) {
       const SQL = await loadSqlite();
@@ -189,7 +259,12 @@ async function main() {
       const bytes = db.export().length;
       const exportMs = performance.now() - t;
       db.close();
-      rows.push([`contentless FTS4 in sql.js, ${FTS_BOOKS} books`, `${Math.round(ftsBuild / FTS_BOOKS)} ms/book`, '', `${mb(bytes)} MB in the DB (${Math.round(bytes / FTS_BOOKS / 1024)} KB/book → ${mb((bytes / FTS_BOOKS) * 1000)} MB at 1000 books); export ${Math.round(exportMs)} ms`]);
+      rows.push([
+        `contentless FTS4 in sql.js, ${FTS_BOOKS} books`,
+        `${Math.round(ftsBuild / FTS_BOOKS)} ms/book`,
+        '',
+        `${mb(bytes)} MB in the DB (${Math.round(bytes / FTS_BOOKS / 1024)} KB/book → ${mb((bytes / FTS_BOOKS) * 1000)} MB at 1000 books); export ${Math.round(exportMs)} ms`,
+      ]);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,10 @@ async function main() {
         const id = uuid(i);
         const title = `card ${i} ${(i * 7919).toString(36)}`;
         const body = `lorem ipsum ${(i * 104729).toString(36)} dolor sit amet ${i % 97} consectetur ${(i * 31).toString(36)}`;
-        tx.run('INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [id, set.topicid, set.rootNoteId!, i, title, i % 16, now, now]);
+        tx.run(
+          'INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [id, set.topicid, set.rootNoteId!, i, title, i % 16, now, now],
+        );
         tx.run('INSERT INTO note_texts(noteid, idx, text) VALUES (?, 0, ?)', [id, body]);
         tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [id, set.topicid, `${title}\n${body}`]);
       }
@@ -49,9 +52,13 @@ async function main() {
     let ms = 0;
     for (let i = 0; i < SNAPSHOTS; i++) {
       // One card changes, so every snapshot is new content (none reused).
-      await client.request('POST', '/notes/metadata', { body: { noteIds: [uuid(1 + (i % CARDS))], patch: { colorIndex: ((1 + i) % 16 + 1) % 16 }, confirm: true } });
+      await client.request('POST', '/notes/metadata', {
+        body: { noteIds: [uuid(1 + (i % CARDS))], patch: { colorIndex: (((1 + i) % 16) + 1) % 16 }, confirm: true },
+      });
       const t0 = performance.now();
-      const snap = await client.request<{ created: boolean }>('POST', `/study-sets/${set.topicid}/snapshots`, { body: { description: `size ${i}` } });
+      const snap = await client.request<{ created: boolean }>('POST', `/study-sets/${set.topicid}/snapshots`, {
+        body: { description: `size ${i}` },
+      });
       ms += performance.now() - t0;
       if (!snap.created) throw new Error('snapshot reused');
     }

@@ -60,12 +60,30 @@ async function main() {
   printTable(
     ['server', 'req/s (median)', 'rounds', 'p99 ms', 'errors', 'vs Koa'],
     [
-      ['bare Koa hello-world', kr, k.map((x) => Math.round(x.rps)).join(' / '), median(k.map((x) => x.p99)), k.reduce((a, x) => a + x.errors, 0), '100 %'],
-      ['Study Bridge GET /status', br, b.map((x) => Math.round(x.rps)).join(' / '), median(b.map((x) => x.p99)), b.reduce((a, x) => a + x.errors, 0), `${ratio.toFixed(0)} % (goal ≥ ${GOAL} %)`],
+      [
+        'bare Koa hello-world',
+        kr,
+        k.map((x) => Math.round(x.rps)).join(' / '),
+        median(k.map((x) => x.p99)),
+        k.reduce((a, x) => a + x.errors, 0),
+        '100 %',
+      ],
+      [
+        'Study Bridge GET /status',
+        br,
+        b.map((x) => Math.round(x.rps)).join(' / '),
+        median(b.map((x) => x.p99)),
+        b.reduce((a, x) => a + x.errors, 0),
+        `${ratio.toFixed(0)} % (goal ≥ ${GOAL} %)`,
+      ],
     ],
   );
-  process.stdout.write(`\n${CONCURRENCY} keep-alive connections (autocannon, in this process), ${ROUNDS} alternating rounds of ${SECONDS} s, servers in child processes.\n`);
-  process.stdout.write(`vs Koa: median over the rounds of bridge req/s ÷ the Koa req/s measured just before it${ratio >= GOAL ? '' : ` — BELOW the goal of ${GOAL} %`}.\n`);
+  process.stdout.write(
+    `\n${CONCURRENCY} keep-alive connections (autocannon, in this process), ${ROUNDS} alternating rounds of ${SECONDS} s, servers in child processes.\n`,
+  );
+  process.stdout.write(
+    `vs Koa: median over the rounds of bridge req/s ÷ the Koa req/s measured just before it${ratio >= GOAL ? '' : ` — BELOW the goal of ${GOAL} %`}.\n`,
+  );
   rmSync(dataDir, { recursive: true, force: true });
 }
 

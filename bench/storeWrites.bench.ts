@@ -25,7 +25,10 @@ async function main() {
       for (let i = 0; i < 10_000; i++) {
         const id = randomUUID().toUpperCase();
         const text = `Card ${batch * 10_000 + i}: ${'lorem ipsum dolor sit amet '.repeat(9)}`;
-        tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [id, set.topicid, set.rootNoteId, i, text.slice(0, 64), '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z']);
+        tx.run(
+          `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          [id, set.topicid, set.rootNoteId, i, text.slice(0, 64), '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+        );
         tx.run(`INSERT INTO note_texts(noteid, idx, text) VALUES (?, 0, ?)`, [id, text]);
         tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [id, set.topicid, text]);
       }
@@ -40,7 +43,10 @@ async function main() {
     const id = randomUUID().toUpperCase();
     const s = performance.now();
     await store.write((tx) => {
-      tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [id, set.topicid, set.rootNoteId, 0, 'x', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z']);
+      tx.run(
+        `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [id, set.topicid, set.rootNoteId, 0, 'x', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+      );
       tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [id, set.topicid, 'bench card']);
     });
     storeLat.push(performance.now() - s);
@@ -60,13 +66,30 @@ async function main() {
   printTable(
     ['measure', 'p50 ms', 'p99 ms', 'note'],
     [
-      ['store.write (1 card + index, fsync)', percentile(storeLat, 50), percentile(storeLat, 99), `${WRITES} writes at ${rows} cards; goal p50 ≤ 5 ms`],
-      ['POST /library/study-sets over HTTP', percentile(httpLat, 50), percentile(httpLat, 99), 'acknowledged = response received'],
+      [
+        'store.write (1 card + index, fsync)',
+        percentile(storeLat, 50),
+        percentile(storeLat, 99),
+        `${WRITES} writes at ${rows} cards; goal p50 ≤ 5 ms`,
+      ],
+      [
+        'POST /library/study-sets over HTTP',
+        percentile(httpLat, 50),
+        percentile(httpLat, 99),
+        'acknowledged = response received',
+      ],
       ['full db.export()', cp.exportMs, cp.exportMs, `${(cp.bytes / 1e6).toFixed(1)} MB database`],
-      ['full checkpoint (export + write + fsync + rename)', cp.exportMs + cp.writeMs, cp.exportMs + cp.writeMs, 'what a write would cost if each one exported'],
+      [
+        'full checkpoint (export + write + fsync + rename)',
+        cp.exportMs + cp.writeMs,
+        cp.exportMs + cp.writeMs,
+        'what a write would cost if each one exported',
+      ],
     ],
   );
-  process.stdout.write(`\nloading ${CARDS} cards took ${(loadMs / 1000).toFixed(1)} s; export/write p50 ratio: ${(cp.exportMs / percentile(storeLat, 50)).toFixed(0)}×\n`);
+  process.stdout.write(
+    `\nloading ${CARDS} cards took ${(loadMs / 1000).toFixed(1)} s; export/write p50 ratio: ${(cp.exportMs / percentile(storeLat, 50)).toFixed(0)}×\n`,
+  );
   await bridge.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

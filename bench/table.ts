@@ -5,7 +5,8 @@ export function printTable(headers: string[], rows: Array<Array<string | number>
   for (const r of cells) process.stdout.write(`| ${r.join(' | ')} |\n`);
 }
 
-const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fmt = (n: number) =>
+  Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

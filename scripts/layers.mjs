@@ -2,7 +2,10 @@
 // arrows of the layer picture in docs/ARCHITECTURE.md: `npm run -s layers`.
 import { execFileSync } from 'node:child_process';
 
-const json = execFileSync('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+const json = execFileSync('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+  encoding: 'utf8',
+  maxBuffer: 64 << 20,
+});
 const group = (p) => {
   const file = /^src\/(server\/)?([^/]+\.ts)$/.exec(p);
   if (file) return `${file[1] ?? ''}${file[2]}`;
@@ -26,6 +29,8 @@ for (const mod of JSON.parse(json).modules) {
   }
 }
 for (const [from, tos] of [...arrows].sort(([a], [b]) => a.localeCompare(b))) {
-  const list = [...tos].sort(([a], [b]) => a.localeCompare(b)).map(([to, typesOnly]) => (typesOnly ? `${to} (types)` : to));
+  const list = [...tos]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([to, typesOnly]) => (typesOnly ? `${to} (types)` : to));
   console.log(`${from} → ${list.join(', ')}`);
 }

@@ -28,7 +28,10 @@ for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscod
   if (existsSync(join(root, f))) cpSync(join(root, f), join(stage, f), { recursive: true });
 }
 // The README's screenshots live in docs/, which the VSIX does not carry: drop their image lines there.
-writeFileSync(join(stage, 'README.md'), readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\(docs\/[^)]*\)\n?/gm, ''));
+writeFileSync(
+  join(stage, 'README.md'),
+  readFileSync(join(root, 'README.md'), 'utf8').replace(/^!\[[^\]]*\]\(docs\/[^)]*\)\n?/gm, ''),
+);
 
 // ── run-time requires left in the bundles ──
 const builtins = new Set([...builtinModules, 'vscode']);
@@ -48,7 +51,13 @@ for (const f of readdirSync(dist)) {
     const spec = m[2];
     if (spec.startsWith('node:')) continue;
     // require.resolve('pkg/file.ext') of an asset already copied beside the bundles is a dev fallback.
-    if (isResolve && /\.[a-z0-9]+$/i.test(spec) && !spec.endsWith('package.json') && existsSync(join(dist, basename(spec)))) continue;
+    if (
+      isResolve &&
+      /\.[a-z0-9]+$/i.test(spec) &&
+      !spec.endsWith('package.json') &&
+      existsSync(join(dist, basename(spec)))
+    )
+      continue;
     const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
     if (builtins.has(name)) continue;
     // require.resolve of a package esbuild bundles is a dev fallback for its assets (esbuild.mjs copies those).
@@ -59,7 +68,8 @@ for (const f of readdirSync(dist)) {
     wanted.add(name);
   }
 }
-if (skippedResolves.size) log(`bundled, not shipped as modules (assets come from esbuild.mjs): ${[...skippedResolves].join(', ')}`);
+if (skippedResolves.size)
+  log(`bundled, not shipped as modules (assets come from esbuild.mjs): ${[...skippedResolves].join(', ')}`);
 
 // ── dependency closure, as installed (optional deps only when present: this platform's binaries) ──
 const closure = new Map(); // name -> dir
@@ -125,7 +135,8 @@ log(`run-time modules: ${[...wanted].join(', ') || 'none'} (+${closure.size - wa
 // ── VSIX ──
 const target = native ? `${process.platform}-${process.arch}` : undefined;
 const out = join(root, `${pkg.name}-${pkg.version}${target ? `-${target}` : ''}.vsix`);
-for (const f of readdirSync(root)) if (f.startsWith(`${pkg.name}-${pkg.version}`) && f.endsWith('.vsix')) rmSync(join(root, f));
+for (const f of readdirSync(root))
+  if (f.startsWith(`${pkg.name}-${pkg.version}`) && f.endsWith('.vsix')) rmSync(join(root, f));
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 const args = [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out];
 if (target) args.push('--target', target);
@@ -133,4 +144,6 @@ execFileSync(process.execPath, args, { cwd: stage, stdio: 'inherit' });
 
 const mb = statSync(out).size / 1024 / 1024;
 log(`VSIX ${out}`);
-log(`VSIX size: ${mb.toFixed(1)} MB${target ? ` (platform-specific: ${target}, native module inside)` : ''}; built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+log(
+  `VSIX size: ${mb.toFixed(1)} MB${target ? ` (platform-specific: ${target}, native module inside)` : ''}; built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);

@@ -60,11 +60,18 @@ async function serve(argv: string[]): Promise<void> {
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`bad --port ${values.port}`, 2);
   const ankiPort = values['ankiconnect-port'] === undefined ? undefined : Number(values['ankiconnect-port']);
-  if (ankiPort !== undefined && (!Number.isInteger(ankiPort) || ankiPort < 0 || ankiPort > 65535)) fail(`bad --ankiconnect-port ${values['ankiconnect-port']}`, 2);
-  if (values['ankiconnect-allowed-origins'] !== undefined && ankiPort === undefined) fail('--ankiconnect-allowed-origins needs --ankiconnect-port', 2);
-  const ankiOrigins = values['ankiconnect-allowed-origins']?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  if (ankiPort !== undefined && (!Number.isInteger(ankiPort) || ankiPort < 0 || ankiPort > 65535))
+    fail(`bad --ankiconnect-port ${values['ankiconnect-port']}`, 2);
+  if (values['ankiconnect-allowed-origins'] !== undefined && ankiPort === undefined)
+    fail('--ankiconnect-allowed-origins needs --ankiconnect-port', 2);
+  const ankiOrigins =
+    values['ankiconnect-allowed-origins']
+      ?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean) ?? [];
   const approvals = values.approvals as ApprovalPolicy;
-  if (!APPROVAL_POLICIES.includes(approvals)) fail(`bad --approvals ${values.approvals}: destructive, all-writes or never`, 2);
+  if (!APPROVAL_POLICIES.includes(approvals))
+    fail(`bad --approvals ${values.approvals}: destructive, all-writes or never`, 2);
   const premium = values['no-premium'] ? false : (premiumFromEnv() ?? true);
   let bridge;
   try {
@@ -73,7 +80,10 @@ async function serve(argv: string[]): Promise<void> {
       port,
       premium,
       approvals,
-      importFolders: values['import-folders']?.split(delimiter).filter(Boolean).map((f) => resolve(f)),
+      importFolders: values['import-folders']
+        ?.split(delimiter)
+        .filter(Boolean)
+        .map((f) => resolve(f)),
       ...(ankiPort !== undefined ? { ankiConnect: { port: ankiPort, allowedOrigins: ankiOrigins } } : {}),
       limits: { ...(maxUploadMb ? { uploadBytes: maxUploadMb * 1024 * 1024 } : {}), ...(maxPages ? { maxPages } : {}) },
       onRequest: values.log ? (e) => process.stderr.write(`${e.method} ${e.path} ${e.status} ${e.ms}ms\n`) : undefined,
@@ -86,7 +96,8 @@ async function serve(argv: string[]): Promise<void> {
   const recovered = recoveryLine(bridge.services.store.recovery);
   if (recovered) process.stderr.write(`${recovered}\n`);
   process.stdout.write(`Study Bridge listening on ${bridge.baseUrl}\n`);
-  if (bridge.ankiConnectPort !== undefined) process.stdout.write(`AnkiConnect (v6) on http://127.0.0.1:${bridge.ankiConnectPort}\n`);
+  if (bridge.ankiConnectPort !== undefined)
+    process.stdout.write(`AnkiConnect (v6) on http://127.0.0.1:${bridge.ankiConnectPort}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -99,7 +110,10 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, scope: { type: 'string', default: 'write' }, name: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, scope: { type: 'string', default: 'write' }, name: { type: 'string' } },
+  });
   const dataDir = resolve(values.data ?? defaultDataDir());
   const scope = values.scope;
   if (scope !== 'read' && scope !== 'write') fail(`bad --scope ${scope}: read or write`, 2);
@@ -108,7 +122,9 @@ async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void
   try {
     client = BridgeClient.fromDataDir(dataDir);
   } catch {
-    fail(`no running bridge found in ${dataDir} (no bridge.json or token). Start one with: study-bridge serve --data ${dataDir}`);
+    fail(
+      `no running bridge found in ${dataDir} (no bridge.json or token). Start one with: study-bridge serve --data ${dataDir}`,
+    );
   }
   try {
     if (kind === 'install') {
@@ -118,7 +134,9 @@ async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void
       );
     } else {
       const c = await client.createPairCode({ name, scope });
-      process.stdout.write(`Pairing code: ${c.code} (valid until ${c.expiresAt}, once)\nThe device sends: POST ${c.pairUrl} {"code":"${c.code}","deviceName":"..."}\n`);
+      process.stdout.write(
+        `Pairing code: ${c.code} (valid until ${c.expiresAt}, once)\nThe device sends: POST ${c.pairUrl} {"code":"${c.code}","deviceName":"..."}\n`,
+      );
     }
   } catch (e) {
     if (e instanceof BridgeClientError) fail(e.message);

@@ -50,8 +50,18 @@ export interface StudyBridgeApi {
   /** File behind the "Study Bridge" log channel (the request log). */
   readonly logFile: string;
   readonly mcpRegistered: boolean;
-  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider; agents: AgentsProvider };
-  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode>; agents: vscode.TreeView<BridgeNode> };
+  readonly views: {
+    studySets: StudySetsProvider;
+    decks: DecksProvider;
+    bundles: BundlesProvider;
+    agents: AgentsProvider;
+  };
+  readonly trees: {
+    studySets: vscode.TreeView<BridgeNode>;
+    decks: vscode.TreeView<BridgeNode>;
+    bundles: vscode.TreeView<BridgeNode>;
+    agents: vscode.TreeView<BridgeNode>;
+  };
   /** The result.md editor (its open previews, their state and problems). */
   readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
@@ -81,12 +91,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   const ui = new WorkbenchUi();
   context.subscriptions.push(ui);
   const bridgeOptions = () => ({ ...readBridgeOptions(context), ui });
-  const bridgeHost = new BridgeHost(bridgeOptions, log, { codeCacheDir: vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath });
+  const bridgeHost = new BridgeHost(bridgeOptions, log, {
+    codeCacheDir: vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath,
+  });
   host = bridgeHost;
   // Disposed explicitly (and awaited) in deactivate; this is the safety net.
   context.subscriptions.push({ dispose: () => void bridgeHost.dispose() });
   context.subscriptions.push(
-    bridgeHost.onRequest((e) => log.info(`${e.method} ${e.path} ${e.status} ${Math.round(e.ms)}ms`) /* paths only: the server never passes query strings */),
+    bridgeHost.onRequest(
+      (e) =>
+        log.info(
+          `${e.method} ${e.path} ${e.status} ${Math.round(e.ms)}ms`,
+        ) /* paths only: the server never passes query strings */,
+    ),
   );
 
   const statusBar = new BridgeStatusBar();
@@ -113,7 +130,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     onSubmitted: async (bundleId, receipt) => {
       refreshViews();
       const known = views.bundles.bundles.find((b) => b.bundleId === bundleId);
-      const topicid = known?.topicid ?? (await getClient()?.bundles.list())?.bundles.find((b) => b.bundleId === bundleId)?.topicid;
+      const topicid =
+        known?.topicid ?? (await getClient()?.bundles.list())?.bundles.find((b) => b.bundleId === bundleId)?.topicid;
       if (topicid) await revealImport(topicid, receipt.rootNoteId);
     },
   });
@@ -130,8 +148,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   // Anyone's write (an agent's, this window's, another window's) refreshes the views.
   const feed = new LibraryChangeFeed(getClient, log);
   changeFeed = feed;
-  context.subscriptions.push(feed, feed.onDidChange(() => refreshViews()));
-  context.subscriptions.push(...registerApprovalPrompts({ log, getClient, feed, onBridgeChange: bridgeHost.onDidChange }));
+  context.subscriptions.push(
+    feed,
+    feed.onDidChange(() => refreshViews()),
+  );
+  context.subscriptions.push(
+    ...registerApprovalPrompts({ log, getClient, feed, onBridgeChange: bridgeHost.onDidChange }),
+  );
 
   // Reviews: the panel of a deck ("Review Now"), the due-today count in the status bar.
   const review = registerReview({
@@ -147,7 +170,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
   );
 
   // Mind maps of study sets: they follow the change feed like the views.
-  const mindMaps = new MindMapPanels({ extensionUri: context.extensionUri, getClient, log, onLibraryChange: feed.onDidChange, onBridgeChange: bridgeHost.onDidChange, revealCard });
+  const mindMaps = new MindMapPanels({
+    extensionUri: context.extensionUri,
+    getClient,
+    log,
+    onLibraryChange: feed.onDidChange,
+    onBridgeChange: bridgeHost.onDidChange,
+    revealCard,
+  });
   context.subscriptions.push(
     mindMaps,
     ...registerMindMapCommands({
@@ -182,7 +212,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     }),
     ...registerGoToCard({ log, requireClient, reader, revealCard }),
     feed.onDidChange(() => reader.refreshAll()),
-    ui.onDidOpen((req) => void reader.follow(req).catch((err: unknown) => log.warn(`reader: ${err instanceof Error ? err.message : String(err)}`))),
+    ui.onDidOpen(
+      (req) =>
+        void reader
+          .follow(req)
+          .catch((err: unknown) => log.warn(`reader: ${err instanceof Error ? err.message : String(err)}`)),
+    ),
   );
 
   const recoveryChecked = new Set<string>();
@@ -196,7 +231,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
       if (state.mode === 'hosting' && state.instanceNonce && !recoveryChecked.has(state.instanceNonce)) {
         recoveryChecked.add(state.instanceNonce);
         const client = getClient();
-        if (client) void showRecoveryNotice(client, log).catch((err: unknown) => log.warn(`recovery report: ${err instanceof Error ? err.message : String(err)}`));
+        if (client)
+          void showRecoveryNotice(client, log).catch((err: unknown) =>
+            log.warn(`recovery report: ${err instanceof Error ? err.message : String(err)}`),
+          );
       }
       if (state.mode === 'hosting' || state.mode === 'attached') {
         void feed.restart();
@@ -249,7 +287,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<StudyB
     (e: unknown) => log.error(`bridge start failed: ${(e as Error)?.message ?? e}`),
   );
   const activationMs = performance.now() - t0;
-  log.info(`activated in ${activationMs.toFixed(0)} ms (MCP provider ${mcpRegistered ? 'registered' : 'not available in this VS Code'})`);
+  log.info(
+    `activated in ${activationMs.toFixed(0)} ms (MCP provider ${mcpRegistered ? 'registered' : 'not available in this VS Code'})`,
+  );
 
   return {
     get mode() {

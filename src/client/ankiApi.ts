@@ -5,7 +5,6 @@ import type { Requester } from './requester';
 /** Anki packages in and out of review decks (POST /decks/import, GET /decks/{id}/apkg). */
 export type AnkiImportResult = RouteResponse<typeof deckImportResponse>;
 
-
 export class AnkiApi {
   constructor(private readonly http: Requester) {}
 

@@ -11,7 +11,6 @@ export type ApprovalList = RouteResponse<typeof approvalListResponse>;
 export type PendingApproval = ApprovalList['approvals'][number];
 export type DecidedApproval = RouteResponse<typeof approvalResponse>;
 
-
 export class ApprovalsApi {
   constructor(private readonly client: Requester) {}
 
@@ -22,6 +21,8 @@ export class ApprovalsApi {
     return this.client.request<DecidedApproval>('GET', `/approvals/${encodeURIComponent(approvalId)}`);
   }
   decide(approvalId: string, decision: 'allow' | 'deny') {
-    return this.client.request<DecidedApproval>('POST', `/approvals/${encodeURIComponent(approvalId)}/decide`, { body: { decision, confirm: true } });
+    return this.client.request<DecidedApproval>('POST', `/approvals/${encodeURIComponent(approvalId)}/decide`, {
+      body: { decision, confirm: true },
+    });
   }
 }

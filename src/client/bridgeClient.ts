@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouteResponse, RouteResponseItem } from '../server/api/http/routeTable';
 import type { capabilitiesResponse, contextResponse, statusResponse } from '../server/api/routes/systemShapes';
-import type { studySetCreateResponse, studySetDocumentAddResponse, studySetDocumentRemoveResponse, studySetDocumentsResponse, studySetListResponse } from '../server/api/routes/studySets';
+import type {
+  studySetCreateResponse,
+  studySetDocumentAddResponse,
+  studySetDocumentRemoveResponse,
+  studySetDocumentsResponse,
+  studySetListResponse,
+} from '../server/api/routes/studySets';
 import type { deckCreateResponse, deckListResponse } from '../server/api/routes/decks';
 import type { outlineResponse } from '../server/api/routes/documents';
 import type { searchResponse } from '../server/api/routes/search';
@@ -169,7 +175,13 @@ export class BridgeClient implements Requester {
     } catch {
       /* not JSON */
     }
-    throw new BridgeClientError(res.status, err?.code ?? 'HTTP_ERROR', err?.message ?? res.text().slice(0, 200), err?.details, err?.retryable);
+    throw new BridgeClientError(
+      res.status,
+      err?.code ?? 'HTTP_ERROR',
+      err?.message ?? res.text().slice(0, 200),
+      err?.details,
+      err?.retryable,
+    );
   }
 
   status() {
@@ -187,18 +199,31 @@ export class BridgeClient implements Requester {
     return this.request<ContextResponse>('GET', '/context');
   }
   async listStudySets(query?: string): Promise<StudySet[]> {
-    return (await this.request<RouteResponse<typeof studySetListResponse>>('GET', '/library/study-sets', { query: { query } })).studySets;
+    return (
+      await this.request<RouteResponse<typeof studySetListResponse>>('GET', '/library/study-sets', { query: { query } })
+    ).studySets;
   }
   createStudySet(title: string) {
-    return this.request<RouteResponse<typeof studySetCreateResponse>>('POST', '/library/study-sets', { body: { title, confirm: true } });
+    return this.request<RouteResponse<typeof studySetCreateResponse>>('POST', '/library/study-sets', {
+      body: { title, confirm: true },
+    });
   }
   async studySetDocuments(topicid: string): Promise<StudySetDocument[]> {
-    return (await this.request<RouteResponse<typeof studySetDocumentsResponse>>('GET', `/study-sets/${encodeURIComponent(topicid)}/documents`)).documents;
+    return (
+      await this.request<RouteResponse<typeof studySetDocumentsResponse>>(
+        'GET',
+        `/study-sets/${encodeURIComponent(topicid)}/documents`,
+      )
+    ).documents;
   }
   addDocumentToStudySet(topicid: string, bookmd5: string) {
-    return this.request<RouteResponse<typeof studySetDocumentAddResponse>>('POST', `/study-sets/${encodeURIComponent(topicid)}/documents`, {
-      body: { bookmd5, confirm: true },
-    });
+    return this.request<RouteResponse<typeof studySetDocumentAddResponse>>(
+      'POST',
+      `/study-sets/${encodeURIComponent(topicid)}/documents`,
+      {
+        body: { bookmd5, confirm: true },
+      },
+    );
   }
   removeDocumentFromStudySet(topicid: string, bookmd5: string) {
     return this.request<RouteResponse<typeof studySetDocumentRemoveResponse>>(
@@ -215,7 +240,9 @@ export class BridgeClient implements Requester {
     return this.request<OutlineResult>('GET', `/documents/${bookmd5}/outline`);
   }
   pages(bookmd5: string, start: number, end = start, opts: { blocks?: boolean } = {}) {
-    return this.request<PagesResult>('GET', `/documents/${bookmd5}/pages`, { query: { start, end, blocks: opts.blocks ? 1 : undefined } });
+    return this.request<PagesResult>('GET', `/documents/${bookmd5}/pages`, {
+      query: { start, end, blocks: opts.blocks ? 1 : undefined },
+    });
   }
   search(q: string, opts: { scope?: 'all' | 'notes' | 'studysets' | 'documents'; limit?: number } = {}) {
     return this.request<RouteResponse<typeof searchResponse>>('GET', '/search', { query: { q, ...opts } });
@@ -234,6 +261,10 @@ export class BridgeClient implements Requester {
     return this.request<PairCode>('POST', '/install/code', { body: { kind: 'pair', ...grant } });
   }
   pair(code: string, deviceName: string) {
-    return this.request<Success & { token: string; tokenId: string; scope: AgentScope; deviceName: string }>('POST', '/pair', { body: { code, deviceName }, anonymous: true });
+    return this.request<Success & { token: string; tokenId: string; scope: AgentScope; deviceName: string }>(
+      'POST',
+      '/pair',
+      { body: { code, deviceName }, anonymous: true },
+    );
   }
 }

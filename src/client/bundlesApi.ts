@@ -67,7 +67,9 @@ export class BundlesApi {
     const res = await this.file(bundleId, 'manifest.json');
     if (res.status !== 200) {
       // Same error surface as request(): let the client build the error from the body.
-      return this.http.request<BundleManifest>('GET', `/bundles/${seg(bundleId)}/files`, { query: { path: 'manifest.json' } });
+      return this.http.request<BundleManifest>('GET', `/bundles/${seg(bundleId)}/files`, {
+        query: { path: 'manifest.json' },
+      });
     }
     return res.json<BundleManifest>();
   }

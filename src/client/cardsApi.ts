@@ -4,7 +4,12 @@ import type { deckCardsResponse } from '../server/api/routes/deckCards';
 import type { changesResponse } from '../server/api/routes/libraryChanges';
 import type { batchGetResponse } from '../server/api/routes/noteReads';
 import type { snapshotCreateResponse, snapshotListResponse, restoreResponse } from '../server/api/routes/snapshots';
-import type { createNoteRequest, noteCreateResponse, notePaletteResponse, treeResponse } from '../server/api/routes/studySetCards';
+import type {
+  createNoteRequest,
+  noteCreateResponse,
+  notePaletteResponse,
+  treeResponse,
+} from '../server/api/routes/studySetCards';
 import type { commentResponse, titleResponse } from '../server/api/routes/noteEdits';
 import type { deleteResponse } from '../server/api/routes/noteStructure';
 import type { Requester } from './requester';
@@ -68,14 +73,22 @@ export class CardsApi {
   /** Any number of cards: POST /notes/batch-get takes at most 200 per call, so this asks in slices of 200. */
   async batchGetAll(noteIds: string[]): Promise<Note[]> {
     const notes: Note[] = [];
-    for (let i = 0; i < noteIds.length; i += BATCH_GET_MAX) notes.push(...(await this.batchGet(noteIds.slice(i, i + BATCH_GET_MAX))).notes);
+    for (let i = 0; i < noteIds.length; i += BATCH_GET_MAX)
+      notes.push(...(await this.batchGet(noteIds.slice(i, i + BATCH_GET_MAX))).notes);
     return notes;
   }
   async palette(topicid: string): Promise<PaletteEntry[]> {
-    return (await this.http.request<RouteResponse<typeof notePaletteResponse>>('GET', `/study-sets/${seg(topicid)}/note-palette`)).palette;
+    return (
+      await this.http.request<RouteResponse<typeof notePaletteResponse>>(
+        'GET',
+        `/study-sets/${seg(topicid)}/note-palette`,
+      )
+    ).palette;
   }
   create(topicid: string, card: NewCard) {
-    return this.http.request<CreatedCard>('POST', `/study-sets/${seg(topicid)}/notes`, { body: { ...card, confirm: true } });
+    return this.http.request<CreatedCard>('POST', `/study-sets/${seg(topicid)}/notes`, {
+      body: { ...card, confirm: true },
+    });
   }
   /** `expectedPrefix`: the first 32 characters of the title as last read (409 when it changed since). */
   setTitle(noteId: string, text: string, expectedPrefix: string) {
@@ -84,7 +97,9 @@ export class CardsApi {
     });
   }
   addComment(noteId: string, text: string) {
-    return this.http.request<RouteResponse<typeof commentResponse>>('POST', `/notes/${seg(noteId)}/comments`, { body: { text, confirm: true } });
+    return this.http.request<RouteResponse<typeof commentResponse>>('POST', `/notes/${seg(noteId)}/comments`, {
+      body: { text, confirm: true },
+    });
   }
   /** The true dry-run: what deleting would do, nothing changed. */
   async previewDelete(noteIds: string[]): Promise<DeletePreview> {
@@ -98,19 +113,30 @@ export class CardsApi {
     throw new Error('POST /notes/delete without confirm did not answer with its dry-run');
   }
   delete(noteIds: string[]) {
-    return this.http.request<RouteResponse<typeof deleteResponse>>('POST', '/notes/delete', { body: { noteIds, confirm: true } });
+    return this.http.request<RouteResponse<typeof deleteResponse>>('POST', '/notes/delete', {
+      body: { noteIds, confirm: true },
+    });
   }
   /** Asynchronous by contract: the UI shows the card; read GET /context for the outcome. */
   focus(noteId: string, topicid?: string) {
     return this.http.request('POST', `/notes/${seg(noteId)}/focus`, { body: { topicid } });
   }
   createSnapshot(topicid: string, description: string) {
-    return this.http.request<RouteResponse<typeof snapshotCreateResponse>>('POST', `/study-sets/${seg(topicid)}/snapshots`, {
-      body: { description, confirm: true },
-    });
+    return this.http.request<RouteResponse<typeof snapshotCreateResponse>>(
+      'POST',
+      `/study-sets/${seg(topicid)}/snapshots`,
+      {
+        body: { description, confirm: true },
+      },
+    );
   }
   async snapshots(topicid: string): Promise<Snapshot[]> {
-    return (await this.http.request<RouteResponse<typeof snapshotListResponse>>('GET', `/study-sets/${seg(topicid)}/snapshots`)).snapshots;
+    return (
+      await this.http.request<RouteResponse<typeof snapshotListResponse>>(
+        'GET',
+        `/study-sets/${seg(topicid)}/snapshots`,
+      )
+    ).snapshots;
   }
   /** 409 USER_EDITS_PRESENT (details.changedNodes) unless `force`; 409 STUDY_SET_IN_USE while the set is open. */
   restoreSnapshot(snapshotId: string, opts: { force?: boolean } = {}) {

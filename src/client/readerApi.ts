@@ -27,7 +27,12 @@ export interface AnchoredCard {
 
 export interface ExcerptCard {
   parentNoteId?: string;
-  excerpt: { bookmd5: string; page: number; text: string; rect: { x: number; y: number; width: number; height: number } };
+  excerpt: {
+    bookmd5: string;
+    page: number;
+    text: string;
+    rect: { x: number; y: number; width: number; height: number };
+  };
 }
 
 /** The client's requests, and the reads of sets and cards this API builds on (BridgeClient has them all). */
@@ -56,7 +61,8 @@ export class ReaderApi {
   async setsWith(bookmd5: string): Promise<Array<{ topicid: string; title: string }>> {
     const out: Array<{ topicid: string; title: string }> = [];
     for (const set of await this.http.listStudySets()) {
-      if ((await this.http.studySetDocuments(set.topicid)).some((d) => d.bookmd5 === bookmd5)) out.push({ topicid: set.topicid, title: set.title });
+      if ((await this.http.studySetDocuments(set.topicid)).some((d) => d.bookmd5 === bookmd5))
+        out.push({ topicid: set.topicid, title: set.title });
     }
     return out.sort((a, b) => a.title.localeCompare(b.title));
   }
@@ -68,13 +74,23 @@ export class ReaderApi {
     const out: AnchoredCard[] = [];
     for (const n of await this.http.cards.batchGetAll(ids)) {
       const a = n.sourceAnchor;
-      if (a.bookmd5 === bookmd5 && a.page && a.rect) out.push({ noteid: n.noteid, title: n.title, colorIndex: n.metadata.colorIndex, page: a.page, rect: a.rect, rects: a.rects?.length ? a.rects : [a.rect] });
+      if (a.bookmd5 === bookmd5 && a.page && a.rect)
+        out.push({
+          noteid: n.noteid,
+          title: n.title,
+          colorIndex: n.metadata.colorIndex,
+          page: a.page,
+          rect: a.rect,
+          rects: a.rects?.length ? a.rects : [a.rect],
+        });
     }
     return out;
   }
 
   /** POST /study-sets/{id}/notes with excerpt.rect: the card is anchored to exactly the selection. */
   makeCard(topicid: string, card: ExcerptCard) {
-    return this.http.request<CreatedCard & { title: string }>('POST', `/study-sets/${seg(topicid)}/notes`, { body: { ...card, confirm: true } });
+    return this.http.request<CreatedCard & { title: string }>('POST', `/study-sets/${seg(topicid)}/notes`, {
+      body: { ...card, confirm: true },
+    });
   }
 }

@@ -39,7 +39,8 @@ export class SseParser {
 
   private line(line: string): void {
     if (line === '') {
-      if (this.data.length) this.onEvent({ event: this.event || 'message', data: this.data.join('\n'), id: this.lastId });
+      if (this.data.length)
+        this.onEvent({ event: this.event || 'message', data: this.data.join('\n'), id: this.lastId });
       this.event = '';
       this.data = [];
       return;

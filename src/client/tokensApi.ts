@@ -11,7 +11,6 @@ export type AgentToken = TokenList['tokens'][number];
 export type IssuedToken = RouteResponse<typeof tokenIssueResponse>;
 export type AgentScope = AgentToken['scope'];
 
-
 export class TokensApi {
   constructor(private readonly client: Requester) {}
 
@@ -22,6 +21,10 @@ export class TokensApi {
     return this.client.request<IssuedToken>('POST', '/tokens', { body: { name, scope, confirm: true } });
   }
   revoke(tokenId: string) {
-    return this.client.request<RouteResponse<typeof tokenRevokeResponse>>('POST', `/tokens/${encodeURIComponent(tokenId)}/revoke`, { body: { confirm: true } });
+    return this.client.request<RouteResponse<typeof tokenRevokeResponse>>(
+      'POST',
+      `/tokens/${encodeURIComponent(tokenId)}/revoke`,
+      { body: { confirm: true } },
+    );
   }
 }

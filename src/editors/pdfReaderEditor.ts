@@ -39,7 +39,9 @@ class ReaderDocument implements vscode.CustomDocument {
 /** The editor column of the mind map in front, if the active tab is one. */
 function activeMindMapColumn(): vscode.ViewColumn | undefined {
   const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-  return tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(MIND_MAP_VIEW_TYPE) ? tab.group.viewColumn : undefined;
+  return tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(MIND_MAP_VIEW_TYPE)
+    ? tab.group.viewColumn
+    : undefined;
 }
 
 /** Thrown for what the person should read as is (no stack in the log). */
@@ -79,22 +81,27 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
   resolveCustomEditor(document: ReaderDocument, panel: vscode.WebviewPanel): void {
     const intent = this.intents.get(document.uri.toString()) ?? {};
     this.intents.delete(document.uri.toString());
-    const session = new PdfReaderSession(document.uri, panel, {
-      extensionUri: this.deps.extensionUri,
-      getClient: this.deps.getClient,
-      log: this.deps.log,
-      memory: this.deps.memory,
-      images: this.images,
-      defaultSet: (bookmd5) => this.defaultSet(bookmd5),
-      onPage: (s) => {
-        if (s.panel.active || this.active === s) {
-          this.active = s;
-          this.deps.showPage({ bookmd5: s.bookmd5, page: s.page });
-        }
+    const session = new PdfReaderSession(
+      document.uri,
+      panel,
+      {
+        extensionUri: this.deps.extensionUri,
+        getClient: this.deps.getClient,
+        log: this.deps.log,
+        memory: this.deps.memory,
+        images: this.images,
+        defaultSet: (bookmd5) => this.defaultSet(bookmd5),
+        onPage: (s) => {
+          if (s.panel.active || this.active === s) {
+            this.active = s;
+            this.deps.showPage({ bookmd5: s.bookmd5, page: s.page });
+          }
+        },
+        onCardClicked: (s, noteid) => void this.cardClicked(s, noteid),
+        onMakeCard: (s) => void vscode.commands.executeCommand('studyBridge.reader.makeCard', { session: s }),
       },
-      onCardClicked: (s, noteid) => void this.cardClicked(s, noteid),
-      onMakeCard: (s) => void vscode.commands.executeCommand('studyBridge.reader.makeCard', { session: s }),
-    }, intent);
+      intent,
+    );
     this.sessions.add(session);
     if (panel.active || !this.active) this.active = session;
     session.onDidDispose(() => {
@@ -120,13 +127,23 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
    * Opens (or brings forward) the reader of a library document at a page;
    * with `noteid`, scrolled to that card's rectangle. Resolves with its session.
    */
-  async openBook(target: { bookmd5: string; topicid?: string; page?: number; noteid?: string; preserveFocus?: boolean; beside?: boolean }): Promise<PdfReaderSession> {
+  async openBook(target: {
+    bookmd5: string;
+    topicid?: string;
+    page?: number;
+    noteid?: string;
+    preserveFocus?: boolean;
+    beside?: boolean;
+  }): Promise<PdfReaderSession> {
     const requestedAt = performance.now();
     // The reader never covers a mind map the person is looking at, nor the panel that asked for it (`beside`: review):
     // it opens (or moves) beside it.
     const mapColumn = target.beside ? vscode.window.tabGroups.activeTabGroup.viewColumn : activeMindMapColumn();
     const bringForward = (s: PdfReaderSession) => {
-      s.panel.reveal(mapColumn && s.panel.viewColumn === mapColumn ? vscode.ViewColumn.Beside : s.panel.viewColumn, target.preserveFocus);
+      s.panel.reveal(
+        mapColumn && s.panel.viewColumn === mapColumn ? vscode.ViewColumn.Beside : s.panel.viewColumn,
+        target.preserveFocus,
+      );
       if (target.topicid && target.topicid !== s.topicid) void s.useSet(target.topicid);
       if (target.page || target.noteid) s.goto(target.page ?? s.page, target.noteid);
       return s;
@@ -137,14 +154,24 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     if (!client) throw new ReaderError('The bridge is not running.');
     const file = await client.reader.findFile(target.bookmd5, target.topicid);
     if (!file) throw new ReaderError(`Document ${target.bookmd5} is not in a study set of this library.`);
-    const uri = vscode.Uri.file(path.join(this.deps.dataDir(), 'library', ...file.folder.split('/').filter(Boolean), file.filename));
+    const uri = vscode.Uri.file(
+      path.join(this.deps.dataDir(), 'library', ...file.folder.split('/').filter(Boolean), file.filename),
+    );
     // Still loading (its book not read yet): the same file's reader.
     const byFile = [...this.sessions].find((s) => s.uri.toString() === uri.toString());
     if (byFile) return bringForward(byFile);
     // The opening page's picture starts rendering now, while VS Code makes the editor and its webview.
     const spot = this.deps.memory.spot(target.bookmd5);
-    if (!target.noteid) this.images.remember(target.bookmd5, uri.fsPath, target.page ?? spot?.page ?? 1, renderScale(spot?.scale));
-    this.intents.set(uri.toString(), { bookmd5: target.bookmd5, topicid: target.topicid, page: target.page, noteid: target.noteid, requestedAt, foundMs: Math.round(performance.now() - requestedAt) });
+    if (!target.noteid)
+      this.images.remember(target.bookmd5, uri.fsPath, target.page ?? spot?.page ?? 1, renderScale(spot?.scale));
+    this.intents.set(uri.toString(), {
+      bookmd5: target.bookmd5,
+      topicid: target.topicid,
+      page: target.page,
+      noteid: target.noteid,
+      requestedAt,
+      foundMs: Math.round(performance.now() - requestedAt),
+    });
     const opened = new Promise<PdfReaderSession>((resolve, reject) => {
       const timer = setTimeout(() => {
         sub.dispose();
@@ -177,11 +204,23 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
       const [note] = (await client.cards.batchGet([req.noteid])).notes;
       const a = note?.sourceAnchor;
       if (a?.bookmd5 && a.page) {
-        await this.openBook({ bookmd5: a.bookmd5, topicid: req.topicid ?? note.topicid, page: a.page, noteid: req.noteid, preserveFocus: true });
+        await this.openBook({
+          bookmd5: a.bookmd5,
+          topicid: req.topicid ?? note.topicid,
+          page: a.page,
+          noteid: req.noteid,
+          preserveFocus: true,
+        });
         return;
       }
     }
-    if (req.bookmd5) await this.openBook({ bookmd5: req.bookmd5, topicid: req.topicid ?? (await this.deps.openSet())?.topicid, page: req.page, preserveFocus: true });
+    if (req.bookmd5)
+      await this.openBook({
+        bookmd5: req.bookmd5,
+        topicid: req.topicid ?? (await this.deps.openSet())?.topicid,
+        page: req.page,
+        preserveFocus: true,
+      });
   }
 
   /** Every reader redraws its highlights (the library changed). */
@@ -198,22 +237,35 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     if (!session) throw new ReaderError('Open a book in the reader first.');
     const client = this.deps.getClient();
     if (!client) throw new ReaderError('The bridge is not running.');
-    if (!session.topicid) throw new ReaderError('This book is not in a study set, so there is nowhere to put a card. Add it to a set first.');
+    if (!session.topicid)
+      throw new ReaderError(
+        'This book is not in a study set, so there is nowhere to put a card. Add it to a set first.',
+      );
     const sel = await session.selection();
     if (!sel) throw new ReaderError('Select text in the book first, then choose Make card.');
-    if (sel.text.length > EXCERPT_MAX) throw new ReaderError(`The selection is ${sel.text.length} characters; a card excerpt holds at most ${EXCERPT_MAX}. Select less.`);
+    if (sel.text.length > EXCERPT_MAX)
+      throw new ReaderError(
+        `The selection is ${sel.text.length} characters; a card excerpt holds at most ${EXCERPT_MAX}. Select less.`,
+      );
     const parentNoteId = this.deps.selectedCard(session.topicid);
-    const created = await client.reader.makeCard(session.topicid, { parentNoteId, excerpt: { bookmd5: session.bookmd5, page: sel.page, text: sel.text, rect: sel.rect } });
+    const created = await client.reader.makeCard(session.topicid, {
+      parentNoteId,
+      excerpt: { bookmd5: session.bookmd5, page: sel.page, text: sel.text, rect: sel.rect },
+    });
     session.notice(`Card made from page ${sel.page}: “${created.title}”`);
     await session.reloadHighlights();
     this.deps.refreshViews();
-    void this.deps.revealCard({ topicid: session.topicid, title: session.setTitle ?? '' }, created.noteid).catch(() => undefined);
+    void this.deps
+      .revealCard({ topicid: session.topicid, title: session.setTitle ?? '' }, created.noteid)
+      .catch(() => undefined);
     return created;
   }
 
   private async cardClicked(session: PdfReaderSession, noteid: string): Promise<void> {
     if (!session.topicid) return;
-    await this.deps.revealCard({ topicid: session.topicid, title: session.setTitle ?? '' }, noteid).catch(() => undefined);
+    await this.deps
+      .revealCard({ topicid: session.topicid, title: session.setTitle ?? '' }, noteid)
+      .catch(() => undefined);
   }
 
   /** The set open in the window when it holds the book, else the first set (by title) that does. */

@@ -3,7 +3,15 @@ import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { NOTE_PALETTE_HEX } from '../server/domain/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
-import { readerGuards, type BenchResult, type OpenPhases, type OutlineEntry, type ReaderHighlight, type ReaderProtocol, type ReaderSelection } from '../webviews/pdfReader/protocol';
+import {
+  readerGuards,
+  type BenchResult,
+  type OpenPhases,
+  type OutlineEntry,
+  type ReaderHighlight,
+  type ReaderProtocol,
+  type ReaderSelection,
+} from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
 import { ReaderBookFile } from './readerBookFile';
 import type { ReaderMemory } from './readerMemory';
@@ -117,7 +125,13 @@ export class PdfReaderSession implements vscode.Disposable {
     this.topicid = intent.topicid;
     this.page = intent.page ?? 1;
     const webview = panel.webview;
-    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(deps.extensionUri, 'dist'),
+        vscode.Uri.joinPath(deps.extensionUri, 'media'),
+      ],
+    };
     this.channel = new HostChannel<ReaderProtocol>(webview, { guards: readerGuards, log: (m) => deps.log.warn(m) });
     this.listen();
     this.channel.onReady(() => (this.readyMs ??= Math.round(performance.now() - this.openedAt)));
@@ -132,7 +146,10 @@ export class PdfReaderSession implements vscode.Disposable {
     void this.start(book, intent).catch((err: unknown) => {
       this.errors.push(err instanceof Error ? err.message : String(err));
       deps.log.error(`reader: ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
-      this.channel.notify('notice', { kind: 'error', message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}` });
+      this.channel.notify('notice', {
+        kind: 'error',
+        message: `Could not open ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     });
   }
 
@@ -153,12 +170,17 @@ export class PdfReaderSession implements vscode.Disposable {
 
   private sendImage(bookmd5: string, page: number, scale: string | null): void {
     if (this.uri.scheme !== 'file') return;
-    void this.deps.images.render(bookmd5, this.uri.fsPath, page, renderScale(scale ?? undefined)).then((img: OpeningImage | undefined) => {
-      if (!img || this.firstRenderMs !== undefined || !this.disposables.length) return;
-      this.imageSentMs = Math.round(performance.now() - this.openedAt);
-      const webp = img.webp.buffer.slice(img.webp.byteOffset, img.webp.byteOffset + img.webp.byteLength) as ArrayBuffer;
-      this.channel.notify('pageImage', { page: img.page, widthPt: img.widthPt, heightPt: img.heightPt, scale, webp });
-    });
+    void this.deps.images
+      .render(bookmd5, this.uri.fsPath, page, renderScale(scale ?? undefined))
+      .then((img: OpeningImage | undefined) => {
+        if (!img || this.firstRenderMs !== undefined || !this.disposables.length) return;
+        this.imageSentMs = Math.round(performance.now() - this.openedAt);
+        const webp = img.webp.buffer.slice(
+          img.webp.byteOffset,
+          img.webp.byteOffset + img.webp.byteLength,
+        ) as ArrayBuffer;
+        this.channel.notify('pageImage', { page: img.page, widthPt: img.widthPt, heightPt: img.heightPt, scale, webp });
+      });
   }
 
   private async start(opening: Promise<ReaderBookFile>, intent: ReaderIntent): Promise<void> {
@@ -171,7 +193,8 @@ export class PdfReaderSession implements vscode.Disposable {
     // Opened without a place to go (no page, no card): where the person left this book.
     const spot = this.deps.memory.spot(this.bookmd5);
     // Opened from the file (Open With…): its picture could only start now, once the book is known by its MD5.
-    if (!intent.bookmd5 && !intent.noteid) this.sendImage(this.bookmd5, intent.page ?? spot?.page ?? 1, spot?.scale ?? null);
+    if (!intent.bookmd5 && !intent.noteid)
+      this.sendImage(this.bookmd5, intent.page ?? spot?.page ?? 1, spot?.scale ?? null);
     if (spot && intent.page === undefined && !intent.noteid) this.page = spot.page;
     if (spot) this.scale = spot.scale;
     // The first page needs only the book: the set, the outline and the highlights (bridge calls) come after it.
@@ -191,14 +214,23 @@ export class PdfReaderSession implements vscode.Disposable {
       const set = await this.deps.defaultSet(this.bookmd5).catch(() => undefined);
       this.topicid = set?.topicid;
       this.setTitle = set?.title;
-    } else this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === this.topicid)?.title;
+    } else
+      this.setTitle = (
+        await this.deps
+          .getClient()
+          ?.listStudySets()
+          .catch(() => [])
+      )?.find((s) => s.topicid === this.topicid)?.title;
     this.channel.notify('context', { outline: await this.outline(), setTitle: this.setTitle ?? null });
     await this.reloadHighlights();
   }
 
   /** The bridge's outline (detected or the PDF's): the webview prefers the PDF's own when it has one. */
   private async outline(): Promise<OutlineEntry[]> {
-    const res = await this.deps.getClient()?.outline(this.bookmd5).catch(() => undefined);
+    const res = await this.deps
+      .getClient()
+      ?.outline(this.bookmd5)
+      .catch(() => undefined);
     return (res?.segments ?? []).map((s) => ({ title: s.title, page: s.startPage, level: s.level }));
   }
 
@@ -222,7 +254,12 @@ export class PdfReaderSession implements vscode.Disposable {
   /** Reads for another study set from now on (its highlights, its cards). */
   async useSet(topicid: string): Promise<void> {
     this.topicid = topicid;
-    this.setTitle = (await this.deps.getClient()?.listStudySets().catch(() => []))?.find((s) => s.topicid === topicid)?.title;
+    this.setTitle = (
+      await this.deps
+        .getClient()
+        ?.listStudySets()
+        .catch(() => [])
+    )?.find((s) => s.topicid === topicid)?.title;
     await this.reloadHighlights();
   }
 
@@ -272,7 +309,8 @@ export class PdfReaderSession implements vscode.Disposable {
       this.pageCount = m.pageCount;
       this.scale = m.scale;
       this.deps.onPage(this);
-      if (this.bookmd5) void this.deps.memory.remember(this.bookmd5, { page: m.page, scale: m.scale }).catch(() => undefined);
+      if (this.bookmd5)
+        void this.deps.memory.remember(this.bookmd5, { page: m.page, scale: m.scale }).catch(() => undefined);
       // The page a person rests on is cached as the next opening's picture now, not only when this reader closes:
       // the book opened again in another window, or after a reload or a crash (no close ran), shows it at once.
       clearTimeout(this.restTimer);
@@ -282,7 +320,9 @@ export class PdfReaderSession implements vscode.Disposable {
     c.on('highlightsDrawn', (m) => (this.highlightCount = m.count));
     c.on('cardClicked', (m) => this.deps.onCardClicked(this, m.noteid));
     c.on('makeCard', () => this.deps.onMakeCard(this));
-    c.handle('readRange', ({ begin, end }) => (this.book ? this.book.read(begin, end) : Promise.reject(new Error('no book open'))));
+    c.handle('readRange', ({ begin, end }) =>
+      this.book ? this.book.read(begin, end) : Promise.reject(new Error('no book open')),
+    );
     c.on('error', (m) => {
       this.errors.push(m.message);
       this.deps.log.warn(`reader webview: ${m.message}`);
@@ -291,7 +331,8 @@ export class PdfReaderSession implements vscode.Disposable {
 
   /** Caches the current page's picture (off this thread, at low priority; nothing when it is cached already). */
   private rememberPicture(): void {
-    if (this.bookmd5 && this.uri.scheme === 'file') this.deps.images.remember(this.bookmd5, this.uri.fsPath, this.page, renderScale(this.scale));
+    if (this.bookmd5 && this.uri.scheme === 'file')
+      this.deps.images.remember(this.bookmd5, this.uri.fsPath, this.page, renderScale(this.scale));
   }
 
   dispose(): void {

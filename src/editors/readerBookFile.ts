@@ -25,7 +25,10 @@ export class ReaderBookFile implements vscode.Disposable {
   ) {}
 
   /** `readOther`: the whole file, for a URI that is not on the local disk (vscode.workspace.fs.readFile). */
-  static async open(uri: Pick<vscode.Uri, 'scheme' | 'fsPath'>, readOther: () => Thenable<Uint8Array>): Promise<ReaderBookFile> {
+  static async open(
+    uri: Pick<vscode.Uri, 'scheme' | 'fsPath'>,
+    readOther: () => Thenable<Uint8Array>,
+  ): Promise<ReaderBookFile> {
     if (uri.scheme === 'file') {
       const handle = await open(uri.fsPath, 'r');
       try {
@@ -58,15 +61,22 @@ export class ReaderBookFile implements vscode.Disposable {
   /** The first chunk and the last chunk or two (pdf.js reads the trailer first): sent with `open`, saving a round trip. */
   async ends(): Promise<{ head: ArrayBuffer; tail: BookBytes | null }> {
     const head = await this.read(0, READER_CHUNK_BYTES);
-    const tailBegin = Math.max(READER_CHUNK_BYTES, Math.floor(Math.max(0, this.length - READER_CHUNK_BYTES) / READER_CHUNK_BYTES) * READER_CHUNK_BYTES);
-    return { head, tail: tailBegin < this.length ? { begin: tailBegin, data: await this.read(tailBegin, this.length) } : null };
+    const tailBegin = Math.max(
+      READER_CHUNK_BYTES,
+      Math.floor(Math.max(0, this.length - READER_CHUNK_BYTES) / READER_CHUNK_BYTES) * READER_CHUNK_BYTES,
+    );
+    return {
+      head,
+      tail: tailBegin < this.length ? { begin: tailBegin, data: await this.read(tailBegin, this.length) } : null,
+    };
   }
 
   /** The library names a document by the MD5 of its bytes: hashed as a stream, never held whole. */
   async md5(): Promise<string> {
     const hash = createHash('md5');
     if (this.whole) return hash.update(this.whole).digest('hex');
-    for await (const chunk of createReadStream(this.path!, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+    for await (const chunk of createReadStream(this.path!, { highWaterMark: 1024 * 1024 }))
+      hash.update(chunk as Buffer);
     return hash.digest('hex');
   }
 

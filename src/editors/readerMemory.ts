@@ -22,7 +22,9 @@ export class ReaderMemory {
 
   spot(bookmd5: string): ReaderSpot | undefined {
     const s = this.spots()[bookmd5];
-    return s && Number.isInteger(s.page) && s.page >= 1 && typeof s.scale === 'string' ? { page: s.page, scale: s.scale } : undefined;
+    return s && Number.isInteger(s.page) && s.page >= 1 && typeof s.scale === 'string'
+      ? { page: s.page, scale: s.scale }
+      : undefined;
   }
 
   async remember(bookmd5: string, spot: ReaderSpot): Promise<void> {

@@ -1,5 +1,10 @@
 import { ExtractionPool } from '../server/ground/pdf/extractionPool';
-import { READER_PICTURE_SCALE, readReaderPicture, writeReaderPicture, type ReaderPicture } from '../server/ground/cache/readerPictures';
+import {
+  READER_PICTURE_SCALE,
+  readReaderPicture,
+  writeReaderPicture,
+  type ReaderPicture,
+} from '../server/ground/cache/readerPictures';
 import { renderReaderPicture } from '../server/domain/library/openingPictures';
 
 /** A page of a book as a picture (the cache's format: server/ground/cache/readerPictures.ts). */
@@ -8,7 +13,10 @@ export type OpeningImage = ReaderPicture;
 /** Pixels per point of the picture: 2 (144 dpi) is sharp at fit-width on most screens; a larger zoom asks for more. */
 export function renderScale(scaleValue: string | undefined): number {
   const zoom = Number(scaleValue);
-  return Math.min(4, Math.max(READER_PICTURE_SCALE, Number.isFinite(zoom) && zoom > 0 ? (zoom * 4) / 3 : READER_PICTURE_SCALE));
+  return Math.min(
+    4,
+    Math.max(READER_PICTURE_SCALE, Number.isFinite(zoom) && zoom > 0 ? (zoom * 4) / 3 : READER_PICTURE_SCALE),
+  );
 }
 
 /**

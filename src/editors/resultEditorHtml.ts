@@ -6,7 +6,10 @@ import { RESULT_EDITOR_BODY } from '../webviews/resultEditor/markup';
 export function resultEditorHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return webviewPage(webview, extensionUri, {
     title: 'result.md preview',
-    styles: [['media', 'controls.css'], ['media', 'resultEditor.css']],
+    styles: [
+      ['media', 'controls.css'],
+      ['media', 'resultEditor.css'],
+    ],
     script: ['dist', 'webview', 'resultEditor.js'],
     body: RESULT_EDITOR_BODY,
   });

@@ -72,7 +72,11 @@ export class ResultMarkdownEditorProvider implements vscode.CustomTextEditorProv
       problems.map((p) => {
         const line = Math.max(0, p.line - 1);
         const range = doc && line < doc.lineCount ? doc.lineAt(line).range : new vscode.Range(line, 0, line, 1000);
-        const d = new vscode.Diagnostic(range, p.message, p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+        const d = new vscode.Diagnostic(
+          range,
+          p.message,
+          p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+        );
         d.source = 'Study Bridge';
         d.code = p.code;
         return d;

@@ -7,7 +7,15 @@ import type { BundleCheck, BundleReceipt } from '../client/bundlesApi';
  * models to the webview.
  */
 
-import type { AnchorReason, Counts, PreviewExcerpt, PreviewModel, PreviewNode, PreviewProblem, ReceiptModel } from '../webviews/resultEditor/previewTypes';
+import type {
+  AnchorReason,
+  Counts,
+  PreviewExcerpt,
+  PreviewModel,
+  PreviewNode,
+  PreviewProblem,
+  ReceiptModel,
+} from '../webviews/resultEditor/previewTypes';
 
 export type { AnchorReason, Counts, PreviewExcerpt, PreviewModel, PreviewNode, PreviewProblem, ReceiptModel };
 
@@ -25,7 +33,12 @@ export const reasonText = (reason: string | undefined): string | undefined =>
 /** Problem codes that mean a heading is lost (not imported as a card). */
 const LOST_CODES = new Set(['TOO_DEEP']);
 
-const countsOf = (p: { headings: number; importedCards: number; excerptsTotal: number; excerptsAnchored: number }): Counts => ({
+const countsOf = (p: {
+  headings: number;
+  importedCards: number;
+  excerptsTotal: number;
+  excerptsAnchored: number;
+}): Counts => ({
   headings: p.headings,
   importedCards: p.importedCards,
   lostCards: Math.max(0, p.headings - p.importedCards),
@@ -33,7 +46,13 @@ const countsOf = (p: { headings: number; importedCards: number; excerptsTotal: n
   excerptsAnchored: p.excerptsAnchored,
 });
 
-const excerptOf = (e: { line: number; excerpt: string; anchored?: boolean; page?: number; reason?: string }): PreviewExcerpt => ({
+const excerptOf = (e: {
+  line: number;
+  excerpt: string;
+  anchored?: boolean;
+  page?: number;
+  reason?: string;
+}): PreviewExcerpt => ({
   line: e.line,
   text: e.excerpt,
   anchored: e.anchored ?? false,
@@ -55,10 +74,20 @@ export function previewModel(check: BundleCheck): PreviewModel {
     const excerpts = byCard.get(n.key) ?? [];
     // child mode: an excerpt becomes an untitled child card made from that excerpt's line.
     const excerptCard = n.parent !== null && n.title === '' && excerpts.length === 1 && excerpts[0].line === n.line;
-    return { key: n.key, depth: n.depth, excerptCard, title: n.title, line: n.line, colorIndex: n.colorIndex, excerpts };
+    return {
+      key: n.key,
+      depth: n.depth,
+      excerptCard,
+      title: n.title,
+      line: n.line,
+      colorIndex: n.colorIndex,
+      excerpts,
+    };
   });
   const unanchored = check.excerpts.filter((e) => !e.anchored).map((e) => unanchoredProblem(excerptOf(e)));
-  const problems = [...check.problems, ...unanchored].sort((a, b) => a.line - b.line || (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  const problems = [...check.problems, ...unanchored].sort(
+    (a, b) => a.line - b.line || (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1),
+  );
   return {
     ok: check.ok,
     bundleState: check.state,

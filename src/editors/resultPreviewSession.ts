@@ -4,7 +4,12 @@ import type { BundleReceipt } from '../client/bundlesApi';
 import { resultEditorHtml } from './resultEditorHtml';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { ChannelError } from '../webviews/channel/protocol';
-import { resultEditorGuards, type PreviewState, type ResultEditorProtocol, type SubmitState } from '../webviews/resultEditor/protocol';
+import {
+  resultEditorGuards,
+  type PreviewState,
+  type ResultEditorProtocol,
+  type SubmitState,
+} from '../webviews/resultEditor/protocol';
 import type { ReceiptModel } from './resultPreviewModel';
 import { bundleIdOfPath, previewModel, receiptModel, type PreviewProblem } from './resultPreviewModel';
 
@@ -56,11 +61,24 @@ export class ResultPreviewSession implements vscode.Disposable {
     this.bundleId = document.uri.scheme === 'file' ? bundleIdOfPath(document.uri.fsPath) : undefined;
     this.state = this.bundleId
       ? { status: 'checking', bundleId: this.bundleId }
-      : { status: 'noBundle', message: 'This result.md is not inside a bundle folder (…/bundles/<bundle id>/result.md); there is nothing to check it against.' };
+      : {
+          status: 'noBundle',
+          message:
+            'This result.md is not inside a bundle folder (…/bundles/<bundle id>/result.md); there is nothing to check it against.',
+        };
     const webview = panel.webview;
-    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(deps.extensionUri, 'media')] };
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
+        vscode.Uri.joinPath(deps.extensionUri, 'media'),
+      ],
+    };
     webview.html = resultEditorHtml(webview, deps.extensionUri);
-    this.channel = new HostChannel<ResultEditorProtocol>(webview, { guards: resultEditorGuards, log: (m) => deps.log.warn(m) });
+    this.channel = new HostChannel<ResultEditorProtocol>(webview, {
+      guards: resultEditorGuards,
+      log: (m) => deps.log.warn(m),
+    });
     // The page (re)loaded: it knows nothing; send what we have, then check afresh.
     this.channel.onReady(() => {
       this.pageLoads++;
@@ -69,7 +87,10 @@ export class ResultPreviewSession implements vscode.Disposable {
       void this.check();
     });
     this.channel.on('revealLine', (m) => void this.revealLine(m.line));
-    this.channel.on('openAsText', () => void vscode.commands.executeCommand('vscode.openWith', document.uri, 'default', panel.viewColumn));
+    this.channel.on(
+      'openAsText',
+      () => void vscode.commands.executeCommand('vscode.openWith', document.uri, 'default', panel.viewColumn),
+    );
     this.channel.handle('submit', () => this.submit());
     this.disposables.push(
       this.channel,
@@ -91,7 +112,12 @@ export class ResultPreviewSession implements vscode.Disposable {
     if (!this.bundleId) return this.setState(this.state);
     const seq = ++this.checkSeq;
     const client = this.deps.getClient();
-    if (!client) return this.setState({ status: 'unavailable', bundleId: this.bundleId, message: 'The bridge is not running: start it from the status bar to check this file.' });
+    if (!client)
+      return this.setState({
+        status: 'unavailable',
+        bundleId: this.bundleId,
+        message: 'The bridge is not running: start it from the status bar to check this file.',
+      });
     const version = this.document.version;
     try {
       const answer = await client.bundles.check(this.bundleId, { resultMarkdown: this.document.getText() });
@@ -103,9 +129,16 @@ export class ResultPreviewSession implements vscode.Disposable {
       if (seq !== this.checkSeq) return this.state;
       this.deps.setProblems(this.document.uri, []);
       if (err instanceof BridgeClientError && err.code === 'BUNDLE_NOT_FOUND') {
-        return this.setState({ status: 'noBundle', message: `The bridge knows no bundle ${this.bundleId}${err.details?.discarded ? ' any more (it was discarded)' : ''}: this result.md cannot be checked or submitted.` });
+        return this.setState({
+          status: 'noBundle',
+          message: `The bridge knows no bundle ${this.bundleId}${err.details?.discarded ? ' any more (it was discarded)' : ''}: this result.md cannot be checked or submitted.`,
+        });
       }
-      return this.setState({ status: 'unavailable', bundleId: this.bundleId, message: err instanceof Error ? err.message : String(err) });
+      return this.setState({
+        status: 'unavailable',
+        bundleId: this.bundleId,
+        message: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -113,7 +146,8 @@ export class ResultPreviewSession implements vscode.Disposable {
     const client = this.deps.getClient();
     if (!this.bundleId) throw new ChannelError('NOT_A_BUNDLE', 'This file is not in a bundle folder.');
     if (!client) throw new ChannelError('BRIDGE_DOWN', 'The bridge is not running.');
-    if (this.submitState.status === 'running') throw new ChannelError('SUBMIT_IN_FLIGHT', 'A submit is already running.');
+    if (this.submitState.status === 'running')
+      throw new ChannelError('SUBMIT_IN_FLIGHT', 'A submit is already running.');
     const bundleId = this.bundleId;
     const log = this.deps.log;
     const started = Date.now();
@@ -121,14 +155,17 @@ export class ResultPreviewSession implements vscode.Disposable {
       this.setSubmit({ status: 'running', message: 'Saving result.md…' });
       if (this.document.isDirty) {
         log.info(`bundle ${bundleId}: submit: saving result.md (version ${this.document.version})`);
-        if (!(await this.saveDocument())) throw new ChannelError('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
+        if (!(await this.saveDocument()))
+          throw new ChannelError('SAVE_FAILED', 'result.md could not be saved; nothing was imported.');
         log.info(`bundle ${bundleId}: submit: saved in ${Date.now() - started} ms`);
       }
       this.setSubmit({ status: 'running', message: 'Importing the cards…' });
       // A BridgeClientError's code travels in the error reply.
       const receipt = await client.bundles.submit(bundleId, { resultMarkdown: this.document.getText() });
       this.lastReceipt = receipt;
-      log.info(`bundle ${bundleId}: imported version ${receipt.version} (${receipt.cardsCreated} cards) in ${Date.now() - started} ms`);
+      log.info(
+        `bundle ${bundleId}: imported version ${receipt.version} (${receipt.cardsCreated} cards) in ${Date.now() - started} ms`,
+      );
       const model = receiptModel(receipt);
       this.setSubmit({ status: 'done', receipt: model });
       void this.deps.onSubmitted(bundleId, receipt).catch((e) => log.debug(`after submit: ${String(e)}`));
@@ -148,7 +185,13 @@ export class ResultPreviewSession implements vscode.Disposable {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new ChannelError('SAVE_TIMEOUT', `result.md was not saved within ${SAVE_TIMEOUT_MS / 1000} s (is a save dialog waiting?); nothing was imported.`)),
+        () =>
+          reject(
+            new ChannelError(
+              'SAVE_TIMEOUT',
+              `result.md was not saved within ${SAVE_TIMEOUT_MS / 1000} s (is a save dialog waiting?); nothing was imported.`,
+            ),
+          ),
         SAVE_TIMEOUT_MS,
       );
     });
@@ -159,7 +202,9 @@ export class ResultPreviewSession implements vscode.Disposable {
       for (let attempt = 1; ; attempt++) {
         if (await Promise.race([this.document.save(), timeout])) return true;
         if (!this.document.isDirty) return true;
-        this.deps.log.warn(`result.md: save ${attempt} did not happen (version ${this.document.version}, still unsaved)`);
+        this.deps.log.warn(
+          `result.md: save ${attempt} did not happen (version ${this.document.version}, still unsaved)`,
+        );
         if (attempt >= 2) return false;
         await new Promise((r) => setTimeout(r, 300));
       }
@@ -177,7 +222,9 @@ export class ResultPreviewSession implements vscode.Disposable {
   private async revealLine(line: number): Promise<void> {
     const at = Math.max(0, Math.min(line - 1, this.document.lineCount - 1));
     const range = this.document.lineAt(at).range;
-    const open = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === this.document.uri.toString());
+    const open = vscode.window.visibleTextEditors.find(
+      (e) => e.document.uri.toString() === this.document.uri.toString(),
+    );
     const editor = await vscode.window.showTextDocument(this.document, {
       viewColumn: open?.viewColumn ?? vscode.ViewColumn.Beside,
       selection: range,

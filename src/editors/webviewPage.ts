@@ -40,7 +40,8 @@ export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, s
     'font-src': [src],
     'script-src': [`'nonce-${nonce}'`],
   };
-  for (const [name, sources] of Object.entries(spec.extraCsp ?? {})) directives[name] = [...(directives[name] ?? []), ...sources];
+  for (const [name, sources] of Object.entries(spec.extraCsp ?? {}))
+    directives[name] = [...(directives[name] ?? []), ...sources];
   const csp = Object.entries(directives)
     .map(([name, sources]) => `${name} ${sources.join(' ')}`)
     .join('; ');

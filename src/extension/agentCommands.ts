@@ -5,7 +5,8 @@ import { AgentTokenNode, type AgentsProvider } from '../views/agentsView';
 import type { Consent } from './cardCommands';
 import { commandGuard, UserFacingError } from './commands';
 
-const modalConsent: Consent = (message, detail, button) => vscode.window.showWarningMessage(message, { modal: true, detail }, button);
+const modalConsent: Consent = (message, detail, button) =>
+  vscode.window.showWarningMessage(message, { modal: true, detail }, button);
 
 export interface AgentCommandDeps {
   log: vscode.LogOutputChannel;
@@ -43,15 +44,25 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
         validateInput: (v) => (v.trim() ? undefined : 'Enter a name'),
       }));
     if (!name?.trim()) return undefined;
-    const scope = request.scope ?? (await vscode.window.showQuickPick(SCOPES, { title: 'Connect an agent (2/2): what may it do?' }))?.scope;
+    const scope =
+      request.scope ??
+      (await vscode.window.showQuickPick(SCOPES, { title: 'Connect an agent (2/2): what may it do?' }))?.scope;
     if (!scope) return undefined;
     const install = await client.createInstallCode({ name: name.trim(), scope });
     await vscode.env.clipboard.writeText(install.command);
-    const expires = install.expiresAt ? ` It works once, until ${new Date(install.expiresAt).toLocaleTimeString()}.` : '';
-    const actions = install.mcpCommand ? ['Copy Claude Code MCP command', 'Copy install command'] : ['Copy install command'];
+    const expires = install.expiresAt
+      ? ` It works once, until ${new Date(install.expiresAt).toLocaleTimeString()}.`
+      : '';
+    const actions = install.mcpCommand
+      ? ['Copy Claude Code MCP command', 'Copy install command']
+      : ['Copy install command'];
     // Not awaited: the notification may stay until dismissed; the command answers the code now.
     void vscode.window
-      .showInformationMessage(`Install command for “${install.name}” (${install.scope}) copied. Paste it into the agent's terminal to connect it.${expires}`, { detail: install.command }, ...actions)
+      .showInformationMessage(
+        `Install command for “${install.name}” (${install.scope}) copied. Paste it into the agent's terminal to connect it.${expires}`,
+        { detail: install.command },
+        ...actions,
+      )
       .then(async (pick) => {
         if (pick === 'Copy Claude Code MCP command' && install.mcpCommand) {
           await vscode.env.clipboard.writeText(install.mcpCommand);
@@ -64,7 +75,8 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
   });
 
   const revokeAgent = guarded('revoke agent', async (target?: unknown, scripted: { consent?: Consent } = {}) => {
-    if (!(target instanceof AgentTokenNode)) throw new UserFacingError('Choose an agent in the Connected Agents view (right-click → Revoke Agent Token…).');
+    if (!(target instanceof AgentTokenNode))
+      throw new UserFacingError('Choose an agent in the Connected Agents view (right-click → Revoke Agent Token…).');
     const { token } = target;
     const consent = scripted.consent ?? modalConsent;
     const pick = await consent(

@@ -16,7 +16,10 @@ const MODAL_PATHS = new Set(['/study-sets/{id}/delete', '/library/documents/{id}
 const defaultPrompt: ApprovalPrompt = async (a, modal) =>
   vscode.window.showWarningMessage(
     `Study Bridge: ${a.summary.text}`,
-    { modal, detail: `Agent "${a.agent.name}" asks for ${a.method} ${a.path}. Allow runs it once, as that agent; Deny drops it. It expires at ${new Date(a.expiresAt).toLocaleTimeString()}.` },
+    {
+      modal,
+      detail: `Agent "${a.agent.name}" asks for ${a.method} ${a.path}. Allow runs it once, as that agent; Deny drops it. It expires at ${new Date(a.expiresAt).toLocaleTimeString()}.`,
+    },
     'Allow',
     'Deny',
     'Show',
@@ -62,7 +65,9 @@ export class ApprovalPrompts implements vscode.Disposable {
     for (const a of this.pending) {
       if (this.asked.has(a.approvalId)) continue;
       this.asked.add(a.approvalId);
-      this.ask(a, defaultPrompt).catch((e) => this.log.warn(`approval prompt: ${e instanceof Error ? e.message : String(e)}`));
+      this.ask(a, defaultPrompt).catch((e) =>
+        this.log.warn(`approval prompt: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
   }
 
@@ -91,8 +96,13 @@ export class ApprovalPrompts implements vscode.Disposable {
     for (;;) {
       const choice = await prompt(a, MODAL_PATHS.has(a.path));
       if (choice === 'Show') {
-        this.shown.set(a.approvalId, JSON.stringify({ agent: a.agent, call: `${a.method} ${a.path}`, summary: a.summary }, null, 2) + '\n');
-        const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: SHOW_SCHEME, path: `/${a.approvalId}.json` }));
+        this.shown.set(
+          a.approvalId,
+          JSON.stringify({ agent: a.agent, call: `${a.method} ${a.path}`, summary: a.summary }, null, 2) + '\n',
+        );
+        const doc = await vscode.workspace.openTextDocument(
+          vscode.Uri.from({ scheme: SHOW_SCHEME, path: `/${a.approvalId}.json` }),
+        );
         await vscode.window.showTextDocument(doc, { preview: true });
         continue;
       }
@@ -102,8 +112,13 @@ export class ApprovalPrompts implements vscode.Disposable {
       try {
         const decided = await client.approvals.decide(a.approvalId, choice === 'Allow' ? 'allow' : 'deny');
         const status = decided.result?.status;
-        if (status !== undefined && status >= 400) void vscode.window.showWarningMessage(`Study Bridge: the allowed call failed (${status}): ${JSON.stringify(decided.result?.body).slice(0, 300)}`);
-        this.log.info(`approval ${a.approvalId} (${a.summary.text}): ${decided.state}${status !== undefined ? `, answered ${status}` : ''}`);
+        if (status !== undefined && status >= 400)
+          void vscode.window.showWarningMessage(
+            `Study Bridge: the allowed call failed (${status}): ${JSON.stringify(decided.result?.body).slice(0, 300)}`,
+          );
+        this.log.info(
+          `approval ${a.approvalId} (${a.summary.text}): ${decided.state}${status !== undefined ? `, answered ${status}` : ''}`,
+        );
         return decided.state;
       } catch (e) {
         // Decided elsewhere (another window, the MCP client) or expired meanwhile.
@@ -133,6 +148,8 @@ export function registerApprovalPrompts(deps: {
     prompts,
     deps.feed.onApproval(() => void prompts.refresh()),
     deps.onBridgeChange((s) => s.mode !== 'starting' && void prompts.refresh()),
-    vscode.commands.registerCommand('studyBridge.showApprovals', (opts?: { prompt?: ApprovalPrompt }) => prompts.review(opts?.prompt)),
+    vscode.commands.registerCommand('studyBridge.showApprovals', (opts?: { prompt?: ApprovalPrompt }) =>
+      prompts.review(opts?.prompt),
+    ),
   ];
 }

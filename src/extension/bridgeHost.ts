@@ -44,7 +44,11 @@ export class BridgeHost implements vscode.Disposable {
    * `readOptions` reads the settings: at each start, so a window taking over hosts with what they say now.
    * `thread.codeCacheDir`: where a new worker thread keeps V8's code of the server bundle (server/ground/threads/codeCache.ts).
    */
-  constructor(private readonly readOptions: () => BridgeHostOptions, private readonly log: vscode.LogOutputChannel, thread: { codeCacheDir?: string } = {}) {
+  constructor(
+    private readonly readOptions: () => BridgeHostOptions,
+    private readonly log: vscode.LogOutputChannel,
+    thread: { codeCacheDir?: string } = {},
+  ) {
     this.thread = new BridgeWorkerThread(thread);
     this.options = readOptions();
     this.current = { mode: 'stopped', dataDir: this.options.dataDir };
@@ -120,7 +124,7 @@ export class BridgeHost implements vscode.Disposable {
     this.options = this.readOptions();
     const { dataDir } = this.options;
     this.setState({ mode: 'starting', dataDir });
-    for (let attempts = 0; !this.disposed; ) {
+    for (let attempts = 0; !this.disposed;) {
       // Another window restarting its bridge (restartMarker.ts) hosts again in a moment: never take the data dir
       // from it in the gap, and wait for it however long its close and start take (the marker's age bounds it).
       const restarting = restartingHost(dataDir);
@@ -141,11 +145,24 @@ export class BridgeHost implements vscode.Disposable {
       if (!othersRestart && ++attempts >= ATTACH_ATTEMPTS) break;
       await delay(250);
     }
-    if (!this.disposed) this.fail(new Error(`the data dir ${dataDir} is locked by another process that does not answer`));
+    if (!this.disposed)
+      this.fail(new Error(`the data dir ${dataDir} is locked by another process that does not answer`));
   }
 
   private async host(): Promise<void> {
-    const { dataDir, port, premium, exportFolder, importFolders, ui, limits, ankiConnect, approvals, openingPictures, thread = 'worker' } = this.options;
+    const {
+      dataDir,
+      port,
+      premium,
+      exportFolder,
+      importFolders,
+      ui,
+      limits,
+      ankiConnect,
+      approvals,
+      openingPictures,
+      thread = 'worker',
+    } = this.options;
     const common = {
       dataDir,
       ankiConnect,
@@ -158,7 +175,8 @@ export class BridgeHost implements vscode.Disposable {
       openingPictures,
       ui,
       onRequest: (e: RequestLogEntry) => this.requested.fire(e),
-      onError: (e: unknown) => this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      onError: (e: unknown) =>
+        this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     };
     // A worker that dies after it started takes the bridge with it: `lost` gets it from this holder.
     const started: { bridge?: HostedBridge } = {};
@@ -178,7 +196,9 @@ export class BridgeHost implements vscode.Disposable {
     this.clientInstance = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
     const startMs = Math.round(performance.now() - t0);
     const cache = bridge.codeCache ? `, code cache ${bridge.codeCache}` : '';
-    this.log.info(`hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir}; started in ${startMs} ms${cache})`);
+    this.log.info(
+      `hosting the bridge at ${bridge.baseUrl} on the ${bridge.thread} thread (threadId ${bridge.threadId}; data dir ${dataDir}; started in ${startMs} ms${cache})`,
+    );
     this.setState({
       mode: 'hosting',
       dataDir,

@@ -21,7 +21,19 @@ export type BridgeMode = 'starting' | 'hosting' | 'attached' | 'stopped' | 'erro
 export type BridgeThread = 'worker' | 'main';
 
 /** What this window asks of the bridge it hosts (settings plus its UI). */
-export type BridgeHostOptions = Pick<BridgeOptions, 'dataDir' | 'port' | 'premium' | 'exportFolder' | 'importFolders' | 'ui' | 'limits' | 'ankiConnect' | 'approvals' | 'openingPictures'> & { thread?: BridgeThread };
+export type BridgeHostOptions = Pick<
+  BridgeOptions,
+  | 'dataDir'
+  | 'port'
+  | 'premium'
+  | 'exportFolder'
+  | 'importFolders'
+  | 'ui'
+  | 'limits'
+  | 'ankiConnect'
+  | 'approvals'
+  | 'openingPictures'
+> & { thread?: BridgeThread };
 
 export interface BridgeState {
   mode: BridgeMode;

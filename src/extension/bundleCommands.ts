@@ -7,7 +7,8 @@ import { BundleNode } from '../views/bundlesView';
 import type { Consent } from './cardCommands';
 import { commandGuard, UserFacingError } from './commands';
 
-const modalConsent: Consent = (message, detail, button) => vscode.window.showWarningMessage(message, { modal: true, detail }, button);
+const modalConsent: Consent = (message, detail, button) =>
+  vscode.window.showWarningMessage(message, { modal: true, detail }, button);
 
 export interface BundleCommandDeps {
   log: vscode.LogOutputChannel;
@@ -36,7 +37,8 @@ export function registerBundleCommands(deps: BundleCommandDeps): vscode.Disposab
     if (arg instanceof BundleNode) return { bundleId: arg.bundleId, resultUri: arg.resultUri, entry: arg.bundle };
     const uri = arg instanceof vscode.Uri ? arg : activeResultUri();
     const bundleId = uri && uri.scheme === 'file' ? bundleIdOfPath(uri.fsPath) : undefined;
-    if (!uri || !bundleId) throw new UserFacingError('Pick a bundle in the Bundles view, or open a bundle’s result.md.');
+    if (!uri || !bundleId)
+      throw new UserFacingError('Pick a bundle in the Bundles view, or open a bundle’s result.md.');
     return { bundleId, resultUri: uri };
   };
 
@@ -44,13 +46,21 @@ export function registerBundleCommands(deps: BundleCommandDeps): vscode.Disposab
   const openResult = guarded('open result.md', async (arg?: unknown) => {
     const t = targetOf(arg);
     await vscode.commands.executeCommand('vscode.openWith', t.resultUri, 'default', vscode.ViewColumn.One);
-    await vscode.commands.executeCommand('vscode.openWith', t.resultUri, RESULT_EDITOR_VIEW_TYPE, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    await vscode.commands.executeCommand('vscode.openWith', t.resultUri, RESULT_EDITOR_VIEW_TYPE, {
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: true,
+    });
     return t.resultUri;
   });
 
   const openPreview = guarded('open preview', async (arg?: unknown) => {
     const t = targetOf(arg);
-    await vscode.commands.executeCommand('vscode.openWith', t.resultUri, RESULT_EDITOR_VIEW_TYPE, vscode.ViewColumn.Beside);
+    await vscode.commands.executeCommand(
+      'vscode.openWith',
+      t.resultUri,
+      RESULT_EDITOR_VIEW_TYPE,
+      vscode.ViewColumn.Beside,
+    );
     return t.resultUri;
   });
 
@@ -64,24 +74,29 @@ export function registerBundleCommands(deps: BundleCommandDeps): vscode.Disposab
   const submit = guarded('submit bundle', async (arg?: unknown) => {
     const t = targetOf(arg);
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.resultUri.toString());
-    if (open?.isDirty && !(await open.save())) throw new UserFacingError('result.md could not be saved; nothing was imported.');
+    if (open?.isDirty && !(await open.save()))
+      throw new UserFacingError('result.md could not be saved; nothing was imported.');
     const client = deps.requireClient();
-    const receipt = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Study Bridge: importing the bundle’s cards…' }, () =>
-      client.bundles.submit(t.bundleId),
+    const receipt = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Study Bridge: importing the bundle’s cards…' },
+      () => client.bundles.submit(t.bundleId),
     );
     deps.refreshViews();
     const p = receipt.parsed;
     const lost = p.headings - p.importedCards;
     const failed = p.excerptsTotal - p.excerptsAnchored;
     const text = `Imported version ${receipt.version}: ${p.importedCards} cards, ${p.excerptsAnchored}/${p.excerptsTotal} excerpts anchored${lost ? `, ${lost} lost headings` : ''}.`;
-    const topicid = t.entry?.topicid ?? (await client.bundles.list()).bundles.find((b) => b.bundleId === t.bundleId)?.topicid;
+    const topicid =
+      t.entry?.topicid ?? (await client.bundles.list()).bundles.find((b) => b.bundleId === t.bundleId)?.topicid;
     if (topicid) void deps.revealImport(topicid, receipt.rootNoteId).catch(() => undefined);
     const show = lost || failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(`Study Bridge: ${text}`, 'Open result.md').then((pick) => pick && openResult(t.resultUri));
     return receipt;
   });
 
-  const focus = guarded('focus bundle', async (arg?: unknown) => deps.requireClient().bundles.focus(targetOf(arg).bundleId));
+  const focus = guarded('focus bundle', async (arg?: unknown) =>
+    deps.requireClient().bundles.focus(targetOf(arg).bundleId),
+  );
 
   const discard = guarded('discard bundle', async (arg?: unknown, scripted?: { consent?: Consent }) => {
     const t = targetOf(arg);
@@ -96,9 +111,14 @@ export function registerBundleCommands(deps: BundleCommandDeps): vscode.Disposab
     const consent = scripted?.consent ?? modalConsent;
     if ((await consent('Discard this bundle?', detail, 'Discard')) !== 'Discard') return undefined;
     // An open preview or text editor of its result.md would show a deleted file.
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.toString() === t.resultUri.toString());
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.toString() === t.resultUri.toString());
     // All at once: closing one tab can invalidate the others' handles. Best effort; the discard matters.
-    if (tabs.length) await Promise.resolve(vscode.window.tabGroups.close(tabs, true)).catch((e) => deps.log.debug(`discard: closing tabs: ${String(e)}`));
+    if (tabs.length)
+      await Promise.resolve(vscode.window.tabGroups.close(tabs, true)).catch((e) =>
+        deps.log.debug(`discard: closing tabs: ${String(e)}`),
+      );
     const result = await deps.requireClient().bundles.discard(t.bundleId);
     deps.refreshViews();
     return result;

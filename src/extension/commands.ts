@@ -74,52 +74,62 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
    * (`target` is its tree node) the book also joins that set. `file` (or a Uri
    * as `target`, e.g. from the explorer) skips the picker.
    */
-  const addPdf = guarded('add PDF', async (target?: vscode.Uri | { studySet?: { topicid: string } }, file?: vscode.Uri) => {
-    const client = requireClient();
-    const topicid = target && !(target instanceof vscode.Uri) ? target.studySet?.topicid : undefined;
-    const picked =
-      file ??
-      (target instanceof vscode.Uri ? target : undefined) ??
-      (
-        await vscode.window.showOpenDialog({
-          canSelectMany: false,
-          filters: { 'PDF documents': ['pdf'] },
-          openLabel: 'Add to library',
-        })
-      )?.[0];
-    if (!picked) return undefined;
-    const filename = basename(picked.fsPath);
-    // The upload answers at once; the book is read in the background: follow it until every page is in.
-    const { result, extraction } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Study Bridge: ${filename}`, cancellable: false },
-      async (progress) => {
-        progress.report({ message: 'uploading…' });
-        const bytes = picked.scheme === 'file' ? readFileSync(picked.fsPath) : await vscode.workspace.fs.readFile(picked);
-        const uploaded = await client.uploadDocument(bytes, { filename, topicid });
-        deps.refreshViews();
-        let shown = 0;
-        const deadline = Date.now() + READ_WAIT_MS;
-        for (;;) {
-          const { extraction: ex } = await client.outline(uploaded.bookmd5);
-          if (ex.state === 'ready' || ex.state === 'failed' || Date.now() > deadline) return { result: uploaded, extraction: ex };
-          const pct = ex.pageCount ? Math.floor((100 * ex.extractedPages) / ex.pageCount) : 0;
-          progress.report({ message: `reading page ${ex.extractedPages} of ${ex.pageCount}`, increment: pct - shown });
-          shown = pct;
-          await new Promise((r) => setTimeout(r, 300));
-        }
-      },
-    );
-    deps.refreshViews();
-    const notes = [
-      extraction.state === 'failed' ? `reading failed: ${extraction.error ?? 'unknown error'}` : '',
-      extraction.state !== 'ready' && extraction.state !== 'failed' ? `still reading (${extraction.extractedPages}/${extraction.pageCount} pages)` : '',
-      ...result.warnings,
-    ].filter(Boolean);
-    const message = `Added ${result.filename} (${result.pageCount} pages) to the library${topicid && result.addedToStudySet ? ' and the study set' : ''}.`;
-    if (notes.length) void vscode.window.showWarningMessage(`${message} ${notes.join(' ')}`);
-    else void vscode.window.showInformationMessage(message);
-    return { ...result, extraction };
-  });
+  const addPdf = guarded(
+    'add PDF',
+    async (target?: vscode.Uri | { studySet?: { topicid: string } }, file?: vscode.Uri) => {
+      const client = requireClient();
+      const topicid = target && !(target instanceof vscode.Uri) ? target.studySet?.topicid : undefined;
+      const picked =
+        file ??
+        (target instanceof vscode.Uri ? target : undefined) ??
+        (
+          await vscode.window.showOpenDialog({
+            canSelectMany: false,
+            filters: { 'PDF documents': ['pdf'] },
+            openLabel: 'Add to library',
+          })
+        )?.[0];
+      if (!picked) return undefined;
+      const filename = basename(picked.fsPath);
+      // The upload answers at once; the book is read in the background: follow it until every page is in.
+      const { result, extraction } = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Study Bridge: ${filename}`, cancellable: false },
+        async (progress) => {
+          progress.report({ message: 'uploading…' });
+          const bytes =
+            picked.scheme === 'file' ? readFileSync(picked.fsPath) : await vscode.workspace.fs.readFile(picked);
+          const uploaded = await client.uploadDocument(bytes, { filename, topicid });
+          deps.refreshViews();
+          let shown = 0;
+          const deadline = Date.now() + READ_WAIT_MS;
+          for (;;) {
+            const { extraction: ex } = await client.outline(uploaded.bookmd5);
+            if (ex.state === 'ready' || ex.state === 'failed' || Date.now() > deadline)
+              return { result: uploaded, extraction: ex };
+            const pct = ex.pageCount ? Math.floor((100 * ex.extractedPages) / ex.pageCount) : 0;
+            progress.report({
+              message: `reading page ${ex.extractedPages} of ${ex.pageCount}`,
+              increment: pct - shown,
+            });
+            shown = pct;
+            await new Promise((r) => setTimeout(r, 300));
+          }
+        },
+      );
+      deps.refreshViews();
+      const notes = [
+        extraction.state === 'failed' ? `reading failed: ${extraction.error ?? 'unknown error'}` : '',
+        extraction.state !== 'ready' && extraction.state !== 'failed'
+          ? `still reading (${extraction.extractedPages}/${extraction.pageCount} pages)`
+          : '',
+        ...result.warnings,
+      ].filter(Boolean);
+      const message = `Added ${result.filename} (${result.pageCount} pages) to the library${topicid && result.addedToStudySet ? ' and the study set' : ''}.`;
+      if (notes.length) void vscode.window.showWarningMessage(`${message} ${notes.join(' ')}`);
+      else void vscode.window.showInformationMessage(message);
+      return { ...result, extraction };
+    },
+  );
 
   /** `title` is for tests and scripted use; without it an input box asks. */
   const newStudySet = guarded('new study set', async (title?: string) => {
@@ -151,7 +161,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           ]
         : []),
       { label: '$(debug-restart) Restart bridge', command: 'studyBridge.restart' },
-      { label: '$(folder-opened) Open data folder', description: host.state.dataDir, command: 'studyBridge.openDataFolder' },
+      {
+        label: '$(folder-opened) Open data folder',
+        description: host.state.dataDir,
+        command: 'studyBridge.openDataFolder',
+      },
       { label: '$(output) Show log', command: 'studyBridge.showLog' },
     ];
     const pick = await vscode.window.showQuickPick(items, { title: `Study Bridge (${host.state.mode})` });

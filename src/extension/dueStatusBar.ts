@@ -44,7 +44,9 @@ export class DueStatusBar implements vscode.Disposable {
 
   /** The deck to review first: most due now, then most due today. */
   busiest(): DeckDue | undefined {
-    return [...this.decks].filter((d) => d.dueToday > 0).sort((a, b) => b.dueNow - a.dueNow || b.dueToday - a.dueToday)[0];
+    return [...this.decks]
+      .filter((d) => d.dueToday > 0)
+      .sort((a, b) => b.dueNow - a.dueNow || b.dueToday - a.dueToday)[0];
   }
 
   /** Re-reads the counts; calls while one runs coalesce into one more run. */
@@ -84,7 +86,8 @@ export class DueStatusBar implements vscode.Disposable {
     this.item.text = `$(layers) ${total} due`;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`**Study Bridge**: ${total} review ${total === 1 ? 'card' : 'cards'} due today\n\n`);
-    for (const d of this.decks.filter((x) => x.dueToday > 0)) tooltip.appendText(`${d.title}: ${d.dueToday} today (${d.dueNow} now)\n`);
+    for (const d of this.decks.filter((x) => x.dueToday > 0))
+      tooltip.appendText(`${d.title}: ${d.dueToday} today (${d.dueNow} now)\n`);
     tooltip.appendMarkdown(total ? '\n\nClick to review the deck with the most due.' : '\n\nNothing due today.');
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = { label: `Study Bridge: ${total} review cards due today` };

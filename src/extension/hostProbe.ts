@@ -7,7 +7,10 @@ import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { isProcessAlive } from '../server/ground/store/lock';
 
 /** The bridge bridge.json names, when its process lives and it answers with the same instance nonce. */
-export async function probeHost(dataDir: string, log: vscode.LogOutputChannel): Promise<{ discovery: DiscoveryFile; client: BridgeClient } | undefined> {
+export async function probeHost(
+  dataDir: string,
+  log: vscode.LogOutputChannel,
+): Promise<{ discovery: DiscoveryFile; client: BridgeClient } | undefined> {
   const discovery = readDiscovery(dataDir);
   if (!discovery || !isProcessAlive(discovery.pid)) return undefined;
   try {
@@ -16,7 +19,9 @@ export async function probeHost(dataDir: string, log: vscode.LogOutputChannel): 
     if (status.instanceNonce && status.instanceNonce !== discovery.instanceNonce) return undefined;
     return { discovery, client };
   } catch (err) {
-    log.debug(`attach: bridge at ${discovery.baseUrl} does not answer yet: ${err instanceof Error ? err.message : String(err)}`);
+    log.debug(
+      `attach: bridge at ${discovery.baseUrl} does not answer yet: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return undefined;
   }
 }

@@ -40,7 +40,9 @@ export function registerMcpProvider(
   try {
     return tryRegister(host, subscriptions, version, (h) => mcpAgentToken(h, secrets, log));
   } catch (err) {
-    log.info(`MCP server definition provider not registered (VS Code ${vscode.version}): ${err instanceof Error ? err.message : err}`);
+    log.info(
+      `MCP server definition provider not registered (VS Code ${vscode.version}): ${err instanceof Error ? err.message : err}`,
+    );
     return false;
   }
 }
@@ -53,7 +55,11 @@ export const MCP_AGENT_NAME = 'VS Code MCP (Copilot)';
  * kept in VS Code's secret storage (per data dir). Once the person revokes it
  * in Connected Agents, no server is offered any more: revoked stays revoked.
  */
-async function mcpAgentToken(host: BridgeHost, secrets: vscode.SecretStorage, log: vscode.LogOutputChannel): Promise<string | undefined> {
+async function mcpAgentToken(
+  host: BridgeHost,
+  secrets: vscode.SecretStorage,
+  log: vscode.LogOutputChannel,
+): Promise<string | undefined> {
   const owner = host.client;
   if (!owner) return undefined;
   const key = `studyBridge.mcpAgentToken:${host.state.dataDir}`;
@@ -68,9 +74,15 @@ async function mcpAgentToken(host: BridgeHost, secrets: vscode.SecretStorage, lo
   return made.token;
 }
 
-function tryRegister(host: BridgeHost, subscriptions: vscode.Disposable[], version: string, agentToken: (host: BridgeHost) => Promise<string | undefined>): boolean {
+function tryRegister(
+  host: BridgeHost,
+  subscriptions: vscode.Disposable[],
+  version: string,
+  agentToken: (host: BridgeHost) => Promise<string | undefined>,
+): boolean {
   const lm = (vscode as unknown as { lm?: LmWithMcp }).lm;
-  const Definition = (vscode as unknown as { McpHttpServerDefinition?: McpHttpServerDefinitionCtor }).McpHttpServerDefinition;
+  const Definition = (vscode as unknown as { McpHttpServerDefinition?: McpHttpServerDefinitionCtor })
+    .McpHttpServerDefinition;
   if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
 
   const registered: vscode.Disposable[] = [];
@@ -94,7 +106,12 @@ function tryRegister(host: BridgeHost, subscriptions: vscode.Disposable[], versi
       const token = baseUrl ? await agentToken(host).catch(() => undefined) : undefined;
       if (!baseUrl || !token) return [];
       return [
-        new Definition('Study Bridge', vscode.Uri.parse(`${baseUrl}/mcp`), { Authorization: `Bearer ${token}` }, version),
+        new Definition(
+          'Study Bridge',
+          vscode.Uri.parse(`${baseUrl}/mcp`),
+          { Authorization: `Bearer ${token}` },
+          version,
+        ),
       ];
     },
     resolveMcpServerDefinition: (server) => server,

@@ -18,10 +18,13 @@ export interface MindMapCommandDeps {
  */
 export function registerMindMapCommands(deps: MindMapCommandDeps): vscode.Disposable[] {
   const guarded = commandGuard(deps.log);
-  const openMindMap = guarded('open mind map', async (target?: StudySetNode | CardNode | string): Promise<MindMapPanel | undefined> => {
-    const studySet = await pickStudySet(deps.requireClient(), target);
-    return studySet ? deps.mindMaps.open(studySet) : undefined;
-  });
+  const openMindMap = guarded(
+    'open mind map',
+    async (target?: StudySetNode | CardNode | string): Promise<MindMapPanel | undefined> => {
+      const studySet = await pickStudySet(deps.requireClient(), target);
+      return studySet ? deps.mindMaps.open(studySet) : undefined;
+    },
+  );
   return [vscode.commands.registerCommand('studyBridge.openMindMap', openMindMap)];
 }
 
@@ -37,7 +40,11 @@ async function pickStudySet(client: BridgeClient, target: unknown): Promise<Stud
   const pick = await vscode.window.showQuickPick(
     [...sets]
       .sort((a, b) => a.title.localeCompare(b.title))
-      .map((s) => ({ label: s.title, description: `${s.noteCount} ${s.noteCount === 1 ? 'card' : 'cards'}`, studySet: s })),
+      .map((s) => ({
+        label: s.title,
+        description: `${s.noteCount} ${s.noteCount === 1 ? 'card' : 'cards'}`,
+        studySet: s,
+      })),
     { title: 'Open Mind Map', placeHolder: 'Pick a study set' },
   );
   return pick?.studySet;

@@ -21,21 +21,31 @@ export interface ReaderCommandDeps {
 export function registerReaderCommands(deps: ReaderCommandDeps): vscode.Disposable[] {
   const guarded = commandGuard(deps.log);
 
-  const openInReader = guarded('open in reader', async (target?: DocumentNode | { bookmd5: string; topicid?: string; page?: number }) => {
-    if (target instanceof DocumentNode) {
-      if (target.doc.sourceState === 'missing_file') throw new UserFacingError(`The file of ${target.doc.filename} is missing from the library folder.`);
-      return deps.reader.openBook({ bookmd5: target.doc.bookmd5, topicid: target.studySet.topicid });
-    }
-    if (target && typeof target.bookmd5 === 'string') return deps.reader.openBook(target);
-    throw new UserFacingError('Choose a document in the Study Sets view (Documents of a set).');
-  });
+  const openInReader = guarded(
+    'open in reader',
+    async (target?: DocumentNode | { bookmd5: string; topicid?: string; page?: number }) => {
+      if (target instanceof DocumentNode) {
+        if (target.doc.sourceState === 'missing_file')
+          throw new UserFacingError(`The file of ${target.doc.filename} is missing from the library folder.`);
+        return deps.reader.openBook({ bookmd5: target.doc.bookmd5, topicid: target.studySet.topicid });
+      }
+      if (target && typeof target.bookmd5 === 'string') return deps.reader.openBook(target);
+      throw new UserFacingError('Choose a document in the Study Sets view (Documents of a set).');
+    },
+  );
 
   const openCardSource = guarded('open source page', async (target?: CardNode) => {
-    if (!(target instanceof CardNode)) throw new UserFacingError('Choose an excerpt card in the Study Sets view first.');
+    if (!(target instanceof CardNode))
+      throw new UserFacingError('Choose an excerpt card in the Study Sets view first.');
     const [note] = (await deps.requireClient().cards.batchGet([target.noteid])).notes;
     const a = note?.sourceAnchor;
     if (!a?.bookmd5 || !a.page) throw new UserFacingError(`“${target.card.title}” has no source page.`);
-    return deps.reader.openBook({ bookmd5: a.bookmd5, topicid: target.studySet.topicid, page: a.page, noteid: target.noteid });
+    return deps.reader.openBook({
+      bookmd5: a.bookmd5,
+      topicid: target.studySet.topicid,
+      page: a.page,
+      noteid: target.noteid,
+    });
   });
 
   /** From the webview's context menu the argument is its context ({webview, webviewSection}); the toolbar passes its session. */

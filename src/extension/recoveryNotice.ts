@@ -13,14 +13,25 @@ export function recoveryReportText(r: Recovery): string {
       `The write journal was damaged (a flipped bit or a bad sector): ${r.lostRecords} acknowledged change(s) could not be recovered` +
         ` (${r.damagedBytes} unreadable bytes; ${r.failedRecords} later change(s) depended on them). Every other change was kept.`,
       '',
-      ...(r.keptAs === undefined ? ['The damaged journal could not be kept aside.'] : ['The damaged journal is kept, as it was found, at:', '', `    ${r.keptAs}`]),
+      ...(r.keptAs === undefined
+        ? ['The damaged journal could not be kept aside.']
+        : ['The damaged journal is kept, as it was found, at:', '', `    ${r.keptAs}`]),
       '',
     );
   }
   if (r.staleRedoKeptAs !== undefined) {
-    lines.push('A leftover checkpoint file did not match the library and was set aside, not applied. Nothing was lost by it. It is at:', '', `    ${r.staleRedoKeptAs}`, '');
+    lines.push(
+      'A leftover checkpoint file did not match the library and was set aside, not applied. Nothing was lost by it. It is at:',
+      '',
+      `    ${r.staleRedoKeptAs}`,
+      '',
+    );
   }
-  if (r.rewriteError !== undefined) lines.push(`The journal could not be rewritten (${r.rewriteError}); the bridge reads it the same way at the next start.`, '');
+  if (r.rewriteError !== undefined)
+    lines.push(
+      `The journal could not be rewritten (${r.rewriteError}); the bridge reads it the same way at the next start.`,
+      '',
+    );
   lines.push('Kept files are not used again; delete them once you no longer need them for a bug report.');
   return lines.join('\n');
 }

@@ -31,23 +31,26 @@ export function registerReview(deps: ReviewDeps): Review {
   const dueStatus = new DueStatusBar(deps.getClient, deps.log);
 
   /** Target: a Review Decks node, `{deckId, title}`, or nothing (pick one). */
-  const reviewDeck = guarded('review deck', async (target?: DeckNode | { deckId: string; title?: string }): Promise<ReviewSession | undefined> => {
-    const client = deps.getClient();
-    if (!client) throw new UserFacingError('The bridge is not running. Restart it from the status bar.');
-    let deck = target instanceof DeckNode ? target.deck : target;
-    if (!deck) {
-      const decks = await client.listDecks();
-      if (!decks.length) throw new UserFacingError('No review decks yet.');
-      const picked = await vscode.window.showQuickPick(
-        decks.map((d) => ({ label: d.title, description: `${d.dueCount ?? 0} due · ${d.cardCount} cards`, deck: d })),
-        { title: 'Review which deck?' },
-      );
-      deck = picked?.deck;
-    }
-    if (!deck) return undefined;
-    const title = deck.title ?? (await client.listDecks()).find((d) => d.deckId === deck.deckId)?.title ?? 'Deck';
-    return panels.open({ deckId: deck.deckId, title });
-  });
+  const reviewDeck = guarded(
+    'review deck',
+    async (target?: DeckNode | { deckId: string; title?: string }): Promise<ReviewSession | undefined> => {
+      const client = deps.getClient();
+      if (!client) throw new UserFacingError('The bridge is not running. Restart it from the status bar.');
+      let deck = target instanceof DeckNode ? target.deck : target;
+      if (!deck) {
+        const decks = await client.listDecks();
+        if (!decks.length) throw new UserFacingError('No review decks yet.');
+        const picked = await vscode.window.showQuickPick(
+          decks.map((d) => ({ label: d.title, description: `${d.dueCount ?? 0} due · ${d.cardCount} cards`, deck: d })),
+          { title: 'Review which deck?' },
+        );
+        deck = picked?.deck;
+      }
+      if (!deck) return undefined;
+      const title = deck.title ?? (await client.listDecks()).find((d) => d.deckId === deck.deckId)?.title ?? 'Deck';
+      return panels.open({ deckId: deck.deckId, title });
+    },
+  );
 
   const reviewDue = guarded('review due', async () => {
     await dueStatus.refresh();

@@ -17,9 +17,14 @@ export function readBridgeOptions(context: vscode.ExtensionContext): BridgeHostO
     premium: config.get<boolean>('premium', true),
     exportFolder,
     // Unset or empty: the bridge's default (~/Documents, ~/Downloads).
-    importFolders: Array.isArray(importFolders) && importFolders.length ? importFolders.filter((f) => typeof f === 'string' && f.trim()).map((f) => f.trim()) : undefined,
+    importFolders:
+      Array.isArray(importFolders) && importFolders.length
+        ? importFolders.filter((f) => typeof f === 'string' && f.trim()).map((f) => f.trim())
+        : undefined,
     limits: {
-      ...(typeof maxUploadMb === 'number' && maxUploadMb >= 1 ? { uploadBytes: Math.floor(maxUploadMb) * 1024 * 1024 } : {}),
+      ...(typeof maxUploadMb === 'number' && maxUploadMb >= 1
+        ? { uploadBytes: Math.floor(maxUploadMb) * 1024 * 1024 }
+        : {}),
       ...(typeof maxPages === 'number' && maxPages >= 1 ? { maxPages: Math.floor(maxPages) } : {}),
     },
     thread: config.get<BridgeThread>('bridgeThread') === 'main' ? 'main' : 'worker',
@@ -35,7 +40,18 @@ const approvalPolicy = (v: string | undefined) => (v === 'all-writes' || v === '
 
 /** True when a change touches a setting that needs the bridge restarted. */
 export function affectsBridge(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['dataDir', 'port', 'premium', 'exportFolder', 'bridgeThread', 'maxUploadMb', 'maxPages', 'importFolders', 'ankiConnect', 'approveAgentChanges'].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
+  return [
+    'dataDir',
+    'port',
+    'premium',
+    'exportFolder',
+    'bridgeThread',
+    'maxUploadMb',
+    'maxPages',
+    'importFolders',
+    'ankiConnect',
+    'approveAgentChanges',
+  ].some((k) => e.affectsConfiguration(`studyBridge.${k}`));
 }
 
 /** studyBridge.ankiConnect.port (off when unset) and .allowedOrigins: the AnkiConnect port of the bridge. */
@@ -43,5 +59,10 @@ function ankiConnectOptions(config: vscode.WorkspaceConfiguration): BridgeHostOp
   const port = config.get<number | null>('ankiConnect.port');
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) return undefined;
   const origins = config.get<string[]>('ankiConnect.allowedOrigins');
-  return { port, allowedOrigins: Array.isArray(origins) ? origins.filter((o) => typeof o === 'string' && o.trim()).map((o) => o.trim()) : [] };
+  return {
+    port,
+    allowedOrigins: Array.isArray(origins)
+      ? origins.filter((o) => typeof o === 'string' && o.trim()).map((o) => o.trim())
+      : [],
+  };
 }

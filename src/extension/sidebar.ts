@@ -15,8 +15,18 @@ const HOLD_MS = 5000;
 
 /** The four views of the Study Bridge sidebar, their tree views, and selecting a card in them. */
 export interface Sidebar {
-  readonly views: { studySets: StudySetsProvider; decks: DecksProvider; bundles: BundlesProvider; agents: AgentsProvider };
-  readonly trees: { studySets: vscode.TreeView<BridgeNode>; decks: vscode.TreeView<BridgeNode>; bundles: vscode.TreeView<BridgeNode>; agents: vscode.TreeView<BridgeNode> };
+  readonly views: {
+    studySets: StudySetsProvider;
+    decks: DecksProvider;
+    bundles: BundlesProvider;
+    agents: AgentsProvider;
+  };
+  readonly trees: {
+    studySets: vscode.TreeView<BridgeNode>;
+    decks: vscode.TreeView<BridgeNode>;
+    bundles: vscode.TreeView<BridgeNode>;
+    agents: vscode.TreeView<BridgeNode>;
+  };
   refresh(): void;
   /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
   revealCard(studySet: { topicid: string; title: string }, noteid: string): Promise<void>;
@@ -32,7 +42,11 @@ export interface Sidebar {
  * UI state: what the person selects is what GET /context reports as open, and
  * a card an agent focuses is selected.
  */
-export function createSidebar(getClient: () => BridgeClient | undefined, ui: WorkbenchUi, log: (message: string) => void): Sidebar {
+export function createSidebar(
+  getClient: () => BridgeClient | undefined,
+  ui: WorkbenchUi,
+  log: (message: string) => void,
+): Sidebar {
   const views = {
     studySets: new StudySetsProvider(getClient),
     decks: new DecksProvider(getClient),
@@ -41,7 +55,10 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
     agents: new AgentsProvider(getClient),
   };
   const trees = {
-    studySets: vscode.window.createTreeView('studyBridge.studySets', { treeDataProvider: views.studySets, showCollapseAll: true }),
+    studySets: vscode.window.createTreeView('studyBridge.studySets', {
+      treeDataProvider: views.studySets,
+      showCollapseAll: true,
+    }),
     decks: vscode.window.createTreeView('studyBridge.decks', { treeDataProvider: views.decks }),
     bundles: vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
     agents: vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents }),
@@ -56,7 +73,10 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
   let held: { topicid: string; until: number } | undefined;
   /** Selects (and, on a click, expands) a set in the Study Sets view; `forAgent`: its selection event is not the person's. */
   const revealSet = async (topicid: string, opts: { expand: boolean; forAgent?: boolean }) => {
-    const setNode = async () => (getClient() ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid) : undefined);
+    const setNode = async () =>
+      getClient()
+        ? (await views.studySets.getChildren()).find((n) => n instanceof StudySetNode && n.studySet.topicid === topicid)
+        : undefined;
     const node = await setNode();
     if (!node) return;
     if (opts.forAgent) selectedForAgent = node.id;
@@ -76,7 +96,8 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
       const node = e.selection[0];
       if (node && node.id === selectedForAgent) return;
       selectedForAgent = held = undefined; // the person chose something else
-      if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode) ui.select(node.studySet);
+      if (node instanceof StudySetNode || node instanceof DocumentsSection || node instanceof CardNode)
+        ui.select(node.studySet);
       else if (node instanceof DocumentNode) ui.select({ ...node.studySet, bookmd5: node.doc.bookmd5 });
     }),
     // A click on a set (the item's command), also on the set already selected: it is the open one again.
@@ -97,11 +118,15 @@ export function createSidebar(getClient: () => BridgeClient | undefined, ui: Wor
         held = { topicid: req.topicid, until: Date.now() + HOLD_MS };
         void revealSet(req.topicid, { expand: false, forAgent: true }).catch(() => undefined);
       }
-      vscode.window.setStatusBarMessage(`Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`, 5000);
+      vscode.window.setStatusBarMessage(
+        `Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`,
+        5000,
+      );
     }),
     views.studySets.onDidChangeTreeData(() => {
       const h = held;
-      if (h && Date.now() < h.until) setTimeout(() => void revealSet(h.topicid, { expand: false, forAgent: true }).catch(() => undefined), 100);
+      if (h && Date.now() < h.until)
+        setTimeout(() => void revealSet(h.topicid, { expand: false, forAgent: true }).catch(() => undefined), 100);
     }),
     // Last use moves without a library write: re-read when the view comes into sight.
     trees.agents.onDidChangeVisibility((e) => e.visible && views.agents.refresh()),

@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { MemoryUiHost, type OpenRequest, type UiContext, type UiHost, type UiKeyOutcome } from '../server/domain/ui/uiHost';
+import {
+  MemoryUiHost,
+  type OpenRequest,
+  type UiContext,
+  type UiHost,
+  type UiKeyOutcome,
+} from '../server/domain/ui/uiHost';
 import { WorkbenchUiState } from './workbenchUiState';
 
 /**
@@ -46,7 +52,12 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
     const r = this.reader;
     if (!r) return ctx;
     const { reason: _reason, ...rest } = ctx;
-    return { ...rest, available: true, currentPage: { bookmd5: r.bookmd5, page: r.page, mappingAvailable: true }, documents: [{ bookmd5: r.bookmd5, focused: true, page: r.page }] };
+    return {
+      ...rest,
+      available: true,
+      currentPage: { bookmd5: r.bookmd5, page: r.page, mappingAvailable: true },
+      documents: [{ bookmd5: r.bookmd5, focused: true, page: r.page }],
+    };
   }
 
   /** The reader in front shows this page of this book (undefined: no reader any more). Not an agent's request: nothing fires. */
@@ -61,7 +72,13 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
 
   /** The user selected a study set (and maybe one of its documents) in the sidebar. */
   select(sel: { topicid: string; title: string; bookmd5?: string }): void {
-    void this.state.open({ topicid: sel.topicid, title: sel.title, isDeck: false, bookmd5: sel.bookmd5, page: sel.bookmd5 ? 1 : undefined });
+    void this.state.open({
+      topicid: sel.topicid,
+      title: sel.title,
+      isDeck: false,
+      bookmd5: sel.bookmd5,
+      page: sel.bookmd5 ? 1 : undefined,
+    });
   }
 
   /** Nothing of `topicid` is open any more (before a restore replaces its cards). */

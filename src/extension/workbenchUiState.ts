@@ -10,7 +10,9 @@ const THEME_ALIASES: Record<string, string> = { dark: 'Default Dark Modern', lig
 function installedThemes(): Set<string> {
   const names = new Set<string>();
   for (const ext of vscode.extensions.all) {
-    const themes = (ext.packageJSON as { contributes?: { themes?: Array<{ id?: string; label?: string }> } }).contributes?.themes ?? [];
+    const themes =
+      (ext.packageJSON as { contributes?: { themes?: Array<{ id?: string; label?: string }> } }).contributes?.themes ??
+      [];
     for (const t of themes) {
       if (t.id) names.add(t.id);
       if (t.label) names.add(t.label);
@@ -19,7 +21,8 @@ function installedThemes(): Set<string> {
   return names;
 }
 
-const themeName = (value: unknown) => (typeof value === 'string' ? (THEME_ALIASES[value.toLowerCase()] ?? value) : undefined);
+const themeName = (value: unknown) =>
+  typeof value === 'string' ? (THEME_ALIASES[value.toLowerCase()] ?? value) : undefined;
 
 /**
  * UI-state keys mapped onto the workbench. topicid and booklocation open the
@@ -35,22 +38,36 @@ export class WorkbenchUiState {
         return undefined;
       case 'theme': {
         if (!vscode.workspace.getConfiguration('studyBridge').get<boolean>(ALLOW_THEME_SETTING, false)) {
-          return { status: 'conditional', reason: `The person has not allowed agents to change the colour theme (setting studyBridge.${ALLOW_THEME_SETTING}); skipped.` };
+          return {
+            status: 'conditional',
+            reason: `The person has not allowed agents to change the colour theme (setting studyBridge.${ALLOW_THEME_SETTING}); skipped.`,
+          };
         }
         const name = themeName(value);
-        if (!name) return { status: 'rejected', reason: 'theme must be the name of an installed colour theme (or dark / light).' };
-        if (!installedThemes().has(name)) return { status: 'rejected', reason: `No installed colour theme is named "${name}".` };
+        if (!name)
+          return {
+            status: 'rejected',
+            reason: 'theme must be the name of an installed colour theme (or dark / light).',
+          };
+        if (!installedThemes().has(name))
+          return { status: 'rejected', reason: `No installed colour theme is named "${name}".` };
         return undefined;
       }
       default:
-        return { status: 'conditional', reason: `VS Code has no equivalent of ${key}; kept in the bookmark only.`, keep: true };
+        return {
+          status: 'conditional',
+          reason: `VS Code has no equivalent of ${key}; kept in the bookmark only.`,
+          keep: true,
+        };
     }
   }
 
   async apply(patch: Record<string, unknown>): Promise<void> {
     const name = 'theme' in patch ? themeName(patch.theme) : undefined;
     if (name && vscode.workspace.getConfiguration('studyBridge').get<boolean>(ALLOW_THEME_SETTING, false)) {
-      await vscode.workspace.getConfiguration('workbench').update('colorTheme', name, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('workbench')
+        .update('colorTheme', name, vscode.ConfigurationTarget.Global);
     }
   }
 

@@ -117,7 +117,11 @@ async function listen(server: Server, port: number | undefined): Promise<number>
       }
     }
   }
-  throw new BridgeError('PORT_UNAVAILABLE', 500, `Ports ${DEFAULT_PORT}-${LAST_DEFAULT_PORT} are all taken; pass --port.`);
+  throw new BridgeError(
+    'PORT_UNAVAILABLE',
+    500,
+    `Ports ${DEFAULT_PORT}-${LAST_DEFAULT_PORT} are all taken; pass --port.`,
+  );
 }
 
 /** Start-up writes that may fail on a full disk without stopping reads: the write that needs them answers 507 later. */
@@ -168,10 +172,15 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const documents = new DocumentCatalogue(store, config.libraryDir);
     const pool = new ExtractionPool({ size: 2 });
     const pageCache = new PageCache(join(dataDir, 'cache', 'pages'));
-    const bookIndex: BookTextIndex = new BookTextIndex({ dir: join(dataDir, 'cache', 'text-index'), pageTexts: (md5) => pages.pageTexts(md5, 1, documents.get(md5).page_count) });
+    const bookIndex: BookTextIndex = new BookTextIndex({
+      dir: join(dataDir, 'cache', 'text-index'),
+      pageTexts: (md5) => pages.pageTexts(md5, 1, documents.get(md5).page_count),
+    });
     const extraction = new ExtractionScheduler(documents, pool, pageCache, {
       onExtracted: (md5, texts) => bookIndex.indexBook(md5, texts),
-      onStarted: options.openingPictures ? (md5, file) => void renderOpeningPicture(pool, dataDir, md5, file) : undefined,
+      onStarted: options.openingPictures
+        ? (md5, file) => void renderOpeningPicture(pool, dataDir, md5, file)
+        : undefined,
     });
     const pages = new PageReader(documents, extraction, pageCache, pool);
     const studySets = new StudySets(store);
@@ -187,7 +196,14 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     const publish = () => {
       if (published || shutdown.signal.aborted) return;
       try {
-        writeDiscovery(dataDir, { baseUrl: baseUrl(), port, pid: process.pid, instanceNonce, version: SERVER_VERSION, ...(anki ? { ankiConnectPort: anki.port } : {}) });
+        writeDiscovery(dataDir, {
+          baseUrl: baseUrl(),
+          port,
+          pid: process.pid,
+          instanceNonce,
+          version: SERVER_VERSION,
+          ...(anki ? { ankiConnectPort: anki.port } : {}),
+        });
         published = true;
       } catch (e) {
         if (!isNoSpace(e)) throw e;
@@ -212,7 +228,12 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       studySetDocuments: new StudySetDocuments(store, studySets, documents, snapshotFiles),
       snapshotFiles,
       storage,
-      search: new LibrarySearch(store, { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) }, DEFAULT_WINDOWS, { common: new CommonTerms(store), lengths: new CardLengths(store) }),
+      search: new LibrarySearch(
+        store,
+        { index: bookIndex, pageTexts: (md5, start, end) => pages.pageTexts(md5, start, end) },
+        DEFAULT_WINDOWS,
+        { common: new CommonTerms(store), lengths: new CardLengths(store) },
+      ),
       bookIndex,
       decks: new Decks(store),
       documents,
@@ -236,7 +257,11 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
       baseUrl,
       warnings: privacy.warnings,
     };
-    const readyBooks = store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
+    const readyBooks = store
+      .all<{ bookmd5: string }>(
+        `SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`,
+      )
+      .map((r) => r.bookmd5);
     await bookIndex.open(readyBooks);
     void warmBookIndex(bookIndex, readyBooks, shutdown.signal); // newest first, as a search reads them
     await adoptOrphans({ config, documents, pool, pageCache }); // PDFs renamed in by an upload whose row never committed
@@ -245,7 +270,11 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     services.approvals.setRunner(approvalRunner(routes, services));
     await services.approvals.recover(); // allowed calls a stop cut short → interrupted; pending ones expire on time
     services.legacySync.watcher.start(); // library watcher; stops on shutdown.abort()
-    const app = createHttpApp(routes, services, { port: () => port, onRequest: options.onRequest, onInternalError: options.onError });
+    const app = createHttpApp(routes, services, {
+      port: () => port,
+      onRequest: options.onRequest,
+      onInternalError: options.onError,
+    });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     port = await listen(server, options.port);
@@ -285,7 +314,16 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
         removeDiscovery(dataDir, instanceNonce);
         lock.release({ keepFile: opts?.keepLock });
       })());
-    return { baseUrl: baseUrl(), port, token: services.tokens.mainToken, instanceNonce, dataDir, services, close, ...(anki ? { ankiConnectPort: anki.port } : {}) };
+    return {
+      baseUrl: baseUrl(),
+      port,
+      token: services.tokens.mainToken,
+      instanceNonce,
+      dataDir,
+      services,
+      close,
+      ...(anki ? { ankiConnectPort: anki.port } : {}),
+    };
   } catch (e) {
     await store?.close().catch(() => undefined);
     lock.release();

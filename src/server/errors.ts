@@ -33,7 +33,8 @@ export const busy = (code: string, message: string, retryAfterSeconds: number, d
  * disagrees with it, so `persisted:true` cannot be claimed. The caller re-reads
  * and retries what is missing.
  */
-export const saveFailed = (message: string, details?: Record<string, unknown>) => new BridgeError('SAVE_FAILED', 500, message, details, true);
+export const saveFailed = (message: string, details?: Record<string, unknown>) =>
+  new BridgeError('SAVE_FAILED', 500, message, details, true);
 
 /** True for the errno codes a full disk or an exhausted quota give. */
 export const isNoSpace = (e: unknown): boolean => {

@@ -79,10 +79,13 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
     if (this.pendingTimer || !this.pending) return;
     const quietFor = Date.now() - this.lastFetch;
     if ((this.loading > 0 || quietFor < QUIET_MS) && Date.now() - this.pending.since < MAX_REFRESH_WAIT_MS) {
-      this.pendingTimer = setTimeout(() => {
-        this.pendingTimer = undefined;
-        this.firePending();
-      }, this.loading > 0 ? 25 : QUIET_MS - quietFor);
+      this.pendingTimer = setTimeout(
+        () => {
+          this.pendingTimer = undefined;
+          this.firePending();
+        },
+        this.loading > 0 ? 25 : QUIET_MS - quietFor,
+      );
       return;
     }
     const { all, nodes } = this.pending;
@@ -117,7 +120,11 @@ export abstract class BridgeTreeProvider implements vscode.TreeDataProvider<Brid
    */
   async settled(timeoutMs = 5000): Promise<void> {
     const t0 = Date.now();
-    while (Date.now() - t0 < timeoutMs && (this.pending || this.loading > 0 || Date.now() - this.lastActivity < QUIET_MS)) await new Promise((r) => setTimeout(r, 25));
+    while (
+      Date.now() - t0 < timeoutMs &&
+      (this.pending || this.loading > 0 || Date.now() - this.lastActivity < QUIET_MS)
+    )
+      await new Promise((r) => setTimeout(r, 25));
   }
 
   getTreeItem(node: BridgeNode): vscode.TreeItem {

@@ -23,7 +23,14 @@ export class BundlesProvider extends BridgeTreeProvider {
     const byBook = new Map<string, BundleEntry[]>();
     for (const b of bundles) byBook.set(b.bookmd5, [...(byBook.get(b.bookmd5) ?? []), b]);
     return [...byBook.entries()]
-      .map(([bookmd5, list]) => new BookNode(bookmd5, list[0].documentTitle ?? `Book ${bookmd5.slice(0, 8)}… (no longer in the library)`, list.map((b) => new BundleNode(b))))
+      .map(
+        ([bookmd5, list]) =>
+          new BookNode(
+            bookmd5,
+            list[0].documentTitle ?? `Book ${bookmd5.slice(0, 8)}… (no longer in the library)`,
+            list.map((b) => new BundleNode(b)),
+          ),
+      )
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -111,7 +118,9 @@ export class BundleNode implements BridgeNode {
 
 /** Merged segments → "19–26, 30" */
 export function segmentRanges(segments: Array<{ startPage: number; endPage: number }>): string {
-  return segments.map((s) => (s.startPage === s.endPage ? String(s.startPage) : `${s.startPage}–${s.endPage}`)).join(', ');
+  return segments
+    .map((s) => (s.startPage === s.endPage ? String(s.startPage) : `${s.startPage}–${s.endPage}`))
+    .join(', ');
 }
 
 const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');

@@ -28,7 +28,8 @@ export class CardRevealer implements vscode.Disposable {
   ) {
     this.subscriptions = [
       provider.onDidChangeTreeData(() => {
-        if (this.pending && !this.applying && Date.now() < this.pending.until) setTimeout(() => void this.apply().catch((err: unknown) => this.failed(err)), 100);
+        if (this.pending && !this.applying && Date.now() < this.pending.until)
+          setTimeout(() => void this.apply().catch((err: unknown) => this.failed(err)), 100);
       }),
       tree.onDidChangeSelection((e) => {
         // The person chose something else: stop holding.
@@ -42,7 +43,12 @@ export class CardRevealer implements vscode.Disposable {
 
   /** Selects `noteid` of the set (its tree is read if needed); resolves once selected, or false if not found. */
   async reveal(studySet: { topicid: string }, noteid: string): Promise<boolean> {
-    this.pending = { topicid: studySet.topicid, noteid, nodeId: `card/${studySet.topicid}/${noteid}`, until: Date.now() + HOLD_MS };
+    this.pending = {
+      topicid: studySet.topicid,
+      noteid,
+      nodeId: `card/${studySet.topicid}/${noteid}`,
+      until: Date.now() + HOLD_MS,
+    };
     return this.apply().catch((err: unknown) => {
       this.failed(err);
       throw err;
@@ -50,7 +56,9 @@ export class CardRevealer implements vscode.Disposable {
   }
 
   private failed(err: unknown): void {
-    this.log(`reveal of ${this.pending?.nodeId ?? 'a card'} failed: ${err instanceof Error ? err.message : String(err)}`);
+    this.log(
+      `reveal of ${this.pending?.nodeId ?? 'a card'} failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 
   private async apply(): Promise<boolean> {

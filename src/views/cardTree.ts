@@ -18,7 +18,10 @@ export class SetCards {
   private readonly kids = new Map<string, string[]>();
   private readonly tags = new Map<string, string[]>();
 
-  private constructor(readonly topicid: string, readonly rootNoteId: string) {}
+  private constructor(
+    readonly topicid: string,
+    readonly rootNoteId: string,
+  ) {}
 
   static async load(client: BridgeClient, topicid: string): Promise<SetCards> {
     const tree = await client.cards.tree(topicid);
@@ -38,9 +41,13 @@ export class SetCards {
   /** Children of a card; a sub-map the set's tree left out is read on demand (`?root=`). */
   async children(client: BridgeClient, noteid: string): Promise<TreeNode[]> {
     const node = this.byId.get(noteid);
-    if (node && node.childCount > 0 && !this.kids.has(noteid)) this.merge((await client.cards.tree(this.topicid, noteid)).nodes);
+    if (node && node.childCount > 0 && !this.kids.has(noteid))
+      this.merge((await client.cards.tree(this.topicid, noteid)).nodes);
     const list = (this.kids.get(noteid) ?? []).map((id) => this.byId.get(id)!);
-    await this.loadHashtags(client, list.map((n) => n.noteid));
+    await this.loadHashtags(
+      client,
+      list.map((n) => n.noteid),
+    );
     return list;
   }
 
@@ -103,17 +110,32 @@ export class CardNode implements BridgeNode {
   treeItem(): vscode.TreeItem {
     const c = this.card;
     const title = c.displayTitle || c.title.trim() || '(untitled card)'; // an untitled excerpt card shows its first words
-    const item = new vscode.TreeItem(title, c.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      title,
+      c.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = this.id;
     const color = paletteColor(c.colorIndex);
-    item.iconPath = c.isSubMapRoot ? new vscode.ThemeIcon('type-hierarchy-sub', color) : color ? new vscode.ThemeIcon('circle-filled', color) : new vscode.ThemeIcon('circle-outline');
+    item.iconPath = c.isSubMapRoot
+      ? new vscode.ThemeIcon('type-hierarchy-sub', color)
+      : color
+        ? new vscode.ThemeIcon('circle-filled', color)
+        : new vscode.ThemeIcon('circle-outline');
     const tags = this.cards.hashtags(c.noteid);
-    item.description = [c.isSubMapRoot ? 'sub-map' : '', c.hasExcerpt && c.page ? `p. ${c.page}` : '', ...tags.map((t) => (t.startsWith('#') ? t : `#${t}`))]
+    item.description = [
+      c.isSubMapRoot ? 'sub-map' : '',
+      c.hasExcerpt && c.page ? `p. ${c.page}` : '',
+      ...tags.map((t) => (t.startsWith('#') ? t : `#${t}`)),
+    ]
       .filter(Boolean)
       .join(' · ');
     item.tooltip = [
       title,
-      c.isSubMapRoot ? `sub-map of ${c.childCount} ${c.childCount === 1 ? 'card' : 'cards'}` : c.childCount ? `${c.childCount} ${c.childCount === 1 ? 'child' : 'children'}` : '',
+      c.isSubMapRoot
+        ? `sub-map of ${c.childCount} ${c.childCount === 1 ? 'card' : 'cards'}`
+        : c.childCount
+          ? `${c.childCount} ${c.childCount === 1 ? 'child' : 'children'}`
+          : '',
       c.hasExcerpt ? `excerpt from page ${c.page}` : '',
       tags.length ? tags.join(' ') : '',
       c.noteid,
@@ -121,7 +143,11 @@ export class CardNode implements BridgeNode {
       .filter(Boolean)
       .join('\n');
     // studyBridge.card.excerpt: a card with a source page (Open Source Page).
-    item.contextValue = c.isSubMapRoot ? 'studyBridge.card.subMap' : c.hasExcerpt && c.page ? 'studyBridge.card.excerpt' : 'studyBridge.card';
+    item.contextValue = c.isSubMapRoot
+      ? 'studyBridge.card.subMap'
+      : c.hasExcerpt && c.page
+        ? 'studyBridge.card.excerpt'
+        : 'studyBridge.card';
     // A click shows the card (POST /notes/{id}/focus); the twistie still expands.
     item.command = { command: 'studyBridge.focusCard', title: 'Show card', arguments: [this] };
     return item;
@@ -134,12 +160,15 @@ export class CardNode implements BridgeNode {
   /** The parent card, or undefined when the parent is the set's root card (shown as the set itself). */
   parentCard(): CardNode | undefined {
     const parent = this.card.parent ? this.cards.get(this.card.parent) : undefined;
-    return parent && parent.noteid !== this.cards.rootNoteId ? new CardNode(this.studySet, parent, this.cards) : undefined;
+    return parent && parent.noteid !== this.cards.rootNoteId
+      ? new CardNode(this.studySet, parent, this.cards)
+      : undefined;
   }
 }
 
 /** The card's palette colour as a contributed theme colour; undefined: no colour. */
 export function paletteColor(colorIndex: number | null | undefined): vscode.ThemeColor | undefined {
-  if (typeof colorIndex !== 'number' || !Number.isInteger(colorIndex) || colorIndex < 0 || colorIndex >= PALETTE_SIZE) return undefined;
+  if (typeof colorIndex !== 'number' || !Number.isInteger(colorIndex) || colorIndex < 0 || colorIndex >= PALETTE_SIZE)
+    return undefined;
   return new vscode.ThemeColor(`studyBridge.palette${colorIndex}`);
 }

@@ -17,14 +17,30 @@ export class DeckNode implements BridgeNode {
   }
   treeItem(): vscode.TreeItem {
     const { cardCount, dueCount, nextDueAt } = this.deck;
-    const item = new vscode.TreeItem(this.deck.title, cardCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      this.deck.title,
+      cardCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('layers');
     // Due first: the number a person looks for, and the first to survive a narrow sidebar.
     // Nothing due: when the next card comes due is the number that tells the person when to come back.
     const next = dueCount === 0 && nextDueAt ? `next ${untilText(Date.parse(nextDueAt) - Date.now())}` : '';
-    item.description = [typeof dueCount === 'number' ? `${dueCount} due` : '', next, `${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`].filter(Boolean).join(' · ');
-    item.tooltip = [this.deck.title, this.deck.deckId, nextDueAt ? `next card due ${new Date(nextDueAt).toLocaleString()}` : '', `last modified ${this.deck.lastModifiedAt}`].filter(Boolean).join('\n');
+    item.description = [
+      typeof dueCount === 'number' ? `${dueCount} due` : '',
+      next,
+      `${cardCount} ${cardCount === 1 ? 'card' : 'cards'}`,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    item.tooltip = [
+      this.deck.title,
+      this.deck.deckId,
+      nextDueAt ? `next card due ${new Date(nextDueAt).toLocaleString()}` : '',
+      `last modified ${this.deck.lastModifiedAt}`,
+    ]
+      .filter(Boolean)
+      .join('\n');
     item.contextValue = 'studyBridge.deck';
     return item;
   }
@@ -39,7 +55,11 @@ export class DeckNode implements BridgeNode {
 /** One review card: its due date and FSRS state; a deleted source is marked. */
 export class DeckCardNode implements BridgeNode {
   readonly id: string;
-  constructor(parentId: string, readonly card: DeckCard, private readonly now: number) {
+  constructor(
+    parentId: string,
+    readonly card: DeckCard,
+    private readonly now: number,
+  ) {
     this.id = `${parentId}/${card.cardNoteId}`;
   }
   treeItem(): vscode.TreeItem {
@@ -55,7 +75,14 @@ export class DeckCardNode implements BridgeNode {
     const due = !Number.isFinite(dueAt) ? '' : isDue ? 'due now' : `due ${new Date(dueAt).toISOString().slice(0, 10)}`;
     const state = stateName(c.state);
     item.description = [c.sourceAlive ? '' : 'source deleted', due, state].filter(Boolean).join(' · ');
-    item.tooltip = [front, c.sourceAlive ? `source card ${c.sourceNoteId}` : 'The source card was deleted: this review card keeps its front, its back is empty.', c.due ? `due ${c.due}` : '', `state: ${state}`]
+    item.tooltip = [
+      front,
+      c.sourceAlive
+        ? `source card ${c.sourceNoteId}`
+        : 'The source card was deleted: this review card keeps its front, its back is empty.',
+      c.due ? `due ${c.due}` : '',
+      `state: ${state}`,
+    ]
       .filter(Boolean)
       .join('\n');
     item.contextValue = c.sourceAlive ? 'studyBridge.deckCard' : 'studyBridge.deckCard.orphan';

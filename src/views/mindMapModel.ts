@@ -6,7 +6,10 @@ import type { MindMapNode } from '../webviews/mindMap/protocol';
  * flat pre-order tree: no markdown in between, so a title is only ever text.
  * Pure (no vscode): the plain mocha tests call it.
  */
-export function buildMindMapTree(nodes: readonly TreeNode[], hashtags: ReadonlyMap<string, readonly string[]> = new Map()): MindMapNode | undefined {
+export function buildMindMapTree(
+  nodes: readonly TreeNode[],
+  hashtags: ReadonlyMap<string, readonly string[]> = new Map(),
+): MindMapNode | undefined {
   const byId = new Map<string, MindMapNode>();
   let root: MindMapNode | undefined;
   for (const n of nodes) {
@@ -32,7 +35,11 @@ export function buildMindMapTree(nodes: readonly TreeNode[], hashtags: ReadonlyM
 }
 
 /** The node's HTML: the title, then (subtle) sub-map mark, excerpt page and hashtags. */
-export function nodeHtml(n: Pick<TreeNode, 'noteid' | 'title' | 'colorIndex' | 'isSubMapRoot' | 'hasExcerpt' | 'page'> & Partial<Pick<TreeNode, 'displayTitle'>>, tags: readonly string[]): string {
+export function nodeHtml(
+  n: Pick<TreeNode, 'noteid' | 'title' | 'colorIndex' | 'isSubMapRoot' | 'hasExcerpt' | 'page'> &
+    Partial<Pick<TreeNode, 'displayTitle'>>,
+  tags: readonly string[],
+): string {
   const title = n.displayTitle?.trim() || n.title.trim() || '(untitled card)'; // an untitled excerpt card shows its first words
   const colour = typeof n.colorIndex === 'number' && n.colorIndex >= 0 && n.colorIndex < 16 ? ` c${n.colorIndex}` : '';
   const meta = [

@@ -4,7 +4,13 @@ import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
 import { readMindMap } from './mindMapRead';
 import { HostChannel } from '../webviews/channel/hostChannel';
-import { MIND_MAP_VIEW_TYPE, mindMapGuards, type MindMapData, type MindMapProtocol, type MindMapTiming } from '../webviews/mindMap/protocol';
+import {
+  MIND_MAP_VIEW_TYPE,
+  mindMapGuards,
+  type MindMapData,
+  type MindMapProtocol,
+  type MindMapTiming,
+} from '../webviews/mindMap/protocol';
 import { performance } from 'node:perf_hooks';
 import { mindMapBody } from '../webviews/mindMap/markup';
 
@@ -68,7 +74,13 @@ export class MindMapPanels implements vscode.Disposable {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const set = (state as { studySet?: { topicid?: unknown; title?: unknown } } | undefined)?.studySet;
           if (typeof set?.topicid !== 'string' || this.panels.has(set.topicid)) return panel.dispose();
-          const studySet = (await deps.getClient()?.listStudySets().catch(() => undefined))?.find((s) => s.topicid === set.topicid) ??
+          const studySet =
+            (
+              await deps
+                .getClient()
+                ?.listStudySets()
+                .catch(() => undefined)
+            )?.find((s) => s.topicid === set.topicid) ??
             ({ topicid: set.topicid, title: typeof set.title === 'string' ? set.title : 'Mind map' } as StudySet);
           this.restored.fire(this.track(new MindMapPanel(studySet, deps, panel)));
         },
@@ -139,7 +151,10 @@ export class MindMapPanel implements vscode.Disposable {
     /** A panel VS Code restored after a window reload (its page's state holds the folds and zoom). */
     restored?: vscode.WebviewPanel,
   ) {
-    const roots = [vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(deps.extensionUri, 'media')];
+    const roots = [
+      vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
+      vscode.Uri.joinPath(deps.extensionUri, 'media'),
+    ];
     this.panel =
       restored ??
       vscode.window.createWebviewPanel(MIND_MAP_VIEW_TYPE, `Mind Map: ${studySet.title}`, vscode.ViewColumn.Active, {
@@ -151,10 +166,17 @@ export class MindMapPanel implements vscode.Disposable {
     if (restored) this.panel.webview.options = { enableScripts: true, localResourceRoots: roots };
     this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'study-bridge.svg');
     this.panel.webview.html = mindMapHtml(this.panel.webview, deps.extensionUri, studySet.title);
-    this.channel = new HostChannel<MindMapProtocol>(this.panel.webview, { guards: mindMapGuards, log: (m) => deps.log.warn(m) });
+    this.channel = new HostChannel<MindMapProtocol>(this.panel.webview, {
+      guards: mindMapGuards,
+      log: (m) => deps.log.warn(m),
+    });
     this.listen();
     this.watchPageStart();
-    this.disposables.push(this.panel.onDidDispose(() => this.dispose()), this.channel, this.rendered);
+    this.disposables.push(
+      this.panel.onDidDispose(() => this.dispose()),
+      this.channel,
+      this.rendered,
+    );
     // Read the set while the page loads: the map waits in the channel's queue until the page is ready.
     this.primed = true;
     void this.redraw(true);
@@ -169,7 +191,9 @@ export class MindMapPanel implements vscode.Disposable {
     this.pageStartTimer = setTimeout(() => {
       if (this.channel.isReady || attempt > 2) return;
       if (!this.panel.visible) return this.watchPageStart(attempt);
-      this.deps.log.warn(`mind map "${this.studySet.title}": the page did not start in ${PAGE_START_TIMEOUT_MS / 1000} s; loading it again`);
+      this.deps.log.warn(
+        `mind map "${this.studySet.title}": the page did not start in ${PAGE_START_TIMEOUT_MS / 1000} s; loading it again`,
+      );
       this.panel.webview.html = mindMapHtml(this.panel.webview, this.deps.extensionUri, this.studySet.title);
       this.watchPageStart(attempt + 1);
     }, PAGE_START_TIMEOUT_MS);
@@ -205,7 +229,9 @@ export class MindMapPanel implements vscode.Disposable {
     if (!client) {
       // The page's ready must read again (a map restored at a window reload is made before the bridge listens).
       this.primed = false;
-      return this.channel.notify('problem', { message: 'The bridge is not running yet: the map appears once it listens (or restart it from the status bar).' });
+      return this.channel.notify('problem', {
+        message: 'The bridge is not running yet: the map appears once it listens (or restart it from the status bar).',
+      });
     }
     try {
       const readAt = performance.now();
@@ -216,7 +242,10 @@ export class MindMapPanel implements vscode.Disposable {
       this.channel.notify('map', data);
       this.lastSend = { seq: data.seq, readAt, sentAt: performance.now() };
     } catch (err) {
-      const message = err instanceof BridgeClientError && err.code === 'TOPIC_NOT_FOUND' ? `“${this.studySet.title}” no longer exists.` : `Could not read the map: ${errorText(err)}`;
+      const message =
+        err instanceof BridgeClientError && err.code === 'TOPIC_NOT_FOUND'
+          ? `“${this.studySet.title}” no longer exists.`
+          : `Could not read the map: ${errorText(err)}`;
       this.deps.log.warn(`mind map ${this.studySet.topicid}: ${errorText(err)}`);
       this.channel.notify('problem', { message });
     }
@@ -232,9 +261,11 @@ export class MindMapPanel implements vscode.Disposable {
     });
     c.on('refresh', () => void this.redraw());
     c.on('rendered', (m) => {
-      if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0)) this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
+      if (m.cspViolations.length > (this.lastRender?.cspViolations.length ?? 0))
+        this.deps.log.warn(`mind map: CSP violations ${m.cspViolations.join('; ')}`);
       this.lastRender = { seq: m.seq, nodeCount: m.nodeCount, cspViolations: m.cspViolations, timing: m.timing };
-      if (this.firstDraw.rendered === undefined) Object.assign(this.firstDraw, { rendered: this.sinceCreated(), page: m.timing });
+      if (this.firstDraw.rendered === undefined)
+        Object.assign(this.firstDraw, { rendered: this.sinceCreated(), page: m.timing });
       this.rendered.fire(this.lastRender);
     });
     c.handle('openCard', ({ noteid }) => this.openCard(noteid));

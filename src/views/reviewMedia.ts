@@ -15,16 +15,26 @@ export async function reviewMedia(client: BridgeClient, card: DueCard): Promise<
   if (!card.sourceAlive) return {};
   const id = card.resolvedNoteId;
   const png = async (contentId: string, layers: 'composite' | 'base'): Promise<string | undefined> => {
-    const res = await client.raw('GET', `/notes/${encodeURIComponent(id)}/content/${encodeURIComponent(contentId)}`, { query: { maxEdge: MAX_EDGE, layers } });
-    return res.status === 200 && res.headers.get('content-type')?.startsWith('image/') ? `data:image/png;base64,${res.bytes.toString('base64')}` : undefined;
+    const res = await client.raw('GET', `/notes/${encodeURIComponent(id)}/content/${encodeURIComponent(contentId)}`, {
+      query: { maxEdge: MAX_EDGE, layers },
+    });
+    return res.status === 200 && res.headers.get('content-type')?.startsWith('image/')
+      ? `data:image/png;base64,${res.bytes.toString('base64')}`
+      : undefined;
   };
   if (card.question.kind === 'content_part' && card.question.contentId) {
-    const [questionImage, answerImage] = await Promise.all([png(card.question.contentId, 'composite'), png(card.question.contentId, 'base')]);
+    const [questionImage, answerImage] = await Promise.all([
+      png(card.question.contentId, 'composite'),
+      png(card.question.contentId, 'base'),
+    ]);
     return { questionImage, answerImage };
   }
   if (!card.answer.excerpt) return {};
   const [note] = (await client.cards.batchGet([id])).notes;
   const anchor = note?.sourceAnchor;
-  const source = anchor?.bookmd5 && anchor.page ? { bookmd5: anchor.bookmd5, page: anchor.page, noteid: id, topicid: note.topicid } : undefined;
+  const source =
+    anchor?.bookmd5 && anchor.page
+      ? { bookmd5: anchor.bookmd5, page: anchor.page, noteid: id, topicid: note.topicid }
+      : undefined;
   return { answerImage: source ? await png(`excerpt-${id}`, 'composite') : undefined, source };
 }

@@ -40,7 +40,8 @@ export class ReviewPanels implements vscode.Disposable {
     if (!client) throw new Error('The bridge is not running.');
     const backend = {
       due: (deckId: string) => client.reviews.due(deckId),
-      grade: (deckId: string, req: Parameters<BridgeClient['reviews']['grade']>[1]) => client.reviews.grade(deckId, req),
+      grade: (deckId: string, req: Parameters<BridgeClient['reviews']['grade']>[1]) =>
+        client.reviews.grade(deckId, req),
       media: (card: DueCard) => reviewMedia(client, card),
     };
     const session = new ReviewSession(deck.deckId, deck.title, backend);
@@ -51,13 +52,24 @@ export class ReviewPanels implements vscode.Disposable {
       await this.start(existing, session);
       return session;
     }
-    const panel = vscode.window.createWebviewPanel('studyBridge.review', `Review: ${deck.title}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      'studyBridge.review',
+      `Review: ${deck.title}`,
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [
+          vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
+          vscode.Uri.joinPath(this.extensionUri, 'media'),
+        ],
+      },
+    );
     panel.webview.html = reviewPanelHtml(panel.webview, this.extensionUri);
-    const channel = new HostChannel<ReviewProtocol>(panel.webview, { guards: reviewGuards, log: (m) => this.log.warn(m) });
+    const channel = new HostChannel<ReviewProtocol>(panel.webview, {
+      guards: reviewGuards,
+      log: (m) => this.log.warn(m),
+    });
     const entry: Entry = { panel, session, channel };
     this.panels.set(deck.deckId, entry);
     const push = () => channel.notify('state', entry.session.view());
@@ -77,16 +89,23 @@ export class ReviewPanels implements vscode.Disposable {
       const view = s.view();
       // The new state first: when the reply lands, the next card is already there.
       push();
-      if (s.graded.length === before) throw new ChannelError('NOT_GRADED', view.status === 'card' ? (view.error ?? 'not graded') : 'not graded');
+      if (s.graded.length === before)
+        throw new ChannelError('NOT_GRADED', view.status === 'card' ? (view.error ?? 'not graded') : 'not graded');
       this.log.info(`review: ${rating} on ${s.graded[s.graded.length - 1].cardNoteId} (deck ${s.deckId})`);
       this.changed.fire(s);
       if (view.status === 'summary') this.finished.fire(s);
     });
-    channel.on('restart', () => void this.start(entry, (entry.session = new ReviewSession(deck.deckId, deck.title, backend))));
+    channel.on(
+      'restart',
+      () => void this.start(entry, (entry.session = new ReviewSession(deck.deckId, deck.title, backend))),
+    );
     channel.on('close', () => panel.dispose());
     channel.on('openSource', () => {
       const source = entry.session.source;
-      if (source) void this.openSource(source).catch((e: unknown) => this.log.warn(`review: open source: ${e instanceof Error ? e.message : String(e)}`));
+      if (source)
+        void this.openSource(source).catch((e: unknown) =>
+          this.log.warn(`review: open source: ${e instanceof Error ? e.message : String(e)}`),
+        );
     });
     await this.start(entry, session);
     return session;
@@ -116,7 +135,10 @@ interface Entry {
 function reviewPanelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return webviewPage(webview, extensionUri, {
     title: 'Review',
-    styles: [['media', 'controls.css'], ['media', 'reviewPanel.css']],
+    styles: [
+      ['media', 'controls.css'],
+      ['media', 'reviewPanel.css'],
+    ],
     script: ['dist', 'webview', 'review.js'],
     // Pictures come from the host as data: URLs (the page never talks to the bridge).
     extraCsp: { 'img-src': ['data:'] },

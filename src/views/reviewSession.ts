@@ -87,13 +87,18 @@ export class ReviewSession {
     this.busy = true;
     this.error = undefined;
     try {
-      const result = await this.backend.grade(this.deckId, { cardNoteId: card.cardNoteId, rating, durationMs: Math.max(0, Math.round(this.now() - this.shownAt)) });
+      const result = await this.backend.grade(this.deckId, {
+        cardNoteId: card.cardNoteId,
+        rating,
+        durationMs: Math.max(0, Math.round(this.now() - this.shownAt)),
+      });
       this.graded.push({ cardNoteId: card.cardNoteId, rating, result });
       this.index++;
       this.revealed = false;
       await this.loadMedia();
       this.shownAt = this.now();
-      if (this.index >= this.cards.length) this.after = await this.backend.due(this.deckId).catch(() => undefined) ?? emptyAfter(this.loaded!);
+      if (this.index >= this.cards.length)
+        this.after = (await this.backend.due(this.deckId).catch(() => undefined)) ?? emptyAfter(this.loaded!);
     } catch (e) {
       this.error = messageOf(e);
     } finally {
@@ -149,6 +154,13 @@ function remainingCounts(cards: DueCard[]) {
   };
 }
 
-const emptyAfter = (d: DueList): DueList => ({ ...d, cards: [], count: 0, dueCount: 0, dueTodayCount: 0, nextDueAt: null });
+const emptyAfter = (d: DueList): DueList => ({
+  ...d,
+  cards: [],
+  count: 0,
+  dueCount: 0,
+  dueTodayCount: 0,
+  nextDueAt: null,
+});
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));

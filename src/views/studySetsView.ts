@@ -10,9 +10,7 @@ export class StudySetsProvider extends BridgeTreeProvider {
 
   protected async loadRoots(client: BridgeClient): Promise<BridgeNode[]> {
     const studySets = await client.listStudySets();
-    return [...studySets]
-      .sort((a, b) => a.title.localeCompare(b.title))
-      .map((s) => new StudySetNode(s, this.cards));
+    return [...studySets].sort((a, b) => a.title.localeCompare(b.title)).map((s) => new StudySetNode(s, this.cards));
   }
 
   /** A refresh of the whole view drops the cached trees: the next expansion reads them again. */
@@ -67,7 +65,10 @@ export class StudySetNode implements BridgeNode {
     } catch (err) {
       if (isRouteMissing(err)) return [documents]; // a bridge without card routes (attached to an older one)
       const message = err instanceof Error ? err.message : String(err);
-      return [documents, new MessageNode(`${this.id}/cards-error`, `Could not load the cards: ${message}`, 'warning', message)];
+      return [
+        documents,
+        new MessageNode(`${this.id}/cards-error`, `Could not load the cards: ${message}`, 'warning', message),
+      ];
     }
   }
 }
@@ -95,7 +96,11 @@ export class DocumentsSection implements BridgeNode {
 
 export class DocumentNode implements BridgeNode {
   readonly id: string;
-  constructor(parentId: string, readonly studySet: StudySet, readonly doc: StudySetDocument) {
+  constructor(
+    parentId: string,
+    readonly studySet: StudySet,
+    readonly doc: StudySetDocument,
+  ) {
     this.id = `${parentId}/${doc.bookmd5}`;
   }
 
@@ -105,7 +110,9 @@ export class DocumentNode implements BridgeNode {
     item.id = this.id;
     const missing = this.doc.sourceState === 'missing_file';
     item.iconPath = new vscode.ThemeIcon(missing ? 'warning' : 'file-pdf');
-    item.description = [this.doc.isMain ? 'main' : '', `${this.doc.pageCount} pages`, missing ? 'file missing' : ''].filter(Boolean).join(' · ');
+    item.description = [this.doc.isMain ? 'main' : '', `${this.doc.pageCount} pages`, missing ? 'file missing' : '']
+      .filter(Boolean)
+      .join(' · ');
     item.tooltip = `${this.doc.folder ? `${this.doc.folder}/` : ''}${this.doc.filename}\nbookmd5 ${this.doc.bookmd5}`;
     item.contextValue = 'studyBridge.document';
     // A click reads the book (the PDF reader).

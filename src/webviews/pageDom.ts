@@ -2,7 +2,11 @@
 // The few DOM helpers the hand-drawn pages (result.md preview, review) share.
 
 /** A new element with a class and text (textContent: never parsed as HTML). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  cls?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;

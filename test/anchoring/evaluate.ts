@@ -23,7 +23,8 @@ export interface CurvePoint {
   falseAnchor: number;
 }
 
-const anchorPages = (pages: PageData[]) => pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 }));
+const anchorPages = (pages: PageData[]) =>
+  pages.map((p) => ({ page: p.page, items: p.items, ocr: p.unreadable ? 2 : p.ocr ? 1 : 0 }));
 
 export function scoreSet(set: LabelledSet): Scored[] {
   const indexes = new Map<string, AnchorIndex>();

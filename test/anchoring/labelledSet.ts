@@ -48,7 +48,11 @@ const MODES: [QuoteKind, string[]][] = [
 ];
 
 export function pdftotextPage(file: string, page: number, args: string[]): string {
-  return execFileSync('pdftotext', ['-enc', 'UTF-8', ...args, '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
+  return execFileSync('pdftotext', ['-enc', 'UTF-8', ...args, '-f', String(page), '-l', String(page), file, '-'], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
 }
 
 /** Every token of the quote occurs on the page (as a multiset), so a miss is the matcher's, not the text layer's. */
@@ -95,10 +99,15 @@ export async function labelledSet(): Promise<LabelledSet> {
     const pages = books.get(book)!;
     const perPage = book.endsWith('.pdf') && pages.length <= 7 ? 3 : 1;
     const sampled = pages.filter((p, i) => i % pageStep(pages.length) === 0 && !p.ocr && !p.unreadable);
-    const layer = await textLayerPages(file, sampled.map((p) => p.page));
+    const layer = await textLayerPages(
+      file,
+      sampled.map((p) => p.page),
+    );
     for (const page of sampled) {
       for (const [kind, args] of MODES) {
-        const words = (kind === 'pdfjs' ? layer.get(page.page)! : pdftotextPage(file, page.page, args)).split(/\s+/).filter(Boolean);
+        const words = (kind === 'pdfjs' ? layer.get(page.page)! : pdftotextPage(file, page.page, args))
+          .split(/\s+/)
+          .filter(Boolean);
         if (words.length < 30) continue;
         // pdf.js quotes draw from their own generator, so the pdftotext windows stay the ones measured before.
         const pick = kind === 'pdfjs' ? layerRandom : random;

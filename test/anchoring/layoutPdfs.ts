@@ -15,17 +15,40 @@ import { corpusFile } from '../unit/pdfCorpus';
  * once so no text repeats between pages.
  */
 function manualProse(): string[] {
-  const text = execFileSync('pdftotext', ['-f', '5', '-l', '80', corpusFile('asymptote.pdf'), '-'], { encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
-  return [...new Set(text.replace(/-\n/g, '').replace(/\s+/g, ' ').match(/[A-Z][A-Za-z ,;'()]{40,200}\./g) ?? [])];
+  const text = execFileSync('pdftotext', ['-f', '5', '-l', '80', corpusFile('asymptote.pdf'), '-'], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return [
+    ...new Set(
+      text
+        .replace(/-\n/g, '')
+        .replace(/\s+/g, ' ')
+        .match(/[A-Z][A-Za-z ,;'()]{40,200}\./g) ?? [],
+    ),
+  ];
 }
 
 const CODE = [
   ['function anchor(quote, page) {', '  const tokens = tokenize(quote);', '  return align(tokens, page.tokens);', '}'],
-  ['for (const card of bundle.cards) {', '  if (!card.excerpt) continue;', '  results.push(index.anchor(card.excerpt));', '}'],
+  [
+    'for (const card of bundle.cards) {',
+    '  if (!card.excerpt) continue;',
+    '  results.push(index.anchor(card.excerpt));',
+    '}',
+  ],
   ['const rect = union(rects);', 'store.write(card.id, { page, rect, rects });'],
 ];
 
-const NOTES = ['Order of words matters.', 'See the bundle guide.', 'Points, top left origin.', 'One box per line.', 'Never anchor a paraphrase.', 'Checked on every save.'];
+const NOTES = [
+  'Order of words matters.',
+  'See the bundle guide.',
+  'Points, top left origin.',
+  'One box per line.',
+  'Never anchor a paraphrase.',
+  'Checked on every save.',
+];
 
 function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
   const out: string[] = [];

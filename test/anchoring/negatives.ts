@@ -1,10 +1,52 @@
 /** Negatives of the anchoring set: invented sentences in the books' vocabulary, and paraphrases of real ones. */
 import { rng } from './rng';
 
-const SUBJECTS = ['The matrix', 'Every lattice basis', 'A closed path', 'The default pen', 'This command', 'The output file', 'Each picture', 'The integer program', 'A Markov basis', 'The label', 'Our compiler', 'The graph of the function'];
-const VERBS = ['quietly rotates', 'never computes', 'is drawn beside', 'replaces', 'may ignore', 'is stored inside', 'always doubles', 'carefully rewrites', 'slowly converges to', 'is printed after'];
-const OBJECTS = ['the orange hyperplane', 'every second vertex of the figure', 'a temporary directory of fonts', 'the hidden margin notes', 'the last column of the table', 'seven dotted arrows', 'the inverse of the projection', 'a random polytope in three dimensions', 'the previous chapter of this guide', 'an empty bounding box'];
-const TAILS = ['before the document is closed.', 'unless the user asks otherwise.', 'when the page is rotated twice.', 'in every interactive session.', 'without any warning at all.', 'as described in the appendix.'];
+const SUBJECTS = [
+  'The matrix',
+  'Every lattice basis',
+  'A closed path',
+  'The default pen',
+  'This command',
+  'The output file',
+  'Each picture',
+  'The integer program',
+  'A Markov basis',
+  'The label',
+  'Our compiler',
+  'The graph of the function',
+];
+const VERBS = [
+  'quietly rotates',
+  'never computes',
+  'is drawn beside',
+  'replaces',
+  'may ignore',
+  'is stored inside',
+  'always doubles',
+  'carefully rewrites',
+  'slowly converges to',
+  'is printed after',
+];
+const OBJECTS = [
+  'the orange hyperplane',
+  'every second vertex of the figure',
+  'a temporary directory of fonts',
+  'the hidden margin notes',
+  'the last column of the table',
+  'seven dotted arrows',
+  'the inverse of the projection',
+  'a random polytope in three dimensions',
+  'the previous chapter of this guide',
+  'an empty bounding box',
+];
+const TAILS = [
+  'before the document is closed.',
+  'unless the user asks otherwise.',
+  'when the page is rotated twice.',
+  'in every interactive session.',
+  'without any warning at all.',
+  'as described in the appendix.',
+];
 
 const HAND = [
   'Quantum bananas orbit the purple spreadsheet at dawn.',
@@ -36,12 +78,57 @@ export const INVENTED: string[] = (() => {
 })();
 
 const SYNONYMS: Record<string, string> = {
-  the: 'a', a: 'the', is: 'was', are: 'were', of: 'for', in: 'within', to: 'into', and: 'plus', for: 'regarding', with: 'using',
-  can: 'may', be: 'get', this: 'that', that: 'which', by: 'via', on: 'upon', as: 'like', it: 'this', from: 'out of', which: 'that',
-  use: 'employ', used: 'employed', file: 'document', files: 'documents', number: 'count', first: 'initial', line: 'row', lines: 'rows',
-  function: 'routine', path: 'route', picture: 'image', draw: 'render', drawn: 'rendered', page: 'sheet', default: 'standard', set: 'collection',
-  given: 'supplied', all: 'every', each: 'every', not: 'never', also: 'too', command: 'instruction', output: 'result', input: 'data',
-  example: 'instance', following: 'next', called: 'named', point: 'location', points: 'locations', size: 'extent', new: 'fresh',
+  the: 'a',
+  a: 'the',
+  is: 'was',
+  are: 'were',
+  of: 'for',
+  in: 'within',
+  to: 'into',
+  and: 'plus',
+  for: 'regarding',
+  with: 'using',
+  can: 'may',
+  be: 'get',
+  this: 'that',
+  that: 'which',
+  by: 'via',
+  on: 'upon',
+  as: 'like',
+  it: 'this',
+  from: 'out of',
+  which: 'that',
+  use: 'employ',
+  used: 'employed',
+  file: 'document',
+  files: 'documents',
+  number: 'count',
+  first: 'initial',
+  line: 'row',
+  lines: 'rows',
+  function: 'routine',
+  path: 'route',
+  picture: 'image',
+  draw: 'render',
+  drawn: 'rendered',
+  page: 'sheet',
+  default: 'standard',
+  set: 'collection',
+  given: 'supplied',
+  all: 'every',
+  each: 'every',
+  not: 'never',
+  also: 'too',
+  command: 'instruction',
+  output: 'result',
+  input: 'data',
+  example: 'instance',
+  following: 'next',
+  called: 'named',
+  point: 'location',
+  points: 'locations',
+  size: 'extent',
+  new: 'fresh',
 };
 
 /**

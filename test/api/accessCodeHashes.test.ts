@@ -34,7 +34,10 @@ describe('pairing and install codes are stored as keyed HMACs, never bare hashes
   const start = async () => {
     child = await spawnBridge(['--data', dataDir, '--port', '0']);
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-    return { client: new BridgeClient({ baseUrl: child.baseUrl, token }), anonymous: new BridgeClient({ baseUrl: child.baseUrl }) };
+    return {
+      client: new BridgeClient({ baseUrl: child.baseUrl, token }),
+      anonymous: new BridgeClient({ baseUrl: child.baseUrl }),
+    };
   };
   const stop = async () => {
     child!.child.kill('SIGTERM'); // a clean stop checkpoints into library.db
@@ -54,7 +57,10 @@ describe('pairing and install codes are stored as keyed HMACs, never bare hashes
     await stop();
     const db = readFileSync(join(dataDir, 'library.db'));
 
-    for (const [name, bytes] of [['library.journal', journal], ['library.db', db]] as const) {
+    for (const [name, bytes] of [
+      ['library.journal', journal],
+      ['library.db', db],
+    ] as const) {
       const text = bytes.toString('latin1');
       assert.ok(text.includes('access_codes') || name === 'library.db', 'the journal holds the code rows');
       assert.ok(!text.includes(`"${pair.code}"`) && !text.includes(`pair:${pair.code}`), `${name}: no pair code`);
@@ -68,7 +74,8 @@ describe('pairing and install codes are stored as keyed HMACs, never bare hashes
 
     const secret = readFileSync(join(dataDir, 'secret'), 'utf8').trim();
     assert.equal(statSync(join(dataDir, 'secret')).mode & 0o777, 0o600);
-    for (const bytes of [journal, db]) assert.ok(!bytes.toString('latin1').includes(secret), 'the HMAC key is in neither file');
+    for (const bytes of [journal, db])
+      assert.ok(!bytes.toString('latin1').includes(secret), 'the HMAC key is in neither file');
 
     // The key lives in the secret file, so the codes survive a restart; each works exactly once.
     c = await start();
@@ -89,7 +96,9 @@ describe('pairing and install codes are stored as keyed HMACs, never bare hashes
     const { code } = await c.client.createPairCode();
     await stop();
     const store = await Store.open(dataDir, { idleCheckpointMs: 0 });
-    await store.write((tx) => tx.run(`UPDATE access_codes SET code_hash = ? WHERE kind = 'pair'`, [sha256Hex(`pair:${code}`)]));
+    await store.write((tx) =>
+      tx.run(`UPDATE access_codes SET code_hash = ? WHERE kind = 'pair'`, [sha256Hex(`pair:${code}`)]),
+    );
     await store.close();
     const c2 = await start();
     const res = await c2.anonymous.raw('POST', '/pair', { body: { code, deviceName: 'Old' } });

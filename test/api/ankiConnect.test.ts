@@ -17,8 +17,16 @@ async function yanki(port: number, key: string | undefined): Promise<YankiConnec
 
 /** A raw AnkiConnect POST: status, CORS header and body. */
 async function post(port: number, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: res.status, allowOrigin: res.headers.get('access-control-allow-origin'), json: (await res.json()) as { result: any; error: string | null } };
+  const res = await fetch(`http://127.0.0.1:${port}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    allowOrigin: res.headers.get('access-control-allow-origin'),
+    json: (await res.json()) as { result: any; error: string | null },
+  };
 }
 
 async function png(width: number, height: number): Promise<Buffer> {
@@ -56,7 +64,12 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const revision = t.bridge.services.events.revision;
 
     const noteId = (await client.note.addNote({
-      note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: '<b>hablar</b>', Back: 'to speak<br>(regular -ar)' }, tags: ['spanish::verbs', 'core'] },
+      note: {
+        deckName: 'Spanish::Verbs',
+        modelName: 'Basic',
+        fields: { Front: '<b>hablar</b>', Back: 'to speak<br>(regular -ar)' },
+        tags: ['spanish::verbs', 'core'],
+      },
     }))!;
     assert.equal(typeof noteId, 'number');
     assert.deepEqual(await client.deck.deckNames(), ['Spanish::Verbs']);
@@ -78,8 +91,14 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal(cards.cards[0].questionMode, 'automatic');
     assert.equal(cards.cards[0].state, 'new');
     const sets = (await t.owner.request<any>('GET', '/library/study-sets')).studySets;
-    assert.deepEqual(sets.map((s: any) => s.title), ['Spanish::Verbs'], 'the deck got a study set of its name');
-    const got = await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [cards.cards[0].sourceNoteId] } });
+    assert.deepEqual(
+      sets.map((s: any) => s.title),
+      ['Spanish::Verbs'],
+      'the deck got a study set of its name',
+    );
+    const got = await t.owner.request<any>('POST', '/notes/batch-get', {
+      body: { noteIds: [cards.cards[0].sourceNoteId] },
+    });
     const card = got.notes[0];
     assert.equal(card.topicid, sets[0].topicid);
     assert.ok(changed('card').includes(card.noteid), 'a card event');
@@ -88,7 +107,11 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.deepEqual([...card.hashtags].sort(), ['core', 'spanish/verbs']);
 
     assert.deepEqual(await client.note.findNotes({ query: 'deck:Spanish::Verbs' }), [noteId]);
-    assert.deepEqual(await client.note.findNotes({ query: '"deck:Spanish"' }), [noteId], 'a deck search takes its subdecks');
+    assert.deepEqual(
+      await client.note.findNotes({ query: '"deck:Spanish"' }),
+      [noteId],
+      'a deck search takes its subdecks',
+    );
     assert.deepEqual(await client.note.findNotes({ query: 'tag:spanish' }), [noteId], 'and a tag its child tags');
     assert.deepEqual(await client.note.findNotes({ query: 'hablar' }), [noteId]);
     assert.deepEqual(await client.note.findNotes({ query: 'speak -tag:core' }), []);
@@ -97,10 +120,17 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const [info] = await client.note.notesInfo({ notes: [noteId] });
     assert.equal(info.noteId, noteId);
     assert.equal(info.modelName, 'Basic');
-    assert.deepEqual(info.fields, { Front: { value: 'hablar', order: 0 }, Back: { value: 'to speak<br>(regular -ar)', order: 1 } });
+    assert.deepEqual(info.fields, {
+      Front: { value: 'hablar', order: 0 },
+      Back: { value: 'to speak<br>(regular -ar)', order: 1 },
+    });
     assert.deepEqual([...info.tags].sort(), ['core', 'spanish::verbs']);
     assert.equal(info.cards.length, 1);
-    assert.deepEqual(await client.note.notesInfo({ notes: [123456789] }), [{}], 'an unknown note: an empty object, as AnkiConnect answers');
+    assert.deepEqual(
+      await client.note.notesInfo({ notes: [123456789] }),
+      [{}],
+      'an unknown note: an empty object, as AnkiConnect answers',
+    );
 
     await client.note.updateNoteFields({ note: { id: noteId, fields: { Back: 'to talk' } } });
     const [after] = await client.note.notesInfo({ notes: [noteId] });
@@ -111,17 +141,27 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
 
     // The same front again is a duplicate, as in Anki; allowDuplicate lets it in.
     const dup = { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'hablar', Back: 'x' } };
-    assert.deepEqual(await client.note.canAddNotes({ notes: [dup, { ...dup, fields: { Front: 'comer', Back: 'to eat' } }] }), [false, true]);
+    assert.deepEqual(
+      await client.note.canAddNotes({ notes: [dup, { ...dup, fields: { Front: 'comer', Back: 'to eat' } }] }),
+      [false, true],
+    );
     await assert.rejects(client.note.addNote({ note: dup }), /cannot create note because it is a duplicate/);
   });
 
   it('Cloze: Text with {{c1::…}} → a review card asking with […]; notesInfo gives the Text back', async () => {
     const noteId = await client.note.addNote({
-      note: { deckName: 'Geography', modelName: 'Cloze', fields: { Text: '{{c1::Paris}} is the capital of {{c2::France::country}}', Extra: 'since 508' } },
+      note: {
+        deckName: 'Geography',
+        modelName: 'Cloze',
+        fields: { Text: '{{c1::Paris}} is the capital of {{c2::France::country}}', Extra: 'since 508' },
+      },
     });
     const [info] = await client.note.notesInfo({ notes: [noteId!] });
     assert.equal(info.modelName, 'Cloze');
-    assert.deepEqual(info.fields, { Text: { value: '{{c1::Paris}} is the capital of {{c2::France}}', order: 0 }, 'Back Extra': { value: 'since 508', order: 1 } });
+    assert.deepEqual(info.fields, {
+      Text: { value: '{{c1::Paris}} is the capital of {{c2::France}}', order: 0 },
+      'Back Extra': { value: 'since 508', order: 1 },
+    });
     const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Geography');
     const due = await t.owner.request<any>('GET', `/decks/${deck.deckId}/due`);
     assert.equal(due.count, 1);
@@ -129,17 +169,33 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal(due.cards[0].answer.title, 'Paris is the capital of France');
     assert.equal(due.cards[0].answer.body, 'since 508');
     assert.deepEqual(await client.note.findNotes({ query: 'note:Cloze' }), [noteId]);
-    await assert.rejects(client.note.addNote({ note: { deckName: 'Geography', modelName: 'Cloze', fields: { Text: 'no deletion here' } } }), /no cloze deletions/);
+    await assert.rejects(
+      client.note.addNote({
+        note: { deckName: 'Geography', modelName: 'Cloze', fields: { Text: 'no deletion here' } },
+      }),
+      /no cloze deletions/,
+    );
   });
 
   it('storeMediaFile (base64) + addNote with <img src> → the card has that image as an image part; url refused; a path outside the import folders refused', async () => {
     const bytes = await png(48, 32);
-    assert.equal(await client.media.storeMediaFile({ filename: 'verb.png', data: bytes.toString('base64') }), 'verb.png');
-    const noteId = await client.note.addNote({ note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'ver', Back: 'to see <img src="verb.png">' } } });
+    assert.equal(
+      await client.media.storeMediaFile({ filename: 'verb.png', data: bytes.toString('base64') }),
+      'verb.png',
+    );
+    const noteId = await client.note.addNote({
+      note: {
+        deckName: 'Spanish::Verbs',
+        modelName: 'Basic',
+        fields: { Front: 'ver', Back: 'to see <img src="verb.png">' },
+      },
+    });
     const [info] = await client.note.notesInfo({ notes: [noteId!] });
     assert.equal(info.fields.Back.value, 'to see<img src="verb.png">');
     const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Spanish::Verbs');
-    const source = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find((c: any) => c.title === 'ver').sourceNoteId;
+    const source = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
+      (c: any) => c.title === 'ver',
+    ).sourceNoteId;
     const card = (await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [source] } })).notes[0];
     const image = card.parts.find((p: any) => p.kind === 'image');
     assert.ok(image, 'an image part');
@@ -152,29 +208,74 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     // As mokuro updates the last card added: added:1, then updateNoteFields with a picture for one field (the others kept).
     const recent = await client.note.findNotes({ query: 'added:1 hablar' });
     assert.equal(recent.length, 1);
-    await client.note.updateNoteFields({ note: { id: recent[0], fields: {}, picture: [{ filename: 'page-12.png', data: (await png(30, 40)).toString('base64'), fields: ['Back'] }] } });
+    await client.note.updateNoteFields({
+      note: {
+        id: recent[0],
+        fields: {},
+        picture: [{ filename: 'page-12.png', data: (await png(30, 40)).toString('base64'), fields: ['Back'] }],
+      },
+    });
     const [updated] = await client.note.notesInfo({ notes: recent });
     assert.equal(updated.fields.Back.value, 'to talk<img src="page-12.png">');
     assert.equal(updated.fields.Front.value, 'hablar');
-    const hablar = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find((c: any) => c.title === 'hablar').sourceNoteId;
-    const parts = (await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [hablar] } })).notes[0].parts.filter((p: any) => p.kind === 'image');
+    const hablar = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
+      (c: any) => c.title === 'hablar',
+    ).sourceNoteId;
+    const parts = (
+      await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [hablar] } })
+    ).notes[0].parts.filter((p: any) => p.kind === 'image');
     assert.equal(parts.length, 1);
-    assert.equal((await t.owner.raw('GET', `/notes/${hablar}/content/${parts[0].contentId}`)).bytes.readUInt32BE(20), 40, 'the 30 × 40 picture');
+    assert.equal(
+      (await t.owner.raw('GET', `/notes/${hablar}/content/${parts[0].contentId}`)).bytes.readUInt32BE(20),
+      40,
+      'the 30 × 40 picture',
+    );
     assert.deepEqual(await client.note.findNotes({ query: 'added:1 deck:Nowhere' }), []);
 
     // From a file in an import folder, too.
     writeFileSync(join(importDir, 'leer.png'), await png(20, 10));
-    assert.equal(await client.media.storeMediaFile({ filename: 'leer.png', path: join(importDir, 'leer.png') }), 'leer.png');
+    assert.equal(
+      await client.media.storeMediaFile({ filename: 'leer.png', path: join(importDir, 'leer.png') }),
+      'leer.png',
+    );
 
     const before = storeDigest(t.bridge.services.store);
-    await assert.rejects(client.media.storeMediaFile({ filename: 'x.png', url: 'https://example.com/x.png' }), /no network requests/);
+    await assert.rejects(
+      client.media.storeMediaFile({ filename: 'x.png', url: 'https://example.com/x.png' }),
+      /no network requests/,
+    );
     const outside = tempDir('sb-anki-outside-');
     mkdirSync(outside, { recursive: true });
     writeFileSync(join(outside, 'secret.png'), bytes);
-    await assert.rejects(client.media.storeMediaFile({ filename: 'y.png', path: join(outside, 'secret.png') }), /PATH_NOT_ALLOWED/);
-    await assert.rejects(client.media.storeMediaFile({ filename: '../escape.png', data: bytes.toString('base64') }), /invalid media file name/);
-    await assert.rejects(client.note.addNote({ note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'oír', Back: 'to hear' }, audio: [{ filename: 'oir.mp3', data: 'AAAA', fields: ['Back'] }] } }), /audio is not served here/);
-    await assert.rejects(client.note.addNote({ note: { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'ir', Back: '<img src="missing.png">' } } }), /media file missing.png was not found/);
+    await assert.rejects(
+      client.media.storeMediaFile({ filename: 'y.png', path: join(outside, 'secret.png') }),
+      /PATH_NOT_ALLOWED/,
+    );
+    await assert.rejects(
+      client.media.storeMediaFile({ filename: '../escape.png', data: bytes.toString('base64') }),
+      /invalid media file name/,
+    );
+    await assert.rejects(
+      client.note.addNote({
+        note: {
+          deckName: 'Spanish::Verbs',
+          modelName: 'Basic',
+          fields: { Front: 'oír', Back: 'to hear' },
+          audio: [{ filename: 'oir.mp3', data: 'AAAA', fields: ['Back'] }],
+        },
+      }),
+      /audio is not served here/,
+    );
+    await assert.rejects(
+      client.note.addNote({
+        note: {
+          deckName: 'Spanish::Verbs',
+          modelName: 'Basic',
+          fields: { Front: 'ir', Back: '<img src="missing.png">' },
+        },
+      }),
+      /media file missing.png was not found/,
+    );
     assert.equal(storeDigest(t.bridge.services.store), before, 'refusals changed nothing');
   });
 
@@ -183,7 +284,14 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
       action: 'multi',
       version: 6,
       key,
-      params: { actions: [{ action: 'version' }, { action: 'deckNames' }, { action: 'cardsInfo', params: { cards: [1] } }, { action: 'modelFieldNames', params: { modelName: 'Nope' } }] },
+      params: {
+        actions: [
+          { action: 'version' },
+          { action: 'deckNames' },
+          { action: 'cardsInfo', params: { cards: [1] } },
+          { action: 'modelFieldNames', params: { modelName: 'Nope' } },
+        ],
+      },
     });
     assert.equal(multi.status, 200);
     assert.equal(multi.json.error, null);
@@ -196,7 +304,12 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal((await post(port, { action: 'version', key })).json, 6);
 
     const before = storeDigest(t.bridge.services.store);
-    const unsupported = await post(port, { action: 'deleteDecks', version: 6, key, params: { decks: ['Geography'], cardsToo: true } });
+    const unsupported = await post(port, {
+      action: 'deleteDecks',
+      version: 6,
+      key,
+      params: { decks: ['Geography'], cardsToo: true },
+    });
     assert.equal(unsupported.status, 200);
     assert.deepEqual(unsupported.json, { result: null, error: 'unsupported action' });
     assert.deepEqual(Object.keys(unsupported.json).sort(), ['error', 'result'], 'exactly AnkiConnect’s two fields');
@@ -215,18 +328,36 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal((await post(port, { action: 'deckNames', version: 6 })).status, 401, 'no key');
     await assert.rejects((await yanki(port, 'wrong')).deck.deckNames(), /status is 401/);
 
-    assert.deepEqual((await post(port, { action: 'deckNames', version: 6, key: reader })).json.result.sort(), ['Geography', 'Spanish::Verbs'], 'a read token reads');
+    assert.deepEqual(
+      (await post(port, { action: 'deckNames', version: 6, key: reader })).json.result.sort(),
+      ['Geography', 'Spanish::Verbs'],
+      'a read token reads',
+    );
     const readAdd = await post(port, { action: 'addNote', version: 6, key: reader, params: { note } });
     assert.equal(readAdd.status, 403);
     assert.match(readAdd.json.error!, /addNote needs a write token/);
-    const readMulti = await post(port, { action: 'multi', version: 6, key: reader, params: { actions: [{ action: 'addNote', params: { note } }] } });
+    const readMulti = await post(port, {
+      action: 'multi',
+      version: 6,
+      key: reader,
+      params: { actions: [{ action: 'addNote', params: { note } }] },
+    });
     assert.match(readMulti.json.result[0].error, /needs a write token/);
 
-    const page = await post(port, { action: 'addNote', version: 6, key, params: { note } }, { Origin: 'https://evil.example' });
+    const page = await post(
+      port,
+      { action: 'addNote', version: 6, key, params: { note } },
+      { Origin: 'https://evil.example' },
+    );
     assert.equal(page.status, 403);
     assert.match(page.json.error!, /FORBIDDEN_ORIGIN/);
     assert.equal(page.allowOrigin, null, 'no CORS grant for it');
-    const rebinding = await rawRequest(port, { method: 'POST', path: '/', headers: { Host: `evil.example:${port}` }, body: JSON.stringify({ action: 'addNote', version: 6, key, params: { note } }) });
+    const rebinding = await rawRequest(port, {
+      method: 'POST',
+      path: '/',
+      headers: { Host: `evil.example:${port}` },
+      body: JSON.stringify({ action: 'addNote', version: 6, key, params: { note } }),
+    });
     assert.equal(rebinding.status, 403, 'a foreign Host (DNS rebinding) too');
     assert.match(rebinding.json().error, /FORBIDDEN_HOST/);
     assert.equal(storeDigest(t.bridge.services.store), before, 'refusals changed nothing');
@@ -238,7 +369,11 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.deepEqual(granted.json, { result: { permission: 'granted', requireApikey: true, version: 6 }, error: null });
 
     // The listed origin is served, with CORS for it.
-    const yomitan = await post(port, { action: 'addNote', version: 6, key, params: { note: { ...note, deckName: 'Yomitan' } } }, { Origin: YOMITAN });
+    const yomitan = await post(
+      port,
+      { action: 'addNote', version: 6, key, params: { note: { ...note, deckName: 'Yomitan' } } },
+      { Origin: YOMITAN },
+    );
     assert.equal(yomitan.status, 200);
     assert.equal(yomitan.json.error, null);
     assert.equal(typeof yomitan.json.result, 'number');

@@ -18,7 +18,11 @@ class AskingUi extends MemoryUiHost {
 }
 
 async function invoke(port: number, body: unknown, origin?: string) {
-  const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: origin ? { Origin: origin } : {}, body: JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${port}`, {
+    method: 'POST',
+    headers: origin ? { Origin: origin } : {},
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as { result: any; error: string | null } };
 }
 
@@ -30,7 +34,12 @@ describe('AnkiConnect in the worker-thread bridge (VS Code): requestPermission a
 
   before(async () => {
     dataDir = tempDir('sb-anki-worker-');
-    bridge = await startWorkerBridge({ dataDir, port: 0, ui, ankiConnect: { port: 0, allowedOrigins: ['chrome-extension://listed'] } });
+    bridge = await startWorkerBridge({
+      dataDir,
+      port: 0,
+      ui,
+      ankiConnect: { port: 0, allowedOrigins: ['chrome-extension://listed'] },
+    });
   });
   after(async () => {
     await bridge?.close();
@@ -45,7 +54,11 @@ describe('AnkiConnect in the worker-thread bridge (VS Code): requestPermission a
     assert.deepEqual(ui.asked, [], 'a listed origin is not asked about');
 
     const other = 'chrome-extension://allowed-by-the-person';
-    assert.equal((await invoke(port, { action: 'version', version: 6, key: bridge.token }, other)).status, 403, 'not yet');
+    assert.equal(
+      (await invoke(port, { action: 'version', version: 6, key: bridge.token }, other)).status,
+      403,
+      'not yet',
+    );
     const granted = await invoke(port, { action: 'requestPermission', version: 6 }, other);
     assert.deepEqual(granted.json.result, { permission: 'granted', requireApikey: true, version: 6 });
     const served = await invoke(port, { action: 'version', version: 6, key: bridge.token }, other);

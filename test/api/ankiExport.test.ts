@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { storeDigest } from '../helpers/storeDigest';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { cardImagesFixture, decode, EXCERPT_PAGE, makePng, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
+import {
+  cardImagesFixture,
+  decode,
+  EXCERPT_PAGE,
+  makePng,
+  VERBATIM,
+  type CardImagesFixture,
+} from './cardImagesFixture';
 import { vocabPackage } from './ankiFixture';
 
 /** Reads an .apkg with the independent reader (anki-reader: zip.js + its own sql.js queries). */
@@ -34,7 +41,9 @@ describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {
       ctx.fillRect(0, 0, 30, 20);
     });
     await f.addPart(ids.picture, { kind: 'image', mimeType: 'image/png', blob: red, contentId: 'Pred0001' });
-    await f.t.client.request('POST', '/notes/hashtags', { body: { noteIds: [ids.plain], operation: 'add', hashtags: ['Tools/Graphics', 'exam'], confirm: true } });
+    await f.t.client.request('POST', '/notes/hashtags', {
+      body: { noteIds: [ids.plain], operation: 'add', hashtags: ['Tools/Graphics', 'exam'], confirm: true },
+    });
     deckId = (await f.t.client.createDeck('Asymptote deck')).deckId;
     await f.t.client.request('POST', `/decks/${deckId}/cards`, {
       body: {
@@ -58,12 +67,14 @@ describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {
     return res.bytes;
   };
 
-  it('every card, its fields, tags, media and a graded card\'s review state', async () => {
+  it("every card, its fields, tags, media and a graded card's review state", async () => {
     const cards = (await f.t.client.cards.deckCards(deckId)).cards;
     const graded = cards.find((c: any) => c.sourceNoteId === ids.plain)!;
     // Easy on a new card graduates it at once (FSRS): a review card with a memory state.
     const g = await f.t.client.reviews.grade(deckId, { cardNoteId: graded.cardNoteId, rating: 'easy' });
-    const after = (await f.t.client.cards.deckCards(deckId)).cards.find((c: any) => c.cardNoteId === graded.cardNoteId)!;
+    const after = (await f.t.client.cards.deckCards(deckId)).cards.find(
+      (c: any) => c.cardNoteId === graded.cardNoteId,
+    )!;
     assert.ok(g);
     assert.equal(after.state, 'review');
 
@@ -95,7 +106,16 @@ describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {
     assert.equal(card.queue, 2);
     assert.equal(card.reps, 1);
     assert.equal(card.lapses, 0);
-    assert.equal(card.ivl, Math.round(JSON.parse(f.t.bridge.services.store.get<{ fsrs: string }>('SELECT fsrs FROM deck_cards WHERE card_note_id = ?', [graded.cardNoteId])!.fsrs).scheduled_days));
+    assert.equal(
+      card.ivl,
+      Math.round(
+        JSON.parse(
+          f.t.bridge.services.store.get<{ fsrs: string }>('SELECT fsrs FROM deck_cards WHERE card_note_id = ?', [
+            graded.cardNoteId,
+          ])!.fsrs,
+        ).scheduled_days,
+      ),
+    );
     assert.equal(r.crt + card.due * 86400, Math.floor(Date.parse(after.due) / 86_400_000) * 86400);
     const data = JSON.parse(card.data);
     assert.ok(Math.abs(data.s - after.stability) < 1e-3 && Math.abs(data.d - after.difficulty) < 1e-3);
@@ -162,16 +182,28 @@ describe('Anki round trip: import → export → import', () => {
 
   it('gives the same cards and due dates, and re-importing the export updates rather than duplicates', async () => {
     const { bytes } = await vocabPackage();
-    const first = (await t.client.raw('POST', '/decks/import', { bytes, query: { filename: 'Spanish.apkg', confirm: 1 } })).json<any>();
+    const first = (
+      await t.client.raw('POST', '/decks/import', { bytes, query: { filename: 'Spanish.apkg', confirm: 1 } })
+    ).json<any>();
     const exported = await t.client.raw('GET', `/decks/${first.deckId}/apkg`);
     assert.equal(exported.status, 200);
     // Into another library: the same cards, due dates and pictures.
-    const second = (await u.client.raw('POST', '/decks/import', { bytes: exported.bytes, query: { filename: 'Spanish.apkg', confirm: 1 } })).json<any>();
+    const second = (
+      await u.client.raw('POST', '/decks/import', {
+        bytes: exported.bytes,
+        query: { filename: 'Spanish.apkg', confirm: 1 },
+      })
+    ).json<any>();
     assert.equal(second.created, 4);
     assert.deepEqual(await summary(u, second.deckId), await summary(t, first.deckId));
     // Back into the first library: the guids it came with → updates the same set and deck.
     const before = (await t.client.listDecks()).length;
-    const again = (await t.client.raw('POST', '/decks/import', { bytes: exported.bytes, query: { filename: 'Spanish.apkg', confirm: 1 } })).json<any>();
+    const again = (
+      await t.client.raw('POST', '/decks/import', {
+        bytes: exported.bytes,
+        query: { filename: 'Spanish.apkg', confirm: 1 },
+      })
+    ).json<any>();
     assert.equal(again.deckId, first.deckId);
     assert.equal(again.topicid, first.topicid);
     assert.equal(again.created, 0);

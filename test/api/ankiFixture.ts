@@ -13,7 +13,9 @@ export const REVIEW_DUE_DAY = 40; // due in 10 days
 export const REVIEW_IVL = 15;
 export const FSRS_DATA = { s: 17.25, d: 4.3 };
 
-export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ bytes: Uint8Array; crt: number; pictures: Record<string, Buffer>; pkg: BuildPackage }> {
+export async function vocabPackage(
+  opts: Partial<BuildPackage> = {},
+): Promise<{ bytes: Uint8Array; crt: number; pictures: Record<string, Buffer>; pkg: BuildPackage }> {
   const crt = crtDaysAgo(CRT_DAYS_AGO);
   const cat = await makePng(64, 48, (ctx) => {
     ctx.fillStyle = '#d04020';
@@ -38,7 +40,19 @@ export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ 
         model: 'Vocab (4 fields)',
         fields: ['<b>el gato</b>', 'the cat', 'El gato&nbsp;duerme.<br>The cat sleeps.', '<img src="gato.png">'],
         tags: ['Lang::Spanish::Nouns', 'core'],
-        cards: [{ type: 2, queue: 2, due: REVIEW_DUE_DAY, ivl: REVIEW_IVL, reps: 5, lapses: 1, factor: 2500, data: JSON.stringify({ ...FSRS_DATA, dr: 0.9 }), reviews: [(crt + 25 * 86400) * 1000] }],
+        cards: [
+          {
+            type: 2,
+            queue: 2,
+            due: REVIEW_DUE_DAY,
+            ivl: REVIEW_IVL,
+            reps: 5,
+            lapses: 1,
+            factor: 2500,
+            data: JSON.stringify({ ...FSRS_DATA, dr: 0.9 }),
+            reviews: [(crt + 25 * 86400) * 1000],
+          },
+        ],
       },
       {
         guid: 'Hm3&zQ1rT8',
@@ -52,7 +66,10 @@ export async function vocabPackage(opts: Partial<BuildPackage> = {}): Promise<{ 
         model: 'Basic (and reversed card)',
         fields: ['hablar', 'to speak'],
         tags: ['Lang::Spanish::Verbs'],
-        cards: [{ ord: 0, type: 0, due: 3 }, { ord: 1, type: 0, due: 3 }],
+        cards: [
+          { ord: 0, type: 0, due: 3 },
+          { ord: 1, type: 0, due: 3 },
+        ],
       },
       {
         guid: 'Kc9!pA6sD1',

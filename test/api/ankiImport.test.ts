@@ -5,8 +5,11 @@ import { decode } from './cardImagesFixture';
 import { CRT_DAYS_AGO, FSRS_DATA, REVIEW_DUE_DAY, REVIEW_IVL, vocabPackage } from './ankiFixture';
 import { buildNewerApkg } from '../helpers/ankiPackageBuilder';
 
-const importApkg = (t: TestBridge, bytes: Uint8Array, query: Record<string, string | number> = { filename: 'Spanish.apkg', confirm: 1 }) =>
-  t.client.raw('POST', '/decks/import', { bytes, query });
+const importApkg = (
+  t: TestBridge,
+  bytes: Uint8Array,
+  query: Record<string, string | number> = { filename: 'Spanish.apkg', confirm: 1 },
+) => t.client.raw('POST', '/decks/import', { bytes, query });
 
 describe('POST /decks/import (an Anki package laid out as Anki writes it)', () => {
   let t: TestBridge;
@@ -21,7 +24,13 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     const err = res.json<any>().error;
     assert.equal(err.code, 'CONFIRM_REQUIRED');
     assert.equal(err.details.dryRun, true);
-    assert.deepEqual(err.details.wouldCreate, { studySetTitle: 'Spanish / Vocab', deckTitle: 'Spanish / Vocab', notes: 4, cards: 4, media: 2 });
+    assert.deepEqual(err.details.wouldCreate, {
+      studySetTitle: 'Spanish / Vocab',
+      deckTitle: 'Spanish / Vocab',
+      notes: 4,
+      cards: 4,
+      media: 2,
+    });
     assert.equal(err.details.wouldUpdate, 0);
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
@@ -36,7 +45,10 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.equal(r.updated, 0);
     assert.equal(r.cards, 4);
     assert.equal(r.media, 2);
-    assert.deepEqual(r.skipped.map((s: any) => [s.kind, s.ref]), [['card', 'Jr5*wE2uY4#1']]);
+    assert.deepEqual(
+      r.skipped.map((s: any) => [s.kind, s.ref]),
+      [['card', 'Jr5*wE2uY4#1']],
+    );
 
     const sets = await t.client.listStudySets();
     const set = sets.find((s) => s.topicid === r.topicid)!;
@@ -59,7 +71,9 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.deepEqual([decoded.rgba[0], decoded.rgba[1], decoded.rgba[2]], [0xd0, 0x40, 0x20]);
     // A name written URL-encoded in the field (perro%201.png) finds its file.
     const perroPic = notes[1].parts.find((p) => p.kind === 'image')!;
-    const perro = await decode((await t.client.raw('GET', `/notes/${notes[1].noteid}/content/${perroPic.contentId}`)).bytes);
+    const perro = await decode(
+      (await t.client.raw('GET', `/notes/${notes[1].noteid}/content/${perroPic.contentId}`)).bytes,
+    );
     assert.deepEqual([perro.width, perro.height], [40, 80]);
     assert.ok(pictures['perro 1.png']);
 
@@ -79,7 +93,11 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.equal(reviewed.reps, 5);
     assert.equal(reviewed.lapses, 1);
     assert.equal(reviewed.lastReviewAt, new Date((crt + 25 * 86400) * 1000).toISOString());
-    const fsrs = JSON.parse(t.bridge.services.store.get<{ fsrs: string }>('SELECT fsrs FROM deck_cards WHERE card_note_id = ?', [reviewed.cardNoteId])!.fsrs);
+    const fsrs = JSON.parse(
+      t.bridge.services.store.get<{ fsrs: string }>('SELECT fsrs FROM deck_cards WHERE card_note_id = ?', [
+        reviewed.cardNoteId,
+      ])!.fsrs,
+    );
     assert.equal(fsrs.scheduled_days, REVIEW_IVL);
     const fresh = cards.find((c: any) => c.sourceNoteId === notes[1].noteid)!;
     assert.equal(fresh.state, 'new');
@@ -89,7 +107,10 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.equal(cloze.question, 'La capital de España es {{c1::Madrid}}.');
     // In review the Anki cloze is hidden like ours.
     const due = await t.client.reviews.due(r.deckId);
-    assert.ok(due.cards.some((c: any) => c.question.text === 'La capital de España es […].'), JSON.stringify(due.cards.map((c: any) => c.question.text)));
+    assert.ok(
+      due.cards.some((c: any) => c.question.text === 'La capital de España es […].'),
+      JSON.stringify(due.cards.map((c: any) => c.question.text)),
+    );
   });
 
   it('the same package again updates by note guid: no new cards, no new deck', async () => {
@@ -118,7 +139,10 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     const { pkg } = await vocabPackage();
     const other = await startBridge();
     try {
-      const res = await other.client.raw('POST', '/decks/import', { bytes: await buildNewerApkg(pkg), query: { filename: 'Spanish.apkg', confirm: 1 } });
+      const res = await other.client.raw('POST', '/decks/import', {
+        bytes: await buildNewerApkg(pkg),
+        query: { filename: 'Spanish.apkg', confirm: 1 },
+      });
       assert.equal(res.status, 200, res.text());
       const r = res.json<any>();
       assert.deepEqual([r.notes, r.created, r.cards, r.media], [4, 4, 4, 2]);
@@ -127,10 +151,20 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
       const cards = (await other.client.cards.deckCards(r.deckId)).cards;
       const reviewed = cards.find((c: any) => c.state === 'review')!;
       assert.equal(reviewed.stability, FSRS_DATA.s);
-      assert.equal(cards.find((c: any) => c.questionMode === 'custom_text')?.question, 'La capital de España es {{c1::Madrid}}.');
+      assert.equal(
+        cards.find((c: any) => c.questionMode === 'custom_text')?.question,
+        'La capital de España es {{c1::Madrid}}.',
+      );
       const notes = (await other.client.cards.batchGet(cards.map((c: any) => c.sourceNoteId))).notes;
       const pic = notes.find((n) => n.title === 'el gato')!.parts.find((p) => p.kind === 'image')!;
-      const png = await decode((await other.client.raw('GET', `/notes/${notes.find((n) => n.title === 'el gato')!.noteid}/content/${pic.contentId}`)).bytes);
+      const png = await decode(
+        (
+          await other.client.raw(
+            'GET',
+            `/notes/${notes.find((n) => n.title === 'el gato')!.noteid}/content/${pic.contentId}`,
+          )
+        ).bytes,
+      );
       assert.deepEqual([png.width, png.height], [64, 48]);
     } finally {
       await other.stop();

@@ -9,7 +9,8 @@ import { vocabPackage } from './ankiFixture';
 function centralRecord(zip: Uint8Array, name: string): number {
   const buf = Buffer.from(zip);
   for (let p = buf.length - 22; p >= 0; p--) {
-    if (buf.readUInt32LE(p) === 0x02014b50 && buf.toString('utf8', p + 46, p + 46 + buf.readUInt16LE(p + 28)) === name) return p;
+    if (buf.readUInt32LE(p) === 0x02014b50 && buf.toString('utf8', p + 46, p + 46 + buf.readUInt16LE(p + 28)) === name)
+      return p;
   }
   throw new Error(`no ${name}`);
 }
@@ -33,7 +34,13 @@ describe('POST /decks/import refusals: 4xx with a clear code, nothing written', 
     await small.stop();
   });
 
-  const refused = async (b: TestBridge, bytes: Uint8Array, status: number, code: string, query: Record<string, string | number> = { filename: 'x.apkg', confirm: 1 }) => {
+  const refused = async (
+    b: TestBridge,
+    bytes: Uint8Array,
+    status: number,
+    code: string,
+    query: Record<string, string | number> = { filename: 'x.apkg', confirm: 1 },
+  ) => {
     const before = storeDigest(b.bridge.services.store);
     const res = await b.client.raw('POST', '/decks/import', { bytes, query });
     assert.equal(res.status, status, res.text().slice(0, 300));
@@ -57,12 +64,32 @@ describe('POST /decks/import refusals: 4xx with a clear code, nothing written', 
 
   it('a zip without a collection, or with a collection that is not SQLite → 422 APKG_DAMAGED', async () => {
     await refused(t, zipSync({ 'readme.txt': strToU8('hello') }), 422, 'APKG_DAMAGED');
-    await refused(t, zipSync({ 'collection.anki2': strToU8('not a database at all, '.repeat(100)), media: strToU8('{}') }), 422, 'APKG_DAMAGED');
+    await refused(
+      t,
+      zipSync({ 'collection.anki2': strToU8('not a database at all, '.repeat(100)), media: strToU8('{}') }),
+      422,
+      'APKG_DAMAGED',
+    );
   });
 
   it('a newer-format collection.anki21b the bridge cannot read (beside the stub) → 422 APKG_FORMAT_UNSUPPORTED naming "Support older Anki versions"', async () => {
-    const stub = await buildCollection({ crt: 0, models: [{ name: 'Basic', fields: ['Front', 'Back'] }], decks: ['Default'], notes: [{ guid: 'stub', model: 'Basic', fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''] }] });
-    const pkg = zipSync({ 'collection.anki2': stub, 'collection.anki21b': new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]), media: new Uint8Array([0x28, 0xb5, 0x2f, 0xfd]) });
+    const stub = await buildCollection({
+      crt: 0,
+      models: [{ name: 'Basic', fields: ['Front', 'Back'] }],
+      decks: ['Default'],
+      notes: [
+        {
+          guid: 'stub',
+          model: 'Basic',
+          fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''],
+        },
+      ],
+    });
+    const pkg = zipSync({
+      'collection.anki2': stub,
+      'collection.anki21b': new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]),
+      media: new Uint8Array([0x28, 0xb5, 0x2f, 0xfd]),
+    });
     const err = await refused(t, pkg, 422, 'APKG_FORMAT_UNSUPPORTED');
     assert.match(err.message, /Support older Anki versions/);
   });
@@ -86,7 +113,10 @@ describe('POST /decks/import refusals: 4xx with a clear code, nothing written', 
 
   it('JSON instead of the bytes → 415 RAW_BODY_REQUIRED; a file name that is not .apkg → 422', async () => {
     const before = storeDigest(t.bridge.services.store);
-    const json = await t.client.raw('POST', '/decks/import', { body: { path: '/tmp/x.apkg' }, query: { filename: 'x.apkg', confirm: 1 } });
+    const json = await t.client.raw('POST', '/decks/import', {
+      body: { path: '/tmp/x.apkg' },
+      query: { filename: 'x.apkg', confirm: 1 },
+    });
     assert.equal(json.status, 415);
     assert.equal(json.json<any>().error.code, 'RAW_BODY_REQUIRED');
     const { bytes } = await vocabPackage();

@@ -91,7 +91,9 @@ describe('answered = true: a failed journal append leaves nothing behind', funct
 
   it('the change feed never announces a failed write', async () => {
     const { revision } = await client.request<{ revision: number }>('GET', '/library/changes', { query: { since: 0 } });
-    const poll = client.request<{ revision: number; changed: boolean }>('GET', '/library/changes', { query: { since: revision, waitMs: 1500 } });
+    const poll = client.request<{ revision: number; changed: boolean }>('GET', '/library/changes', {
+      query: { since: revision, waitMs: 1500 },
+    });
     await new Promise((r) => setTimeout(r, 200));
     f.shim.arm('fsync', 1, 'EIO', 'library.journal');
     assert.equal((await createCard(client, setId, 'unannounced')).status, 503);
@@ -112,7 +114,10 @@ describe('answered = true: a failed journal append leaves nothing behind', funct
 
   it('when cutting the failed batch off fails too, the next write repairs the journal first: nothing of the failed batch comes back after kill -9', async () => {
     f.shim.arm('fsync', 1, 'EIO', 'library.journal', 2); // the append's fsync and the cut-back's fsync
-    assert.equal((await createCard(client, setId, 'ghost with a long title that outgrows the next record')).status, 503);
+    assert.equal(
+      (await createCard(client, setId, 'ghost with a long title that outgrows the next record')).status,
+      503,
+    );
     f.shim.clear();
     assert.equal((await createCard(client, setId, 'next')).status, 200);
     await f.kill9();
@@ -127,23 +132,41 @@ describe('answered = true: a failed journal append leaves nothing behind', funct
   // list must not show it; the row goes once writes work again (the full-disk test met this by chance).
   it('a prepare answered 507 whose row could not be removed either is not listed; the row goes once writes work', async () => {
     const cad = readFileSync(corpusFile('CAD.pdf'));
-    const { bookmd5 } = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { query: { filename: 'cad.pdf', topicid: setId, confirm: '1' }, bytes: cad });
+    const { bookmd5 } = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', {
+      query: { filename: 'cad.pdf', topicid: setId, confirm: '1' },
+      bytes: cad,
+    });
     for (let i = 0; ; i++) {
-      const docs = await client.request<{ documents: Array<{ bookmd5: string; extractionState: string }> }>('GET', `/study-sets/${setId}/documents`);
+      const docs = await client.request<{ documents: Array<{ bookmd5: string; extractionState: string }> }>(
+        'GET',
+        `/study-sets/${setId}/documents`,
+      );
       if (docs.documents.find((d) => d.bookmd5 === bookmd5)?.extractionState === 'ready') break;
       assert.ok(i < 150, 'the PDF was extracted');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const listed = async () => (await client.request<{ bundles: Array<{ bundleId: string }> }>('GET', '/bundles')).bundles.map((b) => b.bundleId);
+    const listed = async () =>
+      (await client.request<{ bundles: Array<{ bundleId: string }> }>('GET', '/bundles')).bundles.map(
+        (b) => b.bundleId,
+      );
     const before = await listed();
     f.shim.resetLog();
     // Every write into the data dir after the first (the row's journal append) fails for space, until cleared.
     f.shim.arm('write', 2, 'ENOSPC', f.dataDir, 0);
-    const body = { topicid: setId, bookmd5, segments: [{ startPage: 1, endPage: 2 }], preset: 'book-breakdown', anchorMode: 'page_text' };
+    const body = {
+      topicid: setId,
+      bookmd5,
+      segments: [{ startPage: 1, endPage: 2 }],
+      preset: 'book-breakdown',
+      anchorMode: 'page_text',
+    };
     const answer = await client.raw('POST', '/bundles/prepare', { body });
     assert.equal(answer.status, 507, answer.text());
     const failedJournal = f.shim.calls().filter((c) => c.injected && c.path.endsWith('library.journal')).length;
-    assert.ok(failedJournal >= 2, `the 'failed' state and the removal were both refused (${failedJournal} journal writes failed)`);
+    assert.ok(
+      failedJournal >= 2,
+      `the 'failed' state and the removal were both refused (${failedJournal} journal writes failed)`,
+    );
     assert.deepEqual(await listed(), before, 'not listed while the disk is full');
     f.shim.clear();
     // The next prepare removes the row first (so does the disk being seen writable again).
@@ -151,6 +174,10 @@ describe('answered = true: a failed journal append leaves nothing behind', funct
     assert.equal(again.state, 'prepared');
     await f.kill9();
     client = await f.start();
-    assert.deepEqual(await listed(), [...before, again.bundleId], 'after kill -9: the refused prepare is gone, the next one is there');
+    assert.deepEqual(
+      await listed(),
+      [...before, again.bundleId],
+      'after kill -9: the refused prepare is gone, the next one is there',
+    );
   });
 });

@@ -15,15 +15,20 @@ describe('approvals: the person approves what cannot be undone (policy destructi
   let agent: BridgeClient;
   let reader: BridgeClient;
   const store = () => t.bridge.services.store;
-  const visible = (noteid: string) => store().get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE noteid = ? AND hidden = 0', [noteid])!.n === 1;
+  const visible = (noteid: string) =>
+    store().get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE noteid = ? AND hidden = 0', [noteid])!.n === 1;
   const opCount = () => store().get<{ n: number }>('SELECT count(*) AS n FROM operations')!.n;
-  const del = (c: BridgeClient, noteIds: string[], headers: Record<string, string> = {}) => c.raw('POST', '/notes/delete', { body: { noteIds, confirm: true }, headers });
+  const del = (c: BridgeClient, noteIds: string[], headers: Record<string, string> = {}) =>
+    c.raw('POST', '/notes/delete', { body: { noteIds, confirm: true }, headers });
 
   before(async () => {
     t = await startBridge({ dataDir, approvals: 'destructive' });
     writer = await t.owner.tokens.create('Claude Code', 'write');
     agent = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: writer.token });
-    reader = new BridgeClient({ baseUrl: t.bridge.baseUrl, token: (await t.owner.tokens.create('Reader', 'read')).token });
+    reader = new BridgeClient({
+      baseUrl: t.bridge.baseUrl,
+      token: (await t.owner.tokens.create('Reader', 'read')).token,
+    });
   });
   after(async () => {
     await t.stop();
@@ -56,20 +61,33 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     assert.ok(visible(a) && visible(b));
 
     const pending = (await t.owner.request<any>('GET', '/approvals')).approvals;
-    assert.deepEqual(pending.map((x: any) => [x.approvalId, x.agent.name, x.path]), [[held.approvalId, 'Claude Code', '/notes/delete']]);
+    assert.deepEqual(
+      pending.map((x: any) => [x.approvalId, x.agent.name, x.path]),
+      [[held.approvalId, 'Claude Code', '/notes/delete']],
+    );
     assert.equal((await agent.request<any>('GET', `/approvals/${held.approvalId}`)).state, 'pending');
-    assert.equal((await t.client.raw('GET', `/approvals/${held.approvalId}`)).status, 404, "another agent does not see this agent's approval");
+    assert.equal(
+      (await t.client.raw('GET', `/approvals/${held.approvalId}`)).status,
+      404,
+      "another agent does not see this agent's approval",
+    );
 
-    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+      body: { decision: 'allow', confirm: true },
+    });
     assert.equal(decided.state, 'allowed');
     assert.equal(decided.result.status, 200);
     assert.deepEqual(decided.result.body.deleted.map((d: any) => d.noteid).sort(), [a, b].sort());
     assert.ok(!visible(a) && !visible(b));
     assert.equal(opCount(), ops + 1, 'run exactly once');
-    const last = store().get<{ actor: string; token_id: string }>('SELECT actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1')!;
+    const last = store().get<{ actor: string; token_id: string }>(
+      'SELECT actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1',
+    )!;
     assert.deepEqual(last, { actor: 'agent', token_id: writer.tokenId });
 
-    const again = await t.owner.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+    const again = await t.owner.raw('POST', `/approvals/${held.approvalId}/decide`, {
+      body: { decision: 'allow', confirm: true },
+    });
     assert.equal(again.status, 409);
     assert.equal(again.json<any>().error.code, 'APPROVAL_DECIDED');
     assert.equal(opCount(), ops + 1);
@@ -83,7 +101,8 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const a = await card(t, topicid, { title: 'Once' });
     const ops = opCount();
     const held = (await del(agent, [a])).json<any>();
-    const decide = () => t.owner.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+    const decide = () =>
+      t.owner.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
     const answers = await Promise.all([decide(), decide(), decide()]);
     assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409, 409]);
     assert.equal(opCount(), ops + 1);
@@ -95,7 +114,9 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const a = await card(t, topicid, { title: 'Keep me' });
     const before = libraryDigest(store());
     const held = (await del(agent, [a])).json<any>();
-    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'deny', confirm: true } });
+    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+      body: { decision: 'deny', confirm: true },
+    });
     assert.equal(decided.state, 'denied');
     assert.equal(decided.result, undefined);
     assert.equal(libraryDigest(store()), before);
@@ -108,7 +129,9 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const a = await card(t, topicid, { title: 'Target' });
     const held = (await del(agent, [a])).json<any>();
     const before = storeDigest(store());
-    const res = await agent.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+    const res = await agent.raw('POST', `/approvals/${held.approvalId}/decide`, {
+      body: { decision: 'allow', confirm: true },
+    });
     assert.equal(res.status, 403);
     assert.equal(res.json<any>().error.code, 'SCOPE_REQUIRED');
     assert.equal(storeDigest(store()), before);
@@ -151,13 +174,19 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const { topicid } = await newSet(t, 'Linear algebra');
     const a = await card(t, topicid, { title: 'Eigen' });
     assert.ok(visible(a), 'card create ran');
-    const snap = await agent.request<any>('POST', `/study-sets/${topicid}/snapshots`, { body: { description: 'before' } });
+    const snap = await agent.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+      body: { description: 'before' },
+    });
     const plain = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: { confirm: true } });
     assert.equal(plain.status, 200, plain.text());
-    const forced = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: { force: true, confirm: true } });
+    const forced = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, {
+      body: { force: true, confirm: true },
+    });
     assert.equal(forced.status, 202);
     assert.match(forced.json<any>().summary.text, /^Claude Code: restore /);
-    const setDelete = await agent.raw('POST', `/study-sets/${topicid}/delete`, { body: { expectedTitle: 'Linear algebra', confirm: true } });
+    const setDelete = await agent.raw('POST', `/study-sets/${topicid}/delete`, {
+      body: { expectedTitle: 'Linear algebra', confirm: true },
+    });
     assert.equal(setDelete.status, 202);
     assert.equal(setDelete.json<any>().summary.text, 'Claude Code: delete study set "Linear algebra" with 2 cards');
     const dry = await agent.raw('POST', '/notes/delete', { body: { noteIds: [a] } });
@@ -166,7 +195,9 @@ describe('approvals: the person approves what cannot be undone (policy destructi
 
   it('capabilities and OpenAPI show which routes need approval, derived from the declarations', async () => {
     const caps = await t.owner.capabilities();
-    const marked = Object.fromEntries(caps.routes.filter((r: any) => r.destructive).map((r: any) => [`${r.method} ${r.path}`, r.destructive]));
+    const marked = Object.fromEntries(
+      caps.routes.filter((r: any) => r.destructive).map((r: any) => [`${r.method} ${r.path}`, r.destructive]),
+    );
     assert.equal(marked['POST /notes/delete'], true);
     assert.equal(marked['POST /study-sets/{id}/delete'], true);
     assert.equal(marked['POST /library/documents/{id}/delete'], true);
@@ -188,10 +219,14 @@ describe('approvals: the person approves what cannot be undone (policy destructi
       const { topicid } = await newSet(short, 'Expiring');
       const a = await card(short, topicid, { title: 'Stays' });
       const before = libraryDigest(short.bridge.services.store);
-      const held = (await short.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } })).json<any>();
+      const held = (
+        await short.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } })
+      ).json<any>();
       assert.equal(held.state, 'pending');
       await untilState(short.owner, held.approvalId, 'expired');
-      const late = await short.owner.raw('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+      const late = await short.owner.raw('POST', `/approvals/${held.approvalId}/decide`, {
+        body: { decision: 'allow', confirm: true },
+      });
       assert.equal(late.status, 409);
       assert.equal(late.json<any>().error.code, 'APPROVAL_EXPIRED');
       assert.equal(libraryDigest(short.bridge.services.store), before);

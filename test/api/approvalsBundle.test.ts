@@ -17,23 +17,43 @@ describe('approvals: a submit that replaces an earlier import (corpus book)', fu
     const { topicid } = await t.client.createStudySet('Asymptote');
     await t.client.addDocumentToStudySet(topicid, asy);
     const prep = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
-      body: { topicid, bookmd5: asy, segments: [{ startPage: 19, endPage: 20, title: 'Drawing' }], preset: 'book-breakdown', anchorMode: 'page_text' },
+      body: {
+        topicid,
+        bookmd5: asy,
+        segments: [{ startPage: 19, endPage: 20, title: 'Drawing' }],
+        preset: 'book-breakdown',
+        anchorMode: 'page_text',
+      },
     });
     const md = (title: string) => `# Drawing\n\n## ${title}\nPlain text written by the agent.\n`;
-    const first = await t.client.raw('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md('Paths') } });
+    const first = await t.client.raw('POST', `/bundles/${prep.bundleId}/submit`, {
+      body: { resultMarkdown: md('Paths') },
+    });
     assert.equal(first.status, 200, first.text());
     // The book's background extraction writes its row until it is ready: only then does the digest stand still.
-    const state = () => t.bridge.services.store.get<{ s: string }>('SELECT extraction_state AS s FROM documents WHERE bookmd5 = ?', [asy])!.s;
+    const state = () =>
+      t.bridge.services.store.get<{ s: string }>('SELECT extraction_state AS s FROM documents WHERE bookmd5 = ?', [
+        asy,
+      ])!.s;
     while (state() !== 'ready') await new Promise((r) => setTimeout(r, 100));
     const before = libraryDigest(t.bridge.services.store);
-    const second = await t.client.raw('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md('Pens') } });
+    const second = await t.client.raw('POST', `/bundles/${prep.bundleId}/submit`, {
+      body: { resultMarkdown: md('Pens') },
+    });
     assert.equal(second.status, 202, second.text());
     const held = second.json<any>();
-    assert.match(held.summary.text, new RegExp(`^test agent: replace the earlier import of bundle ${prep.bundleId} \\(version 1, \\d+ cards?\\)`));
+    assert.match(
+      held.summary.text,
+      new RegExp(`^test agent: replace the earlier import of bundle ${prep.bundleId} \\(version 1, \\d+ cards?\\)`),
+    );
     assert.equal(libraryDigest(t.bridge.services.store), before);
-    await t.owner.request('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'deny', confirm: true } });
+    await t.owner.request('POST', `/approvals/${held.approvalId}/decide`, {
+      body: { decision: 'deny', confirm: true },
+    });
     assert.equal(libraryDigest(t.bridge.services.store), before, 'denied: the first import stands');
-    const bundle = (await t.owner.request<any>('GET', '/bundles')).bundles.find((b: any) => b.bundleId === prep.bundleId);
+    const bundle = (await t.owner.request<any>('GET', '/bundles')).bundles.find(
+      (b: any) => b.bundleId === prep.bundleId,
+    );
     assert.equal(bundle.version, 1);
   });
 });

@@ -23,11 +23,14 @@ describe('headless CLI: serve --approvals destructive|all-writes|never', functio
       assert.equal(((await BridgeClient.fromDataDir(dataDir).capabilities()) as any).approvals.policy, 'destructive');
       strict.child.kill('SIGTERM');
       assert.equal((await strict.exited).code, 0);
-      await assert.rejects(run(process.execPath, [cliPath, 'serve', '--data', dataDir, '--port', '0', '--approvals', 'sometimes']), (e: any) => {
-        assert.equal(e.code, 2);
-        assert.match(e.stderr, /bad --approvals sometimes: destructive, all-writes or never/);
-        return true;
-      });
+      await assert.rejects(
+        run(process.execPath, [cliPath, 'serve', '--data', dataDir, '--port', '0', '--approvals', 'sometimes']),
+        (e: any) => {
+          assert.equal(e.code, 2);
+          assert.match(e.stderr, /bad --approvals sometimes: destructive, all-writes or never/);
+          return true;
+        },
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

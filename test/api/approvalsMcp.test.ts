@@ -13,10 +13,17 @@ describe('approvals over MCP: elicitation/create for a held study_call', functio
   const token = () => (t.client as unknown as { token: string }).token;
   const connect = async (capabilities: Record<string, unknown>) => {
     const c = new Client({ name: 'elicit-agent', version: '1.0.0' }, { capabilities });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token()}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token()}` } },
+      }),
+    );
     return c;
   };
-  const visible = (noteid: string) => t.bridge.services.store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE noteid = ? AND hidden = 0', [noteid])!.n === 1;
+  const visible = (noteid: string) =>
+    t.bridge.services.store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE noteid = ? AND hidden = 0', [
+      noteid,
+    ])!.n === 1;
   const textOf = (r: any) => JSON.parse(r.content[0].text);
 
   before(async () => {
@@ -34,13 +41,21 @@ describe('approvals over MCP: elicitation/create for a held study_call', functio
       return { action: 'accept', content: {} };
     });
     try {
-      const res: any = await c.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } } });
+      const res: any = await c.callTool({
+        name: 'study_call',
+        arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } },
+      });
       assert.equal(asked.length, 1);
       assert.match(asked[0], /^test agent: delete 1 card\n/);
       assert.equal(res.isError, false, JSON.stringify(res));
-      assert.deepEqual(textOf(res).deleted.map((d: any) => d.noteid), [a]);
+      assert.deepEqual(
+        textOf(res).deleted.map((d: any) => d.noteid),
+        [a],
+      );
       assert.equal(visible(a), false);
-      const row = t.bridge.services.store.get<{ state: string; decided_by: string }>('SELECT state, decided_by FROM approvals ORDER BY rowid DESC LIMIT 1')!;
+      const row = t.bridge.services.store.get<{ state: string; decided_by: string }>(
+        'SELECT state, decided_by FROM approvals ORDER BY rowid DESC LIMIT 1',
+      )!;
       assert.deepEqual(row, { state: 'allowed', decided_by: 'mcp-elicitation' });
     } finally {
       await c.close();
@@ -54,7 +69,10 @@ describe('approvals over MCP: elicitation/create for a held study_call', functio
     c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
     try {
       const before = libraryDigest(t.bridge.services.store);
-      const res: any = await c.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } } });
+      const res: any = await c.callTool({
+        name: 'study_call',
+        arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } },
+      });
       assert.equal(res.isError, true);
       assert.equal(textOf(res).state, 'denied');
       assert.equal(libraryDigest(t.bridge.services.store), before);
@@ -69,7 +87,10 @@ describe('approvals over MCP: elicitation/create for a held study_call', functio
     const a = await card(t, topicid, { title: 'Pending' });
     const c = await connect({});
     try {
-      const res: any = await c.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } } });
+      const res: any = await c.callTool({
+        name: 'study_call',
+        arguments: { method: 'POST', path: '/notes/delete', body: { noteIds: [a], confirm: true } },
+      });
       const body = textOf(res);
       assert.equal(body.state, 'pending');
       assert.match(body.approvalId, /^apr_/);

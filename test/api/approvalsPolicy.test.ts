@@ -21,16 +21,23 @@ describe('approvals: policies, restart, events, operation log by token', functio
     const t = await startBridge({ dataDir: dir(), approvals: 'all-writes' });
     try {
       const { topicid } = await t.owner.createStudySet('Owner made');
-      const res = await t.client.raw('POST', `/study-sets/${topicid}/notes`, { body: { title: 'Held card', confirm: true } });
+      const res = await t.client.raw('POST', `/study-sets/${topicid}/notes`, {
+        body: { title: 'Held card', confirm: true },
+      });
       assert.equal(res.status, 202, res.text());
       assert.equal(res.json<any>().summary.text, `test agent: POST /study-sets/{id}/notes`);
       assert.equal((await t.client.raw('GET', `/study-sets/${topicid}/tree`)).status, 200);
       const search = await t.client.raw('POST', '/notes/batch-get', { body: { noteIds: [] } });
       assert.notEqual(search.status, 202, 'a read-scoped POST is never held');
-      const decided = await t.owner.request<any>('POST', `/approvals/${res.json<any>().approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+      const decided = await t.owner.request<any>('POST', `/approvals/${res.json<any>().approvalId}/decide`, {
+        body: { decision: 'allow', confirm: true },
+      });
       assert.equal(decided.result.status, 200);
       assert.equal(decided.result.body.persisted, true);
-      const n = t.bridge.services.store.get<{ n: number }>(`SELECT count(*) AS n FROM notes WHERE topicid = ? AND title = 'Held card'`, [topicid])!.n;
+      const n = t.bridge.services.store.get<{ n: number }>(
+        `SELECT count(*) AS n FROM notes WHERE topicid = ? AND title = 'Held card'`,
+        [topicid],
+      )!.n;
       assert.equal(n, 1);
     } finally {
       await t.stop();
@@ -44,7 +51,7 @@ describe('approvals: policies, restart, events, operation log by token', functio
       const a = await card(t, topicid, { title: 'Gone' });
       const res = await t.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } });
       assert.equal(res.status, 200);
-      assert.equal((await t.client.capabilities() as any).approvals.policy, 'never');
+      assert.equal(((await t.client.capabilities()) as any).approvals.policy, 'never');
     } finally {
       await t.stop();
     }
@@ -62,15 +69,23 @@ describe('approvals: policies, restart, events, operation log by token', functio
     try {
       assert.equal(libraryDigest(t.bridge.services.store), before);
       const pending = (await t.owner.request<any>('GET', '/approvals')).approvals;
-      assert.deepEqual(pending.map((x: any) => x.approvalId), [held.approvalId]);
-      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+      assert.deepEqual(
+        pending.map((x: any) => x.approvalId),
+        [held.approvalId],
+      );
+      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+        body: { decision: 'allow', confirm: true },
+      });
       assert.equal(decided.result.status, 200);
       await t.bridge.close();
       t = await startBridge({ dataDir, approvals: 'destructive' });
       const read = await t.client.request<any>('GET', `/approvals/${held.approvalId}`);
       assert.equal(read.state, 'allowed');
       assert.deepEqual(read.result, decided.result);
-      const ops = t.bridge.services.store.get<{ n: number }>(`SELECT count(*) AS n FROM operations WHERE kind = 'delete' AND topicid = ?`, [topicid])!.n;
+      const ops = t.bridge.services.store.get<{ n: number }>(
+        `SELECT count(*) AS n FROM operations WHERE kind = 'delete' AND topicid = ?`,
+        [topicid],
+      )!.n;
       assert.equal(ops, 1, 'ran once, not again at the restart');
     } finally {
       await t.stop();
@@ -84,7 +99,9 @@ describe('approvals: policies, restart, events, operation log by token', functio
     const a = await card(t, topicid, { title: 'Maybe' });
     const held = (await t.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } })).json<any>();
     // What a crash between "allowed" (written first) and the run's answer leaves behind.
-    await t.bridge.services.store.write((tx) => tx.run(`UPDATE approvals SET state = 'allowed', decided_by = 'owner' WHERE approval_id = ?`, [held.approvalId]));
+    await t.bridge.services.store.write((tx) =>
+      tx.run(`UPDATE approvals SET state = 'allowed', decided_by = 'owner' WHERE approval_id = ?`, [held.approvalId]),
+    );
     const before = libraryDigest(t.bridge.services.store);
     await t.bridge.close();
     t = await startBridge({ dataDir, approvals: 'destructive' });
@@ -103,7 +120,9 @@ describe('approvals: policies, restart, events, operation log by token', functio
     const abort = new AbortController();
     const events: ServerSentEvent[] = [];
     let wake = () => undefined as void;
-    const following = followEvents(t.owner, { signal: abort.signal, onEvent: (e) => (events.push(e), wake()) }).catch(() => undefined);
+    const following = followEvents(t.owner, { signal: abort.signal, onEvent: (e) => (events.push(e), wake()) }).catch(
+      () => undefined,
+    );
     const until = async (pred: () => boolean) => {
       while (!pred()) await new Promise<void>((r) => (wake = r));
     };
@@ -114,10 +133,16 @@ describe('approvals: policies, restart, events, operation log by token', functio
       const held = (await t.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } })).json<any>();
       const approvalEvents = () => events.filter((e) => e.event === 'approval').map((e) => JSON.parse(e.data));
       await until(() => approvalEvents().some((d) => d.approvalId === held.approvalId && d.state === 'pending'));
-      await t.owner.request('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
-      await until(() => approvalEvents().filter((d) => d.approvalId === held.approvalId && d.state === 'allowed').length === 2);
+      await t.owner.request('POST', `/approvals/${held.approvalId}/decide`, {
+        body: { decision: 'allow', confirm: true },
+      });
+      await until(
+        () => approvalEvents().filter((d) => d.approvalId === held.approvalId && d.state === 'allowed').length === 2,
+      );
       assert.deepEqual(
-        approvalEvents().filter((d) => d.approvalId === held.approvalId).map((d) => d.state),
+        approvalEvents()
+          .filter((d) => d.approvalId === held.approvalId)
+          .map((d) => d.state),
         ['pending', 'allowed', 'allowed'],
         'pending; allowed (before the run); allowed again when the result is saved',
       );
@@ -133,9 +158,13 @@ describe('approvals: policies, restart, events, operation log by token', functio
     try {
       const tokenId = t.bridge.services.tokens.list().find((x) => x.name === 'test agent')!.tokenId;
       const { topicid } = await newSet(t, 'Audited');
-      const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, { body: { description: 'before the agent' } });
+      const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+        body: { description: 'before the agent' },
+      });
       const a = await card(t, topicid, { title: 'By the agent' });
-      await t.owner.request('POST', `/study-sets/${topicid}/notes`, { body: { title: 'By the person', confirm: true } });
+      await t.owner.request('POST', `/study-sets/${topicid}/notes`, {
+        body: { title: 'By the person', confirm: true },
+      });
       const mine = (await t.owner.request<any>('GET', '/operations', { query: { tokenId } })).operations;
       assert.ok(mine.length >= 1);
       assert.ok(mine.every((o: any) => o.tokenId === tokenId && o.actor === 'agent' && o.agentName === 'test agent'));
@@ -167,7 +196,9 @@ describe('approvals: policies, restart, events, operation log by token', functio
       const held = (await res.json()) as any;
       await t.owner.tokens.revoke(other.tokenId);
       const before = libraryDigest(t.bridge.services.store);
-      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, { body: { decision: 'allow', confirm: true } });
+      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+        body: { decision: 'allow', confirm: true },
+      });
       assert.equal(decided.result.status, 401);
       assert.equal(libraryDigest(t.bridge.services.store), before);
       await untilState(t.owner, held.approvalId, 'allowed');

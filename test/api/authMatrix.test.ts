@@ -13,7 +13,10 @@ function requestFor(route: RouteDecl, port: number, headers: Record<string, stri
   const query = new URLSearchParams(ex.query ?? {});
   if (withConfirm && route.confirm === 'query') query.set('confirm', '1');
   const qs = query.toString();
-  const body = route.method === 'POST' && !route.rawBody ? JSON.stringify({ ...ex.body, ...(withConfirm && route.confirm === 'body' ? { confirm: true } : {}) }) : undefined;
+  const body =
+    route.method === 'POST' && !route.rawBody
+      ? JSON.stringify({ ...ex.body, ...(withConfirm && route.confirm === 'body' ? { confirm: true } : {}) })
+      : undefined;
   return rawRequest(port, {
     method: route.method,
     path: `/bridge/v1${path}${qs ? `?${qs}` : ''}`,
@@ -40,7 +43,8 @@ describe('refusal matrix over every declared route', function () {
   before(async () => {
     on = await startBridge();
     off = await startBridge({ premium: false });
-    for (const scope of ['read', 'write'] as const) agentTokens[scope] = (await on.bridge.services.tokens.issue(`matrix ${scope}`, scope)).token;
+    for (const scope of ['read', 'write'] as const)
+      agentTokens[scope] = (await on.bridge.services.tokens.issue(`matrix ${scope}`, scope)).token;
   });
   after(async () => {
     await on.stop();
@@ -83,7 +87,11 @@ describe('refusal matrix over every declared route', function () {
 
       it('foreign Host → 403 FORBIDDEN_HOST (DNS rebinding), also a loopback name with another port', async () => {
         const before = storeDigest(on.bridge.services.store);
-        for (const host of [`evil.example:${on.bridge.port}`, `127.0.0.1:${on.bridge.port + 1}`, `127.0.0.1.nip.io:${on.bridge.port}`]) {
+        for (const host of [
+          `evil.example:${on.bridge.port}`,
+          `127.0.0.1:${on.bridge.port + 1}`,
+          `127.0.0.1.nip.io:${on.bridge.port}`,
+        ]) {
           const res = await requestFor(route, on.bridge.port, { ...auth(), Host: host }, true);
           assertError(res, 403, 'FORBIDDEN_HOST', `${name} Host ${host}`);
         }
@@ -96,7 +104,12 @@ describe('refusal matrix over every declared route', function () {
           if (need === 'owner' || (need === 'write' && scope === 'read')) {
             it(`${scope} agent token, confirmed → 403 SCOPE_REQUIRED (needs ${need}), nothing changed`, async () => {
               const before = storeDigest(on.bridge.services.store);
-              const res = await requestFor(route, on.bridge.port, { Authorization: `Bearer ${agentTokens[scope]}` }, true);
+              const res = await requestFor(
+                route,
+                on.bridge.port,
+                { Authorization: `Bearer ${agentTokens[scope]}` },
+                true,
+              );
               assertError(res, 403, 'SCOPE_REQUIRED', name);
               assert.equal(res.json().error.details.scopeRequired, need);
               assert.equal(storeDigest(on.bridge.services.store), before);

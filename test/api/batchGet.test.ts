@@ -16,8 +16,15 @@ describe('POST /notes/batch-get', function () {
     const set = await t.client.createStudySet('Algebra');
     setId = set.topicid;
     root = set.rootNoteId!;
-    const create = async (body: Record<string, unknown>) => (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } })).noteid as string;
-    ids.plain = await create({ title: 'Groups', text: 'A group is a set with an associative operation.', colorIndex: 7, fillIndex: 0 });
+    const create = async (body: Record<string, unknown>) =>
+      (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } }))
+        .noteid as string;
+    ids.plain = await create({
+      title: 'Groups',
+      text: 'A group is a set with an associative operation.',
+      colorIndex: 7,
+      fillIndex: 0,
+    });
     ids.child = await create({ parentNoteId: ids.plain, title: 'Abelian groups' });
     ids.rich = await create({ title: 'Rings' });
     ids.other = await create({ title: 'Fields' });
@@ -25,11 +32,26 @@ describe('POST /notes/batch-get', function () {
     ids.copy = await create({ parentNoteId: ids.other, title: 'stale title of the copy' });
     // Comments, blanks, parts, hashtags, links, excerpts and reference copies are written directly: their write routes belong to other modules.
     await t.bridge.services.store.write((tx) => {
-      tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, 'Rings have two operations.', 1, 'excerpt'), (?, 1, 'first comment', 0, 'text'), (?, 2, '', 0, 'blank'), (?, 4, 'fourth', 0, 'text')`, [ids.rich, ids.rich, ids.rich, ids.rich]);
-      tx.run(`UPDATE notes SET source_bookmd5 = ?, source_page = 12, source_rect = '{"x":72,"y":100.5,"width":300,"height":24}', folded = 1, sub_map = 1 WHERE noteid = ?`, [MD5, ids.rich]);
-      tx.run(`INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type) VALUES ('P-2', ?, 2, 'ink', 'image/png'), ('P-1', ?, 1, 'excerpt_image', 'image/png')`, [ids.rich, ids.rich]);
-      tx.run(`INSERT INTO note_hashtags(noteid, path) VALUES (?, 'Math/Algebra/Rings'), (?, 'exam')`, [ids.rich, ids.rich]);
-      tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, '2024-01-01'), (?, ?, '2024-01-02'), (?, ?, '2024-01-03')`, [ids.rich, ids.plain, ids.other, ids.rich, ids.rich, ids.hidden]);
+      tx.run(
+        `INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, 'Rings have two operations.', 1, 'excerpt'), (?, 1, 'first comment', 0, 'text'), (?, 2, '', 0, 'blank'), (?, 4, 'fourth', 0, 'text')`,
+        [ids.rich, ids.rich, ids.rich, ids.rich],
+      );
+      tx.run(
+        `UPDATE notes SET source_bookmd5 = ?, source_page = 12, source_rect = '{"x":72,"y":100.5,"width":300,"height":24}', folded = 1, sub_map = 1 WHERE noteid = ?`,
+        [MD5, ids.rich],
+      );
+      tx.run(
+        `INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type) VALUES ('P-2', ?, 2, 'ink', 'image/png'), ('P-1', ?, 1, 'excerpt_image', 'image/png')`,
+        [ids.rich, ids.rich],
+      );
+      tx.run(`INSERT INTO note_hashtags(noteid, path) VALUES (?, 'Math/Algebra/Rings'), (?, 'exam')`, [
+        ids.rich,
+        ids.rich,
+      ]);
+      tx.run(
+        `INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, '2024-01-01'), (?, ?, '2024-01-02'), (?, ?, '2024-01-03')`,
+        [ids.rich, ids.plain, ids.other, ids.rich, ids.rich, ids.hidden],
+      );
       tx.run('UPDATE notes SET hidden = 1 WHERE noteid = ?', [ids.hidden]);
       tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.rich, ids.copy]);
     });
@@ -46,13 +68,27 @@ describe('POST /notes/batch-get', function () {
     assert.equal(n.topicid, setId);
     assert.equal(n.parent, root);
     assert.equal(n.title, 'Groups');
-    assert.deepEqual(n.texts, [{ index: 0, text: 'A group is a set with an associative operation.', excerpt: false, noteid: ids.plain, kind: 'text' }]);
-    assert.deepEqual(n.parts.map((p: any) => [p.index, p.kind, p.textIndex, p.contentId]), [
-      [0, 'title', undefined, null],
-      [1, 'text', 0, null],
+    assert.deepEqual(n.texts, [
+      {
+        index: 0,
+        text: 'A group is a set with an associative operation.',
+        excerpt: false,
+        noteid: ids.plain,
+        kind: 'text',
+      },
     ]);
+    assert.deepEqual(
+      n.parts.map((p: any) => [p.index, p.kind, p.textIndex, p.contentId]),
+      [
+        [0, 'title', undefined, null],
+        [1, 'text', 0, null],
+      ],
+    );
     assert.deepEqual(n.metadata, { colorIndex: 7, fillIndex: 0 });
-    assert.deepEqual([n.hashtags, n.hashtagPaths, n.links, n.folded, n.isSubMapRoot, n.childCount, n.referenceOf], [[], [], [ids.rich], false, false, 1, null]);
+    assert.deepEqual(
+      [n.hashtags, n.hashtagPaths, n.links, n.folded, n.isSubMapRoot, n.childCount, n.referenceOf],
+      [[], [], [ids.rich], false, false, 1, null],
+    );
     assert.deepEqual(n.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null, rects: [] });
     assert.match(n.createdAt, /^\d{4}-\d\d-\d\dT/);
     assert.equal(n.modifiedAt, n.createdAt);
@@ -82,9 +118,29 @@ describe('POST /notes/batch-get', function () {
       ],
     );
     assert.deepEqual(n.hashtags, ['exam', 'Math/Algebra/Rings']);
-    assert.deepEqual(n.hashtagPaths[1], { hashtag: '#Math/Algebra/Rings', path: 'Math/Algebra/Rings', name: 'Rings', segments: ['Math', 'Algebra', 'Rings'], depth: 3, ancestors: ['Math', 'Math/Algebra'] });
-    assert.deepEqual(n.hashtagPaths[0], { hashtag: '#exam', path: 'exam', name: 'exam', segments: ['exam'], depth: 1, ancestors: [] });
-    assert.deepEqual(n.sourceAnchor, { hasExcerpt: true, bookmd5: MD5, page: 12, rect: { x: 72, y: 100.5, width: 300, height: 24 }, rects: [{ x: 72, y: 100.5, width: 300, height: 24 }] });
+    assert.deepEqual(n.hashtagPaths[1], {
+      hashtag: '#Math/Algebra/Rings',
+      path: 'Math/Algebra/Rings',
+      name: 'Rings',
+      segments: ['Math', 'Algebra', 'Rings'],
+      depth: 3,
+      ancestors: ['Math', 'Math/Algebra'],
+    });
+    assert.deepEqual(n.hashtagPaths[0], {
+      hashtag: '#exam',
+      path: 'exam',
+      name: 'exam',
+      segments: ['exam'],
+      depth: 1,
+      ancestors: [],
+    });
+    assert.deepEqual(n.sourceAnchor, {
+      hasExcerpt: true,
+      bookmd5: MD5,
+      page: 12,
+      rect: { x: 72, y: 100.5, width: 300, height: 24 },
+      rects: [{ x: 72, y: 100.5, width: 300, height: 24 }],
+    });
     assert.deepEqual(n.links.sort(), [ids.plain, ids.other].sort(), 'both directions; the hidden card is left out');
     assert.deepEqual([n.folded, n.isSubMapRoot, n.childCount], [true, true, 0]);
   });
@@ -102,7 +158,10 @@ describe('POST /notes/batch-get', function () {
 
   it('keeps the order asked, drops duplicates, lists unknown and hidden ids in notFound (200); lower-case ids are accepted', async () => {
     const res = await batch([ids.other, NOBODY, ids.plain.toLowerCase(), ids.hidden, ids.other]);
-    assert.deepEqual(res.notes.map((n: any) => n.noteid), [ids.other, ids.plain]);
+    assert.deepEqual(
+      res.notes.map((n: any) => n.noteid),
+      [ids.other, ids.plain],
+    );
     assert.deepEqual(res.notFound, [NOBODY, ids.hidden]);
   });
 

@@ -15,11 +15,21 @@ describe('bundles: the receipt counts every card it made, as check predicted (#1
   it('asymptote pp. 70–80 (mid-chapter): the draft is a valid outline; check cardsCreated = submit cardsCreated = cards in the tree, excerpt children included', async () => {
     const topicid = (await t.client.createStudySet('Asymptote functions')).topicid;
     const bookmd5 = (await upload(t, 'asymptote.pdf', { topicid })).bookmd5;
-    const prep = await t.client.raw('POST', '/bundles/prepare', { body: { topicid, bookmd5, segments: [{ startPage: 70, endPage: 80 }], preset: 'book-breakdown', anchorMode: 'page_text', async: true } });
+    const prep = await t.client.raw('POST', '/bundles/prepare', {
+      body: {
+        topicid,
+        bookmd5,
+        segments: [{ startPage: 70, endPage: 80 }],
+        preset: 'book-breakdown',
+        anchorMode: 'page_text',
+        async: true,
+      },
+    });
     assert.equal(prep.status, 202);
     const { bundleId } = prep.json<{ bundleId: string }>();
     assert.equal((await pollPrepared(t, bundleId)).state, 'prepared');
-    const file = async (path: string) => (await t.client.raw('GET', `/bundles/${bundleId}/files`, { query: { path } })).text();
+    const file = async (path: string) =>
+      (await t.client.raw('GET', `/bundles/${bundleId}/files`, { query: { path } })).text();
 
     // The draft: the chapter and section the range starts in, then the sections inside; no orphan deeper heading.
     const draft = await file('result.md');
@@ -37,35 +47,66 @@ describe('bundles: the receipt counts every card it made, as check predicted (#1
     const quotes = pages.flatMap((p) => sentences(p.text)).slice(0, heads.length * 3);
     assert.ok(quotes.length >= heads.length * 2, `${quotes.length} sentences`);
     const lines: string[] = [];
-    heads.forEach((h, i) => lines.push(h, i === 0 ? 'The chapter in my own words.' : '', ...quotes.filter((_, q) => q % heads.length === i).map((q) => `[excerpt: ${q}]`), ''));
+    heads.forEach((h, i) =>
+      lines.push(
+        h,
+        i === 0 ? 'The chapter in my own words.' : '',
+        ...quotes.filter((_, q) => q % heads.length === i).map((q) => `[excerpt: ${q}]`),
+        '',
+      ),
+    );
     lines.push('## [[Functions]]', 'Merged into the Functions card.', `[excerpt: ${quotes[0]}]`, '');
     const resultMarkdown = lines.join('\n');
     const excerpts = quotes.length + 1;
 
-    const check = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown, excerptMode: 'child' } });
-    assert.equal(check.parsed.excerptsAnchored, excerpts, JSON.stringify(check.excerpts.filter((e: any) => !e.anchored)).slice(0, 500));
+    const check = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+      body: { resultMarkdown, excerptMode: 'child' },
+    });
+    assert.equal(
+      check.parsed.excerptsAnchored,
+      excerpts,
+      JSON.stringify(check.excerpts.filter((e: any) => !e.anchored)).slice(0, 500),
+    );
     assert.equal(check.parsed.headings, heads.length + 1);
     // The root, one card per heading but the merged one, and one child card per excerpt: more than the headings alone.
     assert.equal(check.cardsCreated, 1 + heads.length + excerpts);
     assert.equal(check.cardsCreated, check.tree.length);
-    assert.ok(check.cardsCreated > check.parsed.importedCards * 2, `${check.cardsCreated} vs ${check.parsed.importedCards}`);
-    const linked = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown, excerptMode: 'link' } });
+    assert.ok(
+      check.cardsCreated > check.parsed.importedCards * 2,
+      `${check.cardsCreated} vs ${check.parsed.importedCards}`,
+    );
+    const linked = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+      body: { resultMarkdown, excerptMode: 'link' },
+    });
     assert.equal(linked.cardsCreated, 1 + heads.length, 'link: excerpts go into their cards');
 
-    const count = async (rootNoteId: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: rootNoteId } })).count as number;
-    const submit = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, { body: { resultMarkdown, excerptMode: 'child' } });
+    const count = async (rootNoteId: string) =>
+      (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: rootNoteId } }))
+        .count as number;
+    const submit = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, {
+      body: { resultMarkdown, excerptMode: 'child' },
+    });
     assert.equal(submit.persisted, true);
     assert.equal(submit.cardsCreated, check.cardsCreated);
     assert.equal(submit.receipt.length, submit.cardsCreated);
     assert.equal(await count(submit.rootNoteId), submit.cardsCreated, 'cards actually present under the import root');
-    const excerptCards = (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: submit.rootNoteId } })).nodes.filter((n: any) => n.title === '');
+    const excerptCards = (
+      await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: submit.rootNoteId } })
+    ).nodes.filter((n: any) => n.title === '');
     assert.equal(excerptCards.length, excerpts, 'one untitled excerpt card per excerpt');
 
     // Again with blanks: check and submit agree, and the replaced tree holds exactly that many.
-    const blanks = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, { body: { resultMarkdown, excerptMode: 'child', withBlank: true } });
+    const blanks = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+      body: { resultMarkdown, excerptMode: 'child', withBlank: true },
+    });
     assert.equal(blanks.cardsCreated, check.cardsCreated + excerpts);
-    const again = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, { body: { resultMarkdown, excerptMode: 'child', withBlank: true } });
-    assert.deepEqual([again.replaced, again.cardsCreated, again.blankInsertion.created], [true, blanks.cardsCreated, excerpts]);
+    const again = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, {
+      body: { resultMarkdown, excerptMode: 'child', withBlank: true },
+    });
+    assert.deepEqual(
+      [again.replaced, again.cardsCreated, again.blankInsertion.created],
+      [true, blanks.cardsCreated, excerpts],
+    );
     assert.equal(await count(again.rootNoteId), again.cardsCreated);
   });
 });

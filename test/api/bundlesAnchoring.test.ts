@@ -42,7 +42,9 @@ function wordsOnPage(pageText: string, quote: string): boolean {
 const union = (rs: Box[]) => {
   const x = Math.min(...rs.map((r) => r.x));
   const y = Math.min(...rs.map((r) => r.y));
-  return [x, y, Math.max(...rs.map((r) => r.x + r.width)) - x, Math.max(...rs.map((r) => r.y + r.height)) - y].map((v) => Math.round(v));
+  return [x, y, Math.max(...rs.map((r) => r.x + r.width)) - x, Math.max(...rs.map((r) => r.y + r.height)) - y].map(
+    (v) => Math.round(v),
+  );
 };
 
 describe('bundles: check and submit on the labelled anchoring set', function () {
@@ -68,12 +70,24 @@ describe('bundles: check and submit on the labelled anchoring set', function () 
     const book = (await upload(t, '4ti2_manual.pdf')).bookmd5;
     const topicid = (await t.client.createStudySet('Anchoring')).topicid;
     await t.client.addDocumentToStudySet(topicid, book);
-    const prep = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: book, segments: [{ startPage: FIRST, endPage: LAST }], anchorMode: 'page_text', async: true } });
+    const prep = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
+      body: {
+        topicid,
+        bookmd5: book,
+        segments: [{ startPage: FIRST, endPage: LAST }],
+        anchorMode: 'page_text',
+        async: true,
+      },
+    });
     await pollPrepared(t, prep.bundleId);
-    const source = JSON.parse((await t.client.raw('GET', `/bundles/${prep.bundleId}/files`, { query: { path: 'source.json' } })).text()) as { pages: { page: number; text: string }[] };
+    const source = JSON.parse(
+      (await t.client.raw('GET', `/bundles/${prep.bundleId}/files`, { query: { path: 'source.json' } })).text(),
+    ) as { pages: { page: number; text: string }[] };
     const textOf = new Map(source.pages.map((p) => [p.page, p.text]));
     // Windows of 40+ letters and digits (a run of table digits is on many pages), all of whose words our text layer has.
-    const positives = windows.filter((q) => !/[[\]]/.test(q.text) && foldKey(q.text).length >= 40 && wordsOnPage(textOf.get(q.page) ?? '', q.text));
+    const positives = windows.filter(
+      (q) => !/[[\]]/.test(q.text) && foldKey(q.text).length >= 40 && wordsOnPage(textOf.get(q.page) ?? '', q.text),
+    );
     const prose = positives.filter((q) => isProse(q.text));
     const negatives = [
       ...prose.slice(0, 15).map((q) => shuffle(q.text.split(' '), random).join(' ')),
@@ -84,23 +98,42 @@ describe('bundles: check and submit on the labelled anchoring set', function () 
     const all = [...positives.map((q) => q.text), ...negatives];
     const md = all.map((text, i) => `## Card ${i}\n[excerpt: ${text}]\n`).join('\n');
 
-    const check = await t.client.request<{ excerpts: CheckExcerpt[]; parsed: { excerptsTotal: number; excerptsAnchored: number } }>('POST', `/bundles/${prep.bundleId}/check`, { body: { resultMarkdown: md } });
+    const check = await t.client.request<{
+      excerpts: CheckExcerpt[];
+      parsed: { excerptsTotal: number; excerptsAnchored: number };
+    }>('POST', `/bundles/${prep.bundleId}/check`, { body: { resultMarkdown: md } });
     assert.equal(check.excerpts.length, all.length);
     const pos = check.excerpts.slice(0, positives.length);
     const neg = check.excerpts.slice(positives.length);
     const misses = pos.map((e, i) => [e, positives[i]] as const).filter(([e, q]) => !(e.anchored && e.page === q.page));
-    assert.ok(misses.length <= Math.floor(positives.length / 100), misses.map(([e, q]) => `p${q.page} ${e.reason ?? e.page}: ${q.text}`).join(' | '));
-    assert.deepEqual(neg.filter((e) => e.anchored).map((e) => all[positives.length + neg.indexOf(e)]), [], 'no false anchor');
+    assert.ok(
+      misses.length <= Math.floor(positives.length / 100),
+      misses.map(([e, q]) => `p${q.page} ${e.reason ?? e.page}: ${q.text}`).join(' | '),
+    );
+    assert.deepEqual(
+      neg.filter((e) => e.anchored).map((e) => all[positives.length + neg.indexOf(e)]),
+      [],
+      'no false anchor',
+    );
     // One rect per line, rect their union; quotes of 14 words mostly span two lines.
     for (const e of pos.filter((x) => x.anchored)) assert.deepEqual(union(e.rects!), union([e.rect!]));
     assert.ok(pos.filter((e) => (e.rects?.length ?? 0) >= 2).length >= positives.length / 3);
 
-    const receipt = await t.client.request<{ parsed: { excerptsAnchored: number } }>('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md } });
+    const receipt = await t.client.request<{ parsed: { excerptsAnchored: number } }>(
+      'POST',
+      `/bundles/${prep.bundleId}/submit`,
+      { body: { resultMarkdown: md } },
+    );
     assert.equal(receipt.parsed.excerptsAnchored, check.parsed.excerptsAnchored, 'submit anchors as check did');
-    const tree = await t.client.request<{ nodes: { noteid: string; hasExcerpt: boolean; page: number | null }[] }>('GET', `/study-sets/${topicid}/tree`);
+    const tree = await t.client.request<{ nodes: { noteid: string; hasExcerpt: boolean; page: number | null }[] }>(
+      'GET',
+      `/study-sets/${topicid}/tree`,
+    );
     const anchored = tree.nodes.filter((n) => n.hasExcerpt && n.page !== null);
     assert.equal(anchored.length, check.parsed.excerptsAnchored);
-    const got = await t.client.request<{ notes: { texts: { text: string }[]; sourceAnchor: { page: number; rect: Box; rects: Box[] } }[] }>('POST', '/notes/batch-get', { body: { noteIds: anchored.slice(0, 200).map((n) => n.noteid) } });
+    const got = await t.client.request<{
+      notes: { texts: { text: string }[]; sourceAnchor: { page: number; rect: Box; rects: Box[] } }[];
+    }>('POST', '/notes/batch-get', { body: { noteIds: anchored.slice(0, 200).map((n) => n.noteid) } });
     for (const n of got.notes) {
       const i = all.indexOf(n.texts[0].text);
       const e = check.excerpts[i];

@@ -24,8 +24,16 @@ describe('bundles: concurrency', function () {
 
   it('two prepares at once: one 202, one 429 PREPARE_BUSY with runningJob and retryAfterSeconds', async () => {
     const asy = (await upload(t, 'asymptote.pdf')).bookmd5;
-    const body = (start: number) => ({ topicid, bookmd5: asy, segments: [{ startPage: start, endPage: start + 19 }], async: true });
-    const [a, b] = await Promise.all([t.client.raw('POST', '/bundles/prepare', { body: body(100) }), t.client.raw('POST', '/bundles/prepare', { body: body(150) })]);
+    const body = (start: number) => ({
+      topicid,
+      bookmd5: asy,
+      segments: [{ startPage: start, endPage: start + 19 }],
+      async: true,
+    });
+    const [a, b] = await Promise.all([
+      t.client.raw('POST', '/bundles/prepare', { body: body(100) }),
+      t.client.raw('POST', '/bundles/prepare', { body: body(150) }),
+    ]);
     assert.deepEqual([a.status, b.status].sort(), [202, 429]);
     const [ok, busy] = a.status === 202 ? [a, b] : [b, a];
     const e = code(busy);
@@ -33,17 +41,40 @@ describe('bundles: concurrency', function () {
     assert.equal((e.details.runningJob as { jobId: string }).jobId, ok.json<{ jobId: string }>().jobId);
     assert.ok((e.details.retryAfterSeconds as number) >= 1);
     assert.ok(busy.headers.get('retry-after'));
-    assert.equal((await t.client.request<{ bundles: unknown[] }>('GET', '/bundles')).bundles.length, 1, 'the refused prepare left no bundle');
+    assert.equal(
+      (await t.client.request<{ bundles: unknown[] }>('GET', '/bundles')).bundles.length,
+      1,
+      'the refused prepare left no bundle',
+    );
     assert.equal((await pollPrepared(t, ok.json<{ bundleId: string }>().bundleId)).state, 'prepared');
   });
 
   it('discard during prepare cancels the job (cancelledJob); the next prepare gets 429 until the checkpoint, then 202', async () => {
     // OCR pages read right after upload: the job waits for them, so it is still running when discarded.
     const scan = (await upload(t, 'scanned-4ti2-p5-8.pdf')).bookmd5;
-    const prep = await t.client.request<{ bundleId: string; bundlePath: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: scan, segments: [{ startPage: 1, endPage: 4 }], anchorMode: 'block', preset: 'source-structure', async: true } });
-    const d = await t.client.request<{ cancelledJob: { jobId: string } | null }>('POST', `/bundles/${prep.bundleId}/discard`);
+    const prep = await t.client.request<{ bundleId: string; bundlePath: string }>('POST', '/bundles/prepare', {
+      body: {
+        topicid,
+        bookmd5: scan,
+        segments: [{ startPage: 1, endPage: 4 }],
+        anchorMode: 'block',
+        preset: 'source-structure',
+        async: true,
+      },
+    });
+    const d = await t.client.request<{ cancelledJob: { jobId: string } | null }>(
+      'POST',
+      `/bundles/${prep.bundleId}/discard`,
+    );
     assert.ok(d.cancelledJob, 'cancelledJob is non-null');
-    const next = { topicid, bookmd5: scan, segments: [{ startPage: 1, endPage: 2 }], anchorMode: 'block', preset: 'source-structure', async: true };
+    const next = {
+      topicid,
+      bookmd5: scan,
+      segments: [{ startPage: 1, endPage: 2 }],
+      anchorMode: 'block',
+      preset: 'source-structure',
+      async: true,
+    };
     const refused = await t.client.raw('POST', '/bundles/prepare', { body: next });
     assert.equal(refused.status, 429);
     assert.equal((code(refused).details.runningJob as { cancelling: boolean }).cancelling, true);
@@ -63,29 +94,42 @@ describe('bundles: concurrency', function () {
     assert.equal(existsSync(prep.bundlePath), false, 'the cancelled bundle left no folder');
     assert.equal(existsSync(`${prep.bundlePath}.partial`), false);
     assert.equal((await pollPrepared(t, accepted.bundleId)).state, 'prepared');
-    const listed = (await t.client.request<{ bundles: { bundleId: string }[] }>('GET', '/bundles')).bundles.map((b) => b.bundleId);
+    const listed = (await t.client.request<{ bundles: { bundleId: string }[] }>('GET', '/bundles')).bundles.map(
+      (b) => b.bundleId,
+    );
     assert.ok(!listed.includes(prep.bundleId));
   });
 
   it('two submits at once: one 409 SUBMIT_IN_FLIGHT, exactly one import', async () => {
     const cad = (await upload(t, 'CAD.pdf')).bookmd5;
-    const b = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: cad, segments: [{ startPage: 1, endPage: 7 }] } });
+    const b = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
+      body: { topicid, bookmd5: cad, segments: [{ startPage: 1, endPage: 7 }] },
+    });
     const md = bigResult(300);
-    const [x, y] = await Promise.all([0, 1].map(() => t.client.raw('POST', `/bundles/${b.bundleId}/submit`, { body: { resultMarkdown: md } })));
+    const [x, y] = await Promise.all(
+      [0, 1].map(() => t.client.raw('POST', `/bundles/${b.bundleId}/submit`, { body: { resultMarkdown: md } })),
+    );
     assert.deepEqual([x.status, y.status].sort(), [200, 409]);
     const refused = x.status === 409 ? x : y;
     assert.equal(code(refused).code, 'SUBMIT_IN_FLIGHT');
     assert.ok((code(refused).details.retryAfterSeconds as number) > 0);
-    const ops = t.bridge.services.store.all<{ n: number }>(`SELECT count(*) AS n FROM operations WHERE topicid = ? AND kind = 'import'`, [topicid]);
+    const ops = t.bridge.services.store.all<{ n: number }>(
+      `SELECT count(*) AS n FROM operations WHERE topicid = ? AND kind = 'import'`,
+      [topicid],
+    );
     assert.equal(ops[0].n, 1);
-    const listed = (await t.client.request<{ bundles: { bundleId: string; version: number; state: string }[] }>('GET', '/bundles')).bundles.find((r) => r.bundleId === b.bundleId)!;
+    const listed = (
+      await t.client.request<{ bundles: { bundleId: string; version: number; state: string }[] }>('GET', '/bundles')
+    ).bundles.find((r) => r.bundleId === b.bundleId)!;
     assert.deepEqual([listed.state, listed.version], ['imported', 1]);
   });
 });
 
 /** n headings, each with a body line; no excerpts needed for write-path timing. */
 function bigResult(n: number): string {
-  return Array.from({ length: n }, (_, i) => `## Card ${i}\nBody text of card ${i} with some words to index.\n`).join('\n');
+  return Array.from({ length: n }, (_, i) => `## Card ${i}\nBody text of card ${i} with some words to index.\n`).join(
+    '\n',
+  );
 }
 
 describe('bundles: kill -9 during a submit', function () {
@@ -95,7 +139,11 @@ describe('bundles: kill -9 during a submit', function () {
     const dataDir = tempDir('sb-bundle-crash-');
     const start = () =>
       new Promise<{ kill(): Promise<void>; stop(): Promise<void>; client: BridgeClient }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli.ts'), 'serve', '--data', dataDir, '--port', '0'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(projectRoot, 'src/cli.ts'), 'serve', '--data', dataDir, '--port', '0'],
+          { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         let out = '';
         let err = '';
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -104,35 +152,62 @@ describe('bundles: kill -9 during a submit', function () {
           out += d;
           const m = /listening on (http:\S+)\n/.exec(out);
           if (m) {
-            const client = new BridgeClient({ baseUrl: m[1], token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
-            resolve({ client, kill: async () => (child.kill('SIGKILL'), exited), stop: async () => (child.kill('SIGTERM'), exited) });
+            const client = new BridgeClient({
+              baseUrl: m[1],
+              token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+            });
+            resolve({
+              client,
+              kill: async () => (child.kill('SIGKILL'), exited),
+              stop: async () => (child.kill('SIGTERM'), exited),
+            });
           }
         });
         void exited.then(() => reject(new Error(`bridge exited: ${err}`)));
       });
     let b = await start();
     const topicid = (await b.client.createStudySet('Crash')).topicid;
-    const up = await b.client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile('CAD.pdf')), query: { filename: 'CAD.pdf', confirm: '1' } });
-    const prep = await b.client.request<{ bundleId: string; rootNoteId: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: up.bookmd5, segments: [{ startPage: 1, endPage: 7 }] } });
+    const up = await b.client.request<{ bookmd5: string }>('POST', '/library/documents/upload', {
+      bytes: readFileSync(corpusFile('CAD.pdf')),
+      query: { filename: 'CAD.pdf', confirm: '1' },
+    });
+    const prep = await b.client.request<{ bundleId: string; rootNoteId: string }>('POST', '/bundles/prepare', {
+      body: { topicid, bookmd5: up.bookmd5, segments: [{ startPage: 1, endPage: 7 }] },
+    });
     const md = bigResult(2000);
-    const would = await b.client.request<{ tree: unknown[] }>('POST', `/bundles/${prep.bundleId}/check`, { body: { resultMarkdown: md } });
+    const would = await b.client.request<{ tree: unknown[] }>('POST', `/bundles/${prep.bundleId}/check`, {
+      body: { resultMarkdown: md },
+    });
     const full = would.tree.length;
     const outcomes: number[] = [];
     for (const delayMs of [5, 40, 120, 400]) {
-      void b.client.raw('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md } }).catch(() => undefined);
+      void b.client
+        .raw('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md } })
+        .catch(() => undefined);
       await new Promise((r) => setTimeout(r, delayMs));
       await b.kill();
       b = await start();
-      const tree = await b.client.request<{ nodes: { noteid: string; parent: string | null }[] }>('GET', `/study-sets/${topicid}/tree`);
-      const under = tree.nodes.filter((n) => n.noteid === prep.rootNoteId || isBelow(tree.nodes, n.noteid, prep.rootNoteId)).length;
+      const tree = await b.client.request<{ nodes: { noteid: string; parent: string | null }[] }>(
+        'GET',
+        `/study-sets/${topicid}/tree`,
+      );
+      const under = tree.nodes.filter(
+        (n) => n.noteid === prep.rootNoteId || isBelow(tree.nodes, n.noteid, prep.rootNoteId),
+      ).length;
       assert.ok(under === 0 || under === full, `all or nothing: ${under} of ${full} cards after kill at ${delayMs} ms`);
-      const listed = (await b.client.request<{ bundles: { bundleId: string; state: string; version: number }[] }>('GET', '/bundles')).bundles.find((x) => x.bundleId === prep.bundleId)!;
+      const listed = (
+        await b.client.request<{ bundles: { bundleId: string; state: string; version: number }[] }>('GET', '/bundles')
+      ).bundles.find((x) => x.bundleId === prep.bundleId)!;
       // The bundle's state moves in the same transaction as the cards.
       assert.equal(listed.state, under ? 'imported' : 'prepared');
       outcomes.push(under);
     }
     // After the crashes the bundle still submits.
-    const r = await b.client.request<{ persisted: boolean; receipt: unknown[] }>('POST', `/bundles/${prep.bundleId}/submit`, { body: { resultMarkdown: md } });
+    const r = await b.client.request<{ persisted: boolean; receipt: unknown[] }>(
+      'POST',
+      `/bundles/${prep.bundleId}/submit`,
+      { body: { resultMarkdown: md } },
+    );
     assert.deepEqual([r.persisted, r.receipt.length], [true, full]);
     await b.stop();
   });

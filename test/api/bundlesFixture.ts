@@ -14,4 +14,3 @@ export async function pollPrepared(t: TestBridge, bundleId: string): Promise<Rec
   }
   throw new Error('prepare did not finish');
 }
-

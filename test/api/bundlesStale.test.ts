@@ -23,13 +23,23 @@ describe('bundles: a prepare that ended without its row saying so', function () 
   });
   after(async () => t.stop());
 
-  const row = (id: string) => t.bridge.services.store.get<{ state: string; error: string | null }>('SELECT state, error FROM bundles WHERE bundle_id = ?', [id])!;
+  const row = (id: string) =>
+    t.bridge.services.store.get<{ state: string; error: string | null }>(
+      'SELECT state, error FROM bundles WHERE bundle_id = ?',
+      [id],
+    )!;
 
   it('answers as failed in GET /bundles and to files/submit; failStale records it once, then writes nothing', async () => {
-    const prepared = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: asy, segments: [{ startPage: 19, endPage: 20 }] } });
+    const prepared = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
+      body: { topicid, bookmd5: asy, segments: [{ startPage: 19, endPage: 20 }] },
+    });
     // What a refused 'failed' write leaves: the row as the job first wrote it.
-    await t.bridge.services.store.write((tx) => tx.run(`UPDATE bundles SET state = 'preparing' WHERE bundle_id = ?`, [prepared.bundleId]));
-    const listed = (await t.client.request<{ bundles: Array<Record<string, unknown>> }>('GET', '/bundles')).bundles.find((b) => b.bundleId === prepared.bundleId)!;
+    await t.bridge.services.store.write((tx) =>
+      tx.run(`UPDATE bundles SET state = 'preparing' WHERE bundle_id = ?`, [prepared.bundleId]),
+    );
+    const listed = (
+      await t.client.request<{ bundles: Array<Record<string, unknown>> }>('GET', '/bundles')
+    ).bundles.find((b) => b.bundleId === prepared.bundleId)!;
     assert.equal(listed.state, 'failed');
     assert.match(String(listed.error), /prepare job ended without finishing/);
     assert.equal(listed.progress, undefined, 'no progress for a job that is not running');
@@ -49,12 +59,16 @@ describe('bundles: a prepare that ended without its row saying so', function () 
   it('leaves the running job alone: its row stays preparing', async () => {
     // OCR pages read right after upload keep the job waiting, so it is still running when failStale looks.
     const scan = (await upload(t, 'scanned-4ti2-p5-8.pdf')).bookmd5;
-    const p = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', { body: { topicid, bookmd5: scan, segments: [{ startPage: 4 }], anchorMode: 'block', async: true } });
+    const p = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
+      body: { topicid, bookmd5: scan, segments: [{ startPage: 4 }], anchorMode: 'block', async: true },
+    });
     const job = t.bridge.services.bundles.runner.running;
     assert.equal(job?.bundleId, p.bundleId, 'the job is running');
     await t.bridge.services.bundlePrepare.failStale();
     assert.equal(row(p.bundleId).state, 'preparing');
-    const listed = (await t.client.request<{ bundles: Array<Record<string, unknown>> }>('GET', '/bundles')).bundles.find((b) => b.bundleId === p.bundleId)!;
+    const listed = (
+      await t.client.request<{ bundles: Array<Record<string, unknown>> }>('GET', '/bundles')
+    ).bundles.find((b) => b.bundleId === p.bundleId)!;
     assert.deepEqual([listed.state, listed.running], ['preparing', true]);
     await t.client.request('POST', `/bundles/${p.bundleId}/discard`);
     await job!.done;

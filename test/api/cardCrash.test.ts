@@ -13,7 +13,10 @@ describe('durability: cards created and acknowledged over HTTP survive kill -9',
   it('150 cards (6 writers, each under a card acknowledged before it) are all in the tree after SIGKILL and restart', async () => {
     const dataDir = tempDir('sb-card-crash-');
     const first = await spawnBridge(['--data', dataDir, '--port', '0']);
-    const client = new BridgeClient({ baseUrl: first.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+    const client = new BridgeClient({
+      baseUrl: first.baseUrl,
+      token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+    });
     const set = await client.createStudySet('Crash set');
     const acked = new Map<string, { parent: string; title: string; text: string }>();
     const parents = [set.rootNoteId!];
@@ -24,7 +27,9 @@ describe('durability: cards created and acknowledged over HTTP survive kill -9',
           const i = next++;
           const parent = parents[(i * 7919) % parents.length];
           const card = { parent, title: `card ${i}`, text: `body of card ${i}` };
-          const res = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: parent, title: card.title, text: card.text, confirm: true } });
+          const res = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+            body: { parentNoteId: parent, title: card.title, text: card.text, confirm: true },
+          });
           assert.equal(res.persisted, true);
           acked.set(res.noteid, card);
           parents.push(res.noteid);
@@ -58,7 +63,12 @@ describe('durability: cards created and acknowledged over HTTP survive kill -9',
 
     const store = await Store.open(dataDir);
     assert.equal(store.integrityCheck(), 'ok');
-    assert.equal(store.get<{ c: number }>(`SELECT count(*) c FROM operations WHERE topicid = ? AND kind = 'create'`, [set.topicid])?.c, 151, 'one operation per acknowledged create');
+    assert.equal(
+      store.get<{ c: number }>(`SELECT count(*) c FROM operations WHERE topicid = ? AND kind = 'create'`, [set.topicid])
+        ?.c,
+      151,
+      'one operation per acknowledged create',
+    );
     await store.close();
   });
 });

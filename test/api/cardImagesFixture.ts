@@ -5,7 +5,8 @@ import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';
 
 /** A sentence of page 10 of asymptote.pdf, verbatim. */
-export const VERBATIM = 'By default, Asymptote attempts to center the figure on the page, assuming that the paper type is letter.';
+export const VERBATIM =
+  'By default, Asymptote attempts to center the figure on the page, assuming that the paper type is letter.';
 export const EXCERPT_PAGE = 10;
 export const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 
@@ -34,13 +35,24 @@ export async function cardImagesFixture(): Promise<CardImagesFixture> {
     rootId: set.rootNoteId!,
     book,
     digest: () => storeDigest(t.bridge.services.store),
-    create: (body) => t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { ...body, confirm: true } }),
-    batchGet: async (noteId) => (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteId] } })).notes[0],
+    create: (body) =>
+      t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { ...body, confirm: true } }),
+    batchGet: async (noteId) =>
+      (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteId] } })).notes[0],
     async addPart(noteid, part) {
       const contentId = part.contentId ?? `P${randomUUID().replace(/-/g, '').slice(0, 12)}`;
       await t.bridge.services.store.write((tx) => {
-        const idx = (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_parts WHERE noteid = ?', [noteid])?.m ?? -1) + 1;
-        tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, blob) VALUES (?, ?, ?, ?, ?, ?)', [contentId, noteid, idx, part.kind, part.mimeType, new Uint8Array(part.blob)]);
+        const idx =
+          (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_parts WHERE noteid = ?', [noteid])?.m ?? -1) +
+          1;
+        tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, blob) VALUES (?, ?, ?, ?, ?, ?)', [
+          contentId,
+          noteid,
+          idx,
+          part.kind,
+          part.mimeType,
+          new Uint8Array(part.blob),
+        ]);
       });
       return contentId;
     },
@@ -55,19 +67,27 @@ export async function makePng(w: number, h: number, draw: (ctx: any) => void): P
   return c.encode('png');
 }
 
-export async function decode(png: Buffer): Promise<{ image: Image; width: number; height: number; rgba: Uint8ClampedArray }> {
+export async function decode(
+  png: Buffer,
+): Promise<{ image: Image; width: number; height: number; rgba: Uint8ClampedArray }> {
   const { createCanvas, loadImage } = await import('@napi-rs/canvas');
   const image = await loadImage(png);
   const c = createCanvas(image.width, image.height);
   const ctx = c.getContext('2d');
   ctx.drawImage(image, 0, 0);
-  return { image, width: image.width, height: image.height, rgba: ctx.getImageData(0, 0, image.width, image.height).data };
+  return {
+    image,
+    width: image.width,
+    height: image.height,
+    rgba: ctx.getImageData(0, 0, image.width, image.height).data,
+  };
 }
 
 /** Share of pixels darker than mid-grey (ink on the page). */
 export function darkShare(rgba: Uint8ClampedArray): number {
   let dark = 0;
-  for (let i = 0; i < rgba.length; i += 4) if (rgba[i] + rgba[i + 1] + rgba[i + 2] < 3 * 128 && rgba[i + 3] > 128) dark++;
+  for (let i = 0; i < rgba.length; i += 4)
+    if (rgba[i] + rgba[i + 1] + rgba[i + 2] < 3 * 128 && rgba[i + 3] > 128) dark++;
   return dark / (rgba.length / 4);
 }
 

@@ -4,9 +4,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PageOcr } from '../../src/server/ground/pdf/pageOcr';
-import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
+import {
+  cardImagesFixture,
+  darkShare,
+  decode,
+  EXCERPT_PAGE,
+  makePng,
+  UNKNOWN,
+  VERBATIM,
+  type CardImagesFixture,
+} from './cardImagesFixture';
 
-const words = (s: string) => s.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').split(/\s+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9 ]+/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
   this.timeout(180_000); // OCR of a render on a busy machine
@@ -19,9 +33,17 @@ describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
   before(async () => {
     f = await cardImagesFixture();
     card = await f.create({ title: TITLE, excerpt: { bookmd5: f.book, page: EXCERPT_PAGE, text: VERBATIM } });
-    await f.t.client.request('POST', `/notes/${card.noteid}/comments`, { body: { text: 'The paper type can be changed to a4 in the configuration.', confirm: true } });
-    await f.t.client.request('POST', '/notes/hashtags', { body: { noteIds: [card.noteid], operation: 'add', hashtags: ['asymptote/layout'], confirm: true } });
-    await f.addPart(card.noteid, { kind: 'image', mimeType: 'image/png', blob: await makePng(300, 120, (ctx) => ((ctx.fillStyle = '#c02020'), ctx.fillRect(0, 0, 300, 120))) });
+    await f.t.client.request('POST', `/notes/${card.noteid}/comments`, {
+      body: { text: 'The paper type can be changed to a4 in the configuration.', confirm: true },
+    });
+    await f.t.client.request('POST', '/notes/hashtags', {
+      body: { noteIds: [card.noteid], operation: 'add', hashtags: ['asymptote/layout'], confirm: true },
+    });
+    await f.addPart(card.noteid, {
+      kind: 'image',
+      mimeType: 'image/png',
+      blob: await makePng(300, 120, (ctx) => ((ctx.fillStyle = '#c02020'), ctx.fillRect(0, 0, 300, 120))),
+    });
   });
   after(async () => {
     await ocr.close();
@@ -29,7 +51,8 @@ describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
     await f.t.stop();
   });
 
-  const render = (noteid: string, query: Record<string, string | number> = {}) => f.t.client.raw('GET', `/notes/${noteid}/render`, { query: query as never });
+  const render = (noteid: string, query: Record<string, string | number> = {}) =>
+    f.t.client.raw('GET', `/notes/${noteid}/render`, { query: query as never });
 
   it('PNG at the requested width (default 800); OCR of the render reads the title, the excerpt text, the comment and the hashtag back', async () => {
     const res = await render(card.noteid, { width: 900 });
@@ -39,12 +62,18 @@ describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
     assert.equal(img.width, 900);
     assert.equal(String(img.height), res.headers.get('x-render-height'));
     const text = words((await ocr.recognize(res.bytes, 1)).text).join(' ');
-    for (const expected of [TITLE, 'assuming that the paper type is letter', 'changed to a4 in the configuration', 'asymptote layout']) {
+    for (const expected of [
+      TITLE,
+      'assuming that the paper type is letter',
+      'changed to a4 in the configuration',
+      'asymptote layout',
+    ]) {
       assert.ok(text.includes(words(expected).join(' ')), `OCR reads "${expected}" in: ${text}`);
     }
     // The red illustration is drawn: a run of red pixels exists.
     let red = 0;
-    for (let i = 0; i < img.rgba.length; i += 4) if (img.rgba[i] > 170 && img.rgba[i + 1] < 60 && img.rgba[i + 2] < 60) red++;
+    for (let i = 0; i < img.rgba.length; i += 4)
+      if (img.rgba[i] > 170 && img.rgba[i + 1] < 60 && img.rgba[i + 2] < 60) red++;
     assert.ok(red >= 300 * 120 * 0.9, `the picture is drawn (${red} red pixels)`);
 
     const byDefault = await decode((await render(card.noteid)).bytes);
@@ -65,11 +94,15 @@ describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
     const check = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
     assert.equal(check.status, 0, check.stdout + check.stderr);
     const text = execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
-    for (const expected of [TITLE, 'The paper type can be changed to a4', '#asymptote/layout']) assert.ok(text.includes(expected), `pdftotext finds "${expected}" in: ${text}`);
+    for (const expected of [TITLE, 'The paper type can be changed to a4', '#asymptote/layout'])
+      assert.ok(text.includes(expected), `pdftotext finds "${expected}" in: ${text}`);
   });
 
   it('a long card paginates in the PDF; characters Helvetica lacks are drawn as pictures of their line; qpdf still passes', async () => {
-    const long = await f.create({ title: 'Ωmega notes ünïcödé', text: Array.from({ length: 300 }, (_, i) => `Line ${i} of a long card.`).join('\n') });
+    const long = await f.create({
+      title: 'Ωmega notes ünïcödé',
+      text: Array.from({ length: 300 }, (_, i) => `Line ${i} of a long card.`).join('\n'),
+    });
     const res = await render(long.noteid, { format: 'pdf', width: 400 });
     assert.equal(res.status, 200, res.text());
     const file = path.join(dir, 'long.pdf');

@@ -25,7 +25,15 @@ const pick = fc.nat({ max: 999 });
 const dry = fc.nat({ max: 5 }).map((n) => n === 0); // about one step in six is a dry-run
 const stepArb = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('create' as const), parent: pick }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('move' as const), cards: fc.array(pick, { minLength: 1, maxLength: 3 }), target: pick, dry }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('move' as const),
+      cards: fc.array(pick, { minLength: 1, maxLength: 3 }),
+      target: pick,
+      dry,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -37,12 +45,25 @@ const stepArb = fc.oneof(
       dry,
     }),
   },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), cards: fc.array(pick, { minLength: 1, maxLength: 2 }), dry }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('delete' as const),
+      cards: fc.array(pick, { minLength: 1, maxLength: 2 }),
+      dry,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('merge' as const), card: pick, recursive: fc.boolean(), dry }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('fold' as const), card: pick, undo: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('snapshot' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('restore' as const), which: pick }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('unknown' as const), route: fc.constantFrom('move', 'delete', 'merge', 'fold') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('unknown' as const),
+      route: fc.constantFrom('move', 'delete', 'merge', 'fold'),
+    }),
+  },
 );
 type Step = typeof stepArb extends fc.Arbitrary<infer S> ? S : never;
 
@@ -98,7 +119,10 @@ class Run {
     const before = storeDigest(this.t.bridge.services.store);
     const res = await this.post(path, body);
     assert.ok(res.status >= 400 && res.status < 500, `${where}: expected 4xx, got ${res.status} ${res.text()}`);
-    assert.ok(codes.includes(res.json<any>().error.code), `${where}: code ${res.json<any>().error.code}, expected one of ${codes}`);
+    assert.ok(
+      codes.includes(res.json<any>().error.code),
+      `${where}: code ${res.json<any>().error.code}, expected one of ${codes}`,
+    );
     assert.equal(storeDigest(this.t.bridge.services.store), before, `${where}: a refused request changed the store`);
     saw(res.json<any>().error.code);
     return res.json<any>().error;
@@ -128,14 +152,22 @@ class Run {
     switch (s.op) {
       case 'create': {
         const parent = at(s.parent).noteid;
-        const res = await this.ok(`/study-sets/${this.topicid}/notes`, { parentNoteId: parent, title: `card ${++this.counter}` }, where);
+        const res = await this.ok(
+          `/study-sets/${this.topicid}/notes`,
+          { parentNoteId: parent, title: `card ${++this.counter}` },
+          where,
+        );
         return (after) => assert.equal(after.find((n) => n.noteid === res.noteid)?.parent, parent, where);
       }
       case 'move': {
         const cards = ids(s.cards);
         const target = at(s.target).noteid;
         const body = { noteIds: cards, targetParentNoteId: target };
-        const invalid = cards.includes(root) ? 'ROOT_CARD' : cards.some((c) => below(c).has(target)) ? 'WOULD_CREATE_CYCLE' : null;
+        const invalid = cards.includes(root)
+          ? 'ROOT_CARD'
+          : cards.some((c) => below(c).has(target))
+            ? 'WOULD_CREATE_CYCLE'
+            : null;
         if (invalid) return void (await this.refused('/notes/move', { ...body, confirm: true }, [invalid], where));
         if (s.dry) return void (await this.refused('/notes/move', body, ['CONFIRM_REQUIRED'], where));
         await this.ok('/notes/move', body, where);
@@ -154,12 +186,20 @@ class Run {
         const before = s.otherSet ? (await this.tree(into)).length : nodes.length;
         if (s.dry || before + added > MAX_CARDS) {
           const err = await this.refused('/notes/copy', body, ['CONFIRM_REQUIRED'], where);
-          assert.equal(err.details.wouldCopy.reduce((sum: number, w: any) => sum + w.descendants + 1, 0), added, where);
+          assert.equal(
+            err.details.wouldCopy.reduce((sum: number, w: any) => sum + w.descendants + 1, 0),
+            added,
+            where,
+          );
           assert.deepEqual(err.details.skipped.map((x: any) => x.noteid).sort(), [...covered].sort(), where);
           return;
         }
         const res = await this.ok('/notes/copy', body, where);
-        assert.equal(res.copies.reduce((sum: number, c: any) => sum + c.cardCount, 0), added, where);
+        assert.equal(
+          res.copies.reduce((sum: number, c: any) => sum + c.cardCount, 0),
+          added,
+          where,
+        );
         if (!s.otherSet) return (after) => assert.equal(after.length, before + added, where);
         const otherAfter = await this.check(this.other.topicid, this.other.rootNoteId, `${where} (other set)`);
         assert.equal(otherAfter.length, before + added, where);
@@ -167,10 +207,15 @@ class Run {
       }
       case 'delete': {
         const cards = ids(s.cards);
-        if (cards.includes(root)) return void (await this.refused('/notes/delete', { noteIds: cards, confirm: true }, ['ROOT_CARD'], where));
+        if (cards.includes(root))
+          return void (await this.refused('/notes/delete', { noteIds: cards, confirm: true }, ['ROOT_CARD'], where));
         if (s.dry) return void (await this.refused('/notes/delete', { noteIds: cards }, ['CONFIRM_REQUIRED'], where));
         const res = await this.ok('/notes/delete', { noteIds: cards }, where);
-        assert.deepEqual(res.deleted.map((d: any) => d.noteid), cards, where);
+        assert.deepEqual(
+          res.deleted.map((d: any) => d.noteid),
+          cards,
+          where,
+        );
         return (after) => {
           assert.equal(after.length, nodes.length - cards.length, where);
           assert.ok(!after.some((n) => cards.includes(n.noteid)), where);
@@ -188,21 +233,35 @@ class Run {
         if (!s.recursive) assert.equal(res.merged.length + res.skipped.length, at(s.card).childCount, where);
         return (after) => {
           assert.equal(after.length, nodes.length - res.merged.length, where);
-          assert.ok(after.some((n) => n.noteid === card), where);
+          assert.ok(
+            after.some((n) => n.noteid === card),
+            where,
+          );
           assert.ok(!after.some((n) => res.merged.includes(n.noteid)), where);
         };
       }
       case 'fold': {
         const n = at(s.card);
         const path = `/notes/${n.noteid}/fold-into-sub-map`;
-        const invalid = n.noteid === root ? 'ROOT_CARD' : s.undo ? (n.isSubMapRoot ? null : 'NOT_A_SUB_MAP') : n.childCount ? null : 'NO_CHILDREN';
+        const invalid =
+          n.noteid === root
+            ? 'ROOT_CARD'
+            : s.undo
+              ? n.isSubMapRoot
+                ? null
+                : 'NOT_A_SUB_MAP'
+              : n.childCount
+                ? null
+                : 'NO_CHILDREN';
         if (invalid) return void (await this.refused(path, { undo: s.undo, confirm: true }, [invalid], where));
         const res = await this.ok(path, { undo: s.undo }, where);
         assert.equal(res.isSubMapRoot, !s.undo, where);
         return (after) => assert.equal(after.find((x) => x.noteid === n.noteid)?.isSubMapRoot, !s.undo, where);
       }
       case 'snapshot': {
-        const res = await this.t.client.request<any>('POST', `/study-sets/${this.topicid}/snapshots`, { body: { description: `step ${i}` } });
+        const res = await this.t.client.request<any>('POST', `/study-sets/${this.topicid}/snapshots`, {
+          body: { description: `step ${i}` },
+        });
         assert.equal(res.noteCount, nodes.length, where);
         this.snapshots.push({ snapshotId: res.snapshotId, tree: nodes });
         return;
@@ -214,8 +273,18 @@ class Run {
         return (after) => assert.deepEqual(after, snap.tree, `${where}: restore did not give back the snapshot's tree`);
       }
       case 'unknown': {
-        const path = { move: '/notes/move', delete: '/notes/delete', merge: `/notes/${UNKNOWN}/merge-branch`, fold: `/notes/${UNKNOWN}/fold-into-sub-map` }[s.route];
-        const body = { move: { noteIds: [UNKNOWN], targetParentNoteId: root }, delete: { noteIds: [UNKNOWN] }, merge: {}, fold: {} }[s.route];
+        const path = {
+          move: '/notes/move',
+          delete: '/notes/delete',
+          merge: `/notes/${UNKNOWN}/merge-branch`,
+          fold: `/notes/${UNKNOWN}/fold-into-sub-map`,
+        }[s.route];
+        const body = {
+          move: { noteIds: [UNKNOWN], targetParentNoteId: root },
+          delete: { noteIds: [UNKNOWN] },
+          merge: {},
+          fold: {},
+        }[s.route];
         await this.refused(path, { ...body, confirm: true }, ['NOTE_NOT_FOUND'], where);
         return;
       }
@@ -232,30 +301,48 @@ describe('card tree property: random structural edits keep the tree valid', func
   it(`${RUNS} runs × ${STEPS} steps of create/move/copy/delete/merge/fold-into-sub-map/snapshot/restore`, async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat({ max: 99 }), { minLength: 3, maxLength: 8 }), fc.array(stepArb, { minLength: STEPS, maxLength: STEPS }), async (shape, steps) => {
-        run++;
-        const set = await t.client.createStudySet(`Property ${run}`);
-        const other = await t.client.createStudySet(`Property ${run} other`);
-        const r = new Run(t, set.topicid, set.rootNoteId!, { topicid: other.topicid, rootNoteId: other.rootNoteId! });
-        // A generated starting tree: card k hangs under one of the cards before it.
-        const made = [set.rootNoteId!];
-        for (const [k, p] of shape.entries()) {
-          const res = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: made[p % made.length], title: `start ${k}`, confirm: true } });
-          made.push(res.noteid);
-        }
-        let nodes = await r.check(set.topicid, set.rootNoteId!, 'start');
-        for (const [i, s] of steps.entries()) {
-          const effect = await r.step(s, i, nodes);
-          nodes = await r.check(set.topicid, set.rootNoteId!, `after step ${i} ${JSON.stringify(s)}`);
-          effect?.(nodes);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.nat({ max: 99 }), { minLength: 3, maxLength: 8 }),
+        fc.array(stepArb, { minLength: STEPS, maxLength: STEPS }),
+        async (shape, steps) => {
+          run++;
+          const set = await t.client.createStudySet(`Property ${run}`);
+          const other = await t.client.createStudySet(`Property ${run} other`);
+          const r = new Run(t, set.topicid, set.rootNoteId!, { topicid: other.topicid, rootNoteId: other.rootNoteId! });
+          // A generated starting tree: card k hangs under one of the cards before it.
+          const made = [set.rootNoteId!];
+          for (const [k, p] of shape.entries()) {
+            const res = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+              body: { parentNoteId: made[p % made.length], title: `start ${k}`, confirm: true },
+            });
+            made.push(res.noteid);
+          }
+          let nodes = await r.check(set.topicid, set.rootNoteId!, 'start');
+          for (const [i, s] of steps.entries()) {
+            const effect = await r.step(s, i, nodes);
+            nodes = await r.check(set.topicid, set.rootNoteId!, `after step ${i} ${JSON.stringify(s)}`);
+            effect?.(nodes);
+          }
+        },
+      ),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     const expected = [
-      ...['/study-sets/{id}/notes', '/notes/move', '/notes/copy', '/notes/delete', '/notes/{id}/merge-branch', '/notes/{id}/fold-into-sub-map', '/snapshots/{id}/restore'].map((p) => `${p} ok`),
+      ...[
+        '/study-sets/{id}/notes',
+        '/notes/move',
+        '/notes/copy',
+        '/notes/delete',
+        '/notes/{id}/merge-branch',
+        '/notes/{id}/fold-into-sub-map',
+        '/snapshots/{id}/restore',
+      ].map((p) => `${p} ok`),
       ...['ROOT_CARD', 'WOULD_CREATE_CYCLE', 'NO_CHILDREN', 'NOT_A_SUB_MAP', 'CONFIRM_REQUIRED', 'NOTE_NOT_FOUND'],
     ];
-    assert.deepEqual(expected.filter((k) => !seen.has(k)), [], `cases never reached: ${JSON.stringify([...seen])}`);
+    assert.deepEqual(
+      expected.filter((k) => !seen.has(k)),
+      [],
+      `cases never reached: ${JSON.stringify([...seen])}`,
+    );
   });
 });

@@ -24,7 +24,12 @@ describe('CJK: search, locate, anchor, render and print', function () {
   before(async () => {
     const pdf = readFileSync(cjkPdf());
     t = await startBridge();
-    book = (await t.client.request<any>('POST', '/library/documents/upload', { bytes: pdf, query: { filename: 'photosynthesis-cjk.pdf', confirm: '1' } })).bookmd5;
+    book = (
+      await t.client.request<any>('POST', '/library/documents/upload', {
+        bytes: pdf,
+        query: { filename: 'photosynthesis-cjk.pdf', confirm: '1' },
+      })
+    ).bookmd5;
     latin = (await upload(t, 'asymptote.pdf')).bookmd5;
     await t.bridge.services.extraction.whenReady(book);
     await t.bridge.services.extraction.whenReady(latin);
@@ -33,8 +38,10 @@ describe('CJK: search, locate, anchor, render and print', function () {
   after(() => t?.stop());
 
   const search = (q: string, scope = 'all') => t.client.request<any>('GET', '/search', { query: { q, scope } });
-  const create = (body: Record<string, unknown>) => t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } });
-  const docPages = async (q: string) => (await search(q, 'documents')).documents.find((d: any) => d.bookmd5 === book)?.pages ?? [];
+  const create = (body: Record<string, unknown>) =>
+    t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } });
+  const docPages = async (q: string) =>
+    (await search(q, 'documents')).documents.find((d: any) => d.bookmd5 === book)?.pages ?? [];
 
   it('document search finds CJK words inside longer runs (光合作用, ミトコンドリア, 광합성), on the right pages, with a bracketed snippet', async () => {
     assert.deepEqual(await docPages('光合作用'), [1]);
@@ -53,13 +60,19 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 
   it('document search joins CJK lines: four characters around a line wrap of the page text are found on that page', async () => {
-    const [p1] = (await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: 1, end: 1 } })).pages;
+    const [p1] = (await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: 1, end: 1 } }))
+      .pages;
     const text = String(p1.text);
     const first = CJK_PDF.wrapped.slice(0, 6);
     const at = text.indexOf(first);
     assert.ok(at >= 0, text.slice(0, 200));
     const wrap = text.slice(at).search(/[\r\n]/) + at; // the sentence's first line ends here
-    const query = text.slice(wrap - 2, wrap) + text.slice(wrap, wrap + 4).replace(/\s+/g, '').slice(0, 2);
+    const query =
+      text.slice(wrap - 2, wrap) +
+      text
+        .slice(wrap, wrap + 4)
+        .replace(/\s+/g, '')
+        .slice(0, 2);
     assert.equal(Array.from(query).length, 4, JSON.stringify(text.slice(wrap - 4, wrap + 4)));
     assert.ok(!text.includes(query) && CJK_PDF.wrapped.includes(query), `${query} only stands across the wrap`);
     assert.deepEqual(await docPages(query), [1], query);
@@ -67,9 +80,18 @@ describe('CJK: search, locate, anchor, render and print', function () {
 
   it('cards: a Japanese word inside a longer run is found; the characters reversed are not', async () => {
     const ja = await create({ title: '細胞', text: CJK_PDF.japanese });
-    for (const q of ['ミトコンドリア', 'コンドリア', 'エネルギー工場']) assert.deepEqual((await search(q, 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], q);
+    for (const q of ['ミトコンドリア', 'コンドリア', 'エネルギー工場'])
+      assert.deepEqual(
+        (await search(q, 'notes')).notes.map((n: any) => n.noteid),
+        [ja.noteid],
+        q,
+      );
     assert.match((await search('ミトコンドリア', 'notes')).notes[0].snippet, /\[ミトコンドリア\]は/);
-    assert.deepEqual((await search('ミトコンドリ', 'notes')).notes.map((n: any) => n.noteid), [ja.noteid], 'bigrams find a word cut short');
+    assert.deepEqual(
+      (await search('ミトコンドリ', 'notes')).notes.map((n: any) => n.noteid),
+      [ja.noteid],
+      'bigrams find a word cut short',
+    );
     assert.deepEqual((await search('アリドンコトミ', 'notes')).notes, [], 'the characters reversed');
   });
 
@@ -80,13 +102,18 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 
   it('locate finds the Chinese sentence that wraps over three lines (depends on the matcher: CJK lines join without a space)', async () => {
-    const loc = await t.client.request<any>('POST', `/documents/${book}/locate`, { body: { page: 1, text: CJK_PDF.wrapped } });
+    const loc = await t.client.request<any>('POST', `/documents/${book}/locate`, {
+      body: { page: 1, text: CJK_PDF.wrapped },
+    });
     assert.equal(loc.found, true, JSON.stringify(loc));
     assert.ok(loc.rect.height > 30, `the rectangle covers the wrapped lines: ${JSON.stringify(loc.rect)}`);
   });
 
   it('an anchored card titled 叶绿体的结构与功能 is found by 结构, 功能 and 能; an untitled excerpt child shows its first words', async () => {
-    const card = await create({ title: '叶绿体的结构与功能', excerpt: { bookmd5: book, page: 1, text: '叶绿体由外膜、内膜和基质组成' } });
+    const card = await create({
+      title: '叶绿体的结构与功能',
+      excerpt: { bookmd5: book, page: 1, text: '叶绿体由外膜、内膜和基质组成' },
+    });
     assert.equal(card.sourceAnchor.hasExcerpt, true);
     assert.equal(card.sourceAnchor.page, 1);
     assert.ok(card.sourceAnchor.rect, `anchored: ${JSON.stringify(card.warnings)}`);
@@ -102,19 +129,35 @@ describe('CJK: search, locate, anchor, render and print', function () {
     assert.deepEqual((await search('构结', 'notes')).notes, []);
     // A card holding only 叶绿体 is found by 叶绿体, never by 叶绿体的结构 (the word inside the run must not widen it).
     const only = await create({ title: '叶绿体' });
-    assert.deepEqual((await search('叶绿体的结构', 'notes')).notes.map((n: any) => n.noteid), [card.noteid]);
-    assert.deepEqual(new Set((await search('叶绿体', 'notes')).notes.map((n: any) => n.noteid)), new Set([card.noteid, only.noteid]));
+    assert.deepEqual(
+      (await search('叶绿体的结构', 'notes')).notes.map((n: any) => n.noteid),
+      [card.noteid],
+    );
+    assert.deepEqual(
+      new Set((await search('叶绿体', 'notes')).notes.map((n: any) => n.noteid)),
+      new Set([card.noteid, only.noteid]),
+    );
 
     // An excerpt child with its title cleared shows the excerpt's first words, in the tree and the deck.
-    const child = await create({ parentNoteId: card.noteid, excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped } });
-    const title = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [child.noteid] } })).notes[0].title as string;
-    await t.client.request('POST', `/notes/${child.noteid}/title`, { body: { text: '', expectedPrefix: Array.from(title).slice(0, 32).join(''), confirm: true } });
-    const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find((n: any) => n.noteid === child.noteid);
+    const child = await create({
+      parentNoteId: card.noteid,
+      excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped },
+    });
+    const title = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [child.noteid] } }))
+      .notes[0].title as string;
+    await t.client.request('POST', `/notes/${child.noteid}/title`, {
+      body: { text: '', expectedPrefix: Array.from(title).slice(0, 32).join(''), confirm: true },
+    });
+    const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find(
+      (n: any) => n.noteid === child.noteid,
+    );
     assert.equal(node.title, '');
     assert.equal(node.displayTitle, CJK_PDF.wrapped, 'the 45-character excerpt, whole');
     // The review panel and the deck list show the same words as the card's front.
     const deckId = (await t.client.createDeck('光合作用 复习')).deckId;
-    await t.client.request('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: child.noteid }], confirm: true } });
+    await t.client.request('POST', `/decks/${deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: child.noteid }], confirm: true },
+    });
     const [listed] = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards;
     assert.equal(listed.title, CJK_PDF.wrapped);
     const [due] = (await t.client.request<any>('GET', `/decks/${deckId}/due`)).cards;
@@ -133,7 +176,9 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 
   it('mind-map print writes CJK titles as text (pdftotext reads them back), not "?"', async () => {
-    const plan = await t.client.request<any>('POST', `/study-sets/${setId}/mind-map-print/preview`, { body: { mode: 'cardFlow' } });
+    const plan = await t.client.request<any>('POST', `/study-sets/${setId}/mind-map-print/preview`, {
+      body: { mode: 'cardFlow' },
+    });
     const res = await t.client.raw('POST', `/study-sets/${setId}/mind-map-print/export`, { body: { plan } });
     assert.equal(res.status, 200, res.text());
     const out = res.json<any>();
@@ -153,12 +198,17 @@ describe('CJK: search, locate, anchor, render and print', function () {
 
 describe('CJK: a data dir from before the shared search terms (schema 8, unicode61)', function () {
   this.timeout(60_000);
-  it('migration 9 rebuilds the card index at start with the text module\'s terms: 结构 and ミトコンドリア find their cards', async () => {
+  it("migration 9 rebuilds the card index at start with the text module's terms: 结构 and ミトコンドリア find their cards", async () => {
     const dataDir = tempDir();
     try {
       const t1 = await startBridge({ dataDir });
       const set = await t1.client.createStudySet('Biology');
-      const make = async (title: string, text: string) => (await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, text, confirm: true } })).noteid as string;
+      const make = async (title: string, text: string) =>
+        (
+          await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+            body: { title, text, confirm: true },
+          })
+        ).noteid as string;
       const zh = await make('叶绿体的结构与功能', 'chloroplast');
       const ja = await make('Cell', 'ミトコンドリアは細胞のエネルギー工場');
       const store = t1.bridge.services.store;
@@ -172,11 +222,15 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
         tx.run('CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid)');
         tx.run('CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid)');
         tx.run('CREATE VIRTUAL TABLE pages_fts USING fts4(bookmd5, page, body, tokenize=unicode61)');
-        for (const r of rows) tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [r.noteid, r.topicid, r.body]);
+        for (const r of rows)
+          tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [r.noteid, r.topicid, r.body]);
         tx.run(`UPDATE meta SET value = '8' WHERE key = 'schema_version'`);
         tx.run(`DELETE FROM meta WHERE key = 'card_index_terms'`);
       });
-      const notes = async (t: TestBridge, q: string) => (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map((n: any) => n.noteid);
+      const notes = async (t: TestBridge, q: string) =>
+        (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map(
+          (n: any) => n.noteid,
+        );
       assert.deepEqual(await notes(t1, '结构'), [], 'unicode61 held 叶绿体的结构与功能 as one token');
       assert.deepEqual(await notes(t1, 'ミトコンドリア'), []);
       await t1.stop();
@@ -185,14 +239,21 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
       try {
         const s2 = t2.bridge.services.store;
         assert.equal(s2.schemaVersion, 11, 'upgraded through 9 (this index) to the newest');
-        assert.match(s2.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql, /tokenize=simple, order=DESC/, 'doclists newest first, as a search reads them');
+        assert.match(
+          s2.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql,
+          /tokenize=simple, order=DESC/,
+          'doclists newest first, as a search reads them',
+        );
         assert.equal(s2.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined);
         assert.deepEqual(await notes(t2, '结构'), [zh]);
         assert.deepEqual(await notes(t2, 'chloroplast'), [zh]);
         assert.deepEqual(await notes(t2, 'ミトコンドリア'), [ja]);
         assert.deepEqual(await notes(t2, 'コンドリア'), [ja], 'a word inside a longer run');
         assert.deepEqual(await notes(t2, 'cell'), [ja]);
-        assert.equal(s2.get<{ n: number }>('SELECT count(*) AS n FROM notes_fts')!.n, s2.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE hidden = 0')!.n);
+        assert.equal(
+          s2.get<{ n: number }>('SELECT count(*) AS n FROM notes_fts')!.n,
+          s2.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE hidden = 0')!.n,
+        );
       } finally {
         await t2.stop();
       }
@@ -219,12 +280,20 @@ describe('CJK: a machine without a CJK font', function () {
     const dataDir = tempDir('sb-cjk-nofont-');
     const child = await spawnBridge(['--data', dataDir, '--port', '0'], { STUDY_BRIDGE_CJK_FONT: 'none' });
     try {
-      const client = new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+      const client = new BridgeClient({
+        baseUrl: child.baseUrl,
+        token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+      });
       const set = await client.createStudySet('No font');
-      const make = async (title: string) => (await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } })).noteid as string;
+      const make = async (title: string) =>
+        (await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } }))
+          .noteid as string;
       const zh = await client.raw('GET', `/notes/${await make('光合作用')}/render`);
       assert.equal(zh.status, 200);
-      assert.match(zh.headers.get('x-render-warnings') ?? '', /No Chinese\/Japanese\/Korean font was found.*fonts-noto-cjk/);
+      assert.match(
+        zh.headers.get('x-render-warnings') ?? '',
+        /No Chinese\/Japanese\/Korean font was found.*fonts-noto-cjk/,
+      );
       const en = await client.raw('GET', `/notes/${await make('Photosynthesis')}/render`);
       assert.equal(en.status, 200);
       assert.equal(en.headers.get('x-render-warnings'), null);

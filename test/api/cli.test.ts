@@ -36,17 +36,31 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
     assert.match(install.stdout, /curl -sSL 'http:\/\/127\.0\.0\.1:\d+\/bridge\/v1\/install\?code=[\w-]+' \| sh/);
     assert.match(install.stdout, /claude mcp add --transport http/);
     assert.match(install.stdout, /a write token named "installed agent"/);
-    const readInstall = await run(process.execPath, [cliPath, 'install-code', '--data', dataDir, '--scope', 'read', '--name', 'Reader']);
+    const readInstall = await run(process.execPath, [
+      cliPath,
+      'install-code',
+      '--data',
+      dataDir,
+      '--scope',
+      'read',
+      '--name',
+      'Reader',
+    ]);
     const readCode = /install\?code=([\w-]+)'/.exec(readInstall.stdout)![1];
     const script = await (await fetch(`${a.baseUrl}/install?code=${readCode}`)).text();
     const readToken = /TOKEN='(sbt0\.[\w-]+)'/.exec(script)![1];
-    const denied = await new BridgeClient({ baseUrl: a.baseUrl, token: readToken }).raw('POST', '/library/study-sets', { body: { title: 'x', confirm: true } });
+    const denied = await new BridgeClient({ baseUrl: a.baseUrl, token: readToken }).raw('POST', '/library/study-sets', {
+      body: { title: 'x', confirm: true },
+    });
     assert.equal(denied.json<any>().error.code, 'SCOPE_REQUIRED');
     assert.deepEqual(
       (await client.tokens.list()).map((x) => [x.name, x.scope]),
       [['Reader', 'read']],
     );
-    await assert.rejects(run(process.execPath, [cliPath, 'install-code', '--data', dataDir, '--scope', 'owner']), /bad --scope owner/);
+    await assert.rejects(
+      run(process.execPath, [cliPath, 'install-code', '--data', dataDir, '--scope', 'owner']),
+      /bad --scope owner/,
+    );
     const pair = await run(process.execPath, [cliPath, 'pair-code', '--data', dataDir]);
     const code = /Pairing code: (\d{6})/.exec(pair.stdout)?.[1];
     assert.ok(code);
@@ -74,14 +88,21 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
     const child = await spawnBridge(['--data', dataDir, '--port', '0', '--import-folders', `${a}:${b}`]);
     try {
       const client = BridgeClient.fromDataDir(dataDir);
-      const ok = await client.raw('POST', '/library/documents/import', { body: { path: join(b, 'CAD.pdf'), confirm: true } });
+      const ok = await client.raw('POST', '/library/documents/import', {
+        body: { path: join(b, 'CAD.pdf'), confirm: true },
+      });
       assert.equal(ok.status, 200, ok.text());
       assert.equal(ok.json<any>().created, true);
-      const refused = await client.raw('POST', '/library/documents/import', { body: { path: join(other, 'CAD.pdf'), confirm: true } });
+      const refused = await client.raw('POST', '/library/documents/import', {
+        body: { path: join(other, 'CAD.pdf'), confirm: true },
+      });
       assert.equal(refused.status, 403);
       assert.equal(refused.json<any>().error.code, 'PATH_NOT_ALLOWED');
       const allowed: string[] = refused.json<any>().error.details.allowedFolders;
-      assert.deepEqual(allowed.slice(1).map((f) => f.split('/').pop()), [a, b].map((f) => f.split('/').pop()));
+      assert.deepEqual(
+        allowed.slice(1).map((f) => f.split('/').pop()),
+        [a, b].map((f) => f.split('/').pop()),
+      );
     } finally {
       child.child.kill('SIGTERM');
       await child.exited;
@@ -89,10 +110,15 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
   });
 
   it('--no-premium and STUDY_BRIDGE_PREMIUM=0 turn premium off', async () => {
-    for (const [args, env] of [[['--no-premium'], {}], [[], { STUDY_BRIDGE_PREMIUM: '0' }]] as const) {
+    for (const [args, env] of [
+      [['--no-premium'], {}],
+      [[], { STUDY_BRIDGE_PREMIUM: '0' }],
+    ] as const) {
       const dataDir = tempDir('sb-cli-');
       const b = await spawnBridge(['--data', dataDir, '--port', '0', ...args], env);
-      const res = await BridgeClient.fromDataDir(dataDir).raw('POST', '/library/study-sets', { body: { title: 'x', confirm: true } });
+      const res = await BridgeClient.fromDataDir(dataDir).raw('POST', '/library/study-sets', {
+        body: { title: 'x', confirm: true },
+      });
       assert.equal(res.status, 403);
       assert.equal(res.json<any>().error.code, 'MAX_REQUIRED');
       b.child.kill('SIGTERM');

@@ -19,7 +19,10 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
   let common: CommonTerms;
   let lengths: CardLengths;
   const searches = (windows: SearchWindows = DEFAULT_WINDOWS) => {
-    const text = { index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages) };
+    const text = {
+      index: t.bridge.services.bookIndex,
+      pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages),
+    };
     const store = t.bridge.services.store;
     return {
       fts: new LibrarySearch(store, text, windows),
@@ -28,7 +31,8 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     };
   };
   const built = async () => {
-    for (let i = 0; i < 400 && (common.state.building || !lengths.ready); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 400 && (common.state.building || !lengths.ready); i++)
+      await new Promise((r) => setTimeout(r, 5));
     assert.equal(common.state.building, undefined, 'postings built');
     assert.ok(lengths.ready, 'lengths built');
   };
@@ -41,8 +45,12 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     assert.deepEqual(await lengthsOnly.search(q, 'notes', 50), a, `${q} (lengths in memory only)`);
     return b;
   };
-  const docidOf = (noteid: string) => t.bridge.services.store.get<{ docid: number }>('SELECT docid FROM notes_fts_content WHERE c0noteid = ?', [noteid])!.docid;
-  const newCard = async (title: string, text: string) => (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { title, text, confirm: true } })).noteid as string;
+  const docidOf = (noteid: string) =>
+    t.bridge.services.store.get<{ docid: number }>('SELECT docid FROM notes_fts_content WHERE c0noteid = ?', [noteid])!
+      .docid;
+  const newCard = async (title: string, text: string) =>
+    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { title, text, confirm: true } }))
+      .noteid as string;
 
   before(async () => {
     t = await startBridge();
@@ -65,7 +73,7 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     const r = await same('叶绿体 细胞');
     // 叶绿体 in 27 cards; 细胞 missing from 7 of them.
     assert.equal(r.notes.length, 20);
-    assert.ok(new Set(r.notes.map((n) => n.score)).size >= 3, 'scores differ with 细胞\'s hits and the card\'s length');
+    assert.ok(new Set(r.notes.map((n) => n.score)).size >= 3, "scores differ with 细胞's hits and the card's length");
     // 细胞 alone is ranked from its postings without reading a row (cardWindow.ts commonAlone).
     for (const q of ['细胞', '细胞 叶绿体', '细胞 cellw', '叶绿体 细胞 cellwall', '细胞 与功能 叶绿体']) await same(q);
     // The split answer comes from the postings: a card taken out of them drops out of it (and FTS4 still finds it).
@@ -84,13 +92,23 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     await same('叶绿体 细胞');
     await built();
     const fresh = await newCard('细胞、细胞、新卡', '叶绿体');
-    assert.ok((await same('叶绿体 细胞')).notes.some((n) => n.noteid === fresh), 'a new card');
+    assert.ok(
+      (await same('叶绿体 细胞')).notes.some((n) => n.noteid === fresh),
+      'a new card',
+    );
     // Card 8: 叶绿体 in its text, 细胞 nowhere; a title edit gives it 细胞, another takes it away.
     const eight = ids[8];
     assert.ok(!(await same('叶绿体 细胞')).notes.some((n) => n.noteid === eight));
-    await t.client.request('POST', `/notes/${eight}/title`, { body: { text: '细胞、卡8', expectedPrefix: '卡8', confirm: true } });
-    assert.ok((await same('叶绿体 细胞')).notes.some((n) => n.noteid === eight), 'an edit adds 细胞');
-    await t.client.request('POST', `/notes/${eight}/title`, { body: { text: '卡8', expectedPrefix: '细胞、卡8', confirm: true } });
+    await t.client.request('POST', `/notes/${eight}/title`, {
+      body: { text: '细胞、卡8', expectedPrefix: '卡8', confirm: true },
+    });
+    assert.ok(
+      (await same('叶绿体 细胞')).notes.some((n) => n.noteid === eight),
+      'an edit adds 细胞',
+    );
+    await t.client.request('POST', `/notes/${eight}/title`, {
+      body: { text: '卡8', expectedPrefix: '细胞、卡8', confirm: true },
+    });
     assert.ok(!(await same('叶绿体 细胞')).notes.some((n) => n.noteid === eight), 'an edit takes it away');
     assert.ok(!(await same('细胞')).notes.some((n) => n.noteid === eight), 'alone too');
     await t.owner.request('POST', '/notes/delete', { body: { noteIds: [fresh], confirm: true } });
@@ -107,8 +125,18 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     const expected = await same('叶绿体 细胞');
     assert.ok(expected.notes.some((n) => n.noteid === next));
     assert.deepEqual(await searches().fts.search('叶绿体 细胞', 'notes', 50), expected);
-    const text = { index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages) };
-    assert.deepEqual(await new LibrarySearch(t.bridge.services.store, text, DEFAULT_WINDOWS, { lengths: held }).search('叶绿体 细胞', 'notes', 50), expected);
+    const text = {
+      index: t.bridge.services.bookIndex,
+      pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages),
+    };
+    assert.deepEqual(
+      await new LibrarySearch(t.bridge.services.store, text, DEFAULT_WINDOWS, { lengths: held }).search(
+        '叶绿体 细胞',
+        'notes',
+        50,
+      ),
+      expected,
+    );
     assert.deepEqual(common.state.ready, ['细胞'], 'kept up to date, not rebuilt');
   });
 
@@ -128,7 +156,12 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     const store = t.bridge.services.store;
     // 5,001 index rows in one batch (an import's size): more than a commit names.
     await store.write((tx) => {
-      for (let i = 0; i < 5001; i++) tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [`bulk-${i}`, topicid, cardIndexBody(i % 4 ? '细胞 叶绿体' : '叶绿体')]);
+      for (let i = 0; i < 5001; i++)
+        tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [
+          `bulk-${i}`,
+          topicid,
+          cardIndexBody(i % 4 ? '细胞 叶绿体' : '叶绿体'),
+        ]);
     });
     assert.deepEqual(common.state.ready, []);
     assert.equal(lengths.ready, false, 'the lengths are dropped too (and start building again)');
@@ -136,7 +169,9 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     await built();
     assert.deepEqual(common.state.ready, ['细胞'], 'built again (now in 3,780 of 5,042 rows)');
     await same('叶绿体 细胞');
-    await store.write((tx) => tx.run("DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid LIKE 'bulk-%')"));
+    await store.write((tx) =>
+      tx.run("DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid LIKE 'bulk-%')"),
+    );
     await same('叶绿体 细胞');
   });
 

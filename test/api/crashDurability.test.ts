@@ -12,7 +12,10 @@ describe('durability: acknowledged writes survive kill -9', function () {
   it('N = 240 acknowledged writes (8 at a time) are all there after SIGKILL and restart; a torn tail is discarded', async () => {
     const dataDir = tempDir('sb-crash-');
     const first = await spawnBridge(['--data', dataDir, '--port', '0']);
-    const client = new BridgeClient({ baseUrl: first.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+    const client = new BridgeClient({
+      baseUrl: first.baseUrl,
+      token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+    });
     const acked: string[] = [];
     let next = 0;
     await Promise.all(

@@ -36,7 +36,13 @@ describe('crash leftovers: start-up sweeps .part/temp files and adopts a PDF who
     const second = await spawnBridge(['--data', dataDir, '--port', '0']);
     try {
       const client = new BridgeClient({ baseUrl: second.baseUrl, token });
-      for (const f of ['library/.upload-0123456789abcdef.part', 'library/papers/old.pdf.4242.part', 'library/papers/x.pdf.4242.1.tmp', 'cache/pages/seg.4242.2.tmp', 'library.db.redo.4242.3.tmp']) {
+      for (const f of [
+        'library/.upload-0123456789abcdef.part',
+        'library/papers/old.pdf.4242.part',
+        'library/papers/x.pdf.4242.1.tmp',
+        'cache/pages/seg.4242.2.tmp',
+        'library.db.redo.4242.3.tmp',
+      ]) {
         assert.equal(existsSync(join(dataDir, f)), false, `${f} removed`);
       }
       const id = md5(cad);
@@ -45,8 +51,14 @@ describe('crash leftovers: start-up sweeps .part/temp files and adopts a PDF who
       const outline = await client.request<any>('GET', `/documents/${id}/outline`);
       assert.equal(outline.pageCount, 7);
 
-      const again = await client.request<any>('POST', '/library/documents/upload', { bytes: cad, query: { filename: 'CAD.pdf', folder: 'papers', confirm: '1' } });
-      assert.deepEqual([again.bookmd5, again.created, again.alreadyPresent, again.filename, again.folder], [id, false, true, 'CAD.pdf', 'papers']);
+      const again = await client.request<any>('POST', '/library/documents/upload', {
+        bytes: cad,
+        query: { filename: 'CAD.pdf', folder: 'papers', confirm: '1' },
+      });
+      assert.deepEqual(
+        [again.bookmd5, again.created, again.alreadyPresent, again.filename, again.folder],
+        [id, false, true, 'CAD.pdf', 'papers'],
+      );
       assert.deepEqual(readdirSync(join(lib, 'papers')).sort(), ['CAD.pdf']);
       assert.ok(existsSync(join(lib, 'notes.pdf')), 'a file that is not a PDF is not ours to remove');
       const pages = await client.request<any>('GET', `/documents/${id}/pages`, { query: { start: '1' } });

@@ -23,7 +23,9 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
   const deck = async (title = 'Deck') => (await t.client.createDeck(title)).deckId;
 
   /** Cards of the set through POST /study-sets/{id}/notes; content parts (made by bundles and images, no route of their own) straight into note_parts. */
-  async function cards(specs: Array<{ title: string; text?: string; parts?: Array<{ contentId: string; kind: string }> }>) {
+  async function cards(
+    specs: Array<{ title: string; text?: string; parts?: Array<{ contentId: string; kind: string }> }>,
+  ) {
     const ids: string[] = [];
     for (const s of specs) {
       const body = { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true };
@@ -32,18 +34,34 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const withParts = specs.map((s, i) => [ids[i], s.parts ?? []] as const).filter(([, p]) => p.length);
     if (withParts.length) {
       await t.bridge.services.store.write((tx) =>
-        withParts.forEach(([noteid, parts]) => parts.forEach((p, idx) => tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind) VALUES (?, ?, ?, ?)', [p.contentId, noteid, idx, p.kind]))),
+        withParts.forEach(([noteid, parts]) =>
+          parts.forEach((p, idx) =>
+            tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind) VALUES (?, ?, ?, ?)', [
+              p.contentId,
+              noteid,
+              idx,
+              p.kind,
+            ]),
+          ),
+        ),
       );
     }
     return ids;
   }
 
   const referenceCopy = async (noteid: string) =>
-    (await t.client.request<any>('POST', '/notes/copy', { body: { noteIds: [noteid], targetParentNoteId: rootId, mode: 'reference', confirm: true } })).copies[0].newNoteId as string;
-  const batchGet = async (noteIds: string[]) => await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
+    (
+      await t.client.request<any>('POST', '/notes/copy', {
+        body: { noteIds: [noteid], targetParentNoteId: rootId, mode: 'reference', confirm: true },
+      })
+    ).copies[0].newNoteId as string;
+  const batchGet = async (noteIds: string[]) =>
+    await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
 
-  const add = (deckId: string, body: Record<string, unknown>) => t.client.raw('POST', `/decks/${deckId}/cards`, { body: { confirm: true, ...body } });
-  const list = async (deckId: string, query?: Record<string, string>) => (await t.client.request<any>('GET', `/decks/${deckId}/cards`, { query })).cards as any[];
+  const add = (deckId: string, body: Record<string, unknown>) =>
+    t.client.raw('POST', `/decks/${deckId}/cards`, { body: { confirm: true, ...body } });
+  const list = async (deckId: string, query?: Record<string, string>) =>
+    (await t.client.request<any>('GET', `/decks/${deckId}/cards`, { query })).cards as any[];
   const summary = async (deckId: string) => (await t.client.listDecks()).find((d) => d.deckId === deckId) as any;
   const reviewCard = (deckId: string, cardId: string, body: Record<string, unknown>) =>
     t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId: cardId, confirm: true, ...body } });
@@ -53,29 +71,39 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const [auto, cloze, part] = await cards([
       { title: 'Chain rule', text: "(f∘g)' = f'(g)·g'" },
       { title: 'Power rule', text: 'n·x^(n-1)' },
-      { title: 'Graph', parts: [{ contentId: 'PART-A', kind: 'text' }, { contentId: 'PART-B', kind: 'image' }] },
+      {
+        title: 'Graph',
+        parts: [
+          { contentId: 'PART-A', kind: 'text' },
+          { contentId: 'PART-B', kind: 'image' },
+        ],
+      },
     ]);
     const before = new Date().toISOString();
     const res = await add(d, {
-      cards: [{ sourceNoteId: auto }, { sourceNoteId: cloze, question: 'd/dx xⁿ = {{cloze}}', title: 'Power' }, { sourceNoteId: part, questionContentId: 'PART-B' }],
+      cards: [
+        { sourceNoteId: auto },
+        { sourceNoteId: cloze, question: 'd/dx xⁿ = {{cloze}}', title: 'Power' },
+        { sourceNoteId: part, questionContentId: 'PART-B' },
+      ],
     });
     assert.equal(res.status, 200, res.text());
     const out = res.json<any>();
     assert.equal(out.persisted, true);
-    assert.deepEqual(out.cards.map((c: any) => [c.sourceNoteId, c.resolvedNoteId, c.updatedExisting, c.questionMode]), [
-      [auto, auto, false, 'automatic'],
-      [cloze, cloze, false, 'custom_text'],
-      [part, part, false, 'content_part'],
-    ]);
+    assert.deepEqual(
+      out.cards.map((c: any) => [c.sourceNoteId, c.resolvedNoteId, c.updatedExisting, c.questionMode]),
+      [
+        [auto, auto, false, 'automatic'],
+        [cloze, cloze, false, 'custom_text'],
+        [part, part, false, 'content_part'],
+      ],
+    );
     assert.equal(out.cards[0].autoQuestionIndex, 0);
 
     const got = await list(d);
     assert.equal(got.length, 3);
     const byId = new Map(got.map((c) => [c.sourceNoteId, c]));
-    assert.deepEqual(
-      got.map((c) => c.cardNoteId).sort(),
-      out.cards.map((c: any) => c.cardNoteId).sort(),
-    );
+    assert.deepEqual(got.map((c) => c.cardNoteId).sort(), out.cards.map((c: any) => c.cardNoteId).sort());
     assert.equal(byId.get(auto).title, 'Chain rule');
     assert.equal(byId.get(auto).questionMode, 'automatic');
     assert.equal(byId.get(auto).question, undefined);
@@ -105,13 +133,32 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const [a, b] = await cards([{ title: 'A' }, { title: 'B', parts: [{ contentId: 'PART-DRY', kind: 'text' }] }]);
     await add(d, { cards: [{ sourceNoteId: a }] });
     const before = digest();
-    const res = await t.client.raw('POST', `/decks/${d}/cards`, { body: { cards: [{ sourceNoteId: a, question: 'Q {{cloze}}' }, { sourceNoteId: b, questionContentId: 'PART-DRY' }] } });
+    const res = await t.client.raw('POST', `/decks/${d}/cards`, {
+      body: {
+        cards: [
+          { sourceNoteId: a, question: 'Q {{cloze}}' },
+          { sourceNoteId: b, questionContentId: 'PART-DRY' },
+        ],
+      },
+    });
     assert.equal(res.status, 422);
     const err = res.json<any>().error;
     assert.equal(err.code, 'CONFIRM_REQUIRED');
     assert.deepEqual(err.details.wouldAdd, [
-      { sourceNoteId: a, resolvedNoteId: a, updatedExisting: true, questionMode: 'custom_text', questionPart: { kind: 'custom_text', partIndex: null, questionIndex: null, hasImageOcclusions: false } },
-      { sourceNoteId: b, resolvedNoteId: b, updatedExisting: false, questionMode: 'content_part', questionPart: { kind: 'text', partIndex: 0, questionIndex: 0, hasImageOcclusions: false } },
+      {
+        sourceNoteId: a,
+        resolvedNoteId: a,
+        updatedExisting: true,
+        questionMode: 'custom_text',
+        questionPart: { kind: 'custom_text', partIndex: null, questionIndex: null, hasImageOcclusions: false },
+      },
+      {
+        sourceNoteId: b,
+        resolvedNoteId: b,
+        updatedExisting: false,
+        questionMode: 'content_part',
+        questionPart: { kind: 'text', partIndex: 0, questionIndex: 0, hasImageOcclusions: false },
+      },
     ]);
     assert.equal(digest(), before);
   });
@@ -128,7 +175,9 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.ok(reviewed.due > new Date(Date.now() + 86_400_000).toISOString(), 'easy puts it days ahead');
     assert.equal((await summary(d)).dueCount, 0);
 
-    const again = await add(d, { cards: [{ sourceNoteId: src, question: 'Define the {{cloze}} of f at a', title: 'Limit (cloze)' }] });
+    const again = await add(d, {
+      cards: [{ sourceNoteId: src, question: 'Define the {{cloze}} of f at a', title: 'Limit (cloze)' }],
+    });
     assert.equal(again.status, 200, again.text());
     const out = again.json<any>().cards[0];
     assert.equal(out.updatedExisting, true);
@@ -150,7 +199,9 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
 
   it('a reference copy resolves to its original; its own content parts and the original parts are accepted', async () => {
     const d = await deck();
-    const [orig] = await cards([{ title: 'Original', text: 'body', parts: [{ contentId: 'PART-ORIG', kind: 'text' }] }]);
+    const [orig] = await cards([
+      { title: 'Original', text: 'body', parts: [{ contentId: 'PART-ORIG', kind: 'text' }] },
+    ]);
     const copy = await referenceCopy(orig);
     assert.notEqual(copy, orig);
     const res = await add(d, { cards: [{ sourceNoteId: copy, questionContentId: 'PART-ORIG' }] });
@@ -214,7 +265,11 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(g.state, 'learning');
     assert.equal(g.reps, 1);
     assert.equal(g.previousDue, card.due);
-    assert.equal(g.due, new Date(t0.getTime() + 10 * 60_000).toISOString(), 'good on a new card: the 10-minute learning step');
+    assert.equal(
+      g.due,
+      new Date(t0.getTime() + 10 * 60_000).toISOString(),
+      'good on a new card: the 10-minute learning step',
+    );
     let [c] = await list(d);
     assert.equal(c.due, g.due);
     assert.equal(c.state, 'learning');
@@ -235,7 +290,10 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(l.reps, 3);
     assert.equal(l.lapses, 1);
     assert.equal(l.previousDue, grad.due);
-    assert.ok(l.due > t2.toISOString() && l.due < new Date(t2.getTime() + 86_400_000).toISOString(), 'again: minutes, not days');
+    assert.ok(
+      l.due > t2.toISOString() && l.due < new Date(t2.getTime() + 86_400_000).toISOString(),
+      'again: minutes, not days',
+    );
     [c] = await list(d);
     assert.equal(c.state, 'relearning');
     assert.equal(c.lapses, 1);
@@ -250,7 +308,11 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(a.state, 'learning');
     assert.equal(a.reps, 1);
     assert.equal(a.lapses, 0);
-    assert.equal(a.due, new Date(Date.parse(a.reviewedAt) + 60_000).toISOString(), 'again on a new card: the 1-minute step');
+    assert.equal(
+      a.due,
+      new Date(Date.parse(a.reviewedAt) + 60_000).toISOString(),
+      'again on a new card: the 1-minute step',
+    );
     assert.equal((await list(d, { due: '1' })).length, 0, 'not due for a minute');
     assert.equal((await summary(d)).dueCount, 0);
 
@@ -258,7 +320,10 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const past = await reviewCard(d, card.cardNoteId, { rating: 'good', reviewedAt: '2000-01-01T00:00:00Z' });
     assert.equal(past.status, 422);
     assert.equal(past.json<any>().error.code, 'INVALID_INPUT');
-    const future = await reviewCard(d, card.cardNoteId, { rating: 'good', reviewedAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const future = await reviewCard(d, card.cardNoteId, {
+      rating: 'good',
+      reviewedAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     assert.equal(future.status, 422);
     assert.match(future.json<any>().error.message, /future/);
     const unknown = await reviewCard(d, UNKNOWN, { rating: 'good' });
@@ -267,7 +332,9 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const badRating = await reviewCard(d, card.cardNoteId, { rating: 'perfect' });
     assert.equal(badRating.status, 422);
     assert.equal(badRating.json<any>().error.code, 'INVALID_INPUT');
-    const noConfirm = await t.client.raw('POST', `/decks/${d}/reviews`, { body: { cardNoteId: card.cardNoteId, rating: 'good' } });
+    const noConfirm = await t.client.raw('POST', `/decks/${d}/reviews`, {
+      body: { cardNoteId: card.cardNoteId, rating: 'good' },
+    });
     assert.equal(noConfirm.json<any>().error.code, 'CONFIRM_REQUIRED');
     assert.equal(digest(), before);
   });
@@ -281,14 +348,39 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     });
 
     const cases: Array<[string, () => Record<string, unknown>, number, string]> = [
-      ['both question fields', () => ({ cards: [{ sourceNoteId: src, question: 'Q {{cloze}}', questionContentId: 'PART-R' }] }), 422, 'INVALID_INPUT'],
+      [
+        'both question fields',
+        () => ({ cards: [{ sourceNoteId: src, question: 'Q {{cloze}}', questionContentId: 'PART-R' }] }),
+        422,
+        'INVALID_INPUT',
+      ],
       ['51 cards', () => ({ cards: Array.from({ length: 51 }, () => ({ sourceNoteId: src })) }), 422, 'INVALID_INPUT'],
       ['no cards', () => ({ cards: [] }), 422, 'INVALID_INPUT'],
       ['missing sourceNoteId', () => ({ cards: [{ question: 'Q' }] }), 422, 'INVALID_INPUT'],
-      ['a source listed twice', () => ({ cards: [{ sourceNoteId: src }, { sourceNoteId: src }] }), 422, 'INVALID_INPUT'],
-      ['unknown source (with a good one)', () => ({ cards: [{ sourceNoteId: src }, { sourceNoteId: UNKNOWN }] }), 404, 'NOTE_NOT_FOUND'],
-      ['content part of another card', () => ({ cards: [{ sourceNoteId: src, questionContentId: 'PART-A' }] }), 422, 'CONTENT_NOT_FOUND'],
-      ['unknown content part', () => ({ cards: [{ sourceNoteId: src, questionContentId: 'NOPE' }] }), 422, 'CONTENT_NOT_FOUND'],
+      [
+        'a source listed twice',
+        () => ({ cards: [{ sourceNoteId: src }, { sourceNoteId: src }] }),
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'unknown source (with a good one)',
+        () => ({ cards: [{ sourceNoteId: src }, { sourceNoteId: UNKNOWN }] }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
+      [
+        'content part of another card',
+        () => ({ cards: [{ sourceNoteId: src, questionContentId: 'PART-A' }] }),
+        422,
+        'CONTENT_NOT_FOUND',
+      ],
+      [
+        'unknown content part',
+        () => ({ cards: [{ sourceNoteId: src, questionContentId: 'NOPE' }] }),
+        422,
+        'CONTENT_NOT_FOUND',
+      ],
     ];
     for (const [label, body, status, code] of cases) {
       it(`${label} → ${status} ${code}`, async () => {
@@ -359,7 +451,10 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     const d = await t.client.createDeck('Open me');
     const res = await t.client.raw('POST', `/decks/${d.deckId}/open`, { body: {} });
     assert.equal(res.status, 200, res.text());
-    assert.deepEqual({ ...res.json<any>(), bridgeApiVersion: undefined }, { bridgeApiVersion: undefined, accepted: true, deckId: d.deckId });
+    assert.deepEqual(
+      { ...res.json<any>(), bridgeApiVersion: undefined },
+      { bridgeApiVersion: undefined, accepted: true, deckId: d.deckId },
+    );
     const ctx = await t.client.context();
     assert.equal(ctx.studySet?.topicid, d.deckId);
     assert.equal(ctx.studySet?.title, 'Open me');

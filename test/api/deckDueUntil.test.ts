@@ -3,7 +3,8 @@ import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
 /** YYYY-MM-DD of the bridge's local day (same process, same time zone). */
-const localDate = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const localDate = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 describe('GET /decks/{id}/due?until= (#18 §3)', () => {
   let t: TestBridge;
@@ -13,14 +14,22 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
   it('answers what is due by then in the order added, relearning cards in the list as in dueTodayCount; bad until is 422 and changes nothing', async () => {
     const set = await t.client.createStudySet('Due by');
     const ids: string[] = [];
-    for (const title of ['Delta', 'Alpha', 'Charlie', 'Bravo']) ids.push((await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } })).noteid);
+    for (const title of ['Delta', 'Alpha', 'Charlie', 'Bravo'])
+      ids.push(
+        (await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } }))
+          .noteid,
+      );
     const deckId = (await t.client.createDeck('Due by deck')).deckId;
-    const added = await t.client.request<any>('POST', `/decks/${deckId}/cards`, { body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true } });
+    const added = await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
+      body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
+    });
     const cardIds: string[] = added.cards.map((c: any) => c.cardNoteId);
     const [, alpha, charlie] = cardIds;
     const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
     const grade = (cardNoteId: string, rating: string, reviewedAt: string) =>
-      t.client.request<any>('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId, rating, reviewedAt, confirm: true } });
+      t.client.request<any>('POST', `/decks/${deckId}/reviews`, {
+        body: { cardNoteId, rating, reviewedAt, confirm: true },
+      });
     // Alpha: learned, then forgotten a minute ago → relearning, due in about 9 minutes (not due now).
     await grade(alpha, 'good', at(3 * 3600_000));
     assert.equal((await grade(alpha, 'good', at(2 * 3600_000))).state, 'review');
@@ -33,7 +42,11 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     assert.ok(Date.parse(charlieDue) > Date.now() + 86_400_000);
 
     const now = await t.client.request<any>('GET', `/decks/${deckId}/due`);
-    assert.deepEqual(now.cards.map((c: any) => c.cardNoteId), [cardIds[0], cardIds[3]], 'due now: the two new cards');
+    assert.deepEqual(
+      now.cards.map((c: any) => c.cardNoteId),
+      [cardIds[0], cardIds[3]],
+      'due now: the two new cards',
+    );
     assert.equal(now.until, undefined);
 
     // By the end of today: the new cards and the relearning one, in the order added; dueTodayCount counts the same cards.
@@ -41,27 +54,49 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     const byToday = await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: today } });
     const dayEnd = new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() + 1).getTime();
     const expected = Date.parse(lapse.due) < dayEnd ? [cardIds[0], alpha, cardIds[3]] : [cardIds[0], cardIds[3]];
-    assert.deepEqual(byToday.cards.map((c: any) => c.cardNoteId), expected);
+    assert.deepEqual(
+      byToday.cards.map((c: any) => c.cardNoteId),
+      expected,
+    );
     assert.equal(byToday.count, expected.length);
     assert.equal(byToday.dueCount, expected.length);
     assert.equal(byToday.dueTodayCount, byToday.dueCount, 'relearning counted alike in the list and in dueTodayCount');
     assert.equal(Date.parse(byToday.until), dayEnd - 1, 'a date means the end of that local day');
-    if (expected.includes(alpha)) assert.equal(byToday.cards.find((c: any) => c.cardNoteId === alpha).state, 'relearning');
+    if (expected.includes(alpha))
+      assert.equal(byToday.cards.find((c: any) => c.cardNoteId === alpha).state, 'relearning');
     // Near local midnight the relearning card comes due after the day ends: then it is the next one due.
     assert.equal(byToday.nextDueAt, expected.includes(alpha) ? charlieDue : lapse.due);
 
     // A date-time far ahead: every card, in the order added (not review order: new cards were added first here).
-    const all = await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: '2099-01-01T00:00:00Z' } });
-    assert.deepEqual(all.cards.map((c: any) => c.cardNoteId), cardIds);
-    assert.deepEqual(all.cards.map((c: any) => c.answer.title), ['Delta', 'Alpha', 'Charlie', 'Bravo']);
+    const all = await t.client.request<any>('GET', `/decks/${deckId}/due`, {
+      query: { until: '2099-01-01T00:00:00Z' },
+    });
+    assert.deepEqual(
+      all.cards.map((c: any) => c.cardNoteId),
+      cardIds,
+    );
+    assert.deepEqual(
+      all.cards.map((c: any) => c.answer.title),
+      ['Delta', 'Alpha', 'Charlie', 'Bravo'],
+    );
     assert.equal(all.until, '2099-01-01T00:00:00.000Z');
     assert.equal(all.nextDueAt, null);
     // A moment in the past: nothing was due yet.
-    const past = await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: '2000-01-01T00:00:00+02:00' } });
+    const past = await t.client.request<any>('GET', `/decks/${deckId}/due`, {
+      query: { until: '2000-01-01T00:00:00+02:00' },
+    });
     assert.deepEqual([past.count, past.until], [0, '1999-12-31T22:00:00.000Z']);
 
     const before = storeDigest(t.bridge.services.store);
-    for (const bad of ['tomorrow', '2026-02-30', '2026-13-01', '2026-12-01T25:00:00Z', '2026-12-01T10:00:00', '', '1'.repeat(41)]) {
+    for (const bad of [
+      'tomorrow',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-12-01T25:00:00Z',
+      '2026-12-01T10:00:00',
+      '',
+      '1'.repeat(41),
+    ]) {
       const r = await t.client.raw('GET', `/decks/${deckId}/due`, { query: { until: bad } });
       assert.equal(r.status, 422, `until=${bad}`);
       const err = r.json<any>().error;

@@ -16,19 +16,33 @@ type RatingName = keyof typeof GRADE;
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 
 /** Builds a set with cards (title, body, comments) and a deck holding them, through the routes. */
-async function seed(client: BridgeClient, specs: Array<{ title: string; text?: string; comments?: string[]; question?: string }>) {
+async function seed(
+  client: BridgeClient,
+  specs: Array<{ title: string; text?: string; comments?: string[]; question?: string }>,
+) {
   const set = await client.createStudySet('Analysis');
   const ids: string[] = [];
   for (const s of specs) {
-    const note = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true } });
-    for (const c of s.comments ?? []) await client.request('POST', `/notes/${note.noteid}/comments`, { body: { text: c, confirm: true } });
+    const note = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true },
+    });
+    for (const c of s.comments ?? [])
+      await client.request('POST', `/notes/${note.noteid}/comments`, { body: { text: c, confirm: true } });
     ids.push(note.noteid);
   }
   const deckId = (await client.createDeck('Analysis deck')).deckId;
   const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
-    body: { cards: specs.map((s, i) => ({ sourceNoteId: ids[i], ...(s.question ? { question: s.question } : {}) })), confirm: true },
+    body: {
+      cards: specs.map((s, i) => ({ sourceNoteId: ids[i], ...(s.question ? { question: s.question } : {}) })),
+      confirm: true,
+    },
   });
-  return { setId: set.topicid, deckId, sourceIds: ids, cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string) };
+  return {
+    setId: set.topicid,
+    deckId,
+    sourceIds: ids,
+    cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string),
+  };
 }
 
 /** The ts-fsrs card a GET /decks/{id}/cards row describes (a new card: every counter still 0). */
@@ -45,24 +59,47 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
   after(() => t.stop());
 
   const digest = () => storeDigest(t.bridge.services.store);
-  const due = (deckId: string, query?: Record<string, string>) => t.client.request<any>('GET', `/decks/${deckId}/due`, { query });
-  const grade = (deckId: string, body: Record<string, unknown>) => t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { confirm: true, ...body } });
-  const cardsOf = async (deckId: string) => new Map(((await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]));
+  const due = (deckId: string, query?: Record<string, string>) =>
+    t.client.request<any>('GET', `/decks/${deckId}/due`, { query });
+  const grade = (deckId: string, body: Record<string, unknown>) =>
+    t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { confirm: true, ...body } });
+  const cardsOf = async (deckId: string) =>
+    new Map(
+      ((await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]),
+    );
 
   it('due: new cards due at the same time come in the order they were added (one add call), also in GET /decks/{id}/cards', async () => {
     const titles = Array.from({ length: 16 }, (_, i) => `Card ${String.fromCharCode(80 - i)}`); // P, O, N… : neither id nor title order
-    const s = await seed(t.client, titles.map((title) => ({ title })));
+    const s = await seed(
+      t.client,
+      titles.map((title) => ({ title })),
+    );
     const res = await due(s.deckId);
-    assert.deepEqual(res.cards.map((c: any) => c.cardNoteId), s.cardIds, 'added order');
-    assert.deepEqual(res.cards.map((c: any) => c.question.text), titles);
+    assert.deepEqual(
+      res.cards.map((c: any) => c.cardNoteId),
+      s.cardIds,
+      'added order',
+    );
+    assert.deepEqual(
+      res.cards.map((c: any) => c.question.text),
+      titles,
+    );
     const listed = (await t.client.request<any>('GET', `/decks/${s.deckId}/cards`)).cards.map((c: any) => c.cardNoteId);
     assert.deepEqual(listed, s.cardIds);
-    assert.notDeepEqual([...s.cardIds].sort(), s.cardIds, 'ids are not in added order: the test would fail on id order');
+    assert.notDeepEqual(
+      [...s.cardIds].sort(),
+      s.cardIds,
+      'ids are not in added order: the test would fail on id order',
+    );
   });
 
   it('due: every card with its question side resolved (title, cloze hidden, plain custom text), the answer side, and ts-fsrs intervals', async () => {
     const s = await seed(t.client, [
-      { title: 'Chain rule', text: "(f∘g)' = (f'∘g)·g'", comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'] },
+      {
+        title: 'Chain rule',
+        text: "(f∘g)' = (f'∘g)·g'",
+        comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'],
+      },
       { title: 'Power rule', text: 'n·xⁿ⁻¹', question: 'd/dx xⁿ = {{cloze}} for every n' },
       { title: 'Mean value theorem', text: "f(b) − f(a) = f'(ξ)(b − a)", question: 'State the mean value theorem' },
     ]);
@@ -77,7 +114,13 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const byId = new Map((res.cards as any[]).map((c) => [c.cardNoteId, c]));
     const [auto, cloze, custom] = s.cardIds.map((id: string) => byId.get(id));
     assert.deepEqual(auto.question, { kind: 'title', text: 'Chain rule' });
-    assert.deepEqual(auto.answer, { title: 'Chain rule', body: "(f∘g)' = (f'∘g)·g'", excerpt: false, page: null, comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'] });
+    assert.deepEqual(auto.answer, {
+      title: 'Chain rule',
+      body: "(f∘g)' = (f'∘g)·g'",
+      excerpt: false,
+      page: null,
+      comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'],
+    });
     assert.deepEqual(cloze.question, { kind: 'cloze', text: 'd/dx xⁿ = […] for every n' });
     assert.equal(cloze.answer.body, 'n·xⁿ⁻¹');
     assert.deepEqual(custom.question, { kind: 'text', text: 'State the mean value theorem' });
@@ -87,14 +130,20 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     // The four buttons: due dates as ts-fsrs gives them from the stored (new) card at the answer's `now`.
     const stored = await cardsOf(s.deckId);
     const preview = scheduler.repeat(cardOf(stored.get(auto.cardNoteId)), new Date(res.now));
-    for (const r of ['again', 'hard', 'good', 'easy'] as const) assert.equal(auto.nextDues[r], preview[GRADE[r]].card.due.toISOString(), r);
+    for (const r of ['again', 'hard', 'good', 'easy'] as const)
+      assert.equal(auto.nextDues[r], preview[GRADE[r]].card.due.toISOString(), r);
     assert.deepEqual(auto.nextIntervals, { again: '1m', hard: '6m', good: '10m', easy: '8d' });
   });
 
   it('a grade reschedules the card as ts-fsrs computes it and stores a review log entry; names and numbers both grade', async () => {
     const s = await seed(t.client, [{ title: 'a' }, { title: 'b' }, { title: 'c' }, { title: 'd' }, { title: 'e' }]);
     const before = await cardsOf(s.deckId);
-    const ratings: Array<[RatingName, RatingName | number]> = [['again', 'again'], ['hard', 2], ['good', 'good'], ['easy', 4]];
+    const ratings: Array<[RatingName, RatingName | number]> = [
+      ['again', 'again'],
+      ['hard', 2],
+      ['good', 'good'],
+      ['easy', 4],
+    ];
     const answers: any[] = [];
     for (const [i, [, sent]] of ratings.entries()) {
       const res = await grade(s.deckId, { cardNoteId: s.cardIds[i], rating: sent, durationMs: 1000 * (i + 1) });
@@ -161,12 +210,21 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(after.get(s.cardIds[4]).state, 'new');
     const d = await due(s.deckId);
     assert.equal(d.reviewedToday, 4);
-    assert.deepEqual((d.cards as any[]).map((c) => c.cardNoteId), [s.cardIds[4]], 'graded cards are no longer due now');
+    assert.deepEqual(
+      (d.cards as any[]).map((c) => c.cardNoteId),
+      [s.cardIds[4]],
+      'graded cards are no longer due now',
+    );
     assert.equal(d.nextDueAt, answers[0].due, 'the next due card is the one graded again (1 minute)');
     // A second grade of the same card: its log entry starts from the first grade's result.
     const again = (await grade(s.deckId, { cardNoteId: s.cardIds[2], rating: 'good' })).json<any>();
-    const second = (await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`, { query: { cardNoteId: s.cardIds[2] } })).reviews as any[];
-    assert.deepEqual(second.map((e) => e.rating), ['good', 'good']);
+    const second = (
+      await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`, { query: { cardNoteId: s.cardIds[2] } })
+    ).reviews as any[];
+    assert.deepEqual(
+      second.map((e) => e.rating),
+      ['good', 'good'],
+    );
     assert.equal(second[1].stateBefore, 'learning');
     assert.equal(second[1].dueBefore, answers[2].due);
     assert.equal(second[1].reviewLogId, again.reviewLogId);
@@ -178,13 +236,18 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     // Graded "again" 2 minutes ago: its 1-minute step is over, so it is due again, as a learning card.
     const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
     const user = new BridgeClient({ baseUrl: t.client.baseUrl, token: t.bridge.token });
-    const res = await user.raw('POST', `/decks/${s.deckId}/reviews`, { body: { cardNoteId: s.cardIds[1], rating: 'again', reviewedAt: twoMinutesAgo, confirm: true } });
+    const res = await user.raw('POST', `/decks/${s.deckId}/reviews`, {
+      body: { cardNoteId: s.cardIds[1], rating: 'again', reviewedAt: twoMinutesAgo, confirm: true },
+    });
     assert.equal(res.status, 200, res.text());
     const d = await due(s.deckId);
-    assert.deepEqual((d.cards as any[]).map((c) => [c.cardNoteId, c.state]), [
-      [s.cardIds[1], 'learning'],
-      [s.cardIds[0], 'new'],
-    ]);
+    assert.deepEqual(
+      (d.cards as any[]).map((c) => [c.cardNoteId, c.state]),
+      [
+        [s.cardIds[1], 'learning'],
+        [s.cardIds[0], 'new'],
+      ],
+    );
     assert.equal(d.learningCount, 1);
     assert.equal(d.newCount, 1);
     assert.equal((await due(s.deckId, { limit: '1' })).cards.length, 1, 'limit caps the cards, not the counts');
@@ -202,18 +265,86 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     });
 
     const cases: Array<[string, () => [string, Record<string, unknown>], number, string]> = [
-      ['unknown deck → 404 TOPIC_NOT_FOUND', () => [UNKNOWN, { cardNoteId: s.cardIds[0], rating: 'good', confirm: true }], 404, 'TOPIC_NOT_FOUND'],
-      ['a study set id → 422 NOT_A_DECK', () => [s.setId, { cardNoteId: s.cardIds[0], rating: 'good', confirm: true }], 422, 'NOT_A_DECK'],
-      ['unknown card → 404 CARD_NOT_FOUND', () => [s.deckId, { cardNoteId: UNKNOWN, rating: 'good', confirm: true }], 404, 'CARD_NOT_FOUND'],
-      ["another deck's card → 404 CARD_NOT_FOUND", () => [s.deckId, { cardNoteId: otherDeck.cardIds[0], rating: 'good', confirm: true }], 404, 'CARD_NOT_FOUND'],
-      ['a source card id (not a review card) → 404 CARD_NOT_FOUND', () => [s.deckId, { cardNoteId: s.sourceIds[0], rating: 'good', confirm: true }], 404, 'CARD_NOT_FOUND'],
-      ['rating "perfect" → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'perfect', confirm: true }], 422, 'INVALID_INPUT'],
-      ['rating 5 → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 5, confirm: true }], 422, 'INVALID_INPUT'],
-      ['rating 0 → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 0, confirm: true }], 422, 'INVALID_INPUT'],
-      ['no rating → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], confirm: true }], 422, 'INVALID_INPUT'],
-      ['negative durationMs → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'good', durationMs: -1, confirm: true }], 422, 'INVALID_INPUT'],
-      ['reviewedAt in the future → 422 INVALID_INPUT', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'good', reviewedAt: new Date(Date.now() + 3_600_000).toISOString(), confirm: true }], 422, 'INVALID_INPUT'],
-      ['missing confirm → 422 CONFIRM_REQUIRED', () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'good' }], 422, 'CONFIRM_REQUIRED'],
+      [
+        'unknown deck → 404 TOPIC_NOT_FOUND',
+        () => [UNKNOWN, { cardNoteId: s.cardIds[0], rating: 'good', confirm: true }],
+        404,
+        'TOPIC_NOT_FOUND',
+      ],
+      [
+        'a study set id → 422 NOT_A_DECK',
+        () => [s.setId, { cardNoteId: s.cardIds[0], rating: 'good', confirm: true }],
+        422,
+        'NOT_A_DECK',
+      ],
+      [
+        'unknown card → 404 CARD_NOT_FOUND',
+        () => [s.deckId, { cardNoteId: UNKNOWN, rating: 'good', confirm: true }],
+        404,
+        'CARD_NOT_FOUND',
+      ],
+      [
+        "another deck's card → 404 CARD_NOT_FOUND",
+        () => [s.deckId, { cardNoteId: otherDeck.cardIds[0], rating: 'good', confirm: true }],
+        404,
+        'CARD_NOT_FOUND',
+      ],
+      [
+        'a source card id (not a review card) → 404 CARD_NOT_FOUND',
+        () => [s.deckId, { cardNoteId: s.sourceIds[0], rating: 'good', confirm: true }],
+        404,
+        'CARD_NOT_FOUND',
+      ],
+      [
+        'rating "perfect" → 422 INVALID_INPUT',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'perfect', confirm: true }],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'rating 5 → 422 INVALID_INPUT',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 5, confirm: true }],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'rating 0 → 422 INVALID_INPUT',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 0, confirm: true }],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'no rating → 422 INVALID_INPUT',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], confirm: true }],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'negative durationMs → 422 INVALID_INPUT',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'good', durationMs: -1, confirm: true }],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'reviewedAt in the future → 422 INVALID_INPUT',
+        () => [
+          s.deckId,
+          {
+            cardNoteId: s.cardIds[0],
+            rating: 'good',
+            reviewedAt: new Date(Date.now() + 3_600_000).toISOString(),
+            confirm: true,
+          },
+        ],
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'missing confirm → 422 CONFIRM_REQUIRED',
+        () => [s.deckId, { cardNoteId: s.cardIds[0], rating: 'good' }],
+        422,
+        'CONFIRM_REQUIRED',
+      ],
     ];
     for (const [title, input, status, code] of cases) {
       it(title, async () => {
@@ -228,7 +359,10 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
 
     it('GET due and GET reviews: unknown deck → 404, a study set → 422 NOT_A_DECK, bad limit → 422', async () => {
       for (const path of ['due', 'reviews']) {
-        assert.equal((await t.client.raw('GET', `/decks/${UNKNOWN}/${path}`)).json<any>().error.code, 'TOPIC_NOT_FOUND');
+        assert.equal(
+          (await t.client.raw('GET', `/decks/${UNKNOWN}/${path}`)).json<any>().error.code,
+          'TOPIC_NOT_FOUND',
+        );
         assert.equal((await t.client.raw('GET', `/decks/${s.setId}/${path}`)).json<any>().error.code, 'NOT_A_DECK');
         const bad = await t.client.raw('GET', `/decks/${s.deckId}/${path}`, { query: { limit: '0' } });
         assert.equal(bad.status, 422);
@@ -243,7 +377,9 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
       const off = await startBridge({ dataDir, premium: false });
       try {
         const before = storeDigest(off.bridge.services.store);
-        const res = await off.client.raw('POST', `/decks/${p.deckId}/reviews`, { body: { cardNoteId: p.cardIds[0], rating: 'good', confirm: true } });
+        const res = await off.client.raw('POST', `/decks/${p.deckId}/reviews`, {
+          body: { cardNoteId: p.cardIds[0], rating: 'good', confirm: true },
+        });
         assert.equal(res.status, 403);
         assert.equal(res.json<any>().error.code, 'MAX_REQUIRED');
         assert.equal(storeDigest(off.bridge.services.store), before);
@@ -261,8 +397,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
     const client = new BridgeClient({ baseUrl: first.baseUrl, token });
     const s = await seed(client, [{ title: 'durable' }, { title: 'also durable' }]);
-    const a = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, { body: { cardNoteId: s.cardIds[0], rating: 'easy', durationMs: 2500, confirm: true } });
-    const b = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, { body: { cardNoteId: s.cardIds[1], rating: 'hard', confirm: true } });
+    const a = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, {
+      body: { cardNoteId: s.cardIds[0], rating: 'easy', durationMs: 2500, confirm: true },
+    });
+    const b = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, {
+      body: { cardNoteId: s.cardIds[1], rating: 'hard', confirm: true },
+    });
     assert.equal(a.persisted, true);
     first.child.kill('SIGKILL');
     assert.equal((await first.exited).signal, 'SIGKILL');
@@ -270,15 +410,20 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const second = await spawnBridge(['--data', dataDir, '--port', '0']);
     try {
       const client2 = new BridgeClient({ baseUrl: second.baseUrl, token });
-      const cards = new Map(((await client2.request<any>('GET', `/decks/${s.deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]));
+      const cards = new Map(
+        ((await client2.request<any>('GET', `/decks/${s.deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]),
+      );
       assert.equal(cards.get(s.cardIds[0]).due, a.due);
       assert.equal(cards.get(s.cardIds[0]).state, 'review');
       assert.equal(cards.get(s.cardIds[1]).due, b.due);
       const log = (await client2.request<any>('GET', `/decks/${s.deckId}/reviews`)).reviews as any[];
-      assert.deepEqual(log.map((e) => [e.reviewLogId, e.rating, e.durationMs, e.dueAfter]), [
-        [a.reviewLogId, 'easy', 2500, a.due],
-        [b.reviewLogId, 'hard', null, b.due],
-      ]);
+      assert.deepEqual(
+        log.map((e) => [e.reviewLogId, e.rating, e.durationMs, e.dueAfter]),
+        [
+          [a.reviewLogId, 'easy', 2500, a.due],
+          [b.reviewLogId, 'hard', null, b.due],
+        ],
+      );
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;

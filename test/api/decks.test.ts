@@ -15,9 +15,18 @@ describe('GET/POST /decks', () => {
     assert.equal(deck.cardCount, 0);
     assert.match(deck.deckId, /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
     const set = await t.client.createStudySet('Exam notes');
-    assert.deepEqual((await t.client.listDecks()).map((d) => d.deckId), [deck.deckId]);
-    assert.deepEqual((await t.client.listStudySets()).map((s) => s.topicid), [set.topicid]);
-    assert.deepEqual((await t.client.listDecks('EXAM')).map((d) => d.title), ['Exam week']);
+    assert.deepEqual(
+      (await t.client.listDecks()).map((d) => d.deckId),
+      [deck.deckId],
+    );
+    assert.deepEqual(
+      (await t.client.listStudySets()).map((s) => s.topicid),
+      [set.topicid],
+    );
+    assert.deepEqual(
+      (await t.client.listDecks('EXAM')).map((d) => d.title),
+      ['Exam week'],
+    );
     assert.deepEqual(await t.client.listDecks('nothing'), []);
   });
 
@@ -37,7 +46,10 @@ describe('GET/POST /decks', () => {
 
   it('a study set id is not a deck', () => {
     const set = t.bridge.services.studySets.list()[0];
-    assert.throws(() => t.bridge.services.decks.get(set.topicid), (e: any) => e.code === 'NOT_A_DECK' && e.status === 422);
+    assert.throws(
+      () => t.bridge.services.decks.get(set.topicid),
+      (e: any) => e.code === 'NOT_A_DECK' && e.status === 422,
+    );
   });
 
   for (const [label, body] of [

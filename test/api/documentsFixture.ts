@@ -7,7 +7,10 @@ import { corpusFile } from '../unit/pdfCorpus';
 export type UploadAnswer = UploadResult;
 
 export async function upload(t: TestBridge, name: string, query: Record<string, string> = {}): Promise<UploadAnswer> {
-  return t.client.request<UploadAnswer>('POST', '/library/documents/upload', { bytes: readFileSync(corpusFile(name)), query: { filename: name, confirm: '1', ...query } });
+  return t.client.request<UploadAnswer>('POST', '/library/documents/upload', {
+    bytes: readFileSync(corpusFile(name)),
+    query: { filename: name, confirm: '1', ...query },
+  });
 }
 
 let shared: Promise<{ t: TestBridge; ids: Record<string, string> }> | undefined;
@@ -17,7 +20,8 @@ export function sharedLibrary(): Promise<{ t: TestBridge; ids: Record<string, st
   shared ??= (async () => {
     const t = await startBridge();
     const ids: Record<string, string> = {};
-    for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf']) ids[name] = (await upload(t, name)).bookmd5;
+    for (const name of ['4ti2_manual.pdf', 'asymptote.pdf', 'CAD.pdf', 'scanned-4ti2-p5-8.pdf'])
+      ids[name] = (await upload(t, name)).bookmd5;
     for (const id of Object.values(ids)) await t.bridge.services.extraction.whenReady(id);
     return { t, ids };
   })();

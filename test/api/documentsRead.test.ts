@@ -14,7 +14,10 @@ describe('document read routes on the corpus', function () {
     it(`GET outline of ${name} equals its bookmarks`, async () => {
       const o = await t.client.request<any>('GET', `/documents/${ids[name]}/outline`);
       assert.equal(o.hasToc, true);
-      assert.deepEqual(o.segments.map((s: any) => ({ title: s.title, page: s.startPage, level: s.level })), qpdfBookmarks(corpusFile(name)));
+      assert.deepEqual(
+        o.segments.map((s: any) => ({ title: s.title, page: s.startPage, level: s.level })),
+        qpdfBookmarks(corpusFile(name)),
+      );
       assert.equal(o.tocSource, 'original');
     });
   }
@@ -32,22 +35,43 @@ describe('document read routes on the corpus', function () {
     const ours = r.pages.map((p: any) => p.text).join('\n');
     assert.ok(wordOverlap(ref, ours) >= 0.98, `overlap ${wordOverlap(ref, ours)}`);
     const tail = await t.client.request<any>('GET', `/documents/${id}/pages`, { query: { start: 195, end: 200 } });
-    assert.deepEqual(tail.pages.map((p: any) => [p.page, p.text === '']), [[195, false], [196, false], [197, true], [198, true], [199, true], [200, true]]);
+    assert.deepEqual(
+      tail.pages.map((p: any) => [p.page, p.text === '']),
+      [
+        [195, false],
+        [196, false],
+        [197, true],
+        [198, true],
+        [199, true],
+        [200, true],
+      ],
+    );
     assert.equal(tail.pages[3].outOfRange, true);
   });
 
   it('GET pages of the scanned book returns OCR text (source ocr)', async () => {
-    const r = await t.client.request<any>('GET', `/documents/${ids['scanned-4ti2-p5-8.pdf']}/pages`, { query: { start: 1, end: 4 } });
+    const r = await t.client.request<any>('GET', `/documents/${ids['scanned-4ti2-p5-8.pdf']}/pages`, {
+      query: { start: 1, end: 4 },
+    });
     assert.ok(r.pages.every((p: any) => p.source === 'ocr'));
-    const overlap = wordOverlap(pdftotext(corpusFile('4ti2_manual.pdf'), 5, 8), r.pages.map((p: any) => p.text).join('\n'), { lettersOnly: true });
+    const overlap = wordOverlap(
+      pdftotext(corpusFile('4ti2_manual.pdf'), 5, 8),
+      r.pages.map((p: any) => p.text).join('\n'),
+      { lettersOnly: true },
+    );
     assert.ok(overlap >= 0.9, `OCR overlap ${overlap}`);
   });
 
   it('GET pages blocks=1 probe: {index,text,label} in layout order', async () => {
-    const r = await t.client.request<any>('GET', `/documents/${ids['4ti2_manual.pdf']}/pages`, { query: { start: 5, end: 6, blocks: 1 } });
+    const r = await t.client.request<any>('GET', `/documents/${ids['4ti2_manual.pdf']}/pages`, {
+      query: { start: 5, end: 6, blocks: 1 },
+    });
     for (const p of r.pages) {
       assert.ok(p.blocks.length > 0);
-      assert.deepEqual(p.blocks.map((b: any) => b.index), p.blocks.map((_: unknown, i: number) => i));
+      assert.deepEqual(
+        p.blocks.map((b: any) => b.index),
+        p.blocks.map((_: unknown, i: number) => i),
+      );
       for (const b of p.blocks) assert.deepEqual(Object.keys(b).sort(), ['index', 'label', 'text']);
     }
   });
@@ -62,13 +86,17 @@ describe('document read routes on the corpus', function () {
     assert.equal(r.nextStart, undefined);
     const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
     const top = r.items.slice(0, chapters.length);
-    const hits = top.filter((c: any) => chapters.some((ch: any) => ch.startPage === c.page && norm(c.text).includes(norm(ch.title)))).length;
+    const hits = top.filter((c: any) =>
+      chapters.some((ch: any) => ch.startPage === c.page && norm(c.text).includes(norm(ch.title))),
+    ).length;
     assert.ok(hits / chapters.length >= 0.8, `${hits}/${chapters.length}`);
     for (const c of r.items.slice(0, 5)) {
       assert.deepEqual(Object.keys(c).sort(), ['anchor', 'height', 'page', 'text']);
       assert.equal(c.anchor.page, c.page);
     }
-    const out = await t.client.request<any>('GET', `/documents/${id}/toc-candidates`, { query: { start: 500, end: 510 } });
+    const out = await t.client.request<any>('GET', `/documents/${id}/toc-candidates`, {
+      query: { start: 500, end: 510 },
+    });
     assert.equal(out.pagesScanned, 0);
     assert.equal(out.nextStart, undefined);
   });
@@ -77,19 +105,27 @@ describe('document read routes on the corpus', function () {
     const id = ids['4ti2_manual.pdf'];
     const page = (await t.client.request<any>('GET', `/documents/${id}/pages`, { query: { start: 6 } })).pages[0];
     const line = page.text.split('\n').find((l: string) => l.length > 40);
-    const r = await t.client.request<any>('POST', `/documents/${id}/locate`, { body: { page: 6, text: line, navigate: true } });
+    const r = await t.client.request<any>('POST', `/documents/${id}/locate`, {
+      body: { page: 6, text: line, navigate: true },
+    });
     assert.equal(r.found, true);
     assert.equal(r.score, 1);
     assert.ok(r.rect.width > 0 && r.rect.height > 0);
     assert.equal(r.navigated, true);
     const ctx = await t.client.request<any>('GET', '/context');
     assert.equal(ctx.currentPage.page, 6);
-    const miss = await t.client.request<any>('POST', `/documents/${id}/locate`, { body: { page: 6, text: 'zebra quantum marmalade lighthouse' } });
+    const miss = await t.client.request<any>('POST', `/documents/${id}/locate`, {
+      body: { page: 6, text: 'zebra quantum marmalade lighthouse' },
+    });
     assert.deepEqual([miss.found, miss.status], [false, 'no_match']);
-    const blank = await t.client.request<any>('POST', `/documents/${id}/locate`, { body: { page: 2, text: 'anything at all' } });
+    const blank = await t.client.request<any>('POST', `/documents/${id}/locate`, {
+      body: { page: 2, text: 'anything at all' },
+    });
     assert.deepEqual([blank.found, blank.status], [false, 'page_unreadable']);
     // With this book open, navigating in another one is refused and nothing moves.
-    const other = await t.client.request<any>('POST', `/documents/${ids['CAD.pdf']}/locate`, { body: { page: 1, text: 'the', navigate: true } });
+    const other = await t.client.request<any>('POST', `/documents/${ids['CAD.pdf']}/locate`, {
+      body: { page: 1, text: 'the', navigate: true },
+    });
     assert.deepEqual([other.navigated, other.reason], [false, 'different_document_open']);
     assert.equal((await t.client.request<any>('GET', '/context')).currentPage.bookmd5, id);
   });

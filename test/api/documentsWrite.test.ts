@@ -37,7 +37,13 @@ describe('library documents: upload, delete, folders; document writes', function
   after(() => t.stop());
 
   /** Asserts a refusal: status, code, store and library files unchanged. */
-  async function refused(method: 'GET' | 'POST', path: string, opts: Parameters<TestBridge['client']['raw']>[2], status: number, code: string) {
+  async function refused(
+    method: 'GET' | 'POST',
+    path: string,
+    opts: Parameters<TestBridge['client']['raw']>[2],
+    status: number,
+    code: string,
+  ) {
     const before = storeDigest(t.bridge.services.store);
     const files = libraryFiles(t);
     const res = await t.client.raw(method, path, opts);
@@ -54,14 +60,20 @@ describe('library documents: upload, delete, folders; document writes', function
     assert.equal(again.created, false);
     assert.ok(again.warnings.length > 0);
     assert.equal(libraryFiles(t).filter((f) => f.endsWith('.pdf')).length, 2);
-    const sets = t.bridge.services.store.all('SELECT is_main FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, cad]);
+    const sets = t.bridge.services.store.all('SELECT is_main FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [
+      topicid,
+      cad,
+    ]);
     assert.deepEqual(sets, [{ is_main: 1 }]);
   });
 
   it('upload never overwrites a same-named file (movedToFolder:false, warning)', async () => {
     const bytes = readFileSync(corpusFile('CAD.pdf'));
     const changed = Buffer.concat([bytes, Buffer.from('\n%extra\n')]);
-    const r = await t.client.request<any>('POST', '/library/documents/upload', { bytes: changed, query: { filename: 'CAD.pdf', folder: 'papers/cad', confirm: 1 } });
+    const r = await t.client.request<any>('POST', '/library/documents/upload', {
+      bytes: changed,
+      query: { filename: 'CAD.pdf', folder: 'papers/cad', confirm: 1 },
+    });
     assert.equal(r.created, true);
     assert.equal(r.movedToFolder, false);
     assert.ok(r.warnings.length >= 1);
@@ -80,40 +92,82 @@ describe('library documents: upload, delete, folders; document writes', function
     ['not a PDF', { filename: 'x.pdf' }, 'text', 422, 'NOT_A_PDF'],
     ['corrupt PDF', { filename: 'x.pdf' }, 'corrupt', 422, 'CORRUPT_PDF'],
     ['huge upload', { filename: 'x.pdf' }, 'huge', 413, 'PAYLOAD_TOO_LARGE'],
-    ['unknown study set', { filename: 'x.pdf', topicid: '00000000-0000-0000-0000-000000000000' }, 'pdf', 404, 'TOPIC_NOT_FOUND'],
+    [
+      'unknown study set',
+      { filename: 'x.pdf', topicid: '00000000-0000-0000-0000-000000000000' },
+      'pdf',
+      404,
+      'TOPIC_NOT_FOUND',
+    ],
     ['topicid not a UUID', { filename: 'x.pdf', topicid: 'a'.repeat(32) }, 'pdf', 422, 'INVALID_INPUT'],
   ] as const) {
     it(`upload refuses ${label} → ${status} ${code}, nothing stored`, async () => {
       const pdf = Buffer.concat([readFileSync(corpusFile('CAD.pdf')), Buffer.from(`%${label}`)]);
-      const body = bytes === 'pdf' ? pdf : bytes === 'text' ? Buffer.from('hello, not a pdf') : bytes === 'corrupt' ? Buffer.from('%PDF-1.7\n1 0 obj garbage\n%%EOF') : Buffer.alloc(3 * 1024 * 1024, 1);
-      await refused('POST', '/library/documents/upload', { bytes: body, query: { ...query, confirm: 1 } }, status, code);
+      const body =
+        bytes === 'pdf'
+          ? pdf
+          : bytes === 'text'
+            ? Buffer.from('hello, not a pdf')
+            : bytes === 'corrupt'
+              ? Buffer.from('%PDF-1.7\n1 0 obj garbage\n%%EOF')
+              : Buffer.alloc(3 * 1024 * 1024, 1);
+      await refused(
+        'POST',
+        '/library/documents/upload',
+        { bytes: body, query: { ...query, confirm: 1 } },
+        status,
+        code,
+      );
     });
   }
 
   it('GET /library/folders lists real folders; traversal refused', async () => {
     const root = await t.client.request<any>('GET', '/library/folders', { query: { path: '' } });
-    assert.deepEqual(root.folders.map((f: any) => f.path), ['papers']);
+    assert.deepEqual(
+      root.folders.map((f: any) => f.path),
+      ['papers'],
+    );
     const deep = await t.client.request<any>('GET', '/library/folders', { query: { path: '', depth: 3 } });
-    assert.deepEqual(deep.folders.map((f: any) => [f.path, f.fileCount]), [['papers', 0], ['papers/cad', 1]]);
+    assert.deepEqual(
+      deep.folders.map((f: any) => [f.path, f.fileCount]),
+      [
+        ['papers', 0],
+        ['papers/cad', 1],
+      ],
+    );
     await refused('GET', '/library/folders', { query: { path: '../..' } }, 422, 'INVALID_FOLDER');
     await refused('GET', '/library/folders', { query: { path: 'nope' } }, 404, 'FOLDER_NOT_FOUND');
     await refused('GET', '/library/folders', { query: { depth: 0 } }, 422, 'INVALID_INPUT');
   });
 
   it('POST toc: true dry-run, clamped levels, AI slot displayed, original kept, switch back and forth', async () => {
-    const entries = [{ title: 'Start', page: 1, level: 0 }, { title: 'Deep', page: 2, level: 9 }, { title: 'Same page', page: 2, level: -1 }];
+    const entries = [
+      { title: 'Start', page: 1, level: 0 },
+      { title: 'Deep', page: 2, level: 9 },
+      { title: 'Same page', page: 2, level: -1 },
+    ];
     const before = storeDigest(t.bridge.services.store);
     const dry = await t.client.raw('POST', `/documents/${ti}/toc`, { body: { entries } });
     assert.equal(dry.status, 422);
     const d = dry.json<any>().error;
     assert.equal(d.code, 'CONFIRM_REQUIRED');
     assert.deepEqual([d.details.wouldWrite, d.details.pageCount], [3, 59]);
-    assert.deepEqual(d.details.adjustedLevels, [{ index: 1, from: 9, to: 7 }, { index: 2, from: -1, to: 0 }]);
+    assert.deepEqual(d.details.adjustedLevels, [
+      { index: 1, from: 9, to: 7 },
+      { index: 2, from: -1, to: 0 },
+    ]);
     assert.equal(storeDigest(t.bridge.services.store), before);
     const w = await t.client.request<any>('POST', `/documents/${ti}/toc`, { body: { entries, confirm: true } });
     assert.equal(w.persisted, true);
     let o = await t.client.request<any>('GET', `/documents/${ti}/outline`);
-    assert.deepEqual(o.segments.map((s: any) => [s.title, s.startPage, s.level]), [['Start', 1, 0], ['Deep', 2, 7], ['Same page', 2, 0]]);
+    assert.deepEqual(
+      o.segments.map((s: any) => [s.title, s.startPage, s.level]),
+      [
+        ['Start', 1, 0],
+        ['Deep', 2, 7],
+        ['Same page', 2, 0],
+      ],
+    );
     await t.client.request('POST', `/documents/${ti}/toc`, { body: { useOriginal: true, confirm: true } });
     o = await t.client.request<any>('GET', `/documents/${ti}/outline`);
     assert.equal(o.tocSource, 'original');
@@ -123,18 +177,55 @@ describe('library documents: upload, delete, folders; document writes', function
   });
 
   it('POST toc refuses decreasing pages, pages beyond the book, virtual pages, mixed modes — whole batch, nothing written', async () => {
-    await refused('POST', `/documents/${ti}/toc`, { body: { entries: [{ title: 'a', page: 5, level: 0 }, { title: 'b', page: 3, level: 0 }], confirm: true } }, 422, 'TOC_PAGES_NOT_INCREASING');
-    await refused('POST', `/documents/${ti}/toc`, { body: { entries: [{ title: 'a', page: 60, level: 0 }], confirm: true } }, 422, 'TOC_PAGE_OUT_OF_RANGE');
-    await refused('POST', `/documents/${ti}/toc`, { body: { entries: [{ title: 'a', page: 66001, level: 0 }], confirm: true } }, 422, 'VIRTUAL_PAGE');
-    await refused('POST', `/documents/${ti}/toc`, { body: { entries: [{ title: 'a', page: 1, level: 0 }], useAI: true, confirm: true } }, 422, 'INVALID_TOC_REQUEST');
+    await refused(
+      'POST',
+      `/documents/${ti}/toc`,
+      {
+        body: {
+          entries: [
+            { title: 'a', page: 5, level: 0 },
+            { title: 'b', page: 3, level: 0 },
+          ],
+          confirm: true,
+        },
+      },
+      422,
+      'TOC_PAGES_NOT_INCREASING',
+    );
+    await refused(
+      'POST',
+      `/documents/${ti}/toc`,
+      { body: { entries: [{ title: 'a', page: 60, level: 0 }], confirm: true } },
+      422,
+      'TOC_PAGE_OUT_OF_RANGE',
+    );
+    await refused(
+      'POST',
+      `/documents/${ti}/toc`,
+      { body: { entries: [{ title: 'a', page: 66001, level: 0 }], confirm: true } },
+      422,
+      'VIRTUAL_PAGE',
+    );
+    await refused(
+      'POST',
+      `/documents/${ti}/toc`,
+      { body: { entries: [{ title: 'a', page: 1, level: 0 }], useAI: true, confirm: true } },
+      422,
+      'INVALID_TOC_REQUEST',
+    );
     await refused('POST', `/documents/${ti}/toc`, { body: { entries: [], confirm: true } }, 422, 'INVALID_INPUT');
   });
 
   it('POST export: flat PDF with highlights, passes qpdf --check, requested page count; whole book when omitted', async () => {
     await t.bridge.services.store.write((tx) =>
-      tx.run(`INSERT INTO notes(noteid, topicid, title, source_bookmd5, source_page, source_rect, created_at, modified_at) VALUES ('N1', ?, 'x', ?, 1, '{"x":0.1,"y":0.1,"width":0.5,"height":0.05}', 'now', 'now')`, [topicid, cad]),
+      tx.run(
+        `INSERT INTO notes(noteid, topicid, title, source_bookmd5, source_page, source_rect, created_at, modified_at) VALUES ('N1', ?, 'x', ?, 1, '{"x":0.1,"y":0.1,"width":0.5,"height":0.05}', 'now', 'now')`,
+        [topicid, cad],
+      ),
     );
-    const r = await t.client.request<any>('POST', `/documents/${cad}/export`, { body: { topicid, selectedPageNos: [1, 3] } });
+    const r = await t.client.request<any>('POST', `/documents/${cad}/export`, {
+      body: { topicid, selectedPageNos: [1, 3] },
+    });
     assert.equal(r.pageCount, 2);
     assert.equal(r.highlightCount, 1);
     assert.ok(r.path.startsWith(join(t.dataDir, 'DocumentExports')));
@@ -147,10 +238,28 @@ describe('library documents: upload, delete, folders; document writes', function
 
   it('POST export refusals: empty selection, virtual page, page beyond, missing topicid, unknown set', async () => {
     await refused('POST', `/documents/${cad}/export`, { body: { topicid, selectedPageNos: [] } }, 422, 'INVALID_INPUT');
-    await refused('POST', `/documents/${cad}/export`, { body: { topicid, selectedPageNos: [66000] } }, 422, 'VIRTUAL_PAGE');
-    await refused('POST', `/documents/${cad}/export`, { body: { topicid, selectedPageNos: [8] } }, 422, 'PAGE_OUT_OF_RANGE');
+    await refused(
+      'POST',
+      `/documents/${cad}/export`,
+      { body: { topicid, selectedPageNos: [66000] } },
+      422,
+      'VIRTUAL_PAGE',
+    );
+    await refused(
+      'POST',
+      `/documents/${cad}/export`,
+      { body: { topicid, selectedPageNos: [8] } },
+      422,
+      'PAGE_OUT_OF_RANGE',
+    );
     await refused('POST', `/documents/${cad}/export`, { body: {} }, 422, 'INVALID_INPUT');
-    await refused('POST', `/documents/${cad}/export`, { body: { topicid: '00000000-0000-0000-0000-000000000000' } }, 404, 'TOPIC_NOT_FOUND');
+    await refused(
+      'POST',
+      `/documents/${cad}/export`,
+      { body: { topicid: '00000000-0000-0000-0000-000000000000' } },
+      404,
+      'TOPIC_NOT_FOUND',
+    );
   });
 
   it('POST export: a second export while one runs → 429 EXPORT_BUSY', async () => {
@@ -204,9 +313,17 @@ describe('library documents: upload, delete, folders; document writes', function
   it('page parts: stored parts listed; content is a PNG within maxEdge', async () => {
     const png = readFileSync(corpusFile('../corpus/README.md')).length > 0;
     assert.ok(png);
-    await t.bridge.services.store.write((tx) => tx.run(`INSERT INTO page_parts(content_id, bookmd5, page, kind, rect, created_at) VALUES ('C1', ?, 1, 'blank', '{"x":0.1,"y":0.1,"width":0.4,"height":0.2}', 'now')`, [ti]));
+    await t.bridge.services.store.write((tx) =>
+      tx.run(
+        `INSERT INTO page_parts(content_id, bookmd5, page, kind, rect, created_at) VALUES ('C1', ?, 1, 'blank', '{"x":0.1,"y":0.1,"width":0.4,"height":0.2}', 'now')`,
+        [ti],
+      ),
+    );
     const parts = await t.client.request<any>('GET', `/documents/${ti}/pages/1/parts`);
-    assert.deepEqual(parts.blanks.map((b: any) => b.contentIds), [['C1']]);
+    assert.deepEqual(
+      parts.blanks.map((b: any) => b.contentIds),
+      [['C1']],
+    );
     const img = await t.client.raw('GET', `/documents/${ti}/pages/1/content/C1`, { query: { maxEdge: 256 } });
     assert.equal(img.status, 200);
     assert.equal(img.headers.get('content-type'), 'image/png');
@@ -218,11 +335,17 @@ describe('library documents: upload, delete, folders; document writes', function
     // same bytes → existing document; make a distinct one
     assert.equal(r.created, false);
     const bytes = Buffer.concat([readFileSync(corpusFile('CAD.pdf')), Buffer.from('%sync')]);
-    const d = await t.client.request<any>('POST', '/library/documents/upload', { bytes, query: { filename: 'sync.pdf', folder: 'tmp', confirm: 1 } });
+    const d = await t.client.request<any>('POST', '/library/documents/upload', {
+      bytes,
+      query: { filename: 'sync.pdf', folder: 'tmp', confirm: 1 },
+    });
     await t.bridge.services.extraction.whenReady(d.bookmd5);
     const file = join(t.bridge.services.config.libraryDir, 'tmp/sync.pdf');
     writeFileSync(file, Buffer.concat([bytes, Buffer.from('x')]));
-    assert.equal((await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`, { query: { verifyHash: 1 } })).state, 'verified_mismatch');
+    assert.equal(
+      (await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`, { query: { verifyHash: 1 } })).state,
+      'verified_mismatch',
+    );
     mkdirSync(join(t.bridge.services.config.libraryDir, 'tmp'), { recursive: true });
     require('node:fs').rmSync(file);
     assert.equal((await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`)).state, 'missing_file');
@@ -234,7 +357,10 @@ describe('library documents: upload, delete, folders; document writes', function
     await t.bridge.services.store.write((tx) => tx.run(`UPDATE notes SET hidden = 1 WHERE noteid = 'N1'`));
     const kept = await t.client.raw('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } });
     assert.equal(kept.status, 409);
-    assert.deepEqual([kept.json<any>().error.details.anchoredCards, kept.json<any>().error.details.hiddenAnchoredCards], [1, 1]);
+    assert.deepEqual(
+      [kept.json<any>().error.details.anchoredCards, kept.json<any>().error.details.hiddenAnchoredCards],
+      [1, 1],
+    );
     await t.bridge.services.store.write((tx) => tx.run(`DELETE FROM notes WHERE noteid = 'N1'`));
     const r = await t.client.request<any>('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } });
     assert.deepEqual([r.removed, r.partial], [true, false]);
@@ -282,15 +408,33 @@ describe("the reader's opening picture goes with its book", function () {
       for (let i = 0; i < 600 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
       const reading = withPictures.bridge.services.documents.get(first);
       // The second upload's own reads (its info, its picture) went before the first book's queued pages too.
-      assert.ok(reading.extracted_pages < reading.page_count / 2, `the first book is still being read: ${reading.extracted_pages} of ${reading.page_count} pages`);
+      assert.ok(
+        reading.extracted_pages < reading.page_count / 2,
+        `the first book is still being read: ${reading.extracted_pages} of ${reading.page_count} pages`,
+      );
       assert.equal(statSync(file).mode & 0o777, 0o600);
       const picture = readReaderPicture(withPictures.dataDir, md5, 1)!;
-      const size = (await withPictures.client.request<{ pageSize: { width: number; height: number } }>('POST', `/documents/${md5}/locate`, { body: { page: 1, text: 'CAD' } })).pageSize;
-      assert.deepEqual([picture.page, Math.round(picture.widthPt), Math.round(picture.heightPt)], [1, Math.round(size.width), Math.round(size.height)]);
+      const size = (
+        await withPictures.client.request<{ pageSize: { width: number; height: number } }>(
+          'POST',
+          `/documents/${md5}/locate`,
+          { body: { page: 1, text: 'CAD' } },
+        )
+      ).pageSize;
+      assert.deepEqual(
+        [picture.page, Math.round(picture.widthPt), Math.round(picture.heightPt)],
+        [1, Math.round(size.width), Math.round(size.height)],
+      );
       // A WebP at 2 pixels a point: its VP8X header says so (canvas width and height less one, 24 bits each, at 24 and 27).
-      assert.deepEqual([picture.webp.subarray(0, 4).toString('latin1'), picture.webp.subarray(8, 16).toString('latin1')], ['RIFF', 'WEBPVP8X']);
+      assert.deepEqual(
+        [picture.webp.subarray(0, 4).toString('latin1'), picture.webp.subarray(8, 16).toString('latin1')],
+        ['RIFF', 'WEBPVP8X'],
+      );
       const px = [1 + picture.webp.readUIntLE(24, 3), 1 + picture.webp.readUIntLE(27, 3)];
-      assert.deepEqual(px.map((n) => Math.round(n / 2)), [Math.round(size.width), Math.round(size.height)]);
+      assert.deepEqual(
+        px.map((n) => Math.round(n / 2)),
+        [Math.round(size.width), Math.round(size.height)],
+      );
 
       const other = (await upload(headless, '4ti2_manual.pdf')).bookmd5;
       await headless.bridge.services.extraction.whenReady(other);

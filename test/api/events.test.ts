@@ -21,7 +21,11 @@ class Stream {
   constructor(t: TestBridge, token: string, lastEventId?: string) {
     this.ended = (async () => {
       const res = await fetch(`${t.bridge.baseUrl}/events`, {
-        headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'text/event-stream',
+          ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}),
+        },
         signal: this.abort.signal,
       });
       this.status = res.status;
@@ -55,7 +59,9 @@ class Stream {
 
   /** Card ids in the order they first arrived. */
   cardIds(): string[] {
-    const ids = this.events.filter((e) => e.event === 'card').flatMap((e) => (JSON.parse(e.data) as { ids: string[] }).ids);
+    const ids = this.events
+      .filter((e) => e.event === 'card')
+      .flatMap((e) => (JSON.parse(e.data) as { ids: string[] }).ids);
     return [...new Set(ids)];
   }
 
@@ -80,7 +86,9 @@ describe('GET /events (server-sent library changes)', function () {
     assert.equal(s.status, 200);
     assert.ok(Number(open.id) > 0 && Number(open.id) <= t.bridge.services.store.revision, `open id ${open.id}`);
     const card = await t.client.cards.create(topicid, { title: 'seen live' });
-    const got = await s.until(() => s.events.find((e) => e.event === 'card' && JSON.parse(e.data).ids.includes(card.noteid)));
+    const got = await s.until(() =>
+      s.events.find((e) => e.event === 'card' && JSON.parse(e.data).ids.includes(card.noteid)),
+    );
     const revision = JSON.parse(got.data).revision as number;
     assert.ok(revision > Number(open.id));
     // The revision's last event carries it as `id:` (what a reconnect sends back as Last-Event-ID).
@@ -89,7 +97,7 @@ describe('GET /events (server-sent library changes)', function () {
     s.close();
   });
 
-  it('a deleted card is named (from the batch\'s operation-log row); a new deck arrives as `deck`, not `set`', async () => {
+  it("a deleted card is named (from the batch's operation-log row); a new deck arrives as `deck`, not `set`", async () => {
     const s = new Stream(t, t.bridge.token);
     await s.opened();
     const card = await t.client.cards.create(topicid, { title: 'short-lived' });
@@ -99,7 +107,10 @@ describe('GET /events (server-sent library changes)', function () {
     await s.until(() => s.events.find((e) => e.event === 'deck' && JSON.parse(e.data).ids.includes(deckId)));
     const cardEvents = s.events.filter((e) => e.event === 'card' && JSON.parse(e.data).ids.includes(card.noteid));
     assert.equal(cardEvents.length, 2, 'created, then deleted');
-    assert.ok(!s.events.some((e) => e.event === 'set' && JSON.parse(e.data).ids.includes(deckId)), 'a deck is never a set');
+    assert.ok(
+      !s.events.some((e) => e.event === 'set' && JSON.parse(e.data).ids.includes(deckId)),
+      'a deck is never a set',
+    );
     s.close();
   });
 
@@ -122,7 +133,10 @@ describe('GET /events (server-sent library changes)', function () {
     const open = await again.opened();
     assert.ok(Number(open.id) > Number(lastId) && Number(open.id) <= t.bridge.services.store.revision);
     assert.ok(!again.events.some((e) => e.event === 'reset'));
-    assert.deepEqual(again.cardIds().filter((id) => written.includes(id)), written);
+    assert.deepEqual(
+      again.cardIds().filter((id) => written.includes(id)),
+      written,
+    );
     again.close();
   });
 
@@ -134,12 +148,18 @@ describe('GET /events (server-sent library changes)', function () {
       for (let i = 0; i < 4; i++) await small.owner.cards.create(set, { title: `card ${i}` });
       const s = new Stream(small, small.bridge.token, from);
       await s.opened();
-      assert.deepEqual(s.events.map((e) => e.event), ['reset', 'open']);
+      assert.deepEqual(
+        s.events.map((e) => e.event),
+        ['reset', 'open'],
+      );
       assert.equal(JSON.parse(s.events[0].data).revision, small.bridge.services.store.revision);
       s.close();
       const bad = new Stream(small, small.bridge.token, 'yesterday');
       await bad.opened();
-      assert.deepEqual(bad.events.map((e) => e.event), ['reset', 'open']);
+      assert.deepEqual(
+        bad.events.map((e) => e.event),
+        ['reset', 'open'],
+      );
       bad.close();
       // Resuming inside the ring replays instead.
       const recent = new Stream(small, small.bridge.token, String(small.bridge.services.store.revision - 1));
@@ -169,7 +189,11 @@ describe('GET /events (server-sent library changes)', function () {
     assert.equal(noToken.status, 401);
     assert.equal(noToken.json().error.code, 'UNAUTHORIZED');
     const auth = { Authorization: `Bearer ${t.bridge.token}` };
-    const origin = await rawRequest(port, { method: 'GET', path, headers: { Host: `127.0.0.1:${port}`, Origin: 'http://127.0.0.1:8080', ...auth } });
+    const origin = await rawRequest(port, {
+      method: 'GET',
+      path,
+      headers: { Host: `127.0.0.1:${port}`, Origin: 'http://127.0.0.1:8080', ...auth },
+    });
     assert.equal(origin.status, 403);
     assert.equal(origin.json().error.code, 'FORBIDDEN_ORIGIN');
     const host = await rawRequest(port, { method: 'GET', path, headers: { Host: `evil.example:${port}`, ...auth } });
@@ -185,10 +209,12 @@ describe('GET /events (server-sent library changes)', function () {
     await own.stop();
   });
 
-  it('followEvents (the extension\'s feed) gets the events; on a bridge without /events it is refused with 404, so the feed long-polls', async () => {
+  it("followEvents (the extension's feed) gets the events; on a bridge without /events it is refused with 404, so the feed long-polls", async () => {
     const seen: string[] = [];
     const abort = new AbortController();
-    const following = followEvents(t.owner, { signal: abort.signal, onEvent: (e) => seen.push(e.event) }).catch((e: Error) => e.name);
+    const following = followEvents(t.owner, { signal: abort.signal, onEvent: (e) => seen.push(e.event) }).catch(
+      (e: Error) => e.name,
+    );
     while (!seen.includes('open')) await new Promise((r) => setTimeout(r, 20)); // subscribed before the write
     await t.client.cards.create(topicid, { title: 'followed' });
     while (!seen.includes('card')) await new Promise((r) => setTimeout(r, 20)); // the mocha timeout is the limit
@@ -197,10 +223,16 @@ describe('GET /events (server-sent library changes)', function () {
     assert.equal(seen[0], 'open');
 
     const dataDir = tempDir();
-    const older = await createBridge({ port: 0, dataDir }, allRoutes.filter((r) => r.path !== '/events'));
+    const older = await createBridge(
+      { port: 0, dataDir },
+      allRoutes.filter((r) => r.path !== '/events'),
+    );
     try {
       const client = new BridgeClient({ baseUrl: older.baseUrl, token: older.token });
-      const err = await followEvents(client, { signal: new AbortController().signal, onEvent: () => undefined }).then(() => undefined, (e: { status: number; code: string }) => e);
+      const err = await followEvents(client, { signal: new AbortController().signal, onEvent: () => undefined }).then(
+        () => undefined,
+        (e: { status: number; code: string }) => e,
+      );
       assert.equal(err?.status, 404);
       assert.match(String(err?.code), /^(ROUTE_)?NOT_FOUND$/);
     } finally {

@@ -30,14 +30,35 @@ describe('Go to Card: the excerpt cards listed with their book and page', functi
     t = await startBridge();
     a = await t.client.createStudySet('Asymptote notes');
     b = await t.client.createStudySet('Another look');
-    bookmd5 = (await t.client.uploadDocument(readFileSync(corpusFile('asymptote.pdf')), { filename: 'asymptote.pdf', topicid: a.topicid })).bookmd5;
+    bookmd5 = (
+      await t.client.uploadDocument(readFileSync(corpusFile('asymptote.pdf')), {
+        filename: 'asymptote.pdf',
+        topicid: a.topicid,
+      })
+    ).bookmd5;
     await t.client.addDocumentToStudySet(b.topicid, bookmd5);
     const topic = await t.client.cards.create(a.topicid, { title: 'Drawing basics' });
     ids.topic = topic.noteid;
     ids.plain = (await t.client.cards.create(a.topicid, { title: 'No source here' })).noteid;
-    ids.p12 = (await t.client.cards.create(a.topicid, { title: 'What Asymptote draws', parentNoteId: topic.noteid, excerpt: { bookmd5, page: 12, text: await proseLine(t, bookmd5, 12) } })).noteid;
-    ids.p20 = (await t.client.cards.create(a.topicid, { title: 'Page twenty', excerpt: { bookmd5, page: 20, text: await proseLine(t, bookmd5, 20) } })).noteid;
-    ids.b15 = (await t.client.cards.create(b.topicid, { title: 'From the other set', excerpt: { bookmd5, page: 15, text: await proseLine(t, bookmd5, 15) } })).noteid;
+    ids.p12 = (
+      await t.client.cards.create(a.topicid, {
+        title: 'What Asymptote draws',
+        parentNoteId: topic.noteid,
+        excerpt: { bookmd5, page: 12, text: await proseLine(t, bookmd5, 12) },
+      })
+    ).noteid;
+    ids.p20 = (
+      await t.client.cards.create(a.topicid, {
+        title: 'Page twenty',
+        excerpt: { bookmd5, page: 20, text: await proseLine(t, bookmd5, 20) },
+      })
+    ).noteid;
+    ids.b15 = (
+      await t.client.cards.create(b.topicid, {
+        title: 'From the other set',
+        excerpt: { bookmd5, page: 15, text: await proseLine(t, bookmd5, 15) },
+      })
+    ).noteid;
   });
   after(() => t.stop());
 
@@ -58,20 +79,38 @@ describe('Go to Card: the excerpt cards listed with their book and page', functi
       assert.deepEqual([c.bookmd5, c.page], [anchor.bookmd5, anchor.page]);
       assert.equal(c.bookmd5, bookmd5);
     }
-    assert.ok(!cards.some((c) => c.noteid === ids.plain || c.noteid === ids.topic), 'cards without an excerpt are not listed');
+    assert.ok(
+      !cards.some((c) => c.noteid === ids.plain || c.noteid === ids.topic),
+      'cards without an excerpt are not listed',
+    );
   });
 
   it("one set's cards; one card's subtree (itself and below); a card with no excerpt below lists nothing", async () => {
-    assert.deepEqual((await listExcerptCards(t.owner, { topicid: a.topicid })).map((c) => c.noteid), [ids.p12, ids.p20]);
-    assert.deepEqual((await listExcerptCards(t.owner, { topicid: b.topicid })).map((c) => c.noteid), [ids.b15]);
-    assert.deepEqual((await listExcerptCards(t.owner, { topicid: a.topicid, under: ids.topic })).map((c) => c.noteid), [ids.p12]);
-    assert.deepEqual((await listExcerptCards(t.owner, { topicid: a.topicid, under: ids.p20 })).map((c) => [c.noteid, c.page]), [[ids.p20, 20]]);
+    assert.deepEqual(
+      (await listExcerptCards(t.owner, { topicid: a.topicid })).map((c) => c.noteid),
+      [ids.p12, ids.p20],
+    );
+    assert.deepEqual(
+      (await listExcerptCards(t.owner, { topicid: b.topicid })).map((c) => c.noteid),
+      [ids.b15],
+    );
+    assert.deepEqual(
+      (await listExcerptCards(t.owner, { topicid: a.topicid, under: ids.topic })).map((c) => c.noteid),
+      [ids.p12],
+    );
+    assert.deepEqual(
+      (await listExcerptCards(t.owner, { topicid: a.topicid, under: ids.p20 })).map((c) => [c.noteid, c.page]),
+      [[ids.p20, 20]],
+    );
     assert.deepEqual(await listExcerptCards(t.owner, { topicid: a.topicid, under: ids.plain }), []);
   });
 
   it('a card whose book left its set lost its place in the book: it is no longer listed (the others stay)', async () => {
     await t.client.request('POST', `/study-sets/${b.topicid}/documents/${bookmd5}/delete`, { body: { confirm: true } });
     assert.deepEqual(await listExcerptCards(t.owner, { topicid: b.topicid }), []);
-    assert.deepEqual((await listExcerptCards(t.owner)).map((c) => c.noteid), [ids.p12, ids.p20]);
+    assert.deepEqual(
+      (await listExcerptCards(t.owner)).map((c) => c.noteid),
+      [ids.p12, ids.p20],
+    );
   });
 });

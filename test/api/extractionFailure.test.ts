@@ -14,7 +14,10 @@ describe('a read that waits for pages whose extraction then fails', function () 
 
   it('answers 422 EXTRACTION_FAILED with the reason, not 200 without the pages; later reads answer the same', async () => {
     // A small PDF whose one page inflates to 1 GB: its upload is stored, its extraction fails over the worker's budget.
-    const up = await t.client.request<{ bookmd5: string; pageCount: number }>('POST', '/library/documents/upload', { bytes: await flateBombPdf(1024 * MB), query: { filename: 'bomb.pdf', confirm: '1' } });
+    const up = await t.client.request<{ bookmd5: string; pageCount: number }>('POST', '/library/documents/upload', {
+      bytes: await flateBombPdf(1024 * MB),
+      query: { filename: 'bomb.pdf', confirm: '1' },
+    });
     assert.equal(up.pageCount, 1);
     // Asked at once: the read waits for page 1 while the worker is still inflating.
     const waiting = await t.client.raw('GET', `/documents/${up.bookmd5}/pages`, { query: { start: 1 } });

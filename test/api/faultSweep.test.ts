@@ -38,7 +38,8 @@ describe('fault sweep: every call site of the write and checkpoint paths', funct
 
   async function expectExactlyAcked(when: string): Promise<void> {
     const now = await titles(client, setId);
-    for (const t of acked) assert.equal(now.filter((x) => x === t).length, 1, `${when}: acknowledged "${t}" is there once`);
+    for (const t of acked)
+      assert.equal(now.filter((x) => x === t).length, 1, `${when}: acknowledged "${t}" is there once`);
     assert.equal(now.length, acked.length + 1, `${when}: nothing else is there (${now.join(', ')})`);
   }
 
@@ -77,13 +78,20 @@ describe('fault sweep: every call site of the write and checkpoint paths', funct
 
   it('snapshot (a content file written in the transaction, then the journal): each call failing in turn', async () => {
     const snapshots = async () =>
-      (await client.request<{ snapshots: Array<{ description: string }> }>('GET', `/study-sets/${setId}/snapshots`)).snapshots.map((x) => x.description);
-    const snap = (description: string) => client.raw('POST', `/study-sets/${setId}/snapshots`, { body: { description, confirm: true } });
+      (
+        await client.request<{ snapshots: Array<{ description: string }> }>('GET', `/study-sets/${setId}/snapshots`)
+      ).snapshots.map((x) => x.description);
+    const snap = (description: string) =>
+      client.raw('POST', `/study-sets/${setId}/snapshots`, { body: { description, confirm: true } });
     const kept: string[] = [];
     const expectSnapshots = async (when: string) => {
       const now = await snapshots();
-      for (const d of kept) assert.equal(now.filter((x) => x === d).length, 1, `${when}: acknowledged snapshot "${d}" is there once`);
-      assert.ok(now.every((d) => kept.includes(d) || !d.startsWith('s ')), `${when}: no failed snapshot is there (${now.join(', ')})`);
+      for (const d of kept)
+        assert.equal(now.filter((x) => x === d).length, 1, `${when}: acknowledged snapshot "${d}" is there once`);
+      assert.ok(
+        now.every((d) => kept.includes(d) || !d.startsWith('s ')),
+        `${when}: no failed snapshot is there (${now.join(', ')})`,
+      );
     };
     // New content each time, so the content file is really written (it is content-addressed).
     const change = async (title: string) => {
@@ -107,7 +115,11 @@ describe('fault sweep: every call site of the write and checkpoint paths', funct
         if (res.status === 200) kept.push(description);
         else {
           assert.ok(res.status >= 500, `${op} #${nth}: ${res.text()}`);
-          assert.notEqual(res.json<any>().error.code, 'INTERNAL', `${op} #${nth}: a disk fault has its own code, not an anonymous 500: ${res.text()}`);
+          assert.notEqual(
+            res.json<any>().error.code,
+            'INTERNAL',
+            `${op} #${nth}: a disk fault has its own code, not an anonymous 500: ${res.text()}`,
+          );
           failures.push(`${op}#${nth} → ${res.status} ${res.json<any>().error.code}`);
         }
         await expectSnapshots(`snapshot ${op} #${nth} → ${res.status}`);
@@ -123,7 +135,11 @@ describe('fault sweep: every call site of the write and checkpoint paths', funct
 
   it('checkpoint (at a clean stop): each write/fsync/ftruncate/rename failing in turn loses no acknowledged card', async () => {
     // Enough cards that a checkpoint after one more writes changed pages through the redo file (the longer path).
-    await Promise.all(Array.from({ length: 60 }, (_, i) => createCard(client, setId, `filler ${i}`).then((r) => (assert.equal(r.status, 200), acked.push(`filler ${i}`)))));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        createCard(client, setId, `filler ${i}`).then((r) => (assert.equal(r.status, 200), acked.push(`filler ${i}`))),
+      ),
+    );
     // A clean stop folds them into library.db, so each cycle below changes only a few pages.
     assert.equal(await f.stop(), 0);
     client = await f.start();

@@ -23,7 +23,10 @@ export class FaultyBridge {
   async start(): Promise<BridgeClient> {
     this.shim.clear();
     this.child = await spawnBridge(['--data', this.dataDir, '--port', '0'], this.shim.env(this.dataDir));
-    this.client = new BridgeClient({ baseUrl: this.child.baseUrl, token: readFileSync(join(this.dataDir, 'token'), 'utf8').trim() });
+    this.client = new BridgeClient({
+      baseUrl: this.child.baseUrl,
+      token: readFileSync(join(this.dataDir, 'token'), 'utf8').trim(),
+    });
     return this.client;
   }
 

@@ -30,7 +30,10 @@ function assert507(r: RawResponse, what: string): void {
   assert.equal(e.code, 'INSUFFICIENT_STORAGE', what);
   assert.equal(e.retryable, true, what);
   assert.equal(typeof e.details.freeBytes, 'number', `${what}: details.freeBytes`);
-  assert.ok(e.details.freeBytes < 1024 * 1024, `${what}: freeBytes ${e.details.freeBytes} is what the full disk has left`);
+  assert.ok(
+    e.details.freeBytes < 1024 * 1024,
+    `${what}: freeBytes ${e.details.freeBytes} is what the full disk has left`,
+  );
 }
 
 /** What the read routes say about the library: must not move when a write answers 507. */
@@ -51,24 +54,44 @@ async function readState(c: BridgeClient, topicid: string) {
 }
 
 /** Files that matter for "nothing half-written": all but the store's own (its checkpoints run on their own clock). */
-const userFiles = (dataDir: string) => filesBelow(dataDir).filter((f) => !/^library\.(db|journal|lock)/.test(f) && f !== 'bridge.json');
+const userFiles = (dataDir: string) =>
+  filesBelow(dataDir).filter((f) => !/^library\.(db|journal|lock)/.test(f) && f !== 'bridge.json');
 
 /** A library with a set, a card, an extracted PDF and a prepared bundle, on the small disk. */
 async function makeLibrary(disk: SmallDisk): Promise<Library> {
   const dataDir = join(disk.dir, 'data');
   const bridge = await spawnBridge(['--data', dataDir, '--port', '0']);
-  const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
-  const { topicid } = await client.request<{ topicid: string }>('POST', '/library/study-sets', { body: { title: 'Full disk', confirm: true } });
-  await client.request('POST', `/study-sets/${topicid}/notes`, { body: { title: 'Before the disk filled', confirm: true } });
-  const { bookmd5 } = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { query: { filename: 'cad.pdf', topicid, confirm: '1' }, bytes: CAD });
+  const client = new BridgeClient({
+    baseUrl: bridge.baseUrl,
+    token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+  });
+  const { topicid } = await client.request<{ topicid: string }>('POST', '/library/study-sets', {
+    body: { title: 'Full disk', confirm: true },
+  });
+  await client.request('POST', `/study-sets/${topicid}/notes`, {
+    body: { title: 'Before the disk filled', confirm: true },
+  });
+  const { bookmd5 } = await client.request<{ bookmd5: string }>('POST', '/library/documents/upload', {
+    query: { filename: 'cad.pdf', topicid, confirm: '1' },
+    bytes: CAD,
+  });
   for (let i = 0; ; i++) {
-    const docs = await client.request<{ documents: Array<{ extractionState: string }> }>('GET', `/study-sets/${topicid}/documents`);
+    const docs = await client.request<{ documents: Array<{ extractionState: string }> }>(
+      'GET',
+      `/study-sets/${topicid}/documents`,
+    );
     if (docs.documents[0]?.extractionState === 'ready') break;
     assert.ok(i < 100, 'the PDF was extracted');
     await sleep(200);
   }
   const prep = await client.request<{ bundleId: string; state: string }>('POST', '/bundles/prepare', {
-    body: { topicid, bookmd5, segments: [{ startPage: 1, endPage: 2 }], preset: 'book-breakdown', anchorMode: 'page_text' },
+    body: {
+      topicid,
+      bookmd5,
+      segments: [{ startPage: 1, endPage: 2 }],
+      preset: 'book-breakdown',
+      anchorMode: 'page_text',
+    },
   });
   assert.equal(prep.state, 'prepared');
   return { bridge, client, dataDir, topicid, bookmd5, bundleId: prep.bundleId };
@@ -107,8 +130,10 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
 
     disk!.fill();
     assert.equal(disk!.freeBytes(), 0);
-    const snapshot = () => c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, { body: { description: 'on a full disk' } });
-    const upload = () => c.raw('POST', '/library/documents/upload', { query: { filename: 'other.pdf', confirm: '1' }, bytes: OTHER_PDF });
+    const snapshot = () =>
+      c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, { body: { description: 'on a full disk' } });
+    const upload = () =>
+      c.raw('POST', '/library/documents/upload', { query: { filename: 'other.pdf', confirm: '1' }, bytes: OTHER_PDF });
     const submit = () => c.raw('POST', `/bundles/${lib.bundleId}/submit`, { body: { resultMarkdown: RESULT_MD } });
     const exportPdf = () => c.raw('POST', `/documents/${lib.bookmd5}/export`, { body: { topicid: lib.topicid } });
     assert507(await snapshot(), 'snapshot');
@@ -117,8 +142,15 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     assert507(await exportPdf(), 'export');
 
     assert.deepEqual(await readState(c, lib.topicid), before, 'the read routes show nothing changed');
-    assert.deepEqual(userFiles(lib.dataDir), filesBefore, 'no file was added: no .part, .tmp, half export or snapshot file');
-    const status = await c.request<{ storage: { writable: boolean; freeBytes: number; reason?: string } }>('GET', '/status');
+    assert.deepEqual(
+      userFiles(lib.dataDir),
+      filesBefore,
+      'no file was added: no .part, .tmp, half export or snapshot file',
+    );
+    const status = await c.request<{ storage: { writable: boolean; freeBytes: number; reason?: string } }>(
+      'GET',
+      '/status',
+    );
     assert.deepEqual(status.storage, { writable: false, freeBytes: 0, reason: 'disk_full' });
 
     disk!.free();
@@ -127,8 +159,16 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     assert.equal(snap.json<{ created: boolean }>().created, true);
     const up = await upload();
     assert.equal(up.status, 200, up.text());
-    assert.equal(up.json<{ created: boolean; filename: string }>().created, true, 'the failed upload had stored nothing');
-    assert.equal(up.json<{ filename: string }>().filename, 'other.pdf', 'no "other (2).pdf": nothing was left under the name');
+    assert.equal(
+      up.json<{ created: boolean; filename: string }>().created,
+      true,
+      'the failed upload had stored nothing',
+    );
+    assert.equal(
+      up.json<{ filename: string }>().filename,
+      'other.pdf',
+      'no "other (2).pdf": nothing was left under the name',
+    );
     const sub = await submit();
     assert.equal(sub.status, 200, sub.text());
     assert.equal(sub.json<{ parsed: { importedCards: number } }>().parsed.importedCards, 2);
@@ -147,9 +187,20 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     const before = await readState(c, lib.topicid);
     disk!.fill();
     // Large enough that the journal record cannot fit in the slack of its last page.
-    const card = () => c.raw('POST', `/study-sets/${lib.topicid}/notes`, { body: { title: 'On a full disk', text: 'x'.repeat(60_000), confirm: true } });
+    const card = () =>
+      c.raw('POST', `/study-sets/${lib.topicid}/notes`, {
+        body: { title: 'On a full disk', text: 'x'.repeat(60_000), confirm: true },
+      });
     const prepare = () =>
-      c.raw('POST', '/bundles/prepare', { body: { topicid: lib.topicid, bookmd5: lib.bookmd5, segments: [{ startPage: 3, endPage: 4 }], preset: 'book-breakdown', anchorMode: 'page_text' } });
+      c.raw('POST', '/bundles/prepare', {
+        body: {
+          topicid: lib.topicid,
+          bookmd5: lib.bookmd5,
+          segments: [{ startPage: 3, endPage: 4 }],
+          preset: 'book-breakdown',
+          anchorMode: 'page_text',
+        },
+      });
     assert507(await card(), 'card create');
     assert507(await prepare(), 'bundle prepare');
     assert.deepEqual(await readState(c, lib.topicid), before, 'the read routes show nothing changed');
@@ -173,18 +224,33 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     const bridge = await spawnBridge(['--data', lib.dataDir, '--port', '0']); // before: exited with ENOSPC writing library.lock
     bridges.push(bridge);
     const c = new BridgeClient({ baseUrl: bridge.baseUrl, token: lib.client.token });
-    const status = await c.request<{ storage: { writable: boolean; freeBytes: number; reason?: string } }>('GET', '/status');
+    const status = await c.request<{ storage: { writable: boolean; freeBytes: number; reason?: string } }>(
+      'GET',
+      '/status',
+    );
     assert.deepEqual(status.storage, { writable: false, freeBytes: 0, reason: 'disk_full' });
     assert.ok(!existsSync(join(lib.dataDir, 'bridge.json')), 'no half-written bridge.json');
 
-    const sets = await c.request<{ studySets: Array<{ topicid: string; noteCount: number }> }>('GET', '/library/study-sets');
-    assert.deepEqual(sets.studySets.map((s) => [s.topicid, s.noteCount]), [[lib.topicid, 2]]);
-    const pages = await c.request<{ pages: Array<{ page: number; text: string }> }>('GET', `/documents/${lib.bookmd5}/pages`, { query: { start: '1', end: '2' } });
+    const sets = await c.request<{ studySets: Array<{ topicid: string; noteCount: number }> }>(
+      'GET',
+      '/library/study-sets',
+    );
+    assert.deepEqual(
+      sets.studySets.map((s) => [s.topicid, s.noteCount]),
+      [[lib.topicid, 2]],
+    );
+    const pages = await c.request<{ pages: Array<{ page: number; text: string }> }>(
+      'GET',
+      `/documents/${lib.bookmd5}/pages`,
+      { query: { start: '1', end: '2' } },
+    );
     assert.equal(pages.pages.length, 2);
     const found = await c.raw('GET', `/bundles/${lib.bundleId}/files`);
     assert.equal(found.status, 200, found.text());
 
-    const snap = await c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, { body: { description: 'on a full disk' } });
+    const snap = await c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, {
+      body: { description: 'on a full disk' },
+    });
     assert507(snap, 'snapshot');
     const exp = await c.raw('POST', `/documents/${lib.bookmd5}/export`, { body: { topicid: lib.topicid } });
     assert507(exp, 'export');
@@ -197,7 +263,9 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     }
     assert.ok(writable, '/status says writable again');
     assert.ok(existsSync(join(lib.dataDir, 'bridge.json')), 'bridge.json is published once space is back');
-    const again = await c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, { body: { description: 'space is back' } });
+    const again = await c.raw('POST', `/study-sets/${lib.topicid}/snapshots`, {
+      body: { description: 'space is back' },
+    });
     assert.equal(again.status, 200, again.text());
     bridge.child.kill('SIGTERM');
     assert.equal((await bridge.exited).code, 0);
@@ -211,7 +279,10 @@ describe('full disk (a real small tmpfs): 507, nothing changed, nothing left; wr
     const bridge = await spawnBridge(['--data', lib.dataDir, '--port', '0']);
     bridges.push(bridge);
     const c = new BridgeClient({ baseUrl: bridge.baseUrl, token: lib.client.token });
-    const card = () => c.raw('POST', `/study-sets/${lib.topicid}/notes`, { body: { title: 'After a full start', text: 'y'.repeat(60_000), confirm: true } });
+    const card = () =>
+      c.raw('POST', `/study-sets/${lib.topicid}/notes`, {
+        body: { title: 'After a full start', text: 'y'.repeat(60_000), confirm: true },
+      });
     assert507(await card(), 'card create');
     disk!.free();
     const made = await card();

@@ -42,18 +42,31 @@ describe('a guide-only agent: splits a corpus book, makes a deck and grades a ca
     };
     /** The guide's literal request for this route (the first one, as the workflow lists it). */
     const step = (method: string, path: string): LiteralRequest => {
-      const r = literals.find((l) => l.method === method && routeOf(allRoutes, method, l.target.split('?')[0].replace(/<[^>]+>/g, 'X'))?.route.path === path);
+      const r = literals.find(
+        (l) =>
+          l.method === method &&
+          routeOf(allRoutes, method, l.target.split('?')[0].replace(/<[^>]+>/g, 'X'))?.route.path === path,
+      );
       assert.ok(r, `the guide has a literal ${method} ${path}`);
       return r;
     };
     const send = async (method: string, path: string, bytes?: Buffer) => {
       const req = fill(step(method, path), values);
-      const res = await t.client.raw(req.method, req.path, { query: req.query, ...(bytes ? { bytes } : req.body === undefined ? {} : { body: req.body }) });
+      const res = await t.client.raw(req.method, req.path, {
+        query: req.query,
+        ...(bytes ? { bytes } : req.body === undefined ? {} : { body: req.body }),
+      });
       calls.push(`${req.method} ${req.path} → ${res.status}`);
       assert.ok(res.status < 400, `${req.method} ${req.path}: ${res.status} ${res.text().slice(0, 400)}`);
-      const answer = (res.headers.get('content-type') ?? '').startsWith('application/json') ? res.json<any>() : res.text();
+      const answer = (res.headers.get('content-type') ?? '').startsWith('application/json')
+        ? res.json<any>()
+        : res.text();
       if (typeof answer === 'object') {
-        assert.equal(answer.ignoredFields, undefined, `${req.method} ${req.path}: the guide's body has no ignored field`);
+        assert.equal(
+          answer.ignoredFields,
+          undefined,
+          `${req.method} ${req.path}: the guide's body has no ignored field`,
+        );
         remember(answer);
       }
       return answer;
@@ -91,16 +104,30 @@ describe('a guide-only agent: splits a corpus book, makes a deck and grades a ca
     const quotes = (source.pages as { text: string }[]).flatMap((p) => sentences(p.text));
     // The agent's own work: result.md in bundlePath (same machine), from the draft, each heading with verbatim quotes.
     const resultFile = join(values.bundlePath, 'result.md');
-    const heads = readFileSync(resultFile, 'utf8').split('\n').filter((l) => l.startsWith('#'));
-    assert.ok(heads.length >= 3 && quotes.length >= heads.length * 2, `${heads.length} headings, ${quotes.length} sentences`);
-    writeFileSync(resultFile, heads.map((h, i) => [h, `[excerpt: ${quotes[2 * i]}]`, `[excerpt: ${quotes[2 * i + 1]}]`, ''].join('\n')).join('\n'));
+    const heads = readFileSync(resultFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('#'));
+    assert.ok(
+      heads.length >= 3 && quotes.length >= heads.length * 2,
+      `${heads.length} headings, ${quotes.length} sentences`,
+    );
+    writeFileSync(
+      resultFile,
+      heads
+        .map((h, i) => [h, `[excerpt: ${quotes[2 * i]}]`, `[excerpt: ${quotes[2 * i + 1]}]`, ''].join('\n'))
+        .join('\n'),
+    );
     const check = await send('POST', '/bundles/{id}/check');
     assert.equal(check.ok, true, JSON.stringify({ problems: check.problems, warnings: check.warnings }));
     assert.deepEqual([check.parsed.headings, check.parsed.excerptsAnchored], [heads.length, heads.length * 2]);
     const receipt = await send('POST', '/bundles/{id}/submit');
     assert.equal(receipt.persisted, true);
     assert.equal(receipt.cardsCreated, check.cardsCreated);
-    assert.equal(receipt.cardsCreated, 1 + heads.length * 3, 'the root, a card per heading and one per excerpt (child mode)');
+    assert.equal(
+      receipt.cardsCreated,
+      1 + heads.length * 3,
+      'the root, a card per heading and one per excerpt (child mode)',
+    );
 
     // Make and review a deck: the card to study is the first card the receipt names (values.noteid).
     const deck = await send('POST', '/decks');
@@ -112,19 +139,33 @@ describe('a guide-only agent: splits a corpus book, makes a deck and grades a ca
     assert.equal(due.count, 1);
     assert.equal(values.cardNoteId, added.cards[0].cardNoteId);
     const graded = await send('POST', '/decks/{id}/reviews');
-    assert.deepEqual([graded.persisted, graded.rating, graded.cardNoteId, graded.reps], [true, 'good', added.cards[0].cardNoteId, 1]);
+    assert.deepEqual(
+      [graded.persisted, graded.rating, graded.cardNoteId, graded.reps],
+      [true, 'good', added.cards[0].cardNoteId, 1],
+    );
     assert.ok(Date.parse(graded.due) > Date.now(), 'good on a new card schedules it later');
     // And the search the guide shows answers.
     assert.ok(Array.isArray((await send('GET', '/search')).notes));
 
     // What the bridge holds now, read back through other routes.
-    const tree = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`, { query: { root: receipt.rootNoteId } });
+    const tree = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`, {
+      query: { root: receipt.rootNoteId },
+    });
     assert.equal(tree.count, receipt.cardsCreated);
-    assert.deepEqual(tree.nodes.filter((n: any) => n.title && n.noteid !== receipt.rootNoteId).map((n: any) => n.title), heads.map((h) => h.replace(/^#+ /, '')));
+    assert.deepEqual(
+      tree.nodes.filter((n: any) => n.title && n.noteid !== receipt.rootNoteId).map((n: any) => n.title),
+      heads.map((h) => h.replace(/^#+ /, '')),
+    );
     const decks = await t.client.request<any>('GET', '/decks');
-    assert.deepEqual(decks.decks.map((d: any) => [d.deckId, d.title, d.cardCount, d.dueCount]), [[deck.deckId, 'Asymptote review', 1, 0]]);
+    assert.deepEqual(
+      decks.decks.map((d: any) => [d.deckId, d.title, d.cardCount, d.dueCount]),
+      [[deck.deckId, 'Asymptote review', 1, 0]],
+    );
     const log = await t.client.request<any>('GET', `/decks/${deck.deckId}/reviews`);
-    assert.deepEqual(log.reviews.map((r: any) => [r.cardNoteId, r.rating, r.stateBefore, r.actor]), [[added.cards[0].cardNoteId, 'good', 'new', 'agent']]);
+    assert.deepEqual(
+      log.reviews.map((r: any) => [r.cardNoteId, r.rating, r.stateBefore, r.actor]),
+      [[added.cards[0].cardNoteId, 'good', 'new', 'agent']],
+    );
     assert.ok(calls.length >= 14, calls.join('\n'));
   });
 });

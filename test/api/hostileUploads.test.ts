@@ -49,10 +49,16 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
   const alive = async () => assert.equal((await client.raw('GET', '/status')).status, 200, 'the bridge still answers');
 
   it('a valid corpus book still uploads and is read (warms the workers up for the baselines below)', async () => {
-    const r = await streamUpload(bridge.baseUrl, token, { filename: 'CAD.pdf', confirm: '1' }, () => chunksOf(readFileSync(corpusFile('CAD.pdf'))));
+    const r = await streamUpload(bridge.baseUrl, token, { filename: 'CAD.pdf', confirm: '1' }, () =>
+      chunksOf(readFileSync(corpusFile('CAD.pdf'))),
+    );
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.equal(r.json.pageCount, 7);
-    const doc = await until(60_000, () => client.request<any>('GET', `/documents/${r.json.bookmd5}/outline`), (o) => o.extraction.state === 'ready');
+    const doc = await until(
+      60_000,
+      () => client.request<any>('GET', `/documents/${r.json.bookmd5}/outline`),
+      (o) => o.extraction.state === 'ready',
+    );
     assert.equal(doc.extraction.state, 'ready');
   });
 
@@ -64,7 +70,11 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
     const r = await streamUpload(bridge.baseUrl, token, { filename: 'bomb.pdf', confirm: '1' }, () => chunksOf(bomb));
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const id = r.json.bookmd5;
-    const o = await until(120_000, () => client.request<any>('GET', `/documents/${id}/outline`), (x) => x.extraction.state === 'failed' || x.extraction.state === 'ready');
+    const o = await until(
+      120_000,
+      () => client.request<any>('GET', `/documents/${id}/outline`),
+      (x) => x.extraction.state === 'failed' || x.extraction.state === 'ready',
+    );
     const peak = rss.stop();
     assert.equal(o.extraction.state, 'failed', JSON.stringify(o.extraction));
     assert.equal(o.extraction.errorCode, 'PDF_TOO_COMPLEX');
@@ -74,12 +84,26 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
     assert.equal(pages.status, 422);
     assert.match(pages.json<any>().error.message, /PDF_TOO_COMPLEX/);
     await alive();
-    const after = await until(60_000, () => rssOf(bridge.child.pid!), (v) => v < before + 300 * MB);
-    console.log(`      bomb: RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB, after ${(after / MB).toFixed(0)} MB`);
-    assert.ok(peak < before + 1024 * MB, `peak RSS ${(peak / MB).toFixed(0)} MB stays within 1 GB of ${(before / MB).toFixed(0)} MB`);
-    assert.ok(after < before + 300 * MB, `RSS back within 300 MB (${(after / MB).toFixed(0)} MB vs ${(before / MB).toFixed(0)} MB)`);
+    const after = await until(
+      60_000,
+      () => rssOf(bridge.child.pid!),
+      (v) => v < before + 300 * MB,
+    );
+    console.log(
+      `      bomb: RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB, after ${(after / MB).toFixed(0)} MB`,
+    );
+    assert.ok(
+      peak < before + 1024 * MB,
+      `peak RSS ${(peak / MB).toFixed(0)} MB stays within 1 GB of ${(before / MB).toFixed(0)} MB`,
+    );
+    assert.ok(
+      after < before + 300 * MB,
+      `RSS back within 300 MB (${(after / MB).toFixed(0)} MB vs ${(before / MB).toFixed(0)} MB)`,
+    );
     // A fresh worker serves the next book.
-    const next = await streamUpload(bridge.baseUrl, token, { filename: 'CAD copy.pdf', confirm: '1' }, () => chunksOf(distinctCopy(readFileSync(corpusFile('CAD.pdf')), 1)));
+    const next = await streamUpload(bridge.baseUrl, token, { filename: 'CAD copy.pdf', confirm: '1' }, () =>
+      chunksOf(distinctCopy(readFileSync(corpusFile('CAD.pdf')), 1)),
+    );
     assert.equal(next.status, 200, JSON.stringify(next.json));
     assert.equal(next.json.created, true);
   });
@@ -87,24 +111,46 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
   it('a 200 MB body of %PDF-1.7 + junk, streamed: 4xx, nothing stored, bridge alive, RSS bounded and back', async () => {
     const before = rssOf(bridge.child.pid!);
     const rss = sampleRss(bridge.child.pid!);
-    const r = await streamUpload(bridge.baseUrl, token, { filename: 'junk.pdf', confirm: '1' }, () => junkPdfBody(200 * MB));
+    const r = await streamUpload(bridge.baseUrl, token, { filename: 'junk.pdf', confirm: '1' }, () =>
+      junkPdfBody(200 * MB),
+    );
     const peak = rss.stop();
     assert.ok(r.status >= 400 && r.status < 500, `answered ${r.status} ${JSON.stringify(r.json)}`);
     assert.ok(['CORRUPT_PDF', 'PDF_TOO_COMPLEX'].includes(r.json.error.code), r.json.error.code);
     await alive();
     assert.deepEqual(filesMatching(join(dataDir, 'library'), /junk|\.part$/), []);
-    const after = await until(60_000, () => rssOf(bridge.child.pid!), (v) => v < before + 300 * MB);
-    console.log(`      junk: RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB, after ${(after / MB).toFixed(0)} MB`);
-    assert.ok(peak < before + 1024 * MB, `peak RSS ${(peak / MB).toFixed(0)} MB stays within 1 GB of ${(before / MB).toFixed(0)} MB`);
-    assert.ok(after < before + 300 * MB, `RSS back within 300 MB (${(after / MB).toFixed(0)} MB vs ${(before / MB).toFixed(0)} MB)`);
+    const after = await until(
+      60_000,
+      () => rssOf(bridge.child.pid!),
+      (v) => v < before + 300 * MB,
+    );
+    console.log(
+      `      junk: RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB, after ${(after / MB).toFixed(0)} MB`,
+    );
+    assert.ok(
+      peak < before + 1024 * MB,
+      `peak RSS ${(peak / MB).toFixed(0)} MB stays within 1 GB of ${(before / MB).toFixed(0)} MB`,
+    );
+    assert.ok(
+      after < before + 300 * MB,
+      `RSS back within 300 MB (${(after / MB).toFixed(0)} MB vs ${(before / MB).toFixed(0)} MB)`,
+    );
   });
 
   it('over the size limit: 413 PAYLOAD_TOO_LARGE with the limit, streamed or declared; no .part left', async () => {
-    const streamed = await streamUpload(bridge.baseUrl, token, { filename: 'big.pdf', confirm: '1' }, () => junkPdfBody(310 * MB));
+    const streamed = await streamUpload(bridge.baseUrl, token, { filename: 'big.pdf', confirm: '1' }, () =>
+      junkPdfBody(310 * MB),
+    );
     assert.equal(streamed.status, 413, JSON.stringify(streamed.json));
     assert.equal(streamed.json.error.code, 'PAYLOAD_TOO_LARGE');
     assert.deepEqual([streamed.json.error.details.limitBytes, streamed.json.error.details.limitMb], [300 * MB, 300]);
-    const declared = await streamUpload(bridge.baseUrl, token, { filename: 'big.pdf', confirm: '1' }, () => junkPdfBody(1 * MB), { 'Content-Length': String(301 * MB) });
+    const declared = await streamUpload(
+      bridge.baseUrl,
+      token,
+      { filename: 'big.pdf', confirm: '1' },
+      () => junkPdfBody(1 * MB),
+      { 'Content-Length': String(301 * MB) },
+    );
     assert.equal(declared.status, 413);
     assert.equal(declared.json.error.details.limitBytes, 300 * MB);
     await alive();
@@ -120,9 +166,15 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
     socket.on('data', (c) => received.push(c));
     const errors: string[] = [];
     socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
-    socket.write(`POST /bridge/v1/library/documents/upload?filename=late.pdf&confirm=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${301 * MB}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /bridge/v1/library/documents/upload?filename=late.pdf&confirm=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${301 * MB}\r\nConnection: close\r\n\r\n`,
+    );
     // The answer comes before any body byte is sent.
-    await until(10_000, () => Buffer.concat(received).toString('latin1'), (t) => t.includes('\r\n\r\n'));
+    await until(
+      10_000,
+      () => Buffer.concat(received).toString('latin1'),
+      (t) => t.includes('\r\n\r\n'),
+    );
     assert.match(Buffer.concat(received).toString('latin1'), /^HTTP\/1\.1 413 /);
     // The client only now notices; it goes on sending 8 MB, then closes. Without the linger, these writes meet a closed socket.
     const chunk = Buffer.alloc(MB, 0x20);
@@ -139,7 +191,9 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
 
   it('more pages than --max-pages: 422 PDF_TOO_MANY_PAGES before extraction, nothing stored', async () => {
     const before = readdirSync(join(dataDir, 'library')).sort();
-    const r = await streamUpload(bridge.baseUrl, token, { filename: '4ti2_manual.pdf', confirm: '1' }, () => chunksOf(readFileSync(corpusFile('4ti2_manual.pdf'))));
+    const r = await streamUpload(bridge.baseUrl, token, { filename: '4ti2_manual.pdf', confirm: '1' }, () =>
+      chunksOf(readFileSync(corpusFile('4ti2_manual.pdf'))),
+    );
     assert.equal(r.status, 422, JSON.stringify(r.json));
     assert.equal(r.json.error.code, 'PDF_TOO_MANY_PAGES');
     assert.equal(r.json.error.details.maxPages, 40);

@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
-import { cardImagesFixture, decode, EXCERPT_PAGE, makePng, pixel, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
+import {
+  cardImagesFixture,
+  decode,
+  EXCERPT_PAGE,
+  makePng,
+  pixel,
+  UNKNOWN,
+  VERBATIM,
+  type CardImagesFixture,
+} from './cardImagesFixture';
 
-const box = (x: number, y: number, width: number, height: number, extra: Record<string, unknown> = {}) => ({ rect: { x, y, width, height }, ...extra });
+const box = (x: number, y: number, width: number, height: number, extra: Record<string, unknown> = {}) => ({
+  rect: { x, y, width, height },
+  ...extra,
+});
 
 describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt cards)', function () {
   this.timeout(60_000);
@@ -15,7 +27,10 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
   });
   after(() => f.t.stop());
 
-  const post = (noteid: string, body: Record<string, unknown>) => f.t.client.raw('POST', `/notes/${noteid}/image-occlusions`, { body: { coordinateSpace: 'normalized', operation: 'add', ...body } });
+  const post = (noteid: string, body: Record<string, unknown>) =>
+    f.t.client.raw('POST', `/notes/${noteid}/image-occlusions`, {
+      body: { coordinateSpace: 'normalized', operation: 'add', ...body },
+    });
   const dryRun = async (noteid: string, body: Record<string, unknown>) => {
     const res = await post(noteid, body);
     assert.equal(res.status, 422, res.text());
@@ -28,12 +43,19 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     assert.equal(res.status, 200, res.text());
     return res.json<any>();
   };
-  const sourceOf = async (noteid: string, contentId: string) => (await f.t.client.raw('GET', `/notes/${noteid}/content/${contentId}`, { query: { maxEdge: 64 } })).headers.get('x-source-fingerprint')!;
-  const occlusionOf = async (noteid: string) => (await f.batchGet(noteid)).parts.find((p: any) => p.kind === 'excerpt_image' || p.kind === 'image')?.occlusion;
+  const sourceOf = async (noteid: string, contentId: string) =>
+    (await f.t.client.raw('GET', `/notes/${noteid}/content/${contentId}`, { query: { maxEdge: 64 } })).headers.get(
+      'x-source-fingerprint',
+    )!;
+  const occlusionOf = async (noteid: string) =>
+    (await f.batchGet(noteid)).parts.find((p: any) => p.kind === 'excerpt_image' || p.kind === 'image')?.occlusion;
 
   it('a true dry-run answers fingerprints and counts (a duplicate in the request is counted once); a wrong source fingerprint → 409 with the current one; nothing changes', async () => {
     const before = f.digest();
-    const wrong = await post(card.noteid, { masks: [box(0.1, 0.1, 0.2, 0.3)], expectedSourceFingerprint: 'f'.repeat(32) });
+    const wrong = await post(card.noteid, {
+      masks: [box(0.1, 0.1, 0.2, 0.3)],
+      expectedSourceFingerprint: 'f'.repeat(32),
+    });
     assert.equal(wrong.status, 409, wrong.text());
     const err = wrong.json<any>().error;
     assert.equal(err.code, 'IMAGE_SOURCE_CHANGED');
@@ -41,10 +63,24 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     assert.match(source, /^[0-9a-f]{32}$/);
     assert.equal(await sourceOf(card.noteid, excerptId), source, 'GET content carries the same fingerprint');
 
-    const d = await dryRun(card.noteid, { masks: [box(0.1, 0.1, 0.2, 0.3), box(0.5, 0.2, 0.2, 0.3, { group: 1 }), box(0.1, 0.1, 0.2, 0.3)], expectedSourceFingerprint: source });
+    const d = await dryRun(card.noteid, {
+      masks: [box(0.1, 0.1, 0.2, 0.3), box(0.5, 0.2, 0.2, 0.3, { group: 1 }), box(0.1, 0.1, 0.2, 0.3)],
+      expectedSourceFingerprint: source,
+    });
     assert.deepEqual(
       { ...d, maskFingerprint: typeof d.maskFingerprint },
-      { confirm: 'body', dryRun: true, sourceFingerprint: source, maskFingerprint: 'string', contentId: excerptId, wouldAdd: 2, wouldReplace: 0, deduplicated: 1, resultingMaskCount: 2, existingReviewCardCount: 0 },
+      {
+        confirm: 'body',
+        dryRun: true,
+        sourceFingerprint: source,
+        maskFingerprint: 'string',
+        contentId: excerptId,
+        wouldAdd: 2,
+        wouldReplace: 0,
+        deduplicated: 1,
+        resultingMaskCount: 2,
+        existingReviewCardCount: 0,
+      },
     );
     assert.equal(f.digest(), before, 'dry-run and 409 wrote nothing');
     assert.equal(await occlusionOf(card.noteid), undefined);
@@ -58,13 +94,22 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     const missing = await post(card.noteid, { masks, expectedSourceFingerprint: source, confirm: true });
     assert.equal(missing.status, 422);
     assert.equal(missing.json<any>().error.details.field, 'expectedMaskFingerprint');
-    const stale = await post(card.noteid, { masks, expectedSourceFingerprint: source, expectedMaskFingerprint: '0'.repeat(32), confirm: true });
+    const stale = await post(card.noteid, {
+      masks,
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: '0'.repeat(32),
+      confirm: true,
+    });
     assert.equal(stale.status, 409);
     assert.equal(stale.json<any>().error.code, 'OCCLUSION_CHANGED');
     assert.equal(f.digest(), before);
 
     const ops = f.t.bridge.services.store.all('SELECT * FROM operations').length;
-    const res = await confirm(card.noteid, { masks, expectedSourceFingerprint: source, expectedMaskFingerprint: d.maskFingerprint });
+    const res = await confirm(card.noteid, {
+      masks,
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: d.maskFingerprint,
+    });
     assert.equal(res.persisted, true);
     assert.equal(res.maskCount, 2);
     assert.equal(res.existingReviewCardCount, 0);
@@ -84,8 +129,16 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     });
 
     // Composite draws the boxes (mask colour at the first box's centre); base shows the page there.
-    const composite = await decode((await f.t.client.raw('GET', `/notes/${card.noteid}/content/${excerptId}`, { query: { maxEdge: 800 } })).bytes);
-    const base = await decode((await f.t.client.raw('GET', `/notes/${card.noteid}/content/${excerptId}`, { query: { maxEdge: 800, layers: 'base' } })).bytes);
+    const composite = await decode(
+      (await f.t.client.raw('GET', `/notes/${card.noteid}/content/${excerptId}`, { query: { maxEdge: 800 } })).bytes,
+    );
+    const base = await decode(
+      (
+        await f.t.client.raw('GET', `/notes/${card.noteid}/content/${excerptId}`, {
+          query: { maxEdge: 800, layers: 'base' },
+        })
+      ).bytes,
+    );
     const cx = (0.05 + 0.15) * composite.width;
     const cy = (0.1 + 0.2) * composite.height;
     assert.deepEqual(pixel(composite, cx, cy).slice(0, 3), [0xf5, 0xa6, 0x23], 'mask colour in composite');
@@ -97,31 +150,62 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     const source = await sourceOf(card.noteid, excerptId);
     const masks = [box(0.05, 0.1, 0.3, 0.4), box(0.05, 0.1, 0.3, 0.4, { group: 5 }), box(0.8, 0.1, 0.1, 0.1)];
     const d = await dryRun(card.noteid, { masks, expectedSourceFingerprint: source });
-    assert.deepEqual([d.wouldAdd, d.deduplicated, d.wouldReplace, d.resultingMaskCount], [2, 1, 0, 4], 'same rect in another group is a new mask');
-    const res = await confirm(card.noteid, { masks, expectedSourceFingerprint: source, expectedMaskFingerprint: d.maskFingerprint });
+    assert.deepEqual(
+      [d.wouldAdd, d.deduplicated, d.wouldReplace, d.resultingMaskCount],
+      [2, 1, 0, 4],
+      'same rect in another group is a new mask',
+    );
+    const res = await confirm(card.noteid, {
+      masks,
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: d.maskFingerprint,
+    });
     assert.equal(res.maskCount, 4);
     assert.equal((await occlusionOf(card.noteid)).masks.length, 4);
 
     const before = f.digest();
-    const stale = await post(card.noteid, { masks: [box(0, 0, 0.1, 0.1)], expectedSourceFingerprint: source, expectedMaskFingerprint: d.maskFingerprint, confirm: true });
+    const stale = await post(card.noteid, {
+      masks: [box(0, 0, 0.1, 0.1)],
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: d.maskFingerprint,
+      confirm: true,
+    });
     assert.equal(stale.status, 409);
     assert.equal(stale.json<any>().error.code, 'OCCLUSION_CHANGED');
     assert.equal(f.digest(), before);
 
-    const r = await dryRun(card.noteid, { operation: 'replace', masks: [box(0.2, 0.2, 0.2, 0.2)], expectedSourceFingerprint: source, expectedMaskFingerprint: res.maskFingerprint });
+    const r = await dryRun(card.noteid, {
+      operation: 'replace',
+      masks: [box(0.2, 0.2, 0.2, 0.2)],
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: res.maskFingerprint,
+    });
     assert.deepEqual([r.wouldAdd, r.wouldReplace, r.deduplicated, r.resultingMaskCount], [1, 4, 0, 1]);
-    const replaced = await confirm(card.noteid, { operation: 'replace', masks: [box(0.2, 0.2, 0.2, 0.2)], expectedSourceFingerprint: source, expectedMaskFingerprint: r.maskFingerprint });
+    const replaced = await confirm(card.noteid, {
+      operation: 'replace',
+      masks: [box(0.2, 0.2, 0.2, 0.2)],
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: r.maskFingerprint,
+    });
     assert.equal(replaced.maskCount, 1);
-    assert.deepEqual((await occlusionOf(card.noteid)).masks, [{ index: 0, rect: { x: 0.2, y: 0.2, width: 0.2, height: 0.2 } }]);
+    assert.deepEqual((await occlusionOf(card.noteid)).masks, [
+      { index: 0, rect: { x: 0.2, y: 0.2, width: 0.2, height: 0.2 } },
+    ]);
   });
 
   it('existingReviewCardCount counts the review cards made from the card (dry-run and confirm)', async () => {
     const deckId = (await f.t.client.createDeck('Paper sizes')).deckId;
-    await f.t.client.request('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: card.noteid }], confirm: true } });
+    await f.t.client.request('POST', `/decks/${deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: card.noteid }], confirm: true },
+    });
     const source = await sourceOf(card.noteid, excerptId);
     const d = await dryRun(card.noteid, { masks: [box(0.6, 0.6, 0.1, 0.1)], expectedSourceFingerprint: source });
     assert.equal(d.existingReviewCardCount, 1);
-    const res = await confirm(card.noteid, { masks: [box(0.6, 0.6, 0.1, 0.1)], expectedSourceFingerprint: source, expectedMaskFingerprint: d.maskFingerprint });
+    const res = await confirm(card.noteid, {
+      masks: [box(0.6, 0.6, 0.1, 0.1)],
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: d.maskFingerprint,
+    });
     assert.equal(res.existingReviewCardCount, 1);
     assert.equal(res.warnings.length, 1, 'the answer says review cards must be rebuilt');
   });
@@ -134,13 +218,19 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     assert.notEqual(source, await sourceOf(card.noteid, excerptId));
     const d = await dryRun(pic.noteid, { masks: [box(0, 0, 0.5, 0.5)], expectedSourceFingerprint: source });
     assert.equal(d.contentId, cid);
-    await confirm(pic.noteid, { masks: [box(0, 0, 0.5, 0.5)], expectedSourceFingerprint: source, expectedMaskFingerprint: d.maskFingerprint });
+    await confirm(pic.noteid, {
+      masks: [box(0, 0, 0.5, 0.5)],
+      expectedSourceFingerprint: source,
+      expectedMaskFingerprint: d.maskFingerprint,
+    });
     const part = (await f.batchGet(pic.noteid)).parts.find((p: any) => p.contentId === cid);
     assert.equal(part.occlusion.masks.length, 1);
 
     // The bytes change behind the agent's back: its fingerprint is stale.
     const other = await makePng(200, 100, (ctx) => ((ctx.fillStyle = '#a02040'), ctx.fillRect(0, 0, 200, 100)));
-    await f.t.bridge.services.store.write((tx) => tx.run('UPDATE note_parts SET blob = ? WHERE content_id = ?', [new Uint8Array(other), cid]));
+    await f.t.bridge.services.store.write((tx) =>
+      tx.run('UPDATE note_parts SET blob = ? WHERE content_id = ?', [new Uint8Array(other), cid]),
+    );
     const res = await post(pic.noteid, { masks: [box(0.5, 0.5, 0.5, 0.5)], expectedSourceFingerprint: source });
     assert.equal(res.status, 409);
     assert.equal(res.json<any>().error.code, 'IMAGE_SOURCE_CHANGED');
@@ -149,12 +239,23 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
   it('refusals: unknown card or content, not an image card, 0 or 201 masks, rects outside 0..1, bad operation or space, more than 200 in all; nothing changes', async () => {
     const source = await sourceOf(card.noteid, excerptId);
     const plain = await f.create({ title: 'Plain', text: 'words only' });
-    const unplaced = await f.create({ excerpt: { bookmd5: f.book, page: EXCERPT_PAGE, text: 'Nothing like this sentence appears on that page at all, surely.' } });
+    const unplaced = await f.create({
+      excerpt: {
+        bookmd5: f.book,
+        page: EXCERPT_PAGE,
+        text: 'Nothing like this sentence appears on that page at all, surely.',
+      },
+    });
     assert.equal(unplaced.sourceAnchor.rect, null);
     const audioCard = await f.create({ title: 'Sound' });
-    const audio = await f.addPart(audioCard.noteid, { kind: 'audio', mimeType: 'audio/mpeg', blob: Buffer.from('ID3') });
+    const audio = await f.addPart(audioCard.noteid, {
+      kind: 'audio',
+      mimeType: 'audio/mpeg',
+      blob: Buffer.from('ID3'),
+    });
     const stored = (await occlusionOf(card.noteid)).masks.length;
-    const many = (n: number) => Array.from({ length: n }, (_, i) => box((i % 20) / 20, Math.floor(i / 20) / 20, 0.04, 0.04));
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => box((i % 20) / 20, Math.floor(i / 20) / 20, 0.04, 0.04));
     const ok = { masks: [box(0.1, 0.1, 0.1, 0.1)], expectedSourceFingerprint: source };
     const current = (await dryRun(card.noteid, ok)).maskFingerprint;
     const before = f.digest();
@@ -178,7 +279,10 @@ describe('POST /notes/{id}/image-occlusions (masks on image and PDF-excerpt card
     ];
     for (const [what, noteid, body, status, code] of cases) {
       for (const confirmed of [false, true]) {
-        const res = await post(noteid, { ...body, ...(confirmed ? { confirm: true, expectedMaskFingerprint: current } : {}) });
+        const res = await post(noteid, {
+          ...body,
+          ...(confirmed ? { confirm: true, expectedMaskFingerprint: current } : {}),
+        });
         assert.equal(res.status, status, `${what}${confirmed ? ' (confirm)' : ''}: ${res.text()}`);
         assert.equal(res.json<any>().error.code, code, what);
       }

@@ -17,14 +17,21 @@ describe('install codes (GET /install, POST /install/code)', () => {
     assert.equal(code.kind, 'install');
     assert.deepEqual([code.name, code.scope], ['installed agent', 'write']);
     assert.match(code.command, /^curl -sSL 'http:\/\/127\.0\.0\.1:\d+\/bridge\/v1\/install\?code=[\w-]+' \| sh$/);
-    assert.match(code.mcpCommand, /^claude mcp add --transport http study-bridge http:\/\/127\.0\.0\.1:\d+\/bridge\/v1\/mcp --header "Authorization: Bearer \$\(cat ~\/\.config\/study-bridge\/token\)"$/);
+    assert.match(
+      code.mcpCommand,
+      /^claude mcp add --transport http study-bridge http:\/\/127\.0\.0\.1:\d+\/bridge\/v1\/mcp --header "Authorization: Bearer \$\(cat ~\/\.config\/study-bridge\/token\)"$/,
+    );
     const tokenBefore = readFileSync(join(t.dataDir, 'token'), 'utf8');
 
     const res = await t.anonymous.raw('GET', '/install', { query: { code: code.code } });
     assert.equal(res.status, 200);
     assert.match(String(res.headers.get('content-type')), /shellscript/);
     const home = tempDir('sb-home-');
-    const out = execFileSync('sh', ['-s'], { input: res.text(), env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    const out = execFileSync('sh', ['-s'], {
+      input: res.text(),
+      env: { PATH: process.env.PATH, HOME: home },
+      encoding: 'utf8',
+    });
     assert.match(out, /claude mcp add --transport http study-bridge/);
     assert.ok(!out.includes(t.bridge.token), 'the token is not printed');
 
@@ -81,7 +88,11 @@ describe('install codes (GET /install, POST /install/code)', () => {
     assert.equal(again.status, 403);
     assert.match(again.text(), /invalid, already used or expired/);
     const home = tempDir('sb-home-');
-    const run = spawnSync('sh', ['-s'], { input: again.text(), env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    const run = spawnSync('sh', ['-s'], {
+      input: again.text(),
+      env: { PATH: process.env.PATH, HOME: home },
+      encoding: 'utf8',
+    });
     assert.notEqual(run.status, 0);
     assert.ok(!existsSync(join(home, '.config/study-bridge/token')));
   });

@@ -20,7 +20,10 @@ interface Running {
 
 async function start(dataDir: string): Promise<Running> {
   const child = await spawnBridge(['--data', dataDir, '--port', '0']);
-  return { child, client: new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() }) };
+  return {
+    child,
+    client: new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() }),
+  };
 }
 
 async function kill9(r: Running): Promise<void> {
@@ -34,7 +37,10 @@ async function stop(r: Running): Promise<void> {
 }
 
 async function titles(client: BridgeClient, topicid: string): Promise<string[]> {
-  return (await client.cards.tree(topicid)).nodes.map((n) => n.title).filter((t) => t.startsWith('card-')).sort();
+  return (await client.cards.tree(topicid)).nodes
+    .map((n) => n.title)
+    .filter((t) => t.startsWith('card-'))
+    .sort();
 }
 
 /** A study set with `n` cards, each acknowledged before the next is sent. */
@@ -71,7 +77,11 @@ describe('journal damage: a bad record in the middle loses only itself (child br
 
     const second = await start(dataDir);
     const expected = Array.from({ length: N }, (_, i) => title(i)).filter((t) => t !== victim);
-    assert.deepEqual(await titles(second.client, set.topicid), expected, 'every card but the damaged record’s is there');
+    assert.deepEqual(
+      await titles(second.client, set.topicid),
+      expected,
+      'every card but the damaged record’s is there',
+    );
     const status = await second.client.status();
     assert.equal(status.recovery?.lostRecords, 1);
     const keptAs = status.recovery!.keptAs!;
@@ -79,7 +89,11 @@ describe('journal damage: a bad record in the middle loses only itself (child br
     assert.ok(readFileSync(keptAs).equals(journal), 'the damaged journal is kept as it was found');
     assert.equal(statSync(keptAs).mode & 0o777, 0o600);
     assert.match(second.child.stderr(), /recovery: the journal was damaged: 1 acknowledged write\(s\) lost.*kept as /);
-    assert.equal((await new BridgeClient({ baseUrl: second.child.baseUrl }).status()).recovery, undefined, 'no file names without a token');
+    assert.equal(
+      (await new BridgeClient({ baseUrl: second.child.baseUrl }).status()).recovery,
+      undefined,
+      'no file names without a token',
+    );
 
     // New writes follow the intact records; a second crash and start reports nothing new and loses nothing.
     await addCards(second.client, set.topicid, N, 1);
@@ -121,11 +135,17 @@ describe('journal damage: a bad record in the middle loses only itself (child br
     // The redo file the A → B checkpoint would have written, found next to C.
     const pageSize = a.readUInt16BE(16);
     const changed: number[] = [];
-    for (let i = 0; i < b.length / pageSize; i++) if (!a.subarray(i * pageSize, (i + 1) * pageSize).equals(b.subarray(i * pageSize, (i + 1) * pageSize))) changed.push(i);
+    for (let i = 0; i < b.length / pageSize; i++)
+      if (!a.subarray(i * pageSize, (i + 1) * pageSize).equals(b.subarray(i * pageSize, (i + 1) * pageSize)))
+        changed.push(i);
     writeFileSync(`${dbPath}.redo`, encodeRedo(b, pageSize, changed, preImageOf(a, pageSize)));
 
     const r = await start(dataDir);
-    assert.deepEqual(await titles(r.client, topicid), Array.from({ length: 30 }, (_, i) => title(i)), 'no acknowledged card is lost');
+    assert.deepEqual(
+      await titles(r.client, topicid),
+      Array.from({ length: 30 }, (_, i) => title(i)),
+      'no acknowledged card is lost',
+    );
     const recovery = (await r.client.status()).recovery;
     assert.equal(recovery?.lostRecords, 0);
     assert.ok(recovery.staleRedoKeptAs && existsSync(recovery.staleRedoKeptAs), 'the stale redo file is kept aside');

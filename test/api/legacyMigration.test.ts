@@ -49,7 +49,10 @@ const searchHits = (body: any) => ({
 async function replay(t: TestBridge, a: Answer) {
   const [path, qs] = a.path.split('?');
   const query = Object.fromEntries(new URLSearchParams(qs ?? ''));
-  const r = await t.client.raw(a.request === undefined ? 'GET' : 'POST', path, { query, ...(a.request === undefined ? {} : { body: a.request }) });
+  const r = await t.client.raw(a.request === undefined ? 'GET' : 'POST', path, {
+    query,
+    ...(a.request === undefined ? {} : { body: a.request }),
+  });
   return { status: r.status, body: r.json<any>() };
 }
 
@@ -76,14 +79,20 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
   it('keeps no page text, page index or snapshot content in library.db any more', async () => {
     const { store } = t.bridge.services;
     assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM pages')!.n, 0);
-    assert.equal(store.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined, 'the old page index table is dropped (schema 9)');
+    assert.equal(
+      store.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`),
+      undefined,
+      'the old page index table is dropped (schema 9)',
+    );
     const inDb = store.get<{ n: number }>(`SELECT count(*) AS n FROM snapshots WHERE length(data) > 0`)!.n;
     assert.equal(inDb, 0, 'every snapshot content moved to a file');
     await store.checkpoint();
     const before = gunzipSync(readFileSync(join(fixture, 'data/library.db.gz'))).length;
     const after = statSync(join(dir, 'library.db')).size;
     // The moved content was over half the file; every later migration's empty tables and indexes add a 4 KB page each.
-    const laterTables = store.get<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE name IN ('approvals', 'approvals_state', 'operations_token', 'anki_notes', 'anki_notes_note')`)!.n;
+    const laterTables = store.get<{ n: number }>(
+      `SELECT count(*) AS n FROM sqlite_master WHERE name IN ('approvals', 'approvals_state', 'operations_token', 'anki_notes', 'anki_notes_note')`,
+    )!.n;
     assert.ok(after < before / 2 + laterTables * 4096, `library.db shrank (${before} → ${after} bytes)`);
   });
 
@@ -91,7 +100,10 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
     const [first] = manifest.snapshots;
     const r = await t.client.raw('POST', `/snapshots/${first}/restore`, { body: { confirm: true, force: true } });
     assert.equal(r.status, 200, r.text());
-    const tree = await t.client.request<{ nodes: Array<{ noteid: string; title: string }> }>('GET', `/study-sets/${manifest.topicid}/tree`);
+    const tree = await t.client.request<{ nodes: Array<{ noteid: string; title: string }> }>(
+      'GET',
+      `/study-sets/${manifest.topicid}/tree`,
+    );
     const titles = tree.nodes.map((n) => n.title);
     assert.ok(titles.includes('Markov bases') && titles.includes('Graver basis'), titles.join(', '));
     assert.ok(!titles.includes('Hilbert basis'), 'the card added after the snapshot is gone');
@@ -112,5 +124,10 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
 /** Tree nodes gained displayTitle after the fixture was recorded (#17): the title, as every fixture card has one. */
 function withDisplayTitles(body: any): any {
   if (!body || !Array.isArray(body.nodes)) return body;
-  return { ...body, nodes: body.nodes.map((n: any) => (typeof n.title === 'string' && !('displayTitle' in n) ? { ...n, displayTitle: n.title } : n)) };
+  return {
+    ...body,
+    nodes: body.nodes.map((n: any) =>
+      typeof n.title === 'string' && !('displayTitle' in n) ? { ...n, displayTitle: n.title } : n,
+    ),
+  };
 }

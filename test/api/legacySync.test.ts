@@ -33,9 +33,13 @@ describe('legacy sync diagnostics', function () {
   let setId: string;
   let a: { bytes: Uint8Array; id: string };
   let b: { bytes: Uint8Array; id: string };
-  const events = (after = 0, limit?: number) => t.client.request<any>('GET', '/sync/legacy/events', { query: { afterSequence: String(after), ...(limit ? { limit: String(limit) } : {}) } });
+  const events = (after = 0, limit?: number) =>
+    t.client.request<any>('GET', '/sync/legacy/events', {
+      query: { afterSequence: String(after), ...(limit ? { limit: String(limit) } : {}) },
+    });
   const allEvents = async (after = 0) => (await events(after, 200)).events as any[];
-  const inventory = async () => (await t.client.request<any>('POST', '/sync/legacy/inventory', { body: {} })).items as any[];
+  const inventory = async () =>
+    (await t.client.request<any>('POST', '/sync/legacy/inventory', { body: {} })).items as any[];
   const stateOf = async (id: string) => (await inventory()).find((i) => i.bookmd5 === id)?.state;
   const libFile = (rel: string) => join(t.dataDir, 'library', rel);
 
@@ -44,7 +48,10 @@ describe('legacy sync diagnostics', function () {
     setId = (await t.client.createStudySet('Sync')).topicid;
     const ab = await tinyPdf('Alpha');
     const bb = await tinyPdf('Bravo');
-    a = { bytes: ab, id: (await t.client.uploadDocument(ab, { filename: 'alpha.pdf', folder: 'Books', topicid: setId })).bookmd5 };
+    a = {
+      bytes: ab,
+      id: (await t.client.uploadDocument(ab, { filename: 'alpha.pdf', folder: 'Books', topicid: setId })).bookmd5,
+    };
     b = { bytes: bb, id: (await t.client.uploadDocument(bb, { filename: 'bravo.pdf' })).bookmd5 };
     for (const id of [a.id, b.id]) await t.bridge.services.extraction.whenReady(id);
   });
@@ -60,12 +67,18 @@ describe('legacy sync diagnostics', function () {
     assert.equal(s.suspensionErrorCount, 0);
     assert.equal(s.watching, true);
     assert.equal(s.lastSequence, 0, 'uploads through the bridge are not sync events');
-    assert.deepEqual([s.documents.total, s.documents.observed, s.documents.missingFile, s.documents.possibleMismatch], [2, 2, 0, 0]);
+    assert.deepEqual(
+      [s.documents.total, s.documents.observed, s.documents.missingFile, s.documents.possibleMismatch],
+      [2, 2, 0, 0],
+    );
     const inv = await t.client.request<any>('POST', '/sync/legacy/inventory', { body: {} });
     assert.equal(inv.observeOnly, true);
     assert.deepEqual(
       inv.items.map((i: any) => [i.bookmd5, i.path, i.state, i.size]).sort(),
-      [[a.id, 'Books/alpha.pdf', 'observed', a.bytes.length], [b.id, 'bravo.pdf', 'observed', b.bytes.length]].sort(),
+      [
+        [a.id, 'Books/alpha.pdf', 'observed', a.bytes.length],
+        [b.id, 'bravo.pdf', 'observed', b.bytes.length],
+      ].sort(),
     );
     assert.equal(inv.nextCursor, null);
   });
@@ -89,7 +102,9 @@ describe('legacy sync diagnostics', function () {
 
   it('the file put back: file_added (restored), observed again', async () => {
     writeFileSync(libFile('Books/alpha.pdf'), a.bytes);
-    const ev = await waitFor('file_added', async () => (await allEvents()).find((e) => e.kind === 'file_added' && e.bookmd5 === a.id));
+    const ev = await waitFor('file_added', async () =>
+      (await allEvents()).find((e) => e.kind === 'file_added' && e.bookmd5 === a.id),
+    );
     assert.equal(ev.details.restored, true);
     assert.equal(ev.details.sizeMatchesRecord, true);
     assert.equal(await stateOf(a.id), 'observed');
@@ -98,7 +113,9 @@ describe('legacy sync diagnostics', function () {
 
   it('a file changed behind the bridge: file_changed, possible_mismatch', async () => {
     appendFileSync(libFile('bravo.pdf'), '\n% edited elsewhere\n');
-    const ev = await waitFor('file_changed', async () => (await allEvents()).find((e) => e.kind === 'file_changed' && e.bookmd5 === b.id));
+    const ev = await waitFor('file_changed', async () =>
+      (await allEvents()).find((e) => e.kind === 'file_changed' && e.bookmd5 === b.id),
+    );
     assert.equal(ev.details.recordedSize, b.bytes.length);
     assert.ok(ev.details.size > b.bytes.length);
     assert.equal(await stateOf(b.id), 'possible_mismatch');
@@ -107,18 +124,24 @@ describe('legacy sync diagnostics', function () {
   it('an untracked file dropped into the library: file_added without a bookmd5', async () => {
     mkdirSync(libFile('Loose'), { recursive: true });
     writeFileSync(libFile('Loose/stray.pdf'), 'not tracked');
-    const ev = await waitFor('untracked file_added', async () => (await allEvents()).find((e) => e.kind === 'file_added' && e.path === 'Loose/stray.pdf'));
+    const ev = await waitFor('untracked file_added', async () =>
+      (await allEvents()).find((e) => e.kind === 'file_added' && e.path === 'Loose/stray.pdf'),
+    );
     assert.equal(ev.bookmd5, undefined);
     assert.equal(ev.details.tracked, false);
   });
 
   it('recheck re-hashes every file in the background and logs what it finds', async () => {
     const before = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
-    const r = await t.client.request<any>('POST', '/sync/legacy/recheck', { body: { database: true, documents: true } });
+    const r = await t.client.request<any>('POST', '/sync/legacy/recheck', {
+      body: { database: true, documents: true },
+    });
     assert.equal(r.accepted, true);
     assert.match(r.operationId, /^[0-9A-F-]{36}$/);
     assert.equal(r.startSequence, before);
-    const finished = await waitFor('recheck_finished', async () => (await allEvents(r.startSequence)).find((e) => e.kind === 'recheck_finished'));
+    const finished = await waitFor('recheck_finished', async () =>
+      (await allEvents(r.startSequence)).find((e) => e.kind === 'recheck_finished'),
+    );
     const log = await allEvents(r.startSequence);
     assert.equal(log[0].kind, 'recheck_started');
     assert.equal(log[0].details.operationId, r.operationId);
@@ -127,8 +150,14 @@ describe('legacy sync diagnostics', function () {
     assert.equal(verified.bookmd5, a.id);
     assert.equal(mismatch.bookmd5, b.id);
     assert.equal(mismatch.details.actualMd5, md5(readFileSync(libFile('bravo.pdf'))));
-    assert.deepEqual(log.filter((e) => e.kind === 'file_untracked').map((e) => e.path), ['Loose/stray.pdf']);
-    assert.deepEqual([finished.details.verified, finished.details.mismatched, finished.details.missing, finished.details.untracked], [1, 1, 0, 1]);
+    assert.deepEqual(
+      log.filter((e) => e.kind === 'file_untracked').map((e) => e.path),
+      ['Loose/stray.pdf'],
+    );
+    assert.deepEqual(
+      [finished.details.verified, finished.details.mismatched, finished.details.missing, finished.details.untracked],
+      [1, 1, 0, 1],
+    );
     const s = await t.client.request<any>('GET', '/sync/legacy/status');
     assert.equal(s.suspensionErrorCount, 1, 'this cycle: the mismatch');
     assert.equal(s.errorCount, 2, 'history: the removal and the mismatch');
@@ -140,7 +169,9 @@ describe('legacy sync diagnostics', function () {
 
   it('a recheck of the database lane alone hashes nothing', async () => {
     const r = await t.client.request<any>('POST', '/sync/legacy/recheck', { body: { documents: false } });
-    const finished = await waitFor('recheck_finished', async () => (await allEvents(r.startSequence)).find((e) => e.kind === 'recheck_finished'));
+    const finished = await waitFor('recheck_finished', async () =>
+      (await allEvents(r.startSequence)).find((e) => e.kind === 'recheck_finished'),
+    );
     const log = await allEvents(r.startSequence);
     assert.equal(log.filter((e) => e.kind === 'file_verified' || e.kind === 'file_mismatch').length, 0);
     assert.equal(finished.details.present, 2);
@@ -149,7 +180,11 @@ describe('legacy sync diagnostics', function () {
   it('events page with lastSequence and hasMore', async () => {
     const all = await allEvents();
     assert.ok(all.length >= 6);
-    assert.deepEqual(all.map((e) => e.sequence), all.map((_e, i) => i + 1), 'sequences are 1, 2, 3… without gaps');
+    assert.deepEqual(
+      all.map((e) => e.sequence),
+      all.map((_e, i) => i + 1),
+      'sequences are 1, 2, 3… without gaps',
+    );
     const seen: number[] = [];
     let cursor = 0;
     for (let guard = 0; guard < 50; guard++) {
@@ -161,7 +196,10 @@ describe('legacy sync diagnostics', function () {
       if (!p.hasMore) break;
       assert.equal(p.events.length, 2);
     }
-    assert.deepEqual(seen, all.map((e) => e.sequence));
+    assert.deepEqual(
+      seen,
+      all.map((e) => e.sequence),
+    );
     const def = await t.client.request<any>('GET', '/sync/legacy/events');
     assert.equal(def.events.length, Math.min(50, all.length), 'default: afterSequence 0, limit 50');
   });
@@ -175,7 +213,10 @@ describe('legacy sync diagnostics', function () {
     // Withdraw the two newest rows: their numbers stay used, the cursor skips them once.
     await t.bridge.services.store.write((tx) => tx.run('DELETE FROM sync_events WHERE seq > ?', [last - 2]));
     const gap = await events(last - 4);
-    assert.deepEqual(gap.events.map((e: any) => e.sequence), [last - 3, last - 2]);
+    assert.deepEqual(
+      gap.events.map((e: any) => e.sequence),
+      [last - 3, last - 2],
+    );
     assert.equal(gap.lastSequence, last);
     assert.equal(gap.cursorAdvancedPastGap, true);
     const empty = await events(last);
@@ -185,7 +226,11 @@ describe('legacy sync diagnostics', function () {
     await t.bridge.services.store.write((tx) => log.pruneTx(tx, 3));
     const truncated = await events(0, 200);
     assert.equal(truncated.historyTruncated, true);
-    assert.equal(truncated.events[0].sequence, last - 4, "the three newest rows are kept (the two newest were withdrawn)");
+    assert.equal(
+      truncated.events[0].sequence,
+      last - 4,
+      'the three newest rows are kept (the two newest were withdrawn)',
+    );
     assert.equal((await events(last - 5)).historyTruncated, false);
   });
 
@@ -212,17 +257,24 @@ describe('legacy sync diagnostics', function () {
       assert.equal(res.status, status, `${method} ${path}`);
       assert.equal(res.json<any>().error.code, code, `${method} ${path}`);
     }
-    for (const p of ['/sync/legacy/status', '/sync/legacy/events']) assert.equal((await t.anonymous.raw('GET', p)).status, 401);
+    for (const p of ['/sync/legacy/status', '/sync/legacy/events'])
+      assert.equal((await t.anonymous.raw('GET', p)).status, 401);
     assert.equal((await t.anonymous.raw('POST', '/sync/legacy/recheck', { body: {} })).status, 401);
     assert.equal(storeDigest(t.bridge.services.store), before);
-    assert.equal((await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence, lastBefore, 'no event logged');
+    assert.equal(
+      (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence,
+      lastBefore,
+      'no event logged',
+    );
   });
 
   it('inventory pages with nextCursor', async () => {
     const first = await t.client.request<any>('POST', '/sync/legacy/inventory', { body: { limit: 1 } });
     assert.equal(first.items.length, 1);
     assert.equal(first.nextCursor, first.items[0].bookmd5);
-    const second = await t.client.request<any>('POST', '/sync/legacy/inventory', { body: { limit: 1, cursor: first.nextCursor } });
+    const second = await t.client.request<any>('POST', '/sync/legacy/inventory', {
+      body: { limit: 1, cursor: first.nextCursor },
+    });
     assert.equal(second.items.length, 1);
     assert.equal(second.nextCursor, null);
     assert.deepEqual([first.items[0].bookmd5, second.items[0].bookmd5].sort(), [a.id, b.id].sort());
@@ -241,7 +293,10 @@ describe('legacy sync across restarts and without premium', function () {
       // Upload needs premium: the document row and file are put in place as an upload would.
       writeFileSync(join(dataDir, 'library', 'charlie.pdf'), bytes);
       await t.bridge.services.store.write((tx) =>
-        tx.run(`INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, added_at, modified_at) VALUES (?, 'charlie.pdf', '', ?, 1, 'ready', 'x', 'x')`, [id, bytes.length]),
+        tx.run(
+          `INSERT INTO documents(bookmd5, filename, folder, size, page_count, extraction_state, added_at, modified_at) VALUES (?, 'charlie.pdf', '', ?, 1, 'ready', 'x', 'x')`,
+          [id, bytes.length],
+        ),
       );
       const watcher = t.bridge.services.legacySync.watcher;
       await t.stop();
@@ -249,19 +304,27 @@ describe('legacy sync across restarts and without premium', function () {
       rmSync(join(dataDir, 'library', 'charlie.pdf'));
 
       t = await startBridge({ dataDir, premium: false });
-      const ev = await waitFor('startup file_removed', async () => (await t.client.request<any>('GET', '/sync/legacy/events')).events.find((e: any) => e.kind === 'file_removed'));
+      const ev = await waitFor('startup file_removed', async () =>
+        (await t.client.request<any>('GET', '/sync/legacy/events')).events.find((e: any) => e.kind === 'file_removed'),
+      );
       assert.equal(ev.bookmd5, id);
       assert.equal(ev.details.detectedAt, 'startup');
       const r = await t.client.raw('POST', '/sync/legacy/recheck', { body: {} });
       assert.equal(r.status, 200, 'recheck needs no premium');
-      await waitFor('recheck_finished', async () => (await t.client.request<any>('GET', '/sync/legacy/events')).events.find((e: any) => e.kind === 'recheck_finished'));
+      await waitFor('recheck_finished', async () =>
+        (await t.client.request<any>('GET', '/sync/legacy/events')).events.find(
+          (e: any) => e.kind === 'recheck_finished',
+        ),
+      );
       const last = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
       await t.stop();
 
       t = await startBridge({ dataDir, premium: false });
       await sleep(500);
       await t.bridge.services.legacySync.watcher.settled();
-      const again = await t.client.request<any>('GET', '/sync/legacy/events', { query: { afterSequence: String(last) } });
+      const again = await t.client.request<any>('GET', '/sync/legacy/events', {
+        query: { afterSequence: String(last) },
+      });
       assert.deepEqual(again.events, [], 'nothing new: the removal is not logged twice');
       await t.stop();
     } finally {

@@ -13,7 +13,8 @@ describe('GET /library/changes (long poll)', () => {
   after(() => t.stop());
 
   /** Commit listeners the store holds: proves a poll is parked (or was released). */
-  const listeners = () => (t.bridge.services.store as unknown as { commitListeners: Set<unknown> }).commitListeners.size;
+  const listeners = () =>
+    (t.bridge.services.store as unknown as { commitListeners: Set<unknown> }).commitListeners.size;
   const untilListeners = async (n: number) => {
     for (let i = 0; i < 500 && listeners() !== n; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(listeners(), n);
@@ -41,7 +42,10 @@ describe('GET /library/changes (long poll)', () => {
     assert.equal(woke.changed, true);
     assert.equal(woke.revision, t.bridge.services.store.revision);
     assert.ok(woke.revision > since);
-    assert.ok((await t.client.listStudySets()).some((s) => s.topicid === set.topicid), 'the write the poll announced is readable');
+    assert.ok(
+      (await t.client.listStudySets()).some((s) => s.topicid === set.topicid),
+      'the write the poll announced is readable',
+    );
     assert.equal(listeners(), base, 'the poll let go of the store');
   });
 
@@ -59,7 +63,7 @@ describe('GET /library/changes (long poll)', () => {
     const pending = changes(since, 25_000, abort.signal).catch((e: unknown) => e);
     await untilListeners(base + 1);
     abort.abort();
-    assert.equal((await pending as Error).name, 'AbortError');
+    assert.equal(((await pending) as Error).name, 'AbortError');
     await untilListeners(base);
   });
 

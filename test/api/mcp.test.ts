@@ -21,7 +21,9 @@ describe('MCP channel (POST /mcp)', () => {
     t = await startBridge();
     client = new Client({ name: 'test-agent', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${t.bridge.token}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${t.bridge.token}` } },
+      }),
     );
   });
   after(async () => {
@@ -35,24 +37,62 @@ describe('MCP channel (POST /mcp)', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
     const call = tools.find((x) => x.name === 'study_call')!;
-    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['body', 'bodyBase64', 'cursor', 'imageMaxPx', 'maxBytes', 'method', 'path', 'query']);
+    assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), [
+      'body',
+      'bodyBase64',
+      'cursor',
+      'imageMaxPx',
+      'maxBytes',
+      'method',
+      'path',
+      'query',
+    ]);
     const upload = tools.find((x) => x.name === 'study_upload')!;
-    assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), ['filename', 'folder', 'path', 'topicid']);
+    assert.deepEqual(Object.keys(upload.inputSchema.properties ?? {}).sort(), [
+      'filename',
+      'folder',
+      'path',
+      'topicid',
+    ]);
     assert.deepEqual(upload.inputSchema.required, ['path']);
     // Tool hints for the owner's (write) session: the guide reads, a call may delete, an upload only adds.
-    assert.deepEqual(tools.find((x) => x.name === 'study_guide')!.annotations, { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false });
-    assert.deepEqual(call.annotations, { title: 'Study Bridge route', readOnlyHint: false, destructiveHint: true, openWorldHint: false });
-    assert.deepEqual(upload.annotations, { title: 'Add a PDF by path', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(tools.find((x) => x.name === 'study_guide')!.annotations, {
+      title: 'Study Bridge guide',
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
+    assert.deepEqual(call.annotations, {
+      title: 'Study Bridge route',
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
+    assert.deepEqual(upload.annotations, {
+      title: 'Add a PDF by path',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 
-  it('a read token\'s session lists study_call as read-only and is not offered study_upload', async () => {
+  it("a read token's session lists study_call as read-only and is not offered study_upload", async () => {
     const reader = await t.bridge.services.tokens.issue('read-only agent', 'read');
     const c = new Client({ name: 'read-agent', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${reader.token}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${reader.token}` } },
+      }),
+    );
     try {
       const { tools } = await c.listTools();
       assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide']);
-      assert.deepEqual(tools.find((x) => x.name === 'study_call')!.annotations, { title: 'Study Bridge route', readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      assert.deepEqual(tools.find((x) => x.name === 'study_call')!.annotations, {
+        title: 'Study Bridge route',
+        readOnlyHint: true,
+        destructiveHint: false,
+        openWorldHint: false,
+      });
     } finally {
       await c.close();
     }
@@ -60,21 +100,56 @@ describe('MCP channel (POST /mcp)', () => {
 
   it('study_call bodyBase64: a small PDF is uploaded like raw bytes; over the budget the error names study_upload; not base64 → 422', async () => {
     const pdf = readFileSync(corpusFile('CAD.pdf'));
-    const r = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'cad.pdf', confirm: 1 }, bodyBase64: pdf.toString('base64') } });
+    const r = await client.callTool({
+      name: 'study_call',
+      arguments: {
+        method: 'POST',
+        path: '/library/documents/upload',
+        query: { filename: 'cad.pdf', confirm: 1 },
+        bodyBase64: pdf.toString('base64'),
+      },
+    });
     assert.notEqual(r.isError, true, text(r));
     const up = JSON.parse(text(r));
-    assert.deepEqual([up.created, up.filename, up.bookmd5], [true, 'cad.pdf', createHash('md5').update(pdf).digest('hex')]);
+    assert.deepEqual(
+      [up.created, up.filename, up.bookmd5],
+      [true, 'cad.pdf', createHash('md5').update(pdf).digest('hex')],
+    );
     await t.bridge.services.extraction.whenReady(up.bookmd5);
 
     const before = storeDigest(t.bridge.services.store);
-    const big = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'big.pdf', confirm: 1 }, bodyBase64: 'A'.repeat(BODY_BASE64_MAX_CHARS + 4) } });
+    const big = await client.callTool({
+      name: 'study_call',
+      arguments: {
+        method: 'POST',
+        path: '/library/documents/upload',
+        query: { filename: 'big.pdf', confirm: 1 },
+        bodyBase64: 'A'.repeat(BODY_BASE64_MAX_CHARS + 4),
+      },
+    });
     assert.equal(big.isError, true);
     const bigErr = JSON.parse(text(big)).error;
     assert.equal(bigErr.code, 'MCP_BODY_TOO_LARGE');
     assert.match(bigErr.message, /study_upload/);
-    const bad = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'x.pdf', confirm: 1 }, bodyBase64: 'not base64!!' } });
+    const bad = await client.callTool({
+      name: 'study_call',
+      arguments: {
+        method: 'POST',
+        path: '/library/documents/upload',
+        query: { filename: 'x.pdf', confirm: 1 },
+        bodyBase64: 'not base64!!',
+      },
+    });
     assert.equal(JSON.parse(text(bad)).error.code, 'INVALID_INPUT');
-    const json = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/documents/upload', query: { filename: 'x.pdf', confirm: 1 }, body: { path: '/tmp/x.pdf' } } });
+    const json = await client.callTool({
+      name: 'study_call',
+      arguments: {
+        method: 'POST',
+        path: '/library/documents/upload',
+        query: { filename: 'x.pdf', confirm: 1 },
+        body: { path: '/tmp/x.pdf' },
+      },
+    });
     assert.equal(JSON.parse(text(json)).error.code, 'RAW_BODY_REQUIRED');
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
@@ -86,8 +161,11 @@ describe('MCP channel (POST /mcp)', () => {
     assert.match(decks, /\| POST \| `\/decks\/\{id\}\/reviews` \|/);
     assert.doesNotMatch(decks, /\/bundles\/prepare/);
     assert.ok(decks.length < full.length, `${decks.length} vs ${full.length}`);
-    assert.ok(Buffer.byteLength(decks) <= 8 * 1024, 'a topic stays within the guide\'s budget');
-    assert.match(decks, /`POST \/decks\/<deckId>\/reviews \{"cardNoteId":"<cardNoteId>","rating":"good","confirm":true\}`/);
+    assert.ok(Buffer.byteLength(decks) <= 8 * 1024, "a topic stays within the guide's budget");
+    assert.match(
+      decks,
+      /`POST \/decks\/<deckId>\/reviews \{"cardNoteId":"<cardNoteId>","rating":"good","confirm":true\}`/,
+    );
     const upload = text(await client.callTool({ name: 'study_guide', arguments: { topic: 'upload' } }));
     assert.match(upload, /study_upload/);
     assert.match(upload, /\| POST \| `\/library\/documents\/import` \|/);
@@ -103,14 +181,34 @@ describe('MCP channel (POST /mcp)', () => {
   });
 
   it('study_call goes through the route table: create a set, then list it', async () => {
-    const created = JSON.parse(text(await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'Via MCP', confirm: true } } })));
+    const created = JSON.parse(
+      text(
+        await client.callTool({
+          name: 'study_call',
+          arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'Via MCP', confirm: true } },
+        }),
+      ),
+    );
     assert.equal(created.isStudySet, true);
-    const listed = JSON.parse(text(await client.callTool({ name: 'study_call', arguments: { method: 'GET', path: '/library/study-sets', query: { query: 'mcp' } } })));
-    assert.deepEqual(listed.studySets.map((s: any) => s.topicid), [created.topicid]);
+    const listed = JSON.parse(
+      text(
+        await client.callTool({
+          name: 'study_call',
+          arguments: { method: 'GET', path: '/library/study-sets', query: { query: 'mcp' } },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      listed.studySets.map((s: any) => s.topicid),
+      [created.topicid],
+    );
   });
 
   it('study_call reports refusals as tool errors with the bridge error body', async () => {
-    const r = await client.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'no confirm' } } });
+    const r = await client.callTool({
+      name: 'study_call',
+      arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'no confirm' } },
+    });
     assert.equal(r.isError, true);
     assert.equal(JSON.parse(text(r)).error.code, 'CONFIRM_REQUIRED');
     const nf = await client.callTool({ name: 'study_call', arguments: { method: 'GET', path: '/nowhere' } });
@@ -120,7 +218,10 @@ describe('MCP channel (POST /mcp)', () => {
 
   it('POST /mcp without a token → 401; malformed JSON → 400 INVALID_JSON', async () => {
     const headers = { Accept: 'application/json, text/event-stream' };
-    const anon = await t.anonymous.raw('POST', '/mcp', { headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    const anon = await t.anonymous.raw('POST', '/mcp', {
+      headers,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
     assert.equal(anon.status, 401);
     const bad = await t.client.raw('POST', '/mcp', { headers, body: '{"jsonrpc":' });
     assert.equal(bad.status, 400);
@@ -154,7 +255,10 @@ describe('request log: only unexpected errors are internal', () => {
   ];
   it('GET /mcp 501 and 405 are logged as requests, never as errors', async () => {
     // serverErrorLine: the line the CLI writes for each error it is told about.
-    const t2 = await startBridge({ onError: (e) => logged.push(serverErrorLine(e)), onRequest: (e) => requests.push(e) });
+    const t2 = await startBridge({
+      onError: (e) => logged.push(serverErrorLine(e)),
+      onRequest: (e) => requests.push(e),
+    });
     try {
       assert.equal((await t2.client.raw('GET', '/mcp')).status, 501);
       assert.equal((await t2.client.raw('GET', '/mcp', { headers: { Accept: 'text/event-stream' } })).status, 405);
@@ -176,7 +280,8 @@ describe('request log: only unexpected errors are internal', () => {
     const dataDir = tempDir();
     const bridge = await createBridge({ dataDir, port: 0, onError: (e) => logged.push(serverErrorLine(e)) }, routes);
     try {
-      const get = (path: string) => fetch(`${bridge.baseUrl}${path}`, { headers: { Authorization: `Bearer ${bridge.token}` } });
+      const get = (path: string) =>
+        fetch(`${bridge.baseUrl}${path}`, { headers: { Authorization: `Bearer ${bridge.token}` } });
       const deliberate = await get('/test/deliberate-503');
       assert.equal(deliberate.status, 503);
       assert.equal(((await deliberate.json()) as any).error.code, 'WORKER_UNAVAILABLE');
@@ -188,7 +293,10 @@ describe('request log: only unexpected errors are internal', () => {
       assert.equal(body.error.code, 'INTERNAL');
       assert.ok(!JSON.stringify(body).includes(' at '), 'no stack in the answer');
       assert.equal(logged.length, 2);
-      assert.match(logged[1], /^internal error: TypeError: Cannot read properties of undefined \(reading 'title'\)\n\s+at /);
+      assert.match(
+        logged[1],
+        /^internal error: TypeError: Cannot read properties of undefined \(reading 'title'\)\n\s+at /,
+      );
     } finally {
       await bridge.close();
       rmSync(dataDir, { recursive: true, force: true });

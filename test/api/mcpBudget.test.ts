@@ -8,7 +8,8 @@ import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';
 
 const DEFAULT_BUDGET = 24 * 1024;
-const textBytes = (r: ToolResult) => r.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text!) : 0), 0);
+const textBytes = (r: ToolResult) =>
+  r.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text!) : 0), 0);
 /** IHDR width and height of a PNG. */
 const pngSize = (png: Buffer) => {
   assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
@@ -27,14 +28,16 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
   });
   after(async () => {
     await t.stop();
-    console.log(`      study_call text bytes per result:\n${sizes.map(([what, n]) => `        ${String(n).padStart(7)}  ${what}`).join('\n')}`);
+    console.log(
+      `      study_call text bytes per result:\n${sizes.map(([what, n]) => `        ${String(n).padStart(7)}  ${what}`).join('\n')}`,
+    );
   });
 
   /** Calls study_call, then its next until the answer is whole; every result within `budget`. */
   async function follow(what: string, args: Record<string, unknown>, budget = DEFAULT_BUDGET) {
     const answers: any[] = [];
     const notes: any[] = [];
-    for (let next: Record<string, unknown> | undefined = args; next; ) {
+    for (let next: Record<string, unknown> | undefined = args; next;) {
       const r = await callToolJson(t, 'study_call', next);
       assert.notEqual(r.isError, true, JSON.stringify(r).slice(0, 500));
       const n = textBytes(r);
@@ -56,7 +59,11 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     sizes.push(['HTTP pages 1-60, whole', fullBytes]);
     assert.ok(fullBytes > 3 * DEFAULT_BUDGET, `60 pages are ${fullBytes} bytes: a real test of the budget`);
 
-    const { answers, notes } = await follow('pages 1-60', { method: 'GET', path: `/documents/${book}/pages`, query: { start: 1, end: 60 } });
+    const { answers, notes } = await follow('pages 1-60', {
+      method: 'GET',
+      path: `/documents/${book}/pages`,
+      query: { start: 1, end: 60 },
+    });
     assert.ok(answers.length >= 4, `${answers.length} results`);
     assert.equal(notes[0].truncated, true);
     // Page text continues by page range: a plain call of the route, no cursor.
@@ -66,48 +73,88 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     }
     for (let i = 1; i < answers.length; i++) assert.equal(notes[i - 1].next.query.start, answers[i].pages[0].page);
     const pages = answers.flatMap((a) => a.pages);
-    assert.deepEqual(pages.map((p) => p.page), full.pages.map((p: any) => p.page));
+    assert.deepEqual(
+      pages.map((p) => p.page),
+      full.pages.map((p: any) => p.page),
+    );
     assert.deepEqual(pages, full.pages, 'the same text as the HTTP route, page for page');
     for (const a of answers) assert.equal(a.bookmd5, book);
   });
 
   it('maxBytes is respected; a page over the budget on its own is sent shortened, marked, and next still advances', async () => {
     const full = await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: '20', end: '25' } });
-    const { answers, notes } = await follow('pages 20-25 maxBytes 8000', { method: 'GET', path: `/documents/${book}/pages`, query: { start: 20, end: 25 }, maxBytes: 8000 }, 8000);
+    const { answers, notes } = await follow(
+      'pages 20-25 maxBytes 8000',
+      { method: 'GET', path: `/documents/${book}/pages`, query: { start: 20, end: 25 }, maxBytes: 8000 },
+      8000,
+    );
     assert.ok(answers.length >= 2);
-    assert.deepEqual(answers.flatMap((a) => a.pages), full.pages);
+    assert.deepEqual(
+      answers.flatMap((a) => a.pages),
+      full.pages,
+    );
 
     const big = full.pages.find((p: any) => Buffer.byteLength(JSON.stringify(p)) > 2500);
     assert.ok(big, 'a page over 2.5 KB');
-    const small = await follow('one page, maxBytes 2048', { method: 'GET', path: `/documents/${book}/pages`, query: { start: big.page, end: big.page + 1 }, maxBytes: 2048 }, 2048);
+    const small = await follow(
+      'one page, maxBytes 2048',
+      {
+        method: 'GET',
+        path: `/documents/${book}/pages`,
+        query: { start: big.page, end: big.page + 1 },
+        maxBytes: 2048,
+      },
+      2048,
+    );
     assert.equal(small.answers[0].pages.length, 1);
     const sent = small.answers[0].pages[0];
     assert.equal(sent.page, big.page);
     assert.match(sent.text, /…\[\d+ more characters cut: over the byte budget\]$/);
     const kept = sent.text.replace(/…\[\d+ more characters cut.*$/, '');
     assert.ok(big.text.startsWith(kept) && kept.length > 500, 'the start of the page, verbatim');
-    assert.deepEqual(small.notes[0].shortened, [{ field: 'pages', index: 0, fullBytes: Buffer.byteLength(JSON.stringify(big)) }]);
+    assert.deepEqual(small.notes[0].shortened, [
+      { field: 'pages', index: 0, fullBytes: Buffer.byteLength(JSON.stringify(big)) },
+    ]);
     assert.equal(small.notes[0].next.query.start, big.page + 1);
-    assert.deepEqual(small.answers.flatMap((a) => a.pages.map((p: any) => p.page)), [big.page, big.page + 1]);
+    assert.deepEqual(
+      small.answers.flatMap((a) => a.pages.map((p: any) => p.page)),
+      [big.page, big.page + 1],
+    );
   });
 
   it('a list (the card tree of a 200-card set) and a map (OpenAPI paths) continue with a cursor: same items as HTTP, in order, each once', async () => {
     const set = await t.client.createStudySet('Many cards');
-    const cards = Array.from({ length: 200 }, (_, i) => ({ title: `Card ${i + 1}: ${'a long enough title to weigh something '.repeat(2)}`, text: `Body ${i + 1}` }));
+    const cards = Array.from({ length: 200 }, (_, i) => ({
+      title: `Card ${i + 1}: ${'a long enough title to weigh something '.repeat(2)}`,
+      text: `Body ${i + 1}`,
+    }));
     await t.client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { cards, confirm: true } });
     const full = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`);
     assert.equal(full.nodes.length, 201);
-    const { answers, notes } = await follow('tree of 200 cards', { method: 'GET', path: `/study-sets/${set.topicid}/tree` });
+    const { answers, notes } = await follow('tree of 200 cards', {
+      method: 'GET',
+      path: `/study-sets/${set.topicid}/tree`,
+    });
     assert.ok(answers.length >= 3, `${answers.length} results`);
     assert.deepEqual(notes[0].next.cursor, { field: 'nodes', from: answers[0].nodes.length });
     assert.deepEqual(notes[0].sent, [{ field: 'nodes', from: 0, count: answers[0].nodes.length, of: 201 }]);
-    assert.deepEqual(answers.flatMap((a) => a.nodes), full.nodes);
+    assert.deepEqual(
+      answers.flatMap((a) => a.nodes),
+      full.nodes,
+    );
     for (const a of answers) assert.deepEqual([a.topicid, a.count], [full.topicid, full.count]);
     // A map of records is cut by entry: OpenAPI's paths for one tag (over 24 KB).
     const spec = await t.client.request<any>('GET', '/openapi.json', { query: { tag: 'decks' } });
-    const specPieces = await follow('openapi.json?tag=decks', { method: 'GET', path: '/openapi.json', query: { tag: 'decks' } });
+    const specPieces = await follow('openapi.json?tag=decks', {
+      method: 'GET',
+      path: '/openapi.json',
+      query: { tag: 'decks' },
+    });
     assert.ok(specPieces.answers.length >= 2);
-    assert.deepEqual(specPieces.answers.flatMap((a) => Object.keys(a.paths)), Object.keys(spec.paths));
+    assert.deepEqual(
+      specPieces.answers.flatMap((a) => Object.keys(a.paths)),
+      Object.keys(spec.paths),
+    );
     assert.deepEqual(Object.assign({}, ...specPieces.answers.map((a) => a.paths)), spec.paths);
   });
 
@@ -115,18 +162,35 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     const set = await t.client.createStudySet('Written once');
     const cards = Array.from({ length: 60 }, (_, i) => ({ title: `Receipt card ${i + 1}` }));
     const before = (await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`)).count;
-    const { answers, notes } = await follow('batch of 60 cards, maxBytes 3000', { method: 'POST', path: `/study-sets/${set.topicid}/notes`, body: { cards, confirm: true }, maxBytes: 3000 }, 3000);
+    const { answers, notes } = await follow(
+      'batch of 60 cards, maxBytes 3000',
+      { method: 'POST', path: `/study-sets/${set.topicid}/notes`, body: { cards, confirm: true }, maxBytes: 3000 },
+      3000,
+    );
     assert.ok(answers.length >= 2);
     assert.equal(notes[0].next.body, undefined);
     assert.match(notes[0].next.cursor.held, /^[0-9a-f]{24}$/);
     const got = answers.flatMap((a) => a.cards);
-    assert.deepEqual(got.map((c: any) => c.index), cards.map((_, i) => i));
-    assert.deepEqual(got.map((c: any) => c.title), cards.map((c) => c.title));
+    assert.deepEqual(
+      got.map((c: any) => c.index),
+      cards.map((_, i) => i),
+    );
+    assert.deepEqual(
+      got.map((c: any) => c.title),
+      cards.map((c) => c.title),
+    );
     const tree = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`);
     assert.equal(tree.count, before + 60, 'the cards were written once');
     // Another token cannot read the held answer.
     const other = await t.bridge.services.tokens.issue('other agent', 'write');
-    const viaOther = await inspector({ ...t, bridge: { ...t.bridge, token: other.token } } as TestBridge, ['--method', 'tools/call', '--tool-name', 'study_call', '--tool-args-json', JSON.stringify(notes[0].next)]);
+    const viaOther = await inspector({ ...t, bridge: { ...t.bridge, token: other.token } } as TestBridge, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'study_call',
+      '--tool-args-json',
+      JSON.stringify(notes[0].next),
+    ]);
     assert.equal(viaOther.isError, true);
     assert.equal(JSON.parse(viaOther.content[0].text).error.code, 'RESULT_EXPIRED');
   });
@@ -159,8 +223,13 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
 
   it('an image result is at most 1568 px on its long edge, aspect kept; a smaller imageMaxPx is honoured; a small one is unchanged', async () => {
     const set = await t.client.createStudySet('Tall render');
-    const text = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of a card long enough to render taller than 1568 pixels.`).join('\n');
-    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Tall', text, confirm: true } });
+    const text = Array.from(
+      { length: 80 },
+      (_, i) => `Line ${i + 1} of a card long enough to render taller than 1568 pixels.`,
+    ).join('\n');
+    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { title: 'Tall', text, confirm: true },
+    });
     const path = `/notes/${card.noteid}/render`;
     const direct = await t.client.raw('GET', path, { query: { width: 1200 } });
     const [w0, h0] = pngSize(direct.bytes);
@@ -178,8 +247,16 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     const [ws, hs] = pngSize(Buffer.from(small.content[0].data!, 'base64'));
     assert.equal(Math.max(ws, hs), 400);
 
-    const larger = await callToolJson(t, 'study_call', { method: 'GET', path, query: { width: 1200 }, imageMaxPx: 4096 });
-    assert.ok(Buffer.from(larger.content[0].data!, 'base64').equals(direct.bytes), 'within imageMaxPx: the route bytes unchanged');
+    const larger = await callToolJson(t, 'study_call', {
+      method: 'GET',
+      path,
+      query: { width: 1200 },
+      imageMaxPx: 4096,
+    });
+    assert.ok(
+      Buffer.from(larger.content[0].data!, 'base64').equals(direct.bytes),
+      'within imageMaxPx: the route bytes unchanged',
+    );
   });
 
   it('tools/list: study_call documents maxBytes, imageMaxPx and cursor; the tool hints still hold', async () => {

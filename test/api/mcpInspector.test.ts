@@ -28,7 +28,11 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
   it('tools/list ten times in a row lists the three tools every time', async () => {
     for (let run = 1; run <= 10; run++) {
       const { tools } = await inspector(t, ['--method', 'tools/list']);
-      assert.deepEqual(tools.map((x: { name: string }) => x.name).sort(), ['study_call', 'study_guide', 'study_upload'], `run ${run}`);
+      assert.deepEqual(
+        tools.map((x: { name: string }) => x.name).sort(),
+        ['study_call', 'study_guide', 'study_upload'],
+        `run ${run}`,
+      );
     }
   });
 
@@ -44,20 +48,41 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
     assert.deepEqual(JSON.parse(textOf(empty)).studySets, []);
 
     const before = storeDigest(t.bridge.services.store);
-    const refused = await callTool(t, 'study_call', ['method=POST', 'path=/library/study-sets', 'body={"title":"No confirm"}']);
+    const refused = await callTool(t, 'study_call', [
+      'method=POST',
+      'path=/library/study-sets',
+      'body={"title":"No confirm"}',
+    ]);
     assert.equal(refused.isError, true);
     assert.equal(JSON.parse(textOf(refused)).error.code, 'CONFIRM_REQUIRED');
     assert.equal(storeDigest(t.bridge.services.store), before);
 
-    const created = JSON.parse(textOf(await callTool(t, 'study_call', ['method=POST', 'path=/library/study-sets', 'body={"title":"Made by the Inspector","confirm":true}'])));
+    const created = JSON.parse(
+      textOf(
+        await callTool(t, 'study_call', [
+          'method=POST',
+          'path=/library/study-sets',
+          'body={"title":"Made by the Inspector","confirm":true}',
+        ]),
+      ),
+    );
     assert.equal(created.title, 'Made by the Inspector');
     const card = JSON.parse(
-      textOf(await callTool(t, 'study_call', ['method=POST', `path=/study-sets/${created.topicid}/notes`, 'body={"title":"Inspector card","text":"written over MCP","confirm":true}'])),
+      textOf(
+        await callTool(t, 'study_call', [
+          'method=POST',
+          `path=/study-sets/${created.topicid}/notes`,
+          'body={"title":"Inspector card","text":"written over MCP","confirm":true}',
+        ]),
+      ),
     );
     assert.equal(card.persisted, true);
 
     const sets = await t.client.listStudySets();
-    assert.deepEqual(sets.map((s) => [s.topicid, s.title]), [[created.topicid, 'Made by the Inspector']]);
+    assert.deepEqual(
+      sets.map((s) => [s.topicid, s.title]),
+      [[created.topicid, 'Made by the Inspector']],
+    );
     const tree = await t.client.request<any>('GET', `/study-sets/${created.topicid}/tree`);
     assert.deepEqual(
       tree.nodes.map((n: any) => [n.noteid, n.parent, n.title]),
@@ -67,13 +92,22 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
       ],
     );
 
-    const listed = JSON.parse(textOf(await callTool(t, 'study_call', ['method=GET', 'path=/library/study-sets', 'query={"query":"inspector"}'])));
-    assert.deepEqual(listed.studySets.map((s: any) => s.topicid), [created.topicid]);
+    const listed = JSON.parse(
+      textOf(
+        await callTool(t, 'study_call', ['method=GET', 'path=/library/study-sets', 'query={"query":"inspector"}']),
+      ),
+    );
+    assert.deepEqual(
+      listed.studySets.map((s: any) => s.topicid),
+      [created.topicid],
+    );
   });
 
   it('a card render comes back as MCP image content (base64 PNG, the same bytes as over HTTP); as PDF, an embedded resource', async () => {
     const set = await t.client.createStudySet('Rendered over MCP');
-    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Photosynthesis', text: 'Light energy becomes chemical energy.', confirm: true } });
+    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { title: 'Photosynthesis', text: 'Light energy becomes chemical energy.', confirm: true },
+    });
     const path = `/notes/${card.noteid}/render`;
 
     const r = await callTool(t, 'study_call', ['method=GET', `path=${path}`, 'query={"width":400}']);
@@ -91,7 +125,10 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
 
     const pdf = await callTool(t, 'study_call', ['method=GET', `path=${path}`, 'query={"format":"pdf"}']);
     assert.notEqual(pdf.isError, true);
-    assert.deepEqual(pdf.content.map((c) => c.type), ['text', 'resource']);
+    assert.deepEqual(
+      pdf.content.map((c) => c.type),
+      ['text', 'resource'],
+    );
     assert.match(pdf.content[0].text!, /a PDF of \d+ bytes/);
     const resource = (pdf.content[1] as any).resource;
     assert.equal(resource.mimeType, 'application/pdf');
@@ -102,7 +139,10 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
   });
 
   it('a refused render is a tool error carrying the bridge error body', async () => {
-    const r = await callTool(t, 'study_call', ['method=GET', 'path=/notes/00000000-0000-4000-8000-000000000009/render']);
+    const r = await callTool(t, 'study_call', [
+      'method=GET',
+      'path=/notes/00000000-0000-4000-8000-000000000009/render',
+    ]);
     assert.equal(r.isError, true);
     assert.equal(JSON.parse(textOf(r)).error.code, 'NOTE_NOT_FOUND');
   });

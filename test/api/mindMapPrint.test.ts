@@ -15,12 +15,18 @@ describe('mind-map print', function () {
   const ids: Record<string, string> = {};
   const titles: string[] = [];
   const base = (id: string) => `/study-sets/${id}/mind-map-print`;
-  const preview = (body: Record<string, unknown>, id = setId) => t.client.request<any>('POST', `${base(id)}/preview`, { body });
-  const exportPlan = (plan: unknown, fileName?: string, id = setId) => t.client.raw('POST', `${base(id)}/export`, { body: { plan, ...(fileName ? { fileName } : {}) } });
+  const preview = (body: Record<string, unknown>, id = setId) =>
+    t.client.request<any>('POST', `${base(id)}/preview`, { body });
+  const exportPlan = (plan: unknown, fileName?: string, id = setId) =>
+    t.client.raw('POST', `${base(id)}/export`, { body: { plan, ...(fileName ? { fileName } : {}) } });
   const exportDir = () => join(t.dataDir, 'MindMapExports');
   const exported = () => (existsSync(exportDir()) ? readdirSync(exportDir()).sort() : []);
   const create = async (name: string, parent?: string, title = name) => {
-    ids[name] = (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { title, ...(parent ? { parentNoteId: ids[parent] } : {}), confirm: true } })).noteid;
+    ids[name] = (
+      await t.client.request<any>('POST', `/study-sets/${setId}/notes`, {
+        body: { title, ...(parent ? { parentNoteId: ids[parent] } : {}), confirm: true },
+      })
+    ).noteid;
     titles.push(title);
   };
   const name = (id: string) => (id === root ? 'R' : Object.keys(ids).find((k) => ids[k] === id));
@@ -58,7 +64,13 @@ describe('mind-map print', function () {
     assert.match(p.planFingerprint, /^[0-9a-f]{64}$/);
     assert.match(p.treeFingerprint, /^[0-9a-f]{64}$/);
     assert.deepEqual(
-      p.pages.map((pg: any) => [pg.kind, pg.sliceIndex, pg.sliceCount, pg.visibleDepth, pg.visibleNoteIds.map(name).join(' ')]),
+      p.pages.map((pg: any) => [
+        pg.kind,
+        pg.sliceIndex,
+        pg.sliceCount,
+        pg.visibleDepth,
+        pg.visibleNoteIds.map(name).join(' '),
+      ]),
       [
         ['branchOverview', 0, 1, 1, 'R Ch1 Ch2 Ch3 Ch4 Ch5'],
         ['branchOverview', 0, 2, 1, 'Ch1 Ch1.1 Ch1.2 Ch1.3 Ch1.4 Ch1.5'],
@@ -75,26 +87,45 @@ describe('mind-map print', function () {
 
   it('denser = more cards per page; classic tiles the map; cardFlow prints cards as boxes; rootNoteId prints one branch', async () => {
     const dense = await preview({ mode: 'keepStructure', densityValue: 1 });
-    assert.deepEqual(dense.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length, pg.visibleDepth]), [['branchOverview', 21, 3]]);
+    assert.deepEqual(
+      dense.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length, pg.visibleDepth]),
+      [['branchOverview', 21, 3]],
+    );
     const counts = [];
-    for (const d of [0, 0.25, 0.5, 0.75, 1]) counts.push((await preview({ mode: 'classic', densityValue: d })).pageCountEstimate);
+    for (const d of [0, 0.25, 0.5, 0.75, 1])
+      counts.push((await preview({ mode: 'classic', densityValue: d })).pageCountEstimate);
     assert.deepEqual(counts, [4, 2, 1, 1, 1], '6, 20, 33, 47, 60 cards per page');
     const classic = await preview({ mode: 'classic', densityValue: 0 });
-    assert.deepEqual(classic.pages.map((pg: any) => [pg.kind, pg.sliceIndex, pg.sliceCount, pg.visibleNoteIds.length]), [
-      ['branchOverview', 0, 4, 6],
-      ['branchOverview', 1, 4, 6],
-      ['branchOverview', 2, 4, 6],
-      ['branchOverview', 3, 4, 3],
-    ]);
+    assert.deepEqual(
+      classic.pages.map((pg: any) => [pg.kind, pg.sliceIndex, pg.sliceCount, pg.visibleNoteIds.length]),
+      [
+        ['branchOverview', 0, 4, 6],
+        ['branchOverview', 1, 4, 6],
+        ['branchOverview', 2, 4, 6],
+        ['branchOverview', 3, 4, 3],
+      ],
+    );
     assert.equal((await preview({ mode: 'cardFlow', densityValue: 0 })).pageCountEstimate, 21);
     const flow = await preview({ mode: 'cardFlow', densityValue: 1 });
-    assert.deepEqual(flow.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length]), [['singleCard', 12], ['singleCard', 9]]);
+    assert.deepEqual(
+      flow.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length]),
+      [
+        ['singleCard', 12],
+        ['singleCard', 9],
+      ],
+    );
     const branch = await preview({ mode: 'keepStructure', rootNoteId: ids.Ch5.toLowerCase() });
     assert.equal(branch.rootNoteId, ids.Ch5);
-    assert.deepEqual(branch.pages.map((pg: any) => pg.visibleNoteIds.map(name).join(' ')), ['Ch5 Ch5.1 Ch5.1a Ch5.2 Ch5.2a']);
+    assert.deepEqual(
+      branch.pages.map((pg: any) => pg.visibleNoteIds.map(name).join(' ')),
+      ['Ch5 Ch5.1 Ch5.1a Ch5.2 Ch5.2a'],
+    );
     assert.equal(branch.densityValue, 0.5, 'default density');
     const leaf = await preview({ mode: 'keepStructure', rootNoteId: ids.Ch4 });
-    assert.deepEqual(leaf.pages.map((pg: any) => pg.kind), ['singleCard']);
+    assert.deepEqual(
+      leaf.pages.map((pg: any) => pg.kind),
+      ['singleCard'],
+    );
     assert.ok(leaf.warnings.some((w: string) => /single card/.test(w)));
   });
 
@@ -112,7 +143,10 @@ describe('mind-map print', function () {
     const text = execFileSync('pdftotext', ['-layout', out.path, '-'], { encoding: 'utf8' });
     for (const title of titles) assert.ok(text.includes(title), `"${title}" is in the PDF text`);
     const pages = text.split('\f');
-    assert.ok(pages[3].includes('Kernel') && pages[3].includes('Laplace expansion') && !pages[3].includes('Axiom number 1'), 'page 4 holds the merged branches only');
+    assert.ok(
+      pages[3].includes('Kernel') && pages[3].includes('Laplace expansion') && !pages[3].includes('Axiom number 1'),
+      'page 4 holds the merged branches only',
+    );
 
     const again = await exportPlan(plan, 'algebra-map.pdf');
     const second = again.json<any>();
@@ -125,7 +159,8 @@ describe('mind-map print', function () {
     assert.match(execFileSync('pdfinfo', [f.path], { encoding: 'utf8' }), /^Pages:\s+2$/m);
     assert.equal(spawnSync('qpdf', ['--check', f.path]).status, 0);
     const flowText = execFileSync('pdftotext', [f.path, '-'], { encoding: 'utf8' });
-    for (const title of ['Vector spaces', 'Spectral theorem', 'Cayley Hamilton']) assert.ok(flowText.includes(title), title);
+    for (const title of ['Vector spaces', 'Spectral theorem', 'Cayley Hamilton'])
+      assert.ok(flowText.includes(title), title);
   });
 
   it('an edited plan → 422, a plan of another set → 422, a changed tree → 409 PLAN_STALE; nothing written', async () => {
@@ -225,7 +260,9 @@ describe('mind-map print without premium', function () {
     try {
       // Sets are created with premium; the first bridge has none, so the set is made through the service.
       const set = await t.bridge.services.studySets.create('Free print');
-      const plan = await t.client.request<any>('POST', `/study-sets/${set.topicid}/mind-map-print/preview`, { body: { mode: 'cardFlow' } });
+      const plan = await t.client.request<any>('POST', `/study-sets/${set.topicid}/mind-map-print/preview`, {
+        body: { mode: 'cardFlow' },
+      });
       const r = await t.client.raw('POST', `/study-sets/${set.topicid}/mind-map-print/export`, { body: { plan } });
       assert.equal(r.status, 200, r.text());
       assert.equal(r.json<any>().pageCount, 1);

@@ -7,8 +7,15 @@ const comments = (n: any) => n.texts.filter((x: any) => x.index > 0).map((x: any
 
 describe('parseNoteLink (pure)', () => {
   const id = '0A1B2C3D-0000-4000-8000-00000000BEEF';
-  it('a whole-line link, trimmed, any case → the id in upper case', () => assert.equal(parseNoteLink(`  studybridge://note/${id.toLowerCase()}\n`), id));
-  for (const text of [`see studybridge://note/${id}`, `studybridge://note/${id} and more`, `studybridge://note/${id}\nstudybridge://note/${id}`, 'studybridge://note/not-a-uuid', `marginnote4app://note/${id}`]) {
+  it('a whole-line link, trimmed, any case → the id in upper case', () =>
+    assert.equal(parseNoteLink(`  studybridge://note/${id.toLowerCase()}\n`), id));
+  for (const text of [
+    `see studybridge://note/${id}`,
+    `studybridge://note/${id} and more`,
+    `studybridge://note/${id}\nstudybridge://note/${id}`,
+    'studybridge://note/not-a-uuid',
+    `marginnote4app://note/${id}`,
+  ]) {
     it(`not a link: ${JSON.stringify(text).slice(0, 50)}`, () => assert.equal(parseNoteLink(text), null));
   }
 });
@@ -38,13 +45,22 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     ]);
     assert.equal(card1.texts[0].text, 'Body');
     const ops = operations(t).slice(-2);
-    assert.deepEqual(ops.map((o) => [o.kind, o.actor, o.noteIds]), [['comment', 'user', [a]], ['comment', 'agent', [a]]]);
+    assert.deepEqual(
+      ops.map((o) => [o.kind, o.actor, o.noteIds]),
+      [
+        ['comment', 'user', [a]],
+        ['comment', 'agent', [a]],
+      ],
+    );
   });
 
   it('a card without a body gets comment 1 (index 0 stays the body)', async () => {
     const a = await card(t, setId, { title: 'Title only' });
     assert.equal((await append(a, 'Only comment')).index, 1);
-    assert.deepEqual((await read(t, a))[a].texts.map((x: any) => x.index), [1]);
+    assert.deepEqual(
+      (await read(t, a))[a].texts.map((x: any) => x.index),
+      [1],
+    );
   });
 
   it('a whole-line studybridge://note/<id> becomes a link: kind link, linked, links both ways in batch-get', async () => {
@@ -65,7 +81,7 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     assert.deepEqual((await read(t, a))[a].links, []);
   });
 
-  it('a link to another set\'s card is allowed', async () => {
+  it("a link to another set's card is allowed", async () => {
     const other = (await newSet(t, 'Far set')).topicid;
     const a = await card(t, setId, { title: 'Here' });
     const b = await card(t, other, { title: 'There' });
@@ -77,9 +93,18 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     const a = await card(t, setId, { title: 'Edits' });
     const long = 'A long remark about orthogonal projections onto subspaces.';
     await append(a, long);
-    const err = await refused(t, `/notes/${a}/comments/1`, { text: 'x', expectedPrefix: 'A long remark' }, 409, 'COMMENT_CHANGED');
+    const err = await refused(
+      t,
+      `/notes/${a}/comments/1`,
+      { text: 'x', expectedPrefix: 'A long remark' },
+      409,
+      'COMMENT_CHANGED',
+    );
     assert.deepEqual([err.details.actualPrefix, err.details.index, err.details.noteid], [long.slice(0, 32), 1, a]);
-    const res = await post(t, `/notes/${a}/comments/1`, { text: 'Short remark', expectedPrefix: err.details.actualPrefix });
+    const res = await post(t, `/notes/${a}/comments/1`, {
+      text: 'Short remark',
+      expectedPrefix: err.details.actualPrefix,
+    });
     assert.deepEqual([res.persisted, res.index, res.kind], [true, 1, 'text']);
     assert.deepEqual(comments((await read(t, a))[a]), [[1, 'Short remark', 'text']]);
     assert.equal(operations(t).at(-1)!.kind, 'comment');
@@ -90,11 +115,17 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     const b = await card(t, setId, { title: 'B' });
     const c = await card(t, setId, { title: 'C' });
     await append(a, `studybridge://note/${b}`);
-    const r1 = await post(t, `/notes/${a}/comments/1`, { text: `studybridge://note/${c}`, expectedPrefix: `studybridge://note/${b}` });
+    const r1 = await post(t, `/notes/${a}/comments/1`, {
+      text: `studybridge://note/${c}`,
+      expectedPrefix: `studybridge://note/${b}`,
+    });
     assert.deepEqual([r1.kind, r1.linked, r1.unlinked], ['link', c, b]);
     let cards = await read(t, a, b, c);
     assert.deepEqual([cards[a].links, cards[b].links, cards[c].links], [[c], [], [a]]);
-    const r2 = await post(t, `/notes/${a}/comments/1`, { text: 'no link any more', expectedPrefix: `studybridge://note/${c}` });
+    const r2 = await post(t, `/notes/${a}/comments/1`, {
+      text: 'no link any more',
+      expectedPrefix: `studybridge://note/${c}`,
+    });
     assert.deepEqual([r2.kind, r2.unlinked], ['text', c]);
     cards = await read(t, a, c);
     assert.deepEqual([cards[a].links, cards[c].links], [[], []]);
@@ -119,7 +150,9 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     const b = await card(t, setId, { title: 'Target' });
     await append(a, `studybridge://note/${b}`);
     await append(a, `studybridge://note/${b}`);
-    const r1 = await post(t, `/notes/${a}/comments/1/delete`, { expectedPrefix: `studybridge://note/${b}`.slice(0, 32) });
+    const r1 = await post(t, `/notes/${a}/comments/1/delete`, {
+      expectedPrefix: `studybridge://note/${b}`.slice(0, 32),
+    });
     assert.equal(r1.unlinked, undefined);
     assert.deepEqual((await read(t, b))[b].links, [a], 'still linked by the remaining comment');
     const r2 = await post(t, `/notes/${a}/comments/1/delete`, { expectedPrefix: `studybridge://note/${b}` });
@@ -141,17 +174,30 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
       await append(a, 'Only comment');
     });
     it('index 0 (the body) → 422 naming the text route', async () => {
-      const e1 = await refused(t, `/notes/${a}/comments/0`, { text: 'x', expectedPrefix: 'Body' }, 422, 'INVALID_INPUT');
+      const e1 = await refused(
+        t,
+        `/notes/${a}/comments/0`,
+        { text: 'x', expectedPrefix: 'Body' },
+        422,
+        'INVALID_INPUT',
+      );
       assert.match(e1.message, /\/text/);
       await refused(t, `/notes/${a}/comments/0/delete`, { expectedPrefix: 'Body' }, 422, 'INVALID_INPUT');
     });
     it('an index beyond N → 404 COMMENT_NOT_FOUND listing the indexes', async () => {
-      const err = await refused(t, `/notes/${a}/comments/2`, { text: 'x', expectedPrefix: '' }, 404, 'COMMENT_NOT_FOUND');
+      const err = await refused(
+        t,
+        `/notes/${a}/comments/2`,
+        { text: 'x', expectedPrefix: '' },
+        404,
+        'COMMENT_NOT_FOUND',
+      );
       assert.deepEqual(err.details.indexes, [1]);
       await refused(t, `/notes/${a}/comments/2/delete`, { expectedPrefix: '' }, 404, 'COMMENT_NOT_FOUND');
     });
     for (const bad of ['-1', '1.5', 'first']) {
-      it(`index ${bad} → 422 INVALID_INPUT`, () => refused(t, `/notes/${a}/comments/${bad}`, { text: 'x', expectedPrefix: '' }, 422, 'INVALID_INPUT'));
+      it(`index ${bad} → 422 INVALID_INPUT`, () =>
+        refused(t, `/notes/${a}/comments/${bad}`, { text: 'x', expectedPrefix: '' }, 422, 'INVALID_INPUT'));
     }
     it('delete with a changed prefix → 409 COMMENT_CHANGED', async () => {
       const err = await refused(t, `/notes/${a}/comments/1/delete`, { expectedPrefix: 'Only' }, 409, 'COMMENT_CHANGED');
@@ -169,7 +215,13 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
     it('a link to an unknown card → 404 NOTE_NOT_FOUND; to itself → 422', async () => {
       await refused(t, `/notes/${a}/comments`, { text: `studybridge://note/${UNKNOWN_ID}` }, 404, 'NOTE_NOT_FOUND');
       await refused(t, `/notes/${a}/comments`, { text: `studybridge://note/${a}` }, 422, 'INVALID_INPUT');
-      await refused(t, `/notes/${a}/comments/1`, { text: `studybridge://note/${UNKNOWN_ID}`, expectedPrefix: 'Only comment' }, 404, 'NOTE_NOT_FOUND');
+      await refused(
+        t,
+        `/notes/${a}/comments/1`,
+        { text: `studybridge://note/${UNKNOWN_ID}`, expectedPrefix: 'Only comment' },
+        404,
+        'NOTE_NOT_FOUND',
+      );
     });
     it('an unknown or hidden card → 404 NOTE_NOT_FOUND', async () => {
       await refused(t, `/notes/${UNKNOWN_ID}/comments`, { text: 'x' }, 404, 'NOTE_NOT_FOUND');
@@ -179,7 +231,8 @@ describe('POST /notes/{id}/comments, /comments/{index}, /comments/{index}/delete
       await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET hidden = 1 WHERE noteid = ?', [h]));
       await refused(t, `/notes/${h}/comments/1/delete`, { expectedPrefix: 'c' }, 404, 'NOTE_NOT_FOUND');
     });
-    it('without confirm → 422 CONFIRM_REQUIRED', () => refused(t, `/notes/${a}/comments`, { text: 'x' }, 422, 'CONFIRM_REQUIRED', false));
+    it('without confirm → 422 CONFIRM_REQUIRED', () =>
+      refused(t, `/notes/${a}/comments`, { text: 'x' }, 422, 'CONFIRM_REQUIRED', false));
     it('after all refusals the card is as it was', async () => {
       assert.deepEqual(comments((await read(t, a))[a]), [[1, 'Only comment', 'text']]);
     });

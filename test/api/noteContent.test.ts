@@ -5,14 +5,43 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { corpusFile } from '../unit/pdfCorpus';
 import { EXCERPT_MARGIN_PT } from '../../src/server/domain/cards/cardImages';
-import { cardImagesFixture, darkShare, decode, EXCERPT_PAGE, makePng, pixel, UNKNOWN, VERBATIM, type CardImagesFixture } from './cardImagesFixture';
+import {
+  cardImagesFixture,
+  darkShare,
+  decode,
+  EXCERPT_PAGE,
+  makePng,
+  pixel,
+  UNKNOWN,
+  VERBATIM,
+  type CardImagesFixture,
+} from './cardImagesFixture';
 
 /** pdftoppm's rendering of the same region at the same scale, as RGBA. */
 async function popplerCrop(page: number, rect: { x: number; y: number; width: number; height: number }, scale: number) {
   const dir = mkdtempSync(path.join(tmpdir(), 'sb-crop-'));
   try {
     const px = (v: number) => String(Math.round(v * scale));
-    execFileSync('pdftoppm', ['-f', String(page), '-l', String(page), '-r', String(72 * scale), '-x', px(rect.x), '-y', px(rect.y), '-W', px(rect.width), '-H', px(rect.height), '-png', '-singlefile', corpusFile('asymptote.pdf'), path.join(dir, 'c')]);
+    execFileSync('pdftoppm', [
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-r',
+      String(72 * scale),
+      '-x',
+      px(rect.x),
+      '-y',
+      px(rect.y),
+      '-W',
+      px(rect.width),
+      '-H',
+      px(rect.height),
+      '-png',
+      '-singlefile',
+      corpusFile('asymptote.pdf'),
+      path.join(dir, 'c'),
+    ]);
     return decode(readFileSync(path.join(dir, 'c.png')));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -20,7 +49,10 @@ async function popplerCrop(page: number, rect: { x: number; y: number; width: nu
 }
 
 /** Mean absolute grey difference over the common area. */
-function greyDiff(a: { rgba: Uint8ClampedArray; width: number; height: number }, b: { rgba: Uint8ClampedArray; width: number; height: number }) {
+function greyDiff(
+  a: { rgba: Uint8ClampedArray; width: number; height: number },
+  b: { rgba: Uint8ClampedArray; width: number; height: number },
+) {
   const w = Math.min(a.width, b.width);
   const h = Math.min(a.height, b.height);
   let sum = 0;
@@ -45,7 +77,8 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
   });
   after(() => f.t.stop());
 
-  const content = (noteid: string, contentId: string, query?: Record<string, string | number>) => f.t.client.raw('GET', `/notes/${noteid}/content/${contentId}`, { query: query as never });
+  const content = (noteid: string, contentId: string, query?: Record<string, string | number>) =>
+    f.t.client.raw('GET', `/notes/${noteid}/content/${contentId}`, { query: query as never });
 
   it('batch-get lists the excerpt region as an excerpt_image part; its PNG is the page region under the anchor, longer edge = maxEdge', async () => {
     const card = await f.batchGet(excerptCard.noteid);
@@ -54,11 +87,20 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
       { contentId: part.contentId, mimeType: part.mimeType, excerpt: part.excerpt, noteid: part.noteid },
       { contentId: `excerpt-${excerptCard.noteid}`, mimeType: 'image/png', excerpt: true, noteid: excerptCard.noteid },
     );
-    assert.deepEqual(card.parts.map((p: any) => p.kind), ['title', 'excerpt', 'excerpt_image'], 'title, body, then the region');
+    assert.deepEqual(
+      card.parts.map((p: any) => p.kind),
+      ['title', 'excerpt', 'excerpt_image'],
+      'title, body, then the region',
+    );
 
     // The picture is the anchor rectangle with a 4-point margin (locate's rectangle hugs the glyphs).
     const a = excerptCard.sourceAnchor.rect;
-    const rect = { x: a.x - EXCERPT_MARGIN_PT, y: a.y - EXCERPT_MARGIN_PT, width: a.width + 2 * EXCERPT_MARGIN_PT, height: a.height + 2 * EXCERPT_MARGIN_PT };
+    const rect = {
+      x: a.x - EXCERPT_MARGIN_PT,
+      y: a.y - EXCERPT_MARGIN_PT,
+      width: a.width + 2 * EXCERPT_MARGIN_PT,
+      height: a.height + 2 * EXCERPT_MARGIN_PT,
+    };
     const res = await content(excerptCard.noteid, part.contentId, { maxEdge: 600 });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'image/png');
@@ -72,7 +114,10 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
     // The same region by poppler matches closely; the same rectangle one page on does not.
     const same = greyDiff(img, await popplerCrop(EXCERPT_PAGE, rect, scale));
     const other = greyDiff(img, await popplerCrop(EXCERPT_PAGE + 1, rect, scale));
-    assert.ok(same < other / 2, `poppler's crop of page ${EXCERPT_PAGE} differs by ${same.toFixed(1)}, page ${EXCERPT_PAGE + 1} by ${other.toFixed(1)}`);
+    assert.ok(
+      same < other / 2,
+      `poppler's crop of page ${EXCERPT_PAGE} differs by ${same.toFixed(1)}, page ${EXCERPT_PAGE + 1} by ${other.toFixed(1)}`,
+    );
 
     const byDefault = await decode((await content(excerptCard.noteid, part.contentId)).bytes);
     assert.equal(Math.max(byDefault.width, byDefault.height), 2048, 'maxEdge defaults to 2048');
@@ -98,7 +143,13 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
     });
     const imageId = await f.addPart(card.noteid, { kind: 'image', mimeType: 'image/png', blob: picture });
     const inkId = await f.addPart(card.noteid, { kind: 'ink', mimeType: 'image/png', blob: ink });
-    assert.deepEqual((await f.batchGet(card.noteid)).parts.filter((p: any) => p.contentId).map((p: any) => [p.contentId, p.kind]), [[imageId, 'image'], [inkId, 'ink']]);
+    assert.deepEqual(
+      (await f.batchGet(card.noteid)).parts.filter((p: any) => p.contentId).map((p: any) => [p.contentId, p.kind]),
+      [
+        [imageId, 'image'],
+        [inkId, 'ink'],
+      ],
+    );
 
     const down = await decode((await content(card.noteid, imageId, { maxEdge: 100 })).bytes);
     assert.deepEqual([down.width, down.height], [100, 50]);
@@ -129,7 +180,11 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
   });
 
   it('a reference copy serves the pictures of its original', async () => {
-    const copy = (await f.t.client.request<any>('POST', '/notes/copy', { body: { noteIds: [excerptCard.noteid], targetParentNoteId: f.rootId, mode: 'reference', confirm: true } })).copies[0].newNoteId;
+    const copy = (
+      await f.t.client.request<any>('POST', '/notes/copy', {
+        body: { noteIds: [excerptCard.noteid], targetParentNoteId: f.rootId, mode: 'reference', confirm: true },
+      })
+    ).copies[0].newNoteId;
     const part = (await f.batchGet(copy)).parts.find((p: any) => p.kind === 'excerpt_image');
     assert.equal(part.contentId, `excerpt-${excerptCard.noteid}`);
     const img = await decode((await content(copy, part.contentId, { maxEdge: 200 })).bytes);
@@ -139,7 +194,11 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
   it('refusals: unknown card or content, bad maxEdge or layers, a part of another card, a missing PDF file; nothing changes', async () => {
     const plain = await f.create({ title: 'Plain', text: 'no pictures here' });
     const other = await f.create({ title: 'Other' });
-    const otherPart = await f.addPart(other.noteid, { kind: 'image', mimeType: 'image/png', blob: await makePng(10, 10, () => undefined) });
+    const otherPart = await f.addPart(other.noteid, {
+      kind: 'image',
+      mimeType: 'image/png',
+      blob: await makePng(10, 10, () => undefined),
+    });
     const excerptId = `excerpt-${excerptCard.noteid}`;
     const before = f.digest();
     const cases: Array<[string, string, string, Record<string, string>, number, string]> = [
@@ -173,6 +232,10 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
       renameSync(`${file}.away`, file);
     }
     assert.equal(f.digest(), before, 'no refusal changed the store');
-    assert.equal((await content(excerptCard.noteid, excerptId, { maxEdge: 100 })).status, 200, 'the file back, the picture is back');
+    assert.equal(
+      (await content(excerptCard.noteid, excerptId, { maxEdge: 100 })).status,
+      200,
+      'the file back, the picture is back',
+    );
   });
 });

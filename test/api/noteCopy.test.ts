@@ -9,11 +9,18 @@ describe('POST /notes/copy', () => {
   after(() => t.stop());
 
   const card = async (topicid: string, parentNoteId: string, title: string, extra: Record<string, unknown> = {}) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { parentNoteId, title, ...extra, confirm: true } })).noteid as string;
-  const tree = async (topicid: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
-  const batch = async (noteIds: string[]) => (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } })).notes as any[];
+    (
+      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
+        body: { parentNoteId, title, ...extra, confirm: true },
+      })
+    ).noteid as string;
+  const tree = async (topicid: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
+  const batch = async (noteIds: string[]) =>
+    (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } })).notes as any[];
   const copy = (body: Record<string, unknown>) => t.client.raw('POST', '/notes/copy', { body });
-  const comment = (id: string, text: string) => t.client.request('POST', `/notes/${id}/comments`, { body: { text, confirm: true } });
+  const comment = (id: string, text: string) =>
+    t.client.request('POST', `/notes/${id}/comments`, { body: { text, confirm: true } });
 
   /** Source set: root ─ A(text, #tag, colour) ─ A1 (links to A2 and to outside X), A2 ─ A21 ; X. Target set: root ─ T. */
   async function fixture(title: string) {
@@ -26,12 +33,18 @@ describe('POST /notes/copy', () => {
     const A21 = await card(src.topicid, A2, 'A21');
     const X = await card(src.topicid, root, 'X');
     const T = await card(dst.topicid, dst.rootNoteId!, 'T');
-    await t.client.request('POST', '/notes/hashtags', { body: { noteIds: [A, A21], operation: 'add', hashtags: ['Math/Algebra'], confirm: true } });
+    await t.client.request('POST', '/notes/hashtags', {
+      body: { noteIds: [A, A21], operation: 'add', hashtags: ['Math/Algebra'], confirm: true },
+    });
     await comment(A1, `studybridge://note/${A2}`);
     await comment(A1, `studybridge://note/${X}`);
     // An excerpt card's source anchor (as a bundle import writes it).
     await t.bridge.services.store.write((tx) =>
-      tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 3, source_rect = ? WHERE noteid = ?', ['0123456789abcdef0123456789abcdef', '{"x":10,"y":20,"width":30,"height":40}', A2]),
+      tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 3, source_rect = ? WHERE noteid = ?', [
+        '0123456789abcdef0123456789abcdef',
+        '{"x":10,"y":20,"width":30,"height":40}',
+        A2,
+      ]),
     );
     return { src: src.topicid, srcRoot: root, dst: dst.topicid, dstRoot: dst.rootNoteId!, A, A1, A2, A21, X, T };
   }
@@ -52,34 +65,56 @@ describe('POST /notes/copy', () => {
     const sub = nodes.slice(nodes.findIndex((n) => n.noteid === newNoteId));
     assert.deepEqual(
       sub.map((n) => [n.title, n.level]),
-      [['A', 2], ['A1', 3], ['A2', 3], ['A21', 4]],
+      [
+        ['A', 2],
+        ['A1', 3],
+        ['A2', 3],
+        ['A21', 4],
+      ],
     );
     assert.equal(sub[0].parent, f.T);
     const [a, a1, a2, a21] = sub.map((n) => n.noteid);
     assert.ok(![a, a1, a2, a21].some((id) => [f.A, f.A1, f.A2, f.A21].includes(id)));
 
     const [ca, ca1, ca2, ca21] = await batch([a, a1, a2, a21]);
-    assert.deepEqual(ca.texts.map((x: any) => x.text), ['body of A']);
+    assert.deepEqual(
+      ca.texts.map((x: any) => x.text),
+      ['body of A'],
+    );
     assert.deepEqual(ca.metadata, { colorIndex: 5, fillIndex: 1 });
     assert.deepEqual(ca.hashtags, ['Math/Algebra']);
     assert.deepEqual(ca21.hashtags, ['Math/Algebra']);
     assert.equal(ca.topicid, f.dst);
     assert.equal(ca.referenceOf, null);
-    assert.deepEqual(ca2.sourceAnchor, { hasExcerpt: true, bookmd5: '0123456789abcdef0123456789abcdef', page: 3, rect: { x: 10, y: 20, width: 30, height: 40 }, rects: [{ x: 10, y: 20, width: 30, height: 40 }] });
+    assert.deepEqual(ca2.sourceAnchor, {
+      hasExcerpt: true,
+      bookmd5: '0123456789abcdef0123456789abcdef',
+      page: 3,
+      rect: { x: 10, y: 20, width: 30, height: 40 },
+      rects: [{ x: 10, y: 20, width: 30, height: 40 }],
+    });
     // The link to A2 (inside the branch) now names A2's copy; the one to X (outside) still names X.
-    assert.deepEqual(ca1.texts.map((x: any) => [x.index, x.text, x.kind]), [
-      [1, `studybridge://note/${a2}`, 'link'],
-      [2, `studybridge://note/${f.X}`, 'link'],
-    ]);
+    assert.deepEqual(
+      ca1.texts.map((x: any) => [x.index, x.text, x.kind]),
+      [
+        [1, `studybridge://note/${a2}`, 'link'],
+        [2, `studybridge://note/${f.X}`, 'link'],
+      ],
+    );
     assert.deepEqual(new Set(ca1.links), new Set([a2, f.X]));
     assert.ok((await batch([f.X]))[0].links.includes(a1));
 
     // Independent: renaming the original leaves the clone alone.
-    await t.client.request('POST', `/notes/${f.A}/title`, { body: { text: 'A renamed', expectedPrefix: 'A', confirm: true } });
+    await t.client.request('POST', `/notes/${f.A}/title`, {
+      body: { text: 'A renamed', expectedPrefix: 'A', confirm: true },
+    });
     assert.equal((await batch([a]))[0].title, 'A');
     // The operation is logged on the target set only.
     const ops = t.bridge.services.store.all<any>("SELECT topicid, note_ids FROM operations WHERE kind = 'copy'");
-    assert.deepEqual(ops.map((o) => [o.topicid, JSON.parse(o.note_ids).length]), [[f.dst, 4]]);
+    assert.deepEqual(
+      ops.map((o) => [o.topicid, JSON.parse(o.note_ids).length]),
+      [[f.dst, 4]],
+    );
   });
 
   it('reference: each copy points at its original and reads its content', async () => {
@@ -91,8 +126,13 @@ describe('POST /notes/copy', () => {
     const [child] = (await tree(f.dst)).filter((n) => n.parent === newNoteId);
     const [r2, r21] = await batch([newNoteId, child.noteid]);
     assert.deepEqual([r2.referenceOf, r21.referenceOf], [f.A2, f.A21]);
-    assert.deepEqual(r2.texts.map((x: any) => x.text), ['body of A2']);
-    await t.client.request('POST', `/notes/${f.A2}/title`, { body: { text: 'A2 edited', expectedPrefix: 'A2', confirm: true } });
+    assert.deepEqual(
+      r2.texts.map((x: any) => x.text),
+      ['body of A2'],
+    );
+    await t.client.request('POST', `/notes/${f.A2}/title`, {
+      body: { text: 'A2 edited', expectedPrefix: 'A2', confirm: true },
+    });
     assert.equal((await batch([newNoteId]))[0].title, 'A2 edited');
     // A reference of a reference points at the first original.
     const again = await copy({ noteIds: [newNoteId], targetParentNoteId: f.T, mode: 'reference', confirm: true });
@@ -115,7 +155,10 @@ describe('POST /notes/copy', () => {
     assert.equal(body.copies[0].cardCount, 4);
     const nodes = await tree(f.src);
     assert.deepEqual(treeViolations(nodes, f.srcRoot), []);
-    assert.deepEqual(nodes.filter((n) => n.parent === f.A21).map((n) => n.title), ['A']);
+    assert.deepEqual(
+      nodes.filter((n) => n.parent === f.A21).map((n) => n.title),
+      ['A'],
+    );
     assert.equal(nodes.filter((n) => n.parent === f.X).length, 0);
     assert.equal(nodes.length, 6 + 4);
   });
@@ -144,20 +187,64 @@ describe('POST /notes/copy', () => {
     });
     const missing = '00000000-0000-4000-8000-0000000000AA';
     const cases: Array<[string, () => Record<string, unknown>, number, string]> = [
-      ['an unknown source', () => ({ noteIds: [missing], targetParentNoteId: f.T, mode: 'clone' }), 404, 'NOTE_NOT_FOUND'],
-      ['an unknown target', () => ({ noteIds: [f.A], targetParentNoteId: missing, mode: 'clone' }), 404, 'NOTE_NOT_FOUND'],
-      ['a deck id as target', () => ({ noteIds: [f.A], targetParentNoteId: deckId, mode: 'clone' }), 404, 'NOTE_NOT_FOUND'],
+      [
+        'an unknown source',
+        () => ({ noteIds: [missing], targetParentNoteId: f.T, mode: 'clone' }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
+      [
+        'an unknown target',
+        () => ({ noteIds: [f.A], targetParentNoteId: missing, mode: 'clone' }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
+      [
+        'a deck id as target',
+        () => ({ noteIds: [f.A], targetParentNoteId: deckId, mode: 'clone' }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
       [
         'targets in two sets',
-        () => ({ copies: [{ noteId: f.A1, targetParentNoteId: f.T }, { noteId: f.X, targetParentNoteId: f.A }], mode: 'clone' }),
+        () => ({
+          copies: [
+            { noteId: f.A1, targetParentNoteId: f.T },
+            { noteId: f.X, targetParentNoteId: f.A },
+          ],
+          mode: 'clone',
+        }),
         422,
         'NOTES_IN_DIFFERENT_SETS',
       ],
       ['no mode', () => ({ noteIds: [f.A], targetParentNoteId: f.T }), 422, 'INVALID_INPUT'],
       ['an unknown mode', () => ({ noteIds: [f.A], targetParentNoteId: f.T, mode: 'deep' }), 422, 'INVALID_INPUT'],
-      ['51 roots', () => ({ noteIds: Array.from({ length: 51 }, () => f.A1), targetParentNoteId: f.T, mode: 'clone' }), 422, 'INVALID_INPUT'],
-      ['51 copies', () => ({ copies: Array.from({ length: 51 }, () => ({ noteId: f.A1, targetParentNoteId: f.T })), mode: 'clone' }), 422, 'INVALID_INPUT'],
-      ['both body forms', () => ({ noteIds: [f.A], targetParentNoteId: f.T, mode: 'clone', copies: [{ noteId: f.X, targetParentNoteId: f.T }] }), 422, 'INVALID_INPUT'],
+      [
+        '51 roots',
+        () => ({ noteIds: Array.from({ length: 51 }, () => f.A1), targetParentNoteId: f.T, mode: 'clone' }),
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        '51 copies',
+        () => ({
+          copies: Array.from({ length: 51 }, () => ({ noteId: f.A1, targetParentNoteId: f.T })),
+          mode: 'clone',
+        }),
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'both body forms',
+        () => ({
+          noteIds: [f.A],
+          targetParentNoteId: f.T,
+          mode: 'clone',
+          copies: [{ noteId: f.X, targetParentNoteId: f.T }],
+        }),
+        422,
+        'INVALID_INPUT',
+      ],
     ];
     for (const [label, body, status, code] of cases) {
       it(`${label} → ${status} ${code}`, async () => {

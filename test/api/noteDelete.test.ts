@@ -9,8 +9,13 @@ describe('POST /notes/delete', () => {
   after(() => t.stop());
 
   const card = async (topicid: string, parentNoteId: string, title: string, text?: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { parentNoteId, title, text, confirm: true } })).noteid as string;
-  const tree = async (topicid: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
+    (
+      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
+        body: { parentNoteId, title, text, confirm: true },
+      })
+    ).noteid as string;
+  const tree = async (topicid: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
   const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
   const batch = async (noteIds: string[]) => t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
   const del = (body: Record<string, unknown>) => t.client.raw('POST', '/notes/delete', { body });
@@ -37,7 +42,9 @@ describe('POST /notes/delete', () => {
     const body = res.json<any>();
     assert.equal(body.persisted, true);
     assert.equal(body.trashEnabled, false);
-    assert.deepEqual(body.deleted, [{ noteid: f.D, outcome: 'deleted', orphanedChildren: 2, descendants: 3, childrenReattachedTo: 'grandparent' }]);
+    assert.deepEqual(body.deleted, [
+      { noteid: f.D, outcome: 'deleted', orphanedChildren: 2, descendants: 3, childrenReattachedTo: 'grandparent' },
+    ]);
     const nodes = await tree(f.topicid);
     assert.deepEqual(kids(nodes, f.P), ['x', 'D1', 'D2', 'y']);
     assert.deepEqual(kids(nodes, f.D1), ['D11']);
@@ -64,14 +71,22 @@ describe('POST /notes/delete', () => {
     const nodes = await tree(f.topicid);
     assert.deepEqual(kids(nodes, f.P), ['x', 'D11', 'D2', 'y']);
     assert.deepEqual(treeViolations(nodes, f.root), []);
-    const ops = t.bridge.services.store.all<any>("SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'delete'", [f.topicid]);
-    assert.deepEqual(ops.map((o) => JSON.parse(o.note_ids)), [[f.D1, f.D]]);
+    const ops = t.bridge.services.store.all<any>(
+      "SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'delete'",
+      [f.topicid],
+    );
+    assert.deepEqual(
+      ops.map((o) => JSON.parse(o.note_ids)),
+      [[f.D1, f.D]],
+    );
   });
 
   it('a card used by a review deck is hidden: the deck card stays with sourceAlive:false', async () => {
     const f = await fixture('Delete deck source');
     const deck = await t.client.request<any>('POST', '/decks', { body: { title: 'Deck of D2', confirm: true } });
-    await t.client.request('POST', `/decks/${deck.deckId}/cards`, { body: { cards: [{ sourceNoteId: f.D2 }], confirm: true } });
+    await t.client.request('POST', `/decks/${deck.deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: f.D2 }], confirm: true },
+    });
     const res = await del({ noteIds: [f.D2, f.x], confirm: true });
     assert.equal(res.status, 200, res.text());
     assert.deepEqual(
@@ -92,14 +107,21 @@ describe('POST /notes/delete', () => {
 
   it('reference copies of a deleted original become independent cards keeping its content', async () => {
     const f = await fixture('Delete original');
-    const copied = await t.client.request<any>('POST', '/notes/copy', { body: { noteIds: [f.D2], targetParentNoteId: f.Q, mode: 'reference', confirm: true } });
+    const copied = await t.client.request<any>('POST', '/notes/copy', {
+      body: { noteIds: [f.D2], targetParentNoteId: f.Q, mode: 'reference', confirm: true },
+    });
     const copyId = copied.copies[0].newNoteId;
-    await t.client.request('POST', `/notes/${f.D2}/text`, { body: { text: 'shared body', expectedPrefix: '', confirm: true } });
+    await t.client.request('POST', `/notes/${f.D2}/text`, {
+      body: { text: 'shared body', expectedPrefix: '', confirm: true },
+    });
     assert.equal((await del({ noteIds: [f.D2], confirm: true })).status, 200);
     const [c] = (await batch([copyId])).notes;
     assert.equal(c.referenceOf, null);
     assert.equal(c.title, 'D2');
-    assert.deepEqual(c.texts.map((x: any) => [x.text, x.noteid]), [['shared body', copyId]]);
+    assert.deepEqual(
+      c.texts.map((x: any) => [x.text, x.noteid]),
+      [['shared body', copyId]],
+    );
   });
 
   it('dry-run lists what would go and changes nothing', async () => {

@@ -34,7 +34,14 @@ export const post = (t: TestBridge, path: string, body: Record<string, unknown>,
   (as === 'person' ? t.owner : t.client).request<any>('POST', path, { body: { ...body, confirm: true } });
 
 /** A POST that must be refused with `status`/`code` and leave every table byte-identical; returns the error. */
-export async function refused(t: TestBridge, path: string, body: Record<string, unknown>, status: number, code: string, confirm = true): Promise<any> {
+export async function refused(
+  t: TestBridge,
+  path: string,
+  body: Record<string, unknown>,
+  status: number,
+  code: string,
+  confirm = true,
+): Promise<any> {
   const before = storeDigest(t.bridge.services.store);
   const res = await t.client.raw('POST', path, { body: confirm ? { ...body, confirm: true } : body });
   assert.equal(res.status, status, `${path}: ${res.text().slice(0, 300)}`);
@@ -48,8 +55,13 @@ export async function refused(t: TestBridge, path: string, body: Record<string, 
 /** Operation-log rows, oldest first. */
 export const operations = (t: TestBridge) =>
   t.bridge.services.store
-    .all<{ op_seq: number; topicid: string; kind: string; actor: string; note_ids: string }>('SELECT * FROM operations ORDER BY op_seq')
+    .all<{ op_seq: number; topicid: string; kind: string; actor: string; note_ids: string }>(
+      'SELECT * FROM operations ORDER BY op_seq',
+    )
     .map((o) => ({ ...o, noteIds: JSON.parse(o.note_ids) as string[] }));
 
 /** 201 distinct well-formed ids: one over the batch limit. */
-export const ids201 = (known: string) => [known, ...Array.from({ length: 200 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`)];
+export const ids201 = (known: string) => [
+  known,
+  ...Array.from({ length: 200 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
+];

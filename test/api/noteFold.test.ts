@@ -23,8 +23,20 @@ describe('POST /notes/fold', function () {
     const opsBefore = operations(t).length;
     const res = await post(t, '/notes/fold', { noteIds: [parent, leaf], folded: true });
     assert.deepEqual(
-      { persisted: res.persisted, folded: res.folded, changed: res.changed, unchanged: res.unchanged, skipped: res.skipped },
-      { persisted: true, folded: true, changed: [parent], unchanged: [], skipped: [{ noteid: leaf, reason: 'no_children' }] },
+      {
+        persisted: res.persisted,
+        folded: res.folded,
+        changed: res.changed,
+        unchanged: res.unchanged,
+        skipped: res.skipped,
+      },
+      {
+        persisted: true,
+        folded: true,
+        changed: [parent],
+        unchanged: [],
+        skipped: [{ noteid: leaf, reason: 'no_children' }],
+      },
     );
     const nodes = await treeNodes(t, setId);
     assert.deepEqual([nodes[parent].folded, nodes[leaf].folded, nodes[child].folded], [true, false, false]);
@@ -42,7 +54,14 @@ describe('POST /notes/fold', function () {
   });
 
   it('dry-run (no confirm) of an unfold: wouldChange and skipped; store byte-identical', async () => {
-    const err = await refused(t, '/notes/fold', { noteIds: [parent, leaf], folded: false }, 422, 'CONFIRM_REQUIRED', false);
+    const err = await refused(
+      t,
+      '/notes/fold',
+      { noteIds: [parent, leaf], folded: false },
+      422,
+      'CONFIRM_REQUIRED',
+      false,
+    );
     assert.deepEqual(
       { wouldChange: err.details.wouldChange, skipped: err.details.skipped, folded: err.details.folded },
       { wouldChange: [parent], skipped: [{ noteid: leaf, reason: 'no_children' }], folded: false },
@@ -72,12 +91,15 @@ describe('POST /notes/fold', function () {
 
   describe('refusals (nothing written)', () => {
     it('missing folded → 422', () => refused(t, '/notes/fold', { noteIds: [parent] }, 422, 'INVALID_INPUT'));
-    it('folded not a boolean → 422', () => refused(t, '/notes/fold', { noteIds: [parent], folded: 'yes' }, 422, 'INVALID_INPUT'));
-    it('201 cards → 422, nothing written', () => refused(t, '/notes/fold', { noteIds: ids201(parent), folded: true }, 422, 'INVALID_INPUT'));
+    it('folded not a boolean → 422', () =>
+      refused(t, '/notes/fold', { noteIds: [parent], folded: 'yes' }, 422, 'INVALID_INPUT'));
+    it('201 cards → 422, nothing written', () =>
+      refused(t, '/notes/fold', { noteIds: ids201(parent), folded: true }, 422, 'INVALID_INPUT'));
     it('an unknown card → 404 NOTE_NOT_FOUND; the known card is not folded', async () => {
       await refused(t, '/notes/fold', { noteIds: [parent, UNKNOWN_ID], folded: true }, 404, 'NOTE_NOT_FOUND');
       assert.equal((await treeNodes(t, setId))[parent].folded, false);
     });
-    it('the dry-run of an unknown card → 404 too', () => refused(t, '/notes/fold', { noteIds: [UNKNOWN_ID], folded: true }, 404, 'NOTE_NOT_FOUND', false));
+    it('the dry-run of an unknown card → 404 too', () =>
+      refused(t, '/notes/fold', { noteIds: [UNKNOWN_ID], folded: true }, 404, 'NOTE_NOT_FOUND', false));
   });
 });

@@ -9,11 +9,17 @@ describe('POST /notes/{id}/merge-branch', () => {
   after(() => t.stop());
 
   const card = async (topicid: string, parentNoteId: string, title: string, text?: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { parentNoteId, title, text, confirm: true } })).noteid as string;
-  const tree = async (topicid: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
+    (
+      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
+        body: { parentNoteId, title, text, confirm: true },
+      })
+    ).noteid as string;
+  const tree = async (topicid: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
   const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
   const batch = async (noteIds: string[]) => t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
-  const merge = (id: string, body: Record<string, unknown>) => t.client.raw('POST', `/notes/${id}/merge-branch`, { body });
+  const merge = (id: string, body: Record<string, unknown>) =>
+    t.client.raw('POST', `/notes/${id}/merge-branch`, { body });
   const texts = (n: any) => n.texts.map((x: any) => [x.index, x.text]);
 
   /**
@@ -36,8 +42,12 @@ describe('POST /notes/{id}/merge-branch', () => {
     const C2 = await card(set.topicid, K, 'C2');
     const H = await card(set.topicid, C2, 'H');
     await t.client.request('POST', `/notes/${C1}/comments`, { body: { text: 'a c1 comment', confirm: true } });
-    await t.client.request('POST', '/notes/hashtags', { body: { noteIds: [K], operation: 'add', hashtags: ['Keep'], confirm: true } });
-    await t.client.request('POST', '/notes/hashtags', { body: { noteIds: [C1], operation: 'add', hashtags: ['math/algebra', 'keep'], confirm: true } });
+    await t.client.request('POST', '/notes/hashtags', {
+      body: { noteIds: [K], operation: 'add', hashtags: ['Keep'], confirm: true },
+    });
+    await t.client.request('POST', '/notes/hashtags', {
+      body: { noteIds: [C1], operation: 'add', hashtags: ['math/algebra', 'keep'], confirm: true },
+    });
     await t.client.request('POST', `/notes/${M}/fold-into-sub-map`, { body: { confirm: true } });
     await t.bridge.services.store.write((tx) => tx.run("UPDATE notes SET kind = 'summary' WHERE noteid = ?", [S]));
     return { topicid: set.topicid, root, K, C1, G, GG, S, S1, M, M1, C2, H };
@@ -72,8 +82,14 @@ describe('POST /notes/{id}/merge-branch', () => {
     assert.deepEqual(kids(nodes, f.K), ['G', 'S', 'M', 'H']);
     assert.deepEqual(kids(nodes, f.G), ['GG']);
     assert.deepEqual(treeViolations(nodes, f.root), []);
-    const ops = t.bridge.services.store.all<any>("SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'merge'", [f.topicid]);
-    assert.deepEqual(ops.map((o) => JSON.parse(o.note_ids)), [[f.K, f.C1, f.C2]]);
+    const ops = t.bridge.services.store.all<any>(
+      "SELECT note_ids FROM operations WHERE topicid = ? AND kind = 'merge'",
+      [f.topicid],
+    );
+    assert.deepEqual(
+      ops.map((o) => JSON.parse(o.note_ids)),
+      [[f.K, f.C1, f.C2]],
+    );
   });
 
   it('recursive merges the whole subtree in reading order, never into summary cards or sub-maps', async () => {
@@ -84,7 +100,10 @@ describe('POST /notes/{id}/merge-branch', () => {
     assert.deepEqual(body.merged, [f.C1, f.G, f.GG, f.C2, f.H]);
     assert.equal(body.notMergedCount, 4); // S, S1, M, M1
     const [k] = (await batch([f.K])).notes;
-    assert.deepEqual(texts(k).map((x: any) => x[1]), ['K body', 'C1', 'c1 body', 'a c1 comment', 'G', 'GG', 'C2', 'H']);
+    assert.deepEqual(
+      texts(k).map((x: any) => x[1]),
+      ['K body', 'C1', 'c1 body', 'a c1 comment', 'G', 'GG', 'C2', 'H'],
+    );
     const nodes = await tree(f.topicid);
     assert.deepEqual(kids(nodes, f.K), ['S', 'M']);
     assert.deepEqual(kids(nodes, f.S), ['S1']);
@@ -100,7 +119,10 @@ describe('POST /notes/{id}/merge-branch', () => {
     assert.equal(res.status, 200, res.text());
     const [k] = (await batch([f.K])).notes;
     assert.equal(k.title, 'C1; C2');
-    assert.deepEqual(texts(k).map((x: any) => x[1]), ['K body', 'c1 body', 'a c1 comment']);
+    assert.deepEqual(
+      texts(k).map((x: any) => x[1]),
+      ['K body', 'c1 body', 'a c1 comment'],
+    );
   });
 
   it('a leaf card: willMerge [] in the dry-run, merged [] when confirmed, nothing written', async () => {

@@ -26,9 +26,18 @@ describe('POST /notes/metadata', function () {
       { noteid: b, colorIndex: 15, fillIndex: -1 },
     ]);
     const cards = await read(t, a, b);
-    assert.deepEqual([cards[a].metadata, cards[b].metadata], [{ colorIndex: 15, fillIndex: -1 }, { colorIndex: 15, fillIndex: -1 }]);
+    assert.deepEqual(
+      [cards[a].metadata, cards[b].metadata],
+      [
+        { colorIndex: 15, fillIndex: -1 },
+        { colorIndex: 15, fillIndex: -1 },
+      ],
+    );
     const nodes = await treeNodes(t, setId);
-    assert.deepEqual([nodes[a].colorIndex, nodes[a].fillIndex, nodes[b].colorIndex, nodes[b].fillIndex], [15, -1, 15, -1]);
+    assert.deepEqual(
+      [nodes[a].colorIndex, nodes[a].fillIndex, nodes[b].colorIndex, nodes[b].fillIndex],
+      [15, -1, 15, -1],
+    );
     const ops = operations(t);
     assert.equal(ops.length, opsBefore + 1);
     assert.deepEqual([ops.at(-1)!.kind, ops.at(-1)!.topicid, ops.at(-1)!.noteIds], ['metadata', setId, [a, b]]);
@@ -39,7 +48,11 @@ describe('POST /notes/metadata', function () {
     await post(t, '/notes/metadata', { noteIds: [a], patch: { fillIndex: 0 } });
     assert.deepEqual((await read(t, a))[a].metadata, { colorIndex: 4, fillIndex: 0 });
     await post(t, '/notes/metadata', { noteIds: [a], patch: { colorIndex: 0 } });
-    assert.deepEqual((await read(t, a))[a].metadata, { colorIndex: 0, fillIndex: 0 }, 'colorIndex 0 and fillIndex 0 are values, not "unset"');
+    assert.deepEqual(
+      (await read(t, a))[a].metadata,
+      { colorIndex: 0, fillIndex: 0 },
+      'colorIndex 0 and fillIndex 0 are values, not "unset"',
+    );
   });
 
   it('one key over cards whose other values differ: each keeps its own, an unchanged card is not stamped', async () => {
@@ -71,7 +84,10 @@ describe('POST /notes/metadata', function () {
     const a = await card(t, setId, { title: 'Same', colorIndex: 7 });
     const before = storeDigest(t.bridge.services.store);
     const res = await post(t, '/notes/metadata', { noteIds: [a, a], patch: { colorIndex: 7 } });
-    assert.deepEqual([res.persisted, res.changed, res.results], [true, 0, [{ noteid: a, colorIndex: 7, fillIndex: null }]]);
+    assert.deepEqual(
+      [res.persisted, res.changed, res.results],
+      [true, 0, [{ noteid: a, colorIndex: 7, fillIndex: null }]],
+    );
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
 
@@ -82,7 +98,13 @@ describe('POST /notes/metadata', function () {
     const opsBefore = operations(t).length;
     await post(t, '/notes/metadata', { noteIds: [a, b], patch: { colorIndex: 9 } }, 'person');
     const ops = operations(t).slice(opsBefore);
-    assert.deepEqual(ops.map((o) => [o.topicid, o.noteIds, o.actor]).sort(), [[setId, [a], 'user'], [other, [b], 'user']].sort());
+    assert.deepEqual(
+      ops.map((o) => [o.topicid, o.noteIds, o.actor]).sort(),
+      [
+        [setId, [a], 'user'],
+        [other, [b], 'user'],
+      ].sort(),
+    );
     const cards = await read(t, a, b);
     assert.deepEqual([cards[a].metadata.colorIndex, cards[b].metadata.colorIndex], [9, 9]);
   });
@@ -90,8 +112,17 @@ describe('POST /notes/metadata', function () {
   it('dry-run (no confirm): 422 with wouldChange {before, after}; store byte-identical', async () => {
     const a = await card(t, setId, { title: 'Preview', colorIndex: 2 });
     const b = await card(t, setId, { title: 'Already', colorIndex: 5 });
-    const err = await refused(t, '/notes/metadata', { noteIds: [a, b], patch: { colorIndex: 5 } }, 422, 'CONFIRM_REQUIRED', false);
-    assert.deepEqual(err.details.wouldChange, [{ noteid: a, before: { colorIndex: 2, fillIndex: null }, after: { colorIndex: 5, fillIndex: null } }]);
+    const err = await refused(
+      t,
+      '/notes/metadata',
+      { noteIds: [a, b], patch: { colorIndex: 5 } },
+      422,
+      'CONFIRM_REQUIRED',
+      false,
+    );
+    assert.deepEqual(err.details.wouldChange, [
+      { noteid: a, before: { colorIndex: 2, fillIndex: null }, after: { colorIndex: 5, fillIndex: null } },
+    ]);
     assert.deepEqual(err.details.unchanged, [b]);
     assert.equal((await read(t, a))[a].metadata.colorIndex, 2);
   });
@@ -108,7 +139,12 @@ describe('POST /notes/metadata', function () {
     assert.doesNotThrow(() => confirmMetadata(store, [{ noteid: a, after: { colorIndex: 3, fillIndex: null } }]));
     assert.throws(
       () => confirmMetadata(store, [{ noteid: a, after: { colorIndex: 4, fillIndex: null } }]),
-      (e: any) => e.code === 'SAVE_FAILED' && e.status === 500 && e.retryable === true && e.details.disagree[0].noteid === a && e.details.disagree[0].stored.colorIndex === 3,
+      (e: any) =>
+        e.code === 'SAVE_FAILED' &&
+        e.status === 500 &&
+        e.retryable === true &&
+        e.details.disagree[0].noteid === a &&
+        e.details.disagree[0].stored.colorIndex === 3,
     );
   });
 
@@ -124,13 +160,22 @@ describe('POST /notes/metadata', function () {
       ['fillIndex 1.5', { fillIndex: 1.5 }],
       ['colorIndex as a string', { colorIndex: '3' }],
     ] as const) {
-      it(`${label} → 422 INVALID_INPUT`, () => refused(t, '/notes/metadata', { noteIds: [a], patch }, 422, 'INVALID_INPUT'));
+      it(`${label} → 422 INVALID_INPUT`, () =>
+        refused(t, '/notes/metadata', { noteIds: [a], patch }, 422, 'INVALID_INPUT'));
     }
     it('a missing patch → 422', () => refused(t, '/notes/metadata', { noteIds: [a] }, 422, 'INVALID_INPUT'));
-    it('201 cards → 422, nothing written', () => refused(t, '/notes/metadata', { noteIds: ids201(a), patch: { colorIndex: 2 } }, 422, 'INVALID_INPUT'));
-    it('no cards → 422', () => refused(t, '/notes/metadata', { noteIds: [], patch: { colorIndex: 2 } }, 422, 'INVALID_INPUT'));
+    it('201 cards → 422, nothing written', () =>
+      refused(t, '/notes/metadata', { noteIds: ids201(a), patch: { colorIndex: 2 } }, 422, 'INVALID_INPUT'));
+    it('no cards → 422', () =>
+      refused(t, '/notes/metadata', { noteIds: [], patch: { colorIndex: 2 } }, 422, 'INVALID_INPUT'));
     it('an unknown card → 404 NOTE_NOT_FOUND, the known one unchanged', async () => {
-      await refused(t, '/notes/metadata', { noteIds: [a, UNKNOWN_ID], patch: { colorIndex: 2 } }, 404, 'NOTE_NOT_FOUND');
+      await refused(
+        t,
+        '/notes/metadata',
+        { noteIds: [a, UNKNOWN_ID], patch: { colorIndex: 2 } },
+        404,
+        'NOTE_NOT_FOUND',
+      );
       assert.deepEqual((await read(t, a))[a].metadata, { colorIndex: 1, fillIndex: 1 });
     });
     it('a hidden card → 404 NOTE_NOT_FOUND (also in the dry-run)', async () => {

@@ -10,8 +10,13 @@ describe('POST /notes/move', () => {
   after(() => t.stop());
 
   const card = async (topicid: string, parentNoteId: string, title: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { parentNoteId, title, confirm: true } })).noteid as string;
-  const tree = async (topicid: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
+    (
+      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
+        body: { parentNoteId, title, confirm: true },
+      })
+    ).noteid as string;
+  const tree = async (topicid: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
   const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
   const move = (body: Record<string, unknown>, client = t.client) => client.raw('POST', '/notes/move', { body });
 
@@ -45,7 +50,10 @@ describe('POST /notes/move', () => {
     assert.equal(nodes.find((n) => n.noteid === f.B).childCount, 3);
     assert.deepEqual(treeViolations(nodes, f.root), []);
     const batch = await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [f.A2, f.C] } });
-    assert.deepEqual(batch.notes.map((n: any) => n.parent), [f.B, f.B]);
+    assert.deepEqual(
+      batch.notes.map((n: any) => n.parent),
+      [f.B, f.B],
+    );
   });
 
   it('the moves form takes a target per card; a branch moves whole; one operation with the actor', async () => {
@@ -69,8 +77,14 @@ describe('POST /notes/move', () => {
     assert.equal(levelOf(f.A2), 4); // root > B > B1 > A > A2
     assert.equal(levelOf(f.C), 5);
     assert.deepEqual(treeViolations(nodes, f.root), []);
-    const ops = t.bridge.services.store.all<any>("SELECT kind, actor, note_ids FROM operations WHERE topicid = ? AND kind = 'move'", [f.topicid]);
-    assert.deepEqual(ops.map((o) => [o.kind, o.actor, JSON.parse(o.note_ids)]), [['move', 'user', [f.A, f.C]]]);
+    const ops = t.bridge.services.store.all<any>(
+      "SELECT kind, actor, note_ids FROM operations WHERE topicid = ? AND kind = 'move'",
+      [f.topicid],
+    );
+    assert.deepEqual(
+      ops.map((o) => [o.kind, o.actor, JSON.parse(o.note_ids)]),
+      [['move', 'user', [f.A, f.C]]],
+    );
   });
 
   it('a card moved to its own parent stays in place', async () => {
@@ -106,21 +120,66 @@ describe('POST /notes/move', () => {
       ['under its own descendant', () => ({ noteIds: [f.A], targetParentNoteId: f.A2 }), 422, 'WOULD_CREATE_CYCLE'],
       [
         'a cycle made by an earlier move of the batch',
-        () => ({ moves: [{ noteId: f.A, targetParentNoteId: f.B }, { noteId: f.B, targetParentNoteId: f.A1 }] }),
+        () => ({
+          moves: [
+            { noteId: f.A, targetParentNoteId: f.B },
+            { noteId: f.B, targetParentNoteId: f.A1 },
+          ],
+        }),
         422,
         'WOULD_CREATE_CYCLE',
       ],
       ['the root card', () => ({ noteIds: [f.root], targetParentNoteId: f.A }), 422, 'ROOT_CARD'],
-      ['a target in another set', () => ({ noteIds: [f.A], targetParentNoteId: other.X }), 422, 'NOTES_IN_DIFFERENT_SETS'],
-      ['cards of two sets', () => ({ noteIds: [f.A, other.X], targetParentNoteId: f.B }), 422, 'NOTES_IN_DIFFERENT_SETS'],
-      ['an unknown card', () => ({ noteIds: ['00000000-0000-4000-8000-0000000000AA'], targetParentNoteId: f.B }), 404, 'NOTE_NOT_FOUND'],
-      ['an unknown target', () => ({ noteIds: [f.A], targetParentNoteId: '00000000-0000-4000-8000-0000000000AB' }), 404, 'NOTE_NOT_FOUND'],
-      ['51 cards', () => ({ noteIds: Array.from({ length: 51 }, () => f.A1), targetParentNoteId: f.B }), 422, 'INVALID_INPUT'],
-      ['51 moves', () => ({ moves: Array.from({ length: 51 }, () => ({ noteId: f.A1, targetParentNoteId: f.B })) }), 422, 'INVALID_INPUT'],
-      ['both body forms', () => ({ noteIds: [f.A], targetParentNoteId: f.B, moves: [{ noteId: f.C, targetParentNoteId: f.B }] }), 422, 'INVALID_INPUT'],
+      [
+        'a target in another set',
+        () => ({ noteIds: [f.A], targetParentNoteId: other.X }),
+        422,
+        'NOTES_IN_DIFFERENT_SETS',
+      ],
+      [
+        'cards of two sets',
+        () => ({ noteIds: [f.A, other.X], targetParentNoteId: f.B }),
+        422,
+        'NOTES_IN_DIFFERENT_SETS',
+      ],
+      [
+        'an unknown card',
+        () => ({ noteIds: ['00000000-0000-4000-8000-0000000000AA'], targetParentNoteId: f.B }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
+      [
+        'an unknown target',
+        () => ({ noteIds: [f.A], targetParentNoteId: '00000000-0000-4000-8000-0000000000AB' }),
+        404,
+        'NOTE_NOT_FOUND',
+      ],
+      [
+        '51 cards',
+        () => ({ noteIds: Array.from({ length: 51 }, () => f.A1), targetParentNoteId: f.B }),
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        '51 moves',
+        () => ({ moves: Array.from({ length: 51 }, () => ({ noteId: f.A1, targetParentNoteId: f.B })) }),
+        422,
+        'INVALID_INPUT',
+      ],
+      [
+        'both body forms',
+        () => ({ noteIds: [f.A], targetParentNoteId: f.B, moves: [{ noteId: f.C, targetParentNoteId: f.B }] }),
+        422,
+        'INVALID_INPUT',
+      ],
       ['no target', () => ({ noteIds: [f.A] }), 422, 'INVALID_INPUT'],
       ['empty noteIds', () => ({ noteIds: [], targetParentNoteId: f.B }), 422, 'INVALID_INPUT'],
-      ['a bookmd5 instead of a card id', () => ({ noteIds: ['0123456789abcdef0123456789abcdef'], targetParentNoteId: f.B }), 422, 'INVALID_INPUT'],
+      [
+        'a bookmd5 instead of a card id',
+        () => ({ noteIds: ['0123456789abcdef0123456789abcdef'], targetParentNoteId: f.B }),
+        422,
+        'INVALID_INPUT',
+      ],
     ];
     for (const [label, body, status, code] of cases) {
       it(`${label} → ${status} ${code}`, async () => {

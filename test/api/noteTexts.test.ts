@@ -7,7 +7,8 @@ import { upload } from './documentsFixture';
 import { UNKNOWN_ID, card, newSet, operations, post, read, refused, treeNodes } from './noteEditsFixture';
 
 /** A sentence of page 10 of asymptote.pdf, verbatim: an excerpt the create route anchors. */
-const VERBATIM = 'By default, Asymptote attempts to center the figure on the page, assuming that the paper type is letter.';
+const VERBATIM =
+  'By default, Asymptote attempts to center the figure on the page, assuming that the paper type is letter.';
 const LONG = 'The spectral theorem says that every real symmetric matrix is orthogonally diagonalisable.';
 
 describe('inlineHashtags (pure)', () => {
@@ -21,7 +22,8 @@ describe('inlineHashtags (pure)', () => {
   ] as const) {
     it(`${JSON.stringify(text)} → ${JSON.stringify(want)}`, () => assert.deepEqual(inlineHashtags(text), want));
   }
-  it('prefixOf counts code points, never cutting a surrogate pair', () => assert.equal(prefixOf('😀'.repeat(40)), '😀'.repeat(32)));
+  it('prefixOf counts code points, never cutting a surrogate pair', () =>
+    assert.equal(prefixOf('😀'.repeat(40)), '😀'.repeat(32)));
 });
 
 describe('POST /notes/{id}/title and /notes/{id}/text', function () {
@@ -34,7 +36,8 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
   });
   after(() => t.stop());
 
-  const title = (id: string, body: Record<string, unknown>, as?: 'agent' | 'person') => post(t, `/notes/${id}/title`, body, as);
+  const title = (id: string, body: Record<string, unknown>, as?: 'agent' | 'person') =>
+    post(t, `/notes/${id}/title`, body, as);
   const text = (id: string, body: Record<string, unknown>) => post(t, `/notes/${id}/text`, body);
 
   describe('title', () => {
@@ -52,9 +55,21 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
 
     it('expectedPrefix is the first 32 characters: they match, and so does the whole value; a shorter or differently cased prefix does not (409 PREFIX_MISMATCH with actualPrefix)', async () => {
       const a = await card(t, setId, { title: LONG });
-      const err = await refused(t, `/notes/${a}/title`, { text: 'x', expectedPrefix: 'The spectral' }, 409, 'PREFIX_MISMATCH');
+      const err = await refused(
+        t,
+        `/notes/${a}/title`,
+        { text: 'x', expectedPrefix: 'The spectral' },
+        409,
+        'PREFIX_MISMATCH',
+      );
       assert.equal(err.details.actualPrefix, LONG.slice(0, 32));
-      await refused(t, `/notes/${a}/title`, { text: 'x', expectedPrefix: LONG.slice(0, 32).toLowerCase() }, 409, 'PREFIX_MISMATCH');
+      await refused(
+        t,
+        `/notes/${a}/title`,
+        { text: 'x', expectedPrefix: LONG.slice(0, 32).toLowerCase() },
+        409,
+        'PREFIX_MISMATCH',
+      );
       await refused(t, `/notes/${a}/title`, { text: 'x', expectedPrefix: '' }, 409, 'PREFIX_MISMATCH');
       await title(a, { text: 'Spectral theorem, short', expectedPrefix: err.details.actualPrefix });
       await title(a, { text: 'Spectral theorem', expectedPrefix: 'Spectral theorem, short' });
@@ -71,7 +86,13 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
       const a = await card(t, setId, { title: 'Guarded' });
       const err = await refused(t, `/notes/${a}/title`, { text: 'x' }, 422, 'INVALID_INPUT');
       assert.equal(err.details.issues[0].path, 'expectedPrefix');
-      await refused(t, `/notes/${a}/title`, { text: 'x'.repeat(2001), expectedPrefix: 'Guarded' }, 422, 'INVALID_INPUT');
+      await refused(
+        t,
+        `/notes/${a}/title`,
+        { text: 'x'.repeat(2001), expectedPrefix: 'Guarded' },
+        422,
+        'INVALID_INPUT',
+      );
       await refused(t, `/notes/${a}/title`, { text: 'x', expectedPrefix: 'Guarded' }, 422, 'CONFIRM_REQUIRED', false);
       await refused(t, `/notes/${UNKNOWN_ID}/title`, { text: 'x', expectedPrefix: '' }, 404, 'NOTE_NOT_FOUND');
       await refused(t, '/notes/not-a-card/title', { text: 'x', expectedPrefix: '' }, 422, 'INVALID_INPUT');
@@ -84,8 +105,13 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
     it('sets the body; "" matches an empty body; batch-get reads kind text, excerpt false; a text operation', async () => {
       const a = await card(t, setId, { title: 'No body yet' });
       const res = await text(a, { text: 'A scalar λ with Av = λv.', expectedPrefix: '' });
-      assert.deepEqual([res.persisted, res.detachedFromExcerpt, res.kind, res.updatedReferences], [true, false, 'text', []]);
-      assert.deepEqual((await read(t, a))[a].texts, [{ index: 0, text: 'A scalar λ with Av = λv.', excerpt: false, noteid: a, kind: 'text' }]);
+      assert.deepEqual(
+        [res.persisted, res.detachedFromExcerpt, res.kind, res.updatedReferences],
+        [true, false, 'text', []],
+      );
+      assert.deepEqual((await read(t, a))[a].texts, [
+        { index: 0, text: 'A scalar λ with Av = λv.', excerpt: false, noteid: a, kind: 'text' },
+      ]);
       assert.deepEqual([operations(t).at(-1)!.kind, operations(t).at(-1)!.noteIds], ['text', [a]]);
       await refused(t, `/notes/${a}/text`, { text: 'other', expectedPrefix: '' }, 409, 'PREFIX_MISMATCH', true);
     });
@@ -103,9 +129,19 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
 
     it('a hashtag in the text → 422 HASHTAG_ROUTE_REQUIRED with the canonical hashtags call, which works as given', async () => {
       const a = await card(t, setId, { title: 'Tagged by text', text: 'body' });
-      const err = await refused(t, `/notes/${a}/text`, { text: 'Revise before the #exam and #Math/Algebra', expectedPrefix: 'body' }, 422, 'HASHTAG_ROUTE_REQUIRED');
+      const err = await refused(
+        t,
+        `/notes/${a}/text`,
+        { text: 'Revise before the #exam and #Math/Algebra', expectedPrefix: 'body' },
+        422,
+        'HASHTAG_ROUTE_REQUIRED',
+      );
       assert.deepEqual(err.details.hashtags, ['exam', 'Math/Algebra']);
-      assert.deepEqual(err.details.example, { method: 'POST', path: '/notes/hashtags', body: { noteIds: [a], operation: 'add', hashtags: ['exam', 'Math/Algebra'], confirm: true } });
+      assert.deepEqual(err.details.example, {
+        method: 'POST',
+        path: '/notes/hashtags',
+        body: { noteIds: [a], operation: 'add', hashtags: ['exam', 'Math/Algebra'], confirm: true },
+      });
       const done = await t.client.request<any>('POST', err.details.example.path, { body: err.details.example.body });
       assert.equal(done.persisted, true);
       assert.deepEqual([...(await read(t, a))[a].hashtags].sort(), ['Math/Algebra', 'exam']);
@@ -139,13 +175,25 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
     it('editing the body detaches it from the page text (kind text, excerpt false) while the source link stays', async () => {
       const a = await card(t, setId, { title: 'Centering', excerpt: { bookmd5: book, page: 10, text: VERBATIM } });
       const before = (await read(t, a))[a];
-      assert.deepEqual([before.texts[0].excerpt, before.sourceAnchor.hasExcerpt, before.sourceAnchor.page], [true, true, 10]);
+      assert.deepEqual(
+        [before.texts[0].excerpt, before.sourceAnchor.hasExcerpt, before.sourceAnchor.page],
+        [true, true, 10],
+      );
       assert.ok(before.sourceAnchor.rect, 'anchored');
 
-      const res = await text(a, { text: 'Asymptote centres figures on letter paper by default.', expectedPrefix: VERBATIM.slice(0, 32) });
+      const res = await text(a, {
+        text: 'Asymptote centres figures on letter paper by default.',
+        expectedPrefix: VERBATIM.slice(0, 32),
+      });
       assert.equal(res.detachedFromExcerpt, true);
       const after = (await read(t, a))[a];
-      assert.deepEqual(after.texts[0], { index: 0, text: 'Asymptote centres figures on letter paper by default.', excerpt: false, noteid: a, kind: 'text' });
+      assert.deepEqual(after.texts[0], {
+        index: 0,
+        text: 'Asymptote centres figures on letter paper by default.',
+        excerpt: false,
+        noteid: a,
+        kind: 'text',
+      });
       assert.deepEqual(after.sourceAnchor, before.sourceAnchor, 'bookmd5, page and rect stay');
       assert.equal((await treeNodes(t, setId))[a].page, 10);
 
@@ -154,7 +202,10 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
     });
 
     it('a title edit does not detach the excerpt', async () => {
-      const a = await card(t, setId, { title: 'Still an excerpt', excerpt: { bookmd5: book, page: 10, text: VERBATIM } });
+      const a = await card(t, setId, {
+        title: 'Still an excerpt',
+        excerpt: { bookmd5: book, page: 10, text: VERBATIM },
+      });
       await title(a, { text: 'Renamed excerpt', expectedPrefix: 'Still an excerpt' });
       assert.equal((await read(t, a))[a].texts[0].excerpt, true);
     });
@@ -174,10 +225,19 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
       assert.deepEqual(r2.updatedReferences, [ref]);
 
       const cards = await read(t, original, ref, bystander);
-      assert.deepEqual([cards[original].title, cards[ref].title, cards[bystander].title], ['Shared, renamed', 'Shared, renamed', 'Shared']);
-      assert.deepEqual([cards[original].texts[0].text, cards[ref].texts[0].text], ['New shared body', 'New shared body']);
+      assert.deepEqual(
+        [cards[original].title, cards[ref].title, cards[bystander].title],
+        ['Shared, renamed', 'Shared, renamed', 'Shared'],
+      );
+      assert.deepEqual(
+        [cards[original].texts[0].text, cards[ref].texts[0].text],
+        ['New shared body', 'New shared body'],
+      );
       // The copy's own rows agree too (a reader that does not follow reference_of sees the same).
-      const own = t.bridge.services.store.get<{ title: string; text: string }>('SELECT n.title, x.text FROM notes n JOIN note_texts x ON x.noteid = n.noteid AND x.idx = 0 WHERE n.noteid = ?', [ref]);
+      const own = t.bridge.services.store.get<{ title: string; text: string }>(
+        'SELECT n.title, x.text FROM notes n JOIN note_texts x ON x.noteid = n.noteid AND x.idx = 0 WHERE n.noteid = ?',
+        [ref],
+      );
       assert.deepEqual(own, { title: 'Shared, renamed', text: 'New shared body' });
       assert.deepEqual(operations(t).at(-1)!.noteIds.sort(), [original, ref].sort());
     });

@@ -17,7 +17,9 @@ import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture'
 /** The library as rows: every table but the card index's own (FTS4 lays out its segments by transaction) and the checkpoint's stamp. */
 function rowsOf(store: Store): Record<string, unknown[]> {
   const tables = store
-    .all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
+    .all<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`,
+    )
     .map((t) => t.name)
     .filter((n) => !/_(content|segments|segdir|docsize|stat)$/.test(n));
   const out: Record<string, unknown[]> = {};
@@ -32,7 +34,8 @@ function rowsOf(store: Store): Record<string, unknown[]> {
 async function reopenedCopy(dataDir: string): Promise<Store> {
   const copy = tempDir();
   copyFileSync(join(dataDir, 'library.db'), join(copy, 'library.db'));
-  if (existsSync(join(dataDir, 'library.journal'))) copyFileSync(join(dataDir, 'library.journal'), join(copy, 'library.journal'));
+  if (existsSync(join(dataDir, 'library.journal')))
+    copyFileSync(join(dataDir, 'library.journal'), join(copy, 'library.journal'));
   return Store.open(copy, { idleCheckpointMs: 0 });
 }
 
@@ -50,7 +53,8 @@ describe('checkpoint built off the store thread (a large library)', function () 
     assert.equal(store.lastCheckpoint?.builtOffThread, false);
     topicid = (await t.client.createStudySet('Photosynthesis')).topicid;
     const root = (await t.client.cards.create(topicid, { title: '叶绿体的结构与功能' })).noteid;
-    for (let i = 0; i < 30; i++) await t.client.cards.create(topicid, { parentNoteId: root, title: `Card ${i}`, text: `光合作用 step ${i}` });
+    for (let i = 0; i < 30; i++)
+      await t.client.cards.create(topicid, { parentNoteId: root, title: `Card ${i}`, text: `光合作用 step ${i}` });
   });
 
   afterEach(() => t.stop());
@@ -61,7 +65,9 @@ describe('checkpoint built off the store thread (a large library)', function () 
     await t.client.cards.delete([cards[1].noteid]);
 
     const cp = store.checkpoint();
-    const during = await Promise.all(Array.from({ length: 5 }, (_, i) => t.client.cards.create(topicid, { title: `during ${i}` })));
+    const during = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => t.client.cards.create(topicid, { title: `during ${i}` })),
+    );
     await cp;
     const stats = store.lastCheckpoint!;
     assert.equal(stats.builtOffThread, true, `built off the thread (${stats.offThreadFailure ?? 'no failure'})`);
@@ -77,9 +83,11 @@ describe('checkpoint built off the store thread (a large library)', function () 
     try {
       assert.deepEqual(rowsOf(again), rowsOf(store), 'library.db + journal read back as the store holds the library');
       assert.equal(again.integrityCheck(), 'ok');
-      for (const c of during) assert.ok(again.get('SELECT 1 FROM notes WHERE noteid = ?', [c.noteid]), `${c.title} survived`);
+      for (const c of during)
+        assert.ok(again.get('SELECT 1 FROM notes WHERE noteid = ?', [c.noteid]), `${c.title} survived`);
       // The card index came through too: the CJK word is found in the copy as in the store.
-      const hits = (s: Store) => s.all<{ docid: number }>(`SELECT docid FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid`, ['"叶绿 绿体"']);
+      const hits = (s: Store) =>
+        s.all<{ docid: number }>(`SELECT docid FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid`, ['"叶绿 绿体"']);
       assert.equal(hits(again).length, 1);
       assert.deepEqual(hits(again), hits(store));
     } finally {
@@ -103,7 +111,11 @@ describe('checkpoint built off the store thread (a large library)', function () 
     const again = await reopenedCopy(t.dataDir);
     try {
       assert.deepEqual(rowsOf(again), before);
-      assert.equal((await t.client.cards.tree(topicid)).nodes.filter((n) => n.title.startsWith('Card ')).length, 30, 'the cards are served as before');
+      assert.equal(
+        (await t.client.cards.tree(topicid)).nodes.filter((n) => n.title.startsWith('Card ')).length,
+        30,
+        'the cards are served as before',
+      );
     } finally {
       await again.close();
     }
@@ -117,18 +129,32 @@ describe('checkpoint image built from library.db and the journal', function () {
     const dir = tempDir();
     const s = await Store.open(dir, { idleCheckpointMs: 0, offThreadCheckpointBytes: 0 });
     await s.checkpoint();
-    for (let i = 0; i < 10; i++) await s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [`T${i}`, `T${i}`]));
+    for (let i = 0; i < 10; i++)
+      await s.write((tx) =>
+        tx.run(
+          `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`,
+          [`T${i}`, `T${i}`],
+        ),
+      );
     return { dir, s };
   }
 
   it('refuses an image that would not end where the store is (a record missing or the journal cut short)', async () => {
     const { dir, s } = await storeWithWrites();
     try {
-      const input = { dbPath: join(dir, 'library.db'), journalPath: join(dir, 'library.journal'), upTo: s.journalBytes, seq: s.revision };
+      const input = {
+        dbPath: join(dir, 'library.db'),
+        journalPath: join(dir, 'library.journal'),
+        upTo: s.journalBytes,
+        seq: s.revision,
+      };
       const ok = await buildReplicaImage(input);
       assert.equal(ok.replayed, 10);
       await assert.rejects(buildReplicaImage({ ...input, seq: s.revision + 1 }), /reach seq \d+, the store is at \d+/);
-      await assert.rejects(buildReplicaImage({ ...input, upTo: input.upTo + 1 }), /the journal holds \d+ bytes, the checkpoint needs \d+/);
+      await assert.rejects(
+        buildReplicaImage({ ...input, upTo: input.upTo + 1 }),
+        /the journal holds \d+ bytes, the checkpoint needs \d+/,
+      );
     } finally {
       await s.close();
     }
@@ -139,14 +165,25 @@ describe('checkpoint image built from library.db and the journal', function () {
     // A journal long enough that the worker is still starting or replaying when close comes.
     for (let i = 0; i < 40; i++)
       await s.write((tx) => {
-        for (let j = 0; j < 50; j++) tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [`U${i}-${j}`, 'x'.repeat(200)]);
+        for (let j = 0; j < 50; j++)
+          tx.run(
+            `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`,
+            [`U${i}-${j}`, 'x'.repeat(200)],
+          );
       });
     const cp = s.checkpoint();
     await s.close();
     await cp;
     assert.equal(s.lastCheckpoint?.builtOffThread, false);
-    assert.match(s.lastCheckpoint?.offThreadFailure ?? '', /the checkpoint worker was (ended|not started): the store is closing/);
-    assert.equal(readJournal(join(dir, 'library.journal')).records.length, 0, 'the close folded every write into library.db');
+    assert.match(
+      s.lastCheckpoint?.offThreadFailure ?? '',
+      /the checkpoint worker was (ended|not started): the store is closing/,
+    );
+    assert.equal(
+      readJournal(join(dir, 'library.journal')).records.length,
+      0,
+      'the close folded every write into library.db',
+    );
     const again = await Store.open(dir, { idleCheckpointMs: 0 });
     try {
       assert.equal(again.get<{ n: number }>(`SELECT count(*) AS n FROM topics`)!.n, 10 + 40 * 50);
@@ -160,10 +197,17 @@ describe('checkpoint image built from library.db and the journal', function () {
     if (!existsSync(script)) this.skip(); // npm test builds dist/ before mocha; a bare `mocha` run from source has none
     const { dir, s } = await storeWithWrites();
     try {
-      const input = { dbPath: join(dir, 'library.db'), journalPath: join(dir, 'library.journal'), upTo: s.journalBytes, seq: s.revision };
+      const input = {
+        dbPath: join(dir, 'library.db'),
+        journalPath: join(dir, 'library.journal'),
+        upTo: s.journalBytes,
+        seq: s.revision,
+      };
       const fromWorker = await new Promise<ReplicaImage>((done, fail) => {
         const w = new Worker(script, { workerData: input });
-        w.once('message', (m: { image?: ReplicaImage; error?: string }) => (m.image ? done(m.image) : fail(new Error(m.error))));
+        w.once('message', (m: { image?: ReplicaImage; error?: string }) =>
+          m.image ? done(m.image) : fail(new Error(m.error)),
+        );
         w.once('error', fail);
       });
       const here = await buildReplicaImage(input);

@@ -76,7 +76,10 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document', () => {
       assert.ok(!ids.has(op.operationId), `duplicate operationId ${op.operationId}`);
       ids.add(op.operationId);
       const codes = Object.keys(op.responses);
-      assert.ok(codes.some((c) => /^4\d\d$/.test(c)), `${r.method} ${r.path} has 4xx answers`);
+      assert.ok(
+        codes.some((c) => /^4\d\d$/.test(c)),
+        `${r.method} ${r.path} has 4xx answers`,
+      );
       assert.ok(codes.includes('403'), `${r.method} ${r.path}: 403 (Origin/Host)`);
       if (r.auth !== 'none') assert.ok(codes.includes('401'), `${r.method} ${r.path}: 401`);
       if (r.confirm && r.confirm !== 'none') assert.match(op.responses['422'].description, /CONFIRM_REQUIRED/);
@@ -92,7 +95,14 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document', () => {
 
   it("a route's success schema is its declared response plus the wrapper's fields", () => {
     const tree = doc.paths['/study-sets/{id}/tree'].get.responses['200'].content['application/json'].schema;
-    assert.deepEqual(tree.required.sort(), ['bridgeApiVersion', 'count', 'nodes', 'rootNoteId', 'setRootNoteId', 'topicid']);
+    assert.deepEqual(tree.required.sort(), [
+      'bridgeApiVersion',
+      'count',
+      'nodes',
+      'rootNoteId',
+      'setRootNoteId',
+      'topicid',
+    ]);
     assert.equal(tree.properties.ignoredFields.type, 'array');
     assert.deepEqual(tree.properties.nodes.items.properties.parent.type.sort(), ['null', 'string']);
     const guide = doc.paths['/guide'].get.responses['200'].content;
@@ -103,7 +113,9 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document', () => {
 
   it('every JSON route of the table declares its response schema (or its non-JSON content type)', () => {
     // GET /mcp never succeeds (405 to an MCP client, else 501).
-    const missing = allRoutes.filter((r) => !r.response && !r.replyType && !(r.method === 'GET' && r.path === '/mcp')).map((r) => `${r.method} ${r.path}`);
+    const missing = allRoutes
+      .filter((r) => !r.response && !r.replyType && !(r.method === 'GET' && r.path === '/mcp'))
+      .map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(missing, []);
   });
 });
@@ -121,28 +133,48 @@ describe('GET /openapi.json?path= and ?tag= answer just those routes (a valid do
     assert.deepEqual(Object.keys(doc.paths), ['/decks/{id}/cards']);
     assert.deepEqual(Object.keys(doc.paths['/decks/{id}/cards']).sort(), ['get', 'post']);
     assert.deepEqual(doc.components, whole.json<any>().components);
-    assert.equal(doc.info['x-api-fingerprint'], whole.json<any>().info['x-api-fingerprint'], 'the fingerprint is the whole table\'s');
+    assert.equal(
+      doc.info['x-api-fingerprint'],
+      whole.json<any>().info['x-api-fingerprint'],
+      "the fingerprint is the whole table's",
+    );
     assert.equal((await validate(doc)).valid, true);
     const post = doc.paths['/decks/{id}/cards'].post;
     assert.ok(post.requestBody.content['application/json'].schema.properties.cards, 'the body schema is there');
-    assert.ok(post.responses['200'].content['application/json'].schema.properties.persisted, 'the response schema is there');
+    assert.ok(
+      post.responses['200'].content['application/json'].schema.properties.persisted,
+      'the response schema is there',
+    );
     assert.ok(res.bytes.length * 20 < whole.bytes.length, `${res.bytes.length} vs ${whole.bytes.length} bytes`);
-    console.log(`      openapi.json: whole ${whole.bytes.length} bytes, ?path=/decks/{id}/cards ${res.bytes.length} bytes`);
+    console.log(
+      `      openapi.json: whole ${whole.bytes.length} bytes, ?path=/decks/{id}/cards ${res.bytes.length} bytes`,
+    );
   });
 
   it('?tag=decks: every /decks route and nothing else, each operation tagged; valid', async () => {
     const res = await t.client.raw('GET', '/openapi.json', { query: { tag: 'decks' } });
     const doc = res.json<any>();
-    const expected = allRoutes.filter((r) => r.path.startsWith('/decks')).map((r) => `${r.method} ${r.path}`).sort();
-    const got = Object.entries(doc.paths).flatMap(([p, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    const expected = allRoutes
+      .filter((r) => r.path.startsWith('/decks'))
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    const got = Object.entries(doc.paths)
+      .flatMap(([p, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
     assert.deepEqual(got, expected);
-    for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) assert.deepEqual(op.tags, ['decks']);
+    for (const ops of Object.values<any>(doc.paths))
+      for (const op of Object.values<any>(ops)) assert.deepEqual(op.tags, ['decks']);
     assert.equal((await validate(doc)).valid, true);
     console.log(`      openapi.json?tag=decks: ${res.bytes.length} bytes`);
   });
 
   it('a path or tag that names nothing → 404 ROUTE_NOT_FOUND listing the tags; a concrete id is not a declared path', async () => {
-    for (const query of [{ path: '/nope' }, { tag: 'nope' }, { path: '/decks/ABC/cards' }, { path: '/decks/{id}/cards', tag: 'notes' }]) {
+    for (const query of [
+      { path: '/nope' },
+      { tag: 'nope' },
+      { path: '/decks/ABC/cards' },
+      { path: '/decks/{id}/cards', tag: 'notes' },
+    ]) {
       const res = await t.client.raw('GET', '/openapi.json', { query });
       assert.equal(res.status, 404, JSON.stringify(query));
       const err = res.json<any>().error;
@@ -165,7 +197,11 @@ describe('GET /capabilities lists every route of the contract (spec/bridge-api.m
     const missing = contract.filter((r) => !listed.has(r) && !UNLISTED_BY_DESIGN.has(r));
     assert.deepEqual(missing, [], `contract routes missing from /capabilities: ${missing.join(', ')}`);
     // The exemption is for a route served but unlisted, not for a missing one.
-    for (const r of UNLISTED_BY_DESIGN) assert.ok(allRoutes.some((d) => normalise(`${d.method} ${d.path}`) === r && d.listed === false), r);
+    for (const r of UNLISTED_BY_DESIGN)
+      assert.ok(
+        allRoutes.some((d) => normalise(`${d.method} ${d.path}`) === r && d.listed === false),
+        r,
+      );
   });
 });
 
@@ -202,13 +238,25 @@ describe('the test-side response check', () => {
 
   it('fails a declared field of the wrong type, a missing required one, and a missing bridgeApiVersion', () => {
     const wrongType = checkBody('tree', tree.response!, { ...good, count: '1' });
-    assert.deepEqual(wrongType?.issues.map((i) => i.path), ['count']);
+    assert.deepEqual(
+      wrongType?.issues.map((i) => i.path),
+      ['count'],
+    );
     const { setRootNoteId: _gone, ...missing } = good;
-    assert.deepEqual(checkBody('tree', tree.response!, missing)?.issues.map((i) => i.path), ['setRootNoteId']);
+    assert.deepEqual(
+      checkBody('tree', tree.response!, missing)?.issues.map((i) => i.path),
+      ['setRootNoteId'],
+    );
     const nested = checkBody('tree', tree.response!, { ...good, nodes: [{ ...node, folded: 'no' }] });
-    assert.deepEqual(nested?.issues.map((i) => i.path), ['nodes.0.folded']);
+    assert.deepEqual(
+      nested?.issues.map((i) => i.path),
+      ['nodes.0.folded'],
+    );
     const { bridgeApiVersion: _v, ...unwrapped } = good;
-    assert.deepEqual(checkBody('tree', tree.response!, unwrapped)?.issues.map((i) => i.path), ['bridgeApiVersion']);
+    assert.deepEqual(
+      checkBody('tree', tree.response!, unwrapped)?.issues.map((i) => i.path),
+      ['bridgeApiVersion'],
+    );
   });
 
   it('a real answer that drifts from its declaration fails the client call', async function () {

@@ -1,5 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { buildPagesFile, CacheUnreadable, packPage, parseTable } from '../../src/server/ground/cache/pageFile';
@@ -17,7 +27,8 @@ async function readingAnswers(t: TestBridge, id: string, pageCount: number) {
     const { extraction: _e, ...body } = r.json() as Record<string, unknown>;
     return body;
   };
-  for (let s = 1; s <= pageCount; s += 60) out[`pages ${s}`] = await get(`/documents/${id}/pages?start=${s}&end=${Math.min(pageCount, s + 59)}`);
+  for (let s = 1; s <= pageCount; s += 60)
+    out[`pages ${s}`] = await get(`/documents/${id}/pages?start=${s}&end=${Math.min(pageCount, s + 59)}`);
   out.blocks = await get(`/documents/${id}/pages?start=5&end=6&blocks=1`);
   out.outline = await get(`/documents/${id}/outline`);
   out.toc = await get(`/documents/${id}/toc-candidates?start=1&end=20`);
@@ -63,9 +74,19 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     assert.deepEqual(readdirSync(bookDir(t, manual)).sort(), ['outline.pc', 'pages.pc']);
     const store = t.bridge.services.store;
     assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM pages')!.n, 0);
-    assert.equal(store.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined, 'no page index in library.db (migration 9 dropped it)');
-    assert.equal(store.get<{ o: string | null }>('SELECT outline_original AS o FROM documents WHERE bookmd5 = ?', [manual])!.o, null);
-    const row = store.get<{ extraction_state: string; extracted_pages: number }>('SELECT extraction_state, extracted_pages FROM documents WHERE bookmd5 = ?', [manual])!;
+    assert.equal(
+      store.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`),
+      undefined,
+      'no page index in library.db (migration 9 dropped it)',
+    );
+    assert.equal(
+      store.get<{ o: string | null }>('SELECT outline_original AS o FROM documents WHERE bookmd5 = ?', [manual])!.o,
+      null,
+    );
+    const row = store.get<{ extraction_state: string; extracted_pages: number }>(
+      'SELECT extraction_state, extracted_pages FROM documents WHERE bookmd5 = ?',
+      [manual],
+    )!;
     assert.deepEqual(row, { extraction_state: 'ready', extracted_pages: 59 });
     const pages = expected['pages 1'] as { pages: Array<{ page: number; text: string }> };
     assert.equal(pages.pages.length, 59);
@@ -80,7 +101,10 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     const cacheBytes = statSync(pagesFile(t, asy)).size;
     assert.ok(dbBytes < 512 * 1024, `library.db is ${dbBytes} bytes`);
     assert.ok(cacheBytes > 200 * 1024, `pages.pc is ${cacheBytes} bytes`);
-    const r = await t.client.request<{ pages: Array<{ text: string }> }>('GET', `/documents/${asy}/pages?start=1&end=60`);
+    const r = await t.client.request<{ pages: Array<{ text: string }> }>(
+      'GET',
+      `/documents/${asy}/pages?start=1&end=60`,
+    );
     assert.equal(r.pages.length, 60);
     assert.ok(r.pages.filter((p) => p.text.length > 100).length > 40);
   });
@@ -117,11 +141,24 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     rmSync(pagesFile(t, manual));
     forget(t);
     const rebuilding = answersAfterRebuild(t, manual, 59);
-    const set = await t.client.request<{ topicid: string }>('POST', '/library/study-sets', { body: { title: 'During rebuild', confirm: true } });
-    const card = await t.client.request<{ noteid: string }>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Zonotope', text: 'quasiperiodic tilings', confirm: true } });
-    const found = await t.client.request<{ notes: Array<{ noteid: string }> }>('GET', '/search?q=quasiperiodic&scope=notes');
-    assert.deepEqual(found.notes.map((n) => n.noteid), [card.noteid]);
-    const other = await t.client.request<{ pages: Array<{ page: number; text: string }> }>('GET', `/documents/${cad}/pages?start=1&end=7`);
+    const set = await t.client.request<{ topicid: string }>('POST', '/library/study-sets', {
+      body: { title: 'During rebuild', confirm: true },
+    });
+    const card = await t.client.request<{ noteid: string }>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { title: 'Zonotope', text: 'quasiperiodic tilings', confirm: true },
+    });
+    const found = await t.client.request<{ notes: Array<{ noteid: string }> }>(
+      'GET',
+      '/search?q=quasiperiodic&scope=notes',
+    );
+    assert.deepEqual(
+      found.notes.map((n) => n.noteid),
+      [card.noteid],
+    );
+    const other = await t.client.request<{ pages: Array<{ page: number; text: string }> }>(
+      'GET',
+      `/documents/${cad}/pages?start=1&end=7`,
+    );
     assert.equal(other.pages.length, 7);
     assert.deepEqual(await rebuilding, expected);
   });
@@ -136,8 +173,21 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     assert.ok(!existsSync(join(dir, 'seg-zzzzzzzz-000001.pc')), 'the torn segment is dropped');
     rmSync(join(dir, 'pages.pc.999.1.tmp'));
     // Every prefix of a valid file is refused, as is any single flipped byte of its table.
-    const file = buildPagesFile([1, 2, 3].map((page) => packPage({ page, text: `page ${page}`, items: new Uint8Array(Buffer.from('[]')), blocks: null, width: 612, height: 792, ocr: 0 })));
-    for (let cut = 0; cut < file.length; cut++) assert.throws(() => parseTable(file.subarray(0, cut), cut), CacheUnreadable);
+    const file = buildPagesFile(
+      [1, 2, 3].map((page) =>
+        packPage({
+          page,
+          text: `page ${page}`,
+          items: new Uint8Array(Buffer.from('[]')),
+          blocks: null,
+          width: 612,
+          height: 792,
+          ocr: 0,
+        }),
+      ),
+    );
+    for (let cut = 0; cut < file.length; cut++)
+      assert.throws(() => parseTable(file.subarray(0, cut), cut), CacheUnreadable);
     for (let at = 0; at < 16 + 3 * 40; at++) {
       const bad = Buffer.from(file);
       bad[at] ^= 0x40;
@@ -187,12 +237,20 @@ describe('page cache: migration of a data dir written before issue 10', function
     try {
       const store = t.bridge.services.store;
       assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM pages')!.n, 0);
-      assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM documents WHERE outline_original IS NOT NULL')!.n, 0);
-      for (const { bookmd5 } of Object.values(manifest.books)) assert.deepEqual(readdirSync(join(dataDir, 'cache', 'pages', bookmd5)).sort(), ['outline.pc', 'pages.pc']);
-      const reading = manifest.answers.filter((a) => /^\/documents\/[0-9a-f]{32}\/(pages|outline|toc-candidates|locate)/.test(a.path));
+      assert.equal(
+        store.get<{ n: number }>('SELECT count(*) AS n FROM documents WHERE outline_original IS NOT NULL')!.n,
+        0,
+      );
+      for (const { bookmd5 } of Object.values(manifest.books))
+        assert.deepEqual(readdirSync(join(dataDir, 'cache', 'pages', bookmd5)).sort(), ['outline.pc', 'pages.pc']);
+      const reading = manifest.answers.filter((a) =>
+        /^\/documents\/[0-9a-f]{32}\/(pages|outline|toc-candidates|locate)/.test(a.path),
+      );
       assert.equal(reading.length, 6);
       for (const a of reading) {
-        const r = a.request ? await t.client.raw('POST', a.path, { body: a.request }) : await t.client.raw('GET', a.path);
+        const r = a.request
+          ? await t.client.raw('POST', a.path, { body: a.request })
+          : await t.client.raw('GET', a.path);
         assert.equal(r.status, a.status, `${a.path}: ${r.text()}`);
         assert.deepEqual(withoutRects(r.json()), a.body, a.path);
       }

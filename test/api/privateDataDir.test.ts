@@ -61,7 +61,9 @@ describe('the data dir is private to its owner (0700, files 0600)', function () 
     // A first run, then everything loosened as an older build (or a 0755 dir made by hand) would leave it.
     t = await startBridge({ dataDir, exportFolder });
     const set = await t.client.createStudySet('Private notes');
-    await t.client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { text: 'a card title', confirm: true } });
+    await t.client.request('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { text: 'a card title', confirm: true },
+    });
     await t.stop();
     mkdirSync(join(dataDir, 'cache', 'old-book'), { recursive: true });
     writeFileSync(join(dataDir, 'cache', 'old-book', 'pages.pc'), 'old cache');
@@ -74,28 +76,64 @@ describe('the data dir is private to its owner (0700, files 0600)', function () 
     t = await startBridge({ dataDir, exportFolder });
     assert.equal(modeOf(dataDir), 0o700, 'the data dir is 0700 after start');
     assert.deepEqual(offenders(dataDir), [], 'after start');
-    assert.deepEqual(offenders(join(exportFolder, 'bundles')), [], 'the bundles folder outside the data dir, after start');
+    assert.deepEqual(
+      offenders(join(exportFolder, 'bundles')),
+      [],
+      'the bundles folder outside the data dir, after start',
+    );
     const status = await t.client.status();
-    assert.equal((status as { warnings?: string[] }).warnings, undefined, 'no warning when the dir could be made private');
+    assert.equal(
+      (status as { warnings?: string[] }).warnings,
+      undefined,
+      'no warning when the dir could be made private',
+    );
 
     // Writes of every kind, then a checkpoint.
     const bytes = readFileSync(corpusFile('CAD.pdf'));
-    const up = await t.client.request<{ bookmd5: string }>('POST', '/library/documents/upload', { bytes, query: { filename: 'CAD.pdf', folder: 'course/week1', confirm: '1' } });
+    const up = await t.client.request<{ bookmd5: string }>('POST', '/library/documents/upload', {
+      bytes,
+      query: { filename: 'CAD.pdf', folder: 'course/week1', confirm: '1' },
+    });
     await t.bridge.services.extraction.whenReady(up.bookmd5);
     await t.client.addDocumentToStudySet(set.topicid, up.bookmd5);
-    await t.client.request('POST', `/study-sets/${set.topicid}/snapshots`, { body: { description: 'before the bundle' } });
+    await t.client.request('POST', `/study-sets/${set.topicid}/snapshots`, {
+      body: { description: 'before the bundle' },
+    });
     const prep = await t.client.request<{ state: string; bundlePath: string }>('POST', '/bundles/prepare', {
-      body: { topicid: set.topicid, bookmd5: up.bookmd5, segments: [{ startPage: 1, endPage: 2 }], preset: 'book-breakdown', anchorMode: 'page_text' },
+      body: {
+        topicid: set.topicid,
+        bookmd5: up.bookmd5,
+        segments: [{ startPage: 1, endPage: 2 }],
+        preset: 'book-breakdown',
+        anchorMode: 'page_text',
+      },
     });
     assert.equal(prep.state, 'prepared');
     assert.ok(prep.bundlePath.startsWith(exportFolder), prep.bundlePath);
-    for (let i = 0; i < 20; i++) await t.client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { text: `card ${i}`, confirm: true } });
+    for (let i = 0; i < 20; i++)
+      await t.client.request('POST', `/study-sets/${set.topicid}/notes`, {
+        body: { text: `card ${i}`, confirm: true },
+      });
     await t.bridge.services.store.checkpoint();
 
-    for (const sub of ['library.journal', 'library.db', 'token', 'secret', 'bridge.json', 'library.lock', 'cache', 'snapshots', 'library/course/week1/CAD.pdf']) {
+    for (const sub of [
+      'library.journal',
+      'library.db',
+      'token',
+      'secret',
+      'bridge.json',
+      'library.lock',
+      'cache',
+      'snapshots',
+      'library/course/week1/CAD.pdf',
+    ]) {
       assert.ok(statSync(join(dataDir, sub)), `${sub} exists`);
     }
-    assert.deepEqual(offenders(dataDir), [], 'after an upload, a snapshot, a bundle prepare and a checkpoint (umask 0)');
+    assert.deepEqual(
+      offenders(dataDir),
+      [],
+      'after an upload, a snapshot, a bundle prepare and a checkpoint (umask 0)',
+    );
     assert.deepEqual(offenders(join(exportFolder, 'bundles')), [], 'bundles in the export folder');
     await t.stop();
     t = undefined;
@@ -108,8 +146,14 @@ describe('the data dir is private to its owner (0700, files 0600)', function () 
     chmodSync(dataDir, 0o777); // root's, writable by all: the bridge runs as nobody
     const child = await spawnBridge(['--data', dataDir, '--port', '0'], { HOME: dataDir }, { uid: 65534, gid: 65534 });
     try {
-      assert.match(child.stderr(), /warning: The data dir .* belongs to user 0, not to this user \(\d+\), so it cannot be made private \(it stays 0777\)/);
-      const client = new BridgeClient({ baseUrl: child.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+      assert.match(
+        child.stderr(),
+        /warning: The data dir .* belongs to user 0, not to this user \(\d+\), so it cannot be made private \(it stays 0777\)/,
+      );
+      const client = new BridgeClient({
+        baseUrl: child.baseUrl,
+        token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+      });
       const status = (await client.status()) as { authorized: boolean; warnings?: string[] };
       assert.equal(status.authorized, true);
       assert.equal(status.warnings?.length, 1);
@@ -117,7 +161,9 @@ describe('the data dir is private to its owner (0700, files 0600)', function () 
       const anonymous = (await new BridgeClient({ baseUrl: child.baseUrl }).status()) as { warnings?: string[] };
       assert.equal(anonymous.warnings, undefined, 'paths and user ids only for the owner');
       const set = await client.createStudySet('Shared machine');
-      await client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { text: 'still private', confirm: true } });
+      await client.request('POST', `/study-sets/${set.topicid}/notes`, {
+        body: { text: 'still private', confirm: true },
+      });
       assert.equal(modeOf(dataDir), 0o777);
       assert.deepEqual(offenders(dataDir), [], 'every file the bridge wrote is 0600 even so');
     } finally {

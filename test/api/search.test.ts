@@ -20,7 +20,10 @@ describe('GET /search', function () {
   it('a new card is found by the very next request (no indexing delay)', async () => {
     const set = await t.client.createStudySet('Hilbert bases and toric ideals');
     const r = await t.client.search('hilbert toric', { scope: 'notes' });
-    assert.deepEqual(r.notes.map((n: any) => n.noteid), [set.rootNoteId]);
+    assert.deepEqual(
+      r.notes.map((n: any) => n.noteid),
+      [set.rootNoteId],
+    );
     assert.equal(r.notes[0].studySetTitle, 'Hilbert bases and toric ideals');
     assert.match(r.notes[0].snippet, /\[Hilbert\]/);
     assert.deepEqual(r.studySets, [], 'scope=notes only');
@@ -36,7 +39,10 @@ describe('GET /search', function () {
     assert.equal(r.documents.length, 1);
     assert.equal(r.documents[0].bookmd5, manual);
     assert.ok(r.documents[0].pages.length >= 2);
-    assert.deepEqual(r.documents[0].pages, [...r.documents[0].pages].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      r.documents[0].pages,
+      [...r.documents[0].pages].sort((a: number, b: number) => a - b),
+    );
     const byName = await search({ q: '4ti2_manual', scope: 'documents' });
     assert.equal(byName.documents[0].bookmd5, manual);
   });
@@ -87,18 +93,26 @@ describe('GET /search: ranking, windows and honest counts', function () {
     // Distinct small books (distinct bytes, so distinct bookmd5) that all contain one word.
     for (let i = 0; i < COPIES; i++) {
       const times = i === 7 ? 6 : 1;
-      const r = await uploadPdf(t, `copy-${String(i).padStart(2, '0')}.pdf`, [`Copy ${i}: ${'ferromagnetic '.repeat(times)}domains and walls`, `Copy ${i} page two: ferromagnetic order`]);
+      const r = await uploadPdf(t, `copy-${String(i).padStart(2, '0')}.pdf`, [
+        `Copy ${i}: ${'ferromagnetic '.repeat(times)}domains and walls`,
+        `Copy ${i} page two: ferromagnetic order`,
+      ]);
       copies.push(r);
       if (i === 7) dense = r;
     }
-    longBook = await uploadPdf(t, 'long-book.pdf', Array.from({ length: 25 }, (_, i) => `Chapter ${i + 1}: the solenoid field`));
+    longBook = await uploadPdf(
+      t,
+      'long-book.pdf',
+      Array.from({ length: 25 }, (_, i) => `Chapter ${i + 1}: the solenoid field`),
+    );
     for (const id of [...copies, longBook]) await t.bridge.services.extraction.whenReady(id);
   });
   after(() => t.stop());
 
   const search = (q: Record<string, string | number>) => t.client.request<any>('GET', '/search', { query: q });
   const newCard = async (topicid: string, title: string, text: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { title, text, confirm: true } })).noteid as string;
+    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { title, text, confirm: true } }))
+      .noteid as string;
 
   it('every matching document is counted: more documents than the limit → truncated:true; a wide enough limit lists them all', async () => {
     const all = await search({ q: 'ferromagnetic', scope: 'documents', limit: 100 });
@@ -131,7 +145,10 @@ describe('GET /search: ranking, windows and honest counts', function () {
     assert.equal(r.documents.length, 1);
     assert.equal(r.documents[0].bookmd5, longBook);
     assert.equal(r.documents[0].pages.length, 20);
-    assert.deepEqual(r.documents[0].pages, [...r.documents[0].pages].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      r.documents[0].pages,
+      [...r.documents[0].pages].sort((a: number, b: number) => a - b),
+    );
     assert.equal(r.documents[0].matchingPages, 25);
     assert.equal(r.documents[0].pagesTruncated, true);
     assert.equal(r.truncated, true, 'a cut page list is a cut');
@@ -148,11 +165,18 @@ describe('GET /search: ranking, windows and honest counts', function () {
 
   it('cards are ranked by relevance, not insertion order', async () => {
     const set = await t.client.createStudySet('Ranking');
-    const once = await newCard(set.topicid, 'Notes on groups', 'A short remark that mentions a quaternion once among many other words about rotations and spaces.');
+    const once = await newCard(
+      set.topicid,
+      'Notes on groups',
+      'A short remark that mentions a quaternion once among many other words about rotations and spaces.',
+    );
     const thrice = await newCard(set.topicid, 'Quaternion', 'quaternion multiplication: quaternion norms');
     const twice = await newCard(set.topicid, 'Rotations', 'A quaternion rotates; the unit quaternion group.');
     const r = await search({ q: 'quaternion', scope: 'notes' });
-    assert.deepEqual(r.notes.map((n: any) => n.noteid), [thrice, twice, once]);
+    assert.deepEqual(
+      r.notes.map((n: any) => n.noteid),
+      [thrice, twice, once],
+    );
     assert.ok(r.notes[0].score > r.notes[1].score && r.notes[1].score > r.notes[2].score);
     assert.match(r.notes[2].snippet, /\[quaternion\]/);
     assert.deepEqual(r.scanned, { notes: 3, studySets: 0, documents: 0, pages: 0 });
@@ -162,9 +186,17 @@ describe('GET /search: ranking, windows and honest counts', function () {
   it('an edited card is found by its new words at the very next request, and no longer by its old ones', async () => {
     const set = await t.client.createStudySet('Edits');
     const id = await newCard(set.topicid, 'Torsion', 'body text');
-    assert.deepEqual((await search({ q: 'torsion', scope: 'notes' })).notes.map((n: any) => n.noteid), [id]);
-    await t.client.request('POST', `/notes/${id}/title`, { body: { text: 'Curvature', expectedPrefix: 'Torsion', confirm: true } });
-    assert.deepEqual((await search({ q: 'curvature', scope: 'notes' })).notes.map((n: any) => n.noteid), [id]);
+    assert.deepEqual(
+      (await search({ q: 'torsion', scope: 'notes' })).notes.map((n: any) => n.noteid),
+      [id],
+    );
+    await t.client.request('POST', `/notes/${id}/title`, {
+      body: { text: 'Curvature', expectedPrefix: 'Torsion', confirm: true },
+    });
+    assert.deepEqual(
+      (await search({ q: 'curvature', scope: 'notes' })).notes.map((n: any) => n.noteid),
+      [id],
+    );
     assert.deepEqual((await search({ q: 'torsion', scope: 'notes' })).notes, []);
   });
 
@@ -191,7 +223,10 @@ describe('GET /search: ranking, windows and honest counts', function () {
     await t.client.createStudySet('Topology');
     await t.client.createStudySet('Topology exercises');
     const r = await search({ q: 'topology', scope: 'studysets' });
-    assert.deepEqual(r.studySets.map((s: any) => s.title), ['Topology', 'Topology exercises', 'Advanced topology']);
+    assert.deepEqual(
+      r.studySets.map((s: any) => s.title),
+      ['Topology', 'Topology exercises', 'Advanced topology'],
+    );
     const sets = (await t.client.listStudySets()).length;
     assert.equal(r.scanned.studySets, sets);
   });
@@ -206,13 +241,19 @@ describe('GET /search: ranking, windows and honest counts', function () {
 });
 
 /** The bridge's document text (its book index and page texts), for a LibrarySearch with other windows. */
-const textOf = (t: TestBridge) => ({ index: t.bridge.services.bookIndex, pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages) });
+const textOf = (t: TestBridge) => ({
+  index: t.bridge.services.bookIndex,
+  pageTexts: t.bridge.services.pages.pageTexts.bind(t.bridge.services.pages),
+});
 
 /** A small PDF with one line of text per page, uploaded; returns its bookmd5. */
 async function uploadPdf(t: TestBridge, filename: string, lines: string[]): Promise<string> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   for (const line of lines) pdf.addPage([595, 842]).drawText(line, { x: 40, y: 760, size: 11, font });
-  const r = await t.client.request<any>('POST', '/library/documents/upload', { bytes: Buffer.from(await pdf.save()), query: { filename, confirm: '1' } });
+  const r = await t.client.request<any>('POST', '/library/documents/upload', {
+    bytes: Buffer.from(await pdf.save()),
+    query: { filename, confirm: '1' },
+  });
   return r.bookmd5;
 }

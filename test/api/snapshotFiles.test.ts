@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
@@ -32,9 +43,12 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
   const store = () => t.bridge.services.store;
   const files = () => t.bridge.services.snapshotFiles;
   const post = (path: string, body: Record<string, unknown>) => t.client.raw('POST', path, { body });
-  const snapshot = (id: string, description = '') => t.client.request<any>('POST', `/study-sets/${id}/snapshots`, { body: { description } });
+  const snapshot = (id: string, description = '') =>
+    t.client.request<any>('POST', `/study-sets/${id}/snapshots`, { body: { description } });
   const tree = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/tree`)).nodes as any[];
-  const hashOf = (snapshotId: string) => store().get<{ content_hash: string }>('SELECT content_hash FROM snapshots WHERE snapshot_id = ?', [snapshotId])!.content_hash;
+  const hashOf = (snapshotId: string) =>
+    store().get<{ content_hash: string }>('SELECT content_hash FROM snapshots WHERE snapshot_id = ?', [snapshotId])!
+      .content_hash;
   const fileOf = (snapshotId: string) => files().pathOf(hashOf(snapshotId));
 
   /** Every row of the set's cards, read independently of the snapshot code. */
@@ -45,7 +59,10 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
       notes: s.all('SELECT * FROM notes WHERE topicid = ? ORDER BY noteid', [topicid]),
       texts: s.all(`SELECT * FROM note_texts WHERE noteid IN (${ofSet}) ORDER BY noteid, idx`, [topicid]),
       tags: s.all(`SELECT * FROM note_hashtags WHERE noteid IN (${ofSet}) ORDER BY noteid, path`, [topicid]),
-      links: s.all(`SELECT * FROM note_links WHERE noteid IN (${ofSet}) OR target_id IN (${ofSet}) ORDER BY noteid, target_id`, [topicid, topicid]),
+      links: s.all(
+        `SELECT * FROM note_links WHERE noteid IN (${ofSet}) OR target_id IN (${ofSet}) ORDER BY noteid, target_id`,
+        [topicid, topicid],
+      ),
       fts: s.all('SELECT noteid, body FROM notes_fts WHERE topicid = ? ORDER BY noteid', [topicid]),
     });
   }
@@ -56,14 +73,22 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const r = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-        body: { parentNoteId: set.rootNoteId, title: `${title} card ${i}`, text: `${title} body ${i} `.repeat(60), confirm: true },
+        body: {
+          parentNoteId: set.rootNoteId,
+          title: `${title} card ${i}`,
+          text: `${title} body ${i} `.repeat(60),
+          confirm: true,
+        },
       });
       ids.push(r.noteid);
     }
     return { topicid: set.topicid, root: set.rootNoteId!, ids };
   }
   const rename = async (noteid: string, from: string, to: string) =>
-    assert.equal((await post(`/notes/${noteid}/title`, { text: to, expectedPrefix: from.slice(0, 32), confirm: true })).status, 200);
+    assert.equal(
+      (await post(`/notes/${noteid}/title`, { text: to, expectedPrefix: from.slice(0, 32), confirm: true })).status,
+      200,
+    );
 
   it('the content lands in a file named by its hash, not in library.db (row data empty; the journal grows by the row, not the content)', async () => {
     const s = await makeSet('Files', 60);
@@ -74,7 +99,10 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
     assert.equal(snap.created, true);
     const grew = store().journalBytes - journalBefore;
     assert.ok(grew < 2000, `journal grew by ${grew} bytes for ${json.length} bytes of content`);
-    const row = store().get<{ data: string; content_hash: string }>('SELECT data, content_hash FROM snapshots WHERE snapshot_id = ?', [snap.snapshotId])!;
+    const row = store().get<{ data: string; content_hash: string }>(
+      'SELECT data, content_hash FROM snapshots WHERE snapshot_id = ?',
+      [snap.snapshotId],
+    )!;
     assert.equal(row.data, '');
     assert.match(row.content_hash, /^[0-9a-f]{64}$/);
     const path = join(t.dataDir, 'snapshots', row.content_hash.slice(0, 2), `${row.content_hash}.snap`);
@@ -107,14 +135,19 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
     const s = await makeSet('Exact', 8);
     await store().write((tx) => {
       tx.run(`INSERT INTO note_hashtags(noteid, path) VALUES (?, 'bio/cells')`, [s.ids[1]]);
-      tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, '2024-01-01T00:00:00Z')`, [s.ids[1], s.ids[2]]);
+      tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, '2024-01-01T00:00:00Z')`, [
+        s.ids[1],
+        s.ids[2],
+      ]);
     });
     const want = setDump(s.topicid);
     const treeBefore = await tree(s.topicid);
     const snap = await snapshot(s.topicid, 'exact');
     await rename(s.ids[3], 'Exact card 3', 'renamed');
     assert.equal((await post('/notes/delete', { noteIds: [s.ids[4]], confirm: true })).status, 200);
-    await t.client.request('POST', `/study-sets/${s.topicid}/notes`, { body: { parentNoteId: s.root, title: 'new one', confirm: true } });
+    await t.client.request('POST', `/study-sets/${s.topicid}/notes`, {
+      body: { parentNoteId: s.root, title: 'new one', confirm: true },
+    });
     assert.notEqual(setDump(s.topicid), want);
     const res = await post(`/snapshots/${snap.snapshotId}/restore`, { confirm: true, force: true });
     assert.equal(res.status, 200, res.text());
@@ -125,10 +158,19 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
   describe('a missing or damaged file answers 422 SNAPSHOT_UNREADABLE and changes nothing', () => {
     const damages: Array<[string, (path: string, other: string) => void, string, RegExp]> = [
       ['deleted', (p) => rmSync(p), 'missing', /does not exist/],
-      ['bytes flipped', (p) => { const b = readFileSync(p); for (let i = 60; i < 70; i++) b[i] ^= 0xff; writeFileSync(p, b); }, 'corrupt', /checksum/],
+      [
+        'bytes flipped',
+        (p) => {
+          const b = readFileSync(p);
+          for (let i = 60; i < 70; i++) b[i] ^= 0xff;
+          writeFileSync(p, b);
+        },
+        'corrupt',
+        /checksum/,
+      ],
       ['truncated', (p) => truncateSync(p, statSync(p).size - 10), 'corrupt', /truncated/],
       ['cut to nothing', (p) => truncateSync(p, 0), 'corrupt', /header/],
-      ['another snapshot\'s file in its place', (p, other) => copyFileSync(other, p), 'corrupt', /another content hash/],
+      ["another snapshot's file in its place", (p, other) => copyFileSync(other, p), 'corrupt', /another content hash/],
     ];
     for (const [what, damage, reason, problem] of damages) {
       it(`file ${what}: dry-run and restore → 422; listing, the other snapshots and new snapshots still work`, async () => {
@@ -158,7 +200,11 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
         }
         assert.equal(storeDigest(store()), digest, 'nothing changed in the store');
         assert.deepEqual(snapFiles(t.dataDir), filesBefore, 'no file written or removed');
-        assert.deepEqual(await t.client.request<any>('GET', `/study-sets/${s.topicid}/snapshots`), listBefore, 'listing unaffected');
+        assert.deepEqual(
+          await t.client.request<any>('GET', `/study-sets/${s.topicid}/snapshots`),
+          listBefore,
+          'listing unaffected',
+        );
 
         // The set's other snapshot still restores, and new snapshots are taken as usual.
         const rb = await post(`/snapshots/${b.snapshotId}/restore`, { confirm: true, force: true });
@@ -167,9 +213,20 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
         await rename(s.ids[2], `Damaged ${what} card 2`, 'after restore');
         const c = await snapshot(s.topicid, 'C');
         assert.equal(c.created, true);
-        assert.equal((await post(`/snapshots/${c.snapshotId}/restore`, { dryRun: true })).status, 422, 'dry-run of a readable snapshot: CONFIRM_REQUIRED with the preview');
-        assert.equal((await post(`/snapshots/${c.snapshotId}/restore`, { dryRun: true })).json<any>().error.code, 'CONFIRM_REQUIRED');
-        assert.equal((await post(`/snapshots/${a.snapshotId}/restore`, { dryRun: true })).json<any>().error.code, 'SNAPSHOT_UNREADABLE', 'still unreadable');
+        assert.equal(
+          (await post(`/snapshots/${c.snapshotId}/restore`, { dryRun: true })).status,
+          422,
+          'dry-run of a readable snapshot: CONFIRM_REQUIRED with the preview',
+        );
+        assert.equal(
+          (await post(`/snapshots/${c.snapshotId}/restore`, { dryRun: true })).json<any>().error.code,
+          'CONFIRM_REQUIRED',
+        );
+        assert.equal(
+          (await post(`/snapshots/${a.snapshotId}/restore`, { dryRun: true })).json<any>().error.code,
+          'SNAPSHOT_UNREADABLE',
+          'still unreadable',
+        );
       });
     }
   });
@@ -189,7 +246,12 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
     const s = await makeSet('Gone', 2);
     const a = await snapshot(s.topicid, 'A');
     const path = fileOf(a.snapshotId);
-    const res = await post(`/study-sets/${s.topicid}/delete`, { expectedTitle: 'Gone', keepHighlights: false, keepSnapshotHistory: false, confirm: true });
+    const res = await post(`/study-sets/${s.topicid}/delete`, {
+      expectedTitle: 'Gone',
+      keepHighlights: false,
+      keepSnapshotHistory: false,
+      confirm: true,
+    });
     assert.equal(res.status, 200, res.text());
     assert.ok(!existsSync(path));
     // An orphan (a rolled-back transaction's file) and a crash's temp file go at the next start; referenced files stay.
@@ -208,11 +270,10 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
     const want = setDump(s.topicid);
     const id = '11111111-2222-4333-8444-555555555555';
     await store().write((tx) =>
-      tx.run(`INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, 'old', 4, 'not-a-sha256', ?, '2024-01-01T00:00:00Z', 0, 'agent')`, [
-        id,
-        s.topicid,
-        json,
-      ]),
+      tx.run(
+        `INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, 'old', 4, 'not-a-sha256', ?, '2024-01-01T00:00:00Z', 0, 'agent')`,
+        [id, s.topicid, json],
+      ),
     );
     await rename(s.ids[0], 'Legacy text card 0', 'changed');
     await t.bridge.close();
@@ -242,7 +303,11 @@ describe('snapshot files: a data dir of the previous build (test/fixtures/legacy
     const t = await startBridge({ dataDir, store: { idleCheckpointMs: 0 } });
     try {
       const store = t.bridge.services.store;
-      assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM snapshots WHERE length(data) > 0')!.n, 0, 'no content left in library.db');
+      assert.equal(
+        store.get<{ n: number }>('SELECT count(*) AS n FROM snapshots WHERE length(data) > 0')!.n,
+        0,
+        'no content left in library.db',
+      );
       assert.equal(snapFiles(dataDir).length, 2);
       const listPath = `/study-sets/${manifest.topicid}/snapshots`;
       assert.deepEqual((await t.client.raw('GET', listPath)).json(), answer(listPath).body);
@@ -280,13 +345,20 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
   it('snapshots acknowledged just before SIGKILL are listed after restart, their files intact, and restore', async () => {
     const dataDir = tempDir('sb-snap-crash-');
     const first = await spawnBridge(['--data', dataDir, '--port', '0']);
-    const client = new BridgeClient({ baseUrl: first.baseUrl, token: readFileSync(join(dataDir, 'token'), 'utf8').trim() });
+    const client = new BridgeClient({
+      baseUrl: first.baseUrl,
+      token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+    });
     const set = await client.createStudySet('Crash snapshots');
     const snaps: Array<{ snapshotId: string; tree: unknown }> = [];
     for (let i = 0; i < 5; i++) {
-      await client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: set.rootNoteId, title: `card ${i}`, text: `body ${i} `.repeat(50), confirm: true } });
+      await client.request('POST', `/study-sets/${set.topicid}/notes`, {
+        body: { parentNoteId: set.rootNoteId, title: `card ${i}`, text: `body ${i} `.repeat(50), confirm: true },
+      });
       const tree = (await client.request<any>('GET', `/study-sets/${set.topicid}/tree`)).nodes;
-      const s = await client.request<any>('POST', `/study-sets/${set.topicid}/snapshots`, { body: { description: `s${i}` } });
+      const s = await client.request<any>('POST', `/study-sets/${set.topicid}/snapshots`, {
+        body: { description: `s${i}` },
+      });
       assert.equal(s.created, true);
       snaps.push({ snapshotId: s.snapshotId, tree });
     }
@@ -296,9 +368,13 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
     const second = await spawnBridge(['--data', dataDir, '--port', '0']);
     try {
       const client2 = new BridgeClient({ baseUrl: second.baseUrl, token: client.token });
-      const listed = (await client2.request<any>('GET', `/study-sets/${set.topicid}/snapshots`)).snapshots.map((s: any) => s.snapshotId);
+      const listed = (await client2.request<any>('GET', `/study-sets/${set.topicid}/snapshots`)).snapshots.map(
+        (s: any) => s.snapshotId,
+      );
       assert.deepEqual(listed, snaps.map((s) => s.snapshotId).reverse());
-      const res = await client2.raw('POST', `/snapshots/${snaps[1].snapshotId}/restore`, { body: { confirm: true, force: true } });
+      const res = await client2.raw('POST', `/snapshots/${snaps[1].snapshotId}/restore`, {
+        body: { confirm: true, force: true },
+      });
       assert.equal(res.status, 200, res.text());
       assert.deepEqual((await client2.request<any>('GET', `/study-sets/${set.topicid}/tree`)).nodes, snaps[1].tree);
     } finally {
@@ -308,7 +384,9 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
     const store = await Store.open(dataDir);
     const files = SnapshotFiles.of(dataDir);
     for (const s of snaps) {
-      const h = store.get<{ content_hash: string }>('SELECT content_hash FROM snapshots WHERE snapshot_id = ?', [s.snapshotId])!.content_hash;
+      const h = store.get<{ content_hash: string }>('SELECT content_hash FROM snapshots WHERE snapshot_id = ?', [
+        s.snapshotId,
+      ])!.content_hash;
       assert.ok(files.read(h).length > 0, `the file of ${s.snapshotId} is intact`);
     }
     await store.close();

@@ -16,11 +16,17 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
   after(() => t.stop());
 
   const store = () => t.bridge.services.store;
-  const post = (path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') => (as === 'person' ? t.owner : t.client).raw('POST', path, { body });
-  const list = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/snapshots`)).snapshots as any[];
-  const snapshot = (id: string, description?: string) => t.client.request<any>('POST', `/study-sets/${id}/snapshots`, { body: description === undefined ? {} : { description } });
+  const post = (path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') =>
+    (as === 'person' ? t.owner : t.client).raw('POST', path, { body });
+  const list = async (id: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${id}/snapshots`)).snapshots as any[];
+  const snapshot = (id: string, description?: string) =>
+    t.client.request<any>('POST', `/study-sets/${id}/snapshots`, {
+      body: description === undefined ? {} : { description },
+    });
   const tree = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/tree`)).nodes as any[];
-  const restore = (snapshotId: string, body: Record<string, unknown> = {}) => post(`/snapshots/${snapshotId}/restore`, body);
+  const restore = (snapshotId: string, body: Record<string, unknown> = {}) =>
+    post(`/snapshots/${snapshotId}/restore`, body);
   const err = (res: { json: <T>() => T }) => res.json<any>().error;
 
   /** Every row of the set's cards, read independently of the snapshot code (fts: the search rows). */
@@ -31,8 +37,14 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       notes: s.all('SELECT * FROM notes WHERE topicid = ? ORDER BY noteid', [topicid]),
       texts: s.all(`SELECT * FROM note_texts WHERE noteid IN (${ofSet}) ORDER BY noteid, idx`, [topicid]),
       tags: s.all(`SELECT * FROM note_hashtags WHERE noteid IN (${ofSet}) ORDER BY noteid, path`, [topicid]),
-      parts: s.all(`SELECT content_id, noteid, idx, kind, mime_type, data, hex(blob) AS blob FROM note_parts WHERE noteid IN (${ofSet}) ORDER BY content_id`, [topicid]),
-      links: s.all(`SELECT * FROM note_links WHERE noteid IN (${ofSet}) OR target_id IN (${ofSet}) ORDER BY noteid, target_id`, [topicid, topicid]),
+      parts: s.all(
+        `SELECT content_id, noteid, idx, kind, mime_type, data, hex(blob) AS blob FROM note_parts WHERE noteid IN (${ofSet}) ORDER BY content_id`,
+        [topicid],
+      ),
+      links: s.all(
+        `SELECT * FROM note_links WHERE noteid IN (${ofSet}) OR target_id IN (${ofSet}) ORDER BY noteid, target_id`,
+        [topicid, topicid],
+      ),
       fts: s.all('SELECT noteid, body FROM notes_fts WHERE topicid = ? ORDER BY noteid', [topicid]),
     });
   }
@@ -52,18 +64,38 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       tx.run('UPDATE notes SET hidden = 1 WHERE noteid = ?', [ids.C]);
       tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, 'a comment', 0, 'text')`, [ids.A]);
       tx.run(`INSERT INTO note_hashtags(noteid, path) VALUES (?, 'bio/cells')`, [ids.A]);
-      tx.run(`INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, 0, 'image', 'image/png', '{}', ?)`, [newId(), ids.A, new Uint8Array([137, 80, 78, 71, 0, 255])]);
-      tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?), (?, ?, ?)`, [ids.A, ids.B, now, ids.B, ids.A, now]);
+      tx.run(
+        `INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, 0, 'image', 'image/png', '{}', ?)`,
+        [newId(), ids.A, new Uint8Array([137, 80, 78, 71, 0, 255])],
+      );
+      tx.run(`INSERT INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?), (?, ?, ?)`, [
+        ids.A,
+        ids.B,
+        now,
+        ids.B,
+        ids.A,
+        now,
+      ]);
       reindexNote(tx, ids.A);
       reindexNote(tx, ids.C);
-      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: Object.values(ids), now });
+      recordOperation(tx, {
+        topicid: set.topicid,
+        kind: 'create',
+        actor: UNNAMED_AGENT,
+        noteIds: Object.values(ids),
+        now,
+      });
     });
     return { topicid: set.topicid, ...ids };
   }
 
   /** An edit through the card route, as the person (VS Code) or an agent makes it. */
   async function rename(noteid: string, from: string, to: string, actor: 'user' | 'agent') {
-    const res = await post(`/notes/${noteid}/title`, { text: to, expectedPrefix: from.slice(0, 32), confirm: true }, actor === 'user' ? 'person' : 'agent');
+    const res = await post(
+      `/notes/${noteid}/title`,
+      { text: to, expectedPrefix: from.slice(0, 32), confirm: true },
+      actor === 'user' ? 'person' : 'agent',
+    );
     assert.equal(res.status, 200, res.text());
   }
 
@@ -85,7 +117,10 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     assert.equal(again.created, false);
     assert.equal(again.snapshotId, first.snapshotId);
     assert.equal(again.description, 'Before chapter 2', 'the existing snapshot is answered as it is');
-    assert.deepEqual(again.warnings.map((w: any) => w.code), ['SNAPSHOT_REUSED']);
+    assert.deepEqual(
+      again.warnings.map((w: any) => w.code),
+      ['SNAPSHOT_REUSED'],
+    );
     assert.match(again.warnings[0].message, /unchanged/);
     assert.equal(storeDigest(store()), before, 'nothing written on reuse');
 
@@ -105,7 +140,16 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       ],
       'newest first, version = place in the history',
     );
-    assert.deepEqual(Object.keys(snaps[0]).sort(), ['createdAt', 'description', 'kind', 'label', 'noteCount', 'snapshotId', 'topicid', 'version']);
+    assert.deepEqual(Object.keys(snaps[0]).sort(), [
+      'createdAt',
+      'description',
+      'kind',
+      'label',
+      'noteCount',
+      'snapshotId',
+      'topicid',
+      'version',
+    ]);
   });
 
   it('create/list refusals: deck id → 422 IS_A_DECK, unknown set → 404, description over 500 → 422; nothing changes', async () => {
@@ -137,16 +181,29 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     await rename(s.A1, 'Alpha one', 'Renamed', 'agent');
     const extra = newId();
     await store().write((tx) => {
-      insertNote(tx, { noteid: extra, topicid: s.topicid, parentId: s.B, title: 'Zeta newcomer', now: new Date().toISOString() });
+      insertNote(tx, {
+        noteid: extra,
+        topicid: s.topicid,
+        parentId: s.B,
+        title: 'Zeta newcomer',
+        now: new Date().toISOString(),
+      });
       tx.run('DELETE FROM note_hashtags WHERE noteid = ?', [s.A]);
       tx.run('DELETE FROM note_links WHERE noteid = ?', [s.B]);
       tx.run('DELETE FROM notes WHERE noteid = ?', [s.A2]);
       tx.run('DELETE FROM notes_fts WHERE noteid = ?', [s.A2]);
       reindexNote(tx, s.A);
-      recordOperation(tx, { topicid: s.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: [extra, s.A2], now: new Date().toISOString() });
+      recordOperation(tx, {
+        topicid: s.topicid,
+        kind: 'create',
+        actor: UNNAMED_AGENT,
+        noteIds: [extra, s.A2],
+        now: new Date().toISOString(),
+      });
     });
     assert.notDeepEqual(await tree(s.topicid), treeAtSnapshot);
-    const zeta = async () => JSON.stringify(await t.client.request<any>('GET', '/search', { query: { q: 'Zeta', scope: 'notes' } }));
+    const zeta = async () =>
+      JSON.stringify(await t.client.request<any>('GET', '/search', { query: { q: 'Zeta', scope: 'notes' } }));
     assert.ok((await zeta()).includes(extra), 'the newcomer is searchable before the restore');
 
     const before = storeDigest(store());
@@ -177,13 +234,23 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     assert.deepEqual(done.notCovered, ['document tables of contents']);
 
     assert.deepEqual(await tree(s.topicid), treeAtSnapshot, 'same nodes, same order, same titles');
-    assert.equal(setDump(s.topicid), dumpAtSnapshot, 'every card row, text, tag, part, link and search row as at the snapshot');
+    assert.equal(
+      setDump(s.topicid),
+      dumpAtSnapshot,
+      'every card row, text, tag, part, link and search row as at the snapshot',
+    );
     assert.ok(!(await zeta()).includes(extra), 'the card added after the snapshot is gone from search too');
     const again = await t.client.request<any>('GET', '/search', { query: { q: 'two', scope: 'notes' } });
     assert.ok(JSON.stringify(again).includes(s.A2), 'the restored card is searchable at once');
 
     const snaps = await list(s.topicid);
-    assert.deepEqual(snaps.map((x) => [x.kind, x.version]), [['protection', 2], ['agent', 1]]);
+    assert.deepEqual(
+      snaps.map((x) => [x.kind, x.version]),
+      [
+        ['protection', 2],
+        ['agent', 1],
+      ],
+    );
     assert.equal(snaps[0].snapshotId, done.protectionSnapshotId);
     assert.match(snaps[0].label, /^Before restoring version 1/);
     assert.equal(snaps[0].noteCount, 5);
@@ -192,8 +259,14 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     const undo = await restore(done.protectionSnapshotId, { confirm: true });
     assert.equal(undo.status, 200, undo.text());
     const titles = (await tree(s.topicid)).map((n) => n.title);
-    assert.ok(titles.includes('Renamed') && titles.includes('Zeta newcomer') && !titles.includes('Alpha two'), titles.join(','));
-    const op = store().get<{ kind: string; actor: string }>('SELECT kind, actor FROM operations WHERE topicid = ? ORDER BY op_seq DESC LIMIT 1', [s.topicid]);
+    assert.ok(
+      titles.includes('Renamed') && titles.includes('Zeta newcomer') && !titles.includes('Alpha two'),
+      titles.join(','),
+    );
+    const op = store().get<{ kind: string; actor: string }>(
+      'SELECT kind, actor FROM operations WHERE topicid = ? ORDER BY op_seq DESC LIMIT 1',
+      [s.topicid],
+    );
     assert.deepEqual({ ...op }, { kind: 'restore', actor: 'agent' });
   });
 

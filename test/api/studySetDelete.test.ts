@@ -20,7 +20,8 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
   const err = (res: { json: <T>() => T }) => res.json<any>().error;
   const count = (sql: string, params: string[]) => store().get<{ n: number }>(sql, params)!.n;
   const setListed = async (id: string) => (await t.client.listStudySets()).some((s) => s.topicid === id);
-  const deckListed = async (id: string) => (await t.client.request<any>('GET', '/decks')).decks.some((d: any) => d.deckId === id);
+  const deckListed = async (id: string) =>
+    (await t.client.request<any>('GET', '/decks')).decks.some((d: any) => d.deckId === id);
 
   /** A set with a root card, an excerpt card anchored to a page, a plain card and one document. */
   async function makeSet(title: string) {
@@ -29,10 +30,29 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     const plain = newId();
     const now = new Date().toISOString();
     await store().write((tx) => {
-      insertNote(tx, { noteid: excerpt, topicid: set.topicid, parentId: set.rootNoteId, title: 'Mitochondria', text: 'the powerhouse', excerpt: true, source: { bookmd5: MD5, page: 3, rect: { x: 1, y: 2, width: 3, height: 4 } }, now });
+      insertNote(tx, {
+        noteid: excerpt,
+        topicid: set.topicid,
+        parentId: set.rootNoteId,
+        title: 'Mitochondria',
+        text: 'the powerhouse',
+        excerpt: true,
+        source: { bookmd5: MD5, page: 3, rect: { x: 1, y: 2, width: 3, height: 4 } },
+        now,
+      });
       insertNote(tx, { noteid: plain, topicid: set.topicid, parentId: set.rootNoteId, title: 'Ribosome', now });
-      tx.run('INSERT INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, 0, 1, ?)', [set.topicid, MD5, now]);
-      recordOperation(tx, { topicid: set.topicid, kind: 'create', actor: UNNAMED_AGENT, noteIds: [excerpt, plain], now });
+      tx.run('INSERT INTO topic_documents(topicid, bookmd5, position, is_main, added_at) VALUES (?, ?, 0, 1, ?)', [
+        set.topicid,
+        MD5,
+        now,
+      ]);
+      recordOperation(tx, {
+        topicid: set.topicid,
+        kind: 'create',
+        actor: UNNAMED_AGENT,
+        noteIds: [excerpt, plain],
+        now,
+      });
     });
     return { topicid: set.topicid, root: set.rootNoteId!, excerpt, plain, ids: [set.rootNoteId!, excerpt, plain] };
   }
@@ -50,7 +70,12 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
       assert.equal(err(res).code, 'TITLE_MISMATCH');
       assert.equal(err(res).details.actualTitle, 'Cell Biology');
     }
-    for (const body of [{ confirm: true }, { expectedTitle: '', confirm: true }, { expectedTitle: 'Cell Biology', keepHighlights: 'no', confirm: true }, { expectedTitle: 'Cell Biology' }]) {
+    for (const body of [
+      { confirm: true },
+      { expectedTitle: '', confirm: true },
+      { expectedTitle: 'Cell Biology', keepHighlights: 'no', confirm: true },
+      { expectedTitle: 'Cell Biology' },
+    ]) {
       const res = await del(s.topicid, body);
       assert.equal(res.status, 422, res.text());
       assert.ok(['INVALID_INPUT', 'CONFIRM_REQUIRED'].includes(err(res).code));
@@ -73,13 +98,26 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     assert.equal(body.keepHighlights, true);
     assert.equal(body.cardsHidden, 3);
     assert.equal(body.cardsDeleted, undefined);
-    const snap = store().get<any>('SELECT topicid, kind, note_count FROM snapshots WHERE snapshot_id = ?', [body.preDeleteSnapshotId]);
+    const snap = store().get<any>('SELECT topicid, kind, note_count FROM snapshots WHERE snapshot_id = ?', [
+      body.preDeleteSnapshotId,
+    ]);
     assert.deepEqual({ ...snap }, { topicid: s.topicid, kind: 'pre_delete', note_count: 3 });
 
     assert.equal(await setListed(s.topicid), false);
     assert.ok(!(await searchIds('Mitochondria')).includes(s.excerpt), 'removed from search');
-    assert.equal(count('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 1', [s.topicid]), 3, 'cards kept, hidden');
-    assert.equal(count('SELECT count(*) AS n FROM notes WHERE noteid = ? AND source_bookmd5 = ? AND source_page = 3', [s.excerpt, MD5]), 1, 'the excerpt anchor is kept');
+    assert.equal(
+      count('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 1', [s.topicid]),
+      3,
+      'cards kept, hidden',
+    );
+    assert.equal(
+      count('SELECT count(*) AS n FROM notes WHERE noteid = ? AND source_bookmd5 = ? AND source_page = 3', [
+        s.excerpt,
+        MD5,
+      ]),
+      1,
+      'the excerpt anchor is kept',
+    );
     assert.equal(count('SELECT count(*) AS n FROM topic_documents WHERE topicid = ?', [s.topicid]), 1);
     for (const [method, path] of [
       ['GET', `/study-sets/${s.topicid}/documents`],
@@ -99,7 +137,9 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
 
   it('keepHighlights:false removes cards, documents list and the topic for good; the snapshot history is kept unless keepSnapshotHistory:false', async () => {
     const s = await makeSet('Anatomy');
-    const earlier = await t.client.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, { body: { description: 'earlier' } });
+    const earlier = await t.client.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, {
+      body: { description: 'earlier' },
+    });
     const res = await del(s.topicid, { expectedTitle: 'Anatomy', keepHighlights: false, confirm: true });
     assert.equal(res.status, 200, res.text());
     const body = res.json<any>();
@@ -112,7 +152,11 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     assert.equal(count('SELECT count(*) AS n FROM note_texts WHERE noteid = ?', [s.excerpt]), 0);
     assert.equal(count('SELECT count(*) AS n FROM topic_documents WHERE topicid = ?', [s.topicid]), 0);
     assert.equal(count('SELECT count(*) AS n FROM topics WHERE topicid = ?', [s.topicid]), 0);
-    assert.equal(count('SELECT count(*) AS n FROM snapshots WHERE topicid = ?', [s.topicid]), 2, 'earlier + pre-delete kept');
+    assert.equal(
+      count('SELECT count(*) AS n FROM snapshots WHERE topicid = ?', [s.topicid]),
+      2,
+      'earlier + pre-delete kept',
+    );
     assert.ok(store().get('SELECT 1 FROM snapshots WHERE snapshot_id = ?', [earlier.snapshotId]));
     assert.equal(await setListed(s.topicid), false);
     const tree = await t.client.raw('GET', `/study-sets/${s.topicid}/tree`);
@@ -120,9 +164,19 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
 
     const s2 = await makeSet('Physiology');
     await t.client.request<any>('POST', `/study-sets/${s2.topicid}/snapshots`, { body: { description: 'earlier' } });
-    const res2 = (await del(s2.topicid, { expectedTitle: 'Physiology', keepHighlights: false, keepSnapshotHistory: false, confirm: true })).json<any>();
+    const res2 = (
+      await del(s2.topicid, {
+        expectedTitle: 'Physiology',
+        keepHighlights: false,
+        keepSnapshotHistory: false,
+        confirm: true,
+      })
+    ).json<any>();
     assert.equal(res2.preDeleteSnapshotId, null);
-    assert.deepEqual(res2.warnings.map((w: any) => w.code), ['SNAPSHOT_HISTORY_DELETED']);
+    assert.deepEqual(
+      res2.warnings.map((w: any) => w.code),
+      ['SNAPSHOT_HISTORY_DELETED'],
+    );
     assert.equal(count('SELECT count(*) AS n FROM snapshots WHERE topicid = ?', [s2.topicid]), 0);
     assert.equal(count('SELECT count(*) AS n FROM notes WHERE topicid = ?', [s2.topicid]), 0);
   });
@@ -134,7 +188,10 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     const now = new Date().toISOString();
     await store().write((tx) => {
       for (const deck of [deckA, deckB]) {
-        tx.run('INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, created_at, modified_at) VALUES (?, ?, ?, ?, ?)', [newId(), deck, source.plain, now, now]);
+        tx.run(
+          'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, created_at, modified_at) VALUES (?, ?, ?, ?, ?)',
+          [newId(), deck, source.plain, now, now],
+        );
       }
     });
 
@@ -147,7 +204,11 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     assert.equal(a.json<any>().removedFromLibrary, true);
     assert.equal(a.json<any>().keepHighlights, true);
     assert.equal(await deckListed(deckA), false);
-    assert.equal(count('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ?', [deckA]), 1, 'review cards kept while hidden');
+    assert.equal(
+      count('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ?', [deckA]),
+      1,
+      'review cards kept while hidden',
+    );
 
     const b = await del(deckB, { expectedTitle: 'Deck B', keepHighlights: false, confirm: true });
     assert.equal(b.status, 200, b.text());

@@ -22,7 +22,8 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
   after(() => t.stop());
 
   const docs = (id = setId) => t.client.request<any>('GET', `/study-sets/${id}/documents`);
-  const add = (bookmd5: string, id = setId) => t.client.request<any>('POST', `/study-sets/${id}/documents`, { body: { bookmd5, confirm: true } });
+  const add = (bookmd5: string, id = setId) =>
+    t.client.request<any>('POST', `/study-sets/${id}/documents`, { body: { bookmd5, confirm: true } });
 
   it('a new set has no documents; the first added becomes main, the next joins the booklist, a repeat is alreadyPresent', async () => {
     assert.deepEqual((await docs()).documents, []);
@@ -35,10 +36,13 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     const again = await add(manual);
     assert.equal(again.alreadyPresent, true);
     const list = await docs();
-    assert.deepEqual(list.documents.map((d: any) => [d.bookmd5, d.isMain, d.sourceState]), [
-      [cad, true, 'normal'],
-      [manual, false, 'normal'],
-    ]);
+    assert.deepEqual(
+      list.documents.map((d: any) => [d.bookmd5, d.isMain, d.sourceState]),
+      [
+        [cad, true, 'normal'],
+        [manual, false, 'normal'],
+      ],
+    );
     assert.equal(list.mainDocument, cad);
     assert.equal(list.documents[0].filename, 'CAD.pdf');
     assert.equal((await t.client.listStudySets()).find((s) => s.topicid === setId)?.documentCount, 2);
@@ -58,7 +62,10 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     const store = t.bridge.services.store;
     const root = (await t.client.listStudySets()).find((s) => s.topicid === setId)!.rootNoteId!;
     await store.write((tx) =>
-      tx.run(`INSERT INTO notes(noteid, topicid, parent_id, title, source_bookmd5, source_page, source_rect, created_at, modified_at) VALUES ('N-ANCHORED', ?, ?, 'excerpt', ?, 2, '{"x":1,"y":2,"width":3,"height":4}', 'a', 'a')`, [setId, root, cad]),
+      tx.run(
+        `INSERT INTO notes(noteid, topicid, parent_id, title, source_bookmd5, source_page, source_rect, created_at, modified_at) VALUES ('N-ANCHORED', ?, ?, 'excerpt', ?, 2, '{"x":1,"y":2,"width":3,"height":4}', 'a', 'a')`,
+        [setId, root, cad],
+      ),
     );
     const before = storeDigest(store);
     const dry = await t.client.raw('POST', `/study-sets/${setId}/documents/${cad}/delete`, { body: {} });
@@ -70,29 +77,43 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     assert.equal(details.wasMainDocument, true);
     assert.equal(storeDigest(store), before, 'the dry-run changed nothing');
 
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${cad}/delete`, { body: { confirm: true } });
+    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${cad}/delete`, {
+      body: { confirm: true },
+    });
     assert.equal(res.removed, true);
     assert.equal(res.newMainDocument, manual);
     assert.deepEqual(res.notesLosingSource, ['N-ANCHORED']);
     assert.match(res.preRemoveSnapshotId, /^[0-9A-F-]{36}$/);
-    const snap = store.get<{ topicid: string; note_count: number }>('SELECT topicid, note_count FROM snapshots WHERE snapshot_id = ?', [res.preRemoveSnapshotId]);
+    const snap = store.get<{ topicid: string; note_count: number }>(
+      'SELECT topicid, note_count FROM snapshots WHERE snapshot_id = ?',
+      [res.preRemoveSnapshotId],
+    );
     assert.deepEqual(snap, { topicid: setId, note_count: 2 });
     assert.equal(store.get<{ s: null }>(`SELECT source_bookmd5 AS s FROM notes WHERE noteid = 'N-ANCHORED'`)?.s, null);
     const list = await docs();
-    assert.deepEqual(list.documents.map((d: any) => [d.bookmd5, d.isMain]), [[manual, true]]);
+    assert.deepEqual(
+      list.documents.map((d: any) => [d.bookmd5, d.isMain]),
+      [[manual, true]],
+    );
     // The document stays in the library.
     assert.equal((await t.client.raw('GET', `/documents/${cad}/outline`)).status, 200);
   });
 
   it('removing the last document leaves the set empty (placeholder:true)', async () => {
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${manual}/delete`, { body: { confirm: true } });
+    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${manual}/delete`, {
+      body: { confirm: true },
+    });
     assert.equal(res.placeholder, true);
     assert.deepEqual((await docs()).documents, []);
   });
 
   it('bad input: ids of the wrong kind, unknown set, unknown document, a deck id → 4xx with a code, nothing changed', async () => {
     const store = t.bridge.services.store;
-    await store.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('DDDDDDDD-0000-4000-8000-000000000000', 'deck', 'Deck', 'a', 'a')`));
+    await store.write((tx) =>
+      tx.run(
+        `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('DDDDDDDD-0000-4000-8000-000000000000', 'deck', 'Deck', 'a', 'a')`,
+      ),
+    );
     const before = storeDigest(store);
     const cases: Array<[string, string, unknown, number, string]> = [
       ['GET', `/study-sets/${cad}/documents`, undefined, 422, 'INVALID_INPUT'],
@@ -101,7 +122,13 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
       ['POST', `/study-sets/${setId}/documents`, { bookmd5: setId, confirm: true }, 422, 'INVALID_INPUT'],
       ['POST', `/study-sets/${setId}/documents`, { bookmd5: 'f'.repeat(32), confirm: true }, 404, 'DOCUMENT_NOT_FOUND'],
       ['POST', `/study-sets/${setId}/documents`, { confirm: true }, 422, 'INVALID_INPUT'],
-      ['POST', '/study-sets/DDDDDDDD-0000-4000-8000-000000000000/documents', { bookmd5: cad, confirm: true }, 422, 'IS_A_DECK'],
+      [
+        'POST',
+        '/study-sets/DDDDDDDD-0000-4000-8000-000000000000/documents',
+        { bookmd5: cad, confirm: true },
+        422,
+        'IS_A_DECK',
+      ],
       ['POST', `/study-sets/${setId}/documents/${cad}/delete`, { confirm: true }, 404, 'DOCUMENT_NOT_FOUND'],
       ['POST', `/study-sets/${setId}/documents/nope/delete`, { confirm: true }, 422, 'INVALID_INPUT'],
     ];
@@ -124,13 +151,23 @@ describe('typed client: documents and study-set documents', function () {
     const t = await startBridge();
     try {
       const set = await t.client.createStudySet('Client');
-      const up = await t.client.uploadDocument(readFileSync(corpusFile('CAD.pdf')), { filename: 'CAD.pdf', folder: 'papers', topicid: set.topicid });
+      const up = await t.client.uploadDocument(readFileSync(corpusFile('CAD.pdf')), {
+        filename: 'CAD.pdf',
+        folder: 'papers',
+        topicid: set.topicid,
+      });
       assert.equal(up.addedToStudySet, true);
       assert.equal(up.folder, 'papers');
-      assert.deepEqual((await t.client.studySetDocuments(set.topicid)).map((d) => [d.bookmd5, d.isMain, d.folder]), [[up.bookmd5, true, 'papers']]);
+      assert.deepEqual(
+        (await t.client.studySetDocuments(set.topicid)).map((d) => [d.bookmd5, d.isMain, d.folder]),
+        [[up.bookmd5, true, 'papers']],
+      );
       assert.equal((await t.client.outline(up.bookmd5)).pageCount, 7);
       const pages = await t.client.pages(up.bookmd5, 1, 2);
-      assert.deepEqual(pages.pages.map((p) => p.page), [1, 2]);
+      assert.deepEqual(
+        pages.pages.map((p) => p.page),
+        [1, 2],
+      );
       assert.ok(pages.pages[0].text.length > 100);
       assert.equal((await t.client.removeDocumentFromStudySet(set.topicid, up.bookmd5)).removed, true);
       assert.deepEqual(await t.client.studySetDocuments(set.topicid), []);

@@ -43,7 +43,12 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     setId = set.topicid;
     root = set.rootNoteId!;
     deckId = (await t.client.createDeck('Deck')).deckId;
-    const create = async (title: string, parentNoteId?: string) => (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { title, parentNoteId, confirm: true } })).noteid as string;
+    const create = async (title: string, parentNoteId?: string) =>
+      (
+        await t.client.request<any>('POST', `/study-sets/${setId}/notes`, {
+          body: { title, parentNoteId, confirm: true },
+        })
+      ).noteid as string;
     ids.spaces = await create('Spaces');
     ids.metric = await create('Metric spaces', ids.spaces);
     ids.ball = await create('Open balls', ids.metric);
@@ -93,7 +98,10 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       assert.equal(res.count, 3);
       // The same order and counts as the tree reports.
       const tree = await t.client.request<any>('GET', `/study-sets/${setId}/tree`);
-      assert.deepEqual(tree.nodes.filter((n: any) => n.isSubMapRoot).map((n: any) => n.noteid), res.subMaps.map((s: any) => s.noteid));
+      assert.deepEqual(
+        tree.nodes.filter((n: any) => n.isSubMapRoot).map((n: any) => n.noteid),
+        res.subMaps.map((s: any) => s.noteid),
+      );
       assert.equal(tree.nodes.find((n: any) => n.noteid === ids.ball).depth, 1);
     });
 
@@ -129,7 +137,9 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       );
       assert.equal(res.count, 5);
       // Derived paths are computed, never stored.
-      const stored = t.bridge.services.store.all<{ path: string }>('SELECT DISTINCT lower(path) AS path FROM note_hashtags').map((r) => r.path);
+      const stored = t.bridge.services.store
+        .all<{ path: string }>('SELECT DISTINCT lower(path) AS path FROM note_hashtags')
+        .map((r) => r.path);
       assert.ok(!stored.includes('math'));
     });
 
@@ -144,7 +154,10 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     it('16 entries with #RRGGBB colours, source default, fillIndexSemantics as /capabilities', async () => {
       const res = await t.client.request<any>('GET', `/study-sets/${setId}/note-palette`);
       assert.equal(res.palette.length, 16);
-      assert.deepEqual(res.palette.map((p: any) => p.colorIndex), [...Array(16).keys()]);
+      assert.deepEqual(
+        res.palette.map((p: any) => p.colorIndex),
+        [...Array(16).keys()],
+      );
       for (const p of res.palette) {
         assert.match(p.baseColor, /^#[0-9A-F]{6}$/);
         assert.match(p.displayColor, /^#[0-9A-F]{6}$/);
@@ -152,7 +165,12 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       assert.equal(new Set(res.palette.map((p: any) => p.baseColor)).size, 16, 'all colours differ');
       assert.deepEqual(res.palette, NOTE_PALETTE);
       assert.equal(res.source, 'default');
-      assert.deepEqual(res.fillIndexSemantics, { '-1': 'legacy_adaptive', '0': 'fill_and_stroke', '1': 'fill_only', '2': 'stroke_only' });
+      assert.deepEqual(res.fillIndexSemantics, {
+        '-1': 'legacy_adaptive',
+        '0': 'fill_and_stroke',
+        '1': 'fill_only',
+        '2': 'stroke_only',
+      });
       const caps = await t.client.request<any>('GET', '/capabilities');
       if (caps.fillIndexSemantics) assert.deepEqual(res.fillIndexSemantics, caps.fillIndexSemantics);
       assert.deepEqual((await t.client.cards.palette(setId)).length, 16, 'the typed client reads it');
@@ -169,19 +187,39 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       this.timeout(180_000); // extraction of two corpus books on a loaded machine
       cad = (await upload(t, 'CAD.pdf', { topicid: setId })).bookmd5;
       manual = (await upload(t, '4ti2_manual.pdf', { topicid: setId })).bookmd5;
-      outside = (await t.client.request<any>('POST', '/library/documents/upload', { bytes: tinyPdf('Outside the set'), query: { filename: 'outside.pdf', confirm: '1' } })).bookmd5;
+      outside = (
+        await t.client.request<any>('POST', '/library/documents/upload', {
+          bytes: tinyPdf('Outside the set'),
+          query: { filename: 'outside.pdf', confirm: '1' },
+        })
+      ).bookmd5;
       for (const id of [cad, manual, outside]) await t.bridge.services.extraction.whenReady(id);
       // Cards anchored to a member and to a document outside the set (as a bundle import or excerpt would leave them).
       await t.bridge.services.store.write((tx) => {
-        tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 1 WHERE noteid IN (?, ?)', [manual, ids.spaces, ids.metric]);
-        tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 2 WHERE noteid IN (?, ?)', [outside, ids.compact, ids.hidden]);
+        tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 1 WHERE noteid IN (?, ?)', [
+          manual,
+          ids.spaces,
+          ids.metric,
+        ]);
+        tx.run('UPDATE notes SET source_bookmd5 = ?, source_page = 2 WHERE noteid IN (?, ?)', [
+          outside,
+          ids.compact,
+          ids.hidden,
+        ]);
       });
     });
 
     it('notebooks: main, booklist, then documents only cards are anchored to; hidden cards not counted', async () => {
       const res = await t.client.request<any>('GET', `/study-sets/${setId}/notebooks`);
       assert.deepEqual(
-        res.notebooks.map((n: any) => [n.bookmd5, n.filename, n.isMain, n.isMember, n.anchoredCardCount, n.sourceState]),
+        res.notebooks.map((n: any) => [
+          n.bookmd5,
+          n.filename,
+          n.isMain,
+          n.isMember,
+          n.anchoredCardCount,
+          n.sourceState,
+        ]),
         [
           [cad, 'CAD.pdf', true, true, 0, 'normal'],
           [manual, '4ti2_manual.pdf', false, true, 2, 'normal'],
@@ -226,7 +264,12 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
 
     it('a set with no documents opens alone (bookmd5 null)', async () => {
       const empty = await t.client.createStudySet('No documents');
-      assert.deepEqual(await open({}, empty.topicid), { accepted: true, topicid: empty.topicid, bookmd5: null, tempOpen: false });
+      assert.deepEqual(await open({}, empty.topicid), {
+        accepted: true,
+        topicid: empty.topicid,
+        bookmd5: null,
+        tempOpen: false,
+      });
       assert.equal((await context()).studySet.topicid, empty.topicid);
     });
 
@@ -256,7 +299,9 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
 
   describe('POST /notes/{id}/focus', () => {
     it('focuses the card in its set: GET /context.focusedNote and studySet follow', async () => {
-      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.complete}/focus`, { body: {} });
+      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.complete}/focus`, {
+        body: {},
+      });
       assert.deepEqual(res, { accepted: true, noteid: ids.complete, topicid: setId });
       const ctx = await t.client.request<any>('GET', '/context');
       assert.equal(ctx.focusedNote, ids.complete);
@@ -267,14 +312,25 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
 
     it('topicid of a set holding a reference copy focuses the copy there', async () => {
       const other = await t.client.createStudySet('Copies');
-      const copy = (await t.client.request<any>('POST', `/study-sets/${other.topicid}/notes`, { body: { title: 'copy', confirm: true } })).noteid;
-      await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.homeo, copy]));
-      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.homeo}/focus`, { body: { topicid: other.topicid } });
+      const copy = (
+        await t.client.request<any>('POST', `/study-sets/${other.topicid}/notes`, {
+          body: { title: 'copy', confirm: true },
+        })
+      ).noteid;
+      await t.bridge.services.store.write((tx) =>
+        tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.homeo, copy]),
+      );
+      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.homeo}/focus`, {
+        body: { topicid: other.topicid },
+      });
       assert.deepEqual(res, { accepted: true, noteid: copy, topicid: other.topicid });
       const ctx = await t.client.request<any>('GET', '/context');
       assert.deepEqual([ctx.focusedNote, ctx.studySet.topicid, ctx.studySet.title], [copy, other.topicid, 'Copies']);
       // And back from the copy to the original's set.
-      assert.equal((await t.client.request<any>('POST', `/notes/${copy}/focus`, { body: { topicid: setId } })).noteid, ids.homeo);
+      assert.equal(
+        (await t.client.request<any>('POST', `/notes/${copy}/focus`, { body: { topicid: setId } })).noteid,
+        ids.homeo,
+      );
     });
 
     it('refusals: unknown or hidden card 404, a set not showing it 422 NOTE_NOT_IN_SET, unknown set 404, deck 422; the focus stays', async () => {

@@ -10,8 +10,11 @@ describe('GET /study-sets/{id}/tree', function () {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const create = async (setId: string, body: Record<string, unknown>) => (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } })).noteid as string;
-  const tree = (setId: string, root?: string) => t.client.request<any>('GET', `/study-sets/${setId}/tree`, { query: { root } });
+  const create = async (setId: string, body: Record<string, unknown>) =>
+    (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } }))
+      .noteid as string;
+  const tree = (setId: string, root?: string) =>
+    t.client.request<any>('GET', `/study-sets/${setId}/tree`, { query: { root } });
   const pick = (nodes: any[], ...keys: string[]) => nodes.map((n) => keys.map((k) => n[k]));
 
   it('a new set is its root card alone', async () => {
@@ -21,7 +24,22 @@ describe('GET /study-sets/{id}/tree', function () {
     assert.equal(res.rootNoteId, set.rootNoteId);
     assert.equal(res.count, 1);
     assert.deepEqual(res.nodes, [
-      { noteid: set.rootNoteId, parent: null, depth: 0, level: 0, childCount: 0, subMapId: null, isSubMapRoot: false, title: 'Empty', displayTitle: 'Empty', folded: false, colorIndex: null, fillIndex: null, hasExcerpt: false, page: null },
+      {
+        noteid: set.rootNoteId,
+        parent: null,
+        depth: 0,
+        level: 0,
+        childCount: 0,
+        subMapId: null,
+        isSubMapRoot: false,
+        title: 'Empty',
+        displayTitle: 'Empty',
+        folded: false,
+        colorIndex: null,
+        fillIndex: null,
+        hasExcerpt: false,
+        page: null,
+      },
     ]);
   });
 
@@ -51,9 +69,19 @@ describe('GET /study-sets/{id}/tree', function () {
 
     it('nodes come in pre-order with parent, depth (sub-map nesting), level, subMapId, visible childCount', async () => {
       const res = await tree(setId);
-      const name = (id: string | null) => (id === null ? null : id === root ? 'root' : Object.keys(ids).find((k) => ids[k] === id));
+      const name = (id: string | null) =>
+        id === null ? null : id === root ? 'root' : Object.keys(ids).find((k) => ids[k] === id);
       assert.deepEqual(
-        res.nodes.map((n: any) => [name(n.noteid), name(n.parent), n.depth, n.level, n.childCount, name(n.subMapId), n.isSubMapRoot, n.folded]),
+        res.nodes.map((n: any) => [
+          name(n.noteid),
+          name(n.parent),
+          n.depth,
+          n.level,
+          n.childCount,
+          name(n.subMapId),
+          n.isSubMapRoot,
+          n.folded,
+        ]),
         [
           ['root', null, 0, 0, 2, null, false, false],
           ['A', 'root', 0, 1, 2, null, true, false],
@@ -74,12 +102,15 @@ describe('GET /study-sets/{id}/tree', function () {
     it('?root= reads one sub-tree, its root first with its real parent; depth and level stay those of the whole set', async () => {
       const res = await tree(setId, ids.A.toLowerCase());
       assert.equal(res.rootNoteId, ids.A);
-      assert.deepEqual(pick(res.nodes, 'title', 'parent', 'depth', 'level').map((r: any[]) => [r[0].slice(0, 3), r[1], r[2], r[3]]), [
-        ['A', root, 0, 1],
-        ['A1', ids.A, 1, 2],
-        ['xxx', ids.A1, 2, 3],
-        ['A2', ids.A, 1, 2],
-      ]);
+      assert.deepEqual(
+        pick(res.nodes, 'title', 'parent', 'depth', 'level').map((r: any[]) => [r[0].slice(0, 3), r[1], r[2], r[3]]),
+        [
+          ['A', root, 0, 1],
+          ['A1', ids.A, 1, 2],
+          ['xxx', ids.A1, 2, 3],
+          ['A2', ids.A, 1, 2],
+        ],
+      );
       assert.equal(res.count, 4);
       const leaf = await tree(setId, ids.B);
       assert.deepEqual(pick(leaf.nodes, 'noteid'), [[ids.B]]);
@@ -87,7 +118,9 @@ describe('GET /study-sets/{id}/tree', function () {
 
     it('a reference copy shows its original’s title', async () => {
       const copy = await create(setId, { title: 'stale copy title' });
-      await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.A2, copy]));
+      await t.bridge.services.store.write((tx) =>
+        tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.A2, copy]),
+      );
       const node = (await tree(setId)).nodes.find((n: any) => n.noteid === copy);
       assert.equal(node.title, 'A2');
     });
@@ -116,17 +149,26 @@ describe('GET /study-sets/{id}/tree', function () {
   it('a generated 2,000-card set: every visible card reachable once, parents before children, siblings by position, childCount and subMapId consistent', async () => {
     const set = await t.client.createStudySet('Generated');
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const cards: Array<{ id: string; parent: string; position: number; subMap: number; hidden: number }> = [];
     const all = [set.rootNoteId!];
     for (let i = 0; i < 2000; i++) {
       const id = `GEN-${String(i).padStart(5, '0')}`;
-      cards.push({ id, parent: all[Math.floor(rand() * all.length)], position: Math.floor(rand() * 50), subMap: rand() < 0.05 ? 1 : 0, hidden: rand() < 0.02 ? 1 : 0 });
+      cards.push({
+        id,
+        parent: all[Math.floor(rand() * all.length)],
+        position: Math.floor(rand() * 50),
+        subMap: rand() < 0.05 ? 1 : 0,
+        hidden: rand() < 0.02 ? 1 : 0,
+      });
       all.push(id);
     }
     await t.bridge.services.store.write((tx) => {
       for (const c of cards) {
-        tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, sub_map, hidden, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'a', 'a')`, [c.id, set.topicid, c.parent, c.position, c.id, c.subMap, c.hidden]);
+        tx.run(
+          `INSERT INTO notes(noteid, topicid, parent_id, position, title, sub_map, hidden, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'a', 'a')`,
+          [c.id, set.topicid, c.parent, c.position, c.id, c.subMap, c.hidden],
+        );
       }
     });
     // Expected independently: walk from the root through visible cards.
@@ -135,7 +177,8 @@ describe('GET /study-sets/{id}/tree', function () {
     const expected: string[] = [];
     const walk = (id: string) => {
       expected.push(id);
-      for (const c of (byParent.get(id) ?? []).sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1))) walk(c.id);
+      for (const c of (byParent.get(id) ?? []).sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1)))
+        walk(c.id);
     };
     walk(set.rootNoteId!);
 
@@ -147,7 +190,10 @@ describe('GET /study-sets/{id}/tree', function () {
     const res = raw.json<any>();
     assert.equal(raw.text(), JSON.stringify(res));
     assert.equal(res.count, expected.length);
-    assert.deepEqual(res.nodes.map((n: any) => n.noteid), expected);
+    assert.deepEqual(
+      res.nodes.map((n: any) => n.noteid),
+      expected,
+    );
     const byId = new Map(res.nodes.map((n: any) => [n.noteid, n]));
     const gen = new Map(cards.map((c) => [c.id, c]));
     for (const n of res.nodes as any[]) {
@@ -170,7 +216,9 @@ describe('GET /study-sets/{id}/tree', function () {
     const set = await t.client.createStudySet('Kept');
     const card = await create(set.topicid, { title: 'first title' });
     const copy = await create(set.topicid, { title: 'copy' });
-    await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [original, copy]));
+    await t.bridge.services.store.write((tx) =>
+      tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [original, copy]),
+    );
     const raw = () => t.client.raw('GET', `/study-sets/${set.topicid}/tree`);
     const first = await raw();
     const again = await raw();
@@ -179,15 +227,31 @@ describe('GET /study-sets/{id}/tree', function () {
     assert.equal(Number(again.headers.get('content-length')), again.bytes.length);
     // The kept answer sits behind the gates: no token, a bad token or an Origin is still refused.
     assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { anonymous: true })).status, 401);
-    assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { anonymous: true, headers: { Authorization: 'Bearer wrong' } })).status, 401);
-    assert.equal((await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { headers: { Origin: 'https://example.com' } })).status, 403);
+    assert.equal(
+      (
+        await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, {
+          anonymous: true,
+          headers: { Authorization: 'Bearer wrong' },
+        })
+      ).status,
+      401,
+    );
+    assert.equal(
+      (await t.client.raw('GET', `/study-sets/${set.topicid}/tree`, { headers: { Origin: 'https://example.com' } }))
+        .status,
+      403,
+    );
     const titleOf = async (id: string) => (await tree(set.topicid)).nodes.find((n: any) => n.noteid === id)?.title;
 
-    await t.client.request('POST', `/notes/${card}/title`, { body: { text: 'second title', expectedPrefix: 'first title', confirm: true } });
+    await t.client.request('POST', `/notes/${card}/title`, {
+      body: { text: 'second title', expectedPrefix: 'first title', confirm: true },
+    });
     assert.equal(await titleOf(card), 'second title');
     await create(other.topicid, { title: 'a card in the other set' }); // changes nothing here: the answer is the same
     assert.deepEqual((await tree(set.topicid)).nodes, (await raw()).json<any>().nodes);
-    await t.bridge.services.store.write((tx) => tx.run('UPDATE notes SET title = ? WHERE noteid = ?', ['Renamed original', original]));
+    await t.bridge.services.store.write((tx) =>
+      tx.run('UPDATE notes SET title = ? WHERE noteid = ?', ['Renamed original', original]),
+    );
     assert.equal(await titleOf(copy), 'Renamed original');
     const sub = await t.client.request<any>('GET', `/study-sets/${set.topicid}/sub-maps`);
     assert.equal(sub.count, 0);

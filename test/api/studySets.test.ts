@@ -16,7 +16,10 @@ describe('GET/POST /library/study-sets', () => {
     assert.equal(created.noteCount, 1);
     assert.equal(created.documentCount, 0);
     assert.equal(created.mainDocument, null);
-    const root = t.bridge.services.store.get<{ title: string; parent_id: null; topicid: string }>('SELECT title, parent_id, topicid FROM notes WHERE noteid = ?', [created.rootNoteId!]);
+    const root = t.bridge.services.store.get<{ title: string; parent_id: null; topicid: string }>(
+      'SELECT title, parent_id, topicid FROM notes WHERE noteid = ?',
+      [created.rootNoteId!],
+    );
     assert.deepEqual(root, { title: 'Number theory', parent_id: null, topicid: created.topicid });
 
     const listed = await t.client.listStudySets();
@@ -26,12 +29,17 @@ describe('GET/POST /library/study-sets', () => {
   it('filters by query, case-insensitively', async () => {
     await t.client.createStudySet('Graph Theory');
     const hits = await t.client.listStudySets('graph');
-    assert.deepEqual(hits.map((s) => s.title), ['Graph Theory']);
+    assert.deepEqual(
+      hits.map((s) => s.title),
+      ['Graph Theory'],
+    );
     assert.deepEqual(await t.client.listStudySets('zzz-nothing'), []);
   });
 
   it('lists unknown body fields in ignoredFields', async () => {
-    const res = await t.client.request<any>('POST', '/library/study-sets', { body: { title: 'With extras', confirm: true, color: 'red' } });
+    const res = await t.client.request<any>('POST', '/library/study-sets', {
+      body: { title: 'With extras', confirm: true, color: 'red' },
+    });
     assert.deepEqual(res.ignoredFields, ['color']);
     assert.equal(res.isStudySet, true);
   });
@@ -67,8 +75,14 @@ describe('search index', () => {
     const t = await startBridge();
     try {
       const set = await t.client.createStudySet('Eigenvalues and eigenvectors');
-      const hits = t.bridge.services.store.all<{ noteid: string }>(`SELECT noteid FROM notes_fts WHERE notes_fts MATCH ?`, ['eigenvalues']);
-      assert.deepEqual(hits.map((h) => h.noteid), [set.rootNoteId]);
+      const hits = t.bridge.services.store.all<{ noteid: string }>(
+        `SELECT noteid FROM notes_fts WHERE notes_fts MATCH ?`,
+        ['eigenvalues'],
+      );
+      assert.deepEqual(
+        hits.map((h) => h.noteid),
+        [set.rootNoteId],
+      );
     } finally {
       await t.stop();
     }

@@ -10,10 +10,17 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
   after(() => t.stop());
 
   const card = async (topicid: string, parentNoteId: string, title: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { parentNoteId, title, confirm: true } })).noteid as string;
-  const tree = async (topicid: string, root?: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root } })).nodes as any[];
-  const subMaps = async (topicid: string) => (await t.client.request<any>('GET', `/study-sets/${topicid}/sub-maps`)).subMaps as any[];
-  const fold = (id: string, body: Record<string, unknown>, client = t.client) => client.raw('POST', `/notes/${id}/fold-into-sub-map`, { body });
+    (
+      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
+        body: { parentNoteId, title, confirm: true },
+      })
+    ).noteid as string;
+  const tree = async (topicid: string, root?: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root } })).nodes as any[];
+  const subMaps = async (topicid: string) =>
+    (await t.client.request<any>('GET', `/study-sets/${topicid}/sub-maps`)).subMaps as any[];
+  const fold = (id: string, body: Record<string, unknown>, client = t.client) =>
+    client.raw('POST', `/notes/${id}/fold-into-sub-map`, { body });
 
   /** root ─ A ─ A1 ─ A11 ; A2 ; L (leaf) */
   async function fixture(title: string) {
@@ -44,9 +51,15 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
     assert.deepEqual([at(f.A11).subMapId, at(f.A11).depth], [f.A, 1]);
     assert.deepEqual([at(f.L).subMapId, at(f.L).depth], [null, 0]);
     const listed = await subMaps(f.topicid);
-    assert.deepEqual(listed.map((s) => [s.noteid, s.cardCount]), [[f.A, 3]]);
+    assert.deepEqual(
+      listed.map((s) => [s.noteid, s.cardCount]),
+      [[f.A, 3]],
+    );
     assert.equal(subMapCounts(nodes).get(f.A)!.descendants, 3);
-    assert.deepEqual((await tree(f.topicid, f.A)).map((n) => n.title), ['A', 'A1', 'A11', 'A2']);
+    assert.deepEqual(
+      (await tree(f.topicid, f.A)).map((n) => n.title),
+      ['A', 'A1', 'A11', 'A2'],
+    );
     const [b] = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [f.A] } })).notes;
     assert.equal(b.isSubMapRoot, true);
 
@@ -54,18 +67,43 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
     assert.equal((await fold(f.A1, { confirm: true })).status, 200);
     const nested = await tree(f.topicid);
     assert.deepEqual(treeViolations(nested, f.root), []);
-    assert.deepEqual([nested.find((n) => n.noteid === f.A11).subMapId, nested.find((n) => n.noteid === f.A11).depth], [f.A1, 2]);
-    assert.deepEqual((await subMaps(f.topicid)).map((s) => [s.noteid, s.cardCount, s.depth]), [[f.A, 3, 0], [f.A1, 1, 1]]);
+    assert.deepEqual(
+      [nested.find((n) => n.noteid === f.A11).subMapId, nested.find((n) => n.noteid === f.A11).depth],
+      [f.A1, 2],
+    );
+    assert.deepEqual(
+      (await subMaps(f.topicid)).map((s) => [s.noteid, s.cardCount, s.depth]),
+      [
+        [f.A, 3, 0],
+        [f.A1, 1, 1],
+      ],
+    );
 
     const undo = await fold(f.A, { undo: true, confirm: true });
     assert.equal(undo.status, 200);
     assert.equal(undo.json<any>().isSubMapRoot, false);
     const after = await tree(f.topicid);
-    assert.deepEqual([after.find((n) => n.noteid === f.A1).subMapId, after.find((n) => n.noteid === f.A11).depth], [null, 1]);
-    assert.deepEqual((await subMaps(f.topicid)).map((s) => s.noteid), [f.A1]);
+    assert.deepEqual(
+      [after.find((n) => n.noteid === f.A1).subMapId, after.find((n) => n.noteid === f.A11).depth],
+      [null, 1],
+    );
+    assert.deepEqual(
+      (await subMaps(f.topicid)).map((s) => s.noteid),
+      [f.A1],
+    );
 
-    const ops = t.bridge.services.store.all<any>("SELECT actor, note_ids FROM operations WHERE topicid = ? AND kind = 'sub-map' ORDER BY op_seq", [f.topicid]);
-    assert.deepEqual(ops.map((o) => [o.actor, JSON.parse(o.note_ids)]), [['user', [f.A]], ['agent', [f.A1]], ['agent', [f.A]]]);
+    const ops = t.bridge.services.store.all<any>(
+      "SELECT actor, note_ids FROM operations WHERE topicid = ? AND kind = 'sub-map' ORDER BY op_seq",
+      [f.topicid],
+    );
+    assert.deepEqual(
+      ops.map((o) => [o.actor, JSON.parse(o.note_ids)]),
+      [
+        ['user', [f.A]],
+        ['agent', [f.A1]],
+        ['agent', [f.A]],
+      ],
+    );
   });
 
   it('folding a card that already is a sub-map root changes nothing (changed:false)', async () => {

@@ -58,8 +58,19 @@ describe('system routes', () => {
     const table = await t.client.raw('GET', '/guide/routes');
     assert.equal(table.status, 200);
     assert.match(table.headers.get('content-type') ?? '', /^text\/markdown/);
-    for (const r of allRoutes) assert.ok(table.text().includes(`| ${r.method} | \`${r.path}\``), `the table lists ${r.method} ${r.path}`);
-    for (const section of ['## Start', '## Rules', '## Read a book', '## Split a book into cards', '## Make and review a deck', '## Edit cards safely', '## Search', '## More']) assert.ok(md.includes(section), section);
+    for (const r of allRoutes)
+      assert.ok(table.text().includes(`| ${r.method} | \`${r.path}\``), `the table lists ${r.method} ${r.path}`);
+    for (const section of [
+      '## Start',
+      '## Rules',
+      '## Read a book',
+      '## Split a book into cards',
+      '## Make and review a deck',
+      '## Edit cards safely',
+      '## Search',
+      '## More',
+    ])
+      assert.ok(md.includes(section), section);
     assert.ok(md.includes('`GET /guide/routes`'), 'the guide says where the table is');
   });
 
@@ -98,7 +109,9 @@ describe('system routes', () => {
   });
 
   it('a JSON body over the limit → 413 PAYLOAD_TOO_LARGE', async () => {
-    const res = await t.client.raw('POST', '/library/study-sets', { body: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024), confirm: true }) });
+    const res = await t.client.raw('POST', '/library/study-sets', {
+      body: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024), confirm: true }),
+    });
     assert.equal(res.status, 413);
     assert.equal(res.json<any>().error.code, 'PAYLOAD_TOO_LARGE');
   });
@@ -159,14 +172,17 @@ describe('the guide names only routes this bridge serves', () => {
   it('every "METHOD /path" in the prose is a declared route', () => {
     const guide = buildGuide(allRoutes);
     for (const md of [guide.markdown, ...Object.values(guide.topics)]) {
-      const mentions = [...md.split('## Routes')[0].matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map((m) => [m[1], m[2].replace(/<[^>]+>/g, 'X')] as const);
+      const mentions = [...md.split('## Routes')[0].matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map(
+        (m) => [m[1], m[2].replace(/<[^>]+>/g, 'X')] as const,
+      );
       assert.ok(mentions.length >= 1);
-      for (const [method, path] of mentions) assert.ok(routeOf(allRoutes, method, path), `the guide mentions ${method} ${path}, which is not declared`);
+      for (const [method, path] of mentions)
+        assert.ok(routeOf(allRoutes, method, path), `the guide mentions ${method} ${path}, which is not declared`);
     }
   });
 });
 
-describe('the guide\'s proof fields are what the routes answer (#21)', () => {
+describe("the guide's proof fields are what the routes answer (#21)", () => {
   let t: TestBridge;
   before(async () => (t = await startBridge()));
   after(() => t.stop());
@@ -186,7 +202,10 @@ describe('the guide\'s proof fields are what the routes answer (#21)', () => {
       const schema = doc.paths[path][method.toLowerCase()].responses['200'].content['application/json'].schema;
       const prop = schema.properties[field];
       assert.ok(prop, `${method} ${path}: ${field} is in the success schema`);
-      assert.ok(prop.const === true || prop.type === 'boolean', `${method} ${path}: ${field} is ${JSON.stringify(prop)}`);
+      assert.ok(
+        prop.const === true || prop.type === 'boolean',
+        `${method} ${path}: ${field} is ${JSON.stringify(prop)}`,
+      );
       assert.ok(schema.required.includes(field), `${method} ${path}: ${field} is always answered`);
     }
     assert.ok(proved >= 20, `${proved} routes carry a proof`);
@@ -196,7 +215,10 @@ describe('the guide\'s proof fields are what the routes answer (#21)', () => {
     const prose = await t.client.guide();
     assert.match(prose, /`POST \/decks\/<deckId>\/cards \{[^`]*\}` → `persisted:true`/);
     assert.doesNotMatch(prose, /`POST \/decks\/<deckId>\/cards \{[^`]*\}` → `isDeck:true`/);
-    assert.match(prose, /`POST \/library\/study-sets \{"title":"Asymptote","confirm":true\}` → `topicid`, `isStudySet:true`/);
+    assert.match(
+      prose,
+      /`POST \/library\/study-sets \{"title":"Asymptote","confirm":true\}` → `topicid`, `isStudySet:true`/,
+    );
     assert.match(prose, /`POST \/decks \{[^`]*\}` → `deckId`, `isDeck:true`/);
     assert.equal(proofOf(allRoutes, 'POST /decks/{id}/cards'), '`persisted:true`');
     assert.equal(proofOf(allRoutes, 'POST /decks'), '`isDeck:true`');

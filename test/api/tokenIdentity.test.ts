@@ -32,7 +32,10 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
   let writeAgent: BridgeClient;
   let readAgent: BridgeClient;
   const store = () => t.bridge.services.store;
-  const lastOp = () => store().get<{ kind: string; actor: string; token_id: string | null }>('SELECT kind, actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1')!;
+  const lastOp = () =>
+    store().get<{ kind: string; actor: string; token_id: string | null }>(
+      'SELECT kind, actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1',
+    )!;
   const errorOf = (res: { json: <T>() => T }) => res.json<any>().error;
 
   before(async () => {
@@ -82,7 +85,9 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
   it('the write agent writes, and the operation log names its token, not the person', async () => {
     const set = await writeAgent.createStudySet('Agent set');
-    const res = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: set.rootNoteId, title: 'By the agent', confirm: true } });
+    const res = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { parentNoteId: set.rootNoteId, title: 'By the agent', confirm: true },
+    });
     assert.equal(res.persisted, true);
     assert.deepEqual({ ...lastOp() }, { kind: 'create', actor: 'agent', token_id: writer.tokenId });
     const listed = (await t.owner.tokens.list()).find((x) => x.tokenId === writer.tokenId)!;
@@ -91,25 +96,41 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
   it("a write agent's grade is logged as that agent's (review log and operation log); a read agent's grade is refused", async () => {
     const set = await writeAgent.createStudySet('Deck source');
-    const note = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: 'Q1', text: 'A1', confirm: true } });
+    const note = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { title: 'Q1', text: 'A1', confirm: true },
+    });
     const deckId = (await writeAgent.createDeck('Agent deck')).deckId;
-    const added = await writeAgent.request<any>('POST', `/decks/${deckId}/cards`, { body: { cards: [{ sourceNoteId: note.noteid }], confirm: true } });
+    const added = await writeAgent.request<any>('POST', `/decks/${deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: note.noteid }], confirm: true },
+    });
     const cardNoteId = added.cards[0].cardNoteId as string;
     const before = storeDigest(store());
-    const refused = await readAgent.raw('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId, rating: 'good', confirm: true } });
+    const refused = await readAgent.raw('POST', `/decks/${deckId}/reviews`, {
+      body: { cardNoteId, rating: 'good', confirm: true },
+    });
     assert.equal(errorOf(refused).code, 'SCOPE_REQUIRED');
     assert.equal(storeDigest(store()), before);
-    await writeAgent.request<any>('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId, rating: 'good', confirm: true } });
-    const log = store().get<{ actor: string; token_id: string }>('SELECT actor, token_id FROM review_logs WHERE card_note_id = ?', [cardNoteId]);
+    await writeAgent.request<any>('POST', `/decks/${deckId}/reviews`, {
+      body: { cardNoteId, rating: 'good', confirm: true },
+    });
+    const log = store().get<{ actor: string; token_id: string }>(
+      'SELECT actor, token_id FROM review_logs WHERE card_note_id = ?',
+      [cardNoteId],
+    );
     assert.deepEqual({ ...log }, { actor: 'agent', token_id: writer.tokenId });
     assert.deepEqual({ ...lastOp() }, { kind: 'review', actor: 'agent', token_id: writer.tokenId });
     const listed = (await t.owner.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
-    assert.deepEqual(listed.map((r) => [r.actor, r.tokenId]), [['agent', writer.tokenId]]);
+    assert.deepEqual(
+      listed.map((r) => [r.actor, r.tokenId]),
+      [['agent', writer.tokenId]],
+    );
   });
 
   it("the owner's writes are the person's", async () => {
     const set = await t.owner.createStudySet('Person set');
-    await t.owner.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: set.rootNoteId, title: 'By the person', confirm: true } });
+    await t.owner.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      body: { parentNoteId: set.rootNoteId, title: 'By the person', confirm: true },
+    });
     assert.deepEqual({ ...lastOp() }, { kind: 'create', actor: 'user', token_id: null });
   });
 
@@ -149,12 +170,18 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     const bytes = readFileSync(corpusFile('4ti2_manual.pdf'));
     const before = storeDigest(store());
     const libraryBefore = filesUnder(join(dataDir, 'library')).map((f) => f.path);
-    const res = await readAgent.raw('POST', '/library/documents/upload', { bytes, query: { filename: '4ti2_manual.pdf', confirm: 1 } });
+    const res = await readAgent.raw('POST', '/library/documents/upload', {
+      bytes,
+      query: { filename: '4ti2_manual.pdf', confirm: 1 },
+    });
     assert.equal(res.status, 403, res.text());
     assert.equal(errorOf(res).code, 'SCOPE_REQUIRED');
     assert.equal(errorOf(res).details.scopeRequired, 'write');
     assert.equal(storeDigest(store()), before);
-    assert.deepEqual(filesUnder(join(dataDir, 'library')).map((f) => f.path), libraryBefore);
+    assert.deepEqual(
+      filesUnder(join(dataDir, 'library')).map((f) => f.path),
+      libraryBefore,
+    );
   });
 
   it('an agent calling /tokens (list, make, revoke) or making codes → 403 SCOPE_REQUIRED (owner), nothing changed', async () => {
@@ -179,20 +206,30 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
   it("a forged X-Study-Bridge-Actor: user from an agent token is ignored: the edit is the agent's, and restore still protects the person's edits", async () => {
     const s = await newSet(t, 'Forgery');
     const a = await card(t, s.topicid, { title: 'Original title' });
-    const snap = await writeAgent.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, { body: { description: 'before the person edits' } });
+    const snap = await writeAgent.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, {
+      body: { description: 'before the person edits' },
+    });
     // The person edits the card in VS Code (owner token).
-    await t.owner.request<any>('POST', `/notes/${a}/title`, { body: { text: "The person's title", expectedPrefix: 'Original title', confirm: true } });
+    await t.owner.request<any>('POST', `/notes/${a}/title`, {
+      body: { text: "The person's title", expectedPrefix: 'Original title', confirm: true },
+    });
     assert.deepEqual({ ...lastOp() }, { kind: 'title', actor: 'user', token_id: null });
 
     const forged = { 'X-Study-Bridge-Actor': 'user' };
     // An agent's edit claiming to be the person is logged as the agent.
     const other = await card(t, s.topicid, { title: 'Agent card' });
-    await writeAgent.request<any>('POST', `/notes/${other}/title`, { body: { text: 'Agent renamed', expectedPrefix: 'Agent card', confirm: true }, headers: forged });
+    await writeAgent.request<any>('POST', `/notes/${other}/title`, {
+      body: { text: 'Agent renamed', expectedPrefix: 'Agent card', confirm: true },
+      headers: forged,
+    });
     assert.deepEqual({ ...lastOp() }, { kind: 'title', actor: 'agent', token_id: writer.tokenId });
 
     // Restore with the forged header: the person's newer title is protected.
     const before = storeDigest(store());
-    const res = await writeAgent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: { confirm: true }, headers: forged });
+    const res = await writeAgent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, {
+      body: { confirm: true },
+      headers: forged,
+    });
     assert.equal(res.status, 409, res.text());
     assert.equal(errorOf(res).code, 'USER_EDITS_PRESENT');
     assert.deepEqual(
@@ -204,16 +241,26 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     assert.equal(title, "The person's title");
   });
 
-  it('MCP study_call runs with the caller\'s token: a read agent is refused a write (SCOPE_REQUIRED), its reads work', async () => {
+  it("MCP study_call runs with the caller's token: a read agent is refused a write (SCOPE_REQUIRED), its reads work", async () => {
     const mcp = new Client({ name: 'read-agent', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${reader.token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${reader.token}` } },
+      }),
+    );
     try {
       const before = storeDigest(store());
-      const write = (await mcp.callTool({ name: 'study_call', arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'Via MCP', confirm: true } } })) as any;
+      const write = (await mcp.callTool({
+        name: 'study_call',
+        arguments: { method: 'POST', path: '/library/study-sets', body: { title: 'Via MCP', confirm: true } },
+      })) as any;
       assert.equal(write.isError, true);
       assert.equal(JSON.parse(write.content[0].text).error.code, 'SCOPE_REQUIRED');
       assert.equal(storeDigest(store()), before);
-      const read = (await mcp.callTool({ name: 'study_call', arguments: { method: 'GET', path: '/library/study-sets' } })) as any;
+      const read = (await mcp.callTool({
+        name: 'study_call',
+        arguments: { method: 'GET', path: '/library/study-sets' },
+      })) as any;
       assert.equal(read.isError, false);
       assert.ok(Array.isArray(JSON.parse(read.content[0].text).studySets));
     } finally {
@@ -234,7 +281,9 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
       ['GET', '/library/study-sets'],
       ['POST', '/library/study-sets'],
     ] as const) {
-      const res = await agent.raw(method, path, { body: method === 'POST' ? { title: 'After revoke', confirm: true } : undefined });
+      const res = await agent.raw(method, path, {
+        body: method === 'POST' ? { title: 'After revoke', confirm: true } : undefined,
+      });
       assert.equal(res.status, 401);
       assert.equal(errorOf(res).code, 'UNAUTHORIZED');
     }
@@ -264,14 +313,23 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
     t = await startBridge({ dataDir });
     assert.equal(t.bridge.token, owner, 'the owner token survives restarts');
-    const after = (await t.owner.tokens.list()).filter((x) => x.name !== 'test agent' || ids.some((i) => i[0] === x.tokenId));
+    const after = (await t.owner.tokens.list()).filter(
+      (x) => x.name !== 'test agent' || ids.some((i) => i[0] === x.tokenId),
+    );
     assert.deepEqual(
       after.map((x) => [x.tokenId, x.name, x.scope, x.lastUsedAt]),
       ids,
       'same tokens; last uses were written at close',
     );
-    assert.equal((await new BridgeClient({ baseUrl: t.bridge.baseUrl, token: writer.token }).status()).authorized, true);
-    const stillRead = await new BridgeClient({ baseUrl: t.bridge.baseUrl, token: reader.token }).raw('POST', '/library/study-sets', { body: { title: 'x', confirm: true } });
+    assert.equal(
+      (await new BridgeClient({ baseUrl: t.bridge.baseUrl, token: writer.token }).status()).authorized,
+      true,
+    );
+    const stillRead = await new BridgeClient({ baseUrl: t.bridge.baseUrl, token: reader.token }).raw(
+      'POST',
+      '/library/study-sets',
+      { body: { title: 'x', confirm: true } },
+    );
     assert.equal(errorOf(stillRead).code, 'SCOPE_REQUIRED');
   });
 });
@@ -279,7 +337,7 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 describe('data dirs from before issue 18 keep working', function () {
   this.timeout(120_000);
 
-  it("the token file's token (handed out by install) becomes a write token named \"installed agent\"; a paired token still works and is rekeyed; the owner gets a new token", async () => {
+  it('the token file\'s token (handed out by install) becomes a write token named "installed agent"; a paired token still works and is rekeyed; the owner gets a new token', async () => {
     const dataDir = tempDir('sb-identity-old-');
     try {
       let t = await startBridge({ dataDir });
@@ -292,10 +350,10 @@ describe('data dirs from before issue 18 keep working', function () {
       await old.write((tx) => {
         tx.run(`DELETE FROM meta WHERE key = 'token_scheme'`);
         tx.run('DELETE FROM agent_tokens');
-        tx.run(`INSERT INTO agent_tokens(token_id, legacy_sha256, name, scope, created_at) VALUES (?, ?, 'Laptop', 'write', '2025-01-01T00:00:00.000Z')`, [
-          `tok_${pairedHash.slice(0, 16)}`,
-          pairedHash,
-        ]);
+        tx.run(
+          `INSERT INTO agent_tokens(token_id, legacy_sha256, name, scope, created_at) VALUES (?, ?, 'Laptop', 'write', '2025-01-01T00:00:00.000Z')`,
+          [`tok_${pairedHash.slice(0, 16)}`, pairedHash],
+        );
       });
       await old.close();
       writeFileSync(join(dataDir, 'token'), handedOut + '\n', { mode: 0o600 });
@@ -316,15 +374,20 @@ describe('data dirs from before issue 18 keep working', function () {
       ]) {
         const agent = new BridgeClient({ baseUrl: t.bridge.baseUrl, token });
         const set = await agent.createStudySet(`Made by ${name}`);
-        await agent.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { parentNoteId: set.rootNoteId, title: 'A card', confirm: true } });
-        const op = t.bridge.services.store.get<{ actor: string; token_id: string }>('SELECT actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1');
+        await agent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+          body: { parentNoteId: set.rootNoteId, title: 'A card', confirm: true },
+        });
+        const op = t.bridge.services.store.get<{ actor: string; token_id: string }>(
+          'SELECT actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1',
+        );
         assert.deepEqual({ ...op }, { actor: 'agent', token_id: await idOf(name) });
         const owner = await agent.raw('GET', '/tokens');
         assert.equal(owner.status, 403, 'the old shared token is no longer the owner');
       }
       await t.stop();
       // The paired token's bare hash is gone once it was used.
-      for (const f of filesUnder(dataDir)) assert.ok(!f.bytes.includes(pairedHash), `${f.path} still holds the bare hash`);
+      for (const f of filesUnder(dataDir))
+        assert.ok(!f.bytes.includes(pairedHash), `${f.path} still holds the bare hash`);
       t = await startBridge({ dataDir });
       assert.equal((await new BridgeClient({ baseUrl: t.bridge.baseUrl, token: paired }).status()).authorized, true);
       await t.stop();

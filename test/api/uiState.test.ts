@@ -12,7 +12,8 @@ describe('UI state', function () {
   this.timeout(60_000);
   let t: TestBridge;
   let dataDir: string;
-  const apply = (state: Record<string, unknown>) => t.client.request<any>('POST', '/ui-state/apply', { body: { state } });
+  const apply = (state: Record<string, unknown>) =>
+    t.client.request<any>('POST', '/ui-state/apply', { body: { state } });
   const read = async () => (await t.client.request<any>('GET', '/ui-state')).state;
 
   before(async () => {
@@ -112,7 +113,8 @@ describe('UI state', function () {
   it('booklocation opens a library document at its page; an unknown document is rejected', async () => {
     const doc = await PDFDocument.create();
     const font = await doc.embedFont(StandardFonts.Helvetica);
-    for (const text of ['one', 'two']) doc.addPage([200, 200]).drawText(`Page ${text}`, { x: 20, y: 100, size: 12, font });
+    for (const text of ['one', 'two'])
+      doc.addPage([200, 200]).drawText(`Page ${text}`, { x: 20, y: 100, size: 12, font });
     const up = await t.client.uploadDocument(await doc.save(), { filename: 'two-pages.pdf' });
     await t.bridge.services.extraction.whenReady(up.bookmd5);
     const bad = await apply({ booklocation: { bookmd5: '0'.repeat(32), page: 1 } });
@@ -128,16 +130,33 @@ describe('UI state', function () {
   it('refusals (bad body, bad values, no token) change nothing', async () => {
     const before = storeDigest(t.bridge.services.store);
     const stateBefore = await read();
-    for (const body of [{}, { state: {} }, { state: 'dark' }, { state: [1] }, { state: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) }]) {
+    for (const body of [
+      {},
+      { state: {} },
+      { state: 'dark' },
+      { state: [1] },
+      { state: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) },
+    ]) {
       const res = await t.client.raw('POST', '/ui-state/apply', { body });
       assert.equal(res.status, 422, JSON.stringify(body).slice(0, 60));
       assert.equal(res.json<any>().error.code, 'INVALID_INPUT');
     }
     // Every key refused: queued, nothing to apply.
-    const r = await apply({ play: true, doclayerid: 'new', panelratio: 3, research: 'yes', researchurl: 'ftp://x', booklocation: { bookmd5: 'nope' } });
-    for (const k of ['play', 'doclayerid', 'panelratio', 'research', 'researchurl', 'booklocation']) assert.equal(r.keys[k].status, 'rejected', k);
+    const r = await apply({
+      play: true,
+      doclayerid: 'new',
+      panelratio: 3,
+      research: 'yes',
+      researchurl: 'ftp://x',
+      booklocation: { bookmd5: 'nope' },
+    });
+    for (const k of ['play', 'doclayerid', 'panelratio', 'research', 'researchurl', 'booklocation'])
+      assert.equal(r.keys[k].status, 'rejected', k);
     assert.equal((await t.anonymous.raw('GET', '/ui-state')).status, 401);
-    assert.equal((await t.anonymous.raw('POST', '/ui-state/apply', { body: { state: { immersive: true } } })).status, 401);
+    assert.equal(
+      (await t.anonymous.raw('POST', '/ui-state/apply', { body: { state: { immersive: true } } })).status,
+      401,
+    );
     await sleep(RECONCILE_MS);
     assert.equal(storeDigest(t.bridge.services.store), before);
     assert.deepEqual(await read(), stateBefore);

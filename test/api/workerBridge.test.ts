@@ -55,11 +55,18 @@ describe('The bridge in a worker thread', function () {
     assert.ok(bridge.threadId > 0, `threadId ${bridge.threadId}`);
     const status = (await client.status()) as { instanceNonce: string };
     assert.equal(status.instanceNonce, bridge.instanceNonce);
-    const json = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as { pid: number; port: number; instanceNonce: string };
+    const json = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')) as {
+      pid: number;
+      port: number;
+      instanceNonce: string;
+    };
     assert.deepEqual([json.pid, json.port, json.instanceNonce], [process.pid, bridge.port, bridge.instanceNonce]);
     // The request log crosses too (paths only).
     await sleep(50);
-    assert.ok(requests.some((r) => r.method === 'GET' && r.path === '/bridge/v1/status' && r.status === 200), JSON.stringify(requests));
+    assert.ok(
+      requests.some((r) => r.method === 'GET' && r.path === '/bridge/v1/status' && r.status === 200),
+      JSON.stringify(requests),
+    );
   });
 
   it('GET /context and /ui-state ask the window: what it opened, its judgement and its live keys', async () => {
@@ -68,7 +75,11 @@ describe('The bridge in a worker thread', function () {
     const ctx = await client.request<{ available: boolean; studySet: { topicid: string } }>('GET', '/context');
     assert.deepEqual([ctx.available, ctx.studySet.topicid], [true, set.topicid]);
 
-    const r = await client.request<{ keys: Record<string, { status: string; reason?: string }>; topicid: string }>('POST', '/ui-state/apply', { body: { state: { theme: 'dark', panelratio: 0.4 } } });
+    const r = await client.request<{ keys: Record<string, { status: string; reason?: string }>; topicid: string }>(
+      'POST',
+      '/ui-state/apply',
+      { body: { state: { theme: 'dark', panelratio: 0.4 } } },
+    );
     assert.deepEqual(r.keys, {
       topicid: { status: 'accepted', reason: 'filled with the open study set' },
       theme: { status: 'conditional', reason: 'the person has not allowed theme changes' },
@@ -125,7 +136,11 @@ describe('The bridge in a worker thread', function () {
   it('a restart (close with keepLock) keeps the data dir from a headless serve in the gap; this process starts again on it', async () => {
     await bridge.close({ keepLock: true });
     assert.equal(existsSync(join(dataDir, 'bridge.json')), false, 'no bridge.json in the gap');
-    assert.equal(readFileSync(join(dataDir, 'library.lock'), 'utf8'), String(process.pid), 'the lock still names this process');
+    assert.equal(
+      readFileSync(join(dataDir, 'library.lock'), 'utf8'),
+      String(process.pid),
+      'the lock still names this process',
+    );
     const other = spawnBridge(['--data', dataDir, '--port', '0']);
     await assert.rejects(other, (err: Error & { code?: number; stderr?: string }) => {
       assert.match(err.stderr ?? '', /already served by process/);
@@ -169,7 +184,10 @@ describe('The bridge thread across a restart', function () {
     assert.equal(second.threadId, first.threadId);
     assert.notEqual(second.instanceNonce, first.instanceNonce);
     const client = new BridgeClient({ baseUrl: second.baseUrl, token: second.token });
-    assert.deepEqual((await client.listStudySets()).map((s) => s.title), ['Before the restart']);
+    assert.deepEqual(
+      (await client.listStudySets()).map((s) => s.title),
+      ['Before the restart'],
+    );
     // The window's UI is reached from the new bridge too (its proxy is made afresh per start).
     const set = (await client.listStudySets())[0];
     await client.request('POST', `/study-sets/${set.topicid}/open`, { body: {} });
@@ -184,7 +202,10 @@ describe('The bridge thread across a restart', function () {
     const holder = await spawnBridge(['--data', dataDir, '--port', '0']);
     const idleBefore = thread.threadsStarted;
     try {
-      await assert.rejects(thread.start({ dataDir, port: 0 }), (err: Error & { code?: string }) => err.code === 'DATA_DIR_LOCKED');
+      await assert.rejects(
+        thread.start({ dataDir, port: 0 }),
+        (err: Error & { code?: string }) => err.code === 'DATA_DIR_LOCKED',
+      );
       assert.equal(thread.threadsStarted, idleBefore, 'the idle thread was asked (no new one)');
     } finally {
       holder.child.kill('SIGTERM'); // a clean stop releases the lock

@@ -35,7 +35,11 @@ export interface MindMapSeen {
 
 const NODES = 'svg#map g.markmap-node';
 
-export async function serveMindMap(page: Page, a: MindMapAction, io: { out: string; log: (m: string) => void }): Promise<MindMapSeen> {
+export async function serveMindMap(
+  page: Page,
+  a: MindMapAction,
+  io: { out: string; log: (m: string) => void },
+): Promise<MindMapSeen> {
   const { out, log } = io;
   const timeoutMs = a.timeoutMs ?? 20_000;
   const frame = await webviewFrame(page, 'svg#map', timeoutMs).catch(async (e: Error) => {
@@ -45,7 +49,8 @@ export async function serveMindMap(page: Page, a: MindMapAction, io: { out: stri
   const nodeOf = (noteid: string) => frame.locator(NODES, { has: frame.locator(`[data-noteid="${noteid}"]`) }).first();
   if (a.clickCard) {
     await frame.locator(`[data-noteid="${a.clickCard}"] .title`).first().click({ timeout: timeoutMs });
-    if (!a.toggleCard && !a.clickButton && a.waitCount === undefined && !a.waitTitle && !a.coloursOf && !a.screenshot) return { count: -1, titles: [], transform: null, colours: {}, csp: null };
+    if (!a.toggleCard && !a.clickButton && a.waitCount === undefined && !a.waitTitle && !a.coloursOf && !a.screenshot)
+      return { count: -1, titles: [], transform: null, colours: {}, csp: null };
   }
   if (a.toggleCard) await toggle(frame, nodeOf(a.toggleCard), timeoutMs, log);
   if (a.clickButton) await frame.locator(a.clickButton).first().click({ timeout: timeoutMs });
@@ -66,16 +71,25 @@ export async function serveMindMap(page: Page, a: MindMapAction, io: { out: stri
   };
   const pending: MindMapSeen = { count: -1, titles: [], transform: null, colours: {}, csp: null };
   let seen = (await readSettled()) ?? pending;
-  while (seen === pending || (a.waitCount !== undefined && seen.count !== a.waitCount) || (a.waitTitle !== undefined && !seen.titles.includes(a.waitTitle))) {
+  while (
+    seen === pending ||
+    (a.waitCount !== undefined && seen.count !== a.waitCount) ||
+    (a.waitTitle !== undefined && !seen.titles.includes(a.waitTitle))
+  ) {
     if (Date.now() - t0 > timeoutMs) {
       await page.screenshot({ path: join(out, `mind-map-timeout-${Date.now()}.png`) });
-      throw new Error(`mind map: waited for ${JSON.stringify({ count: a.waitCount, title: a.waitTitle })}; shows ${seen.count} nodes: ${JSON.stringify(seen.titles.slice(0, 80))}`);
+      throw new Error(
+        `mind map: waited for ${JSON.stringify({ count: a.waitCount, title: a.waitTitle })}; shows ${seen.count} nodes: ${JSON.stringify(seen.titles.slice(0, 80))}`,
+      );
     }
     await sleep(200);
     seen = (await readSettled()) ?? pending;
   }
   for (const id of a.coloursOf ?? []) {
-    seen.colours[id] = await frame.locator(`[data-noteid="${id}"]`).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    seen.colours[id] = await frame
+      .locator(`[data-noteid="${id}"]`)
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
   }
   if (a.screenshot) {
     await sleep(600); // markmap's transitions end
@@ -100,13 +114,19 @@ async function toggle(frame: FrameLocator, node: Locator, timeoutMs: number, log
   if (!(await inView())) {
     log('mind map: the fold circle is outside the webview; Fit first');
     await frame.locator('#fit').click({ timeout: timeoutMs });
-    await until(async () => ((await inView()) ? true : undefined), 5_000, 'the fold circle in view after Fit').catch(() => undefined);
+    await until(async () => ((await inView()) ? true : undefined), 5_000, 'the fold circle in view after Fit').catch(
+      () => undefined,
+    );
     await sleep(600); // Fit's transition
   }
   const foldOf = () => circle.evaluate((el) => getComputedStyle(el).fill);
   const before = await foldOf();
   await circle.click({ timeout: timeoutMs, force: true });
-  const flipped = await until(async () => ((await foldOf()) !== before ? true : undefined), 5_000, 'the fold circle changed').catch(() => false);
+  const flipped = await until(
+    async () => ((await foldOf()) !== before ? true : undefined),
+    5_000,
+    'the fold circle changed',
+  ).catch(() => false);
   if (flipped) return;
   log('mind map: the fold circle ignored the click; pressing → on the focused card');
   await node.locator('[data-noteid]').first().focus();
@@ -116,11 +136,14 @@ async function toggle(frame: FrameLocator, node: Locator, timeoutMs: number, log
 /** The mind map's figures for the run's summary (issue 20's goals), from the suite's metrics. */
 export function mindMapSummary(metrics: Record<string, unknown>): string {
   const n = (k: string) => (typeof metrics[k] === 'number' ? `${Math.round(metrics[k] as number)}` : '?');
-  if (metrics.mindMapFirstDrawMs === undefined && metrics.mindMapRedrawMs === undefined) return '  mind map:   (not measured)\n';
+  if (metrics.mindMapFirstDrawMs === undefined && metrics.mindMapRedrawMs === undefined)
+    return '  mind map:   (not measured)\n';
   return (
     `  mind map:   first draw ${n('mindMapFirstDrawMs')} ms (goal ≤ 1000; ${n('mindMapFirstDrawViaRunnerMs')} ms seen by the runner), ` +
     `redraw after an agent edit ${n('mindMapRedrawMs')} ms (goal ≤ 300; ${n('mindMapRedrawViaRunnerMs')} ms seen by the runner)\n` +
-    (metrics.mindMapFirstDrawPhases ? `  mind map:   first draw, ms: ${JSON.stringify(metrics.mindMapFirstDrawPhases)}\n${pageShare(metrics.mindMapFirstDrawPhases)}` : '') +
+    (metrics.mindMapFirstDrawPhases
+      ? `  mind map:   first draw, ms: ${JSON.stringify(metrics.mindMapFirstDrawPhases)}\n${pageShare(metrics.mindMapFirstDrawPhases)}`
+      : '') +
     (metrics.mindMapRedrawPhases ? `  mind map:   redraw, ms: ${JSON.stringify(metrics.mindMapRedrawPhases)}\n` : '')
   );
 }

@@ -81,7 +81,9 @@ async function state(frame: FrameLocator) {
       pageFilter: canvas ? getComputedStyle(canvas).filter : '',
       visible,
       highlights,
-      rendered: [...c.querySelectorAll<HTMLElement>('.page canvas')].map((cv) => Number(cv.closest<HTMLElement>('.page')?.dataset.pageNumber)),
+      rendered: [...c.querySelectorAll<HTMLElement>('.page canvas')].map((cv) =>
+        Number(cv.closest<HTMLElement>('.page')?.dataset.pageNumber),
+      ),
     };
   });
 }
@@ -111,11 +113,17 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       await sleep(300);
       return state(frame);
     case 'show': {
-      const s = await until(async () => {
-        const st = await state(frame);
-        const drawn = st.highlights.filter((h) => h.page === a.page).length;
-        return st.visible.includes(a.page) && st.rendered.includes(a.page) && drawn >= (a.highlights ?? 0) ? st : undefined;
-      }, 30_000, `page ${a.page} with ${a.highlights ?? 0} highlights`);
+      const s = await until(
+        async () => {
+          const st = await state(frame);
+          const drawn = st.highlights.filter((h) => h.page === a.page).length;
+          return st.visible.includes(a.page) && st.rendered.includes(a.page) && drawn >= (a.highlights ?? 0)
+            ? st
+            : undefined;
+        },
+        30_000,
+        `page ${a.page} with ${a.highlights ?? 0} highlights`,
+      );
       if (a.screenshot) {
         await sleep(600); // the flash of a focused card settles
         await page.screenshot({ path: join(out, a.screenshot) });
@@ -126,31 +134,41 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       const spans = frame.locator(`.page[data-page-number="${a.page}"] .textLayer span`);
       await spans.first().waitFor({ state: 'attached', timeout: 20_000 });
       // The longest run fully in view (a whole line of text, as a person would select it).
-      const found = await frame.locator('#viewerContainer').evaluate((c, [pageNo, toNextLine]) => {
-        const box = c.getBoundingClientRect();
-        let best: { i: number; end: number; len: number } | undefined;
-        const all = [...c.querySelectorAll<HTMLElement>(`.page[data-page-number="${pageNo}"] .textLayer span`)];
-        // Indices are the locator's (every span); runs holding other spans are not lines.
-        const leaf = all.map((s) => !s.querySelector('span'));
-        const rects = all.map((s) => s.getBoundingClientRect());
-        // In view: no named helpers in here (the page evaluates this source as is, without bundler helpers such as __name).
-        const inView = rects.map((r) => r.top > box.top + 10 && r.bottom < box.bottom - 10);
-        all.forEach((s, i) => {
-          const r = rects[i];
-          const len = (s.textContent ?? '').trim().length;
-          if (!leaf[i]) return;
-          if (!toNextLine) {
-            if (inView[i] && r.width > 20 && len > (best?.len ?? 0)) best = { i, end: i, len };
-            return;
-          }
-          // The line below: the first later run starting at this run's left, below it by less than two line heights.
-          const j = rects.findIndex((q, k) => k > i && leaf[k] && Math.abs(q.left - r.left) < 2 && q.top >= r.bottom - 1 && q.top < r.bottom + r.height);
-          if (j < 0 || !inView[i] || !inView[j] || r.width < 20) return;
-          const both = len + (all[j].textContent ?? '').trim().length;
-          if (both > (best?.len ?? 0)) best = { i, end: j, len: both };
-        });
-        return best && { i: best.i, end: best.end };
-      }, [a.page, !!a.toNextLine] as const);
+      const found = await frame.locator('#viewerContainer').evaluate(
+        (c, [pageNo, toNextLine]) => {
+          const box = c.getBoundingClientRect();
+          let best: { i: number; end: number; len: number } | undefined;
+          const all = [...c.querySelectorAll<HTMLElement>(`.page[data-page-number="${pageNo}"] .textLayer span`)];
+          // Indices are the locator's (every span); runs holding other spans are not lines.
+          const leaf = all.map((s) => !s.querySelector('span'));
+          const rects = all.map((s) => s.getBoundingClientRect());
+          // In view: no named helpers in here (the page evaluates this source as is, without bundler helpers such as __name).
+          const inView = rects.map((r) => r.top > box.top + 10 && r.bottom < box.bottom - 10);
+          all.forEach((s, i) => {
+            const r = rects[i];
+            const len = (s.textContent ?? '').trim().length;
+            if (!leaf[i]) return;
+            if (!toNextLine) {
+              if (inView[i] && r.width > 20 && len > (best?.len ?? 0)) best = { i, end: i, len };
+              return;
+            }
+            // The line below: the first later run starting at this run's left, below it by less than two line heights.
+            const j = rects.findIndex(
+              (q, k) =>
+                k > i &&
+                leaf[k] &&
+                Math.abs(q.left - r.left) < 2 &&
+                q.top >= r.bottom - 1 &&
+                q.top < r.bottom + r.height,
+            );
+            if (j < 0 || !inView[i] || !inView[j] || r.width < 20) return;
+            const both = len + (all[j].textContent ?? '').trim().length;
+            if (both > (best?.len ?? 0)) best = { i, end: j, len: both };
+          });
+          return best && { i: best.i, end: best.end };
+        },
+        [a.page, !!a.toNextLine] as const,
+      );
       if (found === undefined) throw new Error(`no line of page ${a.page} in view`);
       const target = found.i;
       const span = spans.nth(target);
@@ -164,13 +182,16 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
         const e = found.end === target ? b : (await last.boundingBox())!;
         lastSelected = b;
         if (attempt > 2 || dragsLost) {
-          await span.evaluate((s, end) => {
-            const r = document.createRange();
-            r.setStart(s, 0);
-            r.setEnd(end, end.childNodes.length);
-            document.getSelection()?.removeAllRanges();
-            document.getSelection()?.addRange(r);
-          }, await last.elementHandle());
+          await span.evaluate(
+            (s, end) => {
+              const r = document.createRange();
+              r.setStart(s, 0);
+              r.setEnd(end, end.childNodes.length);
+              document.getSelection()?.removeAllRanges();
+              document.getSelection()?.addRange(r);
+            },
+            await last.elementHandle(),
+          );
           break;
         }
         const t0 = Date.now();
@@ -190,8 +211,18 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
         const p = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
         const sel = document.getSelection();
         // No named helpers in here: the page evaluates this source as is (no bundler helpers such as __name).
-        const [line, selection] = [s.getBoundingClientRect(), sel && sel.rangeCount ? sel.getRangeAt(0).getBoundingClientRect() : null].map((r) =>
-          r ? { x: (r.left - p.left) / p.width, y: (r.top - p.top) / p.height, width: r.width / p.width, height: r.height / p.height } : null,
+        const [line, selection] = [
+          s.getBoundingClientRect(),
+          sel && sel.rangeCount ? sel.getRangeAt(0).getBoundingClientRect() : null,
+        ].map((r) =>
+          r
+            ? {
+                x: (r.left - p.left) / p.width,
+                y: (r.top - p.top) / p.height,
+                width: r.width / p.width,
+                height: r.height / p.height,
+              }
+            : null,
         );
         return {
           selected: sel?.toString() ?? '',
@@ -204,7 +235,9 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
     case 'context-menu': {
       // On the selected line (where 'select' dragged), in the workbench's coordinates.
       if (!lastSelected) throw new Error('select a line first');
-      await page.mouse.click(lastSelected.x + lastSelected.width / 2, lastSelected.y + lastSelected.height / 2, { button: 'right' });
+      await page.mouse.click(lastSelected.x + lastSelected.width / 2, lastSelected.y + lastSelected.height / 2, {
+        button: 'right',
+      });
       const item = page.locator('.monaco-menu .action-item .action-label', { hasText: a.item }).first();
       await item.waitFor({ state: 'visible', timeout: 10_000 });
       const items = await page.locator('.monaco-menu .action-item .action-label').allInnerTexts();
@@ -213,7 +246,12 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
       // the command never runs, and the open menu keeps later clicks from the webview). Enter runs the item.
       const menu = page.locator('.monaco-menu').first();
       let enter = false;
-      if (!(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false))) {
+      if (
+        !(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         await item.hover({ timeout: 2_000 }).catch(() => undefined);
         if (await menu.isVisible().catch(() => false)) {
           await page.keyboard.press('Enter');
@@ -257,7 +295,16 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
 }
 
 /** When the reader's steps ended, in ms from the request: the first HTML written, the webview's document and script started. */
-type Steps = { foundMs?: number; resolvedMs?: number; htmlMs?: number; documentMs?: number; scriptMs?: number; openSentMs?: number; readyMs?: number; webviewPhases?: Record<string, unknown> };
+type Steps = {
+  foundMs?: number;
+  resolvedMs?: number;
+  htmlMs?: number;
+  documentMs?: number;
+  scriptMs?: number;
+  openSentMs?: number;
+  readyMs?: number;
+  webviewPhases?: Record<string, unknown>;
+};
 
 /** Lines for the suite summary (figures, not assertions). */
 export function readerSummary(metrics: Record<string, unknown>): string {
@@ -276,22 +323,57 @@ export function readerSummary(metrics: Record<string, unknown>): string {
         htmlMs?: number;
         documentMs?: number;
         scriptMs?: number;
-        reopen?: { page: number; firstRenderMs?: number; webviewFirstRenderMs?: number; firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number } & Steps;
+        reopen?: {
+          page: number;
+          firstRenderMs?: number;
+          webviewFirstRenderMs?: number;
+          firstImageMs?: number;
+          webviewFirstImageMs?: number;
+          firstImageSource?: string;
+          imageJumpPx?: number;
+          imageSentMs?: number;
+          htmlImagePage?: number;
+        } & Steps;
         bytesAtFirstPage?: number;
         bytesSentByNow?: number;
         bookBytes?: number;
-        scrollError?: string; scroll?: { longestFrameMs: number; frames: number; ms: number; pagesRendered: number; pages: number; clockFrames?: number; slowFrames?: number; ranges?: object; page?: object } }
+        scrollError?: string;
+        scroll?: {
+          longestFrameMs: number;
+          frames: number;
+          ms: number;
+          pagesRendered: number;
+          pages: number;
+          clockFrames?: number;
+          slowFrames?: number;
+          ranges?: object;
+          page?: object;
+        };
+      }
     | undefined;
   if (!r) return '  reader:     (not measured)\n';
   const s = r.scroll;
   const probed = metrics.readerRangeProbe as (RangeProbe & { error?: undefined }) | { error: string } | undefined;
   const probe = probed && !probed.error ? (probed as RangeProbe) : undefined;
-  const image = (x: { firstImageMs?: number; webviewFirstImageMs?: number; firstImageSource?: string; imageJumpPx?: number; imageSentMs?: number; htmlImagePage?: number; webviewImageArrivedMs?: number }) =>
+  const image = (x: {
+    firstImageMs?: number;
+    webviewFirstImageMs?: number;
+    firstImageSource?: string;
+    imageJumpPx?: number;
+    imageSentMs?: number;
+    htmlImagePage?: number;
+    webviewImageArrivedMs?: number;
+  }) =>
     x.firstImageMs === undefined
       ? `not shown (pdf.js drew first${x.imageSentMs === undefined ? '' : `; rendered and sent ${x.imageSentMs} ms after opening`}${x.htmlImagePage === undefined ? '' : `; page ${x.htmlImagePage} was in the first HTML`})`
       : `${x.firstImageMs} ms after opening, webview script start → image ${x.webviewFirstImageMs} ms (${x.firstImageSource === 'html' ? 'cached, in the first HTML' : `rendered, sent ${x.imageSentMs ?? '?'} ms after opening, in the webview ${x.webviewImageArrivedMs ?? '?'} ms after its script start`}; canvas vs image ${x.imageJumpPx ?? '?'} px)`;
   const o = r.reopen;
-  const phasesOf = (x: Steps) => (x.webviewPhases ? Object.entries(x.webviewPhases).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : '');
+  const phasesOf = (x: Steps) =>
+    x.webviewPhases
+      ? Object.entries(x.webviewPhases)
+          .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+          .join(', ')
+      : '';
   const steps = (x: Steps) =>
     `  reader:       (open → file found ${x.foundMs ?? '?'} ms → editor made ${x.resolvedMs ?? '?'} ms → HTML written ${x.htmlMs ?? '?'} ms → webview document start ${x.documentMs ?? '?'} ms → script start ${x.scriptMs ?? '?'} ms; the host had the book's ends at ${x.openSentMs ?? '?'} ms, the page's ready at ${x.readyMs ?? '?'} ms)\n` +
     (x.webviewPhases ? `  reader:       in the webview, ms from its script start: ${phasesOf(x)}\n` : '');
@@ -299,14 +381,21 @@ export function readerSummary(metrics: Record<string, unknown>): string {
     `  reader:     asymptote.pdf first page drawn ${r.firstRenderMs ?? '?'} ms after opening (goal ≤ 1500; webview script start → page ${r.webviewFirstRenderMs ?? '?'} ms, goal ≤ 500)\n` +
     `  reader:     first page visible (image) ${image(r)}\n` +
     steps(r) +
-    (o ? `  reader:     reopened at page ${o.page}: pdf.js drew it ${o.firstRenderMs ?? '?'} ms after opening (script start → page ${o.webviewFirstRenderMs ?? '?'} ms); image ${image(o)}\n` + steps(o) : '') +
-    (r.bookBytes ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n` : '') +
+    (o
+      ? `  reader:     reopened at page ${o.page}: pdf.js drew it ${o.firstRenderMs ?? '?'} ms after opening (script start → page ${o.webviewFirstRenderMs ?? '?'} ms); image ${image(o)}\n` +
+        steps(o)
+      : '') +
+    (r.bookBytes
+      ? `  reader:     bytes of the book sent to the webview: ${r.bytesAtFirstPage ?? '?'} for the first page, ${r.bytesSentByNow ?? '?'} after the reader tests, of ${r.bookBytes}\n`
+      : '') +
     (probe
       ? `  reader:     webview resource loader, Range bytes=0-1023 of a ${probe.fullBytes}-byte asset: HTTP ${probe.status}, ${probe.rangeBytes} bytes, Content-Range ${probe.contentRange ?? '-'} (${probe.rangeBytes === 1024 ? 'honoured' : 'NOT honoured'}); plain GET Accept-Ranges ${probe.fullAcceptRanges ?? '-'}, Content-Length ${probe.fullContentLength ?? '-'}\n`
       : probed?.error
         ? `  reader:     range probe failed: ${probed.error}\n`
         : '') +
-    (s ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way; ${s.clockFrames ?? '?'} frames timed by the clock, ${s.slowFrames ?? '?'} over 100 ms; ranges ${JSON.stringify(s.ranges ?? null)}; page at rest ${JSON.stringify(s.page ?? null)})\n` : '') +
+    (s
+      ? `  reader:     longest frame scrolling ${s.pages} pages ${s.longestFrameMs} ms (goal ≤ 100; ${s.frames} frames in ${s.ms} ms, ${s.pagesRendered} pages drawn on the way; ${s.clockFrames ?? '?'} frames timed by the clock, ${s.slowFrames ?? '?'} over 100 ms; ranges ${JSON.stringify(s.ranges ?? null)}; page at rest ${JSON.stringify(s.page ?? null)})\n`
+      : '') +
     (r.scrollError ? `  reader:     scroll figure not measured: ${r.scrollError}\n` : '')
   );
 }

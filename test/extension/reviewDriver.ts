@@ -38,12 +38,20 @@ export async function serveReview(page: Page, a: ReviewAction, out: string): Pro
   const waitStatus = () =>
     expectStatus === undefined
       ? statusBarTexts(page)
-      : until(async () => {
-          const t = await statusBarTexts(page);
-          return t.some((x) => x.includes(expectStatus)) ? t : undefined;
-        }, timeoutMs, `a status bar item reading "${expectStatus}"`);
+      : until(
+          async () => {
+            const t = await statusBarTexts(page);
+            return t.some((x) => x.includes(expectStatus)) ? t : undefined;
+          },
+          timeoutMs,
+          `a status bar item reading "${expectStatus}"`,
+        );
   if (!a.keys.length) return { steps: [], summary: '', statusBar: await waitStatus() };
-  const screenshots = a.screenshots ?? { question: 'review-question.png', answer: 'review-answer.png', summary: 'review-summary.png' };
+  const screenshots = a.screenshots ?? {
+    question: 'review-question.png',
+    answer: 'review-answer.png',
+    summary: 'review-summary.png',
+  };
   const frame = await webviewFrame(page, '#grades', timeoutMs);
   const body = frame.locator('body');
   const shot = async (file: string) => {
@@ -55,7 +63,11 @@ export async function serveReview(page: Page, a: ReviewAction, out: string): Pro
     // The (i+1)-th card, question side: the position tells it from the card just graded.
     const position = await until(
       async () => {
-        const [status, side, progress] = [await body.getAttribute('data-status'), await body.getAttribute('data-side'), await frame.locator('#progress').innerText()];
+        const [status, side, progress] = [
+          await body.getAttribute('data-status'),
+          await body.getAttribute('data-side'),
+          await frame.locator('#progress').innerText(),
+        ];
         return status === 'card' && side === 'question' && progress.startsWith(`${i + 1} / `) ? progress : undefined;
       },
       timeoutMs,
@@ -64,7 +76,11 @@ export async function serveReview(page: Page, a: ReviewAction, out: string): Pro
     const question = await frame.locator('#question .text').innerText();
     if (i === 0) await shot(screenshots.question);
     await frame.locator('#review').press('Space');
-    await until(async () => ((await body.getAttribute('data-side')) === 'answer' ? true : undefined), timeoutMs, `card ${i + 1}, answer side`);
+    await until(
+      async () => ((await body.getAttribute('data-side')) === 'answer' ? true : undefined),
+      timeoutMs,
+      `card ${i + 1}, answer side`,
+    );
     const intervals: Record<string, string> = {};
     for (const b of await frame.locator('#grades button.grade').all()) {
       intervals[(await b.locator('.label').innerText()).trim()] = (await b.locator('.interval').innerText()).trim();
@@ -74,7 +90,11 @@ export async function serveReview(page: Page, a: ReviewAction, out: string): Pro
     await frame.locator('#review').press(key);
     steps.push({ position, question, intervals, answer });
   }
-  await until(async () => ((await body.getAttribute('data-status')) === 'summary' ? true : undefined), timeoutMs, 'the session summary');
+  await until(
+    async () => ((await body.getAttribute('data-status')) === 'summary' ? true : undefined),
+    timeoutMs,
+    'the session summary',
+  );
   const summary = await frame.locator('#summary').innerText();
   const statusBar = await waitStatus();
   await shot(screenshots.summary);

@@ -11,7 +11,19 @@
 //
 // Output: test-output/extension/ (summary.json, suite.log, code-server.log, screenshots).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  createWriteStream,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,8 +39,14 @@ import { extensionLogTail } from './extensionLogTail';
 const root = resolve(__dirname, '..', '..');
 const out = join(root, 'test-output', process.argv.includes('--code-server=newest') ? 'extension-newest' : 'extension');
 // Which code-server: the oldest VS Code we support (default) or the newest (scripts/install-code-server.mjs).
-const flavourName = process.argv.find((x) => x.startsWith('--code-server='))?.slice('--code-server='.length) ?? 'oldest';
-interface Flavour { name: string; version: string; cacheDir: string; node: string }
+const flavourName =
+  process.argv.find((x) => x.startsWith('--code-server='))?.slice('--code-server='.length) ?? 'oldest';
+interface Flavour {
+  name: string;
+  version: string;
+  cacheDir: string;
+  node: string;
+}
 const installer = join(root, 'scripts', 'install-code-server.mjs');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SUITE_TIMEOUT_MS = 24 * 60_000; // eleven suites on a loaded machine (the reader scrolls 50 pages; the event-loop figures import 40 books)
@@ -52,7 +70,10 @@ async function main(): Promise<number> {
   // 1. code-server (cached in .cache/code-server) and chromium.
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install chromium (see .ci/run)`);
   run(process.execPath, [installer, ...(flavourName === 'newest' ? ['--newest'] : [])]);
-  const { flavour, codeServerBinOf } = (await import(installer)) as { flavour: (n: string) => Flavour; codeServerBinOf: (f: Flavour) => string };
+  const { flavour, codeServerBinOf } = (await import(installer)) as {
+    flavour: (n: string) => Flavour;
+    codeServerBinOf: (f: Flavour) => string;
+  };
   const cs = flavour(flavourName);
   const codeServerEntry = codeServerBinOf(cs);
   log(`code-server ${cs.version} on ${cs.node === process.execPath ? `this Node ${process.version}` : cs.node}`);
@@ -83,7 +104,16 @@ async function main(): Promise<number> {
     target: 'node20',
     format: 'cjs',
     sourcemap: 'inline',
-    external: ['vscode', 'mocha', './eventLoop.test', './extension.test', './bundles.test', './review.test', './mindMap.test', './reader.test'],
+    external: [
+      'vscode',
+      'mocha',
+      './eventLoop.test',
+      './extension.test',
+      './bundles.test',
+      './review.test',
+      './mindMap.test',
+      './reader.test',
+    ],
     logLevel: 'warning',
   });
 
@@ -125,7 +155,14 @@ async function main(): Promise<number> {
     STUDY_BRIDGE_SUITES: process.argv.find((x) => x.startsWith('--suites='))?.slice('--suites='.length) ?? '',
     VSCODE_PROXY_URI: '',
   };
-  const csArgs = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--config', join(tmp, 'config.yaml')];
+  const csArgs = [
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
+    '--config',
+    join(tmp, 'config.yaml'),
+  ];
   writeFileSync(join(tmp, 'config.yaml'), 'auth: none\ncert: false\n');
 
   log('installing the VSIX into code-server');
@@ -134,7 +171,13 @@ async function main(): Promise<number> {
     // Newer code-server ignores the URL payload that starts extension tests: the harness, installed, runs the suite.
     const { createVSIX } = await import('@vscode/vsce');
     const harnessVsix = join(tmp, 'harness.vsix');
-    await createVSIX({ cwd: join(root, 'test', 'extension', 'harness'), packagePath: harnessVsix, allowMissingRepository: true, skipLicense: true, dependencies: false });
+    await createVSIX({
+      cwd: join(root, 'test', 'extension', 'harness'),
+      packagePath: harnessVsix,
+      allowMissingRepository: true,
+      skipLicense: true,
+      dependencies: false,
+    });
     run(cs.node, [codeServerEntry, ...csArgs, '--install-extension', harnessVsix], { env, quiet: true });
     env.STUDY_BRIDGE_SUITE_INDEX = join(suiteDir, 'index.js');
   }
@@ -148,8 +191,10 @@ async function main(): Promise<number> {
     [
       codeServerEntry,
       ...csArgs,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
@@ -178,7 +223,15 @@ async function main(): Promise<number> {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The second window is a second tab of this browser, which sends the first to the background (its frames then
@@ -194,7 +247,9 @@ async function main(): Promise<number> {
     const pages: Page[] = [page1];
     page1.on('pageerror', (e) => csLog.write(`[page1 error] ${e.message}\n`));
     // The payload starts extension tests on 4.100; newer code-server runs them through the installed harness.
-    await page1.goto(cs.name === 'oldest' ? `${workbenchUrl}&payload=${encodeURIComponent(payload)}` : workbenchUrl, { timeout: 120_000 });
+    await page1.goto(cs.name === 'oldest' ? `${workbenchUrl}&payload=${encodeURIComponent(payload)}` : workbenchUrl, {
+      timeout: 120_000,
+    });
     log('workbench 1 opened (runs the suite)');
 
     // 5. Serve the suite's requests until it writes results.json.
@@ -203,7 +258,8 @@ async function main(): Promise<number> {
     const served = new Set<string>();
     const suiteStart = Date.now();
     while (!existsSync(resultsFile)) {
-      if (Date.now() - suiteStart > SUITE_TIMEOUT_MS) throw new Error('the suite did not finish in time (see code-server.log)');
+      if (Date.now() - suiteStart > SUITE_TIMEOUT_MS)
+        throw new Error('the suite did not finish in time (see code-server.log)');
       if (server.exitCode !== null) throw new Error(`code-server exited (${server.exitCode})`);
       for (const f of existsSync(signals) ? readdirSync(signals) : []) {
         if (!f.endsWith('.req') || served.has(f)) continue;
@@ -212,7 +268,11 @@ async function main(): Promise<number> {
         let answer: unknown;
         try {
           const payload = readJson<Record<string, unknown>>(join(signals, f)) ?? {};
-          answer = await serveSignal(name, { page1, pages, context, workbenchUrl, workspace2: dirs.workspace2 }, payload);
+          answer = await serveSignal(
+            name,
+            { page1, pages, context, workbenchUrl, workspace2: dirs.workspace2 },
+            payload,
+          );
         } catch (e) {
           answer = { error: e instanceof Error ? e.message : String(e) };
         }
@@ -222,10 +282,17 @@ async function main(): Promise<number> {
       }
       await sleep(150);
     }
-    const suite = JSON.parse(readFileSync(resultsFile, 'utf8')) as { results: Check[]; metrics: Record<string, unknown>; ms: number; pid: number };
+    const suite = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+      results: Check[];
+      metrics: Record<string, unknown>;
+      ms: number;
+      pid: number;
+    };
     checks.push(...suite.results);
     Object.assign(metrics, suite.metrics, { suiteMs: suite.ms });
-    log(`suite done: ${suite.results.filter((r) => r.state === 'passed').length}/${suite.results.length} passed in ${suite.ms} ms`);
+    log(
+      `suite done: ${suite.results.filter((r) => r.state === 'passed').length}/${suite.results.length} passed in ${suite.ms} ms`,
+    );
 
     // 6. From outside: the hosting window closes → the second window takes over;
     //    the last window closes → deactivate removes bridge.json.
@@ -239,45 +306,75 @@ async function main(): Promise<number> {
       pages.splice(0, pages.length, hosting, other);
       await check(checks, 'closing the hosting window hands the bridge to the second window', async () => {
         await hosting.close({ runBeforeUnload: true });
-        const next = await until(() => {
-          const j = readJson<{ pid: number; instanceNonce: string; port: number }>(bridgeJson);
-          return j && j.pid !== first?.pid ? j : undefined;
-        }, 30_000, 'a new bridge.json from the second window');
-        const texts = await until(async () => {
-          const t = await statusBarTexts(pages[1]);
-          return t.some((s) => s.includes(`:${next.port}`) && !s.includes('attached')) ? t : undefined;
-        }, 15_000, 'the second window to show it hosts');
+        const next = await until(
+          () => {
+            const j = readJson<{ pid: number; instanceNonce: string; port: number }>(bridgeJson);
+            return j && j.pid !== first?.pid ? j : undefined;
+          },
+          30_000,
+          'a new bridge.json from the second window',
+        );
+        const texts = await until(
+          async () => {
+            const t = await statusBarTexts(pages[1]);
+            return t.some((s) => s.includes(`:${next.port}`) && !s.includes('attached')) ? t : undefined;
+          },
+          15_000,
+          'the second window to show it hosts',
+        );
         metrics.takeover = { pid: next.pid, port: next.port, statusBar: texts };
       });
       await check(checks, 'deactivation (last window closed) removes bridge.json and releases the lock', async () => {
         await pages[1].close({ runBeforeUnload: true });
         await until(() => (existsSync(bridgeJson) ? undefined : true), 30_000, 'bridge.json to be removed');
-        await until(() => (existsSync(join(dataDir, 'library.lock')) ? undefined : true), 10_000, 'library.lock to be released');
+        await until(
+          () => (existsSync(join(dataDir, 'library.lock')) ? undefined : true),
+          10_000,
+          'library.lock to be released',
+        );
       });
     } else if (!env.STUDY_BRIDGE_SUITES || env.STUDY_BRIDGE_SUITES.split(',').includes('extension')) {
-      checks.push({ title: 'second window / takeover checks', state: 'failed', ms: 0, error: 'the suite did not open a second window' });
+      checks.push({
+        title: 'second window / takeover checks',
+        state: 'failed',
+        ms: 0,
+        error: 'the suite did not open a second window',
+      });
     }
 
     // 7. A window reload: the workspace opens again in a new window (every window is closed by now), VS Code
     //    restores its editors, and the mind map the suite left open comes back through its serializer.
-    const expected = suite.metrics.mindMapExpected as { count: number; transform: string | null; titles: string[] } | undefined;
+    const expected = suite.metrics.mindMapExpected as
+      { count: number; transform: string | null; titles: string[] } | undefined;
     if (expected && page1.isClosed()) {
-      await check(checks, 'after a window reload the mind map is restored with its folds (mind-map-restored.png)', async () => {
-        const page3 = await context.newPage();
-        page3.on('pageerror', (e) => csLog.write(`[page3 error] ${e.message}\n`));
-        await page3.goto(workbenchUrl, { timeout: 120_000 });
-        // A restored editor in the background is only deserialized when shown: bring the map's tab forward.
-        const tab = page3.locator('.tabs-container .tab', { hasText: 'Mind Map:' }).first();
-        await tab.waitFor({ state: 'visible', timeout: 90_000 });
-        await tab.click();
-        const seen = await serveMindMap(page3, { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' }, { out, log });
-        const missing = expected.titles.filter((t) => !seen.titles.includes(t));
-        if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
-        // The zoom is recorded, not asserted: the transform read before the reload is the DOM's, which may still be
-        // in the Fit button's transition, while the page saves d3's final one.
-        metrics.mindMapRestored = { count: seen.count, transform: seen.transform, transformBefore: expected.transform };
-        await page3.close({ runBeforeUnload: true });
-      });
+      await check(
+        checks,
+        'after a window reload the mind map is restored with its folds (mind-map-restored.png)',
+        async () => {
+          const page3 = await context.newPage();
+          page3.on('pageerror', (e) => csLog.write(`[page3 error] ${e.message}\n`));
+          await page3.goto(workbenchUrl, { timeout: 120_000 });
+          // A restored editor in the background is only deserialized when shown: bring the map's tab forward.
+          const tab = page3.locator('.tabs-container .tab', { hasText: 'Mind Map:' }).first();
+          await tab.waitFor({ state: 'visible', timeout: 90_000 });
+          await tab.click();
+          const seen = await serveMindMap(
+            page3,
+            { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' },
+            { out, log },
+          );
+          const missing = expected.titles.filter((t) => !seen.titles.includes(t));
+          if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
+          // The zoom is recorded, not asserted: the transform read before the reload is the DOM's, which may still be
+          // in the Fit button's transition, while the page saves d3's final one.
+          metrics.mindMapRestored = {
+            count: seen.count,
+            transform: seen.transform,
+            transformBefore: expected.transform,
+          };
+          await page3.close({ runBeforeUnload: true });
+        },
+      );
     }
   } finally {
     clearTimeout(watchdog);
@@ -310,27 +407,52 @@ async function main(): Promise<number> {
       `  ${checks.length - failed.length} passing, ${failed.length} failing\n`,
   );
   if (failed.length) {
-    process.stdout.write(`\n  The extension's log at the end of the run:\n${extensionLogTail(join(out, 'vscode-logs'))}`);
+    process.stdout.write(
+      `\n  The extension's log at the end of the run:\n${extensionLogTail(join(out, 'vscode-logs'))}`,
+    );
     // Again at the very end: CI keeps only the tail of a run's output.
     process.stdout.write(`\n  Failed (${failed.length}):\n`);
-    for (const c of failed) process.stdout.write(`  ✘ ${c.title}\n      ${(c.error ?? '').split('\n').slice(0, 4).join('\n      ')}\n`);
+    for (const c of failed)
+      process.stdout.write(`  ✘ ${c.title}\n      ${(c.error ?? '').split('\n').slice(0, 4).join('\n      ')}\n`);
   }
   return failed.length === 0 && checks.length > 0 ? 0 : 1;
 }
 
 /** The extension host's main-thread event-loop delay during 20 imports and a checkpoint (suite/eventLoop.test.ts). */
 function eventLoopSummary(metrics: Record<string, unknown>): string {
-  const e = metrics.eventLoop as Record<'worker' | 'main', { p50: number; p99: number; max: number; importMs: number; pages: number; checkpointMs: number; threadId: number } | undefined> | undefined;
+  const e = metrics.eventLoop as
+    | Record<
+        'worker' | 'main',
+        | {
+            p50: number;
+            p99: number;
+            max: number;
+            importMs: number;
+            pages: number;
+            checkpointMs: number;
+            threadId: number;
+          }
+        | undefined
+      >
+    | undefined;
   if (!e) return '  event loop: not measured\n';
   const row = (name: string, f: (typeof e)['worker']) =>
-    f ? `    ${name}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (threadId ${f.threadId}; ${f.pages} pages read in ${(f.importMs / 1000).toFixed(1)} s, checkpoint ${f.checkpointMs} ms)\n` : `    ${name}: not measured\n`;
+    f
+      ? `    ${name}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (threadId ${f.threadId}; ${f.pages} pages read in ${(f.importMs / 1000).toFixed(1)} s, checkpoint ${f.checkpointMs} ms)\n`
+      : `    ${name}: not measured\n`;
   return `  event loop of the extension host's main thread, 20 books imported + a checkpoint (goal with the worker: p99 ≤ 20 ms, max ≤ 100 ms):\n${row('bridge in a worker   ', e.worker)}${row('bridge on main thread', e.main)}`;
 }
 
 /** Requests from the suite (see suite/signals.ts). */
 async function serveSignal(
   name: string,
-  ctx: { page1: Page; pages: Page[]; context: import('playwright-core').BrowserContext; workbenchUrl: string; workspace2: string },
+  ctx: {
+    page1: Page;
+    pages: Page[];
+    context: import('playwright-core').BrowserContext;
+    workbenchUrl: string;
+    workspace2: string;
+  },
   payload: Record<string, unknown> = {},
 ): Promise<unknown> {
   if (payload.action === 'mind-map') return serveMindMap(ctx.page1, payload as unknown as MindMapAction, { out, log });
@@ -339,13 +461,29 @@ async function serveSignal(
   if (typeof payload.action === 'string') return serveUiAction(ctx.page1, payload as unknown as UiAction, { out, log });
   switch (name) {
     case 'statusbar':
-      return { texts: await until(async () => { const t = await statusBarTexts(ctx.page1); return t.length ? t : undefined; }, 15_000, 'the status bar item') };
+      return {
+        texts: await until(
+          async () => {
+            const t = await statusBarTexts(ctx.page1);
+            return t.length ? t : undefined;
+          },
+          15_000,
+          'the status bar item',
+        ),
+      };
     case 'screenshot': {
       const file = join(out, 'sidebar.png');
-      const rows = await until(async () => {
-        const r = await ctx.page1.locator('.sidebar .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
-        return r.length ? r : undefined;
-      }, 15_000, 'rows in the sidebar').catch(() => [] as string[]);
+      const rows = await until(
+        async () => {
+          const r = await ctx.page1
+            .locator('.sidebar .monaco-list-row')
+            .allInnerTexts()
+            .catch(() => [] as string[]);
+          return r.length ? r : undefined;
+        },
+        15_000,
+        'rows in the sidebar',
+      ).catch(() => [] as string[]);
       await ctx.page1.screenshot({ path: file });
       const sidebar = ctx.page1.locator('.part.sidebar');
       if (await sidebar.count()) await sidebar.first().screenshot({ path: join(out, 'sidebar-only.png') });
@@ -359,10 +497,14 @@ async function serveSignal(
       // Another folder: this window's editors must not overwrite the first window's, which the reload check restores.
       await page2.goto(ctx.workbenchUrl.replace(/folder=[^&]*/, `folder=${encodeURIComponent(ctx.workspace2)}`));
       log('workbench 2 opened');
-      const texts = await until(async () => {
-        const t = await statusBarTexts(page2);
-        return t.some((s) => /attached|:\d+/.test(s)) ? t : undefined;
-      }, 100_000, 'the second window\'s status bar');
+      const texts = await until(
+        async () => {
+          const t = await statusBarTexts(page2);
+          return t.some((s) => /attached|:\d+/.test(s)) ? t : undefined;
+        },
+        100_000,
+        "the second window's status bar",
+      );
       await page2.screenshot({ path: join(out, 'second-window.png') });
       // The suite goes on in the first window, as a person goes back to the window they work in. Left behind the
       // new tab, its frames came about once a second: the mind map's draw and the reader's scroll were timed by that.
@@ -392,7 +534,6 @@ async function check(checks: Check[], title: string, fn: () => Promise<void>) {
   }
 }
 
-
 function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -411,12 +552,18 @@ function findVsix(name: string, version: string): string {
 }
 
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, env: opts.env ?? process.env, stdio: opts.quiet ? 'pipe' : 'inherit', encoding: 'utf8' });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    env: opts.env ?? process.env,
+    stdio: opts.quiet ? 'pipe' : 'inherit',
+    encoding: 'utf8',
+  });
   if (opts.quiet && r.stdout) {
     const size = r.stdout.split('\n').filter((l) => l.startsWith('[package]'));
     for (const l of size) process.stdout.write(l + '\n');
   }
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout ?? ''}${r.stderr ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout ?? ''}${r.stderr ?? ''}`);
 }
 
 function freePort(): Promise<number> {
@@ -431,14 +578,18 @@ function freePort(): Promise<number> {
 }
 
 async function waitHttp(url: string, timeoutMs: number) {
-  await until(async () => {
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      return r.ok ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, timeoutMs, url);
+  await until(
+    async () => {
+      try {
+        const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
+        return r.ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    timeoutMs,
+    url,
+  );
 }
 
 /** code-server runs detached in its own process group: end the group (it and its extension hosts). */

@@ -10,6 +10,7 @@ export function withoutRects(v: any): any {
   if (!v || typeof v !== 'object') return v;
   const out: any = {};
   for (const [k, x] of Object.entries(v)) if (k !== 'rects' || !('rect' in v)) out[k] = withoutRects(x);
-  if ('rect' in v && 'rects' in v) assert.deepEqual(v.rects, v.rect ? [v.rect] : [], 'old anchors read as rects = [rect]');
+  if ('rect' in v && 'rects' in v)
+    assert.deepEqual(v.rects, v.rect ? [v.rect] : [], 'old anchors read as rects = [rect]');
   return out;
 }

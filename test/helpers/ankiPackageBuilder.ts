@@ -79,7 +79,13 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
       sortf: 0,
       did: 1,
       flds: m.fields.map((name, ord) => ({ name, ord, sticky: false, rtl: false, font: 'Arial', size: 20 })),
-      tmpls: Array.from({ length: m.templates ?? 1 }, (_, ord) => ({ name: `Card ${ord + 1}`, ord, qfmt: m.cloze ? `{{cloze:${m.fields[0]}}}` : `{{${m.fields[ord % m.fields.length]}}}`, afmt: '{{FrontSide}}<hr id=answer>{{Back}}', did: null })),
+      tmpls: Array.from({ length: m.templates ?? 1 }, (_, ord) => ({
+        name: `Card ${ord + 1}`,
+        ord,
+        qfmt: m.cloze ? `{{cloze:${m.fields[0]}}}` : `{{${m.fields[ord % m.fields.length]}}}`,
+        afmt: '{{FrontSide}}<hr id=answer>{{Back}}',
+        did: null,
+      })),
       css: '.card {}',
       latexPre: '',
       latexPost: '',
@@ -89,8 +95,29 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
     };
   }
   const decks: Record<string, unknown> = { 1: { id: 1, name: 'Default', conf: 1, dyn: 0 } };
-  for (const [name, id] of deckIds) decks[id] = { id, name, conf: 1, dyn: 0, desc: '', collapsed: false, newToday: [0, 0], revToday: [0, 0], lrnToday: [0, 0], timeToday: [0, 0] };
-  db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [p.crt, p.crt * 1000, p.crt * 1000, '{"nextPos":1}', JSON.stringify(models), JSON.stringify(decks), JSON.stringify({ 1: { id: 1, name: 'Default' } }), '{}']);
+  for (const [name, id] of deckIds)
+    decks[id] = {
+      id,
+      name,
+      conf: 1,
+      dyn: 0,
+      desc: '',
+      collapsed: false,
+      newToday: [0, 0],
+      revToday: [0, 0],
+      lrnToday: [0, 0],
+      timeToday: [0, 0],
+    };
+  db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [
+    p.crt,
+    p.crt * 1000,
+    p.crt * 1000,
+    '{"nextPos":1}',
+    JSON.stringify(models),
+    JSON.stringify(decks),
+    JSON.stringify({ 1: { id: 1, name: 'Default' } }),
+    '{}',
+  ]);
   db.exec('BEGIN');
   const ns = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
   const cs = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)');
@@ -99,10 +126,34 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
   p.notes.forEach((n, i) => {
     const nid = 1_650_000_000_000 + i;
     const first = n.fields[0].replace(/<[^>]*>/g, '');
-    ns.run([nid, n.guid, modelIds.get(n.model)!, p.crt, n.tags?.length ? ` ${n.tags.join(' ')} ` : '', n.fields.join('\x1f'), first, sha1Int(first), '']);
+    ns.run([
+      nid,
+      n.guid,
+      modelIds.get(n.model)!,
+      p.crt,
+      n.tags?.length ? ` ${n.tags.join(' ')} ` : '',
+      n.fields.join('\x1f'),
+      first,
+      sha1Int(first),
+      '',
+    ]);
     for (const c of n.cards ?? [{}]) {
       const cid = cardId++;
-      cs.run([cid, nid, deckIds.get(c.deck ?? p.decks[0])!, c.ord ?? 0, p.crt, c.type ?? 0, c.queue ?? c.type ?? 0, c.due ?? i + 1, c.ivl ?? 0, c.factor ?? (c.type ? 2500 : 0), c.reps ?? 0, c.lapses ?? 0, c.data ?? '']);
+      cs.run([
+        cid,
+        nid,
+        deckIds.get(c.deck ?? p.decks[0])!,
+        c.ord ?? 0,
+        p.crt,
+        c.type ?? 0,
+        c.queue ?? c.type ?? 0,
+        c.due ?? i + 1,
+        c.ivl ?? 0,
+        c.factor ?? (c.type ? 2500 : 0),
+        c.reps ?? 0,
+        c.lapses ?? 0,
+        c.data ?? '',
+      ]);
       for (const at of c.reviews ?? []) rs.run([at, cid, c.ivl ?? 0]);
     }
   });
@@ -158,7 +209,12 @@ export function solidPng(w: number, h: number, [r, g, b]: [number, number, numbe
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8;
   ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A zstd frame of raw (stored) blocks: valid zstd any decoder reads, made without an encoder. */
@@ -185,7 +241,8 @@ const varint = (n: number) => {
   out.push(n);
   return out;
 };
-const lenField = (field: number, bytes: Uint8Array) => Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length), ...bytes]);
+const lenField = (field: number, bytes: Uint8Array) =>
+  Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length), ...bytes]);
 
 /**
  * The newer package (Anki 2.1.50+ without "Support older Anki versions"):
@@ -201,24 +258,60 @@ CREATE TABLE notetypes (id integer NOT NULL PRIMARY KEY, name text NOT NULL, mti
 CREATE TABLE fields (ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL, config blob NOT NULL, PRIMARY KEY (ntid, ord)) without rowid;
 CREATE TABLE templates (ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, config blob NOT NULL, PRIMARY KEY (ntid, ord)) without rowid;
 CREATE TABLE decks (id integer PRIMARY KEY NOT NULL, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, common blob NOT NULL, kind blob NOT NULL);`);
-  const models = JSON.parse(String(db.exec('SELECT models FROM col')[0].values[0][0])) as Record<string, { id: number; name: string; type: number; flds: Array<{ name: string; ord: number }> }>;
-  const decks = JSON.parse(String(db.exec('SELECT decks FROM col')[0].values[0][0])) as Record<string, { id: number; name: string }>;
+  const models = JSON.parse(String(db.exec('SELECT models FROM col')[0].values[0][0])) as Record<
+    string,
+    { id: number; name: string; type: number; flds: Array<{ name: string; ord: number }> }
+  >;
+  const decks = JSON.parse(String(db.exec('SELECT decks FROM col')[0].values[0][0])) as Record<
+    string,
+    { id: number; name: string }
+  >;
   for (const m of Object.values(models)) {
-    db.run('INSERT INTO notetypes VALUES (?, ?, 0, -1, ?)', [m.id, m.name, new Uint8Array(m.type === 1 ? [0x08, 0x01] : [])]);
+    db.run('INSERT INTO notetypes VALUES (?, ?, 0, -1, ?)', [
+      m.id,
+      m.name,
+      new Uint8Array(m.type === 1 ? [0x08, 0x01] : []),
+    ]);
     for (const f of m.flds) db.run('INSERT INTO fields VALUES (?, ?, ?, ?)', [m.id, f.ord, f.name, new Uint8Array([])]);
   }
-  for (const d of Object.values(decks)) db.run('INSERT INTO decks VALUES (?, ?, 0, -1, ?, ?)', [d.id, d.name.replace(/::/g, '\x1f'), new Uint8Array([]), new Uint8Array([])]);
+  for (const d of Object.values(decks))
+    db.run('INSERT INTO decks VALUES (?, ?, 0, -1, ?, ?)', [
+      d.id,
+      d.name.replace(/::/g, '\x1f'),
+      new Uint8Array([]),
+      new Uint8Array([]),
+    ]);
   db.run("UPDATE col SET models = '', decks = '', dconf = '', ver = 18");
   const collection = db.export();
   db.close();
   const files: Zippable = {
-    'collection.anki2': await buildCollection({ crt: p.crt, models: [{ name: 'Basic', fields: ['Front', 'Back'] }], decks: ['Default'], notes: [{ guid: 'stub', model: 'Basic', fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''] }] }),
+    'collection.anki2': await buildCollection({
+      crt: p.crt,
+      models: [{ name: 'Basic', fields: ['Front', 'Back'] }],
+      decks: ['Default'],
+      notes: [
+        {
+          guid: 'stub',
+          model: 'Basic',
+          fields: ['Please update to the latest Anki version, then import the .colpkg/.apkg file again.', ''],
+        },
+      ],
+    }),
     'collection.anki21b': zstdStored(collection),
   };
   const entries: Buffer[] = [];
   Object.entries(p.media ?? {}).forEach(([name, bytes], i) => {
     files[String(i)] = [zstdStored(bytes), { level: 0 }];
-    entries.push(lenField(1, Buffer.concat([lenField(1, Buffer.from(name, 'utf8')), Buffer.from([0x10, ...varint(bytes.length)]), Buffer.from([0xf8, 0x0f, ...varint(i)])])));
+    entries.push(
+      lenField(
+        1,
+        Buffer.concat([
+          lenField(1, Buffer.from(name, 'utf8')),
+          Buffer.from([0x10, ...varint(bytes.length)]),
+          Buffer.from([0xf8, 0x0f, ...varint(i)]),
+        ]),
+      ),
+    );
   });
   files.media = zstdStored(Buffer.concat(entries));
   return zipSync(files);

@@ -20,7 +20,10 @@ export async function pdfJsItems(bytes: Uint8Array, pageNo: number): Promise<{ i
 }
 
 /** pdfJsItems of several pages, the document opened once. */
-export async function pdfJsPagesItems(bytes: Uint8Array, pages: readonly number[]): Promise<{ items: PdfJsItem[]; height: number }[]> {
+export async function pdfJsPagesItems(
+  bytes: Uint8Array,
+  pages: readonly number[],
+): Promise<{ items: PdfJsItem[]; height: number }[]> {
   const doc = await openPdf(bytes);
   try {
     return await Promise.all(pages.map((p) => itemsOf(doc, p)));
@@ -29,7 +32,10 @@ export async function pdfJsPagesItems(bytes: Uint8Array, pages: readonly number[
   }
 }
 
-async function itemsOf(doc: Awaited<ReturnType<typeof openPdf>>, pageNo: number): Promise<{ items: PdfJsItem[]; height: number }> {
+async function itemsOf(
+  doc: Awaited<ReturnType<typeof openPdf>>,
+  pageNo: number,
+): Promise<{ items: PdfJsItem[]; height: number }> {
   const page = await doc.getPage(pageNo);
   const [, , , top] = page.view;
   const tc = await page.getTextContent();
@@ -38,7 +44,10 @@ async function itemsOf(doc: Awaited<ReturnType<typeof openPdf>>, pageNo: number)
     .map((i) => {
       const size = Math.hypot(i.transform[2], i.transform[3]);
       // From a little above the cap height to a little below the baseline, as readers draw a highlight.
-      return { str: i.str, box: { x: i.transform[4], y: top - i.transform[5] - size * 0.85, w: i.width, h: size * 1.1 } };
+      return {
+        str: i.str,
+        box: { x: i.transform[4], y: top - i.transform[5] - size * 0.85, w: i.width, h: size * 1.1 },
+      };
     });
   return { items, height: top };
 }
@@ -57,7 +66,13 @@ export async function pdfJsAnnotations(bytes: Uint8Array, pageNo: number): Promi
   try {
     const page = await doc.getPage(pageNo);
     const vp = page.getViewport({ scale: 1 });
-    const anns = (await page.getAnnotations()) as Array<{ subtype: string; quadPoints?: ArrayLike<number>; overlaidText?: string; contentsObj?: { str: string }; color?: ArrayLike<number> }>;
+    const anns = (await page.getAnnotations()) as Array<{
+      subtype: string;
+      quadPoints?: ArrayLike<number>;
+      overlaidText?: string;
+      contentsObj?: { str: string };
+      color?: ArrayLike<number>;
+    }>;
     return anns.map((a) => {
       const quads: Box[] = [];
       const q = a.quadPoints;
@@ -67,7 +82,13 @@ export async function pdfJsAnnotations(bytes: Uint8Array, pageNo: number): Promi
         const y = Math.min(...pts.map((p) => p[1]));
         quads.push({ x, y, w: Math.max(...pts.map((p) => p[0])) - x, h: Math.max(...pts.map((p) => p[1])) - y });
       }
-      return { kind: a.subtype, quads, overlaidText: a.overlaidText, contents: a.contentsObj?.str ?? '', color: a.color ? Array.from(a.color) : undefined };
+      return {
+        kind: a.subtype,
+        quads,
+        overlaidText: a.overlaidText,
+        contents: a.contentsObj?.str ?? '',
+        color: a.color ? Array.from(a.color) : undefined,
+      };
     });
   } finally {
     await doc.loadingTask.destroy();
@@ -75,4 +96,8 @@ export async function pdfJsAnnotations(bytes: Uint8Array, pageNo: number): Promi
 }
 
 /** Letters and digits, lower case: how two readings of the same text are compared (spacing and punctuation differ by tool). */
-export const letters = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+export const letters = (s: string) =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');

@@ -20,12 +20,22 @@ export interface ChildBridge {
 }
 
 /** Starts `study-bridge serve` in a child process and waits for its listening line. */
-export function spawnBridge(args: string[], env: NodeJS.ProcessEnv = {}, as: { uid?: number; gid?: number } = {}): Promise<ChildBridge> {
+export function spawnBridge(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  as: { uid?: number; gid?: number } = {},
+): Promise<ChildBridge> {
   ensureBuilt();
-  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...as });
+  const child = spawn(process.execPath, [cliPath, 'serve', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...as,
+  });
   let out = '';
   let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   return new Promise((resolveStart, reject) => {
     const timer = setTimeout(() => reject(new Error(`bridge did not start: ${err}`)), 20000);
     child.stdout!.on('data', (d) => {

@@ -45,10 +45,18 @@ export function cjkPdf(): string {
   mkdirSync(dir, { recursive: true });
   const page = join(dir, 'cjk.html');
   writeFileSync(page, html());
-  const args = ['--headless', '--disable-gpu', '--no-pdf-header-footer', `--user-data-dir=${join(dir, 'profile')}`, `--print-to-pdf=${pdf}`, `file://${page}`];
+  const args = [
+    '--headless',
+    '--disable-gpu',
+    '--no-pdf-header-footer',
+    `--user-data-dir=${join(dir, 'profile')}`,
+    `--print-to-pdf=${pdf}`,
+    `file://${page}`,
+  ];
   // Chromium refuses to run as root without --no-sandbox (CI containers run as root).
   if (process.getuid?.() === 0) args.unshift('--no-sandbox');
   execFileSync(CHROMIUM, args, { stdio: 'ignore', timeout: 120_000 });
-  if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-') throw new Error('Chromium did not print the CJK test PDF');
+  if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-')
+    throw new Error('Chromium did not print the CJK test PDF');
   return pdf;
 }

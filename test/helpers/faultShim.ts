@@ -22,7 +22,10 @@ export class FaultShim {
   readonly ctl: string;
   readonly log: string;
 
-  private constructor(readonly lib: string, readonly dir: string) {
+  private constructor(
+    readonly lib: string,
+    readonly dir: string,
+  ) {
     this.ctl = join(dir, 'fault.ctl');
     this.log = join(dir, 'fault.log');
     writeFileSync(this.ctl, '');
@@ -33,7 +36,9 @@ export class FaultShim {
   static build(dir: string): FaultShim | undefined {
     const lib = join(dir, 'faultShim.so');
     try {
-      execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', lib, join(__dirname, 'faultShim.c'), '-ldl', '-lpthread'], { stdio: 'pipe' });
+      execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', lib, join(__dirname, 'faultShim.c'), '-ldl', '-lpthread'], {
+        stdio: 'pipe',
+      });
     } catch {
       return undefined;
     }

@@ -27,10 +27,15 @@ export function literalRequests(markdown: string): LiteralRequest[] {
   }));
 }
 
-export const placeholders = (r: LiteralRequest): string[] => [...new Set([...`${r.target} ${JSON.stringify(r.body ?? '')}`.matchAll(/<([^<>]+)>/g)].map((m) => m[1]))];
+export const placeholders = (r: LiteralRequest): string[] => [
+  ...new Set([...`${r.target} ${JSON.stringify(r.body ?? '')}`.matchAll(/<([^<>]+)>/g)].map((m) => m[1])),
+];
 
 /** Every `<name>` replaced by values[name] (in the path, the query and the body's strings). */
-export function fill(r: LiteralRequest, values: Record<string, string>): { method: 'GET' | 'POST'; path: string; query: Record<string, string>; body: unknown } {
+export function fill(
+  r: LiteralRequest,
+  values: Record<string, string>,
+): { method: 'GET' | 'POST'; path: string; query: Record<string, string>; body: unknown } {
   const sub = (s: string, enc: (v: string) => string) =>
     s.replace(/<([^<>]+)>/g, (whole, name: string) => {
       if (!(name in values)) throw new Error(`${r.text}: no value for <${name}>`);
@@ -39,12 +44,22 @@ export function fill(r: LiteralRequest, values: Record<string, string>): { metho
   const [pathPart, queryPart = ''] = r.target.split('?');
   const query = Object.fromEntries([...new URLSearchParams(queryPart)].map(([k, v]) => [k, sub(v, (x) => x)]));
   const walk = (v: unknown): unknown =>
-    typeof v === 'string' ? sub(v, (x) => x) : Array.isArray(v) ? v.map(walk) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) : v;
+    typeof v === 'string'
+      ? sub(v, (x) => x)
+      : Array.isArray(v)
+        ? v.map(walk)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+          : v;
   return { method: r.method, path: sub(pathPart, encodeURIComponent), query, body: walk(r.body) };
 }
 
 /** The declared route a request's path belongs to, with its path parameters. */
-export function routeOf(routes: readonly RouteDecl[], method: string, path: string): { route: RouteDecl; params: Record<string, string> } | undefined {
+export function routeOf(
+  routes: readonly RouteDecl[],
+  method: string,
+  path: string,
+): { route: RouteDecl; params: Record<string, string> } | undefined {
   for (const route of routes) {
     if (route.method !== method) continue;
     const names: string[] = [];
@@ -59,12 +74,16 @@ export function routeOf(routes: readonly RouteDecl[], method: string, path: stri
 export function unknownKeys(schema: z.ZodType, value: unknown, at = ''): string[] {
   const def = (schema as unknown as { def: { type: string } }).def;
   const s = schema as any;
-  if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default') return unknownKeys(s.unwrap?.() ?? s.def.innerType, value, at);
+  if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default')
+    return unknownKeys(s.unwrap?.() ?? s.def.innerType, value, at);
   if (def.type === 'pipe') return unknownKeys(s.def.in, value, at);
-  if (def.type === 'array' && Array.isArray(value)) return value.flatMap((v, i) => unknownKeys(s.element, v, `${at}[${i}]`));
+  if (def.type === 'array' && Array.isArray(value))
+    return value.flatMap((v, i) => unknownKeys(s.element, v, `${at}[${i}]`));
   if (def.type === 'object' && value && typeof value === 'object' && !Array.isArray(value)) {
     const shape = s.shape as Record<string, z.ZodType>;
-    return Object.entries(value).flatMap(([k, v]) => (k in shape ? unknownKeys(shape[k], v, `${at}.${k}`) : [`${at}.${k}`]));
+    return Object.entries(value).flatMap(([k, v]) =>
+      k in shape ? unknownKeys(shape[k], v, `${at}.${k}`) : [`${at}.${k}`],
+    );
   }
   return [];
 }
@@ -77,7 +96,8 @@ export function requestProblems(routes: readonly RouteDecl[], req: ReturnType<ty
   const problems: string[] = [];
   const check = (what: string, schema: z.ZodType, value: unknown) => {
     const r = schema.safeParse(value);
-    if (!r.success) problems.push(`${what}: ${r.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    if (!r.success)
+      problems.push(`${what}: ${r.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
     problems.push(...unknownKeys(schema, value).map((k) => `${what}: unknown field ${k}`));
   };
   check('params', schemas.params, found.params);

@@ -67,20 +67,34 @@ export interface StreamedAnswer {
  * POSTs a body produced chunk by chunk (Transfer-Encoding: chunked, no
  * Content-Length), waiting for the socket to drain: the test never holds it.
  */
-export function streamUpload(baseUrl: string, token: string, query: Record<string, string>, chunks: () => Generator<Buffer>, headers: Record<string, string> = {}): Promise<StreamedAnswer> {
+export function streamUpload(
+  baseUrl: string,
+  token: string,
+  query: Record<string, string>,
+  chunks: () => Generator<Buffer>,
+  headers: Record<string, string> = {},
+): Promise<StreamedAnswer> {
   const url = new URL(`${baseUrl}/library/documents/upload`);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = request(url, { method: 'POST', agent: false, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/pdf', ...headers } }, (res) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      res.on('data', (c) => parts.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-      });
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/pdf', ...headers },
+      },
+      (res) => {
+        answered = true;
+        const parts: Buffer[] = [];
+        res.on('data', (c) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
+        });
+      },
+    );
     // The server may answer (413) and stop reading before the body is all sent.
     req.on('error', (e) => !answered && reject(e));
     const it = chunks();
@@ -99,7 +113,8 @@ export function streamUpload(baseUrl: string, token: string, query: Record<strin
 /** `%PDF-1.7` then `total` bytes of random junk, in fresh 1 MB chunks. */
 export function* junkPdfBody(total: number): Generator<Buffer> {
   yield Buffer.from('%PDF-1.7\n');
-  for (let sent = 0; sent < total; sent += 1024 * 1024) yield randomFillSync(Buffer.alloc(Math.min(1024 * 1024, total - sent)));
+  for (let sent = 0; sent < total; sent += 1024 * 1024)
+    yield randomFillSync(Buffer.alloc(Math.min(1024 * 1024, total - sent)));
 }
 
 /** Files under `dir` (recursively, dot entries included) whose name matches. */

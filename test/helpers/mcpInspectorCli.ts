@@ -14,12 +14,26 @@ export interface ToolResult {
 
 /** One Inspector CLI run; its stdout is the JSON answer of the method. `size`: the bytes it printed. */
 export function inspector(t: TestBridge, args: string[]): Promise<any> {
-  const argv = [inspectorBin, '--cli', `${t.bridge.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${t.bridge.token}`, ...args];
+  const argv = [
+    inspectorBin,
+    '--cli',
+    `${t.bridge.baseUrl}/mcp`,
+    '--transport',
+    'http',
+    '--header',
+    `Authorization: Bearer ${t.bridge.token}`,
+    ...args,
+  ];
   return new Promise((resolve, reject) => {
     execFile(process.execPath, argv, { timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       // Exit code 5: the tool answered isError:true (said on stderr); the result is still on stdout.
       const toolError = err?.code === 5 && stderr.includes('"tool_is_error"');
-      if (err && !toolError) return reject(new Error(`mcp-inspector ${args.join(' ').slice(0, 300)} failed (${err.code ?? err.signal}): ${stderr}${stdout}`));
+      if (err && !toolError)
+        return reject(
+          new Error(
+            `mcp-inspector ${args.join(' ').slice(0, 300)} failed (${err.code ?? err.signal}): ${stderr}${stdout}`,
+          ),
+        );
       try {
         const out = JSON.parse(stdout);
         Object.defineProperty(out, 'size', { value: Buffer.byteLength(stdout), enumerable: false });
@@ -40,5 +54,9 @@ export const textOf = (r: ToolResult) => {
 };
 
 /** A tool call with its arguments as one JSON object (numbers and nested objects sent as such). */
-export const callToolJson = (t: TestBridge, tool: string, toolArgs: Record<string, unknown>): Promise<ToolResult & { size: number }> =>
+export const callToolJson = (
+  t: TestBridge,
+  tool: string,
+  toolArgs: Record<string, unknown>,
+): Promise<ToolResult & { size: number }> =>
   inspector(t, ['--method', 'tools/call', '--tool-name', tool, '--tool-args-json', JSON.stringify(toolArgs)]);

@@ -4,7 +4,9 @@ import type { Store } from '../../src/server/ground/store/store';
 /** A hash of every row of each table, `table=hash` per table: equal digests = nothing changed, and a diff names the table that did. */
 export function storeDigest(store: Store): string {
   const tables = store
-    .all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts_%' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts_%' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    )
     .map((r) => r.name);
   const parts: string[] = [];
   for (const t of tables) {

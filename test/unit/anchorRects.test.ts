@@ -8,7 +8,10 @@ describe('cards: anchor rectangles in notes.source_rect', () => {
 
   it('an old row (one rectangle) reads as rects = [rect]', () => {
     assert.deepEqual(anchorBoxes(JSON.stringify(a)), { rect: a, rects: [a] });
-    assert.deepEqual(anchorBoxes('{"x":1,"y":2,"w":3,"h":4}'), { rect: { x: 1, y: 2, width: 3, height: 4 }, rects: [{ x: 1, y: 2, width: 3, height: 4 }] });
+    assert.deepEqual(anchorBoxes('{"x":1,"y":2,"w":3,"h":4}'), {
+      rect: { x: 1, y: 2, width: 3, height: 4 },
+      rects: [{ x: 1, y: 2, width: 3, height: 4 }],
+    });
     assert.equal(anchorBoxes(null), null);
   });
 

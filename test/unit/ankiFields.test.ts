@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { clozeParts, clozeText, hashtagToTag, htmlToText, imageNames, tagToHashtag } from '../../src/server/api/ankiconnect/ankiFields';
+import {
+  clozeParts,
+  clozeText,
+  hashtagToTag,
+  htmlToText,
+  imageNames,
+  tagToHashtag,
+} from '../../src/server/api/ankiconnect/ankiFields';
 import { ankiIdOf, uuidPrefixOf } from '../../src/server/api/ankiconnect/ankiIds';
 import { queryTerms } from '../../src/server/api/ankiconnect/ankiSearch';
 
@@ -17,17 +24,31 @@ describe('AnkiConnect fields, ids and queries (pure)', () => {
   });
 
   it('HTML → text: breaks, blocks, entities, sounds and scripts', () => {
-    assert.equal(htmlToText('<div><b>to</b> speak</div><div>a&nbsp;b &amp; c &lt;d&gt; &#x6C34;&#27700;</div>[sound:x.mp3]<script>alert(1)</script>'), 'to speak\na b & c <d> 水水');
+    assert.equal(
+      htmlToText(
+        '<div><b>to</b> speak</div><div>a&nbsp;b &amp; c &lt;d&gt; &#x6C34;&#27700;</div>[sound:x.mp3]<script>alert(1)</script>',
+      ),
+      'to speak\na b & c <d> 水水',
+    );
     assert.equal(htmlToText('line<br>next<br/>last'), 'line\nnext\nlast');
   });
 
   it('<img src>: bare media names only, each once, entities decoded', () => {
-    assert.deepEqual(imageNames(`<img src="a.png"><IMG alt=x src='b &amp; c.jpg'/><img src=d.gif><img src="https://x.example/e.png"><img src="a.png">`), ['a.png', 'b & c.jpg', 'd.gif']);
+    assert.deepEqual(
+      imageNames(
+        `<img src="a.png"><IMG alt=x src='b &amp; c.jpg'/><img src=d.gif><img src="https://x.example/e.png"><img src="a.png">`,
+      ),
+      ['a.png', 'b & c.jpg', 'd.gif'],
+    );
   });
 
   it('Cloze: Text → title and question, and back (hints dropped, numbers in order)', () => {
     const parts = clozeParts('{{c1::Paris}} is the capital of {{c2::France::country}}.');
-    assert.deepEqual(parts, { title: 'Paris is the capital of France.', question: '{{cloze}} is the capital of {{cloze}}.', deletions: 2 });
+    assert.deepEqual(parts, {
+      title: 'Paris is the capital of France.',
+      question: '{{cloze}} is the capital of {{cloze}}.',
+      deletions: 2,
+    });
     assert.equal(clozeText(parts.title, parts.question), '{{c1::Paris}} is the capital of {{c2::France}}.');
     assert.equal(clozeParts('no deletion').deletions, 0);
   });
@@ -41,7 +62,12 @@ describe('AnkiConnect fields, ids and queries (pure)', () => {
   });
 
   it('query terms: quotes keep spaces, a leading - stays', () => {
-    assert.deepEqual(queryTerms('deck:"My deck" -tag:x "two words" plain'), ['deck:My deck', '-tag:x', 'two words', 'plain']);
+    assert.deepEqual(queryTerms('deck:"My deck" -tag:x "two words" plain'), [
+      'deck:My deck',
+      '-tag:x',
+      'two words',
+      'plain',
+    ]);
     assert.deepEqual(queryTerms('"deck:A B"'), ['deck:A B']);
   });
 });

@@ -62,10 +62,12 @@ describe('AnswerCache: an answer is kept until the library changes, never while 
       const after = store.quietMark;
       assert.notEqual(after, undefined);
       assert.notEqual(after, start);
-      await assert.rejects(store.write((tx) => {
-        tx.run(`INSERT OR REPLACE INTO ui_state(key, value) VALUES ('k', 'w')`);
-        throw new Error('the write changes its mind');
-      }));
+      await assert.rejects(
+        store.write((tx) => {
+          tx.run(`INSERT OR REPLACE INTO ui_state(key, value) VALUES ('k', 'w')`);
+          throw new Error('the write changes its mind');
+        }),
+      );
       assert.equal(store.quietMark, after, 'a write that threw left the rows as they were');
       await store.write(() => undefined);
       assert.equal(store.quietMark, after, 'a write of no statements changes nothing');

@@ -32,9 +32,42 @@ function rng(seed: number) {
 }
 
 const CARDS = 4000;
-const LATIN = ['lorem', 'ipsum', 'matrix', 'matrices', 'eigen', 'eigenvalue', 'atp', 'cell', 'cellular', 'membrane', 'nebula', 'quasar', 'or', 'near', 'café', 'x1', 'dna'];
+const LATIN = [
+  'lorem',
+  'ipsum',
+  'matrix',
+  'matrices',
+  'eigen',
+  'eigenvalue',
+  'atp',
+  'cell',
+  'cellular',
+  'membrane',
+  'nebula',
+  'quasar',
+  'or',
+  'near',
+  'café',
+  'x1',
+  'dna',
+];
 // Han pieces (细胞 goes into every card); 光合作用's characters appear nowhere else, so it stays rare.
-const HAN = ['叶绿体', '叶绿体的结构', '结构', '合成酶', '线粒体', '细胞膜', '细胞核', '植物', '能量', '转化', '的', '与', '功能', '化学能'];
+const HAN = [
+  '叶绿体',
+  '叶绿体的结构',
+  '结构',
+  '合成酶',
+  '线粒体',
+  '细胞膜',
+  '细胞核',
+  '植物',
+  '能量',
+  '转化',
+  '的',
+  '与',
+  '功能',
+  '化学能',
+];
 const OTHER = ['ミトコンドリア', '광합성은', '광합성', 'ATP合成酶', 'DNA複製'];
 
 function corpus(): string[] {
@@ -92,7 +125,12 @@ describe('Card index query: each CJK phrase in the top-level AND, ranked as befo
     for (let half = 0; half < 2; half++) {
       db.run('BEGIN');
       const st = db.prepare('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)');
-      for (let i = (half * CARDS) / 2; i < ((half + 1) * CARDS) / 2; i++) st.run([`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, 'AAAAAAAA-0000-4000-8000-000000000001', cardIndexBody(bodies[i])]);
+      for (let i = (half * CARDS) / 2; i < ((half + 1) * CARDS) / 2; i++)
+        st.run([
+          `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          'AAAAAAAA-0000-4000-8000-000000000001',
+          cardIndexBody(bodies[i]),
+        ]);
       st.free();
       db.run('COMMIT');
     }
@@ -101,7 +139,9 @@ describe('Card index query: each CJK phrase in the top-level AND, ranked as befo
 
   /** Every matching row, ranked as librarySearch.ts ranks a window (bm25, ties newest first). */
   function ranked(match: string, rank?: readonly number[]): Array<[number, number]> {
-    const st = db.prepare(`SELECT docid, matchinfo(notes_fts, 'pcnaly') AS mi FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid DESC`);
+    const st = db.prepare(
+      `SELECT docid, matchinfo(notes_fts, 'pcnaly') AS mi FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid DESC`,
+    );
     st.bind([match]);
     const rows: Array<[number, number]> = [];
     while (st.step()) {
@@ -122,7 +162,11 @@ describe('Card index query: each CJK phrase in the top-level AND, ranked as befo
       match: '结构 "光合 合作 作用" body:叶* body:atp* "合成 成酶" (光合作用 OR 光合)',
       rank: [0, 5, 1, 2, 3, 4],
     });
-    assert.deepEqual(shape('光合作用'), { match: '(光合作用 OR "光合 合作 作用")', rank: [0, 1] }, 'one part: nothing to defer');
+    assert.deepEqual(
+      shape('光合作用'),
+      { match: '(光合作用 OR "光合 合作 作用")', rank: [0, 1] },
+      'one part: nothing to defer',
+    );
     assert.deepEqual(shape('eigen matrix'), { match: 'body:eigen* body:matrix*', rank: [0, 1] });
   });
 
@@ -194,7 +238,13 @@ describe('Card index automerge: cards written one by one stay in few segments, a
     Promise.all(
       corpus()
         .slice(0, n)
-        .map((b, i) => store.write((tx) => tables.forEach((t) => tx.run(`INSERT INTO ${t}(noteid, topicid, body) VALUES (?, ?, ?)`, [`N${i}`, 'T', cardIndexBody(b)])))),
+        .map((b, i) =>
+          store.write((tx) =>
+            tables.forEach((t) =>
+              tx.run(`INSERT INTO ${t}(noteid, topicid, body) VALUES (?, ?, ?)`, [`N${i}`, 'T', cardIndexBody(b)]),
+            ),
+          ),
+        ),
     );
   const segments = (t: string) => store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}_segdir`)!.n;
   /** Every query's matches as librarySearch.ts ranks them, whole-word form too. */
@@ -203,7 +253,10 @@ describe('Card index automerge: cards written one by one stay in few segments, a
       const { match, rank } = cardQuery(searchQuery(q))!;
       return [match, ftsWholeWords(match)].map((m) =>
         store
-          .all<{ docid: number; mi: Uint8Array }>(`SELECT docid, matchinfo(${t}, 'pcnaly') AS mi FROM ${t} WHERE ${t} MATCH ? ORDER BY docid DESC`, [m])
+          .all<{ docid: number; mi: Uint8Array }>(
+            `SELECT docid, matchinfo(${t}, 'pcnaly') AS mi FROM ${t} WHERE ${t} MATCH ? ORDER BY docid DESC`,
+            [m],
+          )
           .map((r) => [r.docid, bm25Score(r.mi, rank)] as const)
           .sort((a, b) => b[1] - a[1]),
       );
@@ -211,7 +264,11 @@ describe('Card index automerge: cards written one by one stay in few segments, a
 
   it('a new data dir makes the index with automerge=4: a few segments, the same cards, scores and order as a table without it', async () => {
     await rebuildCardIndex(store);
-    assert.equal(store.get<{ value: number }>('SELECT value FROM notes_fts_stat WHERE id = 2')?.value, 4, "FTS4 keeps 'automerge=4' with the table");
+    assert.equal(
+      store.get<{ value: number }>('SELECT value FROM notes_fts_stat WHERE id = 2')?.value,
+      4,
+      "FTS4 keeps 'automerge=4' with the table",
+    );
     await store.write((tx) => tx.run(PLAIN.replace('%s', 'plain_fts')));
     await writeCards(['notes_fts', 'plain_fts']);
     assert.ok(segments('plain_fts') >= 15, `without automerge: ${segments('plain_fts')} segments`);
@@ -220,7 +277,10 @@ describe('Card index automerge: cards written one by one stay in few segments, a
     assert.deepEqual(answers('notes_fts'), want);
     assert.ok(want.flat().length > 3000, `compared ${want.flat().length} rows`);
     const both = cardQuery(searchQuery('叶绿体 细胞'))!;
-    assert.ok(store.all(`SELECT docid FROM notes_fts WHERE notes_fts MATCH ?`, [both.match]).length > 20, '叶绿体 细胞 finds its cards');
+    assert.ok(
+      store.all(`SELECT docid FROM notes_fts WHERE notes_fts MATCH ?`, [both.match]).length > 20,
+      '叶绿体 细胞 finds its cards',
+    );
   });
 
   it("an index kept before ('3': the ids indexed) is made again at start: ids stored, not indexed, the same answers", async () => {
@@ -238,18 +298,39 @@ describe('Card index automerge: cards written one by one stay in few segments, a
       corpus()
         .slice(0, 300)
         .forEach((b, i) => {
-          tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, kind, created_at, modified_at) VALUES (?, 'T', NULL, ?, ?, 'card', '', '')`, [ids[i], i, `Card ${i}`]);
+          tx.run(
+            `INSERT INTO notes(noteid, topicid, parent_id, position, title, kind, created_at, modified_at) VALUES (?, 'T', NULL, ?, ?, 'card', '', '')`,
+            [ids[i], i, `Card ${i}`],
+          );
           tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [ids[i], b]);
-          tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [ids[i], 'T', cardIndexBody(`Card ${i}\n${b}`)]);
+          tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [
+            ids[i],
+            'T',
+            cardIndexBody(`Card ${i}\n${b}`),
+          ]);
         });
     });
     const want = answers('notes_fts');
-    assert.ok(store.all(`SELECT docid FROM notes_fts WHERE notes_fts MATCH '4bcd'`).length > 0, "'3' indexed an id's hex groups");
+    assert.ok(
+      store.all(`SELECT docid FROM notes_fts WHERE notes_fts MATCH '4bcd'`).length > 0,
+      "'3' indexed an id's hex groups",
+    );
     const idTerms = store.get<{ n: number }>(`SELECT count(*) AS n FROM notes_fts WHERE notes_fts MATCH '4bcd'`)!.n;
     assert.equal(await rebuildCardIndex(store), 300, 'every row written again');
-    assert.match(store.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql, /notindexed=noteid, notindexed=topicid/);
-    assert.equal(store.get<{ n: number }>(`SELECT count(*) AS n FROM notes_fts WHERE notes_fts MATCH '4bcd'`)!.n, 0, `an id's hex group is no term now (was in ${idTerms} rows)`);
-    assert.deepEqual(store.get<{ noteid: string }>(`SELECT noteid FROM notes_fts WHERE docid = (SELECT max(docid) FROM notes_fts)`), { noteid: ids[299] }, 'ids stored');
+    assert.match(
+      store.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`)!.sql,
+      /notindexed=noteid, notindexed=topicid/,
+    );
+    assert.equal(
+      store.get<{ n: number }>(`SELECT count(*) AS n FROM notes_fts WHERE notes_fts MATCH '4bcd'`)!.n,
+      0,
+      `an id's hex group is no term now (was in ${idTerms} rows)`,
+    );
+    assert.deepEqual(
+      store.get<{ noteid: string }>(`SELECT noteid FROM notes_fts WHERE docid = (SELECT max(docid) FROM notes_fts)`),
+      { noteid: ids[299] },
+      'ids stored',
+    );
     assert.equal(store.get<{ value: number }>('SELECT value FROM notes_fts_stat WHERE id = 2')?.value, 4);
     const docids = (rows: Array<Array<readonly [number, number]>>) => rows.map((r) => r.map(([, score]) => score));
     assert.deepEqual(docids(answers('notes_fts')), docids(want), 'the same scores in the same order (docids are new)');

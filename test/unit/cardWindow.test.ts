@@ -12,7 +12,10 @@ describe('card window: bestOf, the n best rows without sorting the window', () =
       const size = 1 + Math.floor(next() * 2500);
       // Few distinct scores in some rounds (ties everywhere), many in others.
       const levels = round % 2 ? 5 : 10_000;
-      const rows = Array.from({ length: size }, (_, i) => ({ docid: size - i, score: Math.floor(next() * levels) / 7 }));
+      const rows = Array.from({ length: size }, (_, i) => ({
+        docid: size - i,
+        score: Math.floor(next() * levels) / 7,
+      }));
       const want = fullSort(rows);
       for (const n of [1, 21, 42, 63, 500]) {
         const got = bestOf(rows, n);

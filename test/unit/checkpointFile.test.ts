@@ -23,7 +23,11 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const a = image(100, (i) => i);
     assert.deepEqual(await file.write(a), { mode: 'whole', pages: 100, changedPages: 100 });
     const b = image(103, (i) => (i === 7 || i === 50 ? 200 : i));
-    assert.deepEqual(await file.write(b), { mode: 'pages', pages: 103, changedPages: 5 }, 'pages 7 and 50, three new at the end (page 0 keeps its header)');
+    assert.deepEqual(
+      await file.write(b),
+      { mode: 'pages', pages: 103, changedPages: 5 },
+      'pages 7 and 50, three new at the end (page 0 keeps its header)',
+    );
     assert.ok(readFileSync(path).equals(b));
     const c = image(90, (i) => (i === 7 ? 200 : i));
     assert.equal((await file.write(c)).mode, 'pages');
@@ -52,7 +56,12 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const path = join(tempDir(), 'library.db');
     const a = image(20, (i) => i);
     writeFileSync(path, a);
-    const redo = encodeRedo(image(20, () => 9), PAGE, [1, 2, 3], preImageOf(a, PAGE));
+    const redo = encodeRedo(
+      image(20, () => 9),
+      PAGE,
+      [1, 2, 3],
+      preImageOf(a, PAGE),
+    );
     writeFileSync(`${path}.redo`, redo.subarray(0, redo.length - 100));
     assert.ok(CheckpointFile.open(path).bytes!.equals(a));
     assert.ok(!existsSync(`${path}.redo`));
@@ -62,7 +71,18 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const path = join(tempDir(), 'library.db');
     const { file } = CheckpointFile.open(path);
     await file.write(image(20, (i) => i));
-    writeFileSync(`${path}.redo`, encodeRedo(image(20, () => 1), PAGE, [5], preImageOf(image(20, (i) => i), PAGE)));
+    writeFileSync(
+      `${path}.redo`,
+      encodeRedo(
+        image(20, () => 1),
+        PAGE,
+        [5],
+        preImageOf(
+          image(20, (i) => i),
+          PAGE,
+        ),
+      ),
+    );
     const c = image(20, (i) => 100 + i);
     assert.equal((await file.write(c)).mode, 'whole');
     assert.ok(!existsSync(`${path}.redo`));
@@ -74,7 +94,11 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     const s = await Store.open(dir, { idleCheckpointMs: 0 });
     const add = (from: number, n: number) =>
       s.write((tx) => {
-        for (let i = from; i < from + n; i++) tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [`t${i}`, 'x'.repeat(200)]);
+        for (let i = from; i < from + n; i++)
+          tx.run(
+            `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`,
+            [`t${i}`, 'x'.repeat(200)],
+          );
       });
     await add(0, 3000);
     await s.checkpoint();
@@ -82,7 +106,10 @@ describe('checkpoint file: only changed pages are written, through a redo file',
     await add(3000, 5);
     await s.checkpoint();
     assert.equal(s.lastCheckpoint!.mode, 'pages');
-    assert.ok(s.lastCheckpoint!.changedPages < s.lastCheckpoint!.pages / 10, `${s.lastCheckpoint!.changedPages} of ${s.lastCheckpoint!.pages} pages written`);
+    assert.ok(
+      s.lastCheckpoint!.changedPages < s.lastCheckpoint!.pages / 10,
+      `${s.lastCheckpoint!.changedPages} of ${s.lastCheckpoint!.pages} pages written`,
+    );
     await s.close();
     const s2 = await Store.open(dir);
     assert.equal(s2.integrityCheck(), 'ok');
@@ -117,7 +144,9 @@ describe('redo file: it names the state of library.db it applies to', () => {
     writeFileSync(`${path}.redo`, encodeRedo(b, PAGE, [3, 13, 23, 30, 31], preImageOf(a, PAGE)));
     const torn = Buffer.concat([a, Buffer.alloc(PAGE)]); // grew by a page of zeros
     pageOf(b, 3).copy(torn, 3 * PAGE);
-    pageOf(b, 13).subarray(0, 1536).copy(torn, 13 * PAGE); // three of eight sectors made it
+    pageOf(b, 13)
+      .subarray(0, 1536)
+      .copy(torn, 13 * PAGE); // three of eight sectors made it
     writeFileSync(path, torn);
     const { bytes, staleRedoKeptAs } = CheckpointFile.open(path);
     assert.equal(staleRedoKeptAs, undefined);

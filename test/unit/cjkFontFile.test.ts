@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { CJK_FONT_ENV, cjkFontFile, cjkPrintFontFile, hasTrueTypeOutlines, needsCjkFont } from '../../src/server/domain/cards/cjkFontFile';
+import {
+  CJK_FONT_ENV,
+  cjkFontFile,
+  cjkPrintFontFile,
+  hasTrueTypeOutlines,
+  needsCjkFont,
+} from '../../src/server/domain/cards/cjkFontFile';
 
 describe('the CJK font of renders and prints', () => {
   it('finds one on this machine (CI installs fonts-noto-cjk)', () => {
@@ -25,6 +31,10 @@ describe('the CJK font of renders and prints', () => {
     assert.equal(hasTrueTypeOutlines('/nonexistent.ttf'), false);
     const f = cjkPrintFontFile({});
     assert.ok(f && hasTrueTypeOutlines(f), String(f));
-    assert.equal(cjkPrintFontFile({ [CJK_FONT_ENV]: '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc' }), null, 'a forced CFF font is not embedded');
+    assert.equal(
+      cjkPrintFontFile({ [CJK_FONT_ENV]: '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc' }),
+      null,
+      'a forced CFF font is not embedded',
+    );
   });
 });

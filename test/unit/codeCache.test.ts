@@ -13,7 +13,10 @@ const mode = (f: string) => statSync(f).mode & 0o777;
 function fixture(dir: string, answer: number): string {
   const file = join(dir, 'bundle.js');
   const fns = Array.from({ length: 200 }, (_, i) => `function f${i}(x) { return x * ${i} + ${answer}; }`).join('\n');
-  writeFileSync(file, `${fns}\nexports.answer = f1(0);\nexports.dir = __dirname;\nexports.sep = require('node:path').sep;\nexports.self = module.exports === exports;\n`);
+  writeFileSync(
+    file,
+    `${fns}\nexports.answer = f1(0);\nexports.dir = __dirname;\nexports.sep = require('node:path').sep;\nexports.self = module.exports === exports;\n`,
+  );
   return file;
 }
 
@@ -21,14 +24,21 @@ function fixture(dir: string, answer: number): string {
  * Loads `file` through the code cache in a process of its own (V8 keeps what it compiled for the life of an
  * isolate, so a second load in one process would not read the cache file at all), saves, and says what it saw.
  */
-function load(file: string, cacheDir: string, opts: { save?: boolean } = {}): { state: string; exports: Record<string, unknown> } {
+function load(
+  file: string,
+  cacheDir: string,
+  opts: { save?: boolean } = {},
+): { state: string; exports: Record<string, unknown> } {
   const child = `
     require(${JSON.stringify(TSX)}).register();
     const { requireWithCodeCache } = require(${JSON.stringify(LOADER)});
     const m = requireWithCodeCache(process.argv[1], process.argv[2]);
     if (process.argv[3] === 'save') m.save();
     process.stdout.write(JSON.stringify({ state: m.state, exports: m.exports }));`;
-  const r = spawnSync(process.execPath, ['-e', child, file, cacheDir, opts.save === false ? '' : 'save'], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['-e', child, file, cacheDir, opts.save === false ? '' : 'save'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as { state: string; exports: Record<string, unknown> };
 }
@@ -113,7 +123,10 @@ describe('requireWithCodeCache: the bridge bundle through V8’s code cache', ()
         process.stdout.write(JSON.stringify({ state: m.state, status: res.status, png }));
       })().catch((e) => { console.error(e); process.exit(1); });`;
     const run = (dataDir: string) => {
-      const r = spawnSync(process.execPath, ['-e', child, join(dir, 'cache'), dataDir], { encoding: 'utf8', timeout: 50_000 });
+      const r = spawnSync(process.execPath, ['-e', child, join(dir, 'cache'), dataDir], {
+        encoding: 'utf8',
+        timeout: 50_000,
+      });
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout) as { state: string; status: number };
     };

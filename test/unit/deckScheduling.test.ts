@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { formatInterval, newSchedule, nextDues, nextIntervals, parseSchedule, review, viewOf } from '../../src/server/domain/decks/deckScheduling';
+import {
+  formatInterval,
+  newSchedule,
+  nextDues,
+  nextIntervals,
+  parseSchedule,
+  review,
+  viewOf,
+} from '../../src/server/domain/decks/deckScheduling';
 
 const T0 = new Date('2025-03-01T08:00:00.000Z');
 const MIN = 60_000;
@@ -9,7 +17,15 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 describe('deckScheduling (FSRS, ts-fsrs defaults)', () => {
   it('a new card is due at once, state new, nothing reviewed', () => {
     const s = newSchedule(T0);
-    assert.deepEqual(viewOf(s), { due: T0.toISOString(), state: 'new', reps: 0, lapses: 0, stability: 0, difficulty: 0, lastReviewAt: null });
+    assert.deepEqual(viewOf(s), {
+      due: T0.toISOString(),
+      state: 'new',
+      reps: 0,
+      lapses: 0,
+      stability: 0,
+      difficulty: 0,
+      lastReviewAt: null,
+    });
   });
 
   it('a new card: again 1m < hard 6m < good 10m (learning steps) < easy (days, straight to review)', () => {
@@ -50,7 +66,11 @@ describe('deckScheduling (FSRS, ts-fsrs defaults)', () => {
     assert.equal(lapse.state, 'relearning');
     assert.equal(lapse.schedule.lapses, 1);
     assert.equal(lapse.schedule.reps, 4);
-    assert.equal(lapse.schedule.due, new Date(Date.parse(second.schedule.due) + 10 * MIN).toISOString(), 'the 10-minute relearning step');
+    assert.equal(
+      lapse.schedule.due,
+      new Date(Date.parse(second.schedule.due) + 10 * MIN).toISOString(),
+      'the 10-minute relearning step',
+    );
   });
 
   it('a stored schedule survives JSON (dates as ISO strings) and gives the same next step', () => {

@@ -8,7 +8,8 @@ import type { OutlineSegment } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile } from './pdfCorpus';
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
-const draft = (book: Book, a: number, b: number) => draftResult({ pages: range(a, b), segments: [{ startPage: a, endPage: b }] }, book.outline, book.pages);
+const draft = (book: Book, a: number, b: number) =>
+  draftResult({ pages: range(a, b), segments: [{ startPage: a, endPage: b }] }, book.outline, book.pages);
 const headings = (md: string) => md.split('\n').filter((l) => l.startsWith('#'));
 
 /** The outline rule: the first heading is `#`, and none is deeper than the heading before it + 1. */
@@ -59,12 +60,36 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
   it('sections that only share a boundary page are neighbours, left out', () => {
     // pp. 66–68: "Implicit scaling" starts on p. 68 and runs to p. 69; "Self & prefix operators" is inside.
     const md = draft(books['asymptote.pdf'], 66, 68);
-    assert.deepEqual(headings(md), ['# 6 Programming', '## Operators', '### Arithmetic & logical operators', '### Self & prefix operators', '### User-defined operators']);
+    assert.deepEqual(headings(md), [
+      '# 6 Programming',
+      '## Operators',
+      '### Arithmetic & logical operators',
+      '### Self & prefix operators',
+      '### User-defined operators',
+    ]);
     // pp. 19–26 and 90–94 (two runs): "3 Tutorial" › "Paths" and "6 Programming" › "Static" end on the first page; "5 Bezier curves" starts after.
-    const two = draftResult({ pages: [...range(19, 26), ...range(90, 94)], segments: [] }, books['asymptote.pdf'].outline, books['asymptote.pdf'].pages);
-    assert.deepEqual(headings(two), ['# 4 Drawing commands', '## draw', '## fill', '## clip', '## label', '# 7 LaTeX usage']);
+    const two = draftResult(
+      { pages: [...range(19, 26), ...range(90, 94)], segments: [] },
+      books['asymptote.pdf'].outline,
+      books['asymptote.pdf'].pages,
+    );
+    assert.deepEqual(headings(two), [
+      '# 4 Drawing commands',
+      '## draw',
+      '## fill',
+      '## clip',
+      '## label',
+      '# 7 LaTeX usage',
+    ]);
     // A book without an outline: one heading per segment.
-    assert.equal(draftResult({ pages: range(2, 5), segments: [{ startPage: 2, endPage: 5 }] }, books['CAD.pdf'].outline, books['CAD.pdf'].pages), '# Pages 2–5\n');
+    assert.equal(
+      draftResult(
+        { pages: range(2, 5), segments: [{ startPage: 2, endPage: 5 }] },
+        books['CAD.pdf'].outline,
+        books['CAD.pdf'].pages,
+      ),
+      '# Pages 2–5\n',
+    );
   });
 
   it('every range of the corpus books, from every start page: a valid outline holding each section that starts strictly inside', () => {
@@ -76,7 +101,9 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
           const md = draft(book, a, b);
           assertValidOutline(md, `${name} ${a}–${b}`);
           const kept = draftSections(book.outline, range(a, b), book.pages);
-          for (const s of book.outline) if (s.startPage > a && s.startPage < b) assert.ok(kept.includes(s), `${name} ${a}–${b}: ${s.title} (p. ${s.startPage})`);
+          for (const s of book.outline)
+            if (s.startPage > a && s.startPage < b)
+              assert.ok(kept.includes(s), `${name} ${a}–${b}: ${s.title} (p. ${s.startPage})`);
           checked++;
         }
       }

@@ -13,7 +13,10 @@ const page12 = lines([
   'line width is 0.5 bp. Every path is exam-',
   'ined before it is stroked —  whitespace   varies.',
 ]);
-const page13 = lines(['Completely different text on the next page about arrays', 'and their elements, with a café naïve résumé.']);
+const page13 = lines([
+  'Completely different text on the next page about arrays',
+  'and their elements, with a café naïve résumé.',
+]);
 const index = new AnchorIndex([
   { page: 12, items: page12, ocr: 0 },
   { page: 13, items: page13, ocr: 0 },
@@ -27,11 +30,18 @@ describe('excerpt anchoring', () => {
   it('a verbatim quote over a page break is placed on the page holding most of it, with rects on that page only', () => {
     const late = index.anchor('whitespace varies. Completely different text on the next page about arrays');
     assert.deepEqual([late.anchored, late.page, late.score], [true, 13, 1]);
-    assert.deepEqual(late.rects!.map((r) => r.y), [100], 'the first line of page 13 only');
+    assert.deepEqual(
+      late.rects!.map((r) => r.y),
+      [100],
+      'the first line of page 13 only',
+    );
     assert.equal(late.rect!.x, 50);
     const early = index.anchor('Every path is examined before it is stroked — whitespace varies. Completely');
     assert.deepEqual([early.anchored, early.page], [true, 12]);
-    assert.ok(early.rects!.every((r) => r.y >= 112 && r.y <= 124), JSON.stringify(early.rects));
+    assert.ok(
+      early.rects!.every((r) => r.y >= 112 && r.y <= 124),
+      JSON.stringify(early.rects),
+    );
   });
 
   it('anchors a verbatim sentence across a line break, a hyphenation, a ligature and typographic quotes', () => {
@@ -80,9 +90,10 @@ describe('excerpt anchoring', () => {
   it('missing_info without readable text; no_coordinates when the page has no positions', () => {
     const empty = new AnchorIndex([{ page: 1, items: [], ocr: 2 }]);
     assert.equal(empty.anchor('anything at all here').reason, 'missing_info');
-    const flat = new AnchorIndex([{ page: 4, items: lines(['text without any boxes at all']).map((i) => ({ ...i, w: 0, h: 0 })), ocr: 1 }]);
+    const flat = new AnchorIndex([
+      { page: 4, items: lines(['text without any boxes at all']).map((i) => ({ ...i, w: 0, h: 0 })), ocr: 1 },
+    ]);
     const r = flat.anchor('text without any boxes');
     assert.deepEqual([r.anchored, r.reason, r.page], [false, 'no_coordinates', 4]);
   });
-
 });

@@ -24,7 +24,11 @@ describe('PDF workers end once a book is read (real workers, real pdf.js)', func
       assert.equal(first.length, 59);
       await noWorkers(pool);
       const again = await readBook(pool, 'manual-again', corpusFile('4ti2_manual.pdf'));
-      assert.deepEqual(again.map((p) => p.text), first.map((p) => p.text), 'the fresh worker reads the same pages');
+      assert.deepEqual(
+        again.map((p) => p.text),
+        first.map((p) => p.text),
+        'the fresh worker reads the same pages',
+      );
       assert.ok(wordOverlap(pdftotext(corpusFile('4ti2_manual.pdf'), 5, 5), again[4].text) > 0.9);
       await noWorkers(pool);
       const cad = await readBook(pool, 'cad', corpusFile('CAD.pdf'));

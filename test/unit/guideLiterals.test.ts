@@ -43,15 +43,17 @@ describe('the guide: literal requests that fit one context window (#18 §3)', ()
   it('is at most 8 KB, and each study_guide topic well within an MCP result', () => {
     const bytes = Buffer.byteLength(guide.markdown);
     assert.ok(bytes <= 8 * 1024, `the guide is ${bytes} bytes`);
-    for (const [name, text] of Object.entries(guide.topics)) assert.ok(Buffer.byteLength(text) <= 8 * 1024, `topic ${name}: ${Buffer.byteLength(text)} bytes`);
+    for (const [name, text] of Object.entries(guide.topics))
+      assert.ok(Buffer.byteLength(text) <= 8 * 1024, `topic ${name}: ${Buffer.byteLength(text)} bytes`);
     for (const t of GUIDE_TOPICS) assert.ok(guide.topics[t], `topic ${t}`);
-    for (const old of ['find', 'study-set', 'snapshots']) assert.ok(guide.topics[old], `earlier topic name ${old} still answered`);
+    for (const old of ['find', 'study-set', 'snapshots'])
+      assert.ok(guide.topics[old], `earlier topic name ${old} still answered`);
     assert.doesNotMatch(guide.markdown, /\| method \| path \|/, 'the route table is not in the guide');
     assert.match(guide.markdown, /`GET \/guide\/routes`/);
     assert.match(guide.routes, /\| POST \| `\/bundles\/prepare` \|/);
   });
 
-  it('every literal request passes its route\'s validation, with no field the route would ignore', () => {
+  it("every literal request passes its route's validation, with no field the route would ignore", () => {
     assert.ok(requests.length >= 20, `${requests.length} literal requests`);
     const withBody = requests.filter((r) => r.body !== undefined);
     assert.ok(withBody.length >= 12, `${withBody.length} with a JSON body`);
@@ -60,16 +62,32 @@ describe('the guide: literal requests that fit one context window (#18 §3)', ()
 
   it('each workflow the issue names carries its literal bodies with the real field names', () => {
     const body = (method: string, path: string) => {
-      const r = requests.find((x) => x.method === method && routeOf(allRoutes, method, fill(x, VALUES).path)?.route.path === path && x.body !== undefined);
+      const r = requests.find(
+        (x) =>
+          x.method === method &&
+          routeOf(allRoutes, method, fill(x, VALUES).path)?.route.path === path &&
+          x.body !== undefined,
+      );
       assert.ok(r, `a literal ${method} ${path}`);
       return r.body as Record<string, unknown>;
     };
-    assert.deepEqual(Object.keys(body('POST', '/bundles/prepare')).sort(), ['anchorMode', 'async', 'bookmd5', 'preset', 'segments', 'topicid']);
+    assert.deepEqual(Object.keys(body('POST', '/bundles/prepare')).sort(), [
+      'anchorMode',
+      'async',
+      'bookmd5',
+      'preset',
+      'segments',
+      'topicid',
+    ]);
     assert.equal(body('POST', '/bundles/{id}/check').excerptMode, 'child');
     assert.equal(body('POST', '/bundles/{id}/submit').excerptMode, 'child');
     assert.equal(body('POST', '/decks').confirm, true);
     assert.deepEqual(body('POST', '/decks/{id}/cards').cards, [{ sourceNoteId: '<noteid>' }]);
-    assert.deepEqual(body('POST', '/decks/{id}/reviews'), { cardNoteId: '<cardNoteId>', rating: 'good', confirm: true });
+    assert.deepEqual(body('POST', '/decks/{id}/reviews'), {
+      cardNoteId: '<cardNoteId>',
+      rating: 'good',
+      confirm: true,
+    });
     assert.ok(body('POST', '/notes/{id}/title').expectedPrefix !== undefined);
     assert.ok(body('POST', '/study-sets/{id}/notes').excerpt);
     assert.ok(requests.some((r) => r.target.startsWith('/search?')));
@@ -93,10 +111,21 @@ describe('the guide: literal requests that fit one context window (#18 §3)', ()
     const good = prepare.body as Record<string, unknown>;
     const { topicid, ...rest } = good;
     assert.match(drift({ ...rest, topicId: topicid }).join('\n'), /unknown field \.topicId/);
-    assert.match(drift({ ...good, segments: [{ start: 19, endPage: 26 }] }).join('\n'), /unknown field \.segments\[0\]\.start/);
+    assert.match(
+      drift({ ...good, segments: [{ start: 19, endPage: 26 }] }).join('\n'),
+      /unknown field \.segments\[0\]\.start/,
+    );
     assert.match(drift({ ...good, async: 'yes' }).join('\n'), /async/);
-    assert.deepEqual(requestProblems(allRoutes, { method: 'POST', path: '/bundles/split', query: {}, body: {} }), ['POST /bundles/split is not a declared route']);
+    assert.deepEqual(requestProblems(allRoutes, { method: 'POST', path: '/bundles/split', query: {}, body: {} }), [
+      'POST /bundles/split is not a declared route',
+    ]);
     const review = requests.find((r) => r.target === '/decks/<deckId>/reviews')!;
-    assert.match(requestProblems(allRoutes, fill({ ...review, body: { cardNoteId: '<cardNoteId>', grade: 'good', confirm: true } }, SAMPLE)).join('\n'), /unknown field \.grade/);
+    assert.match(
+      requestProblems(
+        allRoutes,
+        fill({ ...review, body: { cardNoteId: '<cardNoteId>', grade: 'good', confirm: true } }, SAMPLE),
+      ).join('\n'),
+      /unknown field \.grade/,
+    );
   });
 });

@@ -9,7 +9,13 @@ describe('write journal', () => {
   it('round-trips records, blobs included', () => {
     const path = join(tempDir(), 'j');
     const blob = new Uint8Array([0, 1, 2, 255]);
-    writeFileSync(path, Buffer.concat([encodeRecord({ seq: 1, stmts: [['INSERT 1', ['a', 1, null, blob]]] }), encodeRecord({ seq: 2, stmts: [] })]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        encodeRecord({ seq: 1, stmts: [['INSERT 1', ['a', 1, null, blob]]] }),
+        encodeRecord({ seq: 2, stmts: [] }),
+      ]),
+    );
     const { records, tornBytes } = readJournal(path);
     assert.equal(tornBytes, 0);
     assert.equal(records.length, 2);
@@ -20,7 +26,15 @@ describe('write journal', () => {
     const dir = tempDir();
     const big = Buffer.from('xxHELLOxx');
     const store = await Store.open(dir, { idleCheckpointMs: 0 });
-    await store.write((tx) => tx.run('INSERT INTO page_parts(content_id, bookmd5, page, kind, image, created_at) VALUES (?, ?, 1, ?, ?, ?)', ['c1', 'b', 'ink', big.subarray(2, 7), 'now']));
+    await store.write((tx) =>
+      tx.run('INSERT INTO page_parts(content_id, bookmd5, page, kind, image, created_at) VALUES (?, ?, 1, ?, ?, ?)', [
+        'c1',
+        'b',
+        'ink',
+        big.subarray(2, 7),
+        'now',
+      ]),
+    );
     // No close: a second open replays the journal alone, as after kill -9.
     const replayed = await Store.open(dir, { idleCheckpointMs: 0 });
     const row = replayed.get<{ image: Uint8Array }>('SELECT image FROM page_parts WHERE content_id = ?', ['c1']);
@@ -46,7 +60,12 @@ describe('write journal', () => {
 
 describe('store', () => {
   const insertTopic = (s: Store, id: string) =>
-    s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [id, id]));
+    s.write((tx) =>
+      tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [
+        id,
+        id,
+      ]),
+    );
 
   it('replays the journal after an unclean stop and discards a torn tail', async () => {
     const dir = tempDir();
@@ -77,7 +96,10 @@ describe('store', () => {
     const after = readFileSync(join(dir, 'library.journal'));
     writeFileSync(join(dir, 'library.journal'), Buffer.concat([journalBefore, after]));
     const s2 = await Store.open(dir);
-    assert.deepEqual(s2.all<{ topicid: string }>('SELECT topicid FROM topics ORDER BY topicid').map((r) => r.topicid), ['A', 'B']);
+    assert.deepEqual(
+      s2.all<{ topicid: string }>('SELECT topicid FROM topics ORDER BY topicid').map((r) => r.topicid),
+      ['A', 'B'],
+    );
     await s2.close();
   });
 
@@ -118,7 +140,9 @@ describe('store', () => {
     const size = statSync(join(dir, 'library.journal')).size;
     await assert.rejects(
       s.write((tx) => {
-        tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('Z', 'studyset', 'z', 'a', 'a')`);
+        tx.run(
+          `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('Z', 'studyset', 'z', 'a', 'a')`,
+        );
         throw new Error('boom');
       }),
       /boom/,
@@ -133,8 +157,12 @@ describe('store', () => {
 describe('store: rollback inside a batch', () => {
   it('a failing write among others of one batch undoes only itself (a savepoint), in memory and after a restart', async () => {
     const dir = tempDir();
-    const ins = (id: string) => `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('${id}', 'studyset', '${id}', 'a', 'a')`;
-    const ids = (s: Store) => s.all<{ topicid: string }>(`SELECT topicid FROM topics WHERE topicid IN ('A', 'B', 'C', 'D') ORDER BY topicid`).map((r) => r.topicid);
+    const ins = (id: string) =>
+      `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('${id}', 'studyset', '${id}', 'a', 'a')`;
+    const ids = (s: Store) =>
+      s
+        .all<{ topicid: string }>(`SELECT topicid FROM topics WHERE topicid IN ('A', 'B', 'C', 'D') ORDER BY topicid`)
+        .map((r) => r.topicid);
     const s = await Store.open(dir, { idleCheckpointMs: 0 });
     // Not awaited one by one: the four join one batch, B and D as savepoints after A's BEGIN.
     const writes = [
@@ -150,7 +178,10 @@ describe('store: rollback inside a batch', () => {
       }),
     ];
     const settled = await Promise.allSettled(writes);
-    assert.deepEqual(settled.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    assert.deepEqual(
+      settled.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected'],
+    );
     assert.deepEqual(ids(s), ['A', 'C']);
     await s.close();
     const again = await Store.open(dir, { idleCheckpointMs: 0 });
@@ -158,12 +189,19 @@ describe('store: rollback inside a batch', () => {
     await again.close();
   });
 
-  it('keeps SQLite\'s rollback journal in memory and its lock for good, also after a checkpoint exported the database', async () => {
+  it("keeps SQLite's rollback journal in memory and its lock for good, also after a checkpoint exported the database", async () => {
     const dir = tempDir();
     const s = await Store.open(dir, { idleCheckpointMs: 0 });
-    const modes = () => [s.get<{ journal_mode: string }>('PRAGMA journal_mode')?.journal_mode, s.get<{ locking_mode: string }>('PRAGMA locking_mode')?.locking_mode];
+    const modes = () => [
+      s.get<{ journal_mode: string }>('PRAGMA journal_mode')?.journal_mode,
+      s.get<{ locking_mode: string }>('PRAGMA locking_mode')?.locking_mode,
+    ];
     assert.deepEqual(modes(), ['memory', 'exclusive']);
-    await s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('E', 'studyset', 'e', 'a', 'a')`));
+    await s.write((tx) =>
+      tx.run(
+        `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('E', 'studyset', 'e', 'a', 'a')`,
+      ),
+    );
     await s.checkpoint({ onThisThread: true });
     assert.deepEqual(modes(), ['memory', 'exclusive']);
     await s.write((tx) => tx.run(`UPDATE topics SET title = 'e2' WHERE topicid = 'E'`));
@@ -182,12 +220,25 @@ describe('store: a journal that cannot be written', () => {
     const fd = journal.journal.fd;
     // Simulate the disk going away under the open journal.
     journal.journal.fd = -1;
-    const insert = (id: string) => s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', 'x', 'a', 'a')`, [id]));
+    const insert = (id: string) =>
+      s.write((tx) =>
+        tx.run(
+          `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', 'x', 'a', 'a')`,
+          [id],
+        ),
+      );
     const revision = s.revision;
     const announced: number[] = [];
     s.onCommit((r) => announced.push(r));
-    await assert.rejects(insert('lost'), (e: any) => e.code === 'STORE_UNAVAILABLE' && e.status === 503 && e.retryable === true);
-    assert.equal(s.get('SELECT * FROM topics WHERE topicid = ?', ['lost']), undefined, 'the failed write is not visible');
+    await assert.rejects(
+      insert('lost'),
+      (e: any) => e.code === 'STORE_UNAVAILABLE' && e.status === 503 && e.retryable === true,
+    );
+    assert.equal(
+      s.get('SELECT * FROM topics WHERE topicid = ?', ['lost']),
+      undefined,
+      'the failed write is not visible',
+    );
     assert.equal(s.revision, revision, 'no revision announced for it');
     assert.deepEqual(announced, []);
     journal.journal.fd = fd;

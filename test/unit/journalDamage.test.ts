@@ -9,10 +9,14 @@ import { encodeRecord, readJournal, type JournalRecord } from '../../src/server/
 import { Store } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
-const rec = (seq: number, title = `t${seq}`): JournalRecord => ({ seq, stmts: [['INSERT INTO x VALUES (?)', [title]]] });
+const rec = (seq: number, title = `t${seq}`): JournalRecord => ({
+  seq,
+  stmts: [['INSERT INTO x VALUES (?)', [title]]],
+});
 const records = (n: number) => Array.from({ length: n }, (_, i) => encodeRecord(rec(i + 1)));
 const seqs = (path: string) => readJournal(path).records.map((r) => r.seq);
-const range = (n: number, skip: number[] = []) => Array.from({ length: n }, (_, i) => i + 1).filter((s) => !skip.includes(s));
+const range = (n: number, skip: number[] = []) =>
+  Array.from({ length: n }, (_, i) => i + 1).filter((s) => !skip.includes(s));
 
 /** A record exactly as the previous build wrote it (length, CRC, JSON.stringify of the record as passed). */
 function legacyRecord(r: JournalRecord): Buffer {
@@ -32,7 +36,10 @@ describe('journal reader: damage versus torn tail', () => {
     file[at + 8 + 10] ^= 0x01; // record 25's payload
     writeFileSync(path, file);
     const read = readJournal(path);
-    assert.deepEqual(read.records.map((r) => r.seq), range(51, [25]));
+    assert.deepEqual(
+      read.records.map((r) => r.seq),
+      range(51, [25]),
+    );
     assert.deepEqual(read.damaged, [{ start: at, end: at + recs[24].length, afterSeq: 24, beforeSeq: 26 }]);
     assert.equal(read.tornBytes, 0);
   });
@@ -55,8 +62,18 @@ describe('journal reader: damage versus torn tail', () => {
     for (const k of [0, 4, 5, 8]) recs[k][recs[k].length - 2] ^= 0x80;
     writeFileSync(path, Buffer.concat(recs));
     const read = readJournal(path);
-    assert.deepEqual(read.records.map((r) => r.seq), [2, 3, 4, 7, 8, 10]);
-    assert.deepEqual(read.damaged.map((d) => [d.afterSeq, d.beforeSeq]), [[undefined, 2], [4, 7], [8, 10]]);
+    assert.deepEqual(
+      read.records.map((r) => r.seq),
+      [2, 3, 4, 7, 8, 10],
+    );
+    assert.deepEqual(
+      read.damaged.map((d) => [d.afterSeq, d.beforeSeq]),
+      [
+        [undefined, 2],
+        [4, 7],
+        [8, 10],
+      ],
+    );
   });
 
   it('a bad record with nothing intact after it is a torn tail, even with marker bytes inside', () => {
@@ -64,11 +81,20 @@ describe('journal reader: damage versus torn tail', () => {
     const recs = records(5);
     const tail = Buffer.from(recs[4].subarray(0, recs[4].length - 1));
     // Garbage that carries the marker but no record: not resynced on.
-    writeFileSync(path, Buffer.concat([...recs.slice(0, 4), tail, Buffer.from('\x10\0\0\0\0\0\0\0{"seq":999,"stmts":[]}')]));
+    writeFileSync(
+      path,
+      Buffer.concat([...recs.slice(0, 4), tail, Buffer.from('\x10\0\0\0\0\0\0\0{"seq":999,"stmts":[]}')]),
+    );
     const read = readJournal(path);
-    assert.deepEqual(read.records.map((r) => r.seq), [1, 2, 3, 4]);
+    assert.deepEqual(
+      read.records.map((r) => r.seq),
+      [1, 2, 3, 4],
+    );
     assert.deepEqual(read.damaged, []);
-    assert.equal(read.validBytes, recs.slice(0, 4).reduce((n, b) => n + b.length, 0));
+    assert.equal(
+      read.validBytes,
+      recs.slice(0, 4).reduce((n, b) => n + b.length, 0),
+    );
   });
 
   it('resyncs only on a higher seq (an old record copied after the damage is not taken)', () => {
@@ -87,9 +113,14 @@ describe('journal reader: damage versus torn tail', () => {
 
   it('reads a journal written by the previous build, damaged in the middle too', () => {
     const path = join(tempDir(), 'j');
-    const recs = Array.from({ length: 8 }, (_, i) => legacyRecord({ seq: 100 + i, stmts: [['UPDATE t SET v = ?', [i, null]]] }));
+    const recs = Array.from({ length: 8 }, (_, i) =>
+      legacyRecord({ seq: 100 + i, stmts: [['UPDATE t SET v = ?', [i, null]]] }),
+    );
     writeFileSync(path, Buffer.concat(recs));
-    assert.deepEqual(seqs(path), range(8).map((s) => s + 99));
+    assert.deepEqual(
+      seqs(path),
+      range(8).map((s) => s + 99),
+    );
     recs[3][15] ^= 0x10;
     writeFileSync(path, Buffer.concat(recs));
     assert.deepEqual(seqs(path), [100, 101, 102, 104, 105, 106, 107]);
@@ -100,18 +131,31 @@ describe('journal reader: damage versus torn tail', () => {
     const unit = Buffer.concat([Buffer.from([0x00, 0x00, 0x10, 0x00, 1, 2, 3, 4]), Buffer.from('{"seq":')]);
     const junk = Buffer.alloc(16 * 1024 * 1024);
     for (let o = 0; o + unit.length <= junk.length; o += unit.length) unit.copy(junk, o);
-    writeFileSync(path, Buffer.concat([...records(3), Buffer.from([9, 9, 9, 9, 9, 9, 9, 9]), junk, ...records(5).slice(3)]));
+    writeFileSync(
+      path,
+      Buffer.concat([...records(3), Buffer.from([9, 9, 9, 9, 9, 9, 9, 9]), junk, ...records(5).slice(3)]),
+    );
     const t0 = performance.now();
     const read = readJournal(path);
     const ms = performance.now() - t0;
-    assert.deepEqual(read.records.map((r) => r.seq), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      read.records.map((r) => r.seq),
+      [1, 2, 3, 4, 5],
+    );
     assert.ok(ms < 10_000, `${ms.toFixed(0)} ms`);
   });
 });
 
 describe('store: replay over a damaged journal', () => {
-  const insert = (s: Store, id: string) => s.write((tx) => tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [id, id]));
-  const ids = (s: Store) => s.all<{ topicid: string }>('SELECT topicid FROM topics ORDER BY topicid').map((r) => r.topicid);
+  const insert = (s: Store, id: string) =>
+    s.write((tx) =>
+      tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'studyset', ?, 'a', 'a')`, [
+        id,
+        id,
+      ]),
+    );
+  const ids = (s: Store) =>
+    s.all<{ topicid: string }>('SELECT topicid FROM topics ORDER BY topicid').map((r) => r.topicid);
 
   it('replays what follows the damage, counts a record that no longer applies as lost, keeps the file and rewrites the journal', async () => {
     const dir = tempDir();
@@ -137,7 +181,11 @@ describe('store: replay over a damaged journal', () => {
     assert.equal(r.damagedBytes, read.ranges[1][1] - read.ranges[1][0]);
     assert.ok(r.keptAs && readFileSync(r.keptAs).equals(damaged));
     assert.equal(statSync(r.keptAs).mode & 0o777, 0o600);
-    assert.deepEqual(seqs(journalPath), [read.records[0].seq, read.records[2].seq, read.records[4].seq], 'the journal holds the records that applied');
+    assert.deepEqual(
+      seqs(journalPath),
+      [read.records[0].seq, read.records[2].seq, read.records[4].seq],
+      'the journal holds the records that applied',
+    );
     await insert(s2, 'D');
 
     // As after a second kill -9: nothing new to report, nothing lost.
@@ -168,7 +216,12 @@ describe('store: replay over a damaged journal', () => {
 
   it('removes temp files an interrupted rewrite, rebase or checkpoint left', async () => {
     const dir = tempDir();
-    const left = ['library.journal.123.4.tmp', 'library.journal.rebase', 'library.db.123.1.tmp', 'library.db.redo.123.2.tmp'];
+    const left = [
+      'library.journal.123.4.tmp',
+      'library.journal.rebase',
+      'library.db.123.1.tmp',
+      'library.db.redo.123.2.tmp',
+    ];
     for (const f of left) writeFileSync(join(dir, f), 'x');
     writeFileSync(join(dir, 'library.journal.notes.tmp'), 'not ours');
     const s = await Store.open(dir, { idleCheckpointMs: 0 });

@@ -36,22 +36,37 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     assert.ok(got.length > 3);
     for (const g of got) assert.deepEqual([g.q, g.truncated], ['x', false]);
     for (const field of ['notes', 'studySets', 'documents'] as const) {
-      assert.deepEqual(got.flatMap((g) => g[field]), search[field], field);
+      assert.deepEqual(
+        got.flatMap((g) => g[field]),
+        search[field],
+        field,
+      );
     }
   });
 
   it('a map of records (OpenAPI paths) is cut by entry: the pieces merge back to the whole map, other fields kept', () => {
-    const paths = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`/route${i}`, { get: { summary: 's'.repeat(50 + i) } }]));
+    const paths = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`/route${i}`, { get: { summary: 's'.repeat(50 + i) } }]),
+    );
     const answer = { openapi: '3.1.0', info: { title: 'x', version: '1' }, paths };
     const got = pieces(answer, 900);
     assert.ok(got.length > 3);
     for (const g of got) assert.deepEqual(g.info, answer.info);
     assert.deepEqual(Object.assign({}, ...got.map((g) => g.paths)), paths);
-    assert.deepEqual(got.flatMap((g) => Object.keys(g.paths)), Object.keys(paths), 'each entry once, in order');
+    assert.deepEqual(
+      got.flatMap((g) => Object.keys(g.paths)),
+      Object.keys(paths),
+      'each entry once, in order',
+    );
   });
 
   it('an item over the budget alone is shortened (surrogate pairs whole), marked, and the cursor moves past it', () => {
-    const answer = { pages: [{ page: 1, text: '😀'.repeat(3000) }, { page: 2, text: 'next page '.repeat(30) }] };
+    const answer = {
+      pages: [
+        { page: 1, text: '😀'.repeat(3000) },
+        { page: 2, text: 'next page '.repeat(30) },
+      ],
+    };
     const cut = cutJson(answer, 1000)!;
     assert.ok(bytes(cut.text) <= 1000);
     const sent = JSON.parse(cut.text).pages[0];
@@ -61,7 +76,11 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     assert.deepEqual(cut.rest, { field: 'pages', from: 1 });
     assert.equal(cut.shortened[0].index, 0);
     // Nothing to cut (numbers only): a note of its size instead of the item.
-    assert.deepEqual(shorten({ values: Array.from({ length: 500 }, (_, i) => i) }, 300), { omitted: true, bytes: bytes(JSON.stringify({ values: Array.from({ length: 500 }, (_, i) => i) })), reason: 'one item over the byte budget' });
+    assert.deepEqual(shorten({ values: Array.from({ length: 500 }, (_, i) => i) }, 300), {
+      omitted: true,
+      bytes: bytes(JSON.stringify({ values: Array.from({ length: 500 }, (_, i) => i) })),
+      reason: 'one item over the byte budget',
+    });
   });
 
   it('page ranges continue only where the pages ascend (best-first lists use the cursor)', () => {
@@ -69,7 +88,11 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     const tocRoute = routes.find((r) => r.path === '/documents/{id}/toc-candidates')!;
     const args = { method: 'GET' as const, path: '/documents/x/pages', query: { start: 3, end: 9, blocks: '0' } };
     const answer = { end: 9, pages: [3, 4, 5, 6].map((page) => ({ page })) };
-    assert.deepEqual(nextPageRange(pagesRoute, answer, { field: 'pages', from: 2 }, args)?.query, { start: 5, end: 9, blocks: '0' });
+    assert.deepEqual(nextPageRange(pagesRoute, answer, { field: 'pages', from: 2 }, args)?.query, {
+      start: 5,
+      end: 9,
+      blocks: '0',
+    });
     const bestFirst = { items: [7, 3, 5].map((page) => ({ page })) };
     assert.equal(nextPageRange(tocRoute, bestFirst, { field: 'items', from: 1 }, args), undefined);
   });
@@ -80,7 +103,14 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     let from: number | undefined;
     let whole = '';
     for (let n = 0; n < 100; n++) {
-      const blocks = budgetAnswer({ route: undefined, args: { ...args, ...(from !== undefined ? { cursor: { from } } : {}) }, answer: text, text, rerunnable: true, holder: 'owner' });
+      const blocks = budgetAnswer({
+        route: undefined,
+        args: { ...args, ...(from !== undefined ? { cursor: { from } } : {}) },
+        answer: text,
+        text,
+        rerunnable: true,
+        holder: 'owner',
+      });
       assert.ok(blocks.reduce((s, b) => s + bytes(b.text), 0) <= 2048);
       whole += blocks[0].text;
       const note = JSON.parse(blocks[1].text);

@@ -32,7 +32,19 @@ describe('mind map model', () => {
       node('a2', 'a'),
       node('b', 'r'),
     ]);
-    assert.deepEqual(shape(root!), ['r', [['a', [['a1', []], ['a2', []]]], ['b', []]]]);
+    assert.deepEqual(shape(root!), [
+      'r',
+      [
+        [
+          'a',
+          [
+            ['a1', []],
+            ['a2', []],
+          ],
+        ],
+        ['b', []],
+      ],
+    ]);
   });
 
   it('starts sub-map roots and stored folds folded (never a leaf, never the root card)', () => {
@@ -46,18 +58,29 @@ describe('mind map model', () => {
     ])!;
     assert.deepEqual(
       [root, ...root.children].map((n) => [n.payload.noteid, n.payload.startsFolded]),
-      [['r', false], ['s', true], ['f', true], ['leaf', false]],
+      [
+        ['r', false],
+        ['s', true],
+        ['f', true],
+        ['leaf', false],
+      ],
     );
     // Folded nodes hide their descendants: r, s, f, leaf.
     assert.equal(visibleNodeCount(root), 4);
   });
 
   it('escapes titles and shows colour, sub-map mark, page and hashtags', () => {
-    const html = nodeHtml({ noteid: 'n1', title: '<b>x & "y"</b>', colorIndex: 7, isSubMapRoot: true, hasExcerpt: true, page: 12 }, ['Math/Algebra', '#exam']);
+    const html = nodeHtml(
+      { noteid: 'n1', title: '<b>x & "y"</b>', colorIndex: 7, isSubMapRoot: true, hasExcerpt: true, page: 12 },
+      ['Math/Algebra', '#exam'],
+    );
     assert.equal(
       html,
       '<span class="card c7 submap" data-noteid="n1" tabindex="0" role="button"><span class="title">&lt;b&gt;x &amp; &quot;y&quot;&lt;/b&gt;</span><span class="meta">sub-map · p. 12 · #Math/Algebra · #exam</span></span>',
     );
-    assert.equal(nodeHtml({ noteid: 'n2', title: '  ', colorIndex: null, isSubMapRoot: false, hasExcerpt: false, page: null }, []), '<span class="card" data-noteid="n2" tabindex="0" role="button"><span class="title">(untitled card)</span></span>');
+    assert.equal(
+      nodeHtml({ noteid: 'n2', title: '  ', colorIndex: null, isSubMapRoot: false, hasExcerpt: false, page: null }, []),
+      '<span class="card" data-noteid="n2" tabindex="0" role="button"><span class="title">(untitled card)</span></span>',
+    );
   });
 });

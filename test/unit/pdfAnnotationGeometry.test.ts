@@ -23,14 +23,24 @@ describe('PDF annotation geometry: what the writer puts is where pdf.js reads it
       page.setCropBox(20, 30, 560, 700);
       const source = await src.save();
       // Two lines of a highlight, in the viewport's top-left coordinates (as the reader and page text use).
-      const quads = [{ x: 40, y: 50, w: 200, h: 12 }, { x: 40, y: 64, w: 120, h: 12 }];
-      const out = await buildAnnotatedPdf(source, [{ page: 2, quads, color: [1, 0.88, 0.3], contents: 'Title\n\nComment' }]);
+      const quads = [
+        { x: 40, y: 50, w: 200, h: 12 },
+        { x: 40, y: 64, w: 120, h: 12 },
+      ];
+      const out = await buildAnnotatedPdf(source, [
+        { page: 2, quads, color: [1, 0.88, 0.3], contents: 'Title\n\nComment' },
+      ]);
       const doc = await openPdf(out);
       try {
         const [a] = await readAnnotations(doc, [2]);
         assert.equal(a.kind, 'Highlight');
         assert.equal(a.quads.length, 2);
-        a.quads.forEach((q, i) => assert.ok(near(q, quads[i]), `rotate ${rotate}: quad ${i} ${JSON.stringify(q)} vs ${JSON.stringify(quads[i])}`));
+        a.quads.forEach((q, i) =>
+          assert.ok(
+            near(q, quads[i]),
+            `rotate ${rotate}: quad ${i} ${JSON.stringify(q)} vs ${JSON.stringify(quads[i])}`,
+          ),
+        );
         assert.equal(a.contents, 'Title\n\nComment');
         assert.equal(a.author, 'Study Bridge');
       } finally {
@@ -46,12 +56,20 @@ describe('PDF annotation geometry: what the writer puts is where pdf.js reads it
       { str: 'not marked', x: 0, y: 40, w: 100, h: 10, fontHeight: 10 },
     ];
     // "wide world" (chars 6..15) on line 1, "second" (0..5) on line 2.
-    assert.equal(textUnderQuads(items, [{ x: 60, y: -1, w: 100, h: 12 }, { x: 0, y: 11, w: 60, h: 12 }]), 'wide world second');
+    assert.equal(
+      textUnderQuads(items, [
+        { x: 60, y: -1, w: 100, h: 12 },
+        { x: 0, y: 11, w: 60, h: 12 },
+      ]),
+      'wide world second',
+    );
     assert.equal(textUnderQuads(items, [{ x: 300, y: 0, w: 10, h: 10 }]), '');
   });
 
   it('colours: each palette colour maps to itself, and common highlighter colours to the obvious entry', () => {
-    NOTE_PALETTE_HEX.forEach((_, i) => assert.equal(nearestPaletteIndex(paletteRgb01(i).map((c) => Math.round(c * 255)) as [number, number, number]), i));
+    NOTE_PALETTE_HEX.forEach((_, i) =>
+      assert.equal(nearestPaletteIndex(paletteRgb01(i).map((c) => Math.round(c * 255)) as [number, number, number]), i),
+    );
     assert.equal(nearestPaletteIndex([255, 255, 0]), 4, 'yellow');
     assert.equal(nearestPaletteIndex([0, 255, 0]), 5, 'green');
     assert.equal(nearestPaletteIndex([255, 0, 0]), 7, 'red');

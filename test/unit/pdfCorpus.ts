@@ -10,7 +10,11 @@ export function pdftotext(file: string, first?: number, last?: number): string {
   const args = ['-enc', 'UTF-8'];
   if (first) args.push('-f', String(first));
   if (last) args.push('-l', String(last));
-  return execFileSync('pdftotext', [...args, file, '-'], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
+  return execFileSync('pdftotext', [...args, file, '-'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
 }
 
 /**
@@ -51,7 +55,12 @@ export interface Bookmark {
 
 /** The bookmarks of a PDF as qpdf reads them (independent of pdf.js): depth-first, 1-based pages. */
 export function qpdfBookmarks(file: string): Bookmark[] {
-  const json = JSON.parse(execFileSync('qpdf', ['--json', '--json-key=outlines', '--json-key=pages', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  const json = JSON.parse(
+    execFileSync('qpdf', ['--json', '--json-key=outlines', '--json-key=pages', file], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    }),
+  );
   const pageOf = new Map<string, number>();
   for (const p of json.pages as { object: string; pageposfrom1: number }[]) pageOf.set(p.object, p.pageposfrom1);
   type Node = { title: string; dest: unknown; destpageposfrom1: number | null; kids: Node[] };
@@ -71,12 +80,16 @@ export function qpdfBookmarks(file: string): Bookmark[] {
 }
 
 /** Page count as qpdf reads it. */
-export const qpdfPageCount = (file: string) => Number(execFileSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).trim());
+export const qpdfPageCount = (file: string) =>
+  Number(execFileSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).trim());
 
 /** `qpdf --check`: true when the file is structurally sound. */
 export function qpdfCheck(file: string): { ok: boolean; output: string } {
   try {
-    return { ok: true, output: execFileSync('qpdf', ['--check', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+    return {
+      ok: true,
+      output: execFileSync('qpdf', ['--check', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    };
   } catch (e) {
     const err = e as { status?: number; stdout?: string; stderr?: string };
     // exit 3 = warnings only

@@ -14,7 +14,12 @@ describe('pdf pipeline: flat export and page images', function () {
   it('exports the chosen pages with highlights drawn; qpdf --check passes; page count as requested', async () => {
     const out = path.join(dir, 'sel.pdf');
     const src = corpusFile('4ti2_manual.pdf');
-    const r = await sharedPool().exportFlat({ key: 'x', path: src }, [1, 5, 6, 59], [{ page: 5, rect: { x: 90, y: 100, w: 200, h: 20 } }], out);
+    const r = await sharedPool().exportFlat(
+      { key: 'x', path: src },
+      [1, 5, 6, 59],
+      [{ page: 5, rect: { x: 90, y: 100, w: 200, h: 20 } }],
+      out,
+    );
     assert.equal(r.pageCount, 4);
     assert.equal(qpdfPageCount(out), 4);
     const check = qpdfCheck(out);

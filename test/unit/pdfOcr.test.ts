@@ -16,7 +16,9 @@ describe('pdf pipeline: OCR of image-only pages', function () {
     // Words = tokens with a letter (matrix entries and maths symbols are not words;
     // OCR reads "1 1 1 1" in a typewriter font as "1111").
     const original = corpusFile('4ti2_manual.pdf');
-    const overlap = wordOverlap(pdftotext(original, 5, 8), scan.pages.map((p) => p.text).join('\n'), { lettersOnly: true });
+    const overlap = wordOverlap(pdftotext(original, 5, 8), scan.pages.map((p) => p.text).join('\n'), {
+      lettersOnly: true,
+    });
     assert.ok(overlap >= 0.9, `overlap ${overlap.toFixed(3)}`);
     for (let i = 0; i < 4; i++) {
       const page = wordOverlap(pdftotext(original, 5 + i, 5 + i), scan.pages[i].text, { lettersOnly: true });

@@ -10,7 +10,10 @@ describe('pdf pipeline: text and outline of the corpus books', function () {
       it('extracts every page once, in PDF order, with positioned items', async () => {
         const book = await extracted(name);
         assert.equal(book.info.pageCount, qpdfPageCount(book.file));
-        assert.deepEqual(book.pages.map((p) => p.page), Array.from({ length: book.info.pageCount }, (_, i) => i + 1));
+        assert.deepEqual(
+          book.pages.map((p) => p.page),
+          Array.from({ length: book.info.pageCount }, (_, i) => i + 1),
+        );
         for (const p of book.pages) {
           assert.ok(p.width > 0 && p.height > 0);
           for (const it of p.items.slice(0, 50)) {
@@ -60,7 +63,10 @@ describe('pdf pipeline: text and outline of the corpus books', function () {
     const book = await extracted('4ti2_manual.pdf');
     const page = book.pages[4];
     assert.ok(page.blocks.length > 1);
-    assert.deepEqual(page.blocks.map((b) => b.index), page.blocks.map((_, i) => i));
+    assert.deepEqual(
+      page.blocks.map((b) => b.index),
+      page.blocks.map((_, i) => i),
+    );
     const blockText = page.blocks.map((b) => b.text).join('\n');
     assert.ok(wordOverlap(page.text, blockText) > 0.97);
     for (const b of page.blocks) assert.match(b.label, /^(heading|paragraph|list|code|caption|page_number)$/);

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { extracted } from './pdfExtracted';
 import { tocCandidates } from '../../src/server/ground/pdf/tocCandidates';
 
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 describe('pdf pipeline: toc-candidates', function () {
   this.timeout(120_000);
@@ -13,9 +17,19 @@ describe('pdf pipeline: toc-candidates', function () {
     const cands = tocCandidates(book.pages);
     const top = cands.slice(0, chapters.length);
     const isChapter = (c: { text: string; page: number }) =>
-      chapters.some((ch) => Math.abs(ch.startPage - c.page) <= 1 && (norm(c.text).includes(norm(ch.title)) || norm(ch.title).includes(norm(c.text))));
+      chapters.some(
+        (ch) =>
+          Math.abs(ch.startPage - c.page) <= 1 &&
+          (norm(c.text).includes(norm(ch.title)) || norm(ch.title).includes(norm(c.text))),
+      );
     const hits = top.filter(isChapter).length;
-    assert.ok(hits / chapters.length >= 0.8, `${hits}/${chapters.length} of the top candidates are chapters: ${top.slice(0, 10).map((c) => c.text).join(' | ')}`);
+    assert.ok(
+      hits / chapters.length >= 0.8,
+      `${hits}/${chapters.length} of the top candidates are chapters: ${top
+        .slice(0, 10)
+        .map((c) => c.text)
+        .join(' | ')}`,
+    );
   });
 
   it('gives anchor {x centre, y, page} and height; skips running heads', async () => {

@@ -5,7 +5,7 @@ import { Postings } from '../../src/server/ground/search/postings';
 describe('Postings (a common term: docid → hits, typed arrays)', () => {
   it('agrees with a Map after thousands of random sets, removals and appends, past several growths', () => {
     let seed = 11;
-    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     const p = new Postings();
     const model = new Map<number, number>();
     let top = 0;

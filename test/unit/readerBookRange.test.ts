@@ -5,7 +5,12 @@ import { ReaderBookFile } from '../../src/editors/readerBookFile';
 import { HostChannel, type WebviewPort } from '../../src/webviews/channel/hostChannel';
 import { PageChannel, type MessageSource } from '../../src/webviews/channel/pageChannel';
 import { bookTransport } from '../../src/webviews/pdfReader/bookRange';
-import { READ_RANGE_MAX, READER_CHUNK_BYTES, readerGuards, type ReaderProtocol } from '../../src/webviews/pdfReader/protocol';
+import {
+  READ_RANGE_MAX,
+  READER_CHUNK_BYTES,
+  readerGuards,
+  type ReaderProtocol,
+} from '../../src/webviews/pdfReader/protocol';
 import { corpusFile } from './pdfCorpus';
 
 // The reader's book by range, without VS Code: the host's file (readerBookFile.ts) answers the page's
@@ -24,10 +29,16 @@ function channels(book: ReaderBookFile) {
     postMessage: async (m: unknown) => (later(() => toPage.forEach((l) => l({ data: structuredClone(m) }))), true),
     onDidReceiveMessage: (l: (m: unknown) => void) => ((toHost = l), { dispose: () => (toHost = undefined) }),
   } as unknown as WebviewPort;
-  const source: MessageSource = { addEventListener: (_t, l) => toPage.add(l), removeEventListener: (_t, l) => toPage.delete(l) };
+  const source: MessageSource = {
+    addEventListener: (_t, l) => toPage.add(l),
+    removeEventListener: (_t, l) => toPage.delete(l),
+  };
   const host = new HostChannel<ReaderProtocol>(webview, { guards: readerGuards });
   host.handle('readRange', ({ begin, end }) => book.read(begin, end)); // as pdfReaderSession.ts answers it
-  const page = new PageChannel<ReaderProtocol>({ postMessage: (m) => later(() => toHost?.(structuredClone(m))) }, source);
+  const page = new PageChannel<ReaderProtocol>(
+    { postMessage: (m) => later(() => toHost?.(structuredClone(m))) },
+    source,
+  );
   page.ready();
   return { host, page };
 }
@@ -53,7 +64,11 @@ describe('the reader reads a book by range', () => {
       assert.deepEqual(Buffer.from(tail.data), whole.subarray(tail.begin));
       assert.equal(book.bytesRead, READER_CHUNK_BYTES + whole.byteLength - tail.begin);
       assert.deepEqual(Buffer.from(await book.read(500_000, 500_010)), whole.subarray(500_000, 500_010));
-      assert.equal((await book.read(whole.byteLength - 4, whole.byteLength + 100)).byteLength, 4, 'clamped to the file');
+      assert.equal(
+        (await book.read(whole.byteLength - 4, whole.byteLength + 100)).byteLength,
+        4,
+        'clamped to the file',
+      );
       assert.equal(await book.md5(), createHash('md5').update(whole).digest('hex'));
     } finally {
       book.dispose();
@@ -69,8 +84,16 @@ describe('the reader reads a book by range', () => {
     try {
       const ends = await book.ends();
       const endsBytes = book.bytesRead;
-      const transport = bookTransport(lib.PDFDataRangeTransport, page, { length: book.length, ...ends }, (e) => errors.push(e));
-      const task = lib.getDocument({ range: transport, rangeChunkSize: READER_CHUNK_BYTES, disableAutoFetch: true, disableStream: true, verbosity: 0 });
+      const transport = bookTransport(lib.PDFDataRangeTransport, page, { length: book.length, ...ends }, (e) =>
+        errors.push(e),
+      );
+      const task = lib.getDocument({
+        range: transport,
+        rangeChunkSize: READER_CHUNK_BYTES,
+        disableAutoFetch: true,
+        disableStream: true,
+        verbosity: 0,
+      });
       const doc = await task.promise;
       assert.equal(doc.numPages, 196);
       await (await doc.getPage(1)).getOperatorList();
@@ -93,8 +116,16 @@ describe('the reader reads a book by range', () => {
     const book = await ReaderBookFile.open(fileUri, notUsed);
     const { host, page } = channels(book);
     try {
-      for (const params of [{ begin: -1, end: 10 }, { begin: 10, end: 10 }, { begin: 0, end: READ_RANGE_MAX + 1 }]) {
-        await assert.rejects(page.request('readRange', params), (e: { code?: string }) => e.code === 'BAD_REQUEST', JSON.stringify(params));
+      for (const params of [
+        { begin: -1, end: 10 },
+        { begin: 10, end: 10 },
+        { begin: 0, end: READ_RANGE_MAX + 1 },
+      ]) {
+        await assert.rejects(
+          page.request('readRange', params),
+          (e: { code?: string }) => e.code === 'BAD_REQUEST',
+          JSON.stringify(params),
+        );
       }
       assert.equal(book.bytesRead, 0, 'nothing was read');
     } finally {

@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ReaderOpeningImages, renderScale } from '../../src/editors/readerOpeningImage';
@@ -11,7 +20,8 @@ import { corpusFile } from './pdfCorpus';
 // dir (private, one file replaced whole), and laid out by markup as pdf.js will lay out the page.
 
 const MD5 = '0123456789abcdef0123456789abcdef';
-const isWebp = (b: Buffer) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP';
+const isWebp = (b: Buffer) =>
+  b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP';
 
 describe('The reader opening picture (real pdf.js worker, temp data dir)', function () {
   this.timeout(60_000);
@@ -28,7 +38,10 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
 
   it('renders the page, caches it privately, and answers it from the cache for that page only', async () => {
     assert.equal(images.cached(MD5, 3), undefined, 'nothing cached yet');
-    const [a, b] = await Promise.all([images.render(MD5, corpusFile('asymptote.pdf'), 3, 2), images.render(MD5, corpusFile('asymptote.pdf'), 3, 2)]);
+    const [a, b] = await Promise.all([
+      images.render(MD5, corpusFile('asymptote.pdf'), 3, 2),
+      images.render(MD5, corpusFile('asymptote.pdf'), 3, 2),
+    ]);
     assert.ok(a && a === b, 'one render per book and page at a time');
     assert.ok(isWebp(a.webp));
     // asymptote.pdf is US Letter.
@@ -38,7 +51,9 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     assert.equal(images.cached(MD5, 4), undefined, 'another page is not the cached one');
     if (process.platform === 'linux') {
       // Its worker thread (still idle, alive) runs at nice 19: the picture takes only CPU nobody else wants.
-      const nice = readdirSync('/proc/self/task').map((t) => Number(readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+      const nice = readdirSync('/proc/self/task').map((t) =>
+        Number(readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1].split(' ')[16]),
+      );
       assert.ok(nice.includes(19) && nice.includes(0), `threads' nice values: ${nice}`);
     }
     const dir = path.join(dataDir, 'cache', 'reader-pages');
@@ -53,7 +68,9 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     const dir = path.join(dataDir, 'cache', 'reader-pages');
     const md5s = ['a', 'b', 'c', 'd'].map((c) => c.repeat(32));
     md5s.forEach((md5, i) => {
-      assert.ok(writeReaderPicture(dataDir, md5, { page: 1, widthPt: 612, heightPt: 792, webp: Buffer.alloc(1000, i) }));
+      assert.ok(
+        writeReaderPicture(dataDir, md5, { page: 1, widthPt: 612, heightPt: 792, webp: Buffer.alloc(1000, i) }),
+      );
       utimesSync(path.join(dir, `${md5}.page`), 1_000 + i, 1_000 + i); // written in this order
     });
     writeFileSync(path.join(dir, 'notes.txt'), Buffer.alloc(5000));
@@ -76,12 +93,18 @@ describe('The reader opening picture (real pdf.js worker, temp data dir)', funct
     assert.equal(images.cached(MD5, 1), undefined);
     // A picture of an earlier version (a PNG, no format in its header) is a miss too: rendered again as WebP.
     const header = Buffer.from(JSON.stringify({ page: 1, widthPt: 612, heightPt: 792 }));
-    writeFileSync(path.join(dir, `${MD5}.page`), Buffer.concat([Buffer.from([header.length, 0, 0, 0]), header, Buffer.from('\x89PNG')]));
+    writeFileSync(
+      path.join(dir, `${MD5}.page`),
+      Buffer.concat([Buffer.from([header.length, 0, 0, 0]), header, Buffer.from('\x89PNG')]),
+    );
     assert.equal(images.cached(MD5, 1), undefined);
   });
 
   it('renders sharper for a larger zoom, at most 4 pixels per point', () => {
-    assert.deepEqual([renderScale('page-width'), renderScale(undefined), renderScale('1'), renderScale('2.25'), renderScale('9')], [2, 2, 2, 3, 4]);
+    assert.deepEqual(
+      [renderScale('page-width'), renderScale(undefined), renderScale('1'), renderScale('2.25'), renderScale('9')],
+      [2, 2, 2, 3, 4],
+    );
   });
 
   it('lays the picture out as pdf.js lays out the page: fit-width by CSS, a numeric zoom at points × zoom × 4/3 rounded down', () => {

@@ -63,13 +63,19 @@ describe('result.md parser', () => {
     assert.equal(r.cards[1].mergedInto, undefined);
     assert.equal(r.cards[1].title, 'Nowhere');
     const deep = r.cards.find((c) => c.line === 4)!;
-    assert.equal(deep.mergedInto, r.cards.find((c) => c.title === 'A')!.index, 'a descendant may merge up into an ancestor');
+    assert.equal(
+      deep.mergedInto,
+      r.cards.find((c) => c.title === 'A')!.index,
+      'a descendant may merge up into an ancestor',
+    );
     const own = parseResult('# [[B]]\n## B\n');
     assert.ok(own.problems.some((p) => p.code === 'MERGE_INTO_OWN_BRANCH'));
   });
 
   it('reports a 7th heading level as a lost card, bad styles, unclosed and empty markers, bad block ids, with lines', () => {
-    const r = parseResult('# A\n####### deep\n[style: colorIndex=16 fillIndex=3]\n[excerpt: never closed\n\n[excerpt: ]\n[block: p12]\n');
+    const r = parseResult(
+      '# A\n####### deep\n[style: colorIndex=16 fillIndex=3]\n[excerpt: never closed\n\n[excerpt: ]\n[block: p12]\n',
+    );
     assert.equal(r.headings, 2);
     assert.equal(r.cards.length, 2, 'root and A only');
     const codes = r.problems.map((p) => `${p.code}@${p.line}`);
@@ -104,31 +110,44 @@ describe('result.md parser', () => {
       'Casts], page 78) provides for an elegant implementation of structure inheritance.',
     ];
     const r = parseResult(`# A\n${quotes.map((q) => `[excerpt: ${q}]`).join('\n')}\n`);
-    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.text, e.invalid, e.line]), quotes.map((q, i) => [q, undefined, i + 2]));
+    assert.deepEqual(
+      r.cards[1].excerpts.map((e) => [e.text, e.invalid, e.line]),
+      quotes.map((q, i) => [q, undefined, i + 2]),
+    );
     assert.deepEqual(r.cards[1].texts, []);
     assert.deepEqual(r.problems, []);
   });
 
   it('after an excerpt: own text on the same line or the next keeps its brackets; markers on one line stay apart', () => {
-    const r = parseResult('# A\n[excerpt: an interval [0, 360) here.]\nMy note [1].\n\n[excerpt: foo] comment [2]\n[block: b_1_2] [excerpt: see A[i] and [x]] [style: colorIndex=3]\n');
-    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.kind, e.text]), [
-      ['excerpt', 'an interval [0, 360) here.'],
-      ['excerpt', 'foo'],
-      ['block', 'b_1_2'],
-      ['excerpt', 'see A[i] and [x]'],
-    ]);
+    const r = parseResult(
+      '# A\n[excerpt: an interval [0, 360) here.]\nMy note [1].\n\n[excerpt: foo] comment [2]\n[block: b_1_2] [excerpt: see A[i] and [x]] [style: colorIndex=3]\n',
+    );
+    assert.deepEqual(
+      r.cards[1].excerpts.map((e) => [e.kind, e.text]),
+      [
+        ['excerpt', 'an interval [0, 360) here.'],
+        ['excerpt', 'foo'],
+        ['block', 'b_1_2'],
+        ['excerpt', 'see A[i] and [x]'],
+      ],
+    );
     assert.deepEqual(r.cards[1].texts, ['My note [1].', 'comment [2]']);
     assert.equal(r.cards[1].colorIndex, 3);
     assert.deepEqual(r.problems, []);
   });
 
   it('an unclosed marker stops at the next marker; a line like a link reference definition is not swallowed', () => {
-    const r = parseResult('# A\n[excerpt: never closed [0, 1) [excerpt: closed one.]\n\n[excerpt: Term]: its definition\n');
-    assert.deepEqual(r.cards[1].excerpts.map((e) => [e.text, e.invalid]), [
-      ['never closed [0, 1)', 'unclosed'],
-      ['closed one.', undefined],
-      ['Term', undefined],
-    ]);
+    const r = parseResult(
+      '# A\n[excerpt: never closed [0, 1) [excerpt: closed one.]\n\n[excerpt: Term]: its definition\n',
+    );
+    assert.deepEqual(
+      r.cards[1].excerpts.map((e) => [e.text, e.invalid]),
+      [
+        ['never closed [0, 1)', 'unclosed'],
+        ['closed one.', undefined],
+        ['Term', undefined],
+      ],
+    );
     assert.ok(r.problems.some((p) => p.code === 'UNCLOSED_MARKER' && p.line === 2));
     assert.deepEqual(r.cards[1].texts, [': its definition']);
   });

@@ -62,9 +62,15 @@ describe('text module: one folding, one matcher', () => {
       assert.deepEqual([l.found, l.score, a.anchored, a.score], [true, 1, true, 1]);
       assert.deepEqual(l.rect, { x: a.rect!.x, y: a.rect!.y, w: a.rect!.width, h: a.rect!.height });
       assert.equal(l.rect!.y, 112);
-      assert.equal(l.matchedText, 'every cone is given by its Hilbert ba- sis, computed by the project-and-lift algorithm.');
+      assert.equal(
+        l.matchedText,
+        'every cone is given by its Hilbert ba- sis, computed by the project-and-lift algorithm.',
+      );
       assert.equal(locateText(page, 'the first objects').matchedText, 'the ﬁrst objects');
-      assert.equal(locateText(page, '(the project-and-lift algorithm.)').matchedText, 'the project-and-lift algorithm.');
+      assert.equal(
+        locateText(page, '(the project-and-lift algorithm.)').matchedText,
+        'the project-and-lift algorithm.',
+      );
       assert.equal(locateText(page, 'Full-width forms fold').rect!.y, 136);
     });
 
@@ -88,7 +94,10 @@ describe('text module: one folding, one matcher', () => {
     });
 
     it('an invented sentence and a paraphrase do not anchor', () => {
-      for (const q of ['Quantum bananas orbit the purple spreadsheet at dawn.', 'Polyhedral rational cones are the initial topics in this handbook']) {
+      for (const q of [
+        'Quantum bananas orbit the purple spreadsheet at dawn.',
+        'Polyhedral rational cones are the initial topics in this handbook',
+      ]) {
         assert.equal(locateText(page, q).found, false, q);
         assert.equal(index.anchor(q).anchored, false, q);
       }

@@ -28,23 +28,57 @@ describe('text: the token alignment', () => {
       ['the', 'first', '光', '合', '作', '用'],
     );
     const t = tokenize('soft\u00adhyphen, two');
-    assert.deepEqual(t.map((x) => [x.key, x.from, x.to]), [['softhyphen', 0, 11], ['two', 13, 16]]);
+    assert.deepEqual(
+      t.map((x) => [x.key, x.from, x.to]),
+      [
+        ['softhyphen', 0, 11],
+        ['two', 13, 16],
+      ],
+    );
   });
 
   it('tokenize: the shortcuts for ASCII and ASCII with Han give the whole folding’s tokens, offsets included', () => {
     // Letters, digits, hyphens at line ends, apostrophes, 、。, common and rare Han, and the block's edges.
-    const alphabet = ['a', 'Z', 'q', '7', ' ', '\n', '-', "'", '.', ',', '\t', '叶', '绿', '体', '一', '\u9fef', '\u4e00', '。', '、', 'ab', 'Cd9'];
+    const alphabet = [
+      'a',
+      'Z',
+      'q',
+      '7',
+      ' ',
+      '\n',
+      '-',
+      "'",
+      '.',
+      ',',
+      '\t',
+      '叶',
+      '绿',
+      '体',
+      '一',
+      '\u9fef',
+      '\u4e00',
+      '。',
+      '、',
+      'ab',
+      'Cd9',
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let han = 0;
     for (let n = 0; n < 2000; n++) {
-      const text = Array.from({ length: 1 + Math.floor(next() * 30) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+      const text = Array.from(
+        { length: 1 + Math.floor(next() * 30) },
+        () => alphabet[Math.floor(next() * alphabet.length)],
+      ).join('');
       if (/[\u4e00-\u9fef]/.test(text)) han++;
       assert.deepEqual(tokenize(text), foldedTokens(text), JSON.stringify(text));
     }
     assert.ok(han > 1000, 'most texts take the Han shortcut');
     // Outside the shortcut's alphabet, the whole folding: full-width forms, kana, a compatibility ideograph.
-    assert.deepEqual(tokenize('Ｆｕｌｌ 叶ミト\uf900').map((t) => t.key), ['full', '叶', 'ミ', 'ト', '\u8c48']);
+    assert.deepEqual(
+      tokenize('Ｆｕｌｌ 叶ミト\uf900').map((t) => t.key),
+      ['full', '叶', 'ミ', 'ト', '\u8c48'],
+    );
   });
 
   it('a line inserted by the page between the quote’s lines (a running head) is skipped, not drawn', () => {
@@ -52,13 +86,21 @@ describe('text: the token alignment', () => {
     const r = locateText(prose, quote);
     assert.equal(r.found, true);
     assert.ok(r.score >= ACCEPT_SCORE && r.score < 1, String(r.score));
-    assert.deepEqual(r.rects!.map((x) => x.y), [124, 148], 'one rect per quoted line, none on the running head (y 136)');
+    assert.deepEqual(
+      r.rects!.map((x) => x.y),
+      [124, 148],
+      'one rect per quoted line, none on the running head (y 136)',
+    );
   });
 
   it('another extractor’s column order (the right column’s line first) anchors with one rect per fragment', () => {
     const page = [
       ...lines(['Columns are read top to bottom by one', 'extractor and across the page by another.'], 100, 50),
-      ...lines(['Search results are ranked by relevance and', 'the snippet shows the words around the match.'], 100, 320),
+      ...lines(
+        ['Search results are ranked by relevance and', 'the snippet shows the words around the match.'],
+        100,
+        320,
+      ),
     ];
     // pdftotext -layout reads across: left line 1, right line 1, left line 2.
     const quote = 'by one Search results are ranked by relevance and extractor and across the page';
@@ -67,18 +109,29 @@ describe('text: the token alignment', () => {
     assert.equal(r.rects!.length, 3);
     assert.deepEqual(
       r.rects!.map((x) => [x.x >= 300, x.y]),
-      [[false, 100], [true, 100], [false, 112]],
+      [
+        [false, 100],
+        [true, 100],
+        [false, 112],
+      ],
     );
   });
 
   it('a line-end hyphenation, a ligature and full-width forms match the plain words (score 1)', () => {
-    const r = locateText(prose, 'the second half starts the next line of the column; the first ligature and Full-width letters fold.');
+    const r = locateText(
+      prose,
+      'the second half starts the next line of the column; the first ligature and Full-width letters fold.',
+    );
     assert.equal(r.found, true);
     assert.equal(r.score, 1);
     // A quote that writes the hyphen as the page does not (the word joined, one word apart): the split word still lines up.
     const joined = locateText(prose, 'starts the nxet line of the column the first ligature');
     assert.equal(joined.found, true, String(joined.score));
-    assert.deepEqual(joined.rects!.map((r) => r.y), [160, 172], '"col-" and "umn" both drawn');
+    assert.deepEqual(
+      joined.rects!.map((r) => r.y),
+      [160, 172],
+      '"col-" and "umn" both drawn',
+    );
   });
 
   it('small edits inside words anchor below 1', () => {
@@ -117,10 +170,16 @@ describe('text: the token alignment', () => {
     const l = locateText(prose, quote);
     assert.equal(l.rects!.length, 2);
     assert.deepEqual(unionOf(l.rects!), l.rect);
-    assert.deepEqual(l.rects!.map((r) => r.y), [112, 124]);
+    assert.deepEqual(
+      l.rects!.map((r) => r.y),
+      [112, 124],
+    );
     const a = new AnchorIndex([{ page: 7, items: prose, ocr: 0 }]).anchor(quote);
     assert.equal(a.rects!.length, 2);
-    assert.deepEqual(a.rects!.map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), l.rects);
+    assert.deepEqual(
+      a.rects!.map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })),
+      l.rects,
+    );
     assert.deepEqual(a.rect, { x: l.rect!.x, y: l.rect!.y, width: l.rect!.w, height: l.rect!.h });
   });
 });

@@ -10,7 +10,8 @@ function staleView(opts: { knownAfterRefreshes: number; error?: string }) {
   const tree = {
     reveal: async (node: string) => {
       calls.reveals.push(node);
-      if (calls.refreshes < opts.knownAfterRefreshes) throw new Error(opts.error ?? `Cannot resolve tree item for element 1/studySet/${node}`);
+      if (calls.refreshes < opts.knownAfterRefreshes)
+        throw new Error(opts.error ?? `Cannot resolve tree item for element 1/studySet/${node}`);
     },
   } as unknown as vscode.TreeView<string>;
   const provider = {
@@ -34,7 +35,10 @@ describe('revealSettled (selecting in a tree view that is behind the library)', 
   });
 
   it('an element registered twice (a reveal racing a refresh) is tried again without a reload', async () => {
-    const { tree, provider, calls } = staleView({ knownAfterRefreshes: 1, error: 'Element with id card/1 is already registered' });
+    const { tree, provider, calls } = staleView({
+      knownAfterRefreshes: 1,
+      error: 'Element with id card/1 is already registered',
+    });
     // Never reloaded by revealSettled, so every try fails: five tries, then the error.
     await assert.rejects(revealSettled(tree, provider, 'card', { select: true }), /already registered/);
     assert.deepEqual([calls.reveals.length, calls.refreshes], [5, 0]);
@@ -42,7 +46,10 @@ describe('revealSettled (selecting in a tree view that is behind the library)', 
 
   it('gives up after five tries, and at once on another error', async () => {
     const stale = staleView({ knownAfterRefreshes: 99 });
-    await assert.rejects(revealSettled(stale.tree, stale.provider, 'set', { select: true }), /Cannot resolve tree item/);
+    await assert.rejects(
+      revealSettled(stale.tree, stale.provider, 'set', { select: true }),
+      /Cannot resolve tree item/,
+    );
     assert.deepEqual([stale.calls.reveals.length, stale.calls.refreshes], [5, 4]);
     const other = staleView({ knownAfterRefreshes: 1, error: 'TreeError: something else' });
     await assert.rejects(revealSettled(other.tree, other.provider, 'set', { select: true }), /something else/);

@@ -43,7 +43,10 @@ describe('webview accessibility', () => {
   });
 
   it('mind-map cards are focusable buttons (Tab reaches them; Enter opens one); the reader pages take focus to scroll', () => {
-    const html = nodeHtml({ noteid: 'n1', title: 'Alkanes', colorIndex: 2, isSubMapRoot: false, hasExcerpt: true, page: 3 }, []);
+    const html = nodeHtml(
+      { noteid: 'n1', title: 'Alkanes', colorIndex: 2, isSubMapRoot: false, hasExcerpt: true, page: 3 },
+      [],
+    );
     assert.equal(attr(html, 'tabindex'), '0');
     assert.equal(attr(html, 'role'), 'button');
     assert.match(readerBody(''), /id="viewerContainer"[^>]*tabindex="0"/);
@@ -56,8 +59,16 @@ describe('webview accessibility', () => {
     assert.match(reduced, /animation-duration:\s*0\.01ms\s*!important/);
     assert.match(reduced, /transition-duration:\s*0\.01ms\s*!important/);
     for (const theme of ['vscode-high-contrast', 'vscode-high-contrast-light']) {
-      assert.match(css, new RegExp(`body\\.${theme} :focus-visible[^{]*\\{[^}]*outline:\\s*2px solid`), `${theme}: focus ring`);
-      assert.match(css, new RegExp(`body\\.${theme} button[^{]*\\{[^}]*border:\\s*1px solid var\\(--vscode-contrastBorder`), `${theme}: button borders`);
+      assert.match(
+        css,
+        new RegExp(`body\\.${theme} :focus-visible[^{]*\\{[^}]*outline:\\s*2px solid`),
+        `${theme}: focus ring`,
+      );
+      assert.match(
+        css,
+        new RegExp(`body\\.${theme} button[^{]*\\{[^}]*border:\\s*1px solid var\\(--vscode-contrastBorder`),
+        `${theme}: button borders`,
+      );
     }
     assert.match(css, /(^|\n):focus-visible\s*\{[^}]*outline:/, 'a focus ring in every theme');
   });

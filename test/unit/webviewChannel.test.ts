@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { HostChannel, type WebviewPort } from '../../src/webviews/channel/hostChannel';
 import { PageChannel, type MessageSource } from '../../src/webviews/channel/pageChannel';
-import { anything, ChannelError, fields, isInt, isString, type ChannelProtocol, type RequestType } from '../../src/webviews/channel/protocol';
+import {
+  anything,
+  ChannelError,
+  fields,
+  isInt,
+  isString,
+  type ChannelProtocol,
+  type RequestType,
+} from '../../src/webviews/channel/protocol';
 
 // The channel's own logic over a fake postMessage pair: each side's posts reach
 // the other asynchronously and structured-cloned, as VS Code delivers them.
@@ -50,10 +58,14 @@ function pair(opts: { timeoutMs?: number } = {}) {
       return { dispose: () => toHost.delete(listener) };
     }) as WebviewPort['onDidReceiveMessage'],
   };
-  const source: MessageSource = { addEventListener: (_t, l) => toPage.add(l), removeEventListener: (_t, l) => toPage.delete(l) };
+  const source: MessageSource = {
+    addEventListener: (_t, l) => toPage.add(l),
+    removeEventListener: (_t, l) => toPage.delete(l),
+  };
   const logs: string[] = [];
   const host = new HostChannel<TestProtocol>(webview, { guards, timeoutMs: opts.timeoutMs, log: (m) => logs.push(m) });
-  const newPage = () => new PageChannel<TestProtocol>({ postMessage: (m) => deliver(toHost, structuredClone(m)) }, source);
+  const newPage = () =>
+    new PageChannel<TestProtocol>({ postMessage: (m) => deliver(toHost, structuredClone(m)) }, source);
   /** What a misbehaving page could post, bypassing the page channel. */
   const raw = (m: unknown) => deliver(toHost, m);
   return { host, newPage, sentToPage, logs, raw, settle, listeners: toPage };
@@ -109,7 +121,11 @@ describe('webview channel (host ↔ page)', () => {
     const page = newPage();
     page.handle('selection', () => 'selected text');
     page.ready();
-    const [x, y, z] = await Promise.all([page.request('add', { a: 1, b: 2 }), page.request('add', { a: 40, b: 2 }), host.request('selection')]);
+    const [x, y, z] = await Promise.all([
+      page.request('add', { a: 1, b: 2 }),
+      page.request('add', { a: 40, b: 2 }),
+      host.request('selection'),
+    ]);
     assert.deepEqual([x, y, z], [3, 42, 'selected text']);
   });
 
@@ -122,7 +138,11 @@ describe('webview channel (host ↔ page)', () => {
     });
     const page = newPage();
     page.ready();
-    const outcome = (how: string) => page.request('fail', { how }).then(() => 'resolved', (e: ChannelError) => `${e.name} ${e.code}: ${e.message}`);
+    const outcome = (how: string) =>
+      page.request('fail', { how }).then(
+        () => 'resolved',
+        (e: ChannelError) => `${e.name} ${e.code}: ${e.message}`,
+      );
     assert.equal(await outcome('coded'), 'ChannelError SUBMIT_IN_FLIGHT: A submit is already running.');
     assert.equal(await outcome('foreign'), 'ChannelError BUNDLE_NOT_FOUND: bundle gone');
     assert.equal(await outcome('plain'), 'ChannelError ERROR: plain');

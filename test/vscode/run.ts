@@ -10,7 +10,16 @@
 //
 // Output: test-output/vscode/ (results.json, suite.log, summary.json).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -31,7 +40,8 @@ const log = (m: string) => process.stdout.write(`[vscode-tests] ${m}\n`);
 async function unavailableReason(): Promise<string | undefined> {
   const exe = process.env.VSCODE_EXECUTABLE_PATH;
   if (exe) return existsSync(exe) ? undefined : `VSCODE_EXECUTABLE_PATH=${exe} does not exist.`;
-  if (existsSync(cachePath) && readdirSync(cachePath).some((d) => d.startsWith('vscode-') && d.endsWith(VERSION))) return undefined;
+  if (existsSync(cachePath) && readdirSync(cachePath).some((d) => d.startsWith('vscode-') && d.endsWith(VERSION)))
+    return undefined;
   // test-electron downloads from here; without a short probe its request would hang on a blackholed network.
   const url = `${UPDATE_HOST}/api/releases/stable`;
   try {
@@ -40,14 +50,18 @@ async function unavailableReason(): Promise<string | undefined> {
     return undefined;
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } };
-    const why = err.name === 'TimeoutError' ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const why =
+      err.name === 'TimeoutError'
+        ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s`
+        : (err.cause?.code ?? err.cause?.message ?? err.message);
     return `VS Code cannot be downloaded: ${UPDATE_HOST} is unreachable from this machine (${why}), no VS Code ${VERSION} is cached in .vscode-test/, and VSCODE_EXECUTABLE_PATH is not set.`;
   }
 }
 
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}) {
   const r = spawnSync(cmd, args, { cwd: root, env: opts.env ?? process.env, stdio: 'pipe', encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout ?? ''}${r.stderr ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout ?? ''}${r.stderr ?? ''}`);
   return r.stdout;
 }
 
@@ -64,10 +78,15 @@ function newestVsix(): string {
 /** The suite bundled for the extension host, as test/extension/run.ts bundles it (every suite/*.test.ts). */
 async function bundleSuite(dir: string): Promise<string> {
   const suiteSrc = join(root, 'test', 'extension', 'suite');
-  const tests = readdirSync(suiteSrc).filter((f) => f.endsWith('.test.ts')).map((f) => basename(f, '.ts'));
+  const tests = readdirSync(suiteSrc)
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => basename(f, '.ts'));
   rmSync(dir, { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: { index: join(suiteSrc, 'index.ts'), ...Object.fromEntries(tests.map((t) => [t, join(suiteSrc, `${t}.ts`)])) },
+    entryPoints: {
+      index: join(suiteSrc, 'index.ts'),
+      ...Object.fromEntries(tests.map((t) => [t, join(suiteSrc, `${t}.ts`)])),
+    },
     outdir: dir,
     bundle: true,
     platform: 'node',
@@ -84,7 +103,9 @@ async function bundleSuite(dir: string): Promise<string> {
 function ensureDisplay(): { env: Record<string, string>; xvfb?: ChildProcess } {
   if (process.platform !== 'linux' || process.env.DISPLAY) return { env: {} };
   if (spawnSync('sh', ['-c', 'command -v Xvfb'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error('no DISPLAY and no Xvfb: install xvfb (Debian: apt-get install xvfb) or run under a desktop session.');
+    throw new Error(
+      'no DISPLAY and no Xvfb: install xvfb (Debian: apt-get install xvfb) or run under a desktop session.',
+    );
   }
   const display = `:${90 + Math.floor(Math.random() * 100)}`;
   const xvfb = spawn('Xvfb', [display, '-screen', '0', '1400x900x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
@@ -102,29 +123,48 @@ async function main(): Promise<number> {
     return CANNOT_RUN;
   }
 
-  const { downloadAndUnzipVSCode, resolveCliArgsFromVSCodeExecutablePath, runTests } = await import('@vscode/test-electron');
+  const { downloadAndUnzipVSCode, resolveCliArgsFromVSCodeExecutablePath, runTests } =
+    await import('@vscode/test-electron');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
 
-  const vscodeExecutablePath = process.env.VSCODE_EXECUTABLE_PATH ?? (await downloadAndUnzipVSCode({ version: VERSION, cachePath, timeout: 30_000 }));
+  const vscodeExecutablePath =
+    process.env.VSCODE_EXECUTABLE_PATH ??
+    (await downloadAndUnzipVSCode({ version: VERSION, cachePath, timeout: 30_000 }));
   log(`VS Code: ${vscodeExecutablePath}`);
 
   // The artefact under test is the packaged VSIX, installed into an isolated profile (as with code-server).
   if (!process.argv.includes('--no-package')) run('npm', ['run', '--silent', 'package']);
   const vsix = newestVsix();
   const tmp = mkdtempSync(join(tmpdir(), 'study-bridge-desktop-'));
-  const dirs = { userData: join(tmp, 'user-data'), extensions: join(tmp, 'extensions'), workspace: join(tmp, 'workspace') };
+  const dirs = {
+    userData: join(tmp, 'user-data'),
+    extensions: join(tmp, 'extensions'),
+    workspace: join(tmp, 'workspace'),
+  };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   mkdirSync(join(dirs.userData, 'User'), { recursive: true });
   writeFileSync(
     join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false }),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'extensions.autoUpdate': false,
+    }),
   );
   writeFileSync(join(dirs.workspace, 'notes.md'), '# Study notes\n');
   const profileArgs = [`--user-data-dir=${dirs.userData}`, `--extensions-dir=${dirs.extensions}`];
   const [cli, ...cliArgs] = resolveCliArgsFromVSCodeExecutablePath(vscodeExecutablePath);
-  run(cli, [...cliArgs.filter((a) => !a.startsWith('--user-data-dir') && !a.startsWith('--extensions-dir')), ...profileArgs, '--install-extension', vsix]);
-  if (!readdirSync(dirs.extensions).some((d) => d.startsWith(EXTENSION_ID))) throw new Error(`${vsix} was not installed into ${dirs.extensions}`);
+  run(cli, [
+    ...cliArgs.filter((a) => !a.startsWith('--user-data-dir') && !a.startsWith('--extensions-dir')),
+    ...profileArgs,
+    '--install-extension',
+    vsix,
+  ]);
+  if (!readdirSync(dirs.extensions).some((d) => d.startsWith(EXTENSION_ID)))
+    throw new Error(`${vsix} was not installed into ${dirs.extensions}`);
 
   const extensionTestsPath = await bundleSuite(join(root, '.cache', 'vscode-suite'));
   const display = ensureDisplay();
@@ -140,7 +180,13 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: join(root, 'test', 'extension', 'harness'),
       extensionTestsPath,
       extensionTestsEnv: { STUDY_BRIDGE_TEST_OUT: out, ...display.env },
-      launchArgs: [dirs.workspace, ...profileArgs, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
+      launchArgs: [
+        dirs.workspace,
+        ...profileArgs,
+        '--disable-workspace-trust',
+        '--skip-welcome',
+        '--skip-release-notes',
+      ],
     });
   } finally {
     clearTimeout(watchdog);
@@ -150,7 +196,10 @@ async function main(): Promise<number> {
 
   const resultsFile = join(out, 'results.json');
   if (!existsSync(resultsFile)) throw new Error('the suite wrote no results.json (see the VS Code output above)');
-  const suite = JSON.parse(readFileSync(resultsFile, 'utf8')) as { results: Array<{ title: string; state: string; ms: number; error?: string }>; ms: number };
+  const suite = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    results: Array<{ title: string; state: string; ms: number; error?: string }>;
+    ms: number;
+  };
   process.stdout.write(`\nStudy Bridge extension tests (desktop VS Code ${VERSION})\n`);
   for (const c of suite.results) {
     process.stdout.write(`  ${c.state === 'passed' ? '✔' : '✘'} ${c.title} (${c.ms} ms)\n`);

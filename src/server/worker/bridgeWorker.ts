@@ -11,4 +11,5 @@ export { createBridge } from '../bridge';
 export { runBridgeWorker };
 
 const data = workerData as BridgeWorkerData | undefined;
-if (!isMainThread && parentPort && data?.kind === 'study-bridge-worker' && !data.codeCacheDir) runBridgeWorker(parentPort, data);
+if (!isMainThread && parentPort && data?.kind === 'study-bridge-worker' && !data.codeCacheDir)
+  runBridgeWorker(parentPort, data);

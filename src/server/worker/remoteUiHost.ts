@@ -23,12 +23,19 @@ export class RemoteUiHost implements UiHost {
   liveUiState?: () => Promise<Record<string, unknown>>;
   askAnkiConnectPermission?: (origin: string) => Promise<boolean>;
 
-  constructor(private readonly post: (msg: FromWorker) => void, methods: readonly OptionalUiMethod[]) {
-    if (methods.includes('judgeUiKey')) this.judgeUiKey = (key, value) => this.call('judgeUiKey', [key, value]) as Promise<UiKeyOutcome | undefined>;
-    if (methods.includes('applyUiState')) this.applyUiState = (patch) => this.call('applyUiState', [patch]) as Promise<void>;
+  constructor(
+    private readonly post: (msg: FromWorker) => void,
+    methods: readonly OptionalUiMethod[],
+  ) {
+    if (methods.includes('judgeUiKey'))
+      this.judgeUiKey = (key, value) => this.call('judgeUiKey', [key, value]) as Promise<UiKeyOutcome | undefined>;
+    if (methods.includes('applyUiState'))
+      this.applyUiState = (patch) => this.call('applyUiState', [patch]) as Promise<void>;
     // The person may take a while to answer: the call's timeout then denies, as AnkiConnect's own prompt would not.
-    if (methods.includes('askAnkiConnectPermission')) this.askAnkiConnectPermission = (origin) => this.call('askAnkiConnectPermission', [origin]) as Promise<boolean>;
-    if (methods.includes('liveUiState')) this.liveUiState = () => this.call('liveUiState', []) as Promise<Record<string, unknown>>;
+    if (methods.includes('askAnkiConnectPermission'))
+      this.askAnkiConnectPermission = (origin) => this.call('askAnkiConnectPermission', [origin]) as Promise<boolean>;
+    if (methods.includes('liveUiState'))
+      this.liveUiState = () => this.call('liveUiState', []) as Promise<Record<string, unknown>>;
   }
 
   async context(): Promise<UiContext> {

@@ -5,7 +5,16 @@ import type { RequestLogEntry } from '../api/http/app';
 import type { UiHost } from '../domain/ui/uiHost';
 import type { HostedBridge } from './hostedBridge';
 import { claimDataDir } from './threadClaims';
-import { fromWire, toWire, type BridgeWorkerData, type CheckpointResult, type FromWorker, type OptionalUiMethod, type ToWorker, type WorkerBridgeOptions } from './protocol';
+import {
+  fromWire,
+  toWire,
+  type BridgeWorkerData,
+  type CheckpointResult,
+  type FromWorker,
+  type OptionalUiMethod,
+  type ToWorker,
+  type WorkerBridgeOptions,
+} from './protocol';
 
 /** How long a close may take (checkpoint included) before the worker is ended anyway. */
 const CLOSE_TIMEOUT_MS = 30_000;
@@ -59,7 +68,9 @@ export class BridgeWorkerThread {
       return Promise.reject(err);
     }
     const { ui, onRequest: _r, onError: _e, onExit: _x, ...options } = opts;
-    const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter((m) => typeof ui?.[m] === 'function') as OptionalUiMethod[];
+    const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter(
+      (m) => typeof ui?.[m] === 'function',
+    ) as OptionalUiMethod[];
     const reuse = this.worker;
     const worker = reuse ?? this.spawn({ kind: 'study-bridge-worker', options, uiMethods });
     const session: Session = { worker, opts, release, ready: false, closeRequested: false, checkpoints: new Map() };
@@ -164,7 +175,9 @@ export class BridgeWorkerThread {
 
   private async answerUi(s: Session, id: number, method: string, args: unknown[]): Promise<void> {
     try {
-      const fn = (s.opts.ui as unknown as Record<string, ((...a: unknown[]) => unknown) | undefined> | undefined)?.[method];
+      const fn = (s.opts.ui as unknown as Record<string, ((...a: unknown[]) => unknown) | undefined> | undefined)?.[
+        method
+      ];
       if (typeof fn !== 'function') throw new Error(`the window has no UI method ${method}`);
       const value = await fn.apply(s.opts.ui, args);
       this.send({ type: 'ui-result', id, ok: true, value });
@@ -176,7 +189,10 @@ export class BridgeWorkerThread {
   private async close(s: Session, opts?: { keepLock?: boolean }): Promise<void> {
     s.closeRequested = true;
     const done = new Promise<void>((resolve, reject) => (s.closed = { resolve, reject }));
-    const timer = setTimeout(() => s.closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => s.closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)),
+      CLOSE_TIMEOUT_MS,
+    );
     this.send({ type: 'close', keepLock: opts?.keepLock });
     try {
       await done;

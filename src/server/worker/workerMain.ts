@@ -90,7 +90,15 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
     }
     const recovered = recoveryLine(bridge.services.store.recovery);
     if (recovered) process.stderr.write(`${recovered}\n`);
-    post({ type: 'ready', baseUrl: bridge.baseUrl, port: bridge.port, token: bridge.token, instanceNonce: bridge.instanceNonce, threadId, codeCache: boot.codeCache });
+    post({
+      type: 'ready',
+      baseUrl: bridge.baseUrl,
+      port: bridge.port,
+      token: bridge.token,
+      instanceNonce: bridge.instanceNonce,
+      threadId,
+      codeCache: boot.codeCache,
+    });
     if (afterFirstReady) setTimeout(afterFirstReady, CODE_CACHE_AFTER_MS).unref();
     afterFirstReady = undefined;
   };

@@ -7,7 +7,9 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 /** A request without parameters takes none: `request('getSelection')`. */
-type RequestArgs<R> = [ParamsOf<R>] extends [void] ? [params?: undefined, options?: RequestOptions] : [params: ParamsOf<R>, options?: RequestOptions];
+type RequestArgs<R> = [ParamsOf<R>] extends [void]
+  ? [params?: undefined, options?: RequestOptions]
+  : [params: ParamsOf<R>, options?: RequestOptions];
 
 export interface EndpointOptions {
   /** Sends one envelope to the other side. */
@@ -60,7 +62,10 @@ export class Endpoint<SendEv extends object, RecvEv extends object, SendReq exte
   }
 
   /** Sends a request; resolves with the reply's result, rejects with a ChannelError (the handler's code, TIMEOUT, DISPOSED…). */
-  request<K extends keyof SendReq & string>(name: K, ...[params, options = {}]: RequestArgs<SendReq[K]>): Promise<ResultOf<SendReq[K]>> {
+  request<K extends keyof SendReq & string>(
+    name: K,
+    ...[params, options = {}]: RequestArgs<SendReq[K]>
+  ): Promise<ResultOf<SendReq[K]>> {
     if (this.disposed) return Promise.reject(new ChannelError('DISPOSED', `${name}: the channel is closed`));
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const id = this.nextId++;
@@ -84,7 +89,10 @@ export class Endpoint<SendEv extends object, RecvEv extends object, SendReq exte
   }
 
   /** Answers a request: the handler's value is the reply; what it throws is an error reply (its `code`, else ERROR). */
-  handle<K extends keyof RecvReq & string>(name: K, handler: (params: ParamsOf<RecvReq[K]>) => ResultOf<RecvReq[K]> | Promise<ResultOf<RecvReq[K]>>): void {
+  handle<K extends keyof RecvReq & string>(
+    name: K,
+    handler: (params: ParamsOf<RecvReq[K]>) => ResultOf<RecvReq[K]> | Promise<ResultOf<RecvReq[K]>>,
+  ): void {
     this.handlers.set(name, handler as (params: unknown) => unknown);
   }
 
@@ -151,7 +159,8 @@ export class Endpoint<SendEv extends object, RecvEv extends object, SendReq exte
 
   private async answer(id: number, name: string, params: unknown): Promise<void> {
     const handler = this.handlers.get(name);
-    const fail = (code: string, message: string) => this.send({ channel: 'reply', id, ok: false, error: { code, message } });
+    const fail = (code: string, message: string) =>
+      this.send({ channel: 'reply', id, ok: false, error: { code, message } });
     if (!handler) return fail('NO_HANDLER', `nobody answers ${name}`);
     if (!this.accepts(name, params)) return fail('BAD_REQUEST', `${name}: malformed parameters`);
     try {
@@ -177,4 +186,3 @@ export class Endpoint<SendEv extends object, RecvEv extends object, SendReq exte
     }
   }
 }
-

@@ -25,7 +25,12 @@ export interface MessageSource {
  * The page's end of its panel's channel. Register the handlers, then call
  * `ready()`: the host sends what it queued, and the current state.
  */
-export class PageChannel<P extends ChannelProtocol> extends Endpoint<P['pageEvents'], P['hostEvents'], P['pageRequests'], P['hostRequests']> {
+export class PageChannel<P extends ChannelProtocol> extends Endpoint<
+  P['pageEvents'],
+  P['hostEvents'],
+  P['pageRequests'],
+  P['hostRequests']
+> {
   private readonly listener = (e: { data: unknown }) => this.receive(e.data);
 
   constructor(

@@ -50,7 +50,10 @@ export function isEnvelope(m: unknown): m is Envelope {
     case 'request':
       return Number.isInteger(o.id) && isName(o.name);
     case 'reply':
-      return Number.isInteger(o.id) && (o.ok === true || (o.ok === false && typeof (o.error as { message?: unknown } | null)?.message === 'string'));
+      return (
+        Number.isInteger(o.id) &&
+        (o.ok === true || (o.ok === false && typeof (o.error as { message?: unknown } | null)?.message === 'string'))
+      );
     default:
       return false;
   }
@@ -83,4 +86,6 @@ export const anything = (): boolean => true;
 export const fields =
   (checks: Record<string, (x: unknown) => boolean>) =>
   (x: unknown): boolean =>
-    !!x && typeof x === 'object' && Object.entries(checks).every(([k, check]) => check((x as Record<string, unknown>)[k]));
+    !!x &&
+    typeof x === 'object' &&
+    Object.entries(checks).every(([k, check]) => check((x as Record<string, unknown>)[k]));

@@ -32,7 +32,9 @@ const host = new PageChannel<MindMapProtocol>(vscode);
 // Counted and reported with every render: the extension tests assert none.
 const cspViolations: string[] = [];
 document.addEventListener('securitypolicyviolation', (e) => {
-  cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}${e.sample ? `: ${e.sample.slice(0, 60)}` : ''}`);
+  cspViolations.push(
+    `${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}${e.sample ? `: ${e.sample.slice(0, 60)}` : ''}`,
+  );
 });
 
 const saved = (vscode.getState() as ViewState | undefined) ?? { folds: {} };
@@ -45,13 +47,15 @@ const statusEl = document.getElementById('status')!;
 const problemEl = document.getElementById('problem')!;
 
 let palette: string[] = [];
-const neutral = () => getComputedStyle(document.body).getPropertyValue('--vscode-descriptionForeground').trim() || '#888888';
+const neutral = () =>
+  getComputedStyle(document.body).getPropertyValue('--vscode-descriptionForeground').trim() || '#888888';
 
 // markmap appends a <style> element with its CSS, which a strict CSP refuses:
 // it gets a detached one, and media/mindMap.css carries those rules.
 const svgSelection = select(svg);
 const append = svgSelection.append.bind(svgSelection);
-svgSelection.append = (name: string) => (name === 'style' ? select(document.createElementNS('http://www.w3.org/2000/svg', 'style')) : append(name));
+svgSelection.append = (name: string) =>
+  name === 'style' ? select(document.createElementNS('http://www.w3.org/2000/svg', 'style')) : append(name);
 const mm = new Markmap(svgSelection, {
   autoFit: false,
   embedGlobalCSS: false,
@@ -118,7 +122,8 @@ const openCard = (noteid: string) => {
   if (node) void mm.setHighlight(node);
   host.request('openCard', { noteid }).catch((err: Error) => showProblem(err.message));
 };
-const cardAt = (target: EventTarget | null) => (target as Element | null)?.closest?.('[data-noteid]')?.getAttribute('data-noteid') ?? undefined;
+const cardAt = (target: EventTarget | null) =>
+  (target as Element | null)?.closest?.('[data-noteid]')?.getAttribute('data-noteid') ?? undefined;
 
 svg.addEventListener('click', (e) => {
   const noteid = cardAt(e.target);
@@ -181,7 +186,10 @@ async function draw(data: MindMapData): Promise<void> {
 }
 
 /** After markmap's transitions (leaving nodes are removed at their end) and a painted frame, the count the SVG shows. */
-async function reportRendered(transitionMs: number, timing?: { scriptStart: number; mapArrived: number; laidOut?: number }): Promise<void> {
+async function reportRendered(
+  transitionMs: number,
+  timing?: { scriptStart: number; mapArrived: number; laidOut?: number },
+): Promise<void> {
   if (transitionMs) await new Promise((r) => setTimeout(r, transitionMs + 80));
   // d3 ends even a zero-length transition on its next animation frame; the second frame is painted.
   for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));
@@ -238,7 +246,11 @@ function luminance(hex: string): number {
 
 function shade(hex: string, factor: number): string {
   return `#${rgb(hex)
-    .map((c) => Math.round(c * factor).toString(16).padStart(2, '0'))
+    .map((c) =>
+      Math.round(c * factor)
+        .toString(16)
+        .padStart(2, '0'),
+    )
     .join('')}`;
 }
 

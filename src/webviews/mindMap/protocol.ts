@@ -73,7 +73,15 @@ export interface MindMapProtocol {
 const isStringList = (x: unknown) => Array.isArray(x) && x.every(isString);
 
 export const mindMapGuards = {
-  rendered: fields({ seq: isInt, nodeCount: isInt, cspViolations: isStringList, timing: (x: unknown) => x === undefined || fields({ scriptStart: Number.isFinite, mapArrived: Number.isFinite, drawn: Number.isFinite })(x) && ((x as { laidOut?: unknown }).laidOut === undefined || Number.isFinite((x as { laidOut?: unknown }).laidOut)) }),
+  rendered: fields({
+    seq: isInt,
+    nodeCount: isInt,
+    cspViolations: isStringList,
+    timing: (x: unknown) =>
+      x === undefined ||
+      (fields({ scriptStart: Number.isFinite, mapArrived: Number.isFinite, drawn: Number.isFinite })(x) &&
+        ((x as { laidOut?: unknown }).laidOut === undefined || Number.isFinite((x as { laidOut?: unknown }).laidOut))),
+  }),
   refresh: anything,
   openCard: fields({ noteid: isString }),
 };

@@ -16,7 +16,10 @@ export interface RangeStats {
 }
 export const rangeStats: RangeStats = { requests: 0, bytes: 0, totalMs: 0, maxMs: 0 };
 
-type RangeTransportClass = new (length: number, initialData: Uint8Array | null) => {
+type RangeTransportClass = new (
+  length: number,
+  initialData: Uint8Array | null,
+) => {
   requestDataRange(begin: number, end: number): void;
   onDataRange(begin: number, chunk: Uint8Array): void;
 };

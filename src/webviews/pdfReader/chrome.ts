@@ -61,7 +61,11 @@ export class ReaderChrome {
     this.findBus = bus;
     const show = (e: { matchesCount?: { current: number; total: number } }) => {
       const m = e.matchesCount;
-      $('findCount').textContent = !$<HTMLInputElement>('findInput').value ? '' : m && m.total ? `${m.current} of ${m.total}` : 'no match';
+      $('findCount').textContent = !$<HTMLInputElement>('findInput').value
+        ? ''
+        : m && m.total
+          ? `${m.current} of ${m.total}`
+          : 'no match';
     };
     bus.on('updatefindmatchescount', show);
     bus.on('updatefindcontrolstate', show);
@@ -69,13 +73,24 @@ export class ReaderChrome {
 
   private find(type: '' | 'again', previous = false): void {
     const query = $<HTMLInputElement>('findInput').value;
-    this.findBus?.dispatch('find', { source: this, type, query, caseSensitive: false, entireWord: false, highlightAll: true, findPrevious: previous, matchDiacritics: false });
+    this.findBus?.dispatch('find', {
+      source: this,
+      type,
+      query,
+      caseSensitive: false,
+      entireWord: false,
+      highlightAll: true,
+      findPrevious: previous,
+      matchDiacritics: false,
+    });
     if (!query) $('findCount').textContent = '';
   }
 
   showTitle(title: string, setTitle: string | null): void {
     $('title').textContent = title;
-    $('title').title = setTitle ? `${title} — cards go to “${setTitle}”` : `${title} — not in a study set: Make card is off`;
+    $('title').title = setTitle
+      ? `${title} — cards go to “${setTitle}”`
+      : `${title} — not in a study set: Make card is off`;
     $('setTitle').textContent = setTitle ? `→ ${setTitle}` : '';
     $<HTMLButtonElement>('makeCard').disabled = !setTitle;
   }

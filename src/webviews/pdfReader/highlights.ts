@@ -78,7 +78,11 @@ export class HighlightLayer {
     const slack = 2;
     return this.byPage
       .get(pageNumber)
-      ?.find((h) => boxesOf(h).some((r) => x >= r.x - slack && x <= r.x + r.width + slack && y >= r.y - slack && y <= r.y + r.height + slack));
+      ?.find((h) =>
+        boxesOf(h).some(
+          (r) => x >= r.x - slack && x <= r.x + r.width + slack && y >= r.y - slack && y <= r.y + r.height + slack,
+        ),
+      );
   }
 
   flash(noteid: string): void {

@@ -16,7 +16,8 @@ type Events = ReaderProtocol['hostEvents'];
 
 // boot.ts ran first: the channel, the opening picture and pdf.js's worker are its.
 const { started, phases, host, opening, workerPort, viewerStyles } = takeBoot();
-const mark = (step: Exclude<keyof typeof phases, 'loaded' | 'nav'>) => (phases[step] ??= Math.round(performance.now() - started));
+const mark = (step: Exclude<keyof typeof phases, 'loaded' | 'nav'>) =>
+  (phases[step] ??= Math.round(performance.now() - started));
 mark('main');
 const assets = document.body.dataset.assets ?? '';
 
@@ -35,7 +36,10 @@ async function loadPdfJs(): Promise<{ lib: PdfJsLib; viewer: ViewerLib }> {
 // Evaluating pdf.js holds this thread for a while (a second on a busy machine): the worker, started by
 // boot.ts, gets a head start to compile its own code meanwhile (not waited on for long).
 const WORKER_HEAD_START_MS = 250;
-const libs = Promise.race([workerPort.catch(() => undefined), new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS))]).then(loadPdfJs);
+const libs = Promise.race([
+  workerPort.catch(() => undefined),
+  new Promise((r) => setTimeout(r, WORKER_HEAD_START_MS)),
+]).then(loadPdfJs);
 
 const highlights = new HighlightLayer();
 let viewer: PdfViewer | undefined;
@@ -53,12 +57,19 @@ let menuSelection: { at: number; value: ReturnType<typeof readSelection> } | und
 
 const container = document.getElementById('viewerContainer') as HTMLDivElement;
 const chrome = new ReaderChrome({
-  zoom: (dir) => (dir > 0 ? viewer?.increaseScale() : dir < 0 ? viewer?.decreaseScale() : viewer && (viewer.currentScaleValue = 'page-width')),
+  zoom: (dir) =>
+    dir > 0
+      ? viewer?.increaseScale()
+      : dir < 0
+        ? viewer?.decreaseScale()
+        : viewer && (viewer.currentScaleValue = 'page-width'),
   goToPage: (page) => viewer && page >= 1 && page <= viewer.pagesCount && (viewer.currentPageNumber = page),
   makeCard: () => host.notify('makeCard'),
 });
 
-const tone = new PageToneButton(document.getElementById('pageTone') as HTMLButtonElement, (t) => host.notify('tone', { tone: t }));
+const tone = new PageToneButton(document.getElementById('pageTone') as HTMLButtonElement, (t) =>
+  host.notify('tone', { tone: t }),
+);
 
 const pageView = (page: number): PageViewLike | undefined => {
   const v = viewer?.getPageView(page - 1) as PageViewLike | undefined;
@@ -73,7 +84,15 @@ async function open(msg: Events['open']): Promise<void> {
   const eventBus = new V.EventBus();
   const linkService = new V.PDFLinkService({ eventBus });
   const findController = new V.PDFFindController({ eventBus, linkService });
-  const v = new V.PDFViewer({ container, eventBus, linkService, findController, textLayerMode: 1, annotationMode: 1, imageResourcesPath: `${assets}/webview/images/` });
+  const v = new V.PDFViewer({
+    container,
+    eventBus,
+    linkService,
+    findController,
+    textLayerMode: 1,
+    annotationMode: 1,
+    imageResourcesPath: `${assets}/webview/images/`,
+  });
   linkService.setViewer(v);
   viewer = v;
   chrome.bindFind(eventBus);
@@ -95,7 +114,15 @@ async function open(msg: Events['open']): Promise<void> {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
       phases.html = Math.round(nav?.responseEnd ?? 0) - Math.round(started);
       // Diagnostic (ms from the document's start): where VS Code's fake.html navigation waited.
-      if (nav) phases.nav = { worker: Math.round(nav.workerStart), fetch: Math.round(nav.fetchStart), request: Math.round(nav.requestStart), response: Math.round(nav.responseStart), end: Math.round(nav.responseEnd), domContentLoaded: Math.round(nav.domContentLoadedEventStart) };
+      if (nav)
+        phases.nav = {
+          worker: Math.round(nav.workerStart),
+          fetch: Math.round(nav.fetchStart),
+          request: Math.round(nav.requestStart),
+          response: Math.round(nav.responseStart),
+          end: Math.round(nav.responseEnd),
+          domContentLoaded: Math.round(nav.domContentLoadedEventStart),
+        };
       phases.loaded = Object.fromEntries(
         (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
           .filter((e) => /\.(css|js)$/.test(e.name))
@@ -103,7 +130,14 @@ async function open(msg: Events['open']): Promise<void> {
       );
       phases.ranges = rangeStats.requests;
       phases.rangeMeanMs = rangeStats.requests ? Math.round(rangeStats.totalMs / rangeStats.requests) : 0;
-      host.notify('firstRender', { page: pageNumber, ms: Math.round(performance.now() - started), phases, imageJumpPx, docAt: performance.timeOrigin, scriptMs: Math.round(started) });
+      host.notify('firstRender', {
+        page: pageNumber,
+        ms: Math.round(performance.now() - started),
+        phases,
+        imageJumpPx,
+        docAt: performance.timeOrigin,
+        scriptMs: Math.round(started),
+      });
       showOutlineSoon();
     }
   });
@@ -111,7 +145,11 @@ async function open(msg: Events['open']): Promise<void> {
   // The host (GET /context, and the place remembered for next time) hears of the page once scrolling or zooming pauses.
   const reportSoon = () => {
     clearTimeout(pageTimer);
-    pageTimer = setTimeout(() => host.notify('page', { page: v.currentPageNumber, pageCount: v.pagesCount, scale: String(v.currentScaleValue) }), 120);
+    pageTimer = setTimeout(
+      () =>
+        host.notify('page', { page: v.currentPageNumber, pageCount: v.pagesCount, scale: String(v.currentScaleValue) }),
+      120,
+    );
   };
   eventBus.on('pagechanging', ({ pageNumber }: { pageNumber: number }) => {
     chrome.showPage(pageNumber, v.pagesCount);
@@ -182,7 +220,12 @@ async function outlineOf(
   };
   const walk = async (nodes: Node[], level: number) => {
     for (const n of nodes) {
-      out.push({ title: n.title, page: await pageOf(n.dest), level, go: n.dest ? () => void links.goToDestination(n.dest) : undefined });
+      out.push({
+        title: n.title,
+        page: await pageOf(n.dest),
+        level,
+        go: n.dest ? () => void links.goToDestination(n.dest) : undefined,
+      });
       if (n.items?.length) await walk(n.items, level + 1);
     }
   };
@@ -220,7 +263,11 @@ function highlightAt(e: MouseEvent) {
   const view = page ? pageView(page) : undefined;
   if (!pageDiv || !view) return undefined;
   const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
-  return highlights.hit(page, (e.clientX - box.left) / view.viewport.scale, (e.clientY - box.top) / view.viewport.scale);
+  return highlights.hit(
+    page,
+    (e.clientX - box.left) / view.viewport.scale,
+    (e.clientY - box.top) / view.viewport.scale,
+  );
 }
 
 /** A plain click on a highlighted rectangle (not the end of a selection) reveals its card. */
@@ -247,12 +294,14 @@ container.addEventListener('contextmenu', () => {
   menuSelection = { at: Date.now(), value: readSelection(pageView) };
 });
 
-host.on('open', (msg) =>
-  void open(msg).catch((err: unknown) => {
-    opening.remove();
-    chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
-    host.notify('error', { message: String(err) });
-  }),
+host.on(
+  'open',
+  (msg) =>
+    void open(msg).catch((err: unknown) => {
+      opening.remove();
+      chrome.notice(`Could not open the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
+      host.notify('error', { message: String(err) });
+    }),
 );
 host.on('context', (msg) => {
   bookContext = msg;
@@ -283,5 +332,7 @@ host.handle('benchScroll', ({ from, pages }) => {
 });
 
 window.addEventListener('error', (e) => host.notify('error', { message: `${e.message} (${e.filename}:${e.lineno})` }));
-window.addEventListener('unhandledrejection', (e) => host.notify('error', { message: `unhandled: ${e.reason instanceof Error ? e.reason.message : String(e.reason)}` }));
+window.addEventListener('unhandledrejection', (e) =>
+  host.notify('error', { message: `unhandled: ${e.reason instanceof Error ? e.reason.message : String(e.reason)}` }),
+);
 host.ready();

@@ -48,7 +48,9 @@ export interface OpeningPicture {
 export function openingStage(p: OpeningPicture): string {
   const zoom = Number(p.scale);
   const fixed = Number.isFinite(zoom) && zoom > 0;
-  const [w, h] = fixed ? [Math.floor((p.widthPt * zoom * 4) / 3), Math.floor((p.heightPt * zoom * 4) / 3)] : [Math.round(p.widthPt * 100), Math.round(p.heightPt * 100)];
+  const [w, h] = fixed
+    ? [Math.floor((p.widthPt * zoom * 4) / 3), Math.floor((p.heightPt * zoom * 4) / 3)]
+    : [Math.round(p.widthPt * 100), Math.round(p.heightPt * 100)];
   const src = p.src.replace(/"/g, '&quot;');
   return `<div id="openingStage" class="opening-stage" aria-hidden="true"><img id="openingPage" class="${fixed ? 'fixed' : 'fit-width'}" alt="" elementtiming="opening-page" data-page="${p.page}" width="${w}" height="${h}" src="${src}"></div>`;
 }

@@ -32,10 +32,13 @@ export class OpeningImage {
     private readonly onVisible: (m: FirstImage) => void,
   ) {
     const img = this.img();
-    this.painted = img ? new Promise((resolve) => ((this.paintedNow = resolve), setTimeout(resolve, PAINT_WAIT_MS))) : Promise.resolve();
+    this.painted = img
+      ? new Promise((resolve) => ((this.paintedNow = resolve), setTimeout(resolve, PAINT_WAIT_MS)))
+      : Promise.resolve();
     if (img) this.watch(img, 'html');
     // Someone scrolling, zooming or clicking before pdf.js drew the page: the picture would stand in the wrong place.
-    for (const type of ['wheel', 'keydown', 'pointerdown']) window.addEventListener(type, () => this.remove(), { capture: true, once: true });
+    for (const type of ['wheel', 'keydown', 'pointerdown'])
+      window.addEventListener(type, () => this.remove(), { capture: true, once: true });
   }
 
   /** The host's picture (none came with the first HTML); ignored once pdf.js drew a page, or after a first one. */
@@ -59,7 +62,16 @@ export class OpeningImage {
     const a = img.getBoundingClientRect();
     const b = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
     this.remove();
-    return Math.round(Math.max(Math.abs(a.left - b.left), Math.abs(a.top - b.top), Math.abs(a.width - b.width), Math.abs(a.height - b.height)) * 10) / 10;
+    return (
+      Math.round(
+        Math.max(
+          Math.abs(a.left - b.left),
+          Math.abs(a.top - b.top),
+          Math.abs(a.width - b.width),
+          Math.abs(a.height - b.height),
+        ) * 10,
+      ) / 10
+    );
   }
 
   remove(): void {
@@ -81,17 +93,29 @@ export class OpeningImage {
       if (this.reported || !this.page) return;
       this.reported = true;
       this.paintedNow();
-      this.onVisible({ page: this.page, ms: Math.round(at - this.started), ago: Math.max(0, Math.round(performance.now() - at)), source: this.source, arrived: this.arrived });
+      this.onVisible({
+        page: this.page,
+        ms: Math.round(at - this.started),
+        ago: Math.max(0, Math.round(performance.now() - at)),
+        source: this.source,
+        arrived: this.arrived,
+      });
     };
     if (PerformanceObserver.supportedEntryTypes?.includes('element')) {
       const observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries() as Array<PerformanceEntry & { identifier?: string; renderTime?: number; loadTime?: number }>) {
+        for (const e of list.getEntries() as Array<
+          PerformanceEntry & { identifier?: string; renderTime?: number; loadTime?: number }
+        >) {
           if (e.identifier !== 'opening-page') continue;
           observer.disconnect();
           report(e.renderTime || e.loadTime || performance.now());
         }
       });
       observer.observe({ type: 'element', buffered: true });
-    } else void img.decode().then(() => requestAnimationFrame(() => report(performance.now())), () => undefined);
+    } else
+      void img.decode().then(
+        () => requestAnimationFrame(() => report(performance.now())),
+        () => undefined,
+      );
   }
 }

@@ -97,7 +97,16 @@ export interface ReaderProtocol {
      * cross-reference table there first), where to start. `scale`: pdf.js's scale value to start
      * at ('page-width', or a number as text), remembered per book.
      */
-    open: { length: number; head: ArrayBuffer; tail: BookBytes | null; bookmd5: string; title: string; page: number; scale: string | null; tone: PageTone };
+    open: {
+      length: number;
+      head: ArrayBuffer;
+      tail: BookBytes | null;
+      bookmd5: string;
+      title: string;
+      page: number;
+      scale: string | null;
+      tone: PageTone;
+    };
     /** The study set the reader reads for, and the bridge's outline (used when the PDF has none): after the first page. */
     context: { outline: OutlineEntry[]; setTitle: string | null };
     highlights: ReaderHighlight[];
@@ -114,7 +123,14 @@ export interface ReaderProtocol {
   pageEvents: {
     /** The first page drew; `ms` since the page script started, and when each step before it ended. */
     /** `docAt`: the page's document start (epoch ms, performance.timeOrigin); `scriptMs`: its script's start after that. */
-    firstRender: { page: number; ms: number; phases?: OpenPhases; imageJumpPx?: number; docAt?: number; scriptMs?: number };
+    firstRender: {
+      page: number;
+      ms: number;
+      phases?: OpenPhases;
+      imageJumpPx?: number;
+      docAt?: number;
+      scriptMs?: number;
+    };
     /**
      * The opening picture became visible: `ms` since the script started (below 0: the first HTML showed it
      * before), `ago` ms before this message; `source`: the first HTML or a `pageImage`, which `arrived` then.
@@ -153,8 +169,21 @@ export const READ_RANGE_MAX = 16 * 1024 * 1024;
 
 const optionalNumber = (x: unknown) => x === undefined || Number.isFinite(x);
 export const readerGuards = {
-  firstRender: fields({ page: isInt, ms: Number.isFinite, phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object'), imageJumpPx: optionalNumber, docAt: optionalNumber, scriptMs: optionalNumber }),
-  firstImage: fields({ page: isInt, ms: Number.isFinite, ago: Number.isFinite, source: (x: unknown) => x === 'html' || x === 'channel', arrived: (x: unknown) => x === undefined || Number.isFinite(x) }),
+  firstRender: fields({
+    page: isInt,
+    ms: Number.isFinite,
+    phases: (x: unknown) => x === undefined || (!!x && typeof x === 'object'),
+    imageJumpPx: optionalNumber,
+    docAt: optionalNumber,
+    scriptMs: optionalNumber,
+  }),
+  firstImage: fields({
+    page: isInt,
+    ms: Number.isFinite,
+    ago: Number.isFinite,
+    source: (x: unknown) => x === 'html' || x === 'channel',
+    arrived: (x: unknown) => x === undefined || Number.isFinite(x),
+  }),
   page: fields({ page: isInt, pageCount: isInt, scale: isString }),
   tone: fields({ tone: (v: unknown) => PAGE_TONES.includes(v as PageTone) }),
   highlightsDrawn: fields({ count: isInt }),
@@ -163,6 +192,11 @@ export const readerGuards = {
   error: fields({ message: isString }),
   readRange: (x: unknown) => {
     const r = x as { begin?: unknown; end?: unknown } | null;
-    return fields({ begin: isInt, end: isInt })(x) && (r!.begin as number) >= 0 && (r!.end as number) > (r!.begin as number) && (r!.end as number) - (r!.begin as number) <= READ_RANGE_MAX;
+    return (
+      fields({ begin: isInt, end: isInt })(x) &&
+      (r!.begin as number) >= 0 &&
+      (r!.end as number) > (r!.begin as number) &&
+      (r!.end as number) - (r!.begin as number) <= READ_RANGE_MAX
+    );
   },
 };

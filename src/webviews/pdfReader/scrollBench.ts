@@ -49,7 +49,7 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   let longest = 0;
   let frames = 0;
   // The position is kept here: reading scrollTop back would force a layout every frame, which a wheel does not.
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     pos = Math.min(end, pos + step);
     container.scrollTop = pos;
     const now = await frame();
@@ -60,7 +60,8 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
   }
   const ms = prev - t0;
   let pagesRendered = 0;
-  for (let p = from; p <= last; p++) if ((viewer.getPageView(p - 1) as { renderingState?: number }).renderingState === 3) pagesRendered++;
+  for (let p = from; p <= last; p++)
+    if ((viewer.getPageView(p - 1) as { renderingState?: number }).renderingState === 3) pagesRendered++;
   const requests = rangeStats.requests - ranges0.requests;
   const ranges = {
     requests,
@@ -68,7 +69,16 @@ export async function benchScroll(viewer: ViewerLike, container: HTMLElement, fr
     meanMs: requests ? Math.round((rangeStats.totalMs - ranges0.totalMs) / requests) : 0,
     maxMs: Math.round(rangeStats.maxMs),
   };
-  return { longestFrameMs: Math.round(longest * 10) / 10, frames, ms: Math.round(ms), pagesRendered, clockFrames, slowFrames, ranges, page };
+  return {
+    longestFrameMs: Math.round(longest * 10) / 10,
+    frames,
+    ms: Math.round(ms),
+    pagesRendered,
+    clockFrames,
+    slowFrames,
+    ranges,
+    page,
+  };
 }
 
 /** Animation frames that come in `ms` (none when the page's frames are stopped). */

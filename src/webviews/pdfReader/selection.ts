@@ -43,7 +43,10 @@ export function readSelection(pageView: (page: number) => PageViewLike | undefin
     }
   }
   // Some CJK fonts map glyphs to Kangxi radicals (⽤ for 用): NFKC gives the ideographs a person reads and searches.
-  text = text.replace(/[\u2e80-\u2fdf]/g, (c) => c.normalize('NFKC')).replace(/\s+/g, ' ').trim();
+  text = text
+    .replace(/[\u2e80-\u2fdf]/g, (c) => c.normalize('NFKC'))
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!text || l === Infinity) return null;
   // Clipped to the page; rounded to hundredths of a point.
   const round = (v: number) => Math.round(v * 100) / 100;
@@ -52,10 +55,20 @@ export function readSelection(pageView: (page: number) => PageViewLike | undefin
   const x1 = Math.min(r, box.right);
   const y1 = Math.min(b, box.bottom);
   if (x1 <= x0 || y1 <= y0) return null;
-  return { page, text, rect: { x: round((x0 - box.left) / scale), y: round((y0 - box.top) / scale), width: round((x1 - x0) / scale), height: round((y1 - y0) / scale) } };
+  return {
+    page,
+    text,
+    rect: {
+      x: round((x0 - box.left) / scale),
+      y: round((y0 - box.top) / scale),
+      width: round((x1 - x0) / scale),
+      height: round((y1 - y0) / scale),
+    },
+  };
 }
 
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u2e80-\\u2fdf\\u3000-\\u303f\\uff00-\\uffef';
+const CJK =
+  '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u2e80-\\u2fdf\\u3000-\\u303f\\uff00-\\uffef';
 const CJK_END = new RegExp(`[${CJK}]\\s*$`, 'u');
 const CJK_START = new RegExp(`^\\s*[${CJK}]`, 'u');
 
@@ -64,7 +77,8 @@ function textNodesIn(range: Range): Text[] {
   if (root.nodeType === Node.TEXT_NODE) return [root as Text];
   const out: Text[] = [];
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (range.intersectsNode(n) && n.parentElement?.closest('.textLayer')) out.push(n as Text);
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
+    if (range.intersectsNode(n) && n.parentElement?.closest('.textLayer')) out.push(n as Text);
   return out;
 }
 

@@ -69,12 +69,21 @@ function renderPreview(state: PreviewState): void {
   statusEl.className = `status ${m.ok ? 'ok' : 'bad'}`;
   document.body.dataset.bundleState = m.bundleState;
   submitBtn.textContent = m.bundleState === 'imported' ? 'Submit again' : 'Submit';
-  submitBtn.title = m.bundleState === 'imported' ? 'Save result.md and replace the imported cards (a snapshot is taken first)' : 'Save result.md and import these cards into the study set';
+  submitBtn.title =
+    m.bundleState === 'imported'
+      ? 'Save result.md and replace the imported cards (a snapshot is taken first)'
+      : 'Save result.md and import these cards into the study set';
 
   clear(summaryEl);
   summaryEl.hidden = false;
   summaryEl.appendChild(el('span', 'count', plural(c.importedCards, 'card')));
-  summaryEl.appendChild(el('span', `count ${c.excerptsAnchored < c.excerptsTotal ? 'bad' : ''}`, `${c.excerptsAnchored}/${c.excerptsTotal} excerpts anchored`));
+  summaryEl.appendChild(
+    el(
+      'span',
+      `count ${c.excerptsAnchored < c.excerptsTotal ? 'bad' : ''}`,
+      `${c.excerptsAnchored}/${c.excerptsTotal} excerpts anchored`,
+    ),
+  );
   if (c.lostCards) summaryEl.appendChild(el('span', 'count bad', `${plural(c.lostCards, 'heading')} will be lost`));
 
   clear(problemsEl);
@@ -116,7 +125,9 @@ function renderReceipt(r: ReceiptModel): void {
   const lost = c.headings - c.importedCards;
   const failed = c.excerptsTotal - c.excerptsAnchored;
   receiptEl.classList.add(lost || failed ? 'partial' : 'complete');
-  receiptEl.appendChild(el('h2', '', `Imported version ${r.version}${r.replaced ? ' (replaced the previous import)' : ''}`));
+  receiptEl.appendChild(
+    el('h2', '', `Imported version ${r.version}${r.replaced ? ' (replaced the previous import)' : ''}`),
+  );
   const list = el('ul', 'receipt-counts');
   list.appendChild(el('li', '', `${plural(c.importedCards, 'card')} of ${plural(c.headings, 'heading')}`));
   list.appendChild(el('li', failed ? 'bad' : '', `${c.excerptsAnchored}/${c.excerptsTotal} excerpts anchored`));

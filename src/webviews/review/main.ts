@@ -25,7 +25,12 @@ const showBtn = $('show') as HTMLButtonElement;
 const gradesEl = $('grades');
 const gradeButtons = [...gradesEl.querySelectorAll<HTMLButtonElement>('button.grade')];
 const MASK = '[…]';
-const KIND_LABELS: Record<string, string> = { title: 'Question', cloze: 'Fill in the blank', text: 'Question', content_part: 'Content part' };
+const KIND_LABELS: Record<string, string> = {
+  title: 'Question',
+  cloze: 'Fill in the blank',
+  text: 'Question',
+  content_part: 'Content part',
+};
 let grading = false;
 let state: ReviewViewState | undefined;
 
@@ -45,7 +50,9 @@ function renderQuestion(card: ReviewCardModel): void {
   questionEl.appendChild(el('div', 'kind', kind + (card.state === 'new' ? ' · new' : ` · ${card.state}`)));
   const picture = card.media?.questionImage;
   if (picture) {
-    questionEl.appendChild(image(picture, 'question-image', 'The card’s picture with its masks: what is hidden is the question'));
+    questionEl.appendChild(
+      image(picture, 'question-image', 'The card’s picture with its masks: what is hidden is the question'),
+    );
     return;
   }
   const text = el('div', `text ${q.kind}`);
@@ -70,12 +77,29 @@ function renderAnswer(card: ReviewCardModel): void {
   }
   const media = card.media;
   // An excerpt's answer is the book itself: its page region, then the card's text beneath.
-  if (media?.answerImage) answerEl.appendChild(image(media.answerImage, 'answer-image', media.source ? `Page ${media.source.page} of the book, where the excerpt is` : 'The card’s picture without its masks'));
-  else if (a.excerpt && a.page && !media?.source) answerEl.appendChild(el('p', 'gone', 'The book of this excerpt is no longer in the library: the stored text is below.'));
+  if (media?.answerImage)
+    answerEl.appendChild(
+      image(
+        media.answerImage,
+        'answer-image',
+        media.source
+          ? `Page ${media.source.page} of the book, where the excerpt is`
+          : 'The card’s picture without its masks',
+      ),
+    );
+  else if (a.excerpt && a.page && !media?.source)
+    answerEl.appendChild(
+      el('p', 'gone', 'The book of this excerpt is no longer in the library: the stored text is below.'),
+    );
   if (card.question.kind !== 'title' && a.title) answerEl.appendChild(el('div', 'title', a.title));
   answerEl.appendChild(el('div', `body${a.excerpt ? ' excerpt' : ''}`, a.body || '(no body)'));
   if (media?.source) {
-    const open = button('open-source secondary', `Open p. ${media.source.page}`, `Open the book at page ${media.source.page} beside this panel (O)`, () => host.notify('openSource'));
+    const open = button(
+      'open-source secondary',
+      `Open p. ${media.source.page}`,
+      `Open the book at page ${media.source.page} beside this panel (O)`,
+      () => host.notify('openSource'),
+    );
     open.title = 'Open the book beside this panel at the excerpt (O)';
     open.appendChild(el('kbd', '', 'O'));
     answerEl.appendChild(open);
@@ -92,7 +116,14 @@ function when(iso: string | null): string {
   const d = new Date(iso);
   const ms = d.getTime() - Date.now();
   if (ms <= 0) return 'now';
-  const rel = ms < 60_000 ? 'in less than a minute' : ms < 3_600_000 ? `in ${Math.round(ms / 60_000)} min` : ms < 86_400_000 ? `in ${Math.round(ms / 3_600_000)} h` : `in ${Math.round(ms / 86_400_000)} days`;
+  const rel =
+    ms < 60_000
+      ? 'in less than a minute'
+      : ms < 3_600_000
+        ? `in ${Math.round(ms / 60_000)} min`
+        : ms < 86_400_000
+          ? `in ${Math.round(ms / 3_600_000)} h`
+          : `in ${Math.round(ms / 86_400_000)} days`;
   return `${rel} (${d.toLocaleString()})`;
 }
 
@@ -108,7 +139,9 @@ function button(cls: string, text: string, label: string, onClick: () => void): 
 function renderSummary(s: SummaryState): void {
   clear(summaryEl);
   summaryEl.appendChild(el('h2', '', s.reviewed ? 'Session complete' : 'Nothing due now'));
-  summaryEl.appendChild(el('p', 'reviewed', s.reviewed ? `${plural(s.reviewed, 'card')} reviewed` : 'No card of this deck is due.'));
+  summaryEl.appendChild(
+    el('p', 'reviewed', s.reviewed ? `${plural(s.reviewed, 'card')} reviewed` : 'No card of this deck is due.'),
+  );
   if (s.reviewed) {
     const table = el('div', 'per-grade');
     for (const r of RATINGS) {
@@ -122,7 +155,12 @@ function renderSummary(s: SummaryState): void {
   summaryEl.appendChild(el('p', 'next', `Next due: ${when(s.nextDueAt)}`));
   if (s.dueToday) summaryEl.appendChild(el('p', 'today', `${plural(s.dueToday, 'card')} due today in this deck`));
   const buttons = el('div', 'summary-actions');
-  if (s.dueNow > 0) buttons.appendChild(button('restart', `Review ${plural(s.dueNow, 'due card')}`, `Review ${plural(s.dueNow, 'due card')} again`, () => host.notify('restart')));
+  if (s.dueNow > 0)
+    buttons.appendChild(
+      button('restart', `Review ${plural(s.dueNow, 'due card')}`, `Review ${plural(s.dueNow, 'due card')} again`, () =>
+        host.notify('restart'),
+      ),
+    );
   buttons.appendChild(button('close secondary', 'Close', 'Close the review panel', () => host.notify('close')));
   summaryEl.appendChild(buttons);
 }
@@ -135,13 +173,21 @@ function render(): void {
   progressEl.textContent = s.status === 'card' ? `${s.position} / ${s.total}` : '';
   countsEl.textContent = '';
   if (s.status === 'card') {
-    for (const k of ['new', 'learning', 'review'] as const) countsEl.appendChild(el('span', `count ${k}`, String(s.remaining[k])));
+    for (const k of ['new', 'learning', 'review'] as const)
+      countsEl.appendChild(el('span', `count ${k}`, String(s.remaining[k])));
   }
   cardEl.hidden = s.status !== 'card';
   summaryEl.hidden = s.status !== 'summary';
   showBtn.hidden = !(s.status === 'card' && !s.revealed);
   gradesEl.hidden = !(s.status === 'card' && s.revealed);
-  const message = s.status === 'loading' ? 'Loading the due cards…' : s.status === 'error' ? s.message : s.status === 'card' ? s.error : undefined;
+  const message =
+    s.status === 'loading'
+      ? 'Loading the due cards…'
+      : s.status === 'error'
+        ? s.message
+        : s.status === 'card'
+          ? s.error
+          : undefined;
   showMessage(messageEl, message, s.status === 'error' || (s.status === 'card' && s.error) ? 'error' : 'info');
   if (s.status === 'card') {
     document.body.dataset.side = s.revealed ? 'answer' : 'question';
@@ -151,7 +197,10 @@ function render(): void {
     for (const [i, b] of gradeButtons.entries()) {
       const interval = s.card.nextIntervals[b.dataset.rating as ReviewRating];
       b.querySelector('.interval')!.textContent = interval;
-      b.setAttribute('aria-label', `${b.querySelector('.label')!.textContent}, next review in ${interval} (key ${i + 1})`);
+      b.setAttribute(
+        'aria-label',
+        `${b.querySelector('.label')!.textContent}, next review in ${interval} (key ${i + 1})`,
+      );
       b.disabled = s.busy || grading;
     }
   } else {

@@ -23,7 +23,10 @@ export interface ReviewMedia {
   source?: { bookmd5: string; page: number; noteid: string; topicid: string };
 }
 
-export type ReviewCardModel = Pick<DueCard, 'cardNoteId' | 'state' | 'question' | 'answer' | 'sourceAlive' | 'nextIntervals'> & { media?: ReviewMedia };
+export type ReviewCardModel = Pick<
+  DueCard,
+  'cardNoteId' | 'state' | 'question' | 'answer' | 'sourceAlive' | 'nextIntervals'
+> & { media?: ReviewMedia };
 
 export type ReviewViewState =
   | { status: 'loading'; deck: ReviewDeckRef }

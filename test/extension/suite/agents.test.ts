@@ -26,7 +26,12 @@ describe('Connected Agents: list, connect and revoke agent tokens (real VS Code)
     const l = n.treeItem().label;
     return typeof l === 'string' ? l : (l?.label ?? '');
   };
-  const rows = async () => (await api.views.agents.getChildren()).map((n) => ({ node: n, label: label(n), description: String(n.treeItem().description ?? '') }));
+  const rows = async () =>
+    (await api.views.agents.getChildren()).map((n) => ({
+      node: n,
+      label: label(n),
+      description: String(n.treeItem().description ?? ''),
+    }));
 
   it('lists each agent token with its scope and last use, and shows them in the sidebar', async () => {
     const writer = await owner.tokens.create('Claude Code', 'write');
@@ -56,7 +61,10 @@ describe('Connected Agents: list, connect and revoke agent tokens (real VS Code)
     const agent = new BridgeClient({ baseUrl: owner.baseUrl, token: doomed.token });
     assert.equal((await agent.raw('GET', '/library/study-sets')).status, 200);
     api.views.agents.refresh();
-    const row = await eventually(async () => (await rows()).find((r) => r.label === 'Short-lived agent'), 'the row to revoke');
+    const row = await eventually(
+      async () => (await rows()).find((r) => r.label === 'Short-lived agent'),
+      'the row to revoke',
+    );
     // Declining the confirm changes nothing.
     await vscode.commands.executeCommand('studyBridge.revokeAgent', row.node, { consent: async () => undefined });
     assert.equal((await agent.raw('GET', '/library/study-sets')).status, 200);
@@ -69,19 +77,32 @@ describe('Connected Agents: list, connect and revoke agent tokens (real VS Code)
     });
     assert.match(asked, /Revoke “Short-lived agent”\?/);
     assert.equal((await agent.raw('GET', '/library/study-sets')).status, 401);
-    await eventually(async () => ((await rows()).some((r) => r.label === 'Short-lived agent') ? undefined : true), 'the row to go');
+    await eventually(
+      async () => ((await rows()).some((r) => r.label === 'Short-lived agent') ? undefined : true),
+      'the row to go',
+    );
     assert.ok(!(await owner.tokens.list()).some((t) => t.tokenId === doomed.tokenId));
   });
 
   it('Connect an Agent… makes a one-time install code for a named, scoped token', async () => {
-    const install = await vscode.commands.executeCommand<{ code: string; name: string; scope: string; command: string }>('studyBridge.connectAgent', { name: 'Suite reader', scope: 'read' });
+    const install = await vscode.commands.executeCommand<{
+      code: string;
+      name: string;
+      scope: string;
+      command: string;
+    }>('studyBridge.connectAgent', { name: 'Suite reader', scope: 'read' });
     assert.ok(install, 'the command answered');
     assert.deepEqual([install.name, install.scope], ['Suite reader', 'read']);
     const script = await (await fetch(`${owner.baseUrl}/install?code=${install.code}`)).text();
     const token = /TOKEN='(sbt0\.[\w-]+)'/.exec(script)![1];
-    const refused = await new BridgeClient({ baseUrl: owner.baseUrl, token }).raw('POST', '/library/study-sets', { body: { title: 'x', confirm: true } });
+    const refused = await new BridgeClient({ baseUrl: owner.baseUrl, token }).raw('POST', '/library/study-sets', {
+      body: { title: 'x', confirm: true },
+    });
     assert.equal(refused.status, 403);
     // The change feed (the token's write) brings the row in.
-    await eventually(async () => (await rows()).find((r) => r.label === 'Suite reader' && r.description.startsWith('read')), 'the new agent in the view');
+    await eventually(
+      async () => (await rows()).find((r) => r.label === 'Suite reader' && r.description.startsWith('read')),
+      'the new agent in the view',
+    );
   });
 });

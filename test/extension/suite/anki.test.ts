@@ -29,25 +29,47 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
     await api.whenSettled();
   });
 
-  it('Import Anki Deck… makes the deck and its cards, shown in Review Decks with the cards\' pictures', async () => {
+  it("Import Anki Deck… makes the deck and its cards, shown in Review Decks with the cards' pictures", async () => {
     const crt = crtDaysAgo(20);
     const apkg = await buildApkg({
       crt,
       models: [{ name: 'Birds (4 fields)', fields: ['Name', 'Latin', 'Habitat', 'Photo'] }],
       decks: ['Nature::Birds of Europe'],
       notes: [
-        { guid: 'bird-robin', model: 'Birds (4 fields)', fields: ['Robin', '<i>Erithacus rubecula</i>', 'gardens, woods', '<img src="robin.png">'], tags: ['Nature::Birds', 'garden'], cards: [{ type: 2, queue: 2, due: 26, ivl: 9, reps: 4, factor: 2500, data: '{"s":9.5,"d":5.2}' }] },
-        { guid: 'bird-jay', model: 'Birds (4 fields)', fields: ['Jay', '<i>Garrulus glandarius</i>', 'oak woods', '<img src="jay.png">'], tags: ['Nature::Birds'] },
-        { guid: 'bird-wren', model: 'Birds (4 fields)', fields: ['Wren', '<i>Troglodytes troglodytes</i>', 'hedges', ''], tags: ['Nature::Birds'] },
+        {
+          guid: 'bird-robin',
+          model: 'Birds (4 fields)',
+          fields: ['Robin', '<i>Erithacus rubecula</i>', 'gardens, woods', '<img src="robin.png">'],
+          tags: ['Nature::Birds', 'garden'],
+          cards: [{ type: 2, queue: 2, due: 26, ivl: 9, reps: 4, factor: 2500, data: '{"s":9.5,"d":5.2}' }],
+        },
+        {
+          guid: 'bird-jay',
+          model: 'Birds (4 fields)',
+          fields: ['Jay', '<i>Garrulus glandarius</i>', 'oak woods', '<img src="jay.png">'],
+          tags: ['Nature::Birds'],
+        },
+        {
+          guid: 'bird-wren',
+          model: 'Birds (4 fields)',
+          fields: ['Wren', '<i>Troglodytes troglodytes</i>', 'hedges', ''],
+          tags: ['Nature::Birds'],
+        },
       ],
       media: { 'robin.png': solidPng(160, 120, [214, 96, 40]), 'jay.png': solidPng(160, 120, [90, 120, 200]) },
     });
     const file = join(dir, 'Birds of Europe.apkg');
     writeFileSync(file, apkg);
-    const result = await vscode.commands.executeCommand<AnkiImportResult>('studyBridge.importAnkiDeck', vscode.Uri.file(file));
+    const result = await vscode.commands.executeCommand<AnkiImportResult>(
+      'studyBridge.importAnkiDeck',
+      vscode.Uri.file(file),
+    );
     assert.ok(result, 'the command answered');
     imported = result;
-    assert.deepEqual([result.notes, result.created, result.cards, result.media, result.skipped.length], [3, 3, 3, 2, 0]);
+    assert.deepEqual(
+      [result.notes, result.created, result.cards, result.media, result.skipped.length],
+      [3, 3, 3, 2, 0],
+    );
 
     const agent = await suiteAgent(api.dataDir);
     const cards = (await agent.cards.deckCards(result.deckId)).cards;
@@ -57,7 +79,10 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
     const notes = (await agent.cards.batchGet(cards.map((c) => c.sourceNoteId))).notes;
     assert.equal(notes.filter((n) => n.parts.some((p) => p.kind === 'image')).length, 2);
 
-    const deckNode = await eventually(async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${result.deckId}`), 'the imported deck in the view');
+    const deckNode = await eventually(
+      async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${result.deckId}`),
+      'the imported deck in the view',
+    );
     assert.match(String(deckNode.treeItem().description), /3 cards$/);
     // The card's picture as the bridge serves it (GET /notes/{id}/content/{contentId}), open beside the view.
     const robinNote = notes.find((n) => n.title === 'Robin')!;
@@ -78,7 +103,11 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
         // Its last card revealed too: the Review Decks pane scrolls, and with more decks above (other suites'),
         // the expanded deck's last rows would otherwise sit below the pane's edge, not rendered.
         const children = await api.views.decks.getChildren(fresh);
-        if (children.length) await revealSettled(api.trees.decks, api.views.decks, children[children.length - 1], { select: false, focus: false }).then(undefined, () => undefined);
+        if (children.length)
+          await revealSettled(api.trees.decks, api.views.decks, children[children.length - 1], {
+            select: false,
+            focus: false,
+          }).then(undefined, () => undefined);
         break;
       } catch (e) {
         if (attempt >= 5 || !/already registered/.test(String(e))) throw e;
@@ -97,7 +126,11 @@ describe('Anki packages: Import Anki Deck… and Export Deck to Anki… (real VS
   it('Export Deck to Anki… writes an .apkg the bridge reads back as the same cards and due dates', async () => {
     const deckNode = (await api.views.decks.getChildren()).find((n) => n.id === `deck/${imported.deckId}`)!;
     const dest = vscode.Uri.file(join(dir, 'exported.apkg'));
-    const out = await vscode.commands.executeCommand<{ path: string; bytes: number }>('studyBridge.exportAnkiDeck', deckNode, dest);
+    const out = await vscode.commands.executeCommand<{ path: string; bytes: number }>(
+      'studyBridge.exportAnkiDeck',
+      deckNode,
+      dest,
+    );
     assert.ok(out, 'the command answered');
     const bytes = readFileSync(out.path);
     assert.equal(bytes.length, out.bytes);

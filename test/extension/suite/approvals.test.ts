@@ -17,26 +17,39 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
   let owner: BridgeClient;
   let agent: BridgeClient;
   const setPolicy = async (policy: string) => {
-    await vscode.workspace.getConfiguration('studyBridge').update('approveAgentChanges', policy, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('studyBridge')
+      .update('approveAgentChanges', policy, vscode.ConfigurationTarget.Global);
     // The setting restarts the bridge (its port may move): wait for the new one to say so.
-    return eventually(async () => {
-      await api.whenSettled();
-      // The setting is global: with a second window open, either window may host the restarted bridge.
-      if (api.mode !== 'hosting' && api.mode !== 'attached') return undefined;
-      try {
-        const c = BridgeClient.fromDataDir(api.dataDir); // bridge.json is briefly absent while it restarts
-        const caps = (await c.capabilities()) as { approvals?: { policy: string } };
-        return caps.approvals?.policy === policy ? c : undefined;
-      } catch {
-        return undefined;
-      }
-    }, `the bridge with approvals ${policy}`, 110_000);
+    return eventually(
+      async () => {
+        await api.whenSettled();
+        // The setting is global: with a second window open, either window may host the restarted bridge.
+        if (api.mode !== 'hosting' && api.mode !== 'attached') return undefined;
+        try {
+          const c = BridgeClient.fromDataDir(api.dataDir); // bridge.json is briefly absent while it restarts
+          const caps = (await c.capabilities()) as { approvals?: { policy: string } };
+          return caps.approvals?.policy === policy ? c : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      `the bridge with approvals ${policy}`,
+      110_000,
+    );
   };
   const cardsIn = async (topicid: string) => (await owner.cards.tree(topicid)).nodes.map((n) => n.noteid);
   const newCards = async (title: string, n: number) => {
     const set = await owner.createStudySet(title);
     const ids: string[] = [];
-    for (let i = 1; i <= n; i++) ids.push((await owner.request<{ noteid: string }>('POST', `/study-sets/${set.topicid}/notes`, { body: { title: `${title} ${i}`, confirm: true } })).noteid);
+    for (let i = 1; i <= n; i++)
+      ids.push(
+        (
+          await owner.request<{ noteid: string }>('POST', `/study-sets/${set.topicid}/notes`, {
+            body: { title: `${title} ${i}`, confirm: true },
+          })
+        ).noteid,
+      );
     return { topicid: set.topicid, ids };
   };
   const held = async (path: string, body: Record<string, unknown>) => {
@@ -75,7 +88,10 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
       statusExpect: '1 approval',
       click: 'Allow',
     });
-    assert.ok(shot.status.some((s) => s.includes('1 approval')), `status bar: ${shot.status}`);
+    assert.ok(
+      shot.status.some((s) => s.includes('1 approval')),
+      `status bar: ${shot.status}`,
+    );
     const decided = await eventually(async () => {
       const a = await owner.approvals.get(pending.approvalId);
       return a.state === 'allowed' && a.result ? a : undefined;
@@ -91,8 +107,16 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     const { topicid, ids } = await newCards('Approval denied', 1);
     const before = await cardsIn(topicid);
     const pending = await held('/notes/delete', { noteIds: ids });
-    await askRunner('ui-approval-deny', { action: 'notification', expect: ['Claude Code: delete 1 card', 'Deny'], file: 'approval-deny.png', click: 'Deny' });
-    await eventually(async () => ((await owner.approvals.get(pending.approvalId)).state === 'denied' ? true : undefined), 'the approval denied');
+    await askRunner('ui-approval-deny', {
+      action: 'notification',
+      expect: ['Claude Code: delete 1 card', 'Deny'],
+      file: 'approval-deny.png',
+      click: 'Deny',
+    });
+    await eventually(
+      async () => ((await owner.approvals.get(pending.approvalId)).state === 'denied' ? true : undefined),
+      'the approval denied',
+    );
     assert.deepEqual(await cardsIn(topicid), before);
   });
 
@@ -110,7 +134,10 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     });
     assert.deepEqual(asked, [{ text: pending.summary.text, modal: true }]);
     assert.equal((await owner.approvals.get(pending.approvalId)).state, 'denied');
-    assert.ok((await owner.listStudySets()).some((s) => s.topicid === topicid), 'the set stays');
+    assert.ok(
+      (await owner.listStudySets()).some((s) => s.topicid === topicid),
+      'the set stays',
+    );
   });
   it('Show opens the dry-run as JSON beside the question, then asks again', async function () {
     this.timeout(90_000);
@@ -136,7 +163,11 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     assert.equal(doc.call, 'POST /notes/delete');
     assert.equal(doc.summary.text, 'Claude Code: delete 2 cards');
     assert.equal((await owner.approvals.get(pending.approvalId)).state, 'denied');
-    assert.deepEqual((await cardsIn(topicid)).filter((id) => ids.includes(id)).sort(), [...ids].sort(), 'both cards stay');
+    assert.deepEqual(
+      (await cardsIn(topicid)).filter((id) => ids.includes(id)).sort(),
+      [...ids].sort(),
+      'both cards stay',
+    );
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 });

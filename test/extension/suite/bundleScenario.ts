@@ -15,14 +15,23 @@ export interface BundleScenario {
 }
 
 /** A line a person would quote: long, mostly words, no page furniture. */
-const quotable = (line: string) => line.length >= 45 && line.length <= 160 && /^[A-Z]/.test(line) && (line.match(/[a-z]/g)?.length ?? 0) > line.length * 0.6 && !/[{}\\$_]/.test(line);
+const quotable = (line: string) =>
+  line.length >= 45 &&
+  line.length <= 160 &&
+  /^[A-Z]/.test(line) &&
+  (line.match(/[a-z]/g)?.length ?? 0) > line.length * 0.6 &&
+  !/[{}\\$_]/.test(line);
 
 /**
  * What an agent does over HTTP: a set, the book uploaded into it, a small
  * synchronous bundle, and a result.md quoting two of its pages verbatim plus
  * one invented sentence (and one heading too deep to import).
  */
-export async function prepareAsymptoteBundle(agent: BridgeClient, pdfPath: string, pages: [number, number]): Promise<BundleScenario> {
+export async function prepareAsymptoteBundle(
+  agent: BridgeClient,
+  pdfPath: string,
+  pages: [number, number],
+): Promise<BundleScenario> {
   const set = await agent.createStudySet('Asymptote (split by an agent)');
   const up = await agent.uploadDocument(readFileSync(pdfPath), { filename: 'asymptote.pdf', topicid: set.topicid });
   const bundle = await agent.bundles.prepare({
@@ -36,10 +45,16 @@ export async function prepareAsymptoteBundle(agent: BridgeClient, pdfPath: strin
   const read = await agent.pages(up.bookmd5, pages[0], pages[1]);
   const verbatim: Array<{ page: number; text: string }> = [];
   for (const p of read.pages) {
-    const line = p.text.split('\n').map((l) => l.trim()).find(quotable);
+    const line = p.text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(quotable);
     if (line) verbatim.push({ page: p.page, text: line });
   }
-  if (verbatim.length < 2) throw new Error(`fewer than two quotable lines on pages ${pages.join('–')}: ${JSON.stringify(read.pages.map((p) => p.text.slice(0, 200)))}`);
+  if (verbatim.length < 2)
+    throw new Error(
+      `fewer than two quotable lines on pages ${pages.join('–')}: ${JSON.stringify(read.pages.map((p) => p.text.slice(0, 200)))}`,
+    );
   const [a, b] = verbatim;
   const resultMarkdown = [
     '# Asymptote',

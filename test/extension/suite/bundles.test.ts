@@ -26,7 +26,6 @@ const label = (n: BridgeNode) => {
   return typeof l === 'string' ? l : (l?.label ?? '');
 };
 
-
 type Checked = Extract<PreviewState, { status: 'checked' }>;
 
 describe('Book splitting: the Bundles view and the result.md editor (real VS Code)', () => {
@@ -68,7 +67,12 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'package');
     assert.equal(item.contextValue, 'studyBridge.bundle.prepared');
     await vscode.commands.executeCommand('studyBridge.bundles.focus');
-    await askRunner('ui-bundles-view', { action: 'screenshot', file: 'bundles-view.png', sidebarWidth: 520, expect: ['asymptote.pdf', 'Asymptote: first chapters', 'prepared · pp. 5–7'] });
+    await askRunner('ui-bundles-view', {
+      action: 'screenshot',
+      file: 'bundles-view.png',
+      sidebarWidth: 520,
+      expect: ['asymptote.pdf', 'Asymptote: first chapters', 'prepared · pp. 5–7'],
+    });
   });
 
   it('Open result.md: the text beside the card preview; excerpts anchored with their page, the invented one not found; problems in the Problems panel', async () => {
@@ -81,7 +85,10 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
       vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === resultUri.fsPath),
       'the text editor of result.md is visible beside the preview',
     );
-    const state = await eventually(() => (session.state.status === 'checked' ? (session.state as Checked) : undefined), 'the first check');
+    const state = await eventually(
+      () => (session.state.status === 'checked' ? (session.state as Checked) : undefined),
+      'the first check',
+    );
     const excerpts = state.model.nodes.flatMap((n) => n.excerpts);
     assert.deepEqual(
       excerpts.map((x) => [x.line, x.anchored, x.page, x.reason ?? null]),
@@ -91,14 +98,22 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
         [13, false, null, 'no_match'],
       ],
     );
-    assert.deepEqual(state.model.counts, { headings: 4, importedCards: 3, lostCards: 1, excerptsTotal: 3, excerptsAnchored: 2 });
+    assert.deepEqual(state.model.counts, {
+      headings: 4,
+      importedCards: 3,
+      lostCards: 1,
+      excerptsTotal: 3,
+      excerptsAnchored: 2,
+    });
     // The Problems panel: the invented excerpt and the heading too deep, each on its line.
     const diagnostics = await eventually(() => {
       const d = vscode.languages.getDiagnostics(resultUri);
       return d.length >= 2 ? d : undefined;
     }, 'diagnostics for result.md');
     assert.deepEqual(
-      diagnostics.map((d) => [d.range.start.line + 1, d.severity, String(d.code)]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      diagnostics
+        .map((d) => [d.range.start.line + 1, d.severity, String(d.code)])
+        .sort((a, b) => Number(a[0]) - Number(b[0])),
       [
         [13, vscode.DiagnosticSeverity.Error, 'EXCERPT_NO_MATCH'],
         [15, vscode.DiagnosticSeverity.Error, 'TOO_DEEP'],
@@ -126,14 +141,20 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(doc.isDirty);
     const state = await eventually(
-      () => (session.state.status === 'checked' && session.state.model.nodes.some((n) => n.title === 'Paths and pens') ? (session.state as Checked) : undefined),
+      () =>
+        session.state.status === 'checked' && session.state.model.nodes.some((n) => n.title === 'Paths and pens')
+          ? (session.state as Checked)
+          : undefined,
       'the preview to show the typed heading',
     );
     assert.equal(state.documentVersion, doc.version);
     assert.equal(state.model.counts.importedCards, 4);
     // Lines below moved down by two: the Problems panel follows.
     const lines = await eventually(() => {
-      const l = vscode.languages.getDiagnostics(resultUri).map((d) => d.range.start.line + 1).sort((a, b) => a - b);
+      const l = vscode.languages
+        .getDiagnostics(resultUri)
+        .map((d) => d.range.start.line + 1)
+        .sort((a, b) => a - b);
       return l[0] === 15 ? l : undefined;
     }, 'diagnostics on the moved lines');
     assert.deepEqual(lines, [15, 17]);
@@ -159,39 +180,73 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     assert.match(readFileSync(resultUri.fsPath, 'utf8'), /### Paths and pens/);
     const receipt = session.lastReceipt!;
     assert.deepEqual(
-      [receipt.version, receipt.parsed.headings, receipt.parsed.importedCards, receipt.parsed.excerptsTotal, receipt.parsed.excerptsAnchored],
+      [
+        receipt.version,
+        receipt.parsed.headings,
+        receipt.parsed.importedCards,
+        receipt.parsed.excerptsTotal,
+        receipt.parsed.excerptsAnchored,
+      ],
       [1, 5, 4, 3, 2],
     );
     // Read back through other routes: the tree, and the anchors of the excerpt cards.
     const tree = await agent.cards.tree(s.topicid);
     const titles = tree.nodes.map((n) => n.title);
-    for (const t of ['Asymptote: first chapters', 'Asymptote', 'What it is', 'Drawing', 'Paths and pens']) assert.ok(titles.includes(t), `${t} in ${titles}`);
+    for (const t of ['Asymptote: first chapters', 'Asymptote', 'What it is', 'Drawing', 'Paths and pens'])
+      assert.ok(titles.includes(t), `${t} in ${titles}`);
     const anchored = tree.nodes.filter((n) => n.hasExcerpt);
     assert.deepEqual(anchored.map((n) => n.page).sort(), s.verbatim.map((v) => v.page).sort());
     const notes = (await agent.cards.batchGet(anchored.map((n) => n.noteid))).notes;
-    for (const n of notes) assert.ok(n.sourceAnchor.rect && n.sourceAnchor.rect.width > 0 && n.sourceAnchor.bookmd5 === s.bookmd5, JSON.stringify(n.sourceAnchor));
+    for (const n of notes)
+      assert.ok(
+        n.sourceAnchor.rect && n.sourceAnchor.rect.width > 0 && n.sourceAnchor.bookmd5 === s.bookmd5,
+        JSON.stringify(n.sourceAnchor),
+      );
     // The receipt's state is drawn, then the window is photographed with the Study Sets view showing the import.
     // The import's own refreshes (the submit's and the change feed's) and the editor's reveal of the new root
     // must be done before the view is collapsed and expanded here: a refresh still in flight restores the
     // expansion it started from. So: the feed has seen the import, the extension has selected the root.
     const set = (await agent.listStudySets()).find((x) => x.topicid === s.topicid)!;
-    const root = await eventually(async () => api.views.studySets.cardNode(agent, set, receipt.rootNoteId), 'the imported root card in the Study Sets view');
+    const root = await eventually(
+      async () => api.views.studySets.cardNode(agent, set, receipt.rootNoteId),
+      'the imported root card in the Study Sets view',
+    );
     const { revision } = await agent.cards.changes(0, 0);
-    await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the import');
-    await eventually(() => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined), 'the editor to select the imported root').catch((e: Error) => {
-      throw new Error(`${e.message} (${root.id}); selected: ${JSON.stringify(api.trees.studySets.selection.map((n) => n.id))}`);
+    await eventually(
+      () => ((api.feed.revision ?? 0) >= revision ? true : undefined),
+      'the change feed to see the import',
+    );
+    await eventually(
+      () => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined),
+      'the editor to select the imported root',
+    ).catch((e: Error) => {
+      throw new Error(
+        `${e.message} (${root.id}); selected: ${JSON.stringify(api.trees.studySets.selection.map((n) => n.id))}`,
+      );
     });
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await revealSettled(api.trees.studySets, api.views.studySets, root, { select: true, focus: false, expand: 3 });
-    await askRunner('ui-study-sets-after-submit', { action: 'rows', expect: ['What it is', 'Drawing', 'Paths and pens'], timeoutMs: 20_000 });
-    await askRunner('ui-result-after', { action: 'webview', marker: '#receipt', expect: ['Imported version 1'], screenshot: 'result-editor-after.png' });
+    await askRunner('ui-study-sets-after-submit', {
+      action: 'rows',
+      expect: ['What it is', 'Drawing', 'Paths and pens'],
+      timeoutMs: 20_000,
+    });
+    await askRunner('ui-result-after', {
+      action: 'webview',
+      marker: '#receipt',
+      expect: ['Imported version 1'],
+      screenshot: 'result-editor-after.png',
+    });
     // The Bundles view follows: imported, version 1.
     const item = await eventually(async () => {
       const i = (await bundleNode()).node.treeItem();
       return i.contextValue === 'studyBridge.bundle.imported' ? i : undefined;
     }, 'the bundle to show imported');
     assert.match(String(item.description), /^imported v1/);
-    metrics.bundleReceipt = { version: receipt.version, parsed: { ...receipt.parsed, failedExcerpts: receipt.parsed.failedExcerpts.length } };
+    metrics.bundleReceipt = {
+      version: receipt.version,
+      parsed: { ...receipt.parsed, failedExcerpts: receipt.parsed.failedExcerpts.length },
+    };
   });
 
   it('a preview page that reloads (a hidden webview is not kept) shows the receipt again: the host owns the submit', async () => {
@@ -200,11 +255,20 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
     await eventually(() => (session.pageLoads > loads ? true : undefined), 'the preview page to load again');
     assert.equal(session.submitState.status, 'done');
-    await askRunner('ui-result-reloaded', { action: 'webview', marker: '#receipt', waitFor: '#receipt h2', expect: ['Imported version 1', '1 lost card'] });
+    await askRunner('ui-result-reloaded', {
+      action: 'webview',
+      marker: '#receipt',
+      waitFor: '#receipt h2',
+      expect: ['Imported version 1', '1 lost card'],
+    });
   });
 
   it("clicking the unanchored excerpt's line in the receipt reveals that line in the text editor", async () => {
-    await askRunner('ui-reveal-line', { action: 'webview', marker: '#receipt', click: '#receipt .excerpt.unanchored a.line-link' });
+    await askRunner('ui-reveal-line', {
+      action: 'webview',
+      marker: '#receipt',
+      click: '#receipt .excerpt.unanchored a.line-link',
+    });
     const editor = await eventually(() => {
       const e = vscode.window.activeTextEditor;
       return e?.document.uri.fsPath === resultUri.fsPath && e.selection.start.line === 14 ? e : undefined;
@@ -221,10 +285,19 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     assert.equal(declined, undefined);
     assert.match(asked[0], /^Discard this bundle\?[\s\S]*cards it imported stay/);
     assert.ok(existsSync(resultUri.fsPath), 'declined: the folder stays');
-    const result = (await vscode.commands.executeCommand('studyBridge.discardBundle', node, { consent: async (_m: string, _d: string, b: string) => b })) as { discarded: boolean } | undefined;
+    const result = (await vscode.commands.executeCommand('studyBridge.discardBundle', node, {
+      consent: async (_m: string, _d: string, b: string) => b,
+    })) as { discarded: boolean } | undefined;
     assert.equal(result?.discarded, true);
     assert.ok(!existsSync(s.bundle.bundlePath), 'the bundle folder is gone');
-    assert.ok((await agent.cards.tree(s.topicid)).nodes.some((n) => n.title === 'Paths and pens'), 'the imported cards stay');
-    await eventually(async () => ((await api.views.bundles.getChildren()).some((n) => n.id === `book/${s.bookmd5}`) ? undefined : true), 'the bundle to leave the view');
+    assert.ok(
+      (await agent.cards.tree(s.topicid)).nodes.some((n) => n.title === 'Paths and pens'),
+      'the imported cards stay',
+    );
+    await eventually(
+      async () =>
+        (await api.views.bundles.getChildren()).some((n) => n.id === `book/${s.bookmd5}`) ? undefined : true,
+      'the bundle to leave the view',
+    );
   });
 });

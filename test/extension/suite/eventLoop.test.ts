@@ -51,8 +51,14 @@ describe('The window stays responsive while its bridge works (event-loop delay, 
 
   /** Switches studyBridge.bridgeThread (undefined: back to the default) and waits for the bridge to host there again. */
   async function hostOn(thread: 'worker' | 'main', setting: 'main' | undefined) {
-    await vscode.workspace.getConfiguration('studyBridge').update('bridgeThread', setting, vscode.ConfigurationTarget.Global);
-    await eventually(() => (api.state.mode === 'hosting' && api.state.thread === thread ? true : undefined), `the bridge hosting on the ${thread} thread (now ${api.state.mode}/${api.state.thread})`, 60_000);
+    await vscode.workspace
+      .getConfiguration('studyBridge')
+      .update('bridgeThread', setting, vscode.ConfigurationTarget.Global);
+    await eventually(
+      () => (api.state.mode === 'hosting' && api.state.thread === thread ? true : undefined),
+      `the bridge hosting on the ${thread} thread (now ${api.state.mode}/${api.state.thread})`,
+      60_000,
+    );
   }
 
   async function measure(): Promise<EventLoopFigures> {
@@ -65,17 +71,24 @@ describe('The window stays responsive while its bridge works (event-loop delay, 
     const ids: string[] = [];
     let pages = 0;
     for (let i = 0; i < BOOKS; i++) {
-      const up = await client.uploadDocument(distinctCopy(sources[i % sources.length], run * 100 + i), { filename: `event-loop-${run}-${i}.pdf`, folder: 'event-loop' });
+      const up = await client.uploadDocument(distinctCopy(sources[i % sources.length], run * 100 + i), {
+        filename: `event-loop-${run}-${i}.pdf`,
+        folder: 'event-loop',
+      });
       assert.equal(up.created, true, `book ${i} is a new book`);
       ids.push(up.bookmd5);
       pages += up.pageCount;
     }
     for (const id of ids) {
-      await eventually(async () => {
-        const { extraction } = await client.outline(id);
-        if (extraction.state === 'failed') throw new Error(`reading ${id} failed: ${extraction.error ?? ''}`);
-        return extraction.state === 'ready' ? true : undefined;
-      }, `book ${id} read`, 240_000);
+      await eventually(
+        async () => {
+          const { extraction } = await client.outline(id);
+          if (extraction.state === 'failed') throw new Error(`reading ${id} failed: ${extraction.error ?? ''}`);
+          return extraction.state === 'ready' ? true : undefined;
+        },
+        `book ${id} read`,
+        240_000,
+      );
     }
     const importMs = performance.now() - t0;
     // The window's bridge rendered each new book's first page, for the reader's first opening of it.

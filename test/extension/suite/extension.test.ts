@@ -28,7 +28,6 @@ async function labels(nodes: BridgeNode[]): Promise<string[]> {
   });
 }
 
-
 /** Ports of the default range where a bridge answers /status, with its instance nonce. */
 async function answeringBridges(): Promise<string[]> {
   const found: string[] = [];
@@ -67,7 +66,11 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   it('registers the MCP server definition provider exactly where VS Code has the API (1.101+)', () => {
     const [major, minor] = vscode.version.split('.').map(Number);
     const hasApi = major > 1 || minor >= 101;
-    assert.equal(api.mcpRegistered, hasApi, `VS Code ${vscode.version}: MCP provider ${api.mcpRegistered ? 'registered' : 'not registered'}`);
+    assert.equal(
+      api.mcpRegistered,
+      hasApi,
+      `VS Code ${vscode.version}: MCP provider ${api.mcpRegistered ? 'registered' : 'not registered'}`,
+    );
   });
 
   it('answers GET /status on the port the status bar shows', async () => {
@@ -117,8 +120,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
 
   it('New study set… creates one', async () => {
     const result = (await vscode.commands.executeCommand('studyBridge.newStudySet', 'Thermodynamics')) as
-      | { topicid: string }
-      | undefined;
+      { topicid: string } | undefined;
     assert.ok(result?.topicid, 'the command returns the created set');
     const sets = await api.client!.listStudySets();
     assert.ok(sets.some((s) => s.topicid === result.topicid && s.title === 'Thermodynamics'));
@@ -150,28 +152,40 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.equal(state.threadId, threadBefore, 'in the same worker thread: only the store was reopened');
     assert.equal(readBridgeJson(api.dataDir).instanceNonce, state.instanceNonce);
     const sets = await api.client!.listStudySets();
-    assert.ok(sets.some((s) => s.title === 'Thermodynamics'), 'data survived the restart');
+    assert.ok(
+      sets.some((s) => s.title === 'Thermodynamics'),
+      'data survived the restart',
+    );
   });
 
   it('Add PDF to library… uploads a book (into a study set from its context menu)', async () => {
     const { PDFDocument, StandardFonts } = await import('pdf-lib');
     const pdf = await PDFDocument.create();
     const font = await pdf.embedFont(StandardFonts.Helvetica);
-    for (let i = 1; i <= 3; i++) pdf.addPage([595, 842]).drawText(`Chapter ${i}: Enzymes and kinetics`, { x: 72, y: 760, size: 18, font });
+    for (let i = 1; i <= 3; i++)
+      pdf.addPage([595, 842]).drawText(`Chapter ${i}: Enzymes and kinetics`, { x: 72, y: 760, size: 18, font });
     const file = join(tmpdir(), `enzymes-${Date.now()}.pdf`);
     writeFileSync(file, await pdf.save());
     const set = (await api.client!.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
-    const result = (await vscode.commands.executeCommand('studyBridge.addPdf', { studySet: { topicid: set.topicid } }, vscode.Uri.file(file))) as
-      | Record<string, unknown>
-      | undefined;
+    const result = (await vscode.commands.executeCommand(
+      'studyBridge.addPdf',
+      { studySet: { topicid: set.topicid } },
+      vscode.Uri.file(file),
+    )) as Record<string, unknown> | undefined;
     assert.ok(result, 'the upload answered');
     // The command follows the background reading to the end.
-    assert.deepEqual([result.pageCount, (result.extraction as { state: string }).state, result.addedToStudySet], [3, 'ready', true]);
+    assert.deepEqual(
+      [result.pageCount, (result.extraction as { state: string }).state, result.addedToStudySet],
+      [3, 'ready', true],
+    );
     const roots = await api.views.studySets.getChildren();
     const node = roots.find((n) => n.id === `studySet/${set.topicid}`)!;
     const [docsSection] = await api.views.studySets.getChildren(node);
     const docs = await labels(await api.views.studySets.getChildren(docsSection));
-    assert.ok(docs.some((d) => d.includes('enzymes')), `documents: ${docs}`);
+    assert.ok(
+      docs.some((d) => d.includes('enzymes')),
+      `documents: ${docs}`,
+    );
   });
 
   it('the study set selected in the sidebar is what GET /context reports as open', async () => {
@@ -180,10 +194,14 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.notEqual((await agent.context()).studySet?.topicid, set.topicid);
     const node = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`)!;
     await revealSettled(api.trees.studySets, api.views.studySets, node, { select: true, focus: true });
-    const ctx = await eventually(async () => {
-      const c = await agent.context();
-      return c.studySet?.topicid === set.topicid ? c : undefined;
-    }, 'GET /context to report the selected set', 10_000);
+    const ctx = await eventually(
+      async () => {
+        const c = await agent.context();
+        return c.studySet?.topicid === set.topicid ? c : undefined;
+      },
+      'GET /context to report the selected set',
+      10_000,
+    );
     assert.deepEqual(ctx.studySet, { topicid: set.topicid, title: 'Thermodynamics', isDeck: false });
   });
 
@@ -191,7 +209,9 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const agent = await suiteAgent(api.dataDir);
     const set = await agent.createStudySet('Render check');
     const card = await agent.cards.create(set.topicid, { title: 'Entropy never decreases' });
-    const res = await fetch(`${agent.baseUrl}/notes/${card.noteid}/render`, { headers: { authorization: `Bearer ${agent.token}` } });
+    const res = await fetch(`${agent.baseUrl}/notes/${card.noteid}/render`, {
+      headers: { authorization: `Bearer ${agent.token}` },
+    });
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(res.headers.get('content-type'), 'image/png');
     const png = Buffer.from(await res.arrayBuffer());
@@ -202,10 +222,14 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const owner = BridgeClient.fromDataDir(api.dataDir);
     const install = await owner.createInstallCode();
     await owner.raw('GET', '/install', { query: { code: 'not-a-real-code' }, anonymous: true });
-    const text = await eventually(async () => {
-      const t = existsSync(api.logFile) ? readFileSync(api.logFile, 'utf8') : '';
-      return /GET \/bridge\/v1\/install 403/.test(t) ? t : undefined;
-    }, 'the request log to show GET /install', 15_000);
+    const text = await eventually(
+      async () => {
+        const t = existsSync(api.logFile) ? readFileSync(api.logFile, 'utf8') : '';
+        return /GET \/bridge\/v1\/install 403/.test(t) ? t : undefined;
+      },
+      'the request log to show GET /install',
+      15_000,
+    );
     assert.match(text, /POST \/bridge\/v1\/library\/study-sets 20\d \d+ms/);
     assert.match(text, /GET \/bridge\/v1\/status 200 \d+ms/);
     assert.ok(!text.includes(owner.token!), 'no bearer token in the log');
@@ -231,9 +255,15 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const pdf = await PDFDocument.create();
     const font = await pdf.embedFont(StandardFonts.Helvetica);
     pdf.addPage([595, 842]).drawText('Alkanes are saturated hydrocarbons.', { x: 72, y: 760, size: 14, font });
-    pdf.addPage([595, 842]).drawText('The Michaelis constant measures substrate affinity.', { x: 72, y: 760, size: 14, font });
+    pdf
+      .addPage([595, 842])
+      .drawText('The Michaelis constant measures substrate affinity.', { x: 72, y: 760, size: 14, font });
     const up = await agent.uploadDocument(await pdf.save(), { filename: 'organic.pdf', topicid: set.topicid });
-    await eventually(async () => ((await agent.outline(up.bookmd5)).extraction.state === 'ready' ? true : undefined), 'the book to be read', 30_000);
+    await eventually(
+      async () => ((await agent.outline(up.bookmd5)).extraction.state === 'ready' ? true : undefined),
+      'the book to be read',
+      30_000,
+    );
     const add = async (key: string, body: Parameters<BridgeClient['cards']['create']>[1]) => {
       const created = await agent.cards.create(set.topicid, body);
       assert.equal(created.persisted, true);
@@ -247,17 +277,31 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const mech = await add('mechanisms', { title: 'Reaction mechanisms', colorIndex: 10 });
     await add('sn1', { title: 'SN1 substitution', parentNoteId: mech, colorIndex: 8 });
     await add('sn2', { title: 'SN2 substitution', parentNoteId: mech });
-    const excerpt = await agent.cards.create(set.topicid, { title: 'Michaelis constant', excerpt: { bookmd5: up.bookmd5, page: 2, text: 'The Michaelis constant measures substrate affinity.' } });
+    const excerpt = await agent.cards.create(set.topicid, {
+      title: 'Michaelis constant',
+      excerpt: { bookmd5: up.bookmd5, page: 2, text: 'The Michaelis constant measures substrate affinity.' },
+    });
     chem.ids.excerpt = excerpt.noteid;
     assert.equal(excerpt.sourceAnchor.page, 2);
-    await agent.request('POST', '/notes/hashtags', { body: { noteIds: [chem.ids.alkanes], operation: 'add', hashtags: ['hydrocarbons'], confirm: true } });
+    await agent.request('POST', '/notes/hashtags', {
+      body: { noteIds: [chem.ids.alkanes], operation: 'add', hashtags: ['hydrocarbons'], confirm: true },
+    });
     await agent.request('POST', `/notes/${mech}/fold-into-sub-map`, { body: { confirm: true } });
 
     // The view: the set's children are its Documents section, then its cards in order.
     await vscode.commands.executeCommand('workbench.view.extension.studyBridge');
-    const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`), 'the set in the view');
+    const setNode = await eventually(
+      async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${set.topicid}`),
+      'the set in the view',
+    );
     const top = await childrenOf(setNode);
-    assert.deepEqual(top.map(rowTitle), ['Documents', 'Alkanes', 'Functional groups', 'Reaction mechanisms', 'Michaelis constant']);
+    assert.deepEqual(top.map(rowTitle), [
+      'Documents',
+      'Alkanes',
+      'Functional groups',
+      'Reaction mechanisms',
+      'Michaelis constant',
+    ]);
     const alkanes = byTitle(top, 'Alkanes')!.treeItem();
     assert.equal((alkanes.iconPath as vscode.ThemeIcon).id, 'circle-filled');
     assert.equal(((alkanes.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, 'studyBridge.palette5');
@@ -266,18 +310,39 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.equal((mechItem.iconPath as vscode.ThemeIcon).id, 'type-hierarchy-sub');
     assert.match(String(mechItem.description), /sub-map/);
     assert.match(String(byTitle(top, 'Michaelis constant')!.treeItem().description), /p\. 2/);
-    assert.deepEqual((await childrenOf(byTitle(top, 'Reaction mechanisms'))).map(rowTitle), ['SN1 substitution', 'SN2 substitution']);
+    assert.deepEqual((await childrenOf(byTitle(top, 'Reaction mechanisms'))).map(rowTitle), [
+      'SN1 substitution',
+      'SN2 substitution',
+    ]);
     const ketones = byTitle(await childrenOf(byTitle(top, 'Functional groups')), 'Ketones')!.treeItem();
     assert.equal((ketones.iconPath as vscode.ThemeIcon).id, 'circle-outline', 'no colour: a neutral icon');
 
     // Rendered: expand the set and its branches, then photograph the sidebar.
-    await revealSettled(api.trees.studySets, api.views.studySets, setNode!, { expand: true, select: false, focus: false });
-    for (const title of ['Functional groups', 'Reaction mechanisms']) await revealSettled(api.trees.studySets, api.views.studySets, byTitle(top, title)!, { expand: true, select: false, focus: false });
+    await revealSettled(api.trees.studySets, api.views.studySets, setNode!, {
+      expand: true,
+      select: false,
+      focus: false,
+    });
+    for (const title of ['Functional groups', 'Reaction mechanisms'])
+      await revealSettled(api.trees.studySets, api.views.studySets, byTitle(top, title)!, {
+        expand: true,
+        select: false,
+        focus: false,
+      });
     const shot = await askRunner<{ rows: string[] }>('ui-card-tree', {
       action: 'screenshot',
       file: 'card-tree.png',
       sidebarWidth: 520,
-      expect: ['Organic Chemistry', 'Alkanes', '#hydrocarbons', 'Alcohols', 'Ketones', 'sub-map', 'SN1 substitution', 'p. 2'],
+      expect: [
+        'Organic Chemistry',
+        'Alkanes',
+        '#hydrocarbons',
+        'Alcohols',
+        'Ketones',
+        'sub-map',
+        'SN1 substitution',
+        'p. 2',
+      ],
     });
     metrics.cardTreeRows = shot.rows;
   });
@@ -290,9 +355,16 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     chem.snapshotId = snap.snapshotId;
     // Let the views' refresh for the snapshot land before the right-click (the change feed has seen it).
     const { revision } = await agent.request<{ revision: number }>('GET', '/library/changes', { query: { since: 0 } });
-    await eventually(() => ((api.feed.revision ?? 0) >= revision ? true : undefined), 'the change feed to see the snapshot');
+    await eventually(
+      () => ((api.feed.revision ?? 0) >= revision ? true : undefined),
+      'the change feed to see the snapshot',
+    );
     await new Promise((r) => setTimeout(r, 1500)); // the refresh it starts re-renders the rows a few round trips later
-    const done = await askRunner<{ prefilled: string }>('ui-rename', { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' }, 120_000);
+    const done = await askRunner<{ prefilled: string }>(
+      'ui-rename',
+      { action: 'context-menu', row: 'Alkanes', item: 'Rename Card…', input: 'Alkanes and cycloalkanes' },
+      120_000,
+    );
     assert.equal(done.prefilled, 'Alkanes', 'the input box starts from the current title');
     const note = await eventually(async () => {
       const [n] = (await agent.cards.batchGet([chem.ids.alkanes])).notes;
@@ -302,9 +374,14 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     // Made with the owner token (the person's) → a restore's dry-run names it among the person's edits.
     const dry = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: {} });
     assert.equal(dry.status, 422);
-    const details = dry.json<{ error: { code: string; details: { changedNodes: Array<{ noteid: string; title: string }> } } }>().error;
+    const details = dry.json<{
+      error: { code: string; details: { changedNodes: Array<{ noteid: string; title: string }> } };
+    }>().error;
     assert.equal(details.code, 'CONFIRM_REQUIRED');
-    assert.deepEqual(details.details.changedNodes.map((c) => c.noteid), [chem.ids.alkanes]);
+    assert.deepEqual(
+      details.details.changedNodes.map((c) => c.noteid),
+      [chem.ids.alkanes],
+    );
     // And the sidebar shows it without a refresh (the change feed).
     await askRunner('ui-renamed-row', { action: 'rows', expect: ['Alkanes and cycloalkanes'] });
   });
@@ -314,8 +391,13 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const revision = api.feed.revision ?? 0;
     const created = await agent.cards.create(chem.topicid!, { title: 'Aromatic compounds', colorIndex: 3 });
     chem.ids.aromatic = created.noteid;
-    await agent.request('POST', `/notes/${chem.ids.sn2}/title`, { body: { text: 'SN2 (backside attack)', expectedPrefix: 'SN2 substitution', confirm: true } });
-    const rows = await askRunner<{ rows: string[] }>('ui-agent-card', { action: 'rows', expect: ['Aromatic compounds', 'SN2 (backside attack)'] });
+    await agent.request('POST', `/notes/${chem.ids.sn2}/title`, {
+      body: { text: 'SN2 (backside attack)', expectedPrefix: 'SN2 substitution', confirm: true },
+    });
+    const rows = await askRunner<{ rows: string[] }>('ui-agent-card', {
+      action: 'rows',
+      expect: ['Aromatic compounds', 'SN2 (backside attack)'],
+    });
     assert.ok(rows.rows.some((r) => r.includes('Aromatic compounds')));
     assert.ok((api.feed.revision ?? 0) > revision, 'the change feed saw the writes');
   });
@@ -333,11 +415,22 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const setNode = (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${chem.topicid}`)!;
     const groups = byTitle(await childrenOf(setNode), 'Functional groups')!;
     const seen: string[] = [];
-    assert.equal(await vscode.commands.executeCommand('studyBridge.deleteCard', groups, consentAs(() => false, seen)), undefined);
+    assert.equal(
+      await vscode.commands.executeCommand(
+        'studyBridge.deleteCard',
+        groups,
+        consentAs(() => false, seen),
+      ),
+      undefined,
+    );
     assert.match(seen[0], /^Delete “Functional groups”\?/);
     assert.match(seen[0], /1 card will be deleted\. Its 2 children move up to its parent/);
     assert.deepEqual((await agent.cards.batchGet([chem.ids.groups])).notFound, [], 'declined: nothing deleted');
-    const result = (await vscode.commands.executeCommand('studyBridge.deleteCard', groups, consentAs(() => true, seen))) as { persisted?: boolean } | undefined;
+    const result = (await vscode.commands.executeCommand(
+      'studyBridge.deleteCard',
+      groups,
+      consentAs(() => true, seen),
+    )) as { persisted?: boolean } | undefined;
     assert.ok(result, 'deleted');
     const read = await agent.cards.batchGet([chem.ids.groups, chem.ids.alcohols]);
     assert.deepEqual(read.notFound, [chem.ids.groups]);
@@ -362,24 +455,47 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       if (ctx.studySet?.topicid === chem.topicid) return true;
       const selected = api.trees.studySets.selection[0]?.id;
       seenStates.push(`${selected} → ${ctx.studySet?.topicid}`);
-      await revealSettled(api.trees.studySets, api.views.studySets, selected === setNode.id ? firstCard : setNode, { select: true, focus: false });
+      await revealSettled(api.trees.studySets, api.views.studySets, selected === setNode.id ? firstCard : setNode, {
+        select: true,
+        focus: false,
+      });
       return undefined;
     }, 'the set to be open').catch((e: Error) => {
       throw new Error(`${e.message} (selection → context: ${seenStates.slice(-3).join('; ')})`);
     });
     const declined: string[] = [];
-    const none = await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs((m) => m.includes('is open in this window'), declined));
+    const none = await vscode.commands.executeCommand(
+      'studyBridge.restoreSnapshot',
+      setNode,
+      chem.snapshotId,
+      consentAs((m) => m.includes('is open in this window'), declined),
+    );
     assert.equal(none, undefined, 'declining the overwrite restores nothing');
-    assert.match(declined[declined.length - 1], /since this snapshot[\s\S]*Alkanes and cycloalkanes/, 'the changed card is named before forcing');
-    assert.ok((await agent.cards.tree(chem.topicid!)).nodes.some((n) => n.title === 'Aromatic compounds'), 'nothing restored');
+    assert.match(
+      declined[declined.length - 1],
+      /since this snapshot[\s\S]*Alkanes and cycloalkanes/,
+      'the changed card is named before forcing',
+    );
+    assert.ok(
+      (await agent.cards.tree(chem.topicid!)).nodes.some((n) => n.title === 'Aromatic compounds'),
+      'nothing restored',
+    );
     // Folded before the restore: the restored set is shown expanded all the same.
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await askRunner('ui-folded-before-restore', { action: 'rows', expect: ['Organic Chemistry'] });
     const seen: string[] = [];
-    const result = (await vscode.commands.executeCommand('studyBridge.restoreSnapshot', setNode, chem.snapshotId, consentAs(() => true, seen))) as { persisted?: boolean } | undefined;
+    const result = (await vscode.commands.executeCommand(
+      'studyBridge.restoreSnapshot',
+      setNode,
+      chem.snapshotId,
+      consentAs(() => true, seen),
+    )) as { persisted?: boolean } | undefined;
     assert.ok(result?.persisted, `restored: ${JSON.stringify(result)}`);
     const titles = (await agent.cards.tree(chem.topicid!)).nodes.map((n) => n.title);
-    assert.ok(titles.includes('Alkanes') && titles.includes('Functional groups') && !titles.includes('Aromatic compounds'), `restored tree: ${titles}`);
+    assert.ok(
+      titles.includes('Alkanes') && titles.includes('Functional groups') && !titles.includes('Aromatic compounds'),
+      `restored tree: ${titles}`,
+    );
     await askRunner('ui-after-restore', { action: 'rows', expect: ['Functional groups'] });
   });
 
@@ -390,10 +506,19 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     // fetch long enough for the refreshes below to land inside one.
     const agent = await agentClient();
     const content = Array.from({ length: 3000 }, (_, i) => `- Wide card ${String(i + 1).padStart(4, '0')}`).join('\n');
-    const wide = await agent.request<{ topicid: string }>('POST', '/library/study-sets/import', { body: { format: 'md', content, title: 'A wide set', confirm: true } });
+    const wide = await agent.request<{ topicid: string }>('POST', '/library/study-sets/import', {
+      body: { format: 'md', content, title: 'A wide set', confirm: true },
+    });
     try {
-      const setNode = await eventually(async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${wide.topicid}`), 'the wide set in the view');
-      await revealSettled(api.trees.studySets, api.views.studySets, setNode, { expand: true, select: false, focus: false });
+      const setNode = await eventually(
+        async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${wide.topicid}`),
+        'the wide set in the view',
+      );
+      await revealSettled(api.trees.studySets, api.views.studySets, setNode, {
+        expand: true,
+        select: false,
+        focus: false,
+      });
       await askRunner('ui-wide-set', { action: 'rows', expect: ['Wide card 0001'] });
       const collapsed: string[] = [];
       const sub = api.trees.studySets.onDidCollapseElement((e) => collapsed.push(e.element.id));
@@ -403,8 +528,14 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       try {
         for (let i = 0; i < 30; i++) {
           api.views.studySets.refresh();
-          const card = async () => (await api.views.studySets.getChildren(setNode)).find((n) => n.id === cards[i * 97].id);
-          if (i % 3 === 0) reveals.push(revealSettled(api.trees.studySets, api.views.studySets, card, { select: true, focus: false }, (m) => retried.push(m)));
+          const card = async () =>
+            (await api.views.studySets.getChildren(setNode)).find((n) => n.id === cards[i * 97].id);
+          if (i % 3 === 0)
+            reveals.push(
+              revealSettled(api.trees.studySets, api.views.studySets, card, { select: true, focus: false }, (m) =>
+                retried.push(m),
+              ),
+            );
           await new Promise((r) => setTimeout(r, 40 + ((i * 53) % 260)));
         }
         await Promise.all(reveals);
@@ -419,7 +550,9 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       assert.ok(selected && /^Wide card/.test(rowTitle(selected)), `a wide card is selected: ${selected?.id}`);
       await askRunner('ui-wide-set-after', { action: 'rows', expect: [rowTitle(selected)], timeoutMs: 5_000 });
     } finally {
-      await agent.request('POST', `/study-sets/${wide.topicid}/delete`, { body: { expectedTitle: 'A wide set', keepHighlights: false, confirm: true } });
+      await agent.request('POST', `/study-sets/${wide.topicid}/delete`, {
+        body: { expectedTitle: 'A wide set', keepHighlights: false, confirm: true },
+      });
     }
   });
 
@@ -427,12 +560,22 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const agent = await agentClient();
     const deck = await agent.createDeck('Organic Chemistry drills');
     await agent.request('POST', `/decks/${deck.deckId}/cards`, {
-      body: { cards: [{ sourceNoteId: chem.ids.alkanes }, { sourceNoteId: chem.ids.sn1, question: 'SN1 goes through a {{cloze}}' }, { sourceNoteId: chem.ids.ketones }], confirm: true },
+      body: {
+        cards: [
+          { sourceNoteId: chem.ids.alkanes },
+          { sourceNoteId: chem.ids.sn1, question: 'SN1 goes through a {{cloze}}' },
+          { sourceNoteId: chem.ids.ketones },
+        ],
+        confirm: true,
+      },
     });
     await agent.cards.delete([chem.ids.ketones]);
     const listed = await agent.cards.deckCards(deck.deckId);
     assert.equal(listed.cards.filter((c) => !c.sourceAlive).length, 1);
-    const deckNode = await eventually(async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${deck.deckId}`), 'the deck in the view');
+    const deckNode = await eventually(
+      async () => (await api.views.decks.getChildren()).find((n) => n.id === `deck/${deck.deckId}`),
+      'the deck in the view',
+    );
     assert.match(String(deckNode.treeItem().description), new RegExp(`^${listed.dueCount} due · 3 cards$`));
     const cards = await api.views.decks.getChildren(deckNode);
     const orphan = cards.find((c) => /source deleted/.test(String(c.treeItem().description)));
@@ -451,9 +594,17 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
 
   it('the palette colours contributed to the theme are the note palette', async () => {
     const served = await (await agentClient()).cards.palette(chem.topicid!);
-    const contributed = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.colors as Array<{ id: string; defaults: { dark: string } }>).map((c) => [c.id, c.defaults.dark.toLowerCase()]);
+    const contributed = (
+      vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.colors as Array<{
+        id: string;
+        defaults: { dark: string };
+      }>
+    ).map((c) => [c.id, c.defaults.dark.toLowerCase()]);
     assert.equal(served.length, 16);
-    assert.deepEqual(contributed, served.map((p) => [`studyBridge.palette${p.colorIndex}`, p.baseColor.toLowerCase()]));
+    assert.deepEqual(
+      contributed,
+      served.map((p) => [`studyBridge.palette${p.colorIndex}`, p.baseColor.toLowerCase()]),
+    );
   });
 
   it('a second workbench window attaches instead of starting a second server', async function () {

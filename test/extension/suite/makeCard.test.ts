@@ -44,7 +44,8 @@ const TOL = 3;
 
 const right = (b: Box) => b.x + b.width;
 const bottom = (b: Box) => b.y + b.height;
-const covers = (r: Box, s: Box, tol: number) => r.x <= s.x + tol && r.y <= s.y + tol && right(r) >= right(s) - tol && bottom(r) >= bottom(s) - tol;
+const covers = (r: Box, s: Box, tol: number) =>
+  r.x <= s.x + tol && r.y <= s.y + tol && right(r) >= right(s) - tol && bottom(r) >= bottom(s) - tol;
 
 describe('Make Card on a two-column page and on a CJK page (real VS Code)', () => {
   let api: StudyBridgeApi;
@@ -71,29 +72,58 @@ describe('Make Card on a two-column page and on a CJK page (real VS Code)', () =
     await eventually(() => s.firstRenderMs, 'the first page drawn', 30_000).catch((e: Error) => {
       throw new Error(`${e.message}; reader errors: ${JSON.stringify(s.errors)}`);
     });
-    const sel = await askRunner<Selected>(`make-card-select-${bookmd5}`, { action: 'reader', step: 'select', page: 1, toNextLine: true });
+    const sel = await askRunner<Selected>(`make-card-select-${bookmd5}`, {
+      action: 'reader',
+      step: 'select',
+      page: 1,
+      toNextLine: true,
+    });
     assert.ok(sel.selection, `a selection: ${JSON.stringify(sel)}`);
     assert.match(sel.selected, /\n/, `the selection crosses a line break: ${JSON.stringify(sel.selected)}`);
-    const menu = await askRunner<{ items: string[] }>(`make-card-menu-${bookmd5}`, { action: 'reader', step: 'context-menu', item: 'Make Card' });
+    const menu = await askRunner<{ items: string[] }>(`make-card-menu-${bookmd5}`, {
+      action: 'reader',
+      step: 'context-menu',
+      item: 'Make Card',
+    });
     assert.ok(menu.items.includes('Make Card'), `menu: ${menu.items}`);
-    const made = await eventually(async () => (await agent.cards.tree(topicid)).nodes.find((n) => n.hasExcerpt), 'the new card in the tree');
+    const made = await eventually(
+      async () => (await agent.cards.tree(topicid)).nodes.find((n) => n.hasExcerpt),
+      'the new card in the tree',
+    );
     assert.equal(made.page, 1);
     const [note] = (await agent.cards.batchGet([made.noteid])).notes;
     assert.equal(note.texts[0].excerpt, true);
     const anchor = note.sourceAnchor;
     assert.deepEqual([anchor.bookmd5, anchor.page], [bookmd5, 1]);
     // The same text located by the bridge's matcher (the one text engine): found, and where the selection is.
-    const loc = await agent.request<Located>('POST', `/documents/${bookmd5}/locate`, { body: { page: 1, text: note.texts[0].text } });
+    const loc = await agent.request<Located>('POST', `/documents/${bookmd5}/locate`, {
+      body: { page: 1, text: note.texts[0].text },
+    });
     const size = loc.pageSize;
-    const selection = { x: sel.selection.x * size.width, y: sel.selection.y * size.height, width: sel.selection.width * size.width, height: sel.selection.height * size.height };
+    const selection = {
+      x: sel.selection.x * size.width,
+      y: sel.selection.y * size.height,
+      width: sel.selection.width * size.width,
+      height: sel.selection.height * size.height,
+    };
     const rect = anchor.rect!;
     assert.ok(rect, 'the card is anchored');
-    assert.ok(covers(rect, selection, TOL), `rect ${JSON.stringify(rect)} covers the selection ${JSON.stringify(selection)}`);
-    assert.ok(rect.width * rect.height <= selection.width * selection.height * 1.5 + 50, `rect ${JSON.stringify(rect)} is the selection's, not a larger one (${JSON.stringify(selection)})`);
+    assert.ok(
+      covers(rect, selection, TOL),
+      `rect ${JSON.stringify(rect)} covers the selection ${JSON.stringify(selection)}`,
+    );
+    assert.ok(
+      rect.width * rect.height <= selection.width * selection.height * 1.5 + 50,
+      `rect ${JSON.stringify(rect)} is the selection's, not a larger one (${JSON.stringify(selection)})`,
+    );
     assert.equal(loc.found, true, `locate finds the card's text: ${note.texts[0].text}`);
     const located = loc.rects ?? [loc.rect!];
     assert.ok(located.length >= 2, `one rectangle per line: ${JSON.stringify(located)}`);
-    for (const r of located) assert.ok(covers(rect, r, 2 * TOL), `located ${JSON.stringify(r)} lies in the card's rect ${JSON.stringify(rect)}`);
+    for (const r of located)
+      assert.ok(
+        covers(rect, r, 2 * TOL),
+        `located ${JSON.stringify(r)} lies in the card's rect ${JSON.stringify(rect)}`,
+      );
     await eventually(() => (s.highlightCount === 1 ? true : undefined), 'the new card highlighted');
     return { sel, note, rect, selection, located, topicid, bookmd5, noteid: made.noteid };
   }
@@ -106,9 +136,18 @@ describe('Make Card on a two-column page and on a CJK page (real VS Code)', () =
     const left = right(selection) < COLUMN_GAP_MIDDLE;
     assert.ok(left || selection.x > COLUMN_GAP_MIDDLE, `the selection is in one column: ${JSON.stringify(selection)}`);
     for (const r of [rect, ...located]) {
-      assert.ok(left ? right(r) < COLUMN_GAP_MIDDLE : r.x > COLUMN_GAP_MIDDLE, `${JSON.stringify(r)} stays in the ${left ? 'left' : 'right'} column`);
+      assert.ok(
+        left ? right(r) < COLUMN_GAP_MIDDLE : r.x > COLUMN_GAP_MIDDLE,
+        `${JSON.stringify(r)} stays in the ${left ? 'left' : 'right'} column`,
+      );
     }
-    await askRunner('make-card-two-column-shot', { action: 'reader', step: 'show', page: 1, highlights: 1, screenshot: 'make-card-two-column.png' });
+    await askRunner('make-card-two-column-shot', {
+      action: 'reader',
+      step: 'show',
+      page: 1,
+      highlights: 1,
+      screenshot: 'make-card-two-column.png',
+    });
   });
 
   it('CJK: a selection over a line break of a Chinese page becomes a card with the text as printed, joined without a space, found by card search', async function () {
@@ -123,7 +162,17 @@ describe('Make Card on a two-column page and on a CJK page (real VS Code)', () =
     assert.ok(page.includes(text.normalize('NFKC')), `the card's text is the page's: ${text}`);
     // Card search finds it by a word inside the excerpt's run (CJK words in longer runs).
     const word = text.match(/光合作用|叶绿体|化学能|葡萄糖|有机物/u)?.[0] ?? text.slice(1, 4);
-    await eventually(async () => ((await agent.search(word, { scope: 'notes' })).notes.some((n) => n.noteid === noteid) ? true : undefined), `search ${word} finding the card`);
-    await askRunner('make-card-cjk-shot', { action: 'reader', step: 'show', page: 1, highlights: 1, screenshot: 'make-card-cjk.png' });
+    await eventually(
+      async () =>
+        (await agent.search(word, { scope: 'notes' })).notes.some((n) => n.noteid === noteid) ? true : undefined,
+      `search ${word} finding the card`,
+    );
+    await askRunner('make-card-cjk-shot', {
+      action: 'reader',
+      step: 'show',
+      page: 1,
+      highlights: 1,
+      screenshot: 'make-card-cjk.png',
+    });
   });
 });

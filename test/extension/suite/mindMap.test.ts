@@ -23,19 +23,43 @@ const SET_TITLE = 'Linear Algebra (mind map)';
 
 /** Chapters → sections → cards: 6 + 18 + 36 cards under the root. */
 const BOOK: Record<string, Record<string, [string, string]>> = {
-  Vectors: { 'Vector spaces': ['Axioms of a vector space', 'Subspaces'], 'Span and independence': ['Linear combinations', 'Linear independence'], Bases: ['Basis of a space', 'Dimension'] },
-  Matrices: { 'Matrix operations': ['Addition and scaling', 'Matrix product'], 'Special matrices': ['Identity and diagonal', 'Symmetric matrices'], Inverses: ['Invertible matrices', 'Gauss–Jordan inversion'] },
-  'Linear maps': { 'Kernel and image': ['Kernel', 'Image'], 'Rank–nullity': ['Statement of rank–nullity', 'Proof sketch'], 'Change of basis': ['Transition matrices', 'Similar matrices'] },
-  Determinants: { Definition: ['Permutations and sign', 'Leibniz formula'], Properties: ['Multiplicativity', 'Row operations'], Computation: ['Cofactor expansion', 'Triangular form'] },
-  Eigenvalues: { 'Characteristic polynomial': ['Eigenvalues as roots', 'Algebraic multiplicity'], Eigenvectors: ['Eigenspaces', 'Geometric multiplicity'], Diagonalisation: ['Diagonalisable matrices', 'Spectral theorem'] },
-  'Inner products': { 'Norms and angles': ['Cauchy–Schwarz inequality', 'Triangle inequality'], Orthogonality: ['Orthogonal complements', 'Orthogonal projections'], 'Gram–Schmidt': ['The algorithm', 'QR decomposition'] },
+  Vectors: {
+    'Vector spaces': ['Axioms of a vector space', 'Subspaces'],
+    'Span and independence': ['Linear combinations', 'Linear independence'],
+    Bases: ['Basis of a space', 'Dimension'],
+  },
+  Matrices: {
+    'Matrix operations': ['Addition and scaling', 'Matrix product'],
+    'Special matrices': ['Identity and diagonal', 'Symmetric matrices'],
+    Inverses: ['Invertible matrices', 'Gauss–Jordan inversion'],
+  },
+  'Linear maps': {
+    'Kernel and image': ['Kernel', 'Image'],
+    'Rank–nullity': ['Statement of rank–nullity', 'Proof sketch'],
+    'Change of basis': ['Transition matrices', 'Similar matrices'],
+  },
+  Determinants: {
+    Definition: ['Permutations and sign', 'Leibniz formula'],
+    Properties: ['Multiplicativity', 'Row operations'],
+    Computation: ['Cofactor expansion', 'Triangular form'],
+  },
+  Eigenvalues: {
+    'Characteristic polynomial': ['Eigenvalues as roots', 'Algebraic multiplicity'],
+    Eigenvectors: ['Eigenspaces', 'Geometric multiplicity'],
+    Diagonalisation: ['Diagonalisable matrices', 'Spectral theorem'],
+  },
+  'Inner products': {
+    'Norms and angles': ['Cauchy–Schwarz inequality', 'Triangle inequality'],
+    Orthogonality: ['Orthogonal complements', 'Orthogonal projections'],
+    'Gram–Schmidt': ['The algorithm', 'QR decomposition'],
+  },
 };
 const CHAPTER_COLOURS = [2, 5, 4, 3, 8, 15];
 const prefix32 = (s: string) => [...s].slice(0, 32).join('');
 
-
 let signals = 0;
-const mindMap = (a: Omit<MindMapAction, 'action'>) => askRunner<MindMapSeen>(`mind-map-${++signals}`, { action: 'mind-map', ...a });
+const mindMap = (a: Omit<MindMapAction, 'action'>) =>
+  askRunner<MindMapSeen>(`mind-map-${++signals}`, { action: 'mind-map', ...a });
 
 describe('Mind map of a study set (real VS Code)', () => {
   let api: StudyBridgeApi;
@@ -66,7 +90,8 @@ describe('Mind map of a study set (real VS Code)', () => {
       for (const [section, leaves] of Object.entries(sections)) {
         const s = await agent.cards.create(topicid, { parentNoteId: c.noteid, title: section });
         ids.set(section, s.noteid);
-        for (const leaf of leaves) ids.set(leaf, (await agent.cards.create(topicid, { parentNoteId: s.noteid, title: leaf })).noteid);
+        for (const leaf of leaves)
+          ids.set(leaf, (await agent.cards.create(topicid, { parentNoteId: s.noteid, title: leaf })).noteid);
       }
     }
     // An excerpt card quoting the asymptote book (page shown on its node).
@@ -74,24 +99,56 @@ describe('Mind map of a study set (real VS Code)', () => {
     const up = await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid });
     bookmd5 = up.bookmd5;
     const page = (await agent.pages(up.bookmd5, 6)).pages[0];
-    const line = page.text.split('\n').map((l) => l.trim()).find((l) => l.length >= 40 && l.length <= 120) ?? page.text.slice(0, 80);
+    const line =
+      page.text
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l.length >= 40 && l.length <= 120) ?? page.text.slice(0, 80);
     const excerpt = await eventually(
-      () => agent.cards.create(topicid, { parentNoteId: id('Vector spaces'), title: 'Vectors drawn with Asymptote', excerpt: { bookmd5: up.bookmd5, page: 6, text: line } }).catch((e) => (e.code === 'EXTRACTION_IN_PROGRESS' ? undefined : Promise.reject(e))),
+      () =>
+        agent.cards
+          .create(topicid, {
+            parentNoteId: id('Vector spaces'),
+            title: 'Vectors drawn with Asymptote',
+            excerpt: { bookmd5: up.bookmd5, page: 6, text: line },
+          })
+          .catch((e) => (e.code === 'EXTRACTION_IN_PROGRESS' ? undefined : Promise.reject(e))),
       'the excerpt card (extraction of the book)',
       60_000,
     );
     ids.set('Vectors drawn with Asymptote', excerpt.noteid);
     assert.equal(excerpt.sourceAnchor.page, 6);
     // The book's "ready" refreshes the Study Sets view: let it land before the context menu is clicked, or the menu's tree item goes stale.
-    await eventually(async () => ((await agent.outline(bookmd5)).extraction.state === 'ready' ? true : undefined), 'the book to be read', 120_000);
+    await eventually(
+      async () => ((await agent.outline(bookmd5)).extraction.state === 'ready' ? true : undefined),
+      'the book to be read',
+      120_000,
+    );
     // Colours: each chapter its own; two cards dark, one red.
     const chapters = Object.keys(BOOK);
     for (const [i, chapter] of chapters.entries()) {
-      await agent.request('POST', '/notes/metadata', { body: { noteIds: [id(chapter)], patch: { colorIndex: CHAPTER_COLOURS[i] }, confirm: true } });
+      await agent.request('POST', '/notes/metadata', {
+        body: { noteIds: [id(chapter)], patch: { colorIndex: CHAPTER_COLOURS[i] }, confirm: true },
+      });
     }
-    await agent.request('POST', '/notes/metadata', { body: { noteIds: [id('Spectral theorem'), id('Statement of rank–nullity')], patch: { colorIndex: 10 }, confirm: true } });
-    await agent.request('POST', '/notes/metadata', { body: { noteIds: [id('Leibniz formula')], patch: { colorIndex: 7 }, confirm: true } });
-    await agent.request('POST', '/notes/hashtags', { body: { noteIds: [id('Spectral theorem'), id('Statement of rank–nullity')], operation: 'add', hashtags: ['exam'], confirm: true } });
+    await agent.request('POST', '/notes/metadata', {
+      body: {
+        noteIds: [id('Spectral theorem'), id('Statement of rank–nullity')],
+        patch: { colorIndex: 10 },
+        confirm: true,
+      },
+    });
+    await agent.request('POST', '/notes/metadata', {
+      body: { noteIds: [id('Leibniz formula')], patch: { colorIndex: 7 }, confirm: true },
+    });
+    await agent.request('POST', '/notes/hashtags', {
+      body: {
+        noteIds: [id('Spectral theorem'), id('Statement of rank–nullity')],
+        operation: 'add',
+        hashtags: ['exam'],
+        confirm: true,
+      },
+    });
     await agent.request('POST', `/notes/${id('Inner products')}/fold-into-sub-map`, { body: { confirm: true } });
     // Read back through the tree route.
     const tree = await agent.cards.tree(topicid);
@@ -111,7 +168,10 @@ describe('Mind map of a study set (real VS Code)', () => {
     const t0 = performance.now();
     await askRunner(`mind-map-open`, { action: 'context-menu', row: SET_TITLE, item: 'Open Mind Map' });
     panel = await eventually(() => api.mindMaps.panelFor(topicid), 'the mind-map panel');
-    const drawn = await eventually(() => (panel.lastRender && panel.lastRender.nodeCount === visible ? panel.lastRender : undefined), `the webview to report ${visible} nodes`);
+    const drawn = await eventually(
+      () => (panel.lastRender && panel.lastRender.nodeCount === visible ? panel.lastRender : undefined),
+      `the webview to report ${visible} nodes`,
+    );
     // The person's wait: from the command making the panel to the page reporting the map painted (its steps beside it).
     // The runner's context-menu click and this loop's polling come on top: the second figure, as measured before.
     metrics.mindMapFirstDrawMs = panel.firstDraw.rendered;
@@ -120,13 +180,27 @@ describe('Mind map of a study set (real VS Code)', () => {
     assert.deepEqual(drawn.cspViolations, [], 'no Content-Security-Policy violation in the webview');
     assert.equal(panel.panel.title, `Mind Map: ${SET_TITLE}`);
     // As rendered: the SVG's nodes, titles, colours.
-    const seen = await mindMap({ waitCount: visible, coloursOf: [id('Matrices'), id('Spectral theorem'), id('Leibniz formula')] });
+    const seen = await mindMap({
+      waitCount: visible,
+      coloursOf: [id('Matrices'), id('Spectral theorem'), id('Leibniz formula')],
+    });
     assert.equal(seen.count, visible);
-    for (const t of ['Linear Algebra (mind map)', 'Vectors', 'Inner products', 'Diagonalisable matrices', 'Vectors drawn with Asymptote']) assert.ok(seen.titles.includes(t), `${t} drawn`);
+    for (const t of [
+      'Linear Algebra (mind map)',
+      'Vectors',
+      'Inner products',
+      'Diagonalisable matrices',
+      'Vectors drawn with Asymptote',
+    ])
+      assert.ok(seen.titles.includes(t), `${t} drawn`);
     assert.ok(!seen.titles.includes('QR decomposition'), 'cards inside the folded sub-map are not drawn');
     const palette = (await agent.cards.palette(topicid)).map((p) => p.displayColor);
     const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
-    assert.deepEqual(seen.colours, { [id('Matrices')]: rgb(palette[5]), [id('Spectral theorem')]: rgb(palette[10]), [id('Leibniz formula')]: rgb(palette[7]) });
+    assert.deepEqual(seen.colours, {
+      [id('Matrices')]: rgb(palette[5]),
+      [id('Spectral theorem')]: rgb(palette[10]),
+      [id('Leibniz formula')]: rgb(palette[7]),
+    });
     assert.match(seen.csp ?? '', /script-src 'nonce-[^']+'/);
     assert.doesNotMatch(seen.csp ?? '', /unsafe-inline|unsafe-eval/);
     metrics.mindMap = { cards: cardCount, drawnNodes: seen.count };
@@ -151,7 +225,11 @@ describe('Mind map of a study set (real VS Code)', () => {
   it('clicking an excerpt card opens its source page in the PDF reader beside the map; the map comes back as it was (zoom, pan, folds)', async () => {
     const before = await mindMap({ waitCount: visible });
     await mindMap({ clickCard: id('Vectors drawn with Asymptote') });
-    const session = await eventually(() => api.reader.all.find((s) => s.bookmd5 === bookmd5 && s.page === 6), 'the reader of asymptote.pdf at page 6', 30_000);
+    const session = await eventually(
+      () => api.reader.all.find((s) => s.bookmd5 === bookmd5 && s.page === 6),
+      'the reader of asymptote.pdf at page 6',
+      30_000,
+    );
     assert.equal(session.page, 6);
     assert.notEqual(session.panel.viewColumn, panel.panel.viewColumn, 'the reader opened beside the map, not over it');
     assert.ok(panel.panel.visible, 'the map stays in sight');
@@ -172,7 +250,10 @@ describe('Mind map of a study set (real VS Code)', () => {
     // The redraw as the person sees it: the page reports painting a map that holds the new title (no runner round trip).
     let t0 = 0;
     const renamedDrawn = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => (sub.dispose(), reject(new Error('the renamed card was not drawn within 20 s'))), 20_000);
+      const timer = setTimeout(
+        () => (sub.dispose(), reject(new Error('the renamed card was not drawn within 20 s'))),
+        20_000,
+      );
       const sub = panel.onDidRender((r) => {
         if (r.seq !== panel.lastMap?.seq || !JSON.stringify(panel.lastMap.root).includes(renamed)) return;
         const at = performance.now();
@@ -211,7 +292,12 @@ describe('Mind map of a study set (real VS Code)', () => {
     metrics.mindMap = { ...(metrics.mindMap as object), drawnAfterUnfold: shot.count };
     // The map stays open: after the suite the runner closes this window and opens the workspace again
     // (a window reload), and checks the map comes back with these nodes (the sub-map unfolded) and this zoom.
-    metrics.mindMapExpected = { topicid, count: shot.count, transform: shot.transform, titles: ['QR decomposition', 'Singular value decomposition'] };
+    metrics.mindMapExpected = {
+      topicid,
+      count: shot.count,
+      transform: shot.transform,
+      titles: ['QR decomposition', 'Singular value decomposition'],
+    };
   });
 
   after(async () => {

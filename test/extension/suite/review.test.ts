@@ -22,7 +22,6 @@ const RATING_OF_KEY = { '1': 'again', '2': 'hard', '3': 'good', '4': 'easy' } as
 const CORPUS_PDF = resolve(outDir, '..', '..', '..', 'shared', 'corpus', 'asymptote.pdf');
 const GRADE = { again: Rating.Again, hard: Rating.Hard, good: Rating.Good, easy: Rating.Easy } as const;
 
-
 describe('Reviews: the review panel of a deck, graded with the keyboard (real VS Code)', () => {
   let api: StudyBridgeApi;
   let agent: BridgeClient;
@@ -36,7 +35,8 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
   /** Cards due today across every deck, as the bridge counts them. */
   const dueToday = async () => {
     let n = 0;
-    for (const d of await agent.listDecks()) if (d.cardCount > 0) n += (await agent.reviews.due(d.deckId, 1)).dueTodayCount;
+    for (const d of await agent.listDecks())
+      if (d.cardCount > 0) n += (await agent.reviews.due(d.deckId, 1)).dueTodayCount;
     return n;
   };
 
@@ -50,10 +50,14 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
       { title: 'Product rule', text: "(fg)' = f'g + fg'" },
     ];
     const sources: string[] = [];
-    for (const s of specs) sources.push((await agent.cards.create(set.topicid, { title: s.title, text: s.text })).noteid);
+    for (const s of specs)
+      sources.push((await agent.cards.create(set.topicid, { title: s.title, text: s.text })).noteid);
     const deck = await agent.createDeck('FSRS review demo');
     await agent.request('POST', `/decks/${deck.deckId}/cards`, {
-      body: { cards: specs.map((s, i) => ({ sourceNoteId: sources[i], ...(s.question ? { question: s.question } : {}) })), confirm: true },
+      body: {
+        cards: specs.map((s, i) => ({ sourceNoteId: sources[i], ...(s.question ? { question: s.question } : {}) })),
+        confirm: true,
+      },
     });
     const stored = new Map((await agent.cards.deckCards(deck.deckId)).cards.map((c) => [c.cardNoteId, c]));
     const due = await agent.reviews.due(deck.deckId);
@@ -63,7 +67,10 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
 
     // The status bar counts what is due today across decks (the change feed refreshed it).
     const before = await dueToday();
-    await eventually(() => (api.review.dueStatus.total === before ? true : undefined), `the status bar total ${before}`);
+    await eventually(
+      () => (api.review.dueStatus.total === before ? true : undefined),
+      `the status bar total ${before}`,
+    );
     await askRunner('review-status-before', { action: 'review', keys: [], expectStatus: `${before} due` });
 
     // The person: Review Decks view → right-click the deck → Review Now.
@@ -80,12 +87,24 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
       timeoutMs: 30_000,
     });
     assert.equal(seen.steps.length, 4);
-    assert.deepEqual(seen.steps.map((s) => s.position), ['1 / 4', '2 / 4', '3 / 4', '4 / 4']);
-    assert.deepEqual(new Set(seen.steps.map((s) => s.question)), new Set(due.cards.map((c) => c.question.text)), 'each card once, its question shown');
+    assert.deepEqual(
+      seen.steps.map((s) => s.position),
+      ['1 / 4', '2 / 4', '3 / 4', '4 / 4'],
+    );
+    assert.deepEqual(
+      new Set(seen.steps.map((s) => s.question)),
+      new Set(due.cards.map((c) => c.question.text)),
+      'each card once, its question shown',
+    );
     for (const step of seen.steps) {
       const card = byQuestion.get(step.question)!;
       // The buttons show ts-fsrs's intervals for a new card.
-      assert.deepEqual(step.intervals, { Again: card.nextIntervals.again, Hard: card.nextIntervals.hard, Good: card.nextIntervals.good, Easy: card.nextIntervals.easy });
+      assert.deepEqual(step.intervals, {
+        Again: card.nextIntervals.again,
+        Hard: card.nextIntervals.hard,
+        Good: card.nextIntervals.good,
+        Easy: card.nextIntervals.easy,
+      });
       assert.deepEqual(step.intervals, { Again: '1m', Hard: '6m', Good: '10m', Easy: '8d' });
       assert.ok(step.answer.includes(card.answer.body), `the answer shows the body: ${step.answer}`);
     }
@@ -109,8 +128,16 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
       assert.ok((entry.durationMs ?? -1) >= 0, 'the time to answer is logged');
       const was = stored.get(id)!;
       assert.equal(was.state, 'new');
-      const expected = scheduler.next({ ...createEmptyCard(new Date(was.due!)), due: new Date(was.due!) }, new Date(entry.reviewedAt), GRADE[rating]).card;
-      assert.equal(after.get(id)!.due, expected.due.toISOString(), `${step.question} (${rating}): the due date ts-fsrs computes`);
+      const expected = scheduler.next(
+        { ...createEmptyCard(new Date(was.due!)), due: new Date(was.due!) },
+        new Date(entry.reviewedAt),
+        GRADE[rating],
+      ).card;
+      assert.equal(
+        after.get(id)!.due,
+        expected.due.toISOString(),
+        `${step.question} (${rating}): the due date ts-fsrs computes`,
+      );
       assert.equal(entry.dueAfter, expected.due.toISOString());
       dues[rating] = expected.due.toISOString();
     }
@@ -118,31 +145,53 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
 
     // The status bar follows: the easy card left today.
     const afterTotal = await dueToday();
-    await eventually(() => (api.review.dueStatus.total === afterTotal ? true : undefined), `the status bar total ${afterTotal}`);
-    const status = await askRunner<ReviewSeen>('review-status-after', { action: 'review', keys: [], expectStatus: `${afterTotal} due` });
-    assert.ok(status.statusBar.some((t) => t.includes(`${afterTotal} due`)), JSON.stringify(status.statusBar));
+    await eventually(
+      () => (api.review.dueStatus.total === afterTotal ? true : undefined),
+      `the status bar total ${afterTotal}`,
+    );
+    const status = await askRunner<ReviewSeen>('review-status-after', {
+      action: 'review',
+      keys: [],
+      expectStatus: `${afterTotal} due`,
+    });
+    assert.ok(
+      status.statusBar.some((t) => t.includes(`${afterTotal} due`)),
+      JSON.stringify(status.statusBar),
+    );
   });
 
   it("an excerpt card's answer is its page region (the card's content part); Open p. N opens the book beside the panel there", async function () {
     this.timeout(150_000);
     const set = await agent.createStudySet('Asymptote for review');
-    const bookmd5 = (await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid: set.topicid })).bookmd5;
+    const bookmd5 = (
+      await agent.uploadDocument(readFileSync(CORPUS_PDF), { filename: 'asymptote.pdf', topicid: set.topicid })
+    ).bookmd5;
     const page = 12;
     const line = (await agent.pages(bookmd5, page)).pages[0].text
       .split('\n')
       .map((l) => l.trim())
       .find((l) => l.length >= 40 && l.length <= 140 && /^[A-Z][a-z]/.test(l) && !/[{}\\$_]/.test(l))!;
-    const excerpt = await agent.cards.create(set.topicid, { title: 'What Asymptote draws', excerpt: { bookmd5, page, text: line } });
+    const excerpt = await agent.cards.create(set.topicid, {
+      title: 'What Asymptote draws',
+      excerpt: { bookmd5, page, text: line },
+    });
     const deck = await agent.createDeck('Source-anchored review');
-    await agent.request('POST', `/decks/${deck.deckId}/cards`, { body: { cards: [{ sourceNoteId: excerpt.noteid }], confirm: true } });
+    await agent.request('POST', `/decks/${deck.deckId}/cards`, {
+      body: { cards: [{ sourceNoteId: excerpt.noteid }], confirm: true },
+    });
 
     // The first test's panel is closed, so the runner meets one review panel, the one in sight.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const session = await api.review.panels.open({ deckId: deck.deckId, title: deck.title });
-    const view = await eventually(() => { const v = session.view(); return v.status === 'card' && v.card.media ? v : undefined; }, 'the first card with its pictures');
+    const view = await eventually(() => {
+      const v = session.view();
+      return v.status === 'card' && v.card.media ? v : undefined;
+    }, 'the first card with its pictures');
     if (view.status !== 'card') throw new Error('no card');
     // The picture is the card's own content part: the page region under the excerpt, as GET /notes/{id}/content serves it.
-    const part = await agent.raw('GET', `/notes/${excerpt.noteid}/content/excerpt-${excerpt.noteid}`, { query: { maxEdge: 1200 } });
+    const part = await agent.raw('GET', `/notes/${excerpt.noteid}/content/excerpt-${excerpt.noteid}`, {
+      query: { maxEdge: 1200 },
+    });
     assert.equal(part.status, 200);
     assert.equal(view.card.media?.answerImage, `data:image/png;base64,${part.bytes.toString('base64')}`);
     assert.deepEqual(view.card.media?.source, { bookmd5, page, noteid: excerpt.noteid, topicid: set.topicid });
@@ -159,7 +208,11 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
     assert.match(shown.read['.answer .open-source'][0], new RegExp(`Open p\\. ${page}`));
     const reviewColumn = vscode.window.tabGroups.activeTabGroup.viewColumn;
     await askRunner('review-open-source', { action: 'webview', marker: '#grades', click: '.open-source' });
-    const reader = await eventually(() => api.reader.all.find((r) => r.bookmd5 === bookmd5 && r.page === page), `the reader at page ${page}`, 30_000);
+    const reader = await eventually(
+      () => api.reader.all.find((r) => r.bookmd5 === bookmd5 && r.page === page),
+      `the reader at page ${page}`,
+      30_000,
+    );
     assert.notEqual(reader.panel.viewColumn, reviewColumn, 'the reader opened beside the review panel');
     reader.panel.dispose();
     await vscode.commands.executeCommand('workbench.action.joinAllGroups');

@@ -21,7 +21,8 @@ export async function askRunner<T = unknown>(name: string, payload: unknown = {}
   while (Date.now() - t0 < timeoutMs) {
     if (existsSync(done)) {
       const answer = JSON.parse(readFileSync(done, 'utf8')) as T & { error?: string };
-      if (answer && typeof answer === 'object' && 'error' in answer && answer.error) throw new Error(`runner: ${answer.error}`);
+      if (answer && typeof answer === 'object' && 'error' in answer && answer.error)
+        throw new Error(`runner: ${answer.error}`);
       return answer;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -70,7 +70,8 @@ async function withPictures(ctx: ActionContext, note: unknown, current: Record<s
   if (!note || typeof note !== 'object') return note;
   const n = note as { picture?: unknown; audio?: unknown; video?: unknown; fields?: Record<string, unknown> };
   for (const kind of ['audio', 'video'] as const) {
-    if (n[kind] !== undefined && !(Array.isArray(n[kind]) && n[kind].length === 0)) throw new AnkiError(`${kind} is not served here: cards hold pictures, not sound or video; leave ${kind} out`);
+    if (n[kind] !== undefined && !(Array.isArray(n[kind]) && n[kind].length === 0))
+      throw new AnkiError(`${kind} is not served here: cards hold pictures, not sound or video; leave ${kind} out`);
   }
   if (n.picture === undefined) return note;
   const fields: Record<string, unknown> = { ...(n.fields ?? {}) };
@@ -78,7 +79,8 @@ async function withPictures(ctx: ActionContext, note: unknown, current: Record<s
     const p = (pic ?? {}) as { fields?: unknown };
     const name = await ctx.media.store(p as Parameters<AnkiMedia['store']>[0]);
     const tag = `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
-    for (const f of Array.isArray(p.fields) ? p.fields : []) if (typeof f === 'string') fields[f] = String(fields[f] ?? current[f] ?? '') + tag;
+    for (const f of Array.isArray(p.fields) ? p.fields : [])
+      if (typeof f === 'string') fields[f] = String(fields[f] ?? current[f] ?? '') + tag;
   }
   return { ...n, fields };
 }
@@ -88,7 +90,10 @@ const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNote
 export const ACTIONS: Record<string, ActionDecl> = {
   version: { scope: 'read', run: () => 6 },
   deckNames: { scope: 'read', run: (_p, ctx) => ctx.decks.list().map((d) => d.title) },
-  deckNamesAndIds: { scope: 'read', run: (_p, ctx) => Object.fromEntries(ctx.decks.list().map((d) => [d.title, ankiIdOf(d.deckId) ?? null])) },
+  deckNamesAndIds: {
+    scope: 'read',
+    run: (_p, ctx) => Object.fromEntries(ctx.decks.list().map((d) => [d.title, ankiIdOf(d.deckId) ?? null])),
+  },
   createDeck: {
     scope: 'write',
     run: async (p, ctx) => {
@@ -121,14 +126,20 @@ export const ACTIONS: Record<string, ActionDecl> = {
       for (const n of noteList(p)) notes.push(await withPictures(ctx, n));
       const checked = planAll(ctx, notes, true);
       if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
-      const ids = await ctx.notes.add(checked.map((c) => c.plan!), ctx.caller.actor);
+      const ids = await ctx.notes.add(
+        checked.map((c) => c.plan!),
+        ctx.caller.actor,
+      );
       return ids.map((id) => ankiIdOf(id));
     },
   },
   canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => c.error === null) },
   canAddNotesWithErrorDetail: {
     scope: 'read',
-    run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => (c.error === null ? { canAdd: true } : { canAdd: false, error: c.error })),
+    run: (p, ctx) =>
+      planAll(ctx, noteList(p), false).map((c) =>
+        c.error === null ? { canAdd: true } : { canAdd: false, error: c.error },
+      ),
   },
   findNotes: { scope: 'read', run: (p, ctx) => findIds(ctx, p.query).map((n) => ankiIdOf(n.noteid)) },
   notesInfo: {
@@ -161,7 +172,8 @@ export const ACTIONS: Record<string, ActionDecl> = {
   storeMediaFile: { scope: 'write', run: (p, ctx) => ctx.media.store(p) },
   retrieveMediaFile: {
     scope: 'read',
-    run: (p, ctx) => (typeof p.filename === 'string' ? (ctx.media.read(p.filename)?.toString('base64') ?? false) : false),
+    run: (p, ctx) =>
+      typeof p.filename === 'string' ? (ctx.media.read(p.filename)?.toString('base64') ?? false) : false,
   },
   guiBrowse: {
     scope: 'write',
@@ -170,7 +182,8 @@ export const ACTIONS: Record<string, ActionDecl> = {
       const found = findIds(ctx, p.query ?? '');
       const first = found[0];
       if (first) {
-        const title = ctx.store.get<{ title: string }>('SELECT title FROM topics WHERE topicid = ?', [first.topicid])?.title ?? '';
+        const title =
+          ctx.store.get<{ title: string }>('SELECT title FROM topics WHERE topicid = ?', [first.topicid])?.title ?? '';
         await ctx.ui.open({ topicid: first.topicid, title, isDeck: false, noteid: first.noteid });
       }
       return found.flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)));

@@ -21,6 +21,16 @@ export function startAnkiConnect(
       bodyLimitBytes: Math.min(Math.ceil(config.limits.uploadBytes * 1.37) + 4096, 256 * 1024 * 1024),
       ...(ask ? { ask } : {}),
     },
-    { store, decks, ui, media, tokens, entitlements, notes: new AnkiNotes({ store, decks, studySets, media }), serially: writeQueue(), onError: onError ?? (() => undefined) },
+    {
+      store,
+      decks,
+      ui,
+      media,
+      tokens,
+      entitlements,
+      notes: new AnkiNotes({ store, decks, studySets, media }),
+      serially: writeQueue(),
+      onError: onError ?? (() => undefined),
+    },
   );
 }

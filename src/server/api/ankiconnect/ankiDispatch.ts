@@ -28,7 +28,8 @@ export interface AnkiReply {
   body: unknown;
 }
 
-const KEY_MESSAGE = 'valid api key must be provided: send a Study Bridge token as "key" (Connected Agents in VS Code, or study-bridge install-code)';
+const KEY_MESSAGE =
+  'valid api key must be provided: send a Study Bridge token as "key" (Connected Agents in VS Code, or study-bridge install-code)';
 const MAX_MULTI = 1000;
 
 /** Refusals that are not the action's but the caller's: answered with their 4xx status. */
@@ -54,8 +55,10 @@ export function writeQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
 async function runAction(deps: DispatchDeps, caller: Caller, name: unknown, params: unknown): Promise<unknown> {
   const decl = typeof name === 'string' && Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
   if (!decl) throw new AnkiError('unsupported action');
-  if (!covers(caller.scope, decl.scope)) throw new Refusal(403, `${name} needs a write token; this key's token (${caller.name}) may only read`);
-  if (decl.scope === 'write' && !deps.entitlements.premium()) throw new Refusal(403, `${name} needs the premium entitlement, which is off`);
+  if (!covers(caller.scope, decl.scope))
+    throw new Refusal(403, `${name} needs a write token; this key's token (${caller.name}) may only read`);
+  if (decl.scope === 'write' && !deps.entitlements.premium())
+    throw new Refusal(403, `${name} needs the premium entitlement, which is off`);
   const ctx: ActionContext = { ...deps, caller };
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
   return decl.scope === 'write' ? deps.serially(async () => decl.run(p, ctx)) : decl.run(p, ctx);
@@ -79,7 +82,8 @@ async function multi(deps: DispatchDeps, caller: Caller, params: unknown, versio
   for (const a of actions as Array<{ action?: unknown; params?: unknown; version?: unknown }>) {
     const v = typeof a?.version === 'number' ? a.version : version;
     try {
-      if (a?.action === 'multi' || a?.action === 'requestPermission') throw new AnkiError(`${String(a.action)} cannot run inside multi`);
+      if (a?.action === 'multi' || a?.action === 'requestPermission')
+        throw new AnkiError(`${String(a.action)} cannot run inside multi`);
       out.push(shaped(v, await runAction(deps, caller, a?.action, a?.params)));
     } catch (e) {
       out.push({ result: null, error: e instanceof Refusal ? e.message : errorText(deps, e) });
@@ -90,16 +94,28 @@ async function multi(deps: DispatchDeps, caller: Caller, params: unknown, versio
 
 /** Answers one parsed request body from a caller whose Origin (if any) passed the server's checks. */
 export async function dispatch(deps: DispatchDeps, body: unknown, origin: string | undefined): Promise<AnkiReply> {
-  const req = (body && typeof body === 'object' ? body : {}) as { action?: unknown; version?: unknown; params?: unknown; key?: unknown };
+  const req = (body && typeof body === 'object' ? body : {}) as {
+    action?: unknown;
+    version?: unknown;
+    params?: unknown;
+    key?: unknown;
+  };
   const version = typeof req.version === 'number' ? req.version : 4;
   try {
     if (req.action === 'requestPermission') {
       const granted = await deps.permission(origin);
-      return { status: 200, body: shaped(version, granted ? { permission: 'granted', requireApikey: true, version: 6 } : { permission: 'denied' }) };
+      return {
+        status: 200,
+        body: shaped(
+          version,
+          granted ? { permission: 'granted', requireApikey: true, version: 6 } : { permission: 'denied' },
+        ),
+      };
     }
     const caller = deps.tokens.identify(typeof req.key === 'string' ? req.key : undefined);
     if (!caller) return { status: 401, body: { result: null, error: KEY_MESSAGE } };
-    if (req.action === 'multi') return { status: 200, body: shaped(version, await multi(deps, caller, req.params, version)) };
+    if (req.action === 'multi')
+      return { status: 200, body: shaped(version, await multi(deps, caller, req.params, version)) };
     return { status: 200, body: shaped(version, await runAction(deps, caller, req.action, req.params)) };
   } catch (e) {
     if (e instanceof Refusal) return { status: e.status, body: { result: null, error: e.message } };

@@ -19,7 +19,8 @@ export function fieldsOf(model: ModelName, fields: Record<string, unknown>): Rec
   const out: Record<string, string> = Object.fromEntries(known.map((f) => [f, '']));
   for (const [raw, value] of Object.entries(fields ?? {})) {
     const name = FIELD_ALIASES[raw] && model === 'Cloze' ? FIELD_ALIASES[raw] : raw;
-    if (!known.includes(name)) throw new AnkiError(`field ${raw} does not exist in note type ${model} (its fields: ${known.join(', ')})`);
+    if (!known.includes(name))
+      throw new AnkiError(`field ${raw} does not exist in note type ${model} (its fields: ${known.join(', ')})`);
     out[name] = typeof value === 'string' ? value : String(value ?? '');
   }
   return out;
@@ -48,7 +49,8 @@ export function htmlToText(html: string): string {
 }
 
 /** Text back into a field's HTML (notesInfo): what a client shows as it would show Anki's. */
-export const textToHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');
+export const textToHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');
 
 /** The media file names `<img src="…">` of a field refers to (bare names only: a URL is not a media file). */
 export function imageNames(html: string): string[] {
@@ -60,7 +62,11 @@ export function imageNames(html: string): string[] {
   return out;
 }
 
-const decodeEntities = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+const decodeEntities = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 
 const CLOZE_DELETION = /\{\{c(\d+)::([\s\S]*?)(?:::[\s\S]*?)?\}\}/g;
 

@@ -27,7 +27,9 @@ export interface MediaRequest {
 export function checkMediaName(name: unknown): string {
   if (typeof name !== 'string' || !name.trim()) throw new AnkiError('storeMediaFile needs a filename');
   if (name.length > 200 || /[/\\\0-\x1f]/.test(name) || name.startsWith('.') || name.trim() !== name) {
-    throw new AnkiError(`invalid media file name ${JSON.stringify(name.slice(0, 80))}: a plain file name (no folders, no leading dot, at most 200 characters)`);
+    throw new AnkiError(
+      `invalid media file name ${JSON.stringify(name.slice(0, 80))}: a plain file name (no folders, no leading dot, at most 200 characters)`,
+    );
   }
   return name;
 }
@@ -36,7 +38,10 @@ const IMAGE_TYPES: Array<[string, (b: Buffer) => boolean]> = [
   ['image/png', (b) => b.length > 8 && b.readUInt32BE(0) === 0x89504e47],
   ['image/jpeg', (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff],
   ['image/gif', (b) => b.length > 6 && b.toString('latin1', 0, 4) === 'GIF8'],
-  ['image/webp', (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP'],
+  [
+    'image/webp',
+    (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
+  ],
 ];
 
 /** The image type of some bytes by their signature; undefined for anything else. */
@@ -77,13 +82,16 @@ export class AnkiMedia {
     const sources = (['data', 'path', 'url'] as const).filter((k) => req[k] !== undefined && req[k] !== null);
     if (sources.length !== 1) throw new AnkiError('storeMediaFile needs exactly one of data (base64), path or url');
     if (sources[0] === 'url') {
-      throw new AnkiError('storeMediaFile with url is not served: this bridge makes no network requests. Send the file as data (base64) or a path in an import folder.');
+      throw new AnkiError(
+        'storeMediaFile with url is not served: this bridge makes no network requests. Send the file as data (base64) or a path in an import folder.',
+      );
     }
     if (sources[0] === 'path') {
       if (typeof req.path !== 'string') throw new AnkiError('path must be a string');
       return readFileSync(checkAllowedFile(this.config, req.path, 'media files'));
     }
-    if (typeof req.data !== 'string' || !/^[A-Za-z0-9+/=\s_-]*$/.test(req.data)) throw new AnkiError('data must be base64');
+    if (typeof req.data !== 'string' || !/^[A-Za-z0-9+/=\s_-]*$/.test(req.data))
+      throw new AnkiError('data must be base64');
     return Buffer.from(req.data, 'base64');
   }
 }

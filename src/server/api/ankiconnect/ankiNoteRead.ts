@@ -54,14 +54,31 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
   else {
     for (let i = 0; i < noteIds.length; i += 500) {
       const chunk = noteIds.slice(i, i + 500) as SqlParam[];
-      rows.push(...db.all<CandidateRow>(`${CANDIDATES} WHERE n.noteid IN ${inList(chunk.length)} ORDER BY c.created_at, c.rowid`, chunk));
+      rows.push(
+        ...db.all<CandidateRow>(
+          `${CANDIDATES} WHERE n.noteid IN ${inList(chunk.length)} ORDER BY c.created_at, c.rowid`,
+          chunk,
+        ),
+      );
     }
   }
   const byId = new Map<string, AnkiNote>();
   for (const r of rows) {
     let note = byId.get(r.noteid);
     if (!note) {
-      note = { noteid: r.noteid, topicid: r.topicid, title: r.title, body: '', modified: r.modified_at, created: r.created_at, model: 'Basic', question: null, decks: [], hashtags: [], images: [] };
+      note = {
+        noteid: r.noteid,
+        topicid: r.topicid,
+        title: r.title,
+        body: '',
+        modified: r.modified_at,
+        created: r.created_at,
+        model: 'Basic',
+        question: null,
+        decks: [],
+        hashtags: [],
+        images: [],
+      };
       byId.set(r.noteid, note);
     }
     note.decks.push({ deckId: r.deck_id, title: r.deck_title, cardNoteId: r.card_note_id });
@@ -71,9 +88,20 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500) as SqlParam[];
     const list = inList(chunk.length);
-    for (const t of db.all<{ noteid: string; text: string }>(`SELECT noteid, text FROM note_texts WHERE idx = 0 AND noteid IN ${list}`, chunk)) byId.get(t.noteid)!.body = t.text;
-    for (const h of db.all<{ noteid: string; path: string }>(`SELECT noteid, path FROM note_hashtags WHERE noteid IN ${list} ORDER BY rowid`, chunk)) byId.get(h.noteid)!.hashtags.push(h.path);
-    for (const p of db.all<{ noteid: string; data: string | null }>(`SELECT noteid, data FROM note_parts WHERE kind = 'image' AND noteid IN ${list} ORDER BY idx`, chunk)) {
+    for (const t of db.all<{ noteid: string; text: string }>(
+      `SELECT noteid, text FROM note_texts WHERE idx = 0 AND noteid IN ${list}`,
+      chunk,
+    ))
+      byId.get(t.noteid)!.body = t.text;
+    for (const h of db.all<{ noteid: string; path: string }>(
+      `SELECT noteid, path FROM note_hashtags WHERE noteid IN ${list} ORDER BY rowid`,
+      chunk,
+    ))
+      byId.get(h.noteid)!.hashtags.push(h.path);
+    for (const p of db.all<{ noteid: string; data: string | null }>(
+      `SELECT noteid, data FROM note_parts WHERE kind = 'image' AND noteid IN ${list} ORDER BY idx`,
+      chunk,
+    )) {
       const media = mediaOf(p.data);
       if (media) byId.get(p.noteid)!.images.push(media);
     }
@@ -86,7 +114,9 @@ export function mediaOf(data: string | null): { field: string; name: string } | 
   if (!data) return undefined;
   try {
     const d = JSON.parse(data) as { ankiMedia?: unknown; ankiField?: unknown };
-    return typeof d.ankiMedia === 'string' ? { name: d.ankiMedia, field: typeof d.ankiField === 'string' ? d.ankiField : '' } : undefined;
+    return typeof d.ankiMedia === 'string'
+      ? { name: d.ankiMedia, field: typeof d.ankiField === 'string' ? d.ankiField : '' }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -98,7 +128,10 @@ export function noteIdsFor(db: Db, ids: readonly unknown[]): Map<number, string>
   for (const id of ids) {
     const prefix = uuidPrefixOf(id);
     if (!prefix) continue;
-    const row = db.get<{ noteid: string }>('SELECT noteid FROM notes WHERE noteid >= ? AND noteid < ? AND hidden = 0 ORDER BY created_at LIMIT 1', prefixRange(prefix));
+    const row = db.get<{ noteid: string }>(
+      'SELECT noteid FROM notes WHERE noteid >= ? AND noteid < ? AND hidden = 0 ORDER BY created_at LIMIT 1',
+      prefixRange(prefix),
+    );
     if (row) out.set(id as number, row.noteid);
   }
   return out;
@@ -109,7 +142,11 @@ export function fieldValues(note: AnkiNote): Record<string, string> {
   const [first, second] = MODELS[note.model];
   const firstText = note.model === 'Cloze' && note.question ? clozeText(note.title, note.question) : note.title;
   const withImages = (field: string, text: string) =>
-    textToHtml(text) + note.images.filter((i) => i.field === field).map((i) => `<img src="${i.name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`).join('');
+    textToHtml(text) +
+    note.images
+      .filter((i) => i.field === field)
+      .map((i) => `<img src="${i.name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`)
+      .join('');
   return { [first]: withImages(first, firstText), [second]: withImages(second, note.body) };
 }
 

@@ -8,7 +8,16 @@ import { newId, nowIso } from '../../domain/library/ids';
 import type { StudySets } from '../../domain/library/studySets';
 import type { Store, WriteTx } from '../../ground/store/store';
 import { AnkiError } from './ankiError';
-import { clozeParts, fieldsOf, htmlToText, imageNames, isModel, MODELS, tagToHashtag, type ModelName } from './ankiFields';
+import {
+  clozeParts,
+  fieldsOf,
+  htmlToText,
+  imageNames,
+  isModel,
+  MODELS,
+  tagToHashtag,
+  type ModelName,
+} from './ankiFields';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { readAnkiNotes } from './ankiNoteRead';
 
@@ -43,7 +52,10 @@ const DUPLICATE = 'cannot create note because it is a duplicate';
 
 /** The visible deck titled `name` (Anki compares deck names without case). */
 export function deckByName(db: Db, name: string): string | undefined {
-  return db.get<{ topicid: string }>(`SELECT topicid FROM topics WHERE kind = 'deck' AND hidden = 0 AND lower(title) = lower(?) ORDER BY created_at, topicid LIMIT 1`, [name])?.topicid;
+  return db.get<{ topicid: string }>(
+    `SELECT topicid FROM topics WHERE kind = 'deck' AND hidden = 0 AND lower(title) = lower(?) ORDER BY created_at, topicid LIMIT 1`,
+    [name],
+  )?.topicid;
 }
 
 /** The study set the deck's cards mostly come from, else a set titled like the deck. */
@@ -56,14 +68,31 @@ function setOfDeck(db: Db, deckId: string | undefined, title: string): string | 
         [deckId],
       )?.topicid
     : undefined;
-  return fromCards ?? db.get<{ topicid: string }>(`SELECT topicid FROM topics WHERE kind = 'studyset' AND hidden = 0 AND title = ? ORDER BY created_at, topicid LIMIT 1`, [title])?.topicid;
+  return (
+    fromCards ??
+    db.get<{ topicid: string }>(
+      `SELECT topicid FROM topics WHERE kind = 'studyset' AND hidden = 0 AND title = ? ORDER BY created_at, topicid LIMIT 1`,
+      [title],
+    )?.topicid
+  );
 }
 
 /** Checks one addNote `note` param and reads its media; AnkiError when Anki would refuse it. */
-export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unknown, duplicates = new DuplicateIndex(deps.store)): NotePlan {
-  const n = (note ?? {}) as { deckName?: unknown; modelName?: unknown; fields?: unknown; tags?: unknown; options?: { allowDuplicate?: unknown; duplicateScope?: unknown } };
+export function planNote(
+  deps: Pick<AnkiNotesDeps, 'store' | 'media'>,
+  note: unknown,
+  duplicates = new DuplicateIndex(deps.store),
+): NotePlan {
+  const n = (note ?? {}) as {
+    deckName?: unknown;
+    modelName?: unknown;
+    fields?: unknown;
+    tags?: unknown;
+    options?: { allowDuplicate?: unknown; duplicateScope?: unknown };
+  };
   if (typeof n.deckName !== 'string' || !n.deckName.trim()) throw new AnkiError('deck name is missing');
-  if (!isModel(n.modelName)) throw new AnkiError(`model was not found: ${String(n.modelName)} (served: ${Object.keys(MODELS).join(', ')})`);
+  if (!isModel(n.modelName))
+    throw new AnkiError(`model was not found: ${String(n.modelName)} (served: ${Object.keys(MODELS).join(', ')})`);
   if (!n.fields || typeof n.fields !== 'object') throw new AnkiError('note fields are missing');
   const model = n.modelName;
   const fields = fieldsOf(model, n.fields as Record<string, unknown>);
@@ -79,12 +108,14 @@ export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unk
     }
   }
   const firstText = htmlToText(fields[first]);
-  if (!firstText && !images.some((i) => i.field === first)) throw new AnkiError('cannot create note because it is empty');
+  if (!firstText && !images.some((i) => i.field === first))
+    throw new AnkiError('cannot create note because it is empty');
   let title = firstText;
   let question: string | null = null;
   if (model === 'Cloze') {
     const cloze = clozeParts(firstText);
-    if (!cloze.deletions) throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
+    if (!cloze.deletions)
+      throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
     [title, question] = [cloze.title, cloze.question];
   }
   const tags = Array.isArray(n.tags) ? n.tags : typeof n.tags === 'string' ? n.tags.split(/\s+/) : [];
@@ -93,8 +124,17 @@ export function planNote(deps: Pick<AnkiNotesDeps, 'store' | 'media'>, note: unk
     const path = typeof t === 'string' ? tagToHashtag(t) : null;
     if (path && !hashtags.has(hashtagKey(path))) hashtags.set(hashtagKey(path), path);
   }
-  const plan: NotePlan = { deckName: n.deckName.trim(), model, title, body: htmlToText(fields[second]), question, hashtags: [...hashtags.values()], images };
-  if (n.options?.allowDuplicate !== true && duplicates.has(plan, n.options?.duplicateScope === 'deck')) throw new AnkiError(DUPLICATE);
+  const plan: NotePlan = {
+    deckName: n.deckName.trim(),
+    model,
+    title,
+    body: htmlToText(fields[second]),
+    question,
+    hashtags: [...hashtags.values()],
+    images,
+  };
+  if (n.options?.allowDuplicate !== true && duplicates.has(plan, n.options?.duplicateScope === 'deck'))
+    throw new AnkiError(DUPLICATE);
   return plan;
 }
 
@@ -165,8 +205,16 @@ export class AnkiNotes {
       const cardIds: string[] = [];
       plans.forEach((p, i) => {
         const t = targets.get(p.deckName.toLowerCase())!;
-        insertNote(tx, { noteid: noteIds[i], topicid: t.topicid, parentId: t.root, title: p.title, text: p.body || undefined, now });
-        for (const path of p.hashtags) tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [noteIds[i], path]);
+        insertNote(tx, {
+          noteid: noteIds[i],
+          topicid: t.topicid,
+          parentId: t.root,
+          title: p.title,
+          text: p.body || undefined,
+          now,
+        });
+        for (const path of p.hashtags)
+          tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [noteIds[i], path]);
         insertImages(tx, noteIds[i], p.images, 0);
         reindexNote(tx, noteIds[i]);
         const schedule = newSchedule(new Date(now));
@@ -175,14 +223,30 @@ export class AnkiNotes {
         tx.run(
           `INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_content_id, question_index, title, fsrs, due_at, created_at, modified_at)
            VALUES (?, ?, ?, ?, NULL, ?, NULL, ?, ?, ?, ?)`,
-          [cardNoteId, t.deckId, noteIds[i], p.question, p.question === null ? 0 : null, JSON.stringify(schedule), schedule.due, now, now],
+          [
+            cardNoteId,
+            t.deckId,
+            noteIds[i],
+            p.question,
+            p.question === null ? 0 : null,
+            JSON.stringify(schedule),
+            schedule.due,
+            now,
+            now,
+          ],
         );
       });
       for (const t of new Set(targets.values())) {
         const mine = plans.map((p, i) => (targets.get(p.deckName.toLowerCase()) === t ? i : -1)).filter((i) => i >= 0);
         if (!mine.length) continue;
         recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: mine.map((i) => noteIds[i]), now });
-        recordOperation(tx, { topicid: t.deckId, kind: 'deck-cards', actor, noteIds: mine.map((i) => cardIds[i]), now });
+        recordOperation(tx, {
+          topicid: t.deckId,
+          kind: 'deck-cards',
+          actor,
+          noteIds: mine.map((i) => cardIds[i]),
+          now,
+        });
       }
     });
     return noteIds;
@@ -195,13 +259,18 @@ export class AnkiNotes {
     if (!note) throw new AnkiError('note was not found');
     const given = fieldsOf(note.model, fields);
     const [first, second] = MODELS[note.model];
-    const touched = MODELS[note.model].filter((f) => Object.keys(fields).some((k) => k === f || (k === 'Extra' && f === 'Back Extra')));
+    const touched = MODELS[note.model].filter((f) =>
+      Object.keys(fields).some((k) => k === f || (k === 'Extra' && f === 'Back Extra')),
+    );
     const images: NotePlan['images'] = [];
     for (const field of touched) {
       for (const name of imageNames(given[field])) {
         const bytes = media.read(name);
         const mime = bytes && imageTypeOf(bytes);
-        if (!bytes || !mime) throw new AnkiError(`media file ${name} was not found or is not an image: store it with storeMediaFile first`);
+        if (!bytes || !mime)
+          throw new AnkiError(
+            `media file ${name} was not found or is not an image: store it with storeMediaFile first`,
+          );
         images.push({ field, name, mime, bytes });
       }
     }
@@ -219,16 +288,28 @@ export class AnkiNotes {
     const now = nowIso();
     await store.write((tx) => {
       if (title !== undefined) tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);
-      if (question !== undefined) tx.run('UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL', [question, now, noteid]);
+      if (question !== undefined)
+        tx.run(
+          'UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL',
+          [question, now, noteid],
+        );
       if (body !== undefined) {
         tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
-        if (body) tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [noteid, body]);
+        if (body)
+          tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [
+            noteid,
+            body,
+          ]);
       }
       const stale = tx
-        .all<{ content_id: string; data: string | null }>(`SELECT content_id, data FROM note_parts WHERE noteid = ? AND kind = 'image'`, [noteid])
+        .all<{ content_id: string; data: string | null }>(
+          `SELECT content_id, data FROM note_parts WHERE noteid = ? AND kind = 'image'`,
+          [noteid],
+        )
         .filter((p) => touched.some((f) => p.data?.includes(`"ankiField":${JSON.stringify(f)}`)));
       for (const p of stale) tx.run('DELETE FROM note_parts WHERE content_id = ?', [p.content_id]);
-      const next = tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
+      const next =
+        tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
       insertImages(tx, noteid, images, next);
       tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
       reindexNote(tx, noteid);
@@ -240,15 +321,17 @@ export class AnkiNotes {
 /** Image parts from a client's media, remembering the file name and field (notesInfo gives them back as `<img>`). */
 function insertImages(tx: WriteTx, noteid: string, images: NotePlan['images'], firstIdx: number): void {
   images.forEach((img, i) =>
-    tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-      newId(),
-      noteid,
-      firstIdx + i,
-      'image',
-      img.mime,
-      JSON.stringify({ ankiMedia: img.name, ankiField: img.field }),
-      img.bytes,
-    ]),
+    tx.run(
+      'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        newId(),
+        noteid,
+        firstIdx + i,
+        'image',
+        img.mime,
+        JSON.stringify({ ankiMedia: img.name, ankiField: img.field }),
+        img.bytes,
+      ],
+    ),
   );
 }
-

@@ -24,7 +24,14 @@ export function queryTerms(query: string): string[] {
 }
 
 /** `*` any run, `_` one character; everything else literal; case-insensitive; whole value. */
-const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[\\s\\S]*').replace(/_/g, '.')}$`, 'i');
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[\\s\\S]*')
+      .replace(/_/g, '.')}$`,
+    'i',
+  );
 const contains = (pattern: string) => glob(`*${pattern}*`);
 
 function termTest(term: string): Test {
@@ -67,11 +74,16 @@ function termTest(term: string): Test {
       break;
     default: {
       if (/^(is|prop|rated|edited|introduced|flag|card|cid|mid|did|dupe|re|w|nc)$/.test(key)) {
-        throw new AnkiError(`search term ${key}: is not served by this bridge (served: deck:, tag:, note:, nid:, added:, Field:text, plain text)`);
+        throw new AnkiError(
+          `search term ${key}: is not served by this bridge (served: deck:, tag:, note:, nid:, added:, Field:text, plain text)`,
+        );
       }
       const field = key;
       const match = glob(value);
-      return (n) => Object.entries(fieldValues(n)).some(([name, html]) => name.toLowerCase() === field && match.test(htmlToText(html)));
+      return (n) =>
+        Object.entries(fieldValues(n)).some(
+          ([name, html]) => name.toLowerCase() === field && match.test(htmlToText(html)),
+        );
     }
   }
   const text = contains(value);

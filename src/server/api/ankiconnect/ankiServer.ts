@@ -33,7 +33,11 @@ export interface AnkiServer {
 }
 
 const forbidden = (origin: string) =>
-  new BridgeError('FORBIDDEN_ORIGIN', 403, `Origin ${origin} may not use AnkiConnect here: ask the person to list it in studyBridge.ankiConnect.allowedOrigins (CLI --ankiconnect-allowed-origins), or call requestPermission first.`);
+  new BridgeError(
+    'FORBIDDEN_ORIGIN',
+    403,
+    `Origin ${origin} may not use AnkiConnect here: ask the person to list it in studyBridge.ankiConnect.allowedOrigins (CLI --ankiconnect-allowed-origins), or call requestPermission first.`,
+  );
 
 const reply = (ctx: Koa.Context, status: number, body: unknown) => {
   ctx.status = status;
@@ -41,7 +45,10 @@ const reply = (ctx: Koa.Context, status: number, body: unknown) => {
   ctx.body = JSON.stringify(body);
 };
 
-export async function startAnkiServer(opts: AnkiServerOptions, deps: Omit<DispatchDeps, 'permission'>): Promise<AnkiServer> {
+export async function startAnkiServer(
+  opts: AnkiServerOptions,
+  deps: Omit<DispatchDeps, 'permission'>,
+): Promise<AnkiServer> {
   const allowed = new Set(opts.allowedOrigins.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean));
   let port = 0;
   const permission = async (origin: string | undefined) => {
@@ -70,7 +77,13 @@ export async function startAnkiServer(opts: AnkiServerOptions, deps: Omit<Dispat
     if (origin && listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' });
     if (ctx.method === 'OPTIONS') {
       // A page may ask permission before it is listed: its preflight passes, its other actions do not.
-      if (origin) ctx.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type', Vary: 'Origin' });
+      if (origin)
+        ctx.set({
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Allow-Methods': 'POST',
+          'Access-Control-Allow-Headers': 'Content-Type',
+          Vary: 'Origin',
+        });
       ctx.status = 204;
       return;
     }
@@ -80,7 +93,12 @@ export async function startAnkiServer(opts: AnkiServerOptions, deps: Omit<Dispat
       ctx.body = 'AnkiConnect v.6';
       return;
     }
-    if (ctx.method !== 'POST') throw new BridgeError('METHOD_NOT_ALLOWED', 405, 'AnkiConnect takes POST requests with a JSON body {action, version, params, key}.');
+    if (ctx.method !== 'POST')
+      throw new BridgeError(
+        'METHOD_NOT_ALLOWED',
+        405,
+        'AnkiConnect takes POST requests with a JSON body {action, version, params, key}.',
+      );
     const text = (await readBytes(ctx, opts.bodyLimitBytes)).toString('utf8');
     let body: unknown;
     try {
@@ -103,7 +121,11 @@ export async function startAnkiServer(opts: AnkiServerOptions, deps: Omit<Dispat
       resolve();
     });
   }).catch((e) => {
-    throw new BridgeError('PORT_UNAVAILABLE', 500, `Cannot serve AnkiConnect on 127.0.0.1:${opts.port}: ${(e as Error).message} (is Anki itself running there?).`);
+    throw new BridgeError(
+      'PORT_UNAVAILABLE',
+      500,
+      `Cannot serve AnkiConnect on 127.0.0.1:${opts.port}: ${(e as Error).message} (is Anki itself running there?).`,
+    );
   });
   port = (server.address() as AddressInfo).port;
   return {

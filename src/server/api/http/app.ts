@@ -30,7 +30,12 @@ export function createHttpApp(routes: readonly RouteDecl[], services: RouteServi
       try {
         await next();
       } finally {
-        onRequest({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 });
+        onRequest({
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        });
       }
     });
   }

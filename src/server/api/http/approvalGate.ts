@@ -16,7 +16,9 @@ export async function needsApproval(route: RouteDecl, input: AnyInput, policy: A
 /** The dry-run of the held call (its route's preview, where it has one) and one line for the person. */
 export async function summarize(route: RouteDecl, input: AnyInput, agentName: string): Promise<ApprovalSummary> {
   const dryRun = route.preview ? await route.preview(input as never) : undefined;
-  const said = route.destructive?.describe ? await route.destructive.describe(input as never, dryRun) : `${route.method} ${route.path}`;
+  const said = route.destructive?.describe
+    ? await route.destructive.describe(input as never, dryRun)
+    : `${route.method} ${route.path}`;
   return { text: `${agentName}: ${said}`, ...(dryRun ? { dryRun } : {}) };
 }
 
@@ -35,7 +37,11 @@ export async function holdForApproval(
   if (!caller || caller.tokenId === null || route.auth === 'none') return undefined;
   if (!(await needsApproval(route, input, services.approvals.policy))) return undefined;
   const summary = await summarize(route, input, caller.name);
-  const approval = await services.approvals.hold({ tokenId: caller.tokenId, name: caller.name }, { method: route.method, path: route.path, ...sent }, summary);
+  const approval = await services.approvals.hold(
+    { tokenId: caller.tokenId, name: caller.name },
+    { method: route.method, path: route.path, ...sent },
+    summary,
+  );
   return {
     approvalId: approval.approvalId,
     state: approval.state,

@@ -16,9 +16,20 @@ export function approvalRunner(routes: readonly RouteDecl[], services: RouteServ
   return async (request, tokenId) => {
     try {
       const route = byKey.get(`${request.method} ${request.path}`);
-      if (!route) throw new BridgeError('ROUTE_GONE', 410, `${request.method} ${request.path} is no longer a route of this bridge; the call was not run.`);
+      if (!route)
+        throw new BridgeError(
+          'ROUTE_GONE',
+          410,
+          `${request.method} ${request.path} is no longer a route of this bridge; the call was not run.`,
+        );
       const caller = services.tokens.callerOf(tokenId);
-      if (!caller) throw new BridgeError('UNAUTHORIZED', 401, 'The agent token that asked was revoked before the call was allowed; it was not run.', { tokenId });
+      if (!caller)
+        throw new BridgeError(
+          'UNAUTHORIZED',
+          401,
+          'The agent token that asked was revoked before the call was allowed; it was not run.',
+          { tokenId },
+        );
       const schemas = effectiveSchemas(route);
       const input = {
         params: validate(schemas.params, request.params, 'params'),
@@ -36,7 +47,8 @@ export function approvalRunner(routes: readonly RouteDecl[], services: RouteServ
       };
       const result = await route.handler(input as never);
       if (result instanceof Hijack) throw new BridgeError('NOT_HELD', 500, 'This route cannot run from an approval.');
-      if (result instanceof Reply) return { status: result.status, body: { contentType: result.contentType, bytes: result.body.length } };
+      if (result instanceof Reply)
+        return { status: result.status, body: { contentType: result.contentType, bytes: result.body.length } };
       return { status: 200, body: { bridgeApiVersion: BRIDGE_API_VERSION, ...result } };
     } catch (e) {
       const err = toBridgeError(e);

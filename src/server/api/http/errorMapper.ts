@@ -15,13 +15,26 @@ export function toBridgeError(e: unknown): BridgeError {
   // The disk failing (not the bridge) is a retryable 503 the caller can act on, not an anonymous 500.
   const errno = (e as { code?: unknown })?.code;
   if (errno === 'EIO' || errno === 'EROFS') {
-    return new BridgeError('STORAGE_IO_ERROR', 503, `The disk holding the library reported ${errno} during this call. It may not have taken effect: check with a read route, then retry; if it persists, check the disk.`, { errno }, true);
+    return new BridgeError(
+      'STORAGE_IO_ERROR',
+      503,
+      `The disk holding the library reported ${errno} during this call. It may not have taken effect: check with a read route, then retry; if it persists, check the disk.`,
+      { errno },
+      true,
+    );
   }
-    if (err?.type === 'request.aborted') return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
+  if (err?.type === 'request.aborted')
+    return new BridgeError('REQUEST_ABORTED', 400, 'The client aborted the request.');
   if (err?.status && err.status >= 400 && err.status < 500 && err.expose) {
     return new BridgeError('BAD_REQUEST', err.status, String(err.message));
   }
-  return new BridgeError('INTERNAL', 500, 'Internal bridge error. The request may not have taken effect; check with a read route.', undefined, true);
+  return new BridgeError(
+    'INTERNAL',
+    500,
+    'Internal bridge error. The request may not have taken effect; check with a read route.',
+    undefined,
+    true,
+  );
 }
 
 export function errorBody(err: BridgeError) {
@@ -56,7 +69,11 @@ export function errorMapper(onInternal: (e: unknown) => void) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new BridgeError('NOT_FOUND', 404, `No route ${ctx.method} ${ctx.path}. GET /bridge/v1/capabilities lists the routes.`);
+        throw new BridgeError(
+          'NOT_FOUND',
+          404,
+          `No route ${ctx.method} ${ctx.path}. GET /bridge/v1/capabilities lists the routes.`,
+        );
       }
     } catch (e) {
       const err = toBridgeError(e);

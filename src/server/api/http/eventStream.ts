@@ -48,14 +48,25 @@ export function eventStream(events: LibraryEvents, opts: EventStreamOptions): Hi
             overflowed = true;
             res.once('drain', () => {
               overflowed = false;
-              send(message('reset', { revision: events.revision, reason: 'slow client: changes were dropped; re-read everything' }, events.revision));
+              send(
+                message(
+                  'reset',
+                  { revision: events.revision, reason: 'slow client: changes were dropped; re-read everything' },
+                  events.revision,
+                ),
+              );
             });
           }
         };
         const liveEvent = (e: LibraryEvent, last: boolean) =>
           message(
             e.kind,
-            { revision: e.revision, ids: e.ids, ...(e.truncated ? { truncated: true } : {}), ...(e.kind === 'approval' ? { approvalId: e.ids[0], state: e.state } : {}) },
+            {
+              revision: e.revision,
+              ids: e.ids,
+              ...(e.truncated ? { truncated: true } : {}),
+              ...(e.kind === 'approval' ? { approvalId: e.ids[0], state: e.state } : {}),
+            },
             last ? e.revision : undefined,
           );
         const sendAll = (list: readonly LibraryEvent[]) =>
@@ -63,16 +74,25 @@ export function eventStream(events: LibraryEvents, opts: EventStreamOptions): Hi
 
         send('retry: 1000\n\n');
         const from = lastEventId(req);
-        if (from === 'invalid') send(message('reset', { revision: events.revision, reason: 'Last-Event-ID is not a revision' }));
+        if (from === 'invalid')
+          send(message('reset', { revision: events.revision, reason: 'Last-Event-ID is not a revision' }));
         else if (from !== undefined) {
           const replay = events.since(from);
-          if ('reset' in replay) send(message('reset', { revision: events.revision, reason: 'Last-Event-ID is older than the kept changes, or from another library' }));
+          if ('reset' in replay)
+            send(
+              message('reset', {
+                revision: events.revision,
+                reason: 'Last-Event-ID is older than the kept changes, or from another library',
+              }),
+            );
           else sendAll(replay.events);
         }
         send(message('open', { revision: events.revision }, events.revision));
 
         // A commit that changed no library row (bookkeeping) still moves the revision: `revision` keeps ids exact.
-        const unsubscribe = events.subscribe((list, revision) => (list.length ? sendAll(list) : send(message('revision', { revision }, revision))));
+        const unsubscribe = events.subscribe((list, revision) =>
+          list.length ? sendAll(list) : send(message('revision', { revision }, revision)),
+        );
         const heartbeat = setInterval(() => send(': ping\n\n'), opts.heartbeatMs);
         const end = () => res.end();
         opts.closing.addEventListener('abort', end, { once: true });

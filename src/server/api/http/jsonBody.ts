@@ -25,7 +25,7 @@ export function jsonPieces(value: Record<string, unknown>): string[] | undefined
     if (isLong(v)) {
       open += `${sep}${JSON.stringify(k)}:[`;
       // Slices sized from the last one's length: a tree node is 300 bytes, a card with its texts a few KB.
-      for (let i = 0, n = 16; i < v.length; ) {
+      for (let i = 0, n = 16; i < v.length;) {
         const slice = JSON.stringify(v.slice(i, i + n));
         pieces.push(`${open}${i ? ',' : ''}${slice.slice(1, -1)}`);
         open = '';

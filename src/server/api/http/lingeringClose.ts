@@ -20,7 +20,10 @@ export function lingerIfBodyPending(req: IncomingMessage): void {
   (socket as { lingering?: boolean }).lingering = true;
   socket.destroySoon = () => {
     socket.end();
-    socket.on('data', () => undefined).on('error', () => undefined).resume();
+    socket
+      .on('data', () => undefined)
+      .on('error', () => undefined)
+      .resume();
     const cut = setTimeout(() => socket.destroy(), LINGER_MS);
     cut.unref();
     socket.once('close', () => clearTimeout(cut)).once('end', () => socket.destroy());

@@ -5,7 +5,9 @@ import { refuseUnstorable } from './storableText';
 import { uploadTooLarge } from '../../domain/library/uploadLimits';
 
 const tooLarge = (limit: number) =>
-  new BridgeError('PAYLOAD_TOO_LARGE', 413, `The request body exceeds this route's limit of ${limit} bytes.`, { limitBytes: limit });
+  new BridgeError('PAYLOAD_TOO_LARGE', 413, `The request body exceeds this route's limit of ${limit} bytes.`, {
+    limitBytes: limit,
+  });
 
 /** 413 when Content-Length already says more than `limit` (before a byte is read). */
 export function refuseDeclaredOver(ctx: Context, limit: number): void {

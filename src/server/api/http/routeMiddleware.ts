@@ -25,7 +25,12 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, location: 'par
   if (res.success) return res.data;
   const issues = res.error.issues.map((i) => ({ location, path: i.path.join('.'), message: i.message, code: i.code }));
   const first = issues[0];
-  throw new BridgeError('INVALID_INPUT', 422, `Invalid ${location}${first.path ? ` field "${first.path}"` : ''}: ${first.message}`, { issues });
+  throw new BridgeError(
+    'INVALID_INPUT',
+    422,
+    `Invalid ${location}${first.path ? ` field "${first.path}"` : ''}: ${first.message}`,
+    { issues },
+  );
 }
 
 function bearer(ctx: Context): string | undefined {
@@ -112,12 +117,21 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     const token = bearer(ctx);
     const caller = services.tokens.identify(token);
     if (route.auth !== 'none' && !caller) {
-      throw new BridgeError('UNAUTHORIZED', 401, 'Missing, invalid or revoked bearer token. Send "Authorization: Bearer <token>" (the owner\'s is <dataDir>/token; agents get their own).');
+      throw new BridgeError(
+        'UNAUTHORIZED',
+        401,
+        'Missing, invalid or revoked bearer token. Send "Authorization: Bearer <token>" (the owner\'s is <dataDir>/token; agents get their own).',
+      );
     }
     // Beyond the token's scope even as a dry-run: refused before the body is read.
-    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, false))) throw scopeRequired(route, caller, neededScope(route, false));
+    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, false)))
+      throw scopeRequired(route, caller, neededScope(route, false));
     if (route.premium && !services.entitlements.premium()) {
-      throw new BridgeError('MAX_REQUIRED', 403, `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`);
+      throw new BridgeError(
+        'MAX_REQUIRED',
+        403,
+        `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`,
+      );
     }
 
     let raw: Buffer = Buffer.alloc(0);
@@ -127,7 +141,8 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     // A streamed body is the handler's to read (after the gates below); a declared length over the limit is refused now.
     if (route.rawBody?.stream) refuseDeclaredOver(ctx, services.config.limits.uploadBytes);
     else if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
-    else if (route.method === 'POST') rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
+    else if (route.method === 'POST')
+      rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
 
     const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
     refuseUnstorable(rawParams, 'params');
@@ -137,11 +152,18 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     const body = validate(schemas.body, rawBody, 'body');
     const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));
 
-    const confirmValue = route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
-    const confirmed = !route.confirm || route.confirm === 'none' || confirmValue === true || confirmValue === '1' || confirmValue === 'true';
+    const confirmValue =
+      route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
+    const confirmed =
+      !route.confirm ||
+      route.confirm === 'none' ||
+      confirmValue === true ||
+      confirmValue === '1' ||
+      confirmValue === 'true';
 
     // A read token may ask a write route what it would do (the dry-run below), not do it.
-    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, confirmed))) throw scopeRequired(route, caller, neededScope(route, confirmed));
+    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, confirmed)))
+      throw scopeRequired(route, caller, neededScope(route, confirmed));
 
     const input = new Input(params, query, body, raw, caller, token, confirmed, services, ctx);
 
@@ -157,7 +179,11 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     }
 
     // An agent's call the person must approve is held, not run (approvalGate.ts): 202 with the approval.
-    const held = await holdForApproval(route, input as never, services, { params: rawParams, query: { ...ctx.query }, body: rawBody });
+    const held = await holdForApproval(route, input as never, services, {
+      params: rawParams,
+      query: { ...ctx.query },
+      body: rawBody,
+    });
     if (held) {
       ctx.status = 202;
       ctx.type = 'application/json; charset=utf-8';
@@ -166,7 +192,9 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     }
 
     // A read whose answer only the library's rows decide: served as last made until the next write (answerCache.ts).
-    const cacheKey = route.sameUntilWrite ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}` : undefined;
+    const cacheKey = route.sameUntilWrite
+      ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}`
+      : undefined;
     const cached = cacheKey === undefined ? undefined : answers.get(cacheKey);
     if (cached) return setJsonBytes(ctx, cached);
     const mark = cacheKey === undefined ? undefined : answers.markNow();

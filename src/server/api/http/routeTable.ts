@@ -55,7 +55,14 @@ type Widen<T> = T extends string
           : T;
 
 /** What a handler may return: its declared response's input type, or a non-JSON answer. */
-type HandlerResult<R> = Reply | Hijack | (R extends AnyObject ? (AnyObject extends R ? Record<string, unknown> : Widen<z.input<R>>) : Record<string, unknown>);
+type HandlerResult<R> =
+  | Reply
+  | Hijack
+  | (R extends AnyObject
+      ? AnyObject extends R
+        ? Record<string, unknown>
+        : Widen<z.input<R>>
+      : Record<string, unknown>);
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -168,9 +175,12 @@ export interface Destructive<I> {
 }
 
 /** Identity function that gives a declaration its inferred input types. */
-export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends AnyObject, R extends AnyObject = AnyObject>(
-  decl: RouteDecl<P, Q, B, R>,
-): RouteDecl {
+export function defineRoute<
+  P extends AnyObject,
+  Q extends AnyObject,
+  B extends AnyObject,
+  R extends AnyObject = AnyObject,
+>(decl: RouteDecl<P, Q, B, R>): RouteDecl {
   return decl as unknown as RouteDecl;
 }
 
@@ -182,7 +192,10 @@ export interface SuccessFields {
 }
 
 /** A route's success body as the client receives it: its declared `response` schema's output plus the wrapper's fields. */
-export type RouteResponse<S extends z.ZodType> = Omit<z.output<S>, keyof SuccessFields> & SuccessFields & Pick<z.output<S>, keyof SuccessFields & keyof z.output<S>>;
+export type RouteResponse<S extends z.ZodType> = Omit<z.output<S>, keyof SuccessFields> &
+  SuccessFields &
+  Pick<z.output<S>, keyof SuccessFields & keyof z.output<S>>;
 
 /** One element of an array field of a route's response (e.g. a tree node). */
-export type RouteResponseItem<S extends z.ZodType, K extends keyof z.output<S>> = z.output<S>[K] extends ReadonlyArray<infer T> ? T : never;
+export type RouteResponseItem<S extends z.ZodType, K extends keyof z.output<S>> =
+  z.output<S>[K] extends ReadonlyArray<infer T> ? T : never;

@@ -14,11 +14,16 @@ const MAYBE_IN_JSON = /\\u(?:0000|[dD][89a-fA-F])/;
 function problemOf(s: string): string | undefined {
   const m = UNSTORABLE.exec(s);
   if (!m) return undefined;
-  return m[0] === '\u0000' ? `a NUL character at index ${m.index}` : `a lone surrogate (U+${m[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${m.index}`;
+  return m[0] === '\u0000'
+    ? `a NUL character at index ${m.index}`
+    : `a lone surrogate (U+${m[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${m.index}`;
 }
 
 /** The first string (value or key) in `value` that cannot be stored exactly, with its path. */
-export function findUnstorable(value: unknown, path: Array<string | number> = []): { path: string; problem: string } | undefined {
+export function findUnstorable(
+  value: unknown,
+  path: Array<string | number> = [],
+): { path: string; problem: string } | undefined {
   if (typeof value === 'string') {
     const problem = problemOf(value);
     return problem ? { path: path.join('.'), problem } : undefined;
@@ -42,7 +47,11 @@ export function findUnstorable(value: unknown, path: Array<string | number> = []
 }
 
 /** Throws 422 UNSTORABLE_TEXT for the first string in `value` that cannot be stored exactly. */
-export function refuseUnstorable(value: unknown, location: 'body' | 'query' | 'params' | 'arguments', jsonText?: string): void {
+export function refuseUnstorable(
+  value: unknown,
+  location: 'body' | 'query' | 'params' | 'arguments',
+  jsonText?: string,
+): void {
   if (jsonText !== undefined && !MAYBE_IN_JSON.test(jsonText)) return;
   const hit = findUnstorable(value);
   if (!hit) return;

@@ -13,14 +13,24 @@ export interface AskContext {
   signal: AbortSignal;
 }
 
-const text = (value: unknown, isError = false): CallToolResult => ({ isError, content: [{ type: 'text', text: JSON.stringify(value) }] });
+const text = (value: unknown, isError = false): CallToolResult => ({
+  isError,
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+});
 
 /** The held call's 202 body, if this tool result is one. */
-function heldOf(result: CallToolResult): { approvalId: string; summary: { text: string }; expiresAt: string } | undefined {
+function heldOf(
+  result: CallToolResult,
+): { approvalId: string; summary: { text: string }; expiresAt: string } | undefined {
   const first = result.content[0];
   if (result.isError || first?.type !== 'text') return undefined;
   try {
-    const body = JSON.parse(first.text) as { approvalId?: string; state?: string; summary?: { text: string }; expiresAt?: string };
+    const body = JSON.parse(first.text) as {
+      approvalId?: string;
+      state?: string;
+      summary?: { text: string };
+      expiresAt?: string;
+    };
     return body.state === 'pending' && body.approvalId && body.summary && body.expiresAt ? (body as never) : undefined;
   } catch {
     return undefined;
@@ -34,21 +44,47 @@ function heldOf(result: CallToolResult): { approvalId: string; summary: { text: 
  * decline denies it; no answer leaves it pending and the 202 body is the
  * result, as for clients without elicitation.
  */
-export async function callWithApproval(services: RouteServices, token: string, args: RouteCallArgs, ask: AskContext): Promise<CallToolResult> {
+export async function callWithApproval(
+  services: RouteServices,
+  token: string,
+  args: RouteCallArgs,
+  ask: AskContext,
+): Promise<CallToolResult> {
   const result = await callRoute(services, token, args);
   const held = heldOf(result);
   if (!held || !ask.broker.declaredBy(ask.key)) return result;
   const waitMs = Math.max(0, Date.parse(held.expiresAt) - Date.now());
-  const action = await ask.broker.ask(ask.key, ask.send, ask.requestId, `${held.summary.text}\n\nAllow this change? It waits for you until ${held.expiresAt}.`, ask.signal, waitMs);
+  const action = await ask.broker.ask(
+    ask.key,
+    ask.send,
+    ask.requestId,
+    `${held.summary.text}\n\nAllow this change? It waits for you until ${held.expiresAt}.`,
+    ask.signal,
+    waitMs,
+  );
   if (action !== 'accept' && action !== 'decline') return result;
   try {
-    const decided = await services.approvals.decide(held.approvalId, action === 'accept' ? 'allow' : 'deny', 'mcp-elicitation');
+    const decided = await services.approvals.decide(
+      held.approvalId,
+      action === 'accept' ? 'allow' : 'deny',
+      'mcp-elicitation',
+    );
     if (decided.result) return text(decided.result.body, decided.result.status >= 400);
-    return text({ approvalId: decided.approvalId, state: decided.state, message: 'The person declined this call through the MCP client. Nothing was changed.' }, true);
+    return text(
+      {
+        approvalId: decided.approvalId,
+        state: decided.state,
+        message: 'The person declined this call through the MCP client. Nothing was changed.',
+      },
+      true,
+    );
   } catch (e) {
     // Decided meanwhile elsewhere (VS Code), or expired: what the approval says now.
     if (!(e instanceof BridgeError)) throw e;
     const now = await services.approvals.get(held.approvalId);
-    return text(now.result?.body ?? { approvalId: now.approvalId, state: now.state }, now.state !== 'allowed' || (now.result?.status ?? 200) >= 400);
+    return text(
+      now.result?.body ?? { approvalId: now.approvalId, state: now.state },
+      now.state !== 'allowed' || (now.result?.status ?? 200) >= 400,
+    );
   }
 }

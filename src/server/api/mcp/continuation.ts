@@ -32,7 +32,11 @@ export interface CallShape {
 
 /** The declaration serving `method path` (a path under the API prefix, without query). */
 export function routeOf(routes: readonly RouteDecl[], method: string, path: string): RouteDecl | undefined {
-  return routes.find((r) => r.method === method && new RegExp(`^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`).test(path));
+  return routes.find(
+    (r) =>
+      r.method === method &&
+      new RegExp(`^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+  );
 }
 
 /** Whether running the call again changes nothing: then a continuation may simply repeat it. */
@@ -41,7 +45,8 @@ export function rerunnable(route: RouteDecl | undefined, args: CallShape): boole
   if (!route) return false;
   const c = route.confirm === 'body' ? args.body?.confirm : route.confirm === 'query' ? args.query?.confirm : undefined;
   // Any confirm value at all counts as confirmed here: holding the answer is always safe, a second write is not.
-  const confirmed = !route.confirm || route.confirm === 'none' || (c !== undefined && c !== false && c !== 'false' && c !== '0');
+  const confirmed =
+    !route.confirm || route.confirm === 'none' || (c !== undefined && c !== false && c !== 'false' && c !== '0');
   return neededScope(route, confirmed) === 'read';
 }
 
@@ -55,13 +60,19 @@ const queryKeys = (route: RouteDecl | undefined): string[] => {
  * inside an array of ascending pages: start at the first page left out, end
  * where this answer ended. Undefined when the route or the cut is not that.
  */
-export function nextPageRange(route: RouteDecl | undefined, answer: Record<string, unknown>, rest: ItemCursor, args: CallShape): CallShape | undefined {
+export function nextPageRange(
+  route: RouteDecl | undefined,
+  answer: Record<string, unknown>,
+  rest: ItemCursor,
+  args: CallShape,
+): CallShape | undefined {
   const keys = queryKeys(route);
   if (!keys.includes('start') || !keys.includes('end')) return undefined;
   const items = answer[rest.field];
   if (!Array.isArray(items)) return undefined;
   const pages = items.map((i: { page?: unknown } | null) => (i && typeof i === 'object' ? i.page : undefined));
-  if (!pages.every((p, i) => Number.isInteger(p) && (i === 0 || (p as number) > (pages[i - 1] as number)))) return undefined;
+  if (!pages.every((p, i) => Number.isInteger(p) && (i === 0 || (p as number) > (pages[i - 1] as number))))
+    return undefined;
   const end = Number.isInteger(answer.end) ? (answer.end as number) : (pages[pages.length - 1] as number);
   const start = pages[rest.from] as number;
   // Only when every item left out is in the new range, and every item sent is not.
@@ -70,7 +81,13 @@ export function nextPageRange(route: RouteDecl | undefined, answer: Record<strin
 }
 
 /** `next` for a cut answer: the study_call arguments that fetch the rest. */
-export function nextCall(route: RouteDecl | undefined, call: CallShape & { cursor?: CallCursor }, answer: Record<string, unknown> | undefined, rest: CallCursor, heldId?: string): CallShape & { cursor?: CallCursor } {
+export function nextCall(
+  route: RouteDecl | undefined,
+  call: CallShape & { cursor?: CallCursor },
+  answer: Record<string, unknown> | undefined,
+  rest: CallCursor,
+  heldId?: string,
+): CallShape & { cursor?: CallCursor } {
   const { cursor: _cursor, ...args } = call;
   if (heldId) {
     // The write is never repeated: no body (so no confirm), only the held answer's cursor.

@@ -10,7 +10,11 @@ export interface FittedImage {
   scaled?: { from: [number, number]; to: [number, number] };
 }
 
-const ENCODABLE: Record<string, 'png' | 'jpeg' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
+const ENCODABLE: Record<string, 'png' | 'jpeg' | 'webp'> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/webp': 'webp',
+};
 
 /** The image within `maxPx` on its long edge: unchanged if it already is (or cannot be decoded), else scaled down. */
 export async function fitImage(bytes: Buffer, mimeType: string, maxPx: number): Promise<FittedImage> {

@@ -33,18 +33,25 @@ const json = (v: unknown) => JSON.stringify(v);
 
 /** A plain object whose every value is an object or array: a map of records (OpenAPI's `paths`), cut by entry like an array. */
 const isRecordMap = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && Object.values(v).every((x) => !!x && typeof x === 'object');
+  !!v &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  Object.keys(v).length > 0 &&
+  Object.values(v).every((x) => !!x && typeof x === 'object');
 
 /** The fields of an answer that are cut by item: its top-level arrays and maps of records, in its key order. */
-export const streamFields = (answer: Record<string, unknown>) => Object.keys(answer).filter((k) => Array.isArray(answer[k]) || isRecordMap(answer[k]));
+export const streamFields = (answer: Record<string, unknown>) =>
+  Object.keys(answer).filter((k) => Array.isArray(answer[k]) || isRecordMap(answer[k]));
 
 /** A stream field's items: [key, value] (no key for an array's items). */
-const entries = (v: unknown): Array<[string | undefined, unknown]> => (Array.isArray(v) ? v.map((x) => [undefined, x]) : Object.entries(v as object));
+const entries = (v: unknown): Array<[string | undefined, unknown]> =>
+  Array.isArray(v) ? v.map((x) => [undefined, x]) : Object.entries(v as object);
 
 export const streamLength = (answer: Record<string, unknown>, field: string) => entries(answer[field]).length;
 
 /** Bytes an entry adds inside its array or object (`"key":` included). */
-const entryBytes = ([key, value]: [string | undefined, unknown]) => bytes(json(value)) + (key === undefined ? 0 : bytes(json(key)) + 1);
+const entryBytes = ([key, value]: [string | undefined, unknown]) =>
+  bytes(json(value)) + (key === undefined ? 0 : bytes(json(key)) + 1);
 
 /**
  * The answer from `cursor` on (streams before its field emptied, its field
@@ -107,7 +114,11 @@ function cutString(s: string, keep: number): string {
 }
 
 /** The paths of every string leaf in a value. */
-function stringLeaves(v: unknown, path: Array<string | number> = [], acc: Array<{ path: Array<string | number>; s: string }> = []) {
+function stringLeaves(
+  v: unknown,
+  path: Array<string | number> = [],
+  acc: Array<{ path: Array<string | number>; s: string }> = [],
+) {
   if (typeof v === 'string') acc.push({ path, s: v });
   else if (Array.isArray(v)) v.forEach((x, i) => stringLeaves(x, [...path, i], acc));
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) stringLeaves(x, [...path, k], acc);
@@ -132,7 +143,10 @@ export function shorten(item: unknown, room: number): unknown {
   for (let round = 0; round < 200; round++) {
     const over = bytes(json(cur)) - room;
     if (over <= 0) return cur;
-    const leaf = leaves.reduce<(typeof leaves)[number] | undefined>((best, l) => (l.keep > 0 && (!best || l.keep > best.keep) ? l : best), undefined);
+    const leaf = leaves.reduce<(typeof leaves)[number] | undefined>(
+      (best, l) => (l.keep > 0 && (!best || l.keep > best.keep) ? l : best),
+      undefined,
+    );
     if (!leaf) break;
     // Bytes per character of this string (escapes, multi-byte characters), to cut in one or two rounds.
     const perChar = Math.max(1, (bytes(json(leaf.s)) - 2) / Math.max(1, leaf.s.length));

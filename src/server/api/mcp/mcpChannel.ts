@@ -4,44 +4,74 @@ import { errorBody } from '../http/errorMapper';
 import { Hijack, type RouteServices } from '../http/routeTable';
 import { GUIDE_TOPICS } from '../system/guide';
 import { SERVER_VERSION } from '../../version';
-import { BODY_BASE64_MAX_CHARS, DEFAULT_IMAGE_MAX_PX, DEFAULT_RESULT_BYTES, IMAGE_MAX_PX_RANGE, MAX_RESULT_BYTES, MIN_RESULT_BYTES } from './mcpBudget';
+import {
+  BODY_BASE64_MAX_CHARS,
+  DEFAULT_IMAGE_MAX_PX,
+  DEFAULT_RESULT_BYTES,
+  IMAGE_MAX_PX_RANGE,
+  MAX_RESULT_BYTES,
+  MIN_RESULT_BYTES,
+} from './mcpBudget';
 import { callRoute, toolError } from './routeCall';
 import { callWithApproval } from './approvalCall';
 import { brokerFor } from './mcpElicitation';
 
 const callArgs = {
   method: z.enum(['GET', 'POST']).describe('HTTP method of the bridge route'),
-  path: z.string().min(1).describe('Route path under /bridge/v1, e.g. /library/study-sets or /documents/{bookmd5}/pages'),
-  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Query parameters'),
-  body: z.record(z.string(), z.unknown()).optional().describe('JSON body for POST routes (confirm:true where the route needs it)'),
+  path: z
+    .string()
+    .min(1)
+    .describe('Route path under /bridge/v1, e.g. /library/study-sets or /documents/{bookmd5}/pages'),
+  query: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe('Query parameters'),
+  body: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('JSON body for POST routes (confirm:true where the route needs it)'),
   bodyBase64: z
     .string()
     .optional()
-    .describe(`Raw bytes (base64) for routes that take a file's bytes (rawBody in /capabilities: upload), up to ${BODY_BASE64_MAX_CHARS} characters; for a file on this machine use study_upload`),
+    .describe(
+      `Raw bytes (base64) for routes that take a file's bytes (rawBody in /capabilities: upload), up to ${BODY_BASE64_MAX_CHARS} characters; for a file on this machine use study_upload`,
+    ),
   // Ranges are checked by the tool (a coded error, nothing run), so the schema only types them.
   maxBytes: z
     .number()
     .optional()
-    .describe(`Text budget of this result in bytes, ${MIN_RESULT_BYTES}–${MAX_RESULT_BYTES} (default ${DEFAULT_RESULT_BYTES}). A larger answer is cut at a whole item; a second text block says truncated:true and gives next`),
+    .describe(
+      `Text budget of this result in bytes, ${MIN_RESULT_BYTES}–${MAX_RESULT_BYTES} (default ${DEFAULT_RESULT_BYTES}). A larger answer is cut at a whole item; a second text block says truncated:true and gives next`,
+    ),
   imageMaxPx: z
     .number()
     .optional()
-    .describe(`Long edge of image results in pixels, ${IMAGE_MAX_PX_RANGE[0]}–${IMAGE_MAX_PX_RANGE[1]} (default ${DEFAULT_IMAGE_MAX_PX}); larger images are scaled down`),
+    .describe(
+      `Long edge of image results in pixels, ${IMAGE_MAX_PX_RANGE[0]}–${IMAGE_MAX_PX_RANGE[1]} (default ${DEFAULT_IMAGE_MAX_PX}); larger images are scaled down`,
+    ),
   cursor: z
     .object({ field: z.string().optional(), from: z.number(), held: z.string().optional() })
     .optional()
-    .describe('Only as a previous result\'s next gave it: where a cut answer continues'),
+    .describe("Only as a previous result's next gave it: where a cut answer continues"),
 };
 
 const uploadArgs = {
-  path: z.string().min(1).describe('Absolute path (or ~/…) of a PDF on this machine, in the library or an import folder (default ~/Documents, ~/Downloads)'),
+  path: z
+    .string()
+    .min(1)
+    .describe(
+      'Absolute path (or ~/…) of a PDF on this machine, in the library or an import folder (default ~/Documents, ~/Downloads)',
+    ),
   filename: z.string().optional().describe('Name in the library (default: the file name)'),
   topicid: z.string().optional().describe('Study set to add the book to'),
   folder: z.string().optional().describe('Library folder ("" = root)'),
 };
 
 const guideArgs = {
-  topic: z.string().optional().describe(`Only this workflow and its routes: ${GUIDE_TOPICS.join(', ')}. Omit for the whole guide.`),
+  topic: z
+    .string()
+    .optional()
+    .describe(`Only this workflow and its routes: ${GUIDE_TOPICS.join(', ')}. Omit for the whole guide.`),
 };
 
 /** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
@@ -79,20 +109,37 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
       async ({ topic }) => {
         if (topic === undefined) return { content: [{ type: 'text', text: services.guide.markdown }] };
         const text = services.guide.topics[topic];
-        if (text === undefined) return toolError(invalidInput(`No guide topic "${topic}": one of ${Object.keys(services.guide.topics).join(', ')}.`, { field: 'topic', topics: Object.keys(services.guide.topics) }, 'UNKNOWN_TOPIC'));
+        if (text === undefined)
+          return toolError(
+            invalidInput(
+              `No guide topic "${topic}": one of ${Object.keys(services.guide.topics).join(', ')}.`,
+              { field: 'topic', topics: Object.keys(services.guide.topics) },
+              'UNKNOWN_TOPIC',
+            ),
+          );
         return { content: [{ type: 'text', text }] };
       },
     );
     server.registerTool(
       'study_call',
       {
-        description:
-          `Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content (≤ ${DEFAULT_IMAGE_MAX_PX} px, imageMaxPx). Results over maxBytes (default ${DEFAULT_RESULT_BYTES}) are cut at a whole item and end with a note {truncated:true, next}: call study_call with next as the arguments for the rest (page text: the next page range; lists: a cursor).`,
+        description: `Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content (≤ ${DEFAULT_IMAGE_MAX_PX} px, imageMaxPx). Results over maxBytes (default ${DEFAULT_RESULT_BYTES}) are cut at a whole item and end with a note {truncated:true, next}: call study_call with next as the arguments for the rest (page text: the next page range; lists: a cursor).`,
         inputSchema: callArgs,
-        annotations: { title: 'Study Bridge route', readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false },
+        annotations: {
+          title: 'Study Bridge route',
+          readOnlyHint: readOnly,
+          destructiveHint: !readOnly,
+          openWorldHint: false,
+        },
       },
       async (args, extra) =>
-        callWithApproval(services, token, args, { broker, key, send: (m, o) => transport.send(m, o), requestId: extra.requestId, signal: extra.signal }),
+        callWithApproval(services, token, args, {
+          broker,
+          key,
+          send: (m, o) => transport.send(m, o),
+          requestId: extra.requestId,
+          signal: extra.signal,
+        }),
     );
     // Adding a book needs write: a read token is not offered a tool it could never use.
     if (!readOnly) {
@@ -103,9 +150,20 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
             'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
           inputSchema: uploadArgs,
           // The same file again answers alreadyPresent: adding is never destructive and repeats harmlessly.
-          annotations: { title: 'Add a PDF by path', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          annotations: {
+            title: 'Add a PDF by path',
+            readOnlyHint: false,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          },
         },
-        async (args) => callRoute(services, token, { method: 'POST', path: '/library/documents/import', body: { ...args, confirm: true } }),
+        async (args) =>
+          callRoute(services, token, {
+            method: 'POST',
+            path: '/library/documents/import',
+            body: { ...args, confirm: true },
+          }),
       );
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayAsk });
@@ -130,8 +188,17 @@ export function mcpGetAnswer(): Hijack {
   return new Hijack(async (req, res) => {
     const wantsStream = /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
     const err = wantsStream
-      ? new BridgeError('METHOD_NOT_ALLOWED', 405, 'This MCP server has no server-to-client stream (stateless Streamable HTTP): send every message with POST /mcp.', { allow: ['POST'] })
-      : new BridgeError('NOT_IMPLEMENTED', 501, 'GET /mcp is not supported: use POST /mcp (Streamable HTTP, stateless).');
+      ? new BridgeError(
+          'METHOD_NOT_ALLOWED',
+          405,
+          'This MCP server has no server-to-client stream (stateless Streamable HTTP): send every message with POST /mcp.',
+          { allow: ['POST'] },
+        )
+      : new BridgeError(
+          'NOT_IMPLEMENTED',
+          501,
+          'GET /mcp is not supported: use POST /mcp (Streamable HTTP, stateless).',
+        );
     res.writeHead(err.status, {
       'Content-Type': 'application/json; charset=utf-8',
       ...(wantsStream ? { Allow: 'POST' } : {}),

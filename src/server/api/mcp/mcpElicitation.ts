@@ -40,13 +40,23 @@ export class ElicitationBroker {
     if (!q || q.key !== key) return false;
     this.waiting.delete(message.id);
     const result = message.result;
-    const action = isObject(result) && (result.action === 'accept' || result.action === 'decline' || result.action === 'cancel') ? result.action : undefined;
+    const action =
+      isObject(result) && (result.action === 'accept' || result.action === 'decline' || result.action === 'cancel')
+        ? result.action
+        : undefined;
     q.resolve(action);
     return true;
   }
 
   /** Asks, and waits for the answer: undefined when none came (timeout, the call went away) or it was not one. */
-  ask(key: string, send: Send, relatedRequestId: string | number, message: string, signal: AbortSignal, timeoutMs: number): Promise<ElicitAction | undefined> {
+  ask(
+    key: string,
+    send: Send,
+    relatedRequestId: string | number,
+    message: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ElicitAction | undefined> {
     const id = `sb-approval-${randomBytes(8).toString('hex')}`;
     return new Promise<ElicitAction | undefined>((resolve) => {
       const done = (action: ElicitAction | undefined) => {

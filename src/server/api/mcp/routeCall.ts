@@ -24,15 +24,22 @@ export interface RouteCallArgs {
   cursor?: CallCursor;
 }
 
-export const toolError = (e: BridgeError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(e)) }] });
+export const toolError = (e: BridgeError): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: JSON.stringify(errorBody(e)) }],
+});
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The request body: JSON, or the decoded bytes of `bodyBase64` for routes that take a file's bytes. */
 function requestBody(args: RouteCallArgs): { body?: string | Buffer; type?: string } {
   if (args.bodyBase64 !== undefined) {
-    if (args.body) throw invalidInput('Send either body (JSON) or bodyBase64 (raw bytes), not both.', { fields: ['body', 'bodyBase64'] });
-    if (args.method !== 'POST') throw invalidInput('bodyBase64 is for POST routes that take raw bytes (upload).', { field: 'bodyBase64' });
+    if (args.body)
+      throw invalidInput('Send either body (JSON) or bodyBase64 (raw bytes), not both.', {
+        fields: ['body', 'bodyBase64'],
+      });
+    if (args.method !== 'POST')
+      throw invalidInput('bodyBase64 is for POST routes that take raw bytes (upload).', { field: 'bodyBase64' });
     if (args.bodyBase64.length > BODY_BASE64_MAX_CHARS) {
       throw new BridgeError(
         'MCP_BODY_TOO_LARGE',
@@ -42,7 +49,10 @@ function requestBody(args: RouteCallArgs): { body?: string | Buffer; type?: stri
       );
     }
     const compact = args.bodyBase64.replace(/\s+/g, '');
-    if (!BASE64.test(compact)) throw invalidInput('bodyBase64 is not base64 (A–Z, a–z, 0–9, +, /, = padding). Nothing was stored.', { field: 'bodyBase64' });
+    if (!BASE64.test(compact))
+      throw invalidInput('bodyBase64 is not base64 (A–Z, a–z, 0–9, +, /, = padding). Nothing was stored.', {
+        field: 'bodyBase64',
+      });
     return { body: Buffer.from(compact, 'base64'), type: 'application/pdf' };
   }
   if (args.method !== 'POST') return {};
@@ -70,7 +80,8 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
   const holder = caller ? (caller.tokenId ?? 'owner') : 'nobody';
   if (args.cursor?.held !== undefined) return continueHeld(args, holder);
   const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
-  if (/^\/mcp\b/.test(path)) return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
+  if (/^\/mcp\b/.test(path))
+    return { isError: true, content: [{ type: 'text', text: 'study_call cannot call /mcp itself.' }] };
   const url = new URL(services.baseUrl() + path);
   for (const [k, v] of Object.entries(args.query ?? {})) url.searchParams.set(k, String(v));
   const res = await fetch(url, {
@@ -90,7 +101,14 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
     const text = bytes.toString('utf8');
     const route = routeOf(services.routes, args.method, url.pathname.slice(API_PREFIX.length));
     try {
-      const content = budgetAnswer({ route, args, answer: parsedObject(text) ?? text, text, rerunnable: rerunnable(route, args), holder });
+      const content = budgetAnswer({
+        route,
+        args,
+        answer: parsedObject(text) ?? text,
+        text,
+        rerunnable: rerunnable(route, args),
+        holder,
+      });
       return { isError, content };
     } catch (e) {
       if (e instanceof BridgeError) return toolError(e);
@@ -100,16 +118,33 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
   if (mimeType === 'application/pdf') {
     const note = `HTTP ${res.status}: a PDF of ${bytes.length} bytes from ${args.method} ${url.pathname}`;
     // Embedded as a resource up to a size an MCP client can hold in one message; larger ones are read over HTTP.
-    if (bytes.length > PDF_EMBED_LIMIT) return { isError, content: [{ type: 'text', text: `${note}, too large to embed (over ${PDF_EMBED_LIMIT} bytes): read it over HTTP.` }] };
+    if (bytes.length > PDF_EMBED_LIMIT)
+      return {
+        isError,
+        content: [
+          { type: 'text', text: `${note}, too large to embed (over ${PDF_EMBED_LIMIT} bytes): read it over HTTP.` },
+        ],
+      };
     return {
       isError,
       content: [
         { type: 'text', text: `${note}, embedded below as a resource.` },
-        { type: 'resource', resource: { uri: `studybridge:${url.pathname}${url.search}`, mimeType, blob: bytes.toString('base64') } },
+        {
+          type: 'resource',
+          resource: { uri: `studybridge:${url.pathname}${url.search}`, mimeType, blob: bytes.toString('base64') },
+        },
       ],
     };
   }
-  return { isError, content: [{ type: 'text', text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})` }] };
+  return {
+    isError,
+    content: [
+      {
+        type: 'text',
+        text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})`,
+      },
+    ],
+  };
 }
 
 /** The answer as a JSON object, or undefined for text (Markdown, OPML, a JSON array or scalar). */
@@ -127,7 +162,12 @@ function continueHeld(args: RouteCallArgs, holder: string): CallToolResult {
   const held = heldAnswer(holder, args.cursor!.held!);
   if (!held) {
     return toolError(
-      new BridgeError('RESULT_EXPIRED', 410, 'That cut answer is no longer held (held 10 minutes, for the token that made the call, until the bridge restarts). Nothing was run: read what the call made through its routes.', { field: 'cursor.held' }),
+      new BridgeError(
+        'RESULT_EXPIRED',
+        410,
+        'That cut answer is no longer held (held 10 minutes, for the token that made the call, until the bridge restarts). Nothing was run: read what the call made through its routes.',
+        { field: 'cursor.held' },
+      ),
     );
   }
   const answer = typeof held.$text === 'string' ? held.$text : held;

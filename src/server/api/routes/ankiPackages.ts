@@ -32,8 +32,10 @@ export const ankiPackageRoutes: RouteDecl[] = [
     query: z.object({ filename: z.string().min(1, 'filename is required').max(255) }),
     response: deckImportResponse,
     example: { query: { filename: 'Spanish.apkg' } },
-    preview: async ({ query, bodyStream, services }) => previewApkgImport(services, { body: bodyStream, filename: query.filename }),
-    handler: async ({ query, bodyStream, services, actor }) => importApkg(services, { body: bodyStream, filename: query.filename }, actor),
+    preview: async ({ query, bodyStream, services }) =>
+      previewApkgImport(services, { body: bodyStream, filename: query.filename }),
+    handler: async ({ query, bodyStream, services, actor }) =>
+      importApkg(services, { body: bodyStream, filename: query.filename }, actor),
   }),
   defineRoute({
     method: 'GET',

@@ -30,16 +30,22 @@ export const annotationRoutes: RouteDecl[] = [
     body: z.object({ topicid: topicId }),
     response: annotationImportResponse,
     example: { params: { id: EX_ID }, body: { topicid: EXAMPLE_UUID } },
-    preview: async ({ params, body, services }) => previewAnnotationImport(await planAnnotationImport(services, params.id, body.topicid)),
-    handler: async ({ params, body, services, actor }) => writeAnnotationImport(services.store, await planAnnotationImport(services, params.id, body.topicid), actor),
+    preview: async ({ params, body, services }) =>
+      previewAnnotationImport(await planAnnotationImport(services, params.id, body.topicid)),
+    handler: async ({ params, body, services, actor }) =>
+      writeAnnotationImport(services.store, await planAnnotationImport(services, params.id, body.topicid), actor),
   }),
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/annotated-pdf',
     summary:
-      "A copy of the book (bookmd5) in which every card of the set anchored on it is a standard Highlight annotation (QuadPoints, appearance stream, palette colour, title and comments as /Contents): any PDF reader shows them, and POST /documents/{id}/annotations/import reads them back. No such card → 422 NO_EXCERPT_CARDS; one export at a time (503 EXPORT_BUSY).",
+      'A copy of the book (bookmd5) in which every card of the set anchored on it is a standard Highlight annotation (QuadPoints, appearance stream, palette colour, title and comments as /Contents): any PDF reader shows them, and POST /documents/{id}/annotations/import reads them back. No such card → 422 NO_EXCERPT_CARDS; one export at a time (503 EXPORT_BUSY).',
     params: z.object({ id: topicId }),
-    query: z.object({ bookmd5: z.string({ error: 'bookmd5 is required: the book to copy' }).regex(/^[0-9a-f]{32}$/, 'bookmd5 must be a document id (32 lowercase hex digits)') }),
+    query: z.object({
+      bookmd5: z
+        .string({ error: 'bookmd5 is required: the book to copy' })
+        .regex(/^[0-9a-f]{32}$/, 'bookmd5 must be a document id (32 lowercase hex digits)'),
+    }),
     replyType: 'application/pdf',
     example: { params: { id: EXAMPLE_UUID }, query: { bookmd5: EX_ID } },
     handler: async ({ params, query, services }) => {

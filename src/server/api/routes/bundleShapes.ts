@@ -36,7 +36,12 @@ const int = () => z.number().int();
 const bundleState = z.enum(['preparing', 'prepared', 'imported', 'failed']);
 const segment = z.object({ startPage: int(), endPage: int(), title: z.string().optional() });
 const pageProgress = z.object({ pagesDone: int(), pagesTotal: int() });
-const problem = z.object({ line: int(), severity: z.enum(['error', 'warning']), code: z.string(), message: z.string() });
+const problem = z.object({
+  line: int(),
+  severity: z.enum(['error', 'warning']),
+  code: z.string(),
+  message: z.string(),
+});
 const failReason = z.enum(['no_match', 'below_threshold', 'missing_info', 'invalid_excerpt', 'no_coordinates']);
 
 /** POST /bundles/prepare: 200 when prepared at once; 202 (async) stops at state "preparing" with no version, root or files. */
@@ -82,11 +87,24 @@ export const bundleFilesResponse = z.object({
   bundleId: z.string(),
   bundlePath: z.string(),
   state: bundleState,
-  files: z.array(z.object({ path: z.string(), size: int(), modifiedAt: z.string(), hidden: z.boolean().optional(), doNotEdit: z.boolean().optional() })),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      size: int(),
+      modifiedAt: z.string(),
+      hidden: z.boolean().optional(),
+      doNotEdit: z.boolean().optional(),
+    }),
+  ),
   count: int(),
 });
 
-export const bundleFocusResponse = z.object({ bundleId: z.string(), accepted: z.boolean(), state: bundleState, hint: z.string() });
+export const bundleFocusResponse = z.object({
+  bundleId: z.string(),
+  accepted: z.boolean(),
+  state: bundleState,
+  hint: z.string(),
+});
 
 export const bundleDiscardResponse = z.object({
   bundleId: z.string(),
@@ -165,7 +183,15 @@ export const bundleReceiptResponse = z.object({
   parsed: z.object({
     ...parsedCounts,
     /** The first 50 in result.md order (excerptStatsTruncated says when there were more). */
-    failedExcerpts: z.array(z.object({ noteid: z.string(), excerpt: z.string(), reason: failReason, line: int(), score: z.number().optional() })),
+    failedExcerpts: z.array(
+      z.object({
+        noteid: z.string(),
+        excerpt: z.string(),
+        reason: failReason,
+        line: int(),
+        score: z.number().optional(),
+      }),
+    ),
   }),
   excerptStatsTruncated: z.boolean(),
   /** Only with withBlank. */

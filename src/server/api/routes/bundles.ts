@@ -30,7 +30,15 @@ export const bundleRoutes: RouteDecl[] = [
       'Prepares a bundle of ≤ 60 actual pages (segments in PDF order, merged and sorted): preset book-breakdown|source-structure|exam-general|dictionary, anchorMode page_text|block, cardStyle.defaultFillIndex -1..2; async:true (required above 10 pages) answers 202 {jobId, bundleId, bundlePath, state:"preparing", pagesTotal}. One prepare at a time: 429 PREPARE_BUSY (runningJob, retryAfterSeconds).',
     // Loose: unknown fields pass through so the 202 answer can list them in ignoredFields too.
     body: z.looseObject(prepareShape),
-    example: { body: { topicid: EXAMPLE_UUID, bookmd5: EX_MD5, segments: [{ startPage: 1, endPage: 3 }], preset: 'book-breakdown', anchorMode: 'page_text' } },
+    example: {
+      body: {
+        topicid: EXAMPLE_UUID,
+        bookmd5: EX_MD5,
+        segments: [{ startPage: 1, endPage: 3 }],
+        preset: 'book-breakdown',
+        anchorMode: 'page_text',
+      },
+    },
     // The 200 and the 202 body alike (the 202 is written as a Reply to set its status).
     response: prepareResponse,
     handler: async ({ body, services }) => {
@@ -39,7 +47,11 @@ export const bundleRoutes: RouteDecl[] = [
       if (r.state === 'prepared') return r as z.input<typeof prepareResponse>;
       // Still preparing: 202, the job runs on.
       const ignoredFields = Object.keys(body).filter((k) => !(k in prepareShape));
-      const json = JSON.stringify({ bridgeApiVersion: BRIDGE_API_VERSION, ...r, ...(ignoredFields.length ? { ignoredFields } : {}) });
+      const json = JSON.stringify({
+        bridgeApiVersion: BRIDGE_API_VERSION,
+        ...r,
+        ...(ignoredFields.length ? { ignoredFields } : {}),
+      });
       return new Reply(json, 'application/json; charset=utf-8', 202);
     },
   }),
@@ -55,7 +67,8 @@ export const bundleRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/bundles/{id}/files',
-    summary: "Lists a bundle's files; path=<relative path> returns one file raw (confined to the folder; ../ or absolute → 422). 409 BUNDLE_PREPARING while the folder is being written.",
+    summary:
+      "Lists a bundle's files; path=<relative path> returns one file raw (confined to the folder; ../ or absolute → 422). 409 BUNDLE_PREPARING while the folder is being written.",
     params: bundleParams,
     query: z.object({ path: z.string().max(1000).optional() }),
     example: { params: { id: EXAMPLE_UUID } },
@@ -65,14 +78,19 @@ export const bundleRoutes: RouteDecl[] = [
     handler: async ({ params, query, services }) => {
       const r = services.bundles.files(params.id, query.path);
       if ('list' in r) return r.list as z.input<typeof bundleFilesResponse>;
-      const type = r.name.endsWith('.json') ? 'application/json; charset=utf-8' : r.name.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'application/octet-stream';
+      const type = r.name.endsWith('.json')
+        ? 'application/json; charset=utf-8'
+        : r.name.endsWith('.md')
+          ? 'text/markdown; charset=utf-8'
+          : 'application/octet-stream';
       return new Reply(r.file, type);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/bundles/{id}/focus',
-    summary: "Shows the bundle's pages (and its imported cards) in the app; asynchronous: read GET /context afterwards.",
+    summary:
+      "Shows the bundle's pages (and its imported cards) in the app; asynchronous: read GET /context afterwards.",
     params: bundleParams,
     example: { params: { id: EXAMPLE_UUID } },
     response: bundleFocusResponse,
@@ -81,7 +99,8 @@ export const bundleRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/bundles/{id}/discard',
-    summary: 'Deletes the bundle folder; idempotent; a preparing job is cancelled (cancelledJob) and the next prepare waits for its checkpoint (429). Imported cards stay.',
+    summary:
+      'Deletes the bundle folder; idempotent; a preparing job is cancelled (cancelledJob) and the next prepare waits for its checkpoint (429). Imported cards stay.',
     params: bundleParams,
     example: { params: { id: EXAMPLE_UUID } },
     response: bundleDiscardResponse,
@@ -91,7 +110,10 @@ export const bundleRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/bundles/{id}/submit',
     destructive: {
-      when: { says: 'when it replaces an earlier import of the bundle', test: ({ params, services }) => previousImport(services.store, params.id) !== undefined },
+      when: {
+        says: 'when it replaces an earlier import of the bundle',
+        test: ({ params, services }) => previousImport(services.store, params.id) !== undefined,
+      },
       describe: ({ params, services }) => describeReplaceImport(services.store, params.id),
     },
     summary:

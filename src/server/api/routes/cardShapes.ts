@@ -32,7 +32,13 @@ export const treeNode = z.object({
   page: z.number().int().nullable(),
 });
 
-export const cardText = z.object({ index: z.number().int(), text: z.string(), excerpt: z.boolean(), noteid: z.string(), kind: z.string() });
+export const cardText = z.object({
+  index: z.number().int(),
+  text: z.string(),
+  excerpt: z.boolean(),
+  noteid: z.string(),
+  kind: z.string(),
+});
 
 export const cardPart = z.object({
   contentId: z.string().nullable(),

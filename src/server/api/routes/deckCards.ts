@@ -18,7 +18,13 @@ const deckParams = z.object({ id: topicId });
 /** A grade by name or by ts-fsrs number (1 again … 4 easy). */
 const RATING_HINT = 'rating must be again, hard, good or easy (or 1..4)';
 const rating = z
-  .union([z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]), z.number().int(RATING_HINT).min(1, RATING_HINT).max(4, RATING_HINT)], { error: RATING_HINT })
+  .union(
+    [
+      z.enum(REVIEW_RATINGS as [ReviewRating, ...ReviewRating[]]),
+      z.number().int(RATING_HINT).min(1, RATING_HINT).max(4, RATING_HINT),
+    ],
+    { error: RATING_HINT },
+  )
   .transform((r): ReviewRating => (typeof r === 'number' ? REVIEW_RATINGS[r - 1] : r));
 
 const newCard = z
@@ -29,12 +35,16 @@ const newCard = z
     title: z.string().trim().min(1, 'title must not be empty').max(1000).optional(),
   })
   .refine((c) => c.question === undefined || c.questionContentId === undefined, {
-    message: 'give at most one of question (custom text) and questionContentId (a content part); neither = automatic (title as question)',
+    message:
+      'give at most one of question (custom text) and questionContentId (a content part); neither = automatic (title as question)',
     path: ['questionContentId'],
   });
 
 const addBody = z.object({
-  cards: z.array(newCard).min(1, 'cards must hold at least one card').max(50, 'at most 50 cards per call; split the batch'),
+  cards: z
+    .array(newCard)
+    .min(1, 'cards must hold at least one card')
+    .max(50, 'at most 50 cards per call; split the batch'),
 });
 
 const questionMode = z.enum(['automatic', 'custom_text', 'content_part']);
@@ -57,7 +67,12 @@ export const reviewCard = z.object({
   nextIntervals: z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() }),
   createdAt: z.string(),
 });
-export const deckCardsResponse = z.object({ deckId: z.string(), cards: z.array(reviewCard), count: z.number().int(), dueCount: z.number().int() });
+export const deckCardsResponse = z.object({
+  deckId: z.string(),
+  cards: z.array(reviewCard),
+  count: z.number().int(),
+  dueCount: z.number().int(),
+});
 export const deckCardsAddResponse = z.object({
   persisted: z.literal(true),
   deckId: z.string(),
@@ -89,7 +104,13 @@ export const dueCard = z.object({
     contentId: z.string().optional(),
     contentKind: z.string().nullable().optional(),
   }),
-  answer: z.object({ title: z.string(), body: z.string(), excerpt: z.boolean(), page: z.number().int().nullable(), comments: z.array(z.string()) }),
+  answer: z.object({
+    title: z.string(),
+    body: z.string(),
+    excerpt: z.boolean(),
+    page: z.number().int().nullable(),
+    comments: z.array(z.string()),
+  }),
   due: z.string(),
   state: reviewState,
   reps: z.number().int(),
@@ -152,13 +173,12 @@ export const reviewLogResponse = z.object({
       durationMs: z.number().nullable(),
       dueAfter: z.string(),
       actor: z.string(),
-      tokenId: z.string().nullable().describe("The agent token that graded (GET /tokens names it); null: the person"),
+      tokenId: z.string().nullable().describe('The agent token that graded (GET /tokens names it); null: the person'),
     }),
   ),
   count: z.number().int(),
   truncated: z.boolean(),
 });
-
 
 /** POST /decks/{id}/reviews's body (the client's GradeRequest is its z.input). */
 export const gradeRequest = z.object({
@@ -178,7 +198,8 @@ export const deckCardRoutes: RouteDecl[] = [
     query: z.object({ due: z.enum(['0', '1', 'true', 'false']).optional() }),
     response: deckCardsResponse,
     example: { params: { id: EXAMPLE_UUID } },
-    handler: async ({ params, query, services }) => deckCards(services).list(params.id, { dueOnly: query.due === '1' || query.due === 'true' }),
+    handler: async ({ params, query, services }) =>
+      deckCards(services).list(params.id, { dueOnly: query.due === '1' || query.due === 'true' }),
   }),
   defineRoute({
     method: 'POST',
@@ -191,7 +212,10 @@ export const deckCardRoutes: RouteDecl[] = [
     params: deckParams,
     body: addBody,
     response: deckCardsAddResponse,
-    example: { params: { id: EXAMPLE_UUID }, body: { cards: [{ sourceNoteId: EXAMPLE_UUID, question: 'The derivative of x² is {{cloze}}' }] } },
+    example: {
+      params: { id: EXAMPLE_UUID },
+      body: { cards: [{ sourceNoteId: EXAMPLE_UUID, question: 'The derivative of x² is {{cloze}}' }] },
+    },
     preview: async ({ params, body, services }) => deckCards(services).previewAdd(params.id, body.cards),
     handler: async ({ params, body, services, actor }) => deckCards(services).add(params.id, body.cards, actor),
   }),
@@ -206,13 +230,19 @@ export const deckCardRoutes: RouteDecl[] = [
       until: z
         .string()
         .max(40)
-        .refine((s) => dueHorizon(s) !== undefined, 'until must be an ISO date (2026-12-01: by the end of that day) or a date-time with offset (2026-12-01T18:00:00Z)')
+        .refine(
+          (s) => dueHorizon(s) !== undefined,
+          'until must be an ISO date (2026-12-01: by the end of that day) or a date-time with offset (2026-12-01T18:00:00Z)',
+        )
         .optional(),
     }),
     response: dueResponse,
     example: { params: { id: EXAMPLE_UUID } },
     handler: async ({ params, query, services }) =>
-      deckReviews(services).due(params.id, { limit: query.limit ?? 200, until: query.until === undefined ? undefined : dueHorizon(query.until) }),
+      deckReviews(services).due(params.id, {
+        limit: query.limit ?? 200,
+        until: query.until === undefined ? undefined : dueHorizon(query.until),
+      }),
   }),
   defineRoute({
     method: 'POST',
@@ -228,7 +258,12 @@ export const deckCardRoutes: RouteDecl[] = [
     handler: async ({ params, body, services, actor }) =>
       deckReviews(services).grade(
         params.id,
-        { cardNoteId: body.cardNoteId, rating: body.rating, reviewedAt: body.reviewedAt ? new Date(body.reviewedAt) : undefined, durationMs: body.durationMs },
+        {
+          cardNoteId: body.cardNoteId,
+          rating: body.rating,
+          reviewedAt: body.reviewedAt ? new Date(body.reviewedAt) : undefined,
+          durationMs: body.durationMs,
+        },
         actor,
       ),
   }),
@@ -238,15 +273,20 @@ export const deckCardRoutes: RouteDecl[] = [
     summary:
       "The deck's review log, oldest first (?cardNoteId= one card, ?limit= default 1000, max 5000; truncated): rating, grade, stateBefore, dueBefore, stability, difficulty, elapsedDays, scheduledDays, learningSteps, reviewedAt, durationMs, dueAfter, actor, tokenId (the agent token; null: the person).",
     params: deckParams,
-    query: z.object({ cardNoteId: uuidParam('cardNoteId').optional(), limit: z.coerce.number().int().min(1).max(5000).optional() }),
+    query: z.object({
+      cardNoteId: uuidParam('cardNoteId').optional(),
+      limit: z.coerce.number().int().min(1).max(5000).optional(),
+    }),
     response: reviewLogResponse,
     example: { params: { id: EXAMPLE_UUID } },
-    handler: async ({ params, query, services }) => deckReviews(services).logs(params.id, { cardNoteId: query.cardNoteId, limit: query.limit ?? 1000 }),
+    handler: async ({ params, query, services }) =>
+      deckReviews(services).logs(params.id, { cardNoteId: query.cardNoteId, limit: query.limit ?? 1000 }),
   }),
   defineRoute({
     method: 'POST',
     path: '/decks/{id}/open',
-    summary: 'Opens the deck in the UI (asynchronous: accepted now; GET /context then shows studySet.isDeck:true). Empty body.',
+    summary:
+      'Opens the deck in the UI (asynchronous: accepted now; GET /context then shows studySet.isDeck:true). Empty body.',
     params: deckParams,
     response: deckOpenResponse,
     example: { params: { id: EXAMPLE_UUID } },

@@ -20,7 +20,8 @@ export const deckRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks',
-    summary: 'Lists review decks: deckId, title, cardCount (review cards only), dueCount (due now), newCount (never reviewed), lastModifiedAt; query filters by title.',
+    summary:
+      'Lists review decks: deckId, title, cardCount (review cards only), dueCount (due now), newCount (never reviewed), lastModifiedAt; query filters by title.',
     query: titleFilter,
     response: deckListResponse,
     handler: async ({ query, services }) => {

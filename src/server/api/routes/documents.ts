@@ -49,10 +49,23 @@ export const partsResponse = z.object({
   page: z.number().int(),
   pageCount: z.number().int(),
   parts: z.array(
-    z.object({ contentId: z.string(), kind: z.string(), rect: rect.nullable(), topicid: z.string().nullable(), contentPath: z.string(), mimeType: z.string() }),
+    z.object({
+      contentId: z.string(),
+      kind: z.string(),
+      rect: rect.nullable(),
+      topicid: z.string().nullable(),
+      contentPath: z.string(),
+      mimeType: z.string(),
+    }),
   ),
   blanks: z.array(
-    z.object({ contentIds: z.array(z.string()), kind: z.string(), segments: z.array(rect), topicid: z.string().nullable(), contentPath: z.string() }),
+    z.object({
+      contentIds: z.array(z.string()),
+      kind: z.string(),
+      segments: z.array(rect),
+      topicid: z.string().nullable(),
+      contentPath: z.string(),
+    }),
   ),
   mapBacked: z.boolean(),
   topicFilteringApplied: z.boolean(),
@@ -60,7 +73,12 @@ export const partsResponse = z.object({
 export const tocCandidatesResponse = z.object({
   bookmd5: z.string(),
   items: z.array(
-    z.object({ page: z.number().int(), text: z.string(), height: z.number(), anchor: z.object({ x: z.number(), y: z.number(), page: z.number().int() }) }),
+    z.object({
+      page: z.number().int(),
+      text: z.string(),
+      height: z.number(),
+      anchor: z.object({ x: z.number(), y: z.number(), page: z.number().int() }),
+    }),
   ),
   candidates: z.number().int(),
   pagesScanned: z.number().int(),
@@ -73,7 +91,9 @@ export const tocWriteResponse = z.object({
   bookmd5: z.string(),
   displayed: z.enum(['ai', 'original']),
   written: z.number().int().optional(),
-  adjustedLevels: z.array(z.object({ index: z.number().int(), from: z.number().int(), to: z.number().int() })).optional(),
+  adjustedLevels: z
+    .array(z.object({ index: z.number().int(), from: z.number().int(), to: z.number().int() }))
+    .optional(),
   pageCount: z.number().int().optional(),
   persisted: z.boolean(),
 });
@@ -138,20 +158,30 @@ export const documentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/documents/{id}/outline',
-    summary: 'Outline segments (the displayed TOC slot), hasToc, pageCount; a non-advancing source TOC is passed through unchanged.',
+    summary:
+      'Outline segments (the displayed TOC slot), hasToc, pageCount; a non-advancing source TOC is passed through unchanged.',
     params: docParams,
     response: outlineResponse,
     example: { params: { id: EX_ID } },
     handler: async ({ params, services }) => {
       const row = services.documents.get(params.id);
       const o = await services.pages.outline(row);
-      return { bookmd5: row.bookmd5, segments: o.segments, hasToc: o.segments.length > 0, pageCount: row.page_count, tocSource: o.source, hasAiToc: !!row.outline_ai, extraction: services.documents.progress(row) };
+      return {
+        bookmd5: row.bookmd5,
+        segments: o.segments,
+        hasToc: o.segments.length > 0,
+        pageCount: row.page_count,
+        tocSource: o.source,
+        hasAiToc: !!row.outline_ai,
+        extraction: services.documents.progress(row),
+      };
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/documents/{id}/pages',
-    summary: 'Page text, at most 60 pages per call (OCR where there is no text layer); blocks=1 probes layout blocks on 1–2 pages.',
+    summary:
+      'Page text, at most 60 pages per call (OCR where there is no text layer); blocks=1 probes layout blocks on 1–2 pages.',
     params: docParams,
     query: z.object({ start: pageNumber, end: pageNumber.optional(), blocks: flag }),
     response: pagesResponse,
@@ -159,7 +189,9 @@ export const documentRoutes = [
     handler: async ({ params, query, services }) => {
       refuseVirtual(query.start, query.end);
       // The reader types blocks as unknown[]; they are {index, text, label} (the API tests check it).
-      return services.documentReader.pages(params.id, query.start, query.end, isOn(query.blocks)) as Promise<z.input<typeof pagesResponse>>;
+      return services.documentReader.pages(params.id, query.start, query.end, isOn(query.blocks)) as Promise<
+        z.input<typeof pagesResponse>
+      >;
     },
   }),
   defineRoute({
@@ -179,8 +211,19 @@ export const documentRoutes = [
     method: 'GET',
     path: '/documents/{id}/pages/{page}/content/{contentId}',
     summary: 'Composite PNG of a part listed by parts; maxEdge 64–4096 (default 2048).',
-    params: z.object({ id: bookmd5Param, page: pageNumber, contentId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'contentId as listed by parts') }),
-    query: z.object({ maxEdge: z.coerce.number().int().min(64, 'maxEdge is 64–4096').max(4096, 'maxEdge is 64–4096').optional(), studySet: z.string().max(64).optional() }),
+    params: z.object({
+      id: bookmd5Param,
+      page: pageNumber,
+      contentId: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z0-9_-]+$/, 'contentId as listed by parts'),
+    }),
+    query: z.object({
+      maxEdge: z.coerce.number().int().min(64, 'maxEdge is 64–4096').max(4096, 'maxEdge is 64–4096').optional(),
+      studySet: z.string().max(64).optional(),
+    }),
     replyType: 'image/png',
     example: { params: { id: EX_ID, page: '1', contentId: 'C1' } },
     handler: async ({ params, query, services }) => {
@@ -193,7 +236,8 @@ export const documentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/documents/{id}/toc-candidates',
-    summary: 'Heading candidates {page,text,height,anchor}, best first; 45 s budget then truncated + nextStart; shares concurrency 2 with pages.',
+    summary:
+      'Heading candidates {page,text,height,anchor}, best first; 45 s budget then truncated + nextStart; shares concurrency 2 with pages.',
     params: docParams,
     query: z.object({ start: pageNumber.optional(), end: pageNumber.optional() }),
     response: tocCandidatesResponse,
@@ -206,7 +250,8 @@ export const documentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/documents/{id}/toc',
-    summary: 'Writes the AI table of contents and displays it (original untouched), or switches with useOriginal / useAI. True dry-run.',
+    summary:
+      'Writes the AI table of contents and displays it (original untouched), or switches with useOriginal / useAI. True dry-run.',
     premium: true,
     confirm: 'body',
     dryRun: true,
@@ -232,9 +277,14 @@ export const documentRoutes = [
     method: 'POST',
     path: '/documents/{id}/locate',
     scope: 'read', // reads only: a read token may call it
-    summary: 'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; navigate:true scrolls there.',
+    summary:
+      'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; navigate:true scrolls there.',
     params: docParams,
-    body: z.object({ page: pageNumber.pipe(z.number()), text: z.string().min(1, 'text must not be empty').max(5000), navigate: z.boolean().optional() }),
+    body: z.object({
+      page: pageNumber.pipe(z.number()),
+      text: z.string().min(1, 'text must not be empty').max(5000),
+      navigate: z.boolean().optional(),
+    }),
     response: locateResponse,
     example: { params: { id: EX_ID }, body: { page: 1, text: 'Introduction' } },
     handler: async ({ params, body, services }) => {
@@ -246,11 +296,16 @@ export const documentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/documents/{id}/export',
-    summary: "Flat PDF with a study set's card highlights drawn on the pages, into DocumentExports/; one export at a time (429 EXPORT_BUSY).",
+    summary:
+      "Flat PDF with a study set's card highlights drawn on the pages, into DocumentExports/; one export at a time (429 EXPORT_BUSY).",
     params: docParams,
     body: z.object({
       topicid: topicId,
-      selectedPageNos: z.array(z.number().int('pages are integers').min(1, 'pages are 1-based')).min(1, 'selectedPageNos must not be empty (omit it for the whole book)').max(100_000).optional(),
+      selectedPageNos: z
+        .array(z.number().int('pages are integers').min(1, 'pages are 1-based'))
+        .min(1, 'selectedPageNos must not be empty (omit it for the whole book)')
+        .max(100_000)
+        .optional(),
       includeRelatedBlankPages: z.boolean().optional(),
     }),
     response: exportResponse,
@@ -263,7 +318,8 @@ export const documentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/documents/{id}/sync-status',
-    summary: 'State of the file behind the document (available_local_only, verified_mismatch, missing_file); verifyHash=1 re-hashes.',
+    summary:
+      'State of the file behind the document (available_local_only, verified_mismatch, missing_file); verifyHash=1 re-hashes.',
     params: docParams,
     query: z.object({ verifyHash: flag }),
     response: syncStatusResponse,

@@ -34,7 +34,7 @@ export const libraryChangeRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/library/changes',
     summary:
-      'Long poll for library writes (anyone\'s): answers at once when revision differs from since, else when a write commits or waitMs (0..25000) passes → {revision, changed}. Pass the answer\'s revision as the next since.',
+      "Long poll for library writes (anyone's): answers at once when revision differs from since, else when a write commits or waitMs (0..25000) passes → {revision, changed}. Pass the answer's revision as the next since.",
     query: z.object({
       since: z.coerce.number().int().min(0),
       waitMs: z.coerce.number().int().min(0).max(MAX_CHANGE_WAIT_MS).default(0),
@@ -42,7 +42,12 @@ export const libraryChangeRoutes: RouteDecl[] = [
     response: changesResponse,
     example: { query: { since: '0', waitMs: '0' } },
     handler: async ({ query, services, signal }) => {
-      const revision = await waitForChange(services.store, query.since, query.waitMs, AbortSignal.any([signal, services.closing]));
+      const revision = await waitForChange(
+        services.store,
+        query.since,
+        query.waitMs,
+        AbortSignal.any([signal, services.closing]),
+      );
       return { revision, changed: revision !== query.since };
     },
   }),
@@ -55,7 +60,11 @@ export const libraryChangeRoutes: RouteDecl[] = [
     replyType: 'text/event-stream',
     handler: async ({ services }) => {
       const { eventHeartbeatMs, eventBufferBytes } = services.config.limits;
-      return eventStream(services.events, { heartbeatMs: eventHeartbeatMs, maxBufferBytes: eventBufferBytes, closing: services.closing });
+      return eventStream(services.events, {
+        heartbeatMs: eventHeartbeatMs,
+        maxBufferBytes: eventBufferBytes,
+        closing: services.closing,
+      });
     },
   }),
 ];

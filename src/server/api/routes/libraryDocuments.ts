@@ -33,7 +33,9 @@ export const documentDeleteResponse = z.object({
 });
 export const foldersResponse = z.object({
   path: z.string(),
-  folders: z.array(z.object({ path: z.string(), name: z.string(), depth: z.number().int(), fileCount: z.number().int() })),
+  folders: z.array(
+    z.object({ path: z.string(), name: z.string(), depth: z.number().int(), fileCount: z.number().int() }),
+  ),
   count: z.number().int(),
 });
 
@@ -41,7 +43,8 @@ export const libraryDocumentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/library/documents/upload',
-    summary: 'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file. Over the size limit 413, over the page limit 422 PDF_TOO_MANY_PAGES.',
+    summary:
+      'Uploads a PDF (raw bytes; query filename, folder, topicid). Same bytes twice → the existing bookmd5; never overwrites a file. Over the size limit 413, over the page limit 422 PDF_TOO_MANY_PAGES.',
     premium: true,
     confirm: 'query',
     rawBody: { limitBytes: defaultLimits.uploadBytes, stream: true, mediaType: 'application/pdf' },
@@ -52,7 +55,13 @@ export const libraryDocumentRoutes = [
     }),
     response: uploadResponse,
     example: { query: { filename: 'book.pdf' } },
-    handler: async ({ query, bodyStream, services }) => uploadDocument(services, { body: bodyStream, filename: query.filename, folder: query.folder, topicid: query.topicid }),
+    handler: async ({ query, bodyStream, services }) =>
+      uploadDocument(services, {
+        body: bodyStream,
+        filename: query.filename,
+        folder: query.folder,
+        topicid: query.topicid,
+      }),
   }),
   defineRoute({
     method: 'POST',
@@ -71,14 +80,20 @@ export const libraryDocumentRoutes = [
     example: { body: { path: '~/Downloads/paper.pdf' } },
     handler: async ({ body, services }) => {
       const file = checkImportPath(services.config, body.path);
-      return uploadDocument(services, { body: createReadStream(file), filename: body.filename ?? basename(file), folder: body.folder, topicid: body.topicid });
+      return uploadDocument(services, {
+        body: createReadStream(file),
+        filename: body.filename ?? basename(file),
+        folder: body.folder,
+        topicid: body.topicid,
+      });
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/library/documents/{id}/delete',
     destructive: { describe: ({ params, services }) => describeDocumentDelete(services.store, params.id) },
-    summary: 'Deletes a document from the library (file and records); 409 DOCUMENT_IN_USE while cards are anchored to it.',
+    summary:
+      'Deletes a document from the library (file and records); 409 DOCUMENT_IN_USE while cards are anchored to it.',
     premium: true,
     confirm: 'body',
     params: docParams,

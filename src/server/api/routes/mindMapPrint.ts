@@ -27,12 +27,17 @@ export const mindMapPrintRoutes: RouteDecl[] = [
     params: setParams,
     body: z.object({
       mode: z.enum(PRINT_MODES, { error: `mode must be one of ${PRINT_MODES.join(', ')}` }),
-      densityValue: z.number({ error: 'densityValue must be a number 0..1' }).min(0, 'densityValue must be 0..1').max(1, 'densityValue must be 0..1').default(DEFAULT_DENSITY),
+      densityValue: z
+        .number({ error: 'densityValue must be a number 0..1' })
+        .min(0, 'densityValue must be 0..1')
+        .max(1, 'densityValue must be 0..1')
+        .default(DEFAULT_DENSITY),
       rootNoteId: uuidParam('rootNoteId').optional(),
     }),
     response: planSchema,
     example: { params: { id: EXAMPLE_UUID }, body: { mode: 'keepStructure', densityValue: 0.5 } },
-    handler: async ({ params, body, services }) => previewPrint(services, params.id, body.mode, body.densityValue, body.rootNoteId),
+    handler: async ({ params, body, services }) =>
+      previewPrint(services, params.id, body.mode, body.densityValue, body.rootNoteId),
   }),
   defineRoute({
     method: 'POST',
@@ -57,7 +62,16 @@ export const mindMapPrintRoutes: RouteDecl[] = [
           densityValue: 0.5,
           cardCount: 1,
           pageCountEstimate: 1,
-          pages: [{ kind: 'singleCard', sliceIndex: 0, sliceCount: 1, anchorNoteId: EXAMPLE_UUID, visibleNoteIds: [EXAMPLE_UUID], visibleDepth: 0 }],
+          pages: [
+            {
+              kind: 'singleCard',
+              sliceIndex: 0,
+              sliceCount: 1,
+              anchorNoteId: EXAMPLE_UUID,
+              visibleNoteIds: [EXAMPLE_UUID],
+              visibleDepth: 0,
+            },
+          ],
           exportOptions: { pageSize: 'A4', orientation: 'portrait', cardsPerPage: 33, drawConnectors: true },
           treeFingerprint: '0'.repeat(64),
           planFingerprint: '0'.repeat(64),

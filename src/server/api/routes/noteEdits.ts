@@ -18,13 +18,18 @@ const commentParams = z.object({
 });
 
 /** The first 32 characters of the value last read ('' for an empty value); longer strings are cut to 32. */
-const expectedPrefix = z.string({ error: 'expectedPrefix is required: the first 32 characters of the value you last read ("" when empty)' });
+const expectedPrefix = z.string({
+  error: 'expectedPrefix is required: the first 32 characters of the value you last read ("" when empty)',
+});
 const MAX_TITLE = 2000;
 const MAX_TEXT = 100_000;
 const commentText = z
   .string()
   .max(MAX_TEXT)
-  .refine((s) => s.trim().length > 0, 'text must not be empty (delete a comment with POST /notes/{id}/comments/{index}/delete)');
+  .refine(
+    (s) => s.trim().length > 0,
+    'text must not be empty (delete a comment with POST /notes/{id}/comments/{index}/delete)',
+  );
 
 const hashtagBody = z.object({
   noteIds: noteIdList(200),
@@ -46,7 +51,9 @@ export const hashtagsResponse = z.object({
 });
 export const metadataResponse = z.object({
   persisted: z.boolean(),
-  results: z.array(z.object({ noteid: z.string(), colorIndex: z.number().int().nullable(), fillIndex: z.number().int().nullable() })),
+  results: z.array(
+    z.object({ noteid: z.string(), colorIndex: z.number().int().nullable(), fillIndex: z.number().int().nullable() }),
+  ),
   changed: z.number().int(),
 });
 export const foldResponse = z.object({
@@ -56,7 +63,12 @@ export const foldResponse = z.object({
   unchanged: z.array(z.string()),
   skipped: z.array(z.object({ noteid: z.string(), reason: z.string() })),
 });
-export const titleResponse = z.object({ persisted: z.boolean(), noteid: z.string(), title: z.string(), updatedReferences: z.array(z.string()) });
+export const titleResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  title: z.string(),
+  updatedReferences: z.array(z.string()),
+});
 export const textResponse = z.object({
   persisted: z.boolean(),
   noteid: z.string(),
@@ -114,7 +126,8 @@ export const noteEditRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/notes/fold',
-    summary: 'Folds (folded:true) or unfolds up to 200 cards; leaf cards are skipped (no_children). True dry-run: wouldChange, skipped.',
+    summary:
+      'Folds (folded:true) or unfolds up to 200 cards; leaf cards are skipped (no_children). True dry-run: wouldChange, skipped.',
     premium: true,
     confirm: 'body',
     dryRun: true,
@@ -164,26 +177,33 @@ export const noteEditRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/notes/{id}/comments/{index}',
-    summary: 'Replaces comment {index} (texts[].index 1..N; 0 → 422; unknown → 404 COMMENT_NOT_FOUND); expectedPrefix required, a changed comment → 409 COMMENT_CHANGED.',
+    summary:
+      'Replaces comment {index} (texts[].index 1..N; 0 → 422; unknown → 404 COMMENT_NOT_FOUND); expectedPrefix required, a changed comment → 409 COMMENT_CHANGED.',
     premium: true,
     confirm: 'body',
     params: commentParams,
     body: z.object({ text: commentText, expectedPrefix }),
     response: commentResponse,
-    example: { params: { id: EXAMPLE_UUID, index: '1' }, body: { text: 'Compare with the spectral theorem.', expectedPrefix: 'Compare with' } },
-    handler: async ({ params, body, services, actor }) => editComment(services.store, params.id, params.index, body, actor),
+    example: {
+      params: { id: EXAMPLE_UUID, index: '1' },
+      body: { text: 'Compare with the spectral theorem.', expectedPrefix: 'Compare with' },
+    },
+    handler: async ({ params, body, services, actor }) =>
+      editComment(services.store, params.id, params.index, body, actor),
   }),
   defineRoute({
     method: 'POST',
     path: '/notes/{id}/comments/{index}/delete',
     destructive: { describe: ({ params }) => `delete comment ${params.index} of card ${params.id}` },
-    summary: 'Deletes comment {index}; later comments move up by one (indexes stay 1..N); a link comment removes its two-way link. expectedPrefix required (409 COMMENT_CHANGED).',
+    summary:
+      'Deletes comment {index}; later comments move up by one (indexes stay 1..N); a link comment removes its two-way link. expectedPrefix required (409 COMMENT_CHANGED).',
     premium: true,
     confirm: 'body',
     params: commentParams,
     body: z.object({ expectedPrefix }),
     response: commentDeleteResponse,
     example: { params: { id: EXAMPLE_UUID, index: '1' }, body: { expectedPrefix: 'Compare with' } },
-    handler: async ({ params, body, services, actor }) => deleteComment(services.store, params.id, params.index, body.expectedPrefix, actor),
+    handler: async ({ params, body, services, actor }) =>
+      deleteComment(services.store, params.id, params.index, body.expectedPrefix, actor),
   }),
 ];

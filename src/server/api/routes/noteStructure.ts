@@ -44,7 +44,13 @@ export const copyResponse = z.object({
   persisted: z.boolean(),
   topicid: z.string(),
   copies: z.array(
-    z.object({ sourceNoteId: z.string(), newNoteId: z.string(), cardCount: z.number().int(), mode: copyMode, targetParentNoteId: z.string() }),
+    z.object({
+      sourceNoteId: z.string(),
+      newNoteId: z.string(),
+      cardCount: z.number().int(),
+      mode: copyMode,
+      targetParentNoteId: z.string(),
+    }),
   ),
   skipped,
 });
@@ -62,8 +68,19 @@ export const deleteResponse = z.object({
   ),
   trashEnabled: z.boolean(),
 });
-export const mergeResponse = z.object({ persisted: z.boolean(), noteid: z.string(), merged: z.array(z.string()), notMergedCount: z.number().int(), skipped });
-export const subMapFoldResponse = z.object({ persisted: z.boolean(), noteid: z.string(), isSubMapRoot: z.boolean(), changed: z.boolean() });
+export const mergeResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  merged: z.array(z.string()),
+  notMergedCount: z.number().int(),
+  skipped,
+});
+export const subMapFoldResponse = z.object({
+  persisted: z.boolean(),
+  noteid: z.string(),
+  isSubMapRoot: z.boolean(),
+  changed: z.boolean(),
+});
 
 /** Routes: move, copy, delete, merge-branch and fold-into-sub-map. */
 export const noteStructureRoutes: RouteDecl[] = [
@@ -123,18 +140,21 @@ export const noteStructureRoutes: RouteDecl[] = [
     response: mergeResponse,
     example: { params: { id: EXAMPLE_UUID }, body: { recursive: false } },
     preview: async ({ params, body, services }) => previewMerge(services.store, params.id, body.recursive ?? false),
-    handler: async ({ params, body, services, actor }) => mergeBranch(services.store, params.id, body.recursive ?? false, actor),
+    handler: async ({ params, body, services, actor }) =>
+      mergeBranch(services.store, params.id, body.recursive ?? false, actor),
   }),
   defineRoute({
     method: 'POST',
     path: '/notes/{id}/fold-into-sub-map',
-    summary: 'Makes the card a sub-map root holding its descendants (422 NO_CHILDREN for a leaf); undo:true expands it back (422 NOT_A_SUB_MAP when it is none).',
+    summary:
+      'Makes the card a sub-map root holding its descendants (422 NO_CHILDREN for a leaf); undo:true expands it back (422 NOT_A_SUB_MAP when it is none).',
     premium: true,
     confirm: 'body',
     params: noteParams,
     body: z.object({ undo: z.boolean().optional() }),
     response: subMapFoldResponse,
     example: { params: { id: EXAMPLE_UUID }, body: {} },
-    handler: async ({ params, body, services, actor }) => foldIntoSubMap(services.store, params.id, body.undo ?? false, actor),
+    handler: async ({ params, body, services, actor }) =>
+      foldIntoSubMap(services.store, params.id, body.undo ?? false, actor),
   }),
 ];

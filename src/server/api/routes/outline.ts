@@ -3,7 +3,13 @@ import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
 import { readSetOutline } from '../../domain/mindmap/outlineTree';
 import { toOpml } from '../../domain/mindmap/outlineOpml';
 import { toMarkdown } from '../../domain/mindmap/outlineMarkdown';
-import { MAX_OUTLINE_CARDS, MAX_OUTLINE_DEPTH, planOutline, previewOutline, writeOutline } from '../../domain/mindmap/outlineImport';
+import {
+  MAX_OUTLINE_CARDS,
+  MAX_OUTLINE_DEPTH,
+  planOutline,
+  previewOutline,
+  writeOutline,
+} from '../../domain/mindmap/outlineImport';
 import { topicTitle } from './topicFields';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
@@ -51,8 +57,11 @@ export const outlineRoutes: RouteDecl[] = [
       title: topicTitle.optional(),
     }),
     response: importResponse,
-    example: { body: { format: 'md', content: '# Linear algebra\n\n## Vectors\n\n- Dot product\n', title: 'Linear algebra' } },
+    example: {
+      body: { format: 'md', content: '# Linear algebra\n\n## Vectors\n\n- Dot product\n', title: 'Linear algebra' },
+    },
     preview: async ({ body }) => previewOutline(planOutline(body.format, body.content, body.title)),
-    handler: async ({ body, services, actor }) => writeOutline(services.store, planOutline(body.format, body.content, body.title), actor),
+    handler: async ({ body, services, actor }) =>
+      writeOutline(services.store, planOutline(body.format, body.content, body.title), actor),
   }),
 ];

@@ -6,7 +6,14 @@ export const searchResponse = z.object({
   q: z.string(),
   scope,
   notes: z.array(
-    z.object({ noteid: z.string(), topicid: z.string(), studySetTitle: z.string().nullable(), title: z.string(), snippet: z.string(), score: z.number() }),
+    z.object({
+      noteid: z.string(),
+      topicid: z.string(),
+      studySetTitle: z.string().nullable(),
+      title: z.string(),
+      snippet: z.string(),
+      score: z.number(),
+    }),
   ),
   studySets: z.array(z.object({ topicid: z.string(), title: z.string(), isStudySet: z.boolean() })),
   documents: z.array(
@@ -21,7 +28,12 @@ export const searchResponse = z.object({
       score: z.number(),
     }),
   ),
-  scanned: z.object({ notes: z.number().int(), studySets: z.number().int(), documents: z.number().int(), pages: z.number().int() }),
+  scanned: z.object({
+    notes: z.number().int(),
+    studySets: z.number().int(),
+    documents: z.number().int(),
+    pages: z.number().int(),
+  }),
   truncated: z.boolean(),
   truncatedScopes: z.array(z.string()),
 });
@@ -30,7 +42,8 @@ export const searchRoutes = [
   defineRoute({
     method: 'GET',
     path: '/search',
-    summary: 'Searches cards, study-set titles and document text (scope=all|notes|studysets|documents), ranked by relevance (bm25 over the full-text index); documents are found even in no set, each with its best matching pages (≤20, pagesTruncated). New writes are searchable at once. scanned counts the index rows examined per scope; truncated:true (truncatedScopes says where) means a window or the limit cut something: refine and search again.',
+    summary:
+      'Searches cards, study-set titles and document text (scope=all|notes|studysets|documents), ranked by relevance (bm25 over the full-text index); documents are found even in no set, each with its best matching pages (≤20, pagesTruncated). New writes are searchable at once. scanned counts the index rows examined per scope; truncated:true (truncatedScopes says where) means a window or the limit cut something: refine and search again.',
     query: z.object({
       q: z.string().trim().min(1, 'q must not be empty').max(200),
       scope: scope.default('all'),

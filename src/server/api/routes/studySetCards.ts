@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { createCard } from '../../domain/cards/noteCreate';
-import { MAX_BATCH_CARDS, planBatch, previewBatch, writeBatch, type BatchCardInput } from '../../domain/cards/noteBatchCreate';
+import {
+  MAX_BATCH_CARDS,
+  planBatch,
+  previewBatch,
+  writeBatch,
+  type BatchCardInput,
+} from '../../domain/cards/noteBatchCreate';
 import { BridgeError, invalidInput } from '../../errors';
 import { readSubMaps, readTree } from '../../domain/cards/cardTree';
 import { readSetHashtags } from '../../domain/cards/setHashtags';
@@ -16,7 +22,13 @@ import { sourceAnchor, treeNode } from './cardShapes';
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const setParams = z.object({ id: topicId });
 
-const notAnchoredWarnings = z.array(z.object({ code: z.literal('EXCERPT_NOT_ANCHORED'), reason: z.enum(['no_match', 'page_unreadable']), message: z.string() }));
+const notAnchoredWarnings = z.array(
+  z.object({
+    code: z.literal('EXCERPT_NOT_ANCHORED'),
+    reason: z.enum(['no_match', 'page_unreadable']),
+    message: z.string(),
+  }),
+);
 export const noteCreateResponse = z.object({
   noteid: z.string(),
   topicid: z.string(),
@@ -27,12 +39,25 @@ export const noteCreateResponse = z.object({
   warnings: notAnchoredWarnings.optional(),
 });
 /** The route's answer: one card (noteCreateResponse), or with `cards` one entry per card in batch order. */
-export const noteCreateRouteResponse = noteCreateResponse.partial({ noteid: true, parentNoteId: true, title: true, sourceAnchor: true }).extend({
-  count: z.number().int().optional(),
-  cards: z.array(z.object({ index: z.number().int(), noteid: z.string(), parentNoteId: z.string(), title: z.string(), sourceAnchor, warnings: notAnchoredWarnings.optional() })).optional(),
-  /** Indexes of the cards whose excerpt found no rectangle on its page. */
-  notAnchored: z.array(z.number().int()).optional(),
-});
+export const noteCreateRouteResponse = noteCreateResponse
+  .partial({ noteid: true, parentNoteId: true, title: true, sourceAnchor: true })
+  .extend({
+    count: z.number().int().optional(),
+    cards: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          noteid: z.string(),
+          parentNoteId: z.string(),
+          title: z.string(),
+          sourceAnchor,
+          warnings: notAnchoredWarnings.optional(),
+        }),
+      )
+      .optional(),
+    /** Indexes of the cards whose excerpt found no rectangle on its page. */
+    notAnchored: z.array(z.number().int()).optional(),
+  });
 export const treeResponse = z.object({
   topicid: z.string(),
   rootNoteId: z.string(),
@@ -92,7 +117,12 @@ export const notePaletteResponse = z.object({
   source: z.string(),
   fillIndexSemantics: z.record(z.string(), z.string()),
 });
-export const studySetOpenResponse = z.object({ accepted: z.boolean(), topicid: z.string(), bookmd5: z.string().nullable(), tempOpen: z.boolean() });
+export const studySetOpenResponse = z.object({
+  accepted: z.boolean(),
+  topicid: z.string(),
+  bookmd5: z.string().nullable(),
+  tempOpen: z.boolean(),
+});
 
 /** POST /study-sets/{id}/notes's body (the client's NewCard is its z.input). */
 export const createNoteRequest = z.object({
@@ -118,23 +148,40 @@ export const createNoteRequest = z.object({
   colorIndex: colorIndex.optional(),
   fillIndex: fillIndex.optional(),
 });
-const batchCard = createNoteRequest.extend({ parentIndex: z.number().int('parentIndex is an integer').min(0, 'parentIndex is ≥ 0').optional() });
+const batchCard = createNoteRequest.extend({
+  parentIndex: z.number().int('parentIndex is an integer').min(0, 'parentIndex is ≥ 0').optional(),
+});
 const createNotesBody = createNoteRequest.extend({
-  cards: z.array(batchCard).min(1, 'cards must not be empty').max(MAX_BATCH_CARDS, `at most ${MAX_BATCH_CARDS} cards per call: split the batch`).optional(),
+  cards: z
+    .array(batchCard)
+    .min(1, 'cards must not be empty')
+    .max(MAX_BATCH_CARDS, `at most ${MAX_BATCH_CARDS} cards per call: split the batch`)
+    .optional(),
 });
 type CreateNotesBody = z.output<typeof createNotesBody>;
 
 /** The batch a body asks for: `cards`, or the single card as a batch of one (the dry-run previews both alike). */
 function batchOf(body: CreateNotesBody): BatchCardInput[] {
   if (!body.cards) return [body];
-  const single = (['parentNoteId', 'title', 'text', 'excerpt', 'colorIndex', 'fillIndex'] as const).filter((k) => body[k] !== undefined);
-  if (single.length) throw invalidInput(`Send either cards: [...] or one card's fields, not both (${single.join(', ')} given beside cards). Nothing was changed.`, { fields: single });
+  const single = (['parentNoteId', 'title', 'text', 'excerpt', 'colorIndex', 'fillIndex'] as const).filter(
+    (k) => body[k] !== undefined,
+  );
+  if (single.length)
+    throw invalidInput(
+      `Send either cards: [...] or one card's fields, not both (${single.join(', ')} given beside cards). Nothing was changed.`,
+      { fields: single },
+    );
   body.cards.forEach((c, index) => {
     if (!c.excerpt) return;
     try {
       refuseVirtual(c.excerpt.page);
     } catch (e) {
-      throw new BridgeError((e as BridgeError).code, (e as BridgeError).status, `cards[${index}]: ${(e as Error).message}`, { ...(e as BridgeError).details, index });
+      throw new BridgeError(
+        (e as BridgeError).code,
+        (e as BridgeError).status,
+        `cards[${index}]: ${(e as Error).message}`,
+        { ...(e as BridgeError).details, index },
+      );
     }
   });
   return body.cards;
@@ -171,7 +218,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/tree',
-    summary: 'The card tree as a flat pre-order nodes[] (parent, depth = sub-map nesting, level, childCount, subMapId, title cut at 64); root=<noteid> reads that sub-tree.',
+    summary:
+      'The card tree as a flat pre-order nodes[] (parent, depth = sub-map nesting, level, childCount, subMapId, title cut at 64); root=<noteid> reads that sub-tree.',
     params: setParams,
     query: z.object({ root: noteId.optional() }),
     response: treeResponse,
@@ -182,7 +230,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/sub-maps',
-    summary: "Sub-maps in application order (the tree's pre-order): noteid, title, cardCount (cards below it), parentPath (titles from the root card to its parent), depth.",
+    summary:
+      "Sub-maps in application order (the tree's pre-order): noteid, title, cardCount (cards below it), parentPath (titles from the root card to its parent), depth.",
     params: setParams,
     response: subMapsResponse,
     sameUntilWrite: true,
@@ -192,7 +241,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/notebooks',
-    summary: "Documents the set references: members (main first, then booklist) and documents its cards are anchored to, with isMain, isMember, anchoredCardCount, sourceState.",
+    summary:
+      'Documents the set references: members (main first, then booklist) and documents its cards are anchored to, with isMain, isMember, anchoredCardCount, sourceState.',
     params: setParams,
     response: notebooksResponse,
     example: { params: { id: EXAMPLE_UUID } },
@@ -201,7 +251,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/hashtags',
-    summary: "The set's hashtags by path: directCardCount (tagged exactly), cardCount (at the path or below), derived:true for ancestor paths that are not stored themselves.",
+    summary:
+      "The set's hashtags by path: directCardCount (tagged exactly), cardCount (at the path or below), derived:true for ancestor paths that are not stored themselves.",
     params: setParams,
     response: setHashtagsResponse,
     example: { params: { id: EXAMPLE_UUID } },
@@ -210,7 +261,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/note-palette',
-    summary: 'The 16 card colours (colorIndex 0..15: baseColor, displayColor), source, and fillIndexSemantics (-1..2; 2 = no fill).',
+    summary:
+      'The 16 card colours (colorIndex 0..15: baseColor, displayColor), source, and fillIndexSemantics (-1..2; 2 = no fill).',
     params: setParams,
     response: notePaletteResponse,
     example: { params: { id: EXAMPLE_UUID } },
@@ -219,7 +271,8 @@ export const studySetCardRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/open',
-    summary: 'Opens the set in the UI with bookmd5 (default its main document); a library document outside the set opens with tempOpen:true. Asynchronous: check GET /context.',
+    summary:
+      'Opens the set in the UI with bookmd5 (default its main document); a library document outside the set opens with tempOpen:true. Asynchronous: check GET /context.',
     params: setParams,
     body: z.object({ bookmd5: bookmd5Param.optional() }),
     response: studySetOpenResponse,

@@ -94,7 +94,8 @@ export const studySetRoutes = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/documents',
-    summary: 'Adds a library document to the set: the first becomes the main document (becameMainDocument), later ones join the booklist; idempotent (alreadyPresent).',
+    summary:
+      'Adds a library document to the set: the first becomes the main document (becameMainDocument), later ones join the booklist; idempotent (alreadyPresent).',
     premium: true,
     confirm: 'body',
     params: setParams,
@@ -106,8 +107,12 @@ export const studySetRoutes = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/documents/{docId}/delete',
-    destructive: { describe: ({ params }, dryRun) => `remove document ${params.docId} from the set; ${(dryRun?.notesLosingSource as unknown[] | undefined)?.length ?? 0} card(s) lose their source link` },
-    summary: 'Removes a document from the set (it stays in the library); anchored cards lose their source link; a snapshot is taken first. True dry-run: notesLosingSource, newMainDocumentAfter.',
+    destructive: {
+      describe: ({ params }, dryRun) =>
+        `remove document ${params.docId} from the set; ${(dryRun?.notesLosingSource as unknown[] | undefined)?.length ?? 0} card(s) lose their source link`,
+    },
+    summary:
+      'Removes a document from the set (it stays in the library); anchored cards lose their source link; a snapshot is taken first. True dry-run: notesLosingSource, newMainDocumentAfter.',
     premium: true,
     confirm: 'body',
     dryRun: true,

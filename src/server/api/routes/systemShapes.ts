@@ -15,7 +15,13 @@ const routeInfo = z.object({
   /** The media type of the file's bytes a raw-body route takes (JSON there: 415 RAW_BODY_REQUIRED). */
   rawBody: z.string().optional(),
   /** A valid request from the declaration (ids in it name nothing). */
-  example: z.object({ params: z.record(z.string(), z.string()).optional(), query: z.record(z.string(), z.string()).optional(), body: z.record(z.string(), z.unknown()).optional() }).optional(),
+  example: z
+    .object({
+      params: z.record(z.string(), z.string()).optional(),
+      query: z.record(z.string(), z.string()).optional(),
+      body: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
   scope: z.enum(['none', 'read', 'write', 'owner']),
   /** Loses the person's data: an agent's call waits for approval under policy destructive (a string: only when it holds). */
   destructive: z.union([z.literal(true), z.string()]).optional(),
@@ -57,7 +63,9 @@ export const statusResponse = z.object({
       reason: z.enum(['disk_full']).optional(),
     })
     .optional()
-    .describe('writable:false (reason disk_full) while the data dir\'s disk is (nearly) full: reads work, writes answer 507 INSUFFICIENT_STORAGE; it turns true again once space is freed, without a restart.'),
+    .describe(
+      "writable:false (reason disk_full) while the data dir's disk is (nearly) full: reads work, writes answer 507 INSUFFICIENT_STORAGE; it turns true again once space is freed, without a restart.",
+    ),
 });
 
 /** Feature blocks are open objects: each is present only when its route is served. */
@@ -65,7 +73,13 @@ const feature = z.record(z.string(), z.unknown()).optional();
 export const capabilitiesResponse = z.object({
   routes: z.array(routeInfo),
   /** Which agent calls wait for the person (issue 18): the policy of this bridge and how the wait works. */
-  approvals: z.object({ policy: z.enum(['destructive', 'all-writes', 'never']), expiresAfterSeconds: z.number(), flow: z.string() }).optional(),
+  approvals: z
+    .object({
+      policy: z.enum(['destructive', 'all-writes', 'never']),
+      expiresAfterSeconds: z.number(),
+      flow: z.string(),
+    })
+    .optional(),
   routeCount: z.number().int(),
   apiFingerprint: z.string(),
   accessPolicy: z.object({
@@ -106,8 +120,13 @@ export const contextResponse = z.object({
   reason: z.enum(['nothing_open', 'app_not_responding']).optional(),
   capturedAt: z.string(),
   studySet: z.object({ topicid: z.string(), title: z.string(), isDeck: z.boolean() }).nullable().optional(),
-  currentPage: z.object({ bookmd5: z.string(), page: z.number().int(), mappingAvailable: z.boolean() }).nullable().optional(),
-  documents: z.array(z.object({ bookmd5: z.string(), focused: z.boolean(), page: z.number().int().nullable() })).optional(),
+  currentPage: z
+    .object({ bookmd5: z.string(), page: z.number().int(), mappingAvailable: z.boolean() })
+    .nullable()
+    .optional(),
+  documents: z
+    .array(z.object({ bookmd5: z.string(), focused: z.boolean(), page: z.number().int().nullable() }))
+    .optional(),
   selectedNotes: z.array(z.string()).optional(),
   focusedNote: z.string().nullable().optional(),
 });
@@ -129,4 +148,10 @@ export const installCodeResponse = z.object({
   request: z.object({ code: z.string(), deviceName: z.string() }).optional(),
 });
 
-export const pairResponse = z.object({ token: z.string(), tokenId: z.string(), scope: z.enum(AGENT_SCOPES), deviceName: z.string(), baseUrl: z.string() });
+export const pairResponse = z.object({
+  token: z.string(),
+  tokenId: z.string(),
+  scope: z.enum(AGENT_SCOPES),
+  deviceName: z.string(),
+  baseUrl: z.string(),
+});

@@ -8,21 +8,33 @@ const tokenInfo = z.object({
   name: z.string(),
   scope: z.enum(AGENT_SCOPES),
   createdAt: z.string(),
-  lastUsedAt: z.string().nullable().describe('Exact while the bridge runs; written to disk with token changes and at close'),
+  lastUsedAt: z
+    .string()
+    .nullable()
+    .describe('Exact while the bridge runs; written to disk with token changes and at close'),
 });
 
 export const tokenListResponse = z.object({ tokens: z.array(tokenInfo) });
-export const tokenIssueResponse = z.object({ tokenId: z.string(), token: z.string(), name: z.string(), scope: z.enum(AGENT_SCOPES), createdAt: z.string() });
+export const tokenIssueResponse = z.object({
+  tokenId: z.string(),
+  token: z.string(),
+  name: z.string(),
+  scope: z.enum(AGENT_SCOPES),
+  createdAt: z.string(),
+});
 export const tokenRevokeResponse = z.object({ revoked: tokenInfo });
 
-const tokenIdParam = z.object({ id: z.string().regex(/^tok_[0-9a-f]{16}$/, 'a token id is tok_ and 16 hex digits (GET /tokens lists them)') });
+const tokenIdParam = z.object({
+  id: z.string().regex(/^tok_[0-9a-f]{16}$/, 'a token id is tok_ and 16 hex digits (GET /tokens lists them)'),
+});
 
 /** Agent tokens: the owner mints, lists and revokes them (security/tokens.ts holds them, as HMACs). */
 export const tokenRoutes = [
   defineRoute({
     method: 'GET',
     path: '/tokens',
-    summary: 'Owner only. The agent tokens: tokenId, name, scope (read | write), createdAt, lastUsedAt. Never a secret.',
+    summary:
+      'Owner only. The agent tokens: tokenId, name, scope (read | write), createdAt, lastUsedAt. Never a secret.',
     scope: 'owner',
     response: tokenListResponse,
     handler: async ({ services }) => ({ tokens: services.tokens.list() }),
@@ -30,7 +42,8 @@ export const tokenRoutes = [
   defineRoute({
     method: 'POST',
     path: '/tokens',
-    summary: 'Owner only. Makes a named agent token with scope read (reads and dry-runs) or write (default); the secret is in this answer only.',
+    summary:
+      'Owner only. Makes a named agent token with scope read (reads and dry-runs) or write (default); the secret is in this answer only.',
     scope: 'owner',
     confirm: 'body',
     body: z.object({ name: z.string().trim().min(1).max(120), scope: z.enum(AGENT_SCOPES).default('write') }),
@@ -53,7 +66,10 @@ export const tokenRoutes = [
     example: { params: { id: 'tok_0000000000000000' } },
     handler: async ({ params, services }) => {
       const revoked = await services.tokens.revoke(params.id);
-      if (!revoked) throw notFound('TOKEN_NOT_FOUND', `No live agent token ${params.id}. GET /tokens lists them.`, { tokenId: params.id });
+      if (!revoked)
+        throw notFound('TOKEN_NOT_FOUND', `No live agent token ${params.id}. GET /tokens lists them.`, {
+          tokenId: params.id,
+        });
       return { revoked };
     },
   }),

@@ -6,7 +6,10 @@ const MAX_KEYS = 64;
 const uiStateResponse = z.object({ state: z.record(z.string(), z.unknown()) });
 const uiStateApplyResponse = z.object({
   queued: z.boolean(),
-  keys: z.record(z.string(), z.object({ status: z.enum(['accepted', 'conditional', 'rejected']), reason: z.string().optional() })),
+  keys: z.record(
+    z.string(),
+    z.object({ status: z.enum(['accepted', 'conditional', 'rejected']), reason: z.string().optional() }),
+  ),
   topicid: z.string().nullable(),
   appliesAfterMs: z.number().int(),
   reconcileAfterSeconds: z.number(),
@@ -17,7 +20,8 @@ export const uiStateRoutes: RouteDecl[] = [
   defineRoute({
     method: 'GET',
     path: '/ui-state',
-    summary: 'The whole UI bookmark {state:{…}} (the open set as topicid, stored keys, live values of the UI); may be edited and sent back; values wrapped in _jsonvalueType come back unchanged.',
+    summary:
+      'The whole UI bookmark {state:{…}} (the open set as topicid, stored keys, live values of the UI); may be edited and sent back; values wrapped in _jsonvalueType come back unchanged.',
     response: uiStateResponse,
     handler: async ({ services }) => services.uiState.read(),
   }),

@@ -7,7 +7,11 @@ import { MARKUP_KINDS, MAX_IMPORT_CARDS, NOTE_KINDS } from '../../domain/annotat
 import { apiFingerprint, describeRoute, listedRoutes } from './routeFingerprint';
 
 /** GET /capabilities, derived from the route table. */
-export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLimits, guide: { version: string; sha256: string }) {
+export function buildCapabilities(
+  routes: readonly RouteDecl[],
+  limits: BridgeLimits,
+  guide: { version: string; sha256: string },
+) {
   const listed = listedRoutes(routes);
   // A feature block is described only when its route is served.
   const served = (method: string, path: string) => listed.some((r) => r.method === method && r.path === path);
@@ -34,7 +38,8 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
     noteCreate: feature('POST', '/study-sets/{id}/notes', {
       route: '/study-sets/{id}/notes',
       parentDefault: 'root_card',
-      excerptAnchoring: 'token alignment on the stored page text (one rect per line in sourceAnchor.rects), like POST /documents/{id}/locate',
+      excerptAnchoring:
+        'token alignment on the stored page text (one rect per line in sourceAnchor.rects), like POST /documents/{id}/locate',
     }),
     noteMetadata: feature('POST', '/notes/metadata', {
       maxNoteIds: 200,
@@ -85,7 +90,13 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       requiresDryRun: true,
       fingerprints: ['expectedSourceFingerprint', 'expectedMaskFingerprint'],
     }),
-    noteImages: feature('GET', '/notes/{id}/render', { maxEdge: [64, 4096], maxEdgeDefault: 2048, renderWidth: [320, 1200], renderMaxPixels: 36_000_000, formats: ['png', 'pdf'] }),
+    noteImages: feature('GET', '/notes/{id}/render', {
+      maxEdge: [64, 4096],
+      maxEdgeDefault: 2048,
+      renderWidth: [320, 1200],
+      renderMaxPixels: 36_000_000,
+      formats: ['png', 'pdf'],
+    }),
     mindMapPrint: feature('POST', '/study-sets/{id}/mind-map-print/preview', {
       schema: 'study-bridge.mindMapPrintPlan.v0',
       routes: { preview: '/study-sets/{id}/mind-map-print/preview', export: '/study-sets/{id}/mind-map-print/export' },
@@ -139,6 +150,13 @@ export function buildCapabilities(routes: readonly RouteDecl[], limits: BridgeLi
       pairCodeSeconds: limits.pairCodeMs / 1000,
       pairAttempts: limits.pairAttempts,
     },
-    guide: { version: guide.version, sha256: guide.sha256, route: '/guide', usesExistingBearer: true, rotatesToken: false, installRequired: false },
+    guide: {
+      version: guide.version,
+      sha256: guide.sha256,
+      route: '/guide',
+      usesExistingBearer: true,
+      rotatesToken: false,
+      installRequired: false,
+    },
   };
 }

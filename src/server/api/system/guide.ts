@@ -29,18 +29,33 @@ const MORE: { needs: string; text: string }[] = [
     needs: '/events',
     text: 'Changes: `GET /events` (server-sent events, `Last-Event-ID` resumes); cannot stream: `GET /library/changes?since=<revision>&waitMs=25000`.',
   },
-  { needs: '/study-sets/{id}/outline', text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.' },
+  {
+    needs: '/study-sets/{id}/outline',
+    text: 'Mind maps: `GET /study-sets/<topicid>/outline?format=md` (or `opml`) exports; POST `/library/study-sets/import` (`format`, `content`) makes a set from one.',
+  },
   {
     needs: '/approvals/{id}',
     text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer), `denied` or `expired`. MCP clients with elicitation are asked directly.",
   },
-  { needs: '/context', text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).' },
-  { needs: '/decks/import', text: 'Anki: `POST /decks/import?filename=x.apkg&confirm=1` (raw .apkg bytes) makes a set and a deck (again: updates); `GET /decks/<deckId>/apkg` exports one.' },
-  { needs: '/decks', text: 'AnkiConnect (v6): `ankiConnectPort` in bridge.json when turned on; `key` = a bridge token; `addNote` into deck X adds a card to X and its set.' },
-  { needs: '/documents/{id}/annotations/import', text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with the set\'s excerpts as highlights.' },
+  {
+    needs: '/context',
+    text: '"This page", "this card": `GET /context` (`available:false`: ask the person, do not retry).',
+  },
+  {
+    needs: '/decks/import',
+    text: 'Anki: `POST /decks/import?filename=x.apkg&confirm=1` (raw .apkg bytes) makes a set and a deck (again: updates); `GET /decks/<deckId>/apkg` exports one.',
+  },
+  {
+    needs: '/decks',
+    text: 'AnkiConnect (v6): `ankiConnectPort` in bridge.json when turned on; `key` = a bridge token; `addNote` into deck X adds a card to X and its set.',
+  },
+  {
+    needs: '/documents/{id}/annotations/import',
+    text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with the set\'s excerpts as highlights.',
+  },
   {
     needs: '/mcp',
-    text: 'MCP `study_call` results hold ≤ 24 KB (`maxBytes` ≤ 100 KB); longer: `truncated:true` + `next`, pass it as the next call\'s arguments. Images ≤ 1568 px (`imageMaxPx`).',
+    text: "MCP `study_call` results hold ≤ 24 KB (`maxBytes` ≤ 100 KB); longer: `truncated:true` + `next`, pass it as the next call's arguments. Images ≤ 1568 px (`imageMaxPx`).",
   },
 ];
 
@@ -64,7 +79,9 @@ const rules = `- Requests below are literal: send that JSON, with \`<name>\` rep
 
 /** "`GET /x`" mentions a workflow makes, for the rows its topic carries. */
 function namedRoutes(routes: readonly RouteDecl[], text: string): RouteDecl[] {
-  const spans = [...text.matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map((m) => `${m[1]} ${m[2].replace(/<[^>]+>|\{[^}]+\}/g, '*')}`);
+  const spans = [...text.matchAll(/`(GET|POST) (\/[^\s`?]*)/g)].map(
+    (m) => `${m[1]} ${m[2].replace(/<[^>]+>|\{[^}]+\}/g, '*')}`,
+  );
   return routes.filter((r) => r.listed !== false && spans.includes(`${r.method} ${r.path.replace(/\{[^}]+\}/g, '*')}`));
 }
 
@@ -72,7 +89,10 @@ function namedRoutes(routes: readonly RouteDecl[], text: string): RouteDecl[] {
 export function buildGuide(routes: readonly RouteDecl[]): Guide {
   const has = (path: string) => routes.some((r) => r.path === path);
   // Proof fields come from the routes' answer schemas (routeProof.ts), never typed into the prose.
-  const proofs = (text: string) => text.replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) => proofOf(routes, `${method} ${path}`));
+  const proofs = (text: string) =>
+    text.replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) =>
+      proofOf(routes, `${method} ${path}`),
+    );
   const workflows = WORKFLOWS.filter((w) => w.needs.every(has)).map((w) => ({ ...w, text: proofs(w.text) }));
   const more = MORE.filter((m) => has(m.needs)).map((m) => `- ${m.text}\n`);
   const markdown = `# Study Bridge — runtime guide for agents
@@ -90,5 +110,11 @@ ${more.join('')}`;
     `# Study Bridge guide: ${title}\n\nRules, auth and the other workflows: the whole guide (study_guide without topic, GET /guide).\n\n${text}\n## Routes\n${routeTable(namedRoutes(routes, text))}\n`;
   const topics: Record<string, string> = { start: topic('start', `${start}\n${rules}`) };
   for (const w of workflows) for (const name of [w.topic, ...w.aliases]) topics[name] = topic(w.topic, w.text);
-  return { markdown, routes: routesMarkdown(routes), topics, version: BRIDGE_API_VERSION, sha256: createHash('sha256').update(markdown).digest('hex') };
+  return {
+    markdown,
+    routes: routesMarkdown(routes),
+    topics,
+    version: BRIDGE_API_VERSION,
+    sha256: createHash('sha256').update(markdown).digest('hex'),
+  };
 }

@@ -10,7 +10,11 @@ export function routeTable(routes: readonly RouteDecl[]): string {
     const proof = proofField(r);
     return `| ${d.method} | \`${d.path}\` | ${d.requiresToken ? 'yes' : 'no'} | ${d.requiresMax ? 'yes' : 'no'} | ${gate}${d.dryRun ? ' (dry-run)' : ''} | ${proof ? `\`${proof}:true\`` : '—'} | ${r.rawBody?.mediaType ? `*raw body* (${r.rawBody.mediaType}). ` : ''}${r.summary.replace(/\|/g, '\\|')} |`;
   });
-  return ['| method | path | token | premium | confirm | proof | what it does |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| method | path | token | premium | confirm | proof | what it does |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** GET /guide/routes: every listed route, its gates and the field that proves a write took effect. */

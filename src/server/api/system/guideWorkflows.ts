@@ -75,10 +75,34 @@ const search = `1. \`GET /search?q=pen&scope=notes\` → \`notes[]\` {noteid, to
 
 export const WORKFLOWS: readonly Workflow[] = [
   { topic: 'read', aliases: ['find'], title: 'Read a book', needs: ['/documents/{id}/pages'], text: read },
-  { topic: 'upload', aliases: ['study-set'], title: 'New study set, add a book', needs: ['/library/documents/upload'], text: upload },
+  {
+    topic: 'upload',
+    aliases: ['study-set'],
+    title: 'New study set, add a book',
+    needs: ['/library/documents/upload'],
+    text: upload,
+  },
   { topic: 'bundles', aliases: ['split'], title: 'Split a book into cards', needs: ['/bundles/prepare'], text: split },
-  { topic: 'cards', aliases: [], title: 'Read and make cards', needs: ['/study-sets/{id}/notes', '/notes/batch-get'], text: cards },
-  { topic: 'edit', aliases: ['snapshots'], title: 'Edit cards safely', needs: ['/notes/{id}/title', '/snapshots/{id}/restore'], text: edit },
-  { topic: 'decks', aliases: [], title: 'Make and review a deck', needs: ['/decks/{id}/cards', '/decks/{id}/due'], text: decks },
+  {
+    topic: 'cards',
+    aliases: [],
+    title: 'Read and make cards',
+    needs: ['/study-sets/{id}/notes', '/notes/batch-get'],
+    text: cards,
+  },
+  {
+    topic: 'edit',
+    aliases: ['snapshots'],
+    title: 'Edit cards safely',
+    needs: ['/notes/{id}/title', '/snapshots/{id}/restore'],
+    text: edit,
+  },
+  {
+    topic: 'decks',
+    aliases: [],
+    title: 'Make and review a deck',
+    needs: ['/decks/{id}/cards', '/decks/{id}/due'],
+    text: decks,
+  },
   { topic: 'search', aliases: [], title: 'Search', needs: ['/search'], text: search },
 ];

@@ -26,16 +26,23 @@ const jsonSchema = (s: z.ZodType, io: 'input' | 'output') => {
 /** `GET /study-sets/{id}/tree` → `getStudySetsByIdTree`: stable as long as the route's method and path are. */
 export function operationId(method: string, path: string): string {
   const camel = (s: string) => s.replace(/(^|[-_.])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
-  const parts = path.split('/').filter(Boolean).map((seg) => {
-    const param = /^\{(\w+)\}$/.exec(seg);
-    return param ? `By${camel(param[1])}` : camel(seg);
-  });
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => {
+      const param = /^\{(\w+)\}$/.exec(seg);
+      return param ? `By${camel(param[1])}` : camel(seg);
+    });
   return method.toLowerCase() + parts.join('');
 }
 
 const WRAPPER: Json = {
   bridgeApiVersion: { type: 'string', description: 'The API version (also info.version).' },
-  ignoredFields: { type: 'array', items: { type: 'string' }, description: 'Body fields the route does not know, ignored.' },
+  ignoredFields: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Body fields the route does not know, ignored.',
+  },
   warnings: { type: 'array', items: {}, description: 'Things that went through but deserve a look.' },
 };
 
@@ -50,7 +57,10 @@ function successSchema(r: RouteDecl): Json {
   };
 }
 
-const errorRef = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorRef = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 /** An agent's call held for the person's approval (policy: destructive routes, or all writes). */
 const APPROVAL_PENDING = {
@@ -66,11 +76,18 @@ function errorResponses(r: RouteDecl): Record<string, unknown> {
   if (r.auth !== 'none') add(401, 'UNAUTHORIZED: missing or invalid bearer token');
   add(403, 'FORBIDDEN_ORIGIN / FORBIDDEN_HOST: not a loopback client');
   if (r.premium) add(403, 'MAX_REQUIRED: the premium entitlement is off');
-  if (r.auth !== 'none' && routeScope(r) !== 'read') add(403, `SCOPE_REQUIRED: the token's scope is below ${routeScope(r)} (details.scopeRequired)`);
+  if (r.auth !== 'none' && routeScope(r) !== 'read')
+    add(403, `SCOPE_REQUIRED: the token's scope is below ${routeScope(r)} (details.scopeRequired)`);
   if (r.params) add(404, '*_NOT_FOUND: the path names nothing');
   if (r.method === 'POST') add(413, 'PAYLOAD_TOO_LARGE: the body exceeds the limit');
   if (r.params || r.query || r.body) add(422, 'INVALID_INPUT: the request does not match its schema');
-  if (r.confirm && r.confirm !== 'none') add(422, r.dryRun ? 'CONFIRM_REQUIRED: not confirmed; details holds the dry-run preview' : 'CONFIRM_REQUIRED: not confirmed; nothing changed');
+  if (r.confirm && r.confirm !== 'none')
+    add(
+      422,
+      r.dryRun
+        ? 'CONFIRM_REQUIRED: not confirmed; details holds the dry-run preview'
+        : 'CONFIRM_REQUIRED: not confirmed; nothing changed',
+    );
   for (const m of r.summary.matchAll(/\b(4\d\d)\b/g)) {
     const status = Number(m[1]);
     if (!why.has(status)) add(status, 'see the summary');
@@ -83,7 +100,12 @@ function errorResponses(r: RouteDecl): Record<string, unknown> {
 function successResponse(r: RouteDecl): Json {
   if (r.replyType) {
     const type = r.replyType.split(';')[0];
-    const schema = type === 'application/json' ? { type: 'object' } : type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' };
+    const schema =
+      type === 'application/json'
+        ? { type: 'object' }
+        : type.startsWith('text/')
+          ? { type: 'string' }
+          : { type: 'string', format: 'binary' };
     return { description: 'Success', content: { [type]: { schema } } };
   }
   return { description: 'Success', content: { 'application/json': { schema: successSchema(r) } } };
@@ -93,10 +115,17 @@ function successResponse(r: RouteDecl): Json {
 export const tagOf = (path: string) => path.split('/').filter(Boolean)[0] ?? '';
 
 /** Which routes `?path=` and `?tag=` keep (both: both must hold); 404 naming what exists when nothing matches. */
-export function filterRoutes(routes: readonly RouteDecl[], filter: { path?: string; tag?: string }): readonly RouteDecl[] {
+export function filterRoutes(
+  routes: readonly RouteDecl[],
+  filter: { path?: string; tag?: string },
+): readonly RouteDecl[] {
   if (filter.path === undefined && filter.tag === undefined) return routes;
   const norm = (p: string) => `/${p.replace(/^\/+|\/+$/g, '')}`.replace(/^\/bridge\/v1(?=\/)/, '');
-  const kept = routes.filter((r) => (filter.path === undefined || r.path === norm(filter.path)) && (filter.tag === undefined || tagOf(r.path) === filter.tag));
+  const kept = routes.filter(
+    (r) =>
+      (filter.path === undefined || r.path === norm(filter.path)) &&
+      (filter.tag === undefined || tagOf(r.path) === filter.tag),
+  );
   if (!kept.length) {
     const tags = [...new Set(routes.map((r) => tagOf(r.path)))].sort();
     throw notFound(
@@ -113,10 +142,22 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const s = effectiveSchemas(r);
-    const params = Object.entries(jsonSchema(s.params, 'input').properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema }));
+    const params = Object.entries(jsonSchema(s.params, 'input').properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema,
+    }));
     const q = jsonSchema(s.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
-    const query = Object.entries(q.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: q.required?.includes(name) ?? false, schema }));
-    const path = koaPath(r.path).replace(/^\/bridge\/v1/, '').replace(/:(\w+)/g, '{$1}');
+    const query = Object.entries(q.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: q.required?.includes(name) ?? false,
+      schema,
+    }));
+    const path = koaPath(r.path)
+      .replace(/^\/bridge\/v1/, '')
+      .replace(/:(\w+)/g, '{$1}');
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
       operationId: operationId(r.method, r.path),
@@ -133,19 +174,40 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
       ...(r.method === 'POST'
         ? {
             requestBody: r.rawBody
-              ? { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: r.rawBody.limitBytes } } } }
-              : { content: { 'application/json': { schema: jsonSchema(s.body, 'input'), ...(r.example?.body ? { example: r.example.body } : {}) } } },
+              ? {
+                  required: true,
+                  content: {
+                    'application/octet-stream': {
+                      schema: { type: 'string', format: 'binary', maxLength: r.rawBody.limitBytes },
+                    },
+                  },
+                }
+              : {
+                  content: {
+                    'application/json': {
+                      schema: jsonSchema(s.body, 'input'),
+                      ...(r.example?.body ? { example: r.example.body } : {}),
+                    },
+                  },
+                },
           }
         : {}),
       responses: {
         '200': successResponse(r),
         ...(r.method === 'POST' && r.auth !== 'none' && routeScope(r) === 'write' ? { '202': APPROVAL_PENDING } : {}),
-        ...errorResponses(r), default: errorRef('Any other error (5xx: retryable says whether to try again)') },
+        ...errorResponses(r),
+        default: errorRef('Any other error (5xx: retryable says whether to try again)'),
+      },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Study Bridge', version: BRIDGE_API_VERSION, 'x-bridge-api-version': BRIDGE_API_VERSION, 'x-api-fingerprint': apiFingerprint(all) },
+    info: {
+      title: 'Study Bridge',
+      version: BRIDGE_API_VERSION,
+      'x-bridge-api-version': BRIDGE_API_VERSION,
+      'x-api-fingerprint': apiFingerprint(all),
+    },
     servers: [{ url: baseUrl }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -158,7 +220,12 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
             error: {
               type: 'object',
               required: ['code', 'message', 'retryable'],
-              properties: { code: { type: 'string' }, message: { type: 'string' }, retryable: { type: 'boolean' }, details: { type: 'object' } },
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                retryable: { type: 'boolean' },
+                details: { type: 'object' },
+              },
             },
           },
         },

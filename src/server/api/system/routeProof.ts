@@ -19,6 +19,9 @@ export function proofField(r: Pick<RouteDecl, 'response'>): string | undefined {
 export function proofOf(routes: readonly RouteDecl[], route: string): string {
   const r = routes.find((x) => `${x.method} ${x.path}` === route);
   const field = r && proofField(r);
-  if (!field) throw new Error(`The guide names a proof for ${route}, which ${r ? 'declares no proof field in its response' : 'is not a route'}.`);
+  if (!field)
+    throw new Error(
+      `The guide names a proof for ${route}, which ${r ? 'declares no proof field in its response' : 'is not a route'}.`,
+    );
   return `\`${field}:true\``;
 }

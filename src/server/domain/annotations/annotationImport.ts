@@ -55,7 +55,10 @@ export async function writeAnnotationImport(store: Store, plan: AnnotationImport
         now,
       });
       if (c.comment) {
-        tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [noteid, c.comment]);
+        tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [
+          noteid,
+          c.comment,
+        ]);
         reindexNote(tx, noteid);
       }
       return { noteid, kind: c.kind, page: c.page, text: c.text };
@@ -66,8 +69,21 @@ export async function writeAnnotationImport(store: Store, plan: AnnotationImport
   });
   // Read back: every card is there with its anchor page.
   for (const c of written.cards) {
-    const back = store.get<{ source_page: number | null }>('SELECT source_page FROM notes WHERE noteid = ? AND hidden = 0', [c.noteid]);
-    if (back?.source_page !== c.page) throw saveFailed(`Card ${c.noteid} did not read back as written; check GET /study-sets/${topicid}/tree before importing again.`, { noteid: c.noteid });
+    const back = store.get<{ source_page: number | null }>(
+      'SELECT source_page FROM notes WHERE noteid = ? AND hidden = 0',
+      [c.noteid],
+    );
+    if (back?.source_page !== c.page)
+      throw saveFailed(
+        `Card ${c.noteid} did not read back as written; check GET /study-sets/${topicid}/tree before importing again.`,
+        { noteid: c.noteid },
+      );
   }
-  return { topicid, bookmd5, created: written.cards, skipped: plan.skipped, alreadyImported: plan.alreadyImported + written.already };
+  return {
+    topicid,
+    bookmd5,
+    created: written.cards,
+    skipped: plan.skipped,
+    alreadyImported: plan.alreadyImported + written.already,
+  };
 }

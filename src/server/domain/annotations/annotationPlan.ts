@@ -60,8 +60,13 @@ export interface AnnotationImportPlan {
 }
 
 const box = (r: Rect): PdfBox => ({ x: r.x, y: r.y, width: r.w, height: r.h });
-const near = (a: PdfBox, b: PdfBox) => Math.abs(a.x - b.x) <= 1 && Math.abs(a.y - b.y) <= 1 && Math.abs(a.width - b.width) <= 1 && Math.abs(a.height - b.height) <= 1;
-const sameRects = (a: readonly PdfBox[], b: readonly PdfBox[]) => a.length === b.length && a.every((r, i) => near(r, b[i]));
+const near = (a: PdfBox, b: PdfBox) =>
+  Math.abs(a.x - b.x) <= 1 &&
+  Math.abs(a.y - b.y) <= 1 &&
+  Math.abs(a.width - b.width) <= 1 &&
+  Math.abs(a.height - b.height) <= 1;
+const sameRects = (a: readonly PdfBox[], b: readonly PdfBox[]) =>
+  a.length === b.length && a.every((r, i) => near(r, b[i]));
 
 /**
  * The anchors the set already has on this book, by page: the import's key is
@@ -86,7 +91,10 @@ export function existingAnchors(db: Db, topicid: string, bookmd5: string): Map<n
  * card of the plan (a copy we exported holds the reader's highlight and ours
  * over the same words: one card); the others counted.
  */
-export function notYetImported(cards: readonly PlannedAnnotationCard[], existing: Map<number, PdfBox[][]>): { fresh: PlannedAnnotationCard[]; already: number } {
+export function notYetImported(
+  cards: readonly PlannedAnnotationCard[],
+  existing: Map<number, PdfBox[][]>,
+): { fresh: PlannedAnnotationCard[]; already: number } {
   const seen = new Map([...existing].map(([page, list]) => [page, [...list]]));
   const fresh = cards.filter((c) => {
     const onPage = seen.get(c.page) ?? [];
@@ -107,7 +115,8 @@ function titleAndComment(a: PageAnnotation, derivedTitle: string): { title: stri
   if (!contents) return { title: derivedTitle };
   const [first, ...rest] = contents.split(/\n\n/);
   const after = rest.join('\n\n').trim();
-  if (first === derivedTitle || a.author === EXPORT_AUTHOR) return { title: first || derivedTitle, ...(after ? { comment: after } : {}) };
+  if (first === derivedTitle || a.author === EXPORT_AUTHOR)
+    return { title: first || derivedTitle, ...(after ? { comment: after } : {}) };
   return { title: derivedTitle, comment: contents };
 }
 
@@ -125,22 +134,48 @@ function cardOf(a: PageAnnotation, items: Parameters<typeof textUnderQuads>[0]):
   if (MARKUP_KINDS.has(a.kind)) {
     const quads = a.quads.length ? a.quads : [a.rect];
     const text = textUnderQuads(items, quads);
-    if (!text && !a.contents.trim()) return { kind: a.kind, page: a.page, reason: 'No text under the marked area (an image, or a page without readable text) and no note: nothing to make a card of.' };
-    if (!text) return { kind: a.kind, page: a.page, ...noteText(a.contents), excerpt: false, rects: quads.map(box), colorIndex };
-    return { kind: a.kind, page: a.page, ...titleAndComment(a, cutTitle(text)), text, excerpt: true, rects: quads.map(box), colorIndex };
+    if (!text && !a.contents.trim())
+      return {
+        kind: a.kind,
+        page: a.page,
+        reason:
+          'No text under the marked area (an image, or a page without readable text) and no note: nothing to make a card of.',
+      };
+    if (!text)
+      return { kind: a.kind, page: a.page, ...noteText(a.contents), excerpt: false, rects: quads.map(box), colorIndex };
+    return {
+      kind: a.kind,
+      page: a.page,
+      ...titleAndComment(a, cutTitle(text)),
+      text,
+      excerpt: true,
+      rects: quads.map(box),
+      colorIndex,
+    };
   }
   if (NOTE_KINDS.has(a.kind)) {
     if (!a.contents.trim()) return { kind: a.kind, page: a.page, reason: `The ${a.kind} note has no text.` };
     return { kind: a.kind, page: a.page, ...noteText(a.contents), excerpt: false, rects: [box(a.rect)], colorIndex };
   }
   if (a.kind === 'Ink') {
-    return { kind: a.kind, page: a.page, reason: `Ink (${a.strokes ?? 0} stroke${a.strokes === 1 ? '' : 's'}): cards hold text and images, not pen strokes; the drawing stays in the PDF.` };
+    return {
+      kind: a.kind,
+      page: a.page,
+      reason: `Ink (${a.strokes ?? 0} stroke${a.strokes === 1 ? '' : 's'}): cards hold text and images, not pen strokes; the drawing stays in the PDF.`,
+    };
   }
-  return { kind: a.kind, page: a.page, reason: `${a.kind} annotations are not imported: text markup (Highlight, Underline, Squiggly, StrikeOut) and FreeText and Text notes are.` };
+  return {
+    kind: a.kind,
+    page: a.page,
+    reason: `${a.kind} annotations are not imported: text markup (Highlight, Underline, Squiggly, StrikeOut) and FreeText and Text notes are.`,
+  };
 }
 
 /** Reading order: page, then top to bottom, then left to right. */
-const readingOrder = (a: PageAnnotation, b: PageAnnotation) => a.page - b.page || (a.quads[0] ?? a.rect).y - (b.quads[0] ?? b.rect).y || (a.quads[0] ?? a.rect).x - (b.quads[0] ?? b.rect).x;
+const readingOrder = (a: PageAnnotation, b: PageAnnotation) =>
+  a.page - b.page ||
+  (a.quads[0] ?? a.rect).y - (b.quads[0] ?? b.rect).y ||
+  (a.quads[0] ?? a.rect).x - (b.quads[0] ?? b.rect).x;
 
 /**
  * Reads the PDF's annotations (pdf.js, in a worker) and turns each into a
@@ -148,14 +183,23 @@ const readingOrder = (a: PageAnnotation, b: PageAnnotation) => a.page - b.page |
  * 422 NO_ANNOTATIONS when the PDF has none a person wrote; the markup pages
  * must be extracted (409 EXTRACTION_IN_PROGRESS while they are not).
  */
-export async function planAnnotationImport(deps: AnnotationImportDeps, bookmd5: string, topicid: string): Promise<AnnotationImportPlan> {
+export async function planAnnotationImport(
+  deps: AnnotationImportDeps,
+  bookmd5: string,
+  topicid: string,
+): Promise<AnnotationImportPlan> {
   const row = deps.documents.get(bookmd5);
   assertStudySet(deps.store, topicid);
   deps.documents.assertFile(row);
   const all = Array.from({ length: row.page_count }, (_, i) => i + 1);
   const annots = (await deps.pool.annotations(deps.documents.source(row), all)).sort(readingOrder);
   if (!annots.length) {
-    throw new BridgeError('NO_ANNOTATIONS', 422, `${row.filename} has no annotations (highlights, underlines, notes or ink) to import. Nothing was changed.`, { bookmd5, pageCount: row.page_count });
+    throw new BridgeError(
+      'NO_ANNOTATIONS',
+      422,
+      `${row.filename} has no annotations (highlights, underlines, notes or ink) to import. Nothing was changed.`,
+      { bookmd5, pageCount: row.page_count },
+    );
   }
   const textPages = [...new Set(annots.filter((a) => MARKUP_KINDS.has(a.kind)).map((a) => a.page))];
   await deps.extraction.waitForPages(row, textPages);
@@ -173,7 +217,12 @@ export async function planAnnotationImport(deps: AnnotationImportDeps, bookmd5: 
   }
   const { fresh, already } = notYetImported(cards, existingAnchors(deps.store, topicid, bookmd5));
   if (fresh.length > MAX_IMPORT_CARDS) {
-    throw new BridgeError('TOO_MANY_ANNOTATIONS', 422, `The PDF has ${fresh.length} annotations to import; at most ${MAX_IMPORT_CARDS} at once. Nothing was changed.`, { max: MAX_IMPORT_CARDS, count: fresh.length });
+    throw new BridgeError(
+      'TOO_MANY_ANNOTATIONS',
+      422,
+      `The PDF has ${fresh.length} annotations to import; at most ${MAX_IMPORT_CARDS} at once. Nothing was changed.`,
+      { max: MAX_IMPORT_CARDS, count: fresh.length },
+    );
   }
   return { topicid, bookmd5, cards: fresh, skipped, alreadyImported: already };
 }

@@ -4,7 +4,8 @@ import { joinRuns } from '../../ground/text/keySpan';
 /** Slack around a quad, in points: readers draw quads a hair inside or outside the glyphs. */
 const SLACK = 0.5;
 
-const inside = (x: number, y: number, q: Rect) => x >= q.x - SLACK && x <= q.x + q.w + SLACK && y >= q.y - SLACK && y <= q.y + q.h + SLACK;
+const inside = (x: number, y: number, q: Rect) =>
+  x >= q.x - SLACK && x <= q.x + q.w + SLACK && y >= q.y - SLACK && y <= q.y + q.h + SLACK;
 
 /**
  * The page's text under a text-markup annotation: every character whose
@@ -18,7 +19,8 @@ export function textUnderQuads(items: readonly TextItem[], quads: readonly Rect[
   for (const it of items) {
     const cy = it.y + it.h / 2;
     // Cheap reject: the item's line crosses no quad.
-    if (!quads.some((q) => cy >= q.y - SLACK && cy <= q.y + q.h + SLACK && it.x <= q.x + q.w && it.x + it.w >= q.x)) continue;
+    if (!quads.some((q) => cy >= q.y - SLACK && cy <= q.y + q.h + SLACK && it.x <= q.x + q.w && it.x + it.w >= q.x))
+      continue;
     const len = it.str.length || 1;
     let run = '';
     for (let k = 0; k < it.str.length; k++) {

@@ -68,7 +68,8 @@ const INTERRUPTED: CallResult = {
   body: {
     error: {
       code: 'APPROVAL_INTERRUPTED',
-      message: 'The bridge stopped while this allowed call ran; it was not run again. Read the library to see whether it took effect.',
+      message:
+        'The bridge stopped while this allowed call ran; it was not run again. Read the library to see whether it took effect.',
       retryable: false,
     },
   },
@@ -115,17 +116,28 @@ export class ApprovalService {
 
   /** At start: allowed calls a stop cut short are answered as interrupted; pending ones get their expiry timers. */
   async recover(): Promise<void> {
-    const cut = this.store.all<{ approval_id: string }>(`SELECT approval_id FROM approvals WHERE state = 'allowed' AND result_json IS NULL`);
+    const cut = this.store.all<{ approval_id: string }>(
+      `SELECT approval_id FROM approvals WHERE state = 'allowed' AND result_json IS NULL`,
+    );
     if (cut.length) {
       await this.store.write((tx) => {
-        for (const r of cut) tx.run('UPDATE approvals SET result_json = ? WHERE approval_id = ?', [JSON.stringify(INTERRUPTED), r.approval_id]);
+        for (const r of cut)
+          tx.run('UPDATE approvals SET result_json = ? WHERE approval_id = ?', [
+            JSON.stringify(INTERRUPTED),
+            r.approval_id,
+          ]);
       });
     }
-    for (const r of this.store.all<Row>(`SELECT * FROM approvals WHERE state = 'pending'`)) this.schedule(r.approval_id, r.expires_at);
+    for (const r of this.store.all<Row>(`SELECT * FROM approvals WHERE state = 'pending'`))
+      this.schedule(r.approval_id, r.expires_at);
   }
 
   /** Holds a call; answers the pending approval. */
-  async hold(agent: { tokenId: string; name: string }, request: HeldRequest, summary: ApprovalSummary): Promise<Approval> {
+  async hold(
+    agent: { tokenId: string; name: string },
+    request: HeldRequest,
+    summary: ApprovalSummary,
+  ): Promise<Approval> {
     const now = new Date();
     const row: Row = {
       approval_id: `apr_${randomBytes(8).toString('hex')}`,
@@ -145,7 +157,18 @@ export class ApprovalService {
     await this.store.write((tx) =>
       tx.run(
         `INSERT INTO approvals(approval_id, token_id, agent_name, method, path, request_json, summary_json, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [row.approval_id, row.token_id, row.agent_name, row.method, row.path, row.request_json, row.summary_json, row.state, row.created_at, row.expires_at],
+        [
+          row.approval_id,
+          row.token_id,
+          row.agent_name,
+          row.method,
+          row.path,
+          row.request_json,
+          row.summary_json,
+          row.state,
+          row.created_at,
+          row.expires_at,
+        ],
       ),
     );
     this.schedule(row.approval_id, row.expires_at);
@@ -160,7 +183,11 @@ export class ApprovalService {
   async get(approvalId: string, tokenId?: string): Promise<Approval> {
     let r = this.row(approvalId);
     if (!r || (tokenId !== undefined && r.token_id !== tokenId)) {
-      throw notFound('APPROVAL_NOT_FOUND', `No approval ${approvalId}${tokenId !== undefined ? ' asked by this token' : ''}. GET /approvals lists the pending ones.`, { approvalId });
+      throw notFound(
+        'APPROVAL_NOT_FOUND',
+        `No approval ${approvalId}${tokenId !== undefined ? ' asked by this token' : ''}. GET /approvals lists the pending ones.`,
+        { approvalId },
+      );
     }
     if (r.state === 'pending' && Date.parse(r.expires_at) <= Date.now()) r = (await this.expire(approvalId)) ?? r;
     return view(r);
@@ -169,7 +196,10 @@ export class ApprovalService {
   /** The pending approvals, oldest first (all, or one agent's). */
   list(tokenId?: string): Approval[] {
     const now = new Date().toISOString();
-    const rows = this.store.all<Row>(`SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY created_at, rowid`, [now]);
+    const rows = this.store.all<Row>(
+      `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
+      [now],
+    );
     return rows.filter((r) => tokenId === undefined || r.token_id === tokenId).map(view);
   }
 
@@ -178,17 +208,40 @@ export class ApprovalService {
     const current = await this.get(approvalId);
     if (current.state !== 'pending' || this.deciding.has(approvalId)) {
       const code = current.state === 'expired' ? 'APPROVAL_EXPIRED' : 'APPROVAL_DECIDED';
-      throw conflict(code, `Approval ${approvalId} is ${this.deciding.has(approvalId) ? 'being decided' : current.state}; a decision is taken once. Nothing was run.`, { approvalId, state: current.state });
+      throw conflict(
+        code,
+        `Approval ${approvalId} is ${this.deciding.has(approvalId) ? 'being decided' : current.state}; a decision is taken once. Nothing was run.`,
+        { approvalId, state: current.state },
+      );
     }
-    if (!this.runner) throw new BridgeError('APPROVALS_UNAVAILABLE', 503, 'Approvals cannot run calls yet (the bridge is starting).', undefined, true);
+    if (!this.runner)
+      throw new BridgeError(
+        'APPROVALS_UNAVAILABLE',
+        503,
+        'Approvals cannot run calls yet (the bridge is starting).',
+        undefined,
+        true,
+      );
     this.deciding.add(approvalId);
     try {
       // Read again now that no other decision can start: one that finished meanwhile has moved the row on.
       const state = this.row(approvalId)?.state;
-      if (state !== 'pending') throw conflict('APPROVAL_DECIDED', `Approval ${approvalId} is ${state}; a decision is taken once. Nothing was run.`, { approvalId, state });
+      if (state !== 'pending')
+        throw conflict(
+          'APPROVAL_DECIDED',
+          `Approval ${approvalId} is ${state}; a decision is taken once. Nothing was run.`,
+          { approvalId, state },
+        );
       const decidedAt = new Date().toISOString();
       const next: ApprovalState = decision === 'allow' ? 'allowed' : 'denied';
-      await this.store.write((tx) => tx.run('UPDATE approvals SET state = ?, decided_at = ?, decided_by = ? WHERE approval_id = ?', [next, decidedAt, by, approvalId]));
+      await this.store.write((tx) =>
+        tx.run('UPDATE approvals SET state = ?, decided_at = ?, decided_by = ? WHERE approval_id = ?', [
+          next,
+          decidedAt,
+          by,
+          approvalId,
+        ]),
+      );
       this.unschedule(approvalId);
       if (decision === 'allow') {
         const r = this.row(approvalId)!;
@@ -198,7 +251,9 @@ export class ApprovalService {
         } catch {
           result = INTERRUPTED;
         }
-        await this.store.write((tx) => tx.run('UPDATE approvals SET result_json = ? WHERE approval_id = ?', [JSON.stringify(result), approvalId]));
+        await this.store.write((tx) =>
+          tx.run('UPDATE approvals SET result_json = ? WHERE approval_id = ?', [JSON.stringify(result), approvalId]),
+        );
       }
       return view(this.row(approvalId)!);
     } finally {
@@ -209,12 +264,17 @@ export class ApprovalService {
   private async expire(approvalId: string): Promise<Row | undefined> {
     this.unschedule(approvalId);
     if (this.deciding.has(approvalId)) return undefined;
-    await this.store.write((tx) => tx.run(`UPDATE approvals SET state = 'expired' WHERE approval_id = ? AND state = 'pending'`, [approvalId]));
+    await this.store.write((tx) =>
+      tx.run(`UPDATE approvals SET state = 'expired' WHERE approval_id = ? AND state = 'pending'`, [approvalId]),
+    );
     return this.row(approvalId);
   }
 
   private schedule(approvalId: string, expiresAt: string): void {
-    const t = setTimeout(() => void this.expire(approvalId).catch(() => undefined), Math.max(0, Date.parse(expiresAt) - Date.now()));
+    const t = setTimeout(
+      () => void this.expire(approvalId).catch(() => undefined),
+      Math.max(0, Date.parse(expiresAt) - Date.now()),
+    );
     t.unref();
     this.timers.set(approvalId, t);
   }

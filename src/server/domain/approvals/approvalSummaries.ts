@@ -18,17 +18,25 @@ export function describeCardDelete(dryRun: Record<string, unknown> | undefined):
 export function describeSetDelete(store: Store, topicid: string, forGood: boolean): string {
   const set = store.get<{ title: string; kind: string }>('SELECT title, kind FROM topics WHERE topicid = ?', [topicid]);
   if (!set) return `delete study set ${topicid} (not found)`;
-  const cards = store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
+  const cards =
+    store.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
   const inDecks =
-    store.get<{ n: number }>('SELECT count(DISTINCT d.source_note_id) AS n FROM deck_cards d JOIN notes n ON n.noteid = d.source_note_id WHERE n.topicid = ?', [topicid])?.n ?? 0;
+    store.get<{ n: number }>(
+      'SELECT count(DISTINCT d.source_note_id) AS n FROM deck_cards d JOIN notes n ON n.noteid = d.source_note_id WHERE n.topicid = ?',
+      [topicid],
+    )?.n ?? 0;
   const what = set.kind === 'deck' ? 'deck' : 'study set';
   return `delete ${what} "${set.title}" with ${plural(cards, 'card')}${inDecks ? `, ${inDecks} of them in review decks` : ''}${forGood ? ', for good' : ''}`;
 }
 
 export function describeDocumentDelete(store: Store, bookmd5: string): string {
-  const doc = store.get<{ filename: string; page_count: number }>('SELECT filename, page_count FROM documents WHERE bookmd5 = ?', [bookmd5]);
+  const doc = store.get<{ filename: string; page_count: number }>(
+    'SELECT filename, page_count FROM documents WHERE bookmd5 = ?',
+    [bookmd5],
+  );
   if (!doc) return `delete document ${bookmd5} (not found)`;
-  const sets = store.get<{ n: number }>('SELECT count(*) AS n FROM topic_documents WHERE bookmd5 = ?', [bookmd5])?.n ?? 0;
+  const sets =
+    store.get<{ n: number }>('SELECT count(*) AS n FROM topic_documents WHERE bookmd5 = ?', [bookmd5])?.n ?? 0;
   return `delete "${doc.filename}" (${plural(doc.page_count, 'page')}) from the library${sets ? `, used by ${plural(sets, 'study set')}` : ''}`;
 }
 
@@ -40,7 +48,10 @@ export function describeRestore(dryRun: Record<string, unknown> | undefined): st
 }
 
 export function previousImport(store: Store, bundleId: string): { version: number; cards: number } | undefined {
-  const row = store.get<{ version: number; root_note_id: string | null; topicid: string }>('SELECT version, root_note_id, topicid FROM bundles WHERE bundle_id = ?', [bundleId]);
+  const row = store.get<{ version: number; root_note_id: string | null; topicid: string }>(
+    'SELECT version, root_note_id, topicid FROM bundles WHERE bundle_id = ?',
+    [bundleId],
+  );
   if (!row || row.version < 1) return undefined;
   const cards = store.get<{ n: number }>(
     `WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT n.noteid FROM notes n JOIN t ON n.parent_id = t.id) SELECT count(*) AS n FROM t`,
@@ -51,5 +62,7 @@ export function previousImport(store: Store, bundleId: string): { version: numbe
 
 export function describeReplaceImport(store: Store, bundleId: string): string {
   const prev = previousImport(store, bundleId);
-  return prev ? `replace the earlier import of bundle ${bundleId} (version ${prev.version}, ${plural(prev.cards, 'card')}) with a new tree` : `import bundle ${bundleId}`;
+  return prev
+    ? `replace the earlier import of bundle ${bundleId} (version ${prev.version}, ${plural(prev.cards, 'card')}) with a new tree`
+    : `import bundle ${bundleId}`;
 }

@@ -156,7 +156,7 @@ export function sourceJson(m: BundleMeta, pages: StoredPage[]): string {
 /** "3–5, 9, 12–14" */
 export function ranges(pages: number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < pages.length; ) {
+  for (let i = 0; i < pages.length;) {
     let j = i;
     while (j + 1 < pages.length && pages[j + 1] === pages[j] + 1) j++;
     out.push(i === j ? `${pages[i]}` : `${pages[i]}–${pages[j]}`);

@@ -60,7 +60,15 @@ export class SingleSlotRunner {
         ? `A discarded prepare (job ${j.jobId}) is still stopping at its cancellation checkpoint; wait retryAfterSeconds, then prepare once.`
         : `Another prepare is running (job ${j.jobId}, ${j.pagesDone}/${j.pagesTotal} pages). Only one runs at a time: poll GET /bundles and prepare again when it is done; do not re-send at once.`,
       retryAfterSeconds,
-      { runningJob: { jobId: j.jobId, bundleId: j.bundleId, pagesDone: j.pagesDone, pagesTotal: j.pagesTotal, cancelling: j.cancelled } },
+      {
+        runningJob: {
+          jobId: j.jobId,
+          bundleId: j.bundleId,
+          pagesDone: j.pagesDone,
+          pagesTotal: j.pagesTotal,
+          cancelling: j.cancelled,
+        },
+      },
     );
   }
 

@@ -35,7 +35,8 @@ export interface PrepareRequest {
 function pairingWarning(preset: string, anchorMode: string): string | undefined {
   if (preset === 'exam-general' && anchorMode !== 'block')
     return 'exam-general pairs questions and answers by block role and needs anchorMode "block": discard this bundle and prepare again with anchorMode:"block".';
-  if (preset === 'dictionary' && anchorMode === 'block') return 'dictionary expects anchorMode "page_text" (terms are quoted as excerpts): discard and prepare again with anchorMode:"page_text".';
+  if (preset === 'dictionary' && anchorMode === 'block')
+    return 'dictionary expects anchorMode "page_text" (terms are quoted as excerpts): discard and prepare again with anchorMode:"page_text".';
   if (preset === 'book-breakdown' && anchorMode === 'block')
     return 'book-breakdown is meant for prose with anchorMode "page_text"; block mode suits formula-dense, exam or scanned pages (then source-structure or exam-general). If the pages are prose, discard and prepare again.';
   return undefined;
@@ -49,25 +50,55 @@ function pairingWarning(preset: string, anchorMode: string): string | undefined 
 export function validatePrepare(body: PrepareBody, doc: DocumentRow): PrepareRequest {
   const preset = body.preset ?? 'book-breakdown';
   if (!(PRESETS as readonly string[]).includes(preset)) {
-    throw invalidInput(`preset "${preset}" is not one of ${PRESETS.join(', ')}. Nothing was prepared.`, { field: 'preset', validValues: [...PRESETS] }, 'INVALID_PRESET');
+    throw invalidInput(
+      `preset "${preset}" is not one of ${PRESETS.join(', ')}. Nothing was prepared.`,
+      { field: 'preset', validValues: [...PRESETS] },
+      'INVALID_PRESET',
+    );
   }
   const anchorMode = body.anchorMode ?? 'page_text';
   if (!(ANCHOR_MODES as readonly string[]).includes(anchorMode)) {
-    throw invalidInput(`anchorMode "${anchorMode}" is not one of ${ANCHOR_MODES.join(', ')}. Probe GET /documents/{id}/pages?blocks=1 to choose.`, { field: 'anchorMode', validValues: [...ANCHOR_MODES] }, 'INVALID_ANCHOR_MODE');
+    throw invalidInput(
+      `anchorMode "${anchorMode}" is not one of ${ANCHOR_MODES.join(', ')}. Probe GET /documents/{id}/pages?blocks=1 to choose.`,
+      { field: 'anchorMode', validValues: [...ANCHOR_MODES] },
+      'INVALID_ANCHOR_MODE',
+    );
   }
   const fill = body.cardStyle?.defaultFillIndex;
   if (fill !== undefined && !(Number.isInteger(fill) && fill >= -1 && fill <= 2)) {
-    throw invalidInput(`cardStyle.defaultFillIndex must be an integer -1..2 (2 = no fill; 0 is not "no fill"); got ${fill}.`, { field: 'cardStyle.defaultFillIndex', validValues: [-1, 0, 1, 2] }, 'INVALID_FILL_INDEX');
+    throw invalidInput(
+      `cardStyle.defaultFillIndex must be an integer -1..2 (2 = no fill; 0 is not "no fill"); got ${fill}.`,
+      { field: 'cardStyle.defaultFillIndex', validValues: [-1, 0, 1, 2] },
+      'INVALID_FILL_INDEX',
+    );
   }
-  if (!body.segments.length) throw invalidInput('segments is empty: give at least one {startPage, endPage}.', { field: 'segments' }, 'INVALID_SEGMENTS');
+  if (!body.segments.length)
+    throw invalidInput(
+      'segments is empty: give at least one {startPage, endPage}.',
+      { field: 'segments' },
+      'INVALID_SEGMENTS',
+    );
   const segs = body.segments.map((s, i) => {
     const endPage = s.endPage ?? s.startPage;
     if (s.startPage >= VIRTUAL_PAGE_BASE || endPage >= VIRTUAL_PAGE_BASE) {
-      throw invalidInput(`segments[${i}] names a virtual blank page (≥ ${VIRTUAL_PAGE_BASE}); use PDF page order.`, { field: `segments.${i}` }, 'VIRTUAL_PAGE');
+      throw invalidInput(
+        `segments[${i}] names a virtual blank page (≥ ${VIRTUAL_PAGE_BASE}); use PDF page order.`,
+        { field: `segments.${i}` },
+        'VIRTUAL_PAGE',
+      );
     }
-    if (endPage < s.startPage) throw invalidInput(`segments[${i}]: endPage ${endPage} is before startPage ${s.startPage}.`, { field: `segments.${i}` }, 'INVALID_RANGE');
+    if (endPage < s.startPage)
+      throw invalidInput(
+        `segments[${i}]: endPage ${endPage} is before startPage ${s.startPage}.`,
+        { field: `segments.${i}` },
+        'INVALID_RANGE',
+      );
     if (endPage > doc.page_count) {
-      throw invalidInput(`segments[${i}] ends at page ${endPage}, beyond this ${doc.page_count}-page document (PDF page order, not printed numbers).`, { field: `segments.${i}`, pageCount: doc.page_count }, 'PAGE_OUT_OF_RANGE');
+      throw invalidInput(
+        `segments[${i}] ends at page ${endPage}, beyond this ${doc.page_count}-page document (PDF page order, not printed numbers).`,
+        { field: `segments.${i}`, pageCount: doc.page_count },
+        'PAGE_OUT_OF_RANGE',
+      );
     }
     return { startPage: s.startPage, endPage, title: s.title };
   });
@@ -83,15 +114,40 @@ export function validatePrepare(body: PrepareBody, doc: DocumentRow): PrepareReq
   }
   const pages = merged.flatMap((s) => Array.from({ length: s.endPage - s.startPage + 1 }, (_, i) => s.startPage + i));
   if (pages.length > MAX_BUNDLE_PAGES) {
-    throw invalidInput(`These segments cover ${pages.length} actual pages; a bundle holds at most ${MAX_BUNDLE_PAGES}. Split the work into several bundles.`, { pagesTotal: pages.length, maxPages: MAX_BUNDLE_PAGES }, 'TOO_MANY_PAGES');
+    throw invalidInput(
+      `These segments cover ${pages.length} actual pages; a bundle holds at most ${MAX_BUNDLE_PAGES}. Split the work into several bundles.`,
+      { pagesTotal: pages.length, maxPages: MAX_BUNDLE_PAGES },
+      'TOO_MANY_PAGES',
+    );
   }
   const async = body.async === true;
   if (!async && pages.length > MAX_SYNC_PAGES) {
-    throw invalidInput(`${pages.length} pages need async:true (synchronous prepare is for at most ${MAX_SYNC_PAGES} pages); then poll GET /bundles.`, { pagesTotal: pages.length, maxSyncPages: MAX_SYNC_PAGES }, 'ASYNC_REQUIRED');
+    throw invalidInput(
+      `${pages.length} pages need async:true (synchronous prepare is for at most ${MAX_SYNC_PAGES} pages); then poll GET /bundles.`,
+      { pagesTotal: pages.length, maxSyncPages: MAX_SYNC_PAGES },
+      'ASYNC_REQUIRED',
+    );
   }
   const warnings: string[] = [];
   const pw = pairingWarning(preset, anchorMode);
   if (pw) warnings.push(pw);
-  const title = body.title?.trim() || merged.map((s) => s.title).filter(Boolean).join(' + ') || `${doc.filename.replace(/\.pdf$/i, '')} p. ${merged.map((s) => (s.startPage === s.endPage ? s.startPage : `${s.startPage}–${s.endPage}`)).join(', ')}`;
-  return { topicid: body.topicid, bookmd5: body.bookmd5, segments: merged, pages, preset, anchorMode, title, defaultFillIndex: fill ?? null, async, warnings };
+  const title =
+    body.title?.trim() ||
+    merged
+      .map((s) => s.title)
+      .filter(Boolean)
+      .join(' + ') ||
+    `${doc.filename.replace(/\.pdf$/i, '')} p. ${merged.map((s) => (s.startPage === s.endPage ? s.startPage : `${s.startPage}–${s.endPage}`)).join(', ')}`;
+  return {
+    topicid: body.topicid,
+    bookmd5: body.bookmd5,
+    segments: merged,
+    pages,
+    preset,
+    anchorMode,
+    title,
+    defaultFillIndex: fill ?? null,
+    async,
+    warnings,
+  };
 }

@@ -10,7 +10,16 @@ import { newId, nowIso } from '../library/ids';
 import { assertStudySet } from '../library/studySets';
 import type { Store } from '../../ground/store/store';
 import { draftResult } from './draftOutline';
-import { BUNDLE_FILES, RECEIPT_FILE, manifestJson, outputContract, sha256, sourceJson, taskMarkdown, type BundleMeta } from './bundleFiles';
+import {
+  BUNDLE_FILES,
+  RECEIPT_FILE,
+  manifestJson,
+  outputContract,
+  sha256,
+  sourceJson,
+  taskMarkdown,
+  type BundleMeta,
+} from './bundleFiles';
 import { JobCancelled, type JobControl, type SingleSlotRunner } from './bundleJobRunner';
 import { validatePrepare, type PrepareBody, type PrepareRequest } from './bundlePrepare';
 import { STALE_PREPARE, type BundleRequest } from './bundleRecords';
@@ -39,7 +48,9 @@ export class BundlePrepareJob {
   /** After a restart: jobs that were preparing are failed with a reason; half-written folders go. */
   async recover(): Promise<void> {
     await this.failStale();
-    if (existsSync(this.folders.bundlesDir)) for (const f of readdirSync(this.folders.bundlesDir)) if (f.endsWith('.partial')) rmSync(path.join(this.folders.bundlesDir, f), { recursive: true, force: true });
+    if (existsSync(this.folders.bundlesDir))
+      for (const f of readdirSync(this.folders.bundlesDir))
+        if (f.endsWith('.partial')) rmSync(path.join(this.folders.bundlesDir, f), { recursive: true, force: true });
   }
 
   /**
@@ -52,9 +63,15 @@ export class BundlePrepareJob {
   async failStale(): Promise<void> {
     await this.retryWithdrawn();
     const running = this.runner.running?.bundleId ?? '';
-    if (!this.store.get(`SELECT 1 FROM bundles WHERE state = 'preparing' AND bundle_id <> ? LIMIT 1`, [running])) return;
+    if (!this.store.get(`SELECT 1 FROM bundles WHERE state = 'preparing' AND bundle_id <> ? LIMIT 1`, [running]))
+      return;
     await this.store
-      .write((tx) => tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE state = 'preparing' AND bundle_id <> ?`, [STALE_PREPARE, nowIso(), running]))
+      .write((tx) =>
+        tx.run(
+          `UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE state = 'preparing' AND bundle_id <> ?`,
+          [STALE_PREPARE, nowIso(), running],
+        ),
+      )
       .catch((e) => {
         if (!failedForSpace(e)) throw e;
       });
@@ -68,31 +85,61 @@ export class BundlePrepareJob {
     const refused = this.runner.busyError();
     if (refused) throw refused;
     await this.retryWithdrawn();
-    if (!this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [req.topicid, req.bookmd5])) {
-      req.warnings.push('This document is not in the study set; the cards will still anchor to it. POST /study-sets/{id}/documents adds it.');
+    if (
+      !this.store.get('SELECT 1 FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [req.topicid, req.bookmd5])
+    ) {
+      req.warnings.push(
+        'This document is not in the study set; the cards will still anchor to it. POST /study-sets/{id}/documents adds it.',
+      );
     }
     const bundleId = newId();
     const jobId = newId();
     const rootNoteId = newId();
     const now = nowIso();
-    const stored: BundleRequest = { segments: req.segments, title: req.title, defaultFillIndex: req.defaultFillIndex, pagesTotal: req.pages.length };
+    const stored: BundleRequest = {
+      segments: req.segments,
+      title: req.title,
+      defaultFillIndex: req.defaultFillIndex,
+      pagesTotal: req.pages.length,
+    };
     let rowWritten!: Promise<void>;
     const job = this.runner.start({ jobId, bundleId, pagesTotal: req.pages.length }, async (ctl) => {
       rowWritten = this.store.write((tx) =>
         tx.run(
           `INSERT INTO bundles(bundle_id, topicid, bookmd5, state, version, root_note_id, job_id, origin, preset, anchor_mode, segments, progress, created_at, updated_at)
            VALUES (?, ?, ?, 'preparing', 0, ?, ?, 'bridge', ?, ?, ?, 0, ?, ?)`,
-          [bundleId, req.topicid, req.bookmd5, rootNoteId, jobId, req.preset, req.anchorMode, JSON.stringify(stored), now, now],
+          [
+            bundleId,
+            req.topicid,
+            req.bookmd5,
+            rootNoteId,
+            jobId,
+            req.preset,
+            req.anchorMode,
+            JSON.stringify(stored),
+            now,
+            now,
+          ],
         ),
       );
       await rowWritten;
       await this.runJob(ctl, { bundleId, jobId, req, now, documentTitle: doc.filename });
     });
     await rowWritten;
-    const base = { jobId, bundleId, bundlePath: this.folders.folderOf(bundleId), pagesTotal: req.pages.length, ...(req.warnings.length ? { warnings: req.warnings } : {}) };
+    const base = {
+      jobId,
+      bundleId,
+      bundlePath: this.folders.folderOf(bundleId),
+      pagesTotal: req.pages.length,
+      ...(req.warnings.length ? { warnings: req.warnings } : {}),
+    };
     if (req.async) return { ...base, state: 'preparing' };
     await job.done;
-    if (job.error instanceof JobCancelled) throw conflict('PREPARE_CANCELLED', 'This prepare was discarded while it ran; nothing was prepared.', { bundleId, jobId });
+    if (job.error instanceof JobCancelled)
+      throw conflict('PREPARE_CANCELLED', 'This prepare was discarded while it ran; nothing was prepared.', {
+        bundleId,
+        jobId,
+      });
     if (job.error) {
       // Answered 507: nothing was prepared, so no failed bundle is left to list either (a retry makes a new one).
       if (failedForSpace(job.error)) await this.withdraw(bundleId).catch(() => this.runner.withdrawn.add(bundleId));
@@ -101,7 +148,10 @@ export class BundlePrepareJob {
     return { ...base, state: 'prepared', version: 0, rootNoteId, files: [...BUNDLE_FILES] };
   }
 
-  private async runJob(ctl: JobControl, a: { bundleId: string; jobId: string; req: PrepareRequest; now: string; documentTitle: string }): Promise<void> {
+  private async runJob(
+    ctl: JobControl,
+    a: { bundleId: string; jobId: string; req: PrepareRequest; now: string; documentTitle: string },
+  ): Promise<void> {
     const { bundleId, req } = a;
     const partial = path.join(this.folders.bundlesDir, `${bundleId}.partial`);
     try {
@@ -138,7 +188,20 @@ export class BundlePrepareJob {
       write('manifest.json', manifestJson(meta, pages));
       write('source.json', sourceJson(meta, pages));
       write('result.md', draft);
-      write(RECEIPT_FILE, JSON.stringify({ bundleId, jobId: a.jobId, state: 'prepared', draftSha256: sha256(draft), note: 'Written by the bridge. Do not edit or delete.' }, null, 2));
+      write(
+        RECEIPT_FILE,
+        JSON.stringify(
+          {
+            bundleId,
+            jobId: a.jobId,
+            state: 'prepared',
+            draftSha256: sha256(draft),
+            note: 'Written by the bridge. Do not edit or delete.',
+          },
+          null,
+          2,
+        ),
+      );
       ctl.checkpoint();
       renameSync(partial, this.folders.folderOf(bundleId));
       // A discard that came between the last checkpoint and the rename must not leave the folder behind.
@@ -147,7 +210,10 @@ export class BundlePrepareJob {
         throw new JobCancelled();
       }
       await this.store.write((tx) =>
-        tx.run(`UPDATE bundles SET state = 'prepared', progress = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`, [pages.length, nowIso(), bundleId]),
+        tx.run(
+          `UPDATE bundles SET state = 'prepared', progress = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`,
+          [pages.length, nowIso(), bundleId],
+        ),
       );
     } catch (raw) {
       const e = asNoSpace(raw, 'Preparing the bundle', this.folders.bundlesDir);
@@ -155,7 +221,12 @@ export class BundlePrepareJob {
       if (!(e instanceof JobCancelled)) {
         const reason = e instanceof BridgeError ? `${e.code}: ${e.message}` : (e as Error).message;
         await this.store
-          .write((tx) => tx.run(`UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`, [reason.slice(0, 500), nowIso(), bundleId]))
+          .write((tx) =>
+            tx.run(
+              `UPDATE bundles SET state = 'failed', error = ?, updated_at = ? WHERE bundle_id = ? AND state = 'preparing'`,
+              [reason.slice(0, 500), nowIso(), bundleId],
+            ),
+          )
           .catch(() => undefined);
       }
       throw e;
@@ -176,7 +247,9 @@ export class BundlePrepareJob {
 
   /** Deletes the row of a prepare answered 507 ('preparing' still when its 'failed' was refused too). */
   private withdraw(bundleId: string): Promise<unknown> {
-    return this.store.write((tx) => tx.run(`DELETE FROM bundles WHERE bundle_id = ? AND state IN ('failed', 'preparing')`, [bundleId]));
+    return this.store.write((tx) =>
+      tx.run(`DELETE FROM bundles WHERE bundle_id = ? AND state IN ('failed', 'preparing')`, [bundleId]),
+    );
   }
 
   /** Pages not extracted yet are read first (prepare right after upload works); checkpoints while waiting. */

@@ -42,12 +42,17 @@ export function getBundle(db: Db, bundleId: string): BundleRow {
 
 /** A bundle that still exists: discarded ones answer 404 too, saying so. */
 /** Why a bundle left 'preparing' without its job: stopped with the bridge, or ended when its failure could not be saved. */
-export const STALE_PREPARE = 'interrupted: the prepare job ended without finishing (the bridge stopped, or the disk was full); prepare again (or discard it)';
+export const STALE_PREPARE =
+  'interrupted: the prepare job ended without finishing (the bridge stopped, or the disk was full); prepare again (or discard it)';
 
 export function getLiveBundle(db: Db, bundleId: string): BundleRow {
   const row = getBundle(db, bundleId);
   if (row.state === 'discarded') {
-    throw notFound('BUNDLE_NOT_FOUND', `Bundle ${bundleId} was discarded (its folder is gone; imported cards stay). Prepare a new one.`, { bundleId, discarded: true });
+    throw notFound(
+      'BUNDLE_NOT_FOUND',
+      `Bundle ${bundleId} was discarded (its folder is gone; imported cards stay). Prepare a new one.`,
+      { bundleId, discarded: true },
+    );
   }
   return row;
 }

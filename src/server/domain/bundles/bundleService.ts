@@ -46,7 +46,8 @@ export class BundleService {
     if (!s) {
       const req = requestOf(row);
       const pages: StoredPage[] = [];
-      for (const seg of req.segments) pages.push(...(await readBundlePages(this.pages, row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
+      for (const seg of req.segments)
+        pages.push(...(await readBundlePages(this.pages, row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
       s = new BundleSource(pages);
       this.sources.set(row.bundle_id, s);
       if (this.sources.size > 4) this.sources.delete(this.sources.keys().next().value!);
@@ -60,13 +61,27 @@ export class BundleService {
     let sinceIso: string | undefined;
     if (opts.since !== undefined) {
       const ms = /^\d+$/.test(opts.since) ? Number(opts.since) : Date.parse(opts.since);
-      if (!Number.isFinite(ms)) throw invalidInput(`since "${opts.since}" is neither an ISO 8601 time nor epoch milliseconds.`, { field: 'since' }, 'INVALID_SINCE');
+      if (!Number.isFinite(ms))
+        throw invalidInput(
+          `since "${opts.since}" is neither an ISO 8601 time nor epoch milliseconds.`,
+          { field: 'since' },
+          'INVALID_SINCE',
+        );
       sinceIso = new Date(ms).toISOString();
     }
-    const rows = this.store.all<BundleRow>(`SELECT * FROM bundles WHERE state <> 'discarded' ${opts.origin ? 'AND origin = ?' : ''} ORDER BY created_at, bundle_id`, opts.origin ? [opts.origin] : []);
+    const rows = this.store.all<BundleRow>(
+      `SELECT * FROM bundles WHERE state <> 'discarded' ${opts.origin ? 'AND origin = ?' : ''} ORDER BY created_at, bundle_id`,
+      opts.origin ? [opts.origin] : [],
+    );
     const running = this.runner.running;
     // The library file name of each book; null once the document left the library (the bundle stays listed).
-    const filenames = new Map(this.store.all<{ bookmd5: string; filename: string }>(`SELECT bookmd5, filename FROM documents WHERE bookmd5 IN (SELECT bookmd5 FROM bundles WHERE state <> 'discarded')`).map((d) => [d.bookmd5, d.filename]));
+    const filenames = new Map(
+      this.store
+        .all<{ bookmd5: string; filename: string }>(
+          `SELECT bookmd5, filename FROM documents WHERE bookmd5 IN (SELECT bookmd5 FROM bundles WHERE state <> 'discarded')`,
+        )
+        .map((d) => [d.bookmd5, d.filename]),
+    );
     // A preparing job stays listed whatever `since` says: long jobs must not vanish.
     const bundles = rows
       .filter((r) => !this.runner.withdrawn.has(r.bundle_id))
@@ -87,13 +102,21 @@ export class BundleService {
           documentTitle: filenames.get(r.bookmd5) ?? null,
           preset: r.preset,
           anchorMode: r.anchor_mode,
-          segments: req.segments.map((s) => ({ startPage: s.startPage, endPage: s.endPage, ...(s.title ? { title: s.title } : {}) })),
+          segments: req.segments.map((s) => ({
+            startPage: s.startPage,
+            endPage: s.endPage,
+            ...(s.title ? { title: s.title } : {}),
+          })),
           pagesTotal: total,
           createdAt: r.created_at,
           updatedAt: r.updated_at,
           state: r.state,
-          ...(r.state === 'prepared' || r.state === 'imported' ? { version: r.version, rootNoteId: r.root_note_id } : {}),
-          ...(r.state === 'preparing' ? { progress: { pagesDone: live?.pagesDone ?? r.progress ?? 0, pagesTotal: total }, running: !!live } : {}),
+          ...(r.state === 'prepared' || r.state === 'imported'
+            ? { version: r.version, rootNoteId: r.root_note_id }
+            : {}),
+          ...(r.state === 'preparing'
+            ? { progress: { pagesDone: live?.pagesDone ?? r.progress ?? 0, pagesTotal: total }, running: !!live }
+            : {}),
           ...(r.state === 'failed' ? { error: r.error } : {}),
         };
       });
@@ -119,57 +142,127 @@ export class BundleService {
       throw conflict(
         'BUNDLE_PREPARING',
         'This bundle is still being prepared and its folder must not be read yet. Poll GET /bundles until state is "prepared".',
-        { bundleId, retryAfterSeconds: 15, ...(j?.bundleId === bundleId ? { progress: { pagesDone: j.pagesDone, pagesTotal: j.pagesTotal } } : {}) },
+        {
+          bundleId,
+          retryAfterSeconds: 15,
+          ...(j?.bundleId === bundleId ? { progress: { pagesDone: j.pagesDone, pagesTotal: j.pagesTotal } } : {}),
+        },
         true,
       );
     }
-    if (row.state === 'failed') throw conflict('BUNDLE_FAILED', `This bundle failed: ${row.error ?? 'unknown reason'}. Fix the cause and prepare again, or discard it.`, { bundleId, error: row.error });
-    if (this.discarding.has(bundleId)) throw conflict('BUNDLE_DISCARDING', 'This bundle is being discarded.', { bundleId });
+    if (row.state === 'failed')
+      throw conflict(
+        'BUNDLE_FAILED',
+        `This bundle failed: ${row.error ?? 'unknown reason'}. Fix the cause and prepare again, or discard it.`,
+        { bundleId, error: row.error },
+      );
+    if (this.discarding.has(bundleId))
+      throw conflict('BUNDLE_DISCARDING', 'This bundle is being discarded.', { bundleId });
     return row;
   }
 
   /** The listing, or one file's raw content; paths stay inside the folder. */
-  files(bundleId: string, relPath: string | undefined): { list: Record<string, unknown> } | { file: Buffer; name: string } {
+  files(
+    bundleId: string,
+    relPath: string | undefined,
+  ): { list: Record<string, unknown> } | { file: Buffer; name: string } {
     const row = this.readyBundle(bundleId);
     const dir = this.folderOf(row.bundle_id);
-    if (!existsSync(dir)) throw notFound('BUNDLE_FOLDER_MISSING', `The folder of bundle ${bundleId} is gone (${dir}); discard the bundle and prepare again.`, { bundlePath: dir });
+    if (!existsSync(dir))
+      throw notFound(
+        'BUNDLE_FOLDER_MISSING',
+        `The folder of bundle ${bundleId} is gone (${dir}); discard the bundle and prepare again.`,
+        { bundlePath: dir },
+      );
     if (relPath === undefined) {
       const files = readdirSync(dir, { withFileTypes: true })
         .filter((d) => d.isFile())
         .map((d) => {
           const st = statSync(path.join(dir, d.name));
-          return { path: d.name, size: st.size, modifiedAt: st.mtime.toISOString(), ...(d.name.startsWith('.') ? { hidden: true, doNotEdit: true } : {}) };
+          return {
+            path: d.name,
+            size: st.size,
+            modifiedAt: st.mtime.toISOString(),
+            ...(d.name.startsWith('.') ? { hidden: true, doNotEdit: true } : {}),
+          };
         })
         .sort((a, b) => (a.path < b.path ? -1 : 1));
       return { list: { bundleId, bundlePath: dir, state: row.state, files, count: files.length } };
     }
     const parts = relPath.split(/[\\/]+/);
-    if (!relPath || path.isAbsolute(relPath) || /^[a-zA-Z]:/.test(relPath) || parts.includes('..') || relPath.includes('\0')) {
-      throw invalidInput(`path "${relPath}" must be relative to the bundle folder, without "..": e.g. source.json.`, { field: 'path' }, 'INVALID_PATH');
+    if (
+      !relPath ||
+      path.isAbsolute(relPath) ||
+      /^[a-zA-Z]:/.test(relPath) ||
+      parts.includes('..') ||
+      relPath.includes('\0')
+    ) {
+      throw invalidInput(
+        `path "${relPath}" must be relative to the bundle folder, without "..": e.g. source.json.`,
+        { field: 'path' },
+        'INVALID_PATH',
+      );
     }
     const abs = path.resolve(dir, relPath);
-    if (!existsSync(abs) || !statSync(abs).isFile()) throw notFound('FILE_NOT_FOUND', `No file "${relPath}" in bundle ${bundleId}. GET /bundles/{id}/files lists them.`, { path: relPath });
+    if (!existsSync(abs) || !statSync(abs).isFile())
+      throw notFound(
+        'FILE_NOT_FOUND',
+        `No file "${relPath}" in bundle ${bundleId}. GET /bundles/{id}/files lists them.`,
+        { path: relPath },
+      );
     const real = realpathSync(abs);
-    if (!real.startsWith(realpathSync(dir) + path.sep)) throw invalidInput(`path "${relPath}" leads outside the bundle folder.`, { field: 'path' }, 'INVALID_PATH');
+    if (!real.startsWith(realpathSync(dir) + path.sep))
+      throw invalidInput(`path "${relPath}" leads outside the bundle folder.`, { field: 'path' }, 'INVALID_PATH');
     return { file: readFileSync(real), name: relPath };
   }
 
   async focus(bundleId: string) {
     const row = getLiveBundle(this.store, bundleId);
     const first = requestOf(row).segments[0].startPage;
-    await this.ui.open({ topicid: row.topicid, bookmd5: row.bookmd5, page: first, ...(row.state === 'imported' && row.root_note_id ? { noteid: row.root_note_id } : {}) });
-    return { bundleId, accepted: true, state: row.state, hint: 'Focus is asynchronous: read GET /context to see what is shown.' };
+    await this.ui.open({
+      topicid: row.topicid,
+      bookmd5: row.bookmd5,
+      page: first,
+      ...(row.state === 'imported' && row.root_note_id ? { noteid: row.root_note_id } : {}),
+    });
+    return {
+      bundleId,
+      accepted: true,
+      state: row.state,
+      hint: 'Focus is asynchronous: read GET /context to see what is shown.',
+    };
   }
 
   async discard(bundleId: string) {
     const row = getBundle(this.store, bundleId);
-    if (row.state === 'discarded') return { bundleId, discarded: true, alreadyDiscarded: true, cancelledJob: null, folderRemoved: !existsSync(this.folderOf(bundleId)) };
-    if (this.submitting.has(bundleId)) throw conflict('SUBMIT_IN_FLIGHT', 'A submit of this bundle is running; discard after it finished (GET /bundles).', { bundleId, retryAfterSeconds: 2 }, true);
-    if (this.discarding.has(bundleId)) throw conflict('BUNDLE_DISCARDING', 'This bundle is already being discarded.', { bundleId, retryAfterSeconds: 1 }, true);
+    if (row.state === 'discarded')
+      return {
+        bundleId,
+        discarded: true,
+        alreadyDiscarded: true,
+        cancelledJob: null,
+        folderRemoved: !existsSync(this.folderOf(bundleId)),
+      };
+    if (this.submitting.has(bundleId))
+      throw conflict(
+        'SUBMIT_IN_FLIGHT',
+        'A submit of this bundle is running; discard after it finished (GET /bundles).',
+        { bundleId, retryAfterSeconds: 2 },
+        true,
+      );
+    if (this.discarding.has(bundleId))
+      throw conflict(
+        'BUNDLE_DISCARDING',
+        'This bundle is already being discarded.',
+        { bundleId, retryAfterSeconds: 1 },
+        true,
+      );
     this.discarding.add(bundleId);
     try {
       const job = this.runner.cancel(bundleId);
-      await this.store.write((tx) => tx.run(`UPDATE bundles SET state = 'discarded', updated_at = ? WHERE bundle_id = ?`, [nowIso(), bundleId]));
+      await this.store.write((tx) =>
+        tx.run(`UPDATE bundles SET state = 'discarded', updated_at = ? WHERE bundle_id = ?`, [nowIso(), bundleId]),
+      );
       this.sources.delete(bundleId);
       let folderRemoved = true;
       try {

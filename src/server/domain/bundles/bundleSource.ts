@@ -18,7 +18,13 @@ export function pageBlocks(p: StoredPage): SourceBlock[] {
   if (p.ocr === 2) return [];
   return layoutBlocks(p.items, p.height)
     .filter((b) => b.text.trim())
-    .map((b) => ({ id: blockId(p.page, b.index), page: p.page, role: b.label, text: b.text, rect: { x: b.rect.x, y: b.rect.y, width: b.rect.w, height: b.rect.h } }));
+    .map((b) => ({
+      id: blockId(p.page, b.index),
+      page: p.page,
+      role: b.label,
+      text: b.text,
+      rect: { x: b.rect.x, y: b.rect.y, width: b.rect.w, height: b.rect.h },
+    }));
 }
 
 /** Excerpt anchors kept per bundle; past this many the memo starts over. */
@@ -62,7 +68,11 @@ export class BundleSource {
 }
 
 /** The stored pages of a bundle, in the asked order; a page the cache lacks reads as an empty unreadable page. */
-export async function readBundlePages(reader: Pick<PageReader, 'storedPages'>, bookmd5: string, pages: number[]): Promise<StoredPage[]> {
+export async function readBundlePages(
+  reader: Pick<PageReader, 'storedPages'>,
+  bookmd5: string,
+  pages: number[],
+): Promise<StoredPage[]> {
   const got = new Map((await reader.storedPages(bookmd5, pages[0], pages[pages.length - 1])).map((p) => [p.page, p]));
   return pages.map((page) => got.get(page) ?? { page, text: '', items: [], width: 0, height: 0, ocr: 2 });
 }

@@ -37,11 +37,23 @@ const forcedMerge = (row: BundleRow) => row.anchor_mode === 'block' || row.prese
 async function resultText(svc: BundleService, row: BundleRow, given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
   const file = path.join(svc.folderOf(row.bundle_id), 'result.md');
-  if (!existsSync(file)) throw notFound('RESULT_MISSING', `result.md is missing from ${svc.folderOf(row.bundle_id)}; write it (or send resultMarkdown).`, { bundleId: row.bundle_id });
+  if (!existsSync(file))
+    throw notFound(
+      'RESULT_MISSING',
+      `result.md is missing from ${svc.folderOf(row.bundle_id)}; write it (or send resultMarkdown).`,
+      { bundleId: row.bundle_id },
+    );
   return readFile(file, 'utf8');
 }
 
-function plan(svc: BundleService, row: BundleRow, markdown: string, opts: SubmitOptions, rootNoteId: string, source: BundleSource) {
+function plan(
+  svc: BundleService,
+  row: BundleRow,
+  markdown: string,
+  opts: SubmitOptions,
+  rootNoteId: string,
+  source: BundleSource,
+) {
   const parsed = parseResult(markdown, { stripWikilinks: row.preset === 'dictionary' });
   const req = requestOf(row);
   const merge = forcedMerge(row) || opts.excerptMode === 'link';
@@ -54,7 +66,10 @@ function plan(svc: BundleService, row: BundleRow, markdown: string, opts: Submit
     rootNoteId,
   });
   const warnings: string[] = [];
-  if (forcedMerge(row) && opts.excerptMode === 'child') warnings.push(`excerptMode "child" does not apply: ${row.preset === 'dictionary' ? 'dictionary' : 'block'} bundles always merge excerpts into their cards.`);
+  if (forcedMerge(row) && opts.excerptMode === 'child')
+    warnings.push(
+      `excerptMode "child" does not apply: ${row.preset === 'dictionary' ? 'dictionary' : 'block'} bundles always merge excerpts into their cards.`,
+    );
   return { parsed, plan: p, warnings };
 }
 
@@ -67,14 +82,25 @@ function stats(p: ImportPlan) {
     wikilinks: p.wikilinks,
     excerptsTotal: p.excerpts.length,
     excerptsAnchored: p.excerpts.length - failed.length,
-    failedExcerpts: failed.slice(0, MAX_FAILED_EXCERPTS).map((e) => ({ noteid: e.noteid, excerpt: e.excerpt, reason: e.reason!, line: e.line, ...(e.score ? { score: e.score } : {}) })),
+    failedExcerpts: failed.slice(0, MAX_FAILED_EXCERPTS).map((e) => ({
+      noteid: e.noteid,
+      excerpt: e.excerpt,
+      reason: e.reason!,
+      line: e.line,
+      ...(e.score ? { score: e.score } : {}),
+    })),
   };
 }
 
 const problemLines = (problems: Problem[]) => problems.map((p) => `line ${p.line}: ${p.message}`);
 
 /** POST /bundles/{id}/check: the same parser and anchorer as submit, nothing written. */
-export async function checkBundle(svc: BundleService, bundleId: string, markdown: string | undefined, opts: SubmitOptions = {}) {
+export async function checkBundle(
+  svc: BundleService,
+  bundleId: string,
+  markdown: string | undefined,
+  opts: SubmitOptions = {},
+) {
   const row = svc.readyBundle(bundleId);
   const text = await resultText(svc, row, markdown);
   const { parsed, plan: p, warnings } = plan(svc, row, text, opts, row.root_note_id ?? 'ROOT', await svc.source(row));
@@ -87,9 +113,32 @@ export async function checkBundle(svc: BundleService, bundleId: string, markdown
     parsed: { ...stats(p), failedExcerpts: undefined },
     // Written out: rest-and-spread of 2,000 records costs several times more.
     excerpts: p.excerpts
-      .map((e) => ({ kind: e.kind, line: e.line, excerpt: e.excerpt, anchored: e.anchored, page: e.page, rect: e.rect, rects: e.rects, score: e.score, reason: e.reason, cardKey: e.noteid }))
+      .map((e) => ({
+        kind: e.kind,
+        line: e.line,
+        excerpt: e.excerpt,
+        anchored: e.anchored,
+        page: e.page,
+        rect: e.rect,
+        rects: e.rects,
+        score: e.score,
+        reason: e.reason,
+        cardKey: e.noteid,
+      }))
       .sort((a, b) => a.line - b.line),
-    tree: p.cards.map((c) => ({ key: c.noteid, parent: c.parent, depth: c.depth, title: c.title, kind: c.kind, line: c.line, hasExcerpt: !!c.source, page: c.source?.page ?? null, texts: c.texts.length, colorIndex: c.colorIndex, fillIndex: c.fillIndex })),
+    tree: p.cards.map((c) => ({
+      key: c.noteid,
+      parent: c.parent,
+      depth: c.depth,
+      title: c.title,
+      kind: c.kind,
+      line: c.line,
+      hasExcerpt: !!c.source,
+      page: c.source?.page ?? null,
+      texts: c.texts.length,
+      colorIndex: c.colorIndex,
+      fillIndex: c.fillIndex,
+    })),
     problems: parsed.problems,
     warnings,
   };
@@ -105,14 +154,20 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
       true,
     );
   }
-  if (svc.discarding.has(bundleId)) throw conflict('BUNDLE_DISCARDING', 'This bundle is being discarded; nothing was imported.', { bundleId });
+  if (svc.discarding.has(bundleId))
+    throw conflict('BUNDLE_DISCARDING', 'This bundle is being discarded; nothing was imported.', { bundleId });
   const row = svc.readyBundle(bundleId);
   svc.submitting.add(bundleId);
   try {
     assertStudySet(svc.store, row.topicid);
     const text = await resultText(svc, row, opts.resultMarkdown);
     const source = await svc.source(row); // read before the checks below, so nothing awaits between them and the write
-    if (!text.trim()) throw invalidInput('result.md is empty; nothing was imported. OUTPUT-CONTRACT.md gives the grammar.', { bundleId }, 'RESULT_EMPTY');
+    if (!text.trim())
+      throw invalidInput(
+        'result.md is empty; nothing was imported. OUTPUT-CONTRACT.md gives the grammar.',
+        { bundleId },
+        'RESULT_EMPTY',
+      );
     const marker = readMarker(svc, row);
     if (marker?.draftSha256 === sha256(text)) {
       throw invalidInput(
@@ -122,17 +177,30 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
       );
     }
     const rootNoteId = row.root_note_id!;
-    const existing = svc.store.get<{ parent_id: string | null; position: number; hidden: number }>('SELECT parent_id, position, hidden FROM notes WHERE noteid = ?', [rootNoteId]);
-    const setRoot = svc.store.get<{ root_note_id: string }>('SELECT root_note_id FROM topics WHERE topicid = ?', [row.topicid])!.root_note_id;
+    const existing = svc.store.get<{ parent_id: string | null; position: number; hidden: number }>(
+      'SELECT parent_id, position, hidden FROM notes WHERE noteid = ?',
+      [rootNoteId],
+    );
+    const setRoot = svc.store.get<{ root_note_id: string }>('SELECT root_note_id FROM topics WHERE topicid = ?', [
+      row.topicid,
+    ])!.root_note_id;
     const oldTree = existing ? [rootNoteId, ...allDescendants(svc, rootNoteId)] : [];
     let parentId = existing && !existing.hidden && existing.parent_id ? existing.parent_id : setRoot;
     if (opts.targetParentNoteId) {
       const target = getNote(svc.store, opts.targetParentNoteId);
       if (target.topicid !== row.topicid) {
-        throw invalidInput(`targetParentNoteId ${target.noteid} belongs to another study set than this bundle's (${row.topicid}). Nothing was imported.`, { targetParentNoteId: target.noteid }, 'TARGET_IN_OTHER_SET');
+        throw invalidInput(
+          `targetParentNoteId ${target.noteid} belongs to another study set than this bundle's (${row.topicid}). Nothing was imported.`,
+          { targetParentNoteId: target.noteid },
+          'TARGET_IN_OTHER_SET',
+        );
       }
       if (oldTree.includes(target.noteid)) {
-        throw invalidInput('targetParentNoteId lies inside the tree this submit replaces. Nothing was imported.', { targetParentNoteId: target.noteid }, 'TARGET_INSIDE_IMPORT');
+        throw invalidInput(
+          'targetParentNoteId lies inside the tree this submit replaces. Nothing was imported.',
+          { targetParentNoteId: target.noteid },
+          'TARGET_INSIDE_IMPORT',
+        );
       }
       parentId = target.noteid;
     }
@@ -142,18 +210,39 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
     const req = requestOf(row);
     let snapshotId = '';
     await svc.store.write((tx) => {
-      snapshotId = takeSnapshotTx(tx, SnapshotFiles.of(svc.config.dataDir), row.topicid, `Before importing bundle "${req.title}" (version ${version})`, now, 'pre_import');
+      snapshotId = takeSnapshotTx(
+        tx,
+        SnapshotFiles.of(svc.config.dataDir),
+        row.topicid,
+        `Before importing bundle "${req.title}" (version ${version})`,
+        now,
+        'pre_import',
+      );
       purgeNotes(tx, oldTree);
       const position = existing && parentId === existing.parent_id ? existing.position : undefined;
       writeTree(tx, p, row.topicid, parentId, position, now);
-      recordOperation(tx, { topicid: row.topicid, kind: 'import', actor, noteIds: [...oldTree, ...p.cards.map((c) => c.noteid)], now });
-      tx.run(`UPDATE bundles SET state = 'imported', version = ?, updated_at = ? WHERE bundle_id = ?`, [version, now, bundleId]);
+      recordOperation(tx, {
+        topicid: row.topicid,
+        kind: 'import',
+        actor,
+        noteIds: [...oldTree, ...p.cards.map((c) => c.noteid)],
+        now,
+      });
+      tx.run(`UPDATE bundles SET state = 'imported', version = ?, updated_at = ? WHERE bundle_id = ?`, [
+        version,
+        now,
+        bundleId,
+      ]);
     });
     const persisted = descendantIds(svc.store, rootNoteId).length + 1 === p.cards.length;
     const s = stats(p);
     const failedTotal = s.excerptsTotal - s.excerptsAnchored;
-    if (s.headings !== s.importedCards) warnings.push(`${s.headings - s.importedCards} heading(s) were not imported (lost cards): see problems.`);
-    if (failedTotal) warnings.push(`${failedTotal} of ${s.excerptsTotal} excerpts did not anchor: see parsed.failedExcerpts (line and reason).`);
+    if (s.headings !== s.importedCards)
+      warnings.push(`${s.headings - s.importedCards} heading(s) were not imported (lost cards): see problems.`);
+    if (failedTotal)
+      warnings.push(
+        `${failedTotal} of ${s.excerptsTotal} excerpts did not anchor: see parsed.failedExcerpts (line and reason).`,
+      );
     const receipt = {
       bundleId,
       rootNoteId,
@@ -165,11 +254,23 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
       receipt: p.cards.map((c) => ({ noteid: c.noteid, title: c.title, parent: c.parent ?? parentId, depth: c.depth })),
       parsed: s,
       excerptStatsTruncated: failedTotal > MAX_FAILED_EXCERPTS,
-      ...(opts.withBlank ? { blankInsertion: { requested: s.excerptsAnchored, created: p.blanks, failed: s.excerptsAnchored - p.blanks } } : {}),
+      ...(opts.withBlank
+        ? {
+            blankInsertion: { requested: s.excerptsAnchored, created: p.blanks, failed: s.excerptsAnchored - p.blanks },
+          }
+        : {}),
       problems: parsed.problems,
       warnings: [...warnings, ...problemLines(parsed.problems)],
     };
-    writeMarker(svc, row, { ...marker, state: 'imported', version, rootNoteId, importedAt: now, preImportSnapshotId: snapshotId, parsed: { ...s, failedExcerpts: undefined } });
+    writeMarker(svc, row, {
+      ...marker,
+      state: 'imported',
+      version,
+      rootNoteId,
+      importedAt: now,
+      preImportSnapshotId: snapshotId,
+      parsed: { ...s, failedExcerpts: undefined },
+    });
     return receipt;
   } finally {
     svc.submitting.delete(bundleId);
@@ -203,7 +304,14 @@ function insertRows(tx: WriteTx, head: string, width: number, rows: SqlParam[][]
  * have no hashtags), in multi-row statements, since a 2,000-card import
  * would otherwise run some 14,000 statements.
  */
-function writeTree(tx: WriteTx, p: ImportPlan, topicid: string, parentId: string, rootPosition: number | undefined, now: string): void {
+function writeTree(
+  tx: WriteTx,
+  p: ImportPlan,
+  topicid: string,
+  parentId: string,
+  rootPosition: number | undefined,
+  now: string,
+): void {
   const nextPos = new Map<string, number>();
   const notes: SqlParam[][] = [];
   const texts: SqlParam[][] = [];

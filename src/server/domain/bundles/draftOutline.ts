@@ -55,8 +55,14 @@ export function outlineHeadings(sections: OutlineSegment[]): string[] {
   });
 }
 
-export function draftResult(m: Pick<BundleMeta, 'pages' | 'segments'>, outline: OutlineSegment[], pageCount = 0): string {
+export function draftResult(
+  m: Pick<BundleMeta, 'pages' | 'segments'>,
+  outline: OutlineSegment[],
+  pageCount = 0,
+): string {
   const kept = draftSections(outline, m.pages, pageCount);
-  const headings = kept.length ? outlineHeadings(kept) : m.segments.map((s) => `# ${s.title ?? `Pages ${s.startPage}–${s.endPage}`}`);
+  const headings = kept.length
+    ? outlineHeadings(kept)
+    : m.segments.map((s) => `# ${s.title ?? `Pages ${s.startPage}–${s.endPage}`}`);
   return `${headings.join('\n\n')}\n`;
 }

@@ -67,25 +67,57 @@ function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt,
   if (e.kind === 'block') {
     const b = source.block(e.text);
     const page = Number(e.text.split('_')[1]);
-    if (!b) return { ...base, text: e.text, anchored: false, reason: source.pageSet.has(page) ? 'no_match' : 'missing_info' };
-    if (!(b.rect.width > 0 && b.rect.height > 0)) return { ...base, text: b.text, anchored: false, page: b.page, reason: 'no_coordinates' };
+    if (!b)
+      return { ...base, text: e.text, anchored: false, reason: source.pageSet.has(page) ? 'no_match' : 'missing_info' };
+    if (!(b.rect.width > 0 && b.rect.height > 0))
+      return { ...base, text: b.text, anchored: false, page: b.page, reason: 'no_coordinates' };
     return { ...base, text: b.text, anchored: true, page: b.page, rect: b.rect, score: 1 };
   }
   const r = source.anchor(e.text);
   // Written out, not spread: spreading a fresh object costs microseconds each, and a result.md has thousands.
-  return { kind: e.kind, line: e.line, excerpt: base.excerpt, text: e.text, anchored: r.anchored, page: r.page, rect: r.rect, rects: r.rects, score: r.score, reason: r.reason };
+  return {
+    kind: e.kind,
+    line: e.line,
+    excerpt: base.excerpt,
+    text: e.text,
+    anchored: r.anchored,
+    page: r.page,
+    rect: r.rect,
+    rects: r.rects,
+    score: r.score,
+    reason: r.reason,
+  };
 }
 
 /** What the plan lists of an excerpt: all but its full text (written out for the same reason; undefined fields are absent in JSON). */
 function plannedExcerpt(e: ReturnType<typeof anchorOne>, noteid: string): PlannedExcerpt {
-  return { kind: e.kind, line: e.line, excerpt: e.excerpt, anchored: e.anchored, page: e.page, rect: e.rect, rects: e.rects, score: e.score, reason: e.reason, noteid };
+  return {
+    kind: e.kind,
+    line: e.line,
+    excerpt: e.excerpt,
+    anchored: e.anchored,
+    page: e.page,
+    rect: e.rect,
+    rects: e.rects,
+    score: e.score,
+    reason: e.reason,
+    noteid,
+  };
 }
 
 export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: PlanOptions): ImportPlan {
   const { cards } = parsed;
   const mergedFrom = new Map<number, ParsedCard[]>();
-  for (const c of cards) if (c.mergedInto !== undefined) mergedFrom.set(c.mergedInto, [...(mergedFrom.get(c.mergedInto) ?? []), c]);
-  const plan: ImportPlan = { cards: [], excerpts: [], headings: parsed.headings, importedCards: 0, wikilinks: parsed.wikilinks, blanks: 0 };
+  for (const c of cards)
+    if (c.mergedInto !== undefined) mergedFrom.set(c.mergedInto, [...(mergedFrom.get(c.mergedInto) ?? []), c]);
+  const plan: ImportPlan = {
+    cards: [],
+    excerpts: [],
+    headings: parsed.headings,
+    importedCards: 0,
+    wikilinks: parsed.wikilinks,
+    blanks: 0,
+  };
   const fill = opts.defaultFillIndex;
 
   const visit = (c: ParsedCard, parent: string | null, depth: number) => {
@@ -153,7 +185,18 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
   };
   const addBlank = (parent: string, depth: number, line: number) => {
     plan.blanks++;
-    plan.cards.push({ noteid: newId(), parent, depth, title: '', texts: [], source: null, colorIndex: null, fillIndex: fill, kind: 'blank', line });
+    plan.cards.push({
+      noteid: newId(),
+      parent,
+      depth,
+      title: '',
+      texts: [],
+      source: null,
+      colorIndex: null,
+      fillIndex: fill,
+      kind: 'blank',
+      line,
+    });
   };
   visit(cards[0], null, 0);
   return plan;

@@ -73,7 +73,12 @@ export function scanMarkers(text: string, line: number, problems: Problem[]): Sc
     const end = markerEnd(text, from, next ? next.index : text.length);
     const unclosed = end < 0;
     if (unclosed) {
-      problems.push({ line: at, severity: 'error', code: 'UNCLOSED_MARKER', message: `[${kind}: …] is not closed with "]"; the text up to the next marker (or the end of the paragraph) was taken as its text.` });
+      problems.push({
+        line: at,
+        severity: 'error',
+        code: 'UNCLOSED_MARKER',
+        message: `[${kind}: …] is not closed with "]"; the text up to the next marker (or the end of the paragraph) was taken as its text.`,
+      });
     }
     const stop = unclosed ? (next ? next.index : text.length) : end;
     const inner = text.slice(from, stop).trim();
@@ -89,7 +94,12 @@ export function scanMarkers(text: string, line: number, problems: Problem[]): Sc
         const e: ParsedExcerpt = { kind: 'block', text: id, line: at };
         if (!BLOCK_ID.test(id)) {
           e.invalid = 'bad_block_id';
-          problems.push({ line: at, severity: 'error', code: 'BAD_BLOCK_ID', message: `"${id}" is not a block id; ids look like b_<page>_<seq> as in source.json.` });
+          problems.push({
+            line: at,
+            severity: 'error',
+            code: 'BAD_BLOCK_ID',
+            message: `"${id}" is not a block id; ids look like b_<page>_<seq> as in source.json.`,
+          });
         }
         out.excerpts.push(e);
       }

@@ -25,7 +25,16 @@ type Token = ReturnType<typeof md.parse>[number];
 
 export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedResult {
   const parsed: ParsedResult = { cards: [], headings: 0, wikilinks: 0, problems: [] };
-  const root: ParsedCard = { index: 0, title: '', level: 0, line: 1, parent: null, children: [], texts: [], excerpts: [] };
+  const root: ParsedCard = {
+    index: 0,
+    title: '',
+    level: 0,
+    line: 1,
+    parent: null,
+    children: [],
+    texts: [],
+    excerpts: [],
+  };
   parsed.cards.push(root);
   const stack: ParsedCard[] = [root];
   const current = () => stack[stack.length - 1];
@@ -43,7 +52,9 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
     if (scan.style) Object.assign(card, scan.style);
     let rest = scan.rest.trim();
     if (rest) {
-      rest = opts.stripWikilinks ? rest.replace(WIKILINK, (_a, t: string) => (parsed.wikilinks++, t)) : stripLinks(rest, line, parsed);
+      rest = opts.stripWikilinks
+        ? rest.replace(WIKILINK, (_a, t: string) => (parsed.wikilinks++, t))
+        : stripLinks(rest, line, parsed);
       card.texts.push(asList ? `• ${rest}` : rest);
     }
   };
@@ -57,7 +68,16 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
     else if (opts.listItemsAsCards && t.type === 'list_item_open') {
       // Bullets sit below the six heading levels: level 6 + list depth.
       const parent = current();
-      awaitingTitle = { index: parsed.cards.length, title: '', level: 6 + listDepth, line: blockLine, parent: parent.index, children: [], texts: [], excerpts: [] };
+      awaitingTitle = {
+        index: parsed.cards.length,
+        title: '',
+        level: 6 + listDepth,
+        line: blockLine,
+        parent: parent.index,
+        children: [],
+        texts: [],
+        excerpts: [],
+      };
       parsed.cards.push(awaitingTitle);
       parent.children.push(awaitingTitle.index);
       stack.push(awaitingTitle);
@@ -77,9 +97,23 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
         while (current().level >= level) stack.pop();
         const parent = current();
         if (level > parent.level + 1 && parent.level > 0) {
-          parsed.problems.push({ line: blockLine, severity: 'warning', code: 'LEVEL_SKIPPED', message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".` });
+          parsed.problems.push({
+            line: blockLine,
+            severity: 'warning',
+            code: 'LEVEL_SKIPPED',
+            message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".`,
+          });
         }
-        card = { index: parsed.cards.length, title: '', level, line: blockLine, parent: parent.index, children: [], texts: [], excerpts: [] };
+        card = {
+          index: parsed.cards.length,
+          title: '',
+          level,
+          line: blockLine,
+          parent: parent.index,
+          children: [],
+          texts: [],
+          excerpts: [],
+        };
         parsed.cards.push(card);
         parent.children.push(card.index);
         stack.push(card);
@@ -94,9 +128,17 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
         card.mergeTitle = merge[1].trim();
         title = card.mergeTitle;
       } else {
-        title = opts.stripWikilinks ? title.replace(WIKILINK, (_a, x: string) => (parsed.wikilinks++, x)) : stripLinks(title, blockLine, parsed);
+        title = opts.stripWikilinks
+          ? title.replace(WIKILINK, (_a, x: string) => (parsed.wikilinks++, x))
+          : stripLinks(title, blockLine, parsed);
       }
-      if (!title) parsed.problems.push({ line: blockLine, severity: 'warning', code: 'EMPTY_TITLE', message: 'This heading has no title; the card is imported without one.' });
+      if (!title)
+        parsed.problems.push({
+          line: blockLine,
+          severity: 'warning',
+          code: 'EMPTY_TITLE',
+          message: 'This heading has no title; the card is imported without one.',
+        });
       card.title = title;
     } else if (t.type === 'inline') {
       // A 7th level is not a heading in Markdown: tell the author instead of importing it as text.
@@ -106,12 +148,24 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
       lines.forEach((l, i) => {
         const deep = /^#{7,}(\s|$)/.exec(l);
         if (!deep) return;
-        if (i > from) addContent(current(), lines.slice(from, i).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
+        if (i > from)
+          addContent(
+            current(),
+            lines.slice(from, i).join('\n'),
+            blockLine + from,
+            listDepth > 0 && !opts.listItemsAsCards,
+          );
         from = i + 1;
         parsed.headings++;
-        parsed.problems.push({ line: blockLine + i, severity: 'error', code: 'TOO_DEEP', message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.` });
+        parsed.problems.push({
+          line: blockLine + i,
+          severity: 'error',
+          code: 'TOO_DEEP',
+          message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.`,
+        });
       });
-      if (from < lines.length) addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
+      if (from < lines.length)
+        addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
     } else if (t.type === 'fence' || t.type === 'code_block') {
       const text = t.content.replace(/\n$/, '');
       if (text.trim()) current().texts.push(text);

@@ -25,18 +25,31 @@ export function stripLinks(text: string, line: number, parsed: ParsedResult): st
 /** `## [[Target]]` → the card titled Target (first non-merging heading with that title, case-insensitive). */
 export function resolveMerges(parsed: ParsedResult): void {
   const byTitle = new Map<string, number>();
-  for (const c of parsed.cards) if (c.level > 0 && !c.mergeTitle && !byTitle.has(c.title.toLowerCase())) byTitle.set(c.title.toLowerCase(), c.index);
+  for (const c of parsed.cards)
+    if (c.level > 0 && !c.mergeTitle && !byTitle.has(c.title.toLowerCase()))
+      byTitle.set(c.title.toLowerCase(), c.index);
   for (const c of parsed.cards) {
     if (!c.mergeTitle) continue;
     const target = byTitle.get(c.mergeTitle.toLowerCase());
     let inside = false;
-    for (let p = target; p !== undefined && p !== null; p = parsed.cards[p].parent ?? undefined) if (p === c.index) inside = true;
+    for (let p = target; p !== undefined && p !== null; p = parsed.cards[p].parent ?? undefined)
+      if (p === c.index) inside = true;
     if (target === undefined) {
-      parsed.problems.push({ line: c.line, severity: 'warning', code: 'MERGE_TARGET_MISSING', message: `No heading is titled "${c.mergeTitle}"; [[${c.mergeTitle}]] became a card of that title.` });
+      parsed.problems.push({
+        line: c.line,
+        severity: 'warning',
+        code: 'MERGE_TARGET_MISSING',
+        message: `No heading is titled "${c.mergeTitle}"; [[${c.mergeTitle}]] became a card of that title.`,
+      });
       byTitle.set(c.mergeTitle.toLowerCase(), c.index);
       c.mergeTitle = undefined;
     } else if (inside) {
-      parsed.problems.push({ line: c.line, severity: 'warning', code: 'MERGE_INTO_OWN_BRANCH', message: `"${c.mergeTitle}" lies inside this section; it cannot merge into its own branch and stays a card.` });
+      parsed.problems.push({
+        line: c.line,
+        severity: 'warning',
+        code: 'MERGE_INTO_OWN_BRANCH',
+        message: `"${c.mergeTitle}" lies inside this section; it cannot merge into its own branch and stays a card.`,
+      });
       c.mergeTitle = undefined;
     } else c.mergedInto = target;
   }

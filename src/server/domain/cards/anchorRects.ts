@@ -8,7 +8,12 @@ export interface PdfBox {
 }
 
 /** Tolerates w/h spellings (as export does) so any stored rectangle reads back. */
-const box = (r: PdfBox & { w?: number; h?: number }): PdfBox => ({ x: r.x, y: r.y, width: r.width ?? r.w, height: r.height ?? r.h });
+const box = (r: PdfBox & { w?: number; h?: number }): PdfBox => ({
+  x: r.x,
+  y: r.y,
+  width: r.width ?? r.w,
+  height: r.height ?? r.h,
+});
 
 /**
  * The notes.source_rect column: the union's JSON as it always was, with

@@ -46,8 +46,25 @@ const group = <T extends unknown[]>(rows: T[]) => {
   return m;
 };
 
-type NoteTuple = [string, string, string | null, string, number | null, number | null, number, number, string | null, number | null, string | null, string | null, string, string, string];
-const NOTE_COLUMNS = 'noteid, topicid, parent_id, title, color_index, fill_index, folded, sub_map, source_bookmd5, source_page, source_rect, reference_of, kind, created_at, modified_at';
+type NoteTuple = [
+  string,
+  string,
+  string | null,
+  string,
+  number | null,
+  number | null,
+  number,
+  number,
+  string | null,
+  number | null,
+  string | null,
+  string | null,
+  string,
+  string,
+  string,
+];
+const NOTE_COLUMNS =
+  'noteid, topicid, parent_id, title, color_index, fill_index, folded, sub_map, source_bookmd5, source_page, source_rect, reference_of, kind, created_at, modified_at';
 const toNote = (t: NoteTuple): Omit<NoteRow, 'position' | 'hidden'> => ({
   noteid: t[0],
   topicid: t[1],
@@ -90,15 +107,39 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
 
   // Where each card's content lives: itself, or the original of a reference copy.
   const originalIds = [...new Set(rows.map((r) => r.reference_of).filter((x): x is string => !!x))];
-  const originals = new Map(packed<NoteTuple>(db, NOTE_COLUMNS, `notes WHERE noteid IN ${inList(originalIds.length)}`, originalIds).map((t) => [t[0], toNote(t)]));
+  const originals = new Map(
+    packed<NoteTuple>(db, NOTE_COLUMNS, `notes WHERE noteid IN ${inList(originalIds.length)}`, originalIds).map((t) => [
+      t[0],
+      toNote(t),
+    ]),
+  );
   const contentOf = (r: Note) => (r.reference_of ? (originals.get(r.reference_of) ?? r) : r);
   const contentIds = [...new Set(rows.map((r) => contentOf(r).noteid))];
 
-  const texts = group(packed<[string, number, string, number, string]>(db, 'noteid, idx, text, excerpt, kind', `note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`, contentIds));
-  const parts = group(
-    packed<[string, string, number, string, string | null, string | null]>(db, 'noteid, content_id, idx, kind, mime_type, data', `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`, contentIds),
+  const texts = group(
+    packed<[string, number, string, number, string]>(
+      db,
+      'noteid, idx, text, excerpt, kind',
+      `note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`,
+      contentIds,
+    ),
   );
-  const tags = group(packed<[string, string]>(db, 'noteid, path', `note_hashtags WHERE noteid IN ${inList(found.length)} ORDER BY noteid, lower(path)`, found));
+  const parts = group(
+    packed<[string, string, number, string, string | null, string | null]>(
+      db,
+      'noteid, content_id, idx, kind, mime_type, data',
+      `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`,
+      contentIds,
+    ),
+  );
+  const tags = group(
+    packed<[string, string]>(
+      db,
+      'noteid, path',
+      `note_hashtags WHERE noteid IN ${inList(found.length)} ORDER BY noteid, lower(path)`,
+      found,
+    ),
+  );
   const list = inList(found.length);
   const links = group(
     packed<[string, string]>(
@@ -109,26 +150,70 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
       [...found, ...found],
     ),
   );
-  const childCounts = new Map(packed<[string, number]>(db, 'parent_id, c', `(SELECT parent_id, count(*) AS c FROM notes WHERE hidden = 0 AND parent_id IN ${list} GROUP BY parent_id)`, found));
+  const childCounts = new Map(
+    packed<[string, number]>(
+      db,
+      'parent_id, c',
+      `(SELECT parent_id, count(*) AS c FROM notes WHERE hidden = 0 AND parent_id IN ${list} GROUP BY parent_id)`,
+      found,
+    ),
+  );
 
   const notes = found.map((id) => {
     const n = byId.get(id)!;
     const c = contentOf(n);
-    const t: NoteTextRow[] = (texts.get(c.noteid) ?? []).map(([noteid, idx, text, excerpt, kind]) => ({ noteid, idx, text, excerpt, kind }));
+    const t: NoteTextRow[] = (texts.get(c.noteid) ?? []).map(([noteid, idx, text, excerpt, kind]) => ({
+      noteid,
+      idx,
+      text,
+      excerpt,
+      kind,
+    }));
     const cardParts: CardPart[] = [];
     const addText = (x: NoteTextRow) =>
-      cardParts.push({ contentId: null, index: cardParts.length, kind: x.kind, noteid: x.noteid, excerpt: x.excerpt === 1, mimeType: TEXT_MIME, textIndex: x.idx });
-    if (c.title) cardParts.push({ contentId: null, index: 0, kind: 'title', noteid: c.noteid, excerpt: false, mimeType: TEXT_MIME });
+      cardParts.push({
+        contentId: null,
+        index: cardParts.length,
+        kind: x.kind,
+        noteid: x.noteid,
+        excerpt: x.excerpt === 1,
+        mimeType: TEXT_MIME,
+        textIndex: x.idx,
+      });
+    if (c.title)
+      cardParts.push({
+        contentId: null,
+        index: 0,
+        kind: 'title',
+        noteid: c.noteid,
+        excerpt: false,
+        mimeType: TEXT_MIME,
+      });
     const body = t.find((x) => x.idx === 0);
     if (body) addText(body);
     const stored = parts.get(c.noteid) ?? [];
     // An anchored excerpt shows the page region under it (GET /notes/{id}/content/excerpt-<noteid>); its row exists once masks are stored.
     if (c.source_rect && c.source_page && !stored.some((p) => p[3] === 'excerpt_image')) {
-      cardParts.push({ contentId: excerptContentId(c.noteid), index: cardParts.length, kind: 'excerpt_image', noteid: c.noteid, excerpt: true, mimeType: 'image/png' });
+      cardParts.push({
+        contentId: excerptContentId(c.noteid),
+        index: cardParts.length,
+        kind: 'excerpt_image',
+        noteid: c.noteid,
+        excerpt: true,
+        mimeType: 'image/png',
+      });
     }
     for (const [noteid, contentId, , kind, mimeType, data] of stored) {
       const occlusion = occlusionIn(data);
-      cardParts.push({ contentId, index: cardParts.length, kind, noteid, excerpt: kind === 'excerpt_image', mimeType, ...(occlusion ? { occlusion } : {}) });
+      cardParts.push({
+        contentId,
+        index: cardParts.length,
+        kind,
+        noteid,
+        excerpt: kind === 'excerpt_image',
+        mimeType,
+        ...(occlusion ? { occlusion } : {}),
+      });
     }
     for (const x of t) if (x.idx > 0) addText(x);
     const hashtags = (tags.get(id) ?? []).map((h) => h[1]);
@@ -144,7 +229,10 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
       metadata: { colorIndex: n.color_index, fillIndex: n.fill_index },
       hashtags,
       hashtagPaths: hashtags.map(hashtagPath),
-      sourceAnchor: sourceAnchorOf(c, t.some((x) => x.excerpt === 1)),
+      sourceAnchor: sourceAnchorOf(
+        c,
+        t.some((x) => x.excerpt === 1),
+      ),
       links: [...new Set((links.get(id) ?? []).map((l) => l[1]))],
       folded: n.folded === 1,
       isSubMapRoot: n.sub_map === 1,

@@ -1,5 +1,12 @@
 import type { Db } from './noteRows';
-import { type ContentData, emptyContent, parseContent, readCards, readSnapshot, type SnapshotContent } from './snapshotContent';
+import {
+  type ContentData,
+  emptyContent,
+  parseContent,
+  readCards,
+  readSnapshot,
+  type SnapshotContent,
+} from './snapshotContent';
 import { ROW_SECTIONS } from './snapshotIndex';
 import { spliceContent } from './snapshotSplice';
 import type { SnapshotView } from './snapshotView';
@@ -30,7 +37,11 @@ export interface CurrentCards {
 
 export function currentCardsSince(db: Db, topicid: string, snapshotId: string, snap: SnapshotView): CurrentCards {
   // One JSON string, not 10k row objects (sql.js builds each row through several wasm calls).
-  const ids = new Set(JSON.parse(db.get<{ j: string }>('SELECT json_group_array(noteid) AS j FROM notes WHERE topicid = ?', [topicid])!.j) as string[]);
+  const ids = new Set(
+    JSON.parse(
+      db.get<{ j: string }>('SELECT json_group_array(noteid) AS j FROM notes WHERE topicid = ?', [topicid])!.j,
+    ) as string[],
+  );
   if (!sameColumns(db, snap)) {
     const data = readSnapshot(db, topicid);
     return { current: parseContent(data.bytes.toString('utf8')), ids, data };

@@ -29,7 +29,8 @@ export async function ensureRenderFonts(): Promise<void> {
   const { GlobalFonts } = await import('@napi-rs/canvas');
   // pdf.js's fonts: beside the bundle in the VSIX (no pdfjs-dist package there), else the package (pdfjsLoader.ts).
   const dir = path.join(pdfJsAssetDir(), 'standard_fonts');
-  for (const file of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) GlobalFonts.registerFromPath(path.join(dir, file), RENDER_FAMILY);
+  for (const file of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf'])
+    GlobalFonts.registerFromPath(path.join(dir, file), RENDER_FAMILY);
   const cjk = cjkFontFile();
   cjkRegistered = !!cjk && !!GlobalFonts.registerFromPath(cjk, CJK_FAMILY);
   registered = true;

@@ -77,12 +77,16 @@ export const IMAGE_KINDS = new Set(['excerpt_image', 'image', 'ink']);
 /** The card and the card holding its content (the original of a reference copy). 404 NOTE_NOT_FOUND. */
 export function cardAndContent(db: Db, noteid: string): { card: NoteRow; content: NoteRow } {
   const card = getNote(db, noteid);
-  const content = card.reference_of ? (db.get<NoteRow>('SELECT * FROM notes WHERE noteid = ?', [card.reference_of]) ?? card) : card;
+  const content = card.reference_of
+    ? (db.get<NoteRow>('SELECT * FROM notes WHERE noteid = ?', [card.reference_of]) ?? card)
+    : card;
   return { card, content };
 }
 
 /** The anchored page region of a card, or null (no source, or an excerpt that could not be placed). */
-export function excerptRegionOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>): ExcerptRegion | null {
+export function excerptRegionOf(
+  n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>,
+): ExcerptRegion | null {
   if (!n.source_bookmd5 || !n.source_page || !n.source_rect) return null;
   const rect = anchorBoxes(n.source_rect)!.rect;
   if (!(rect.width > 0 && rect.height > 0)) return null;
@@ -107,7 +111,10 @@ function fromRow(row: PartRow, content: NoteRow): CardContent {
 }
 
 /** The stored excerpt_image row of a card, if masks (or a copy) made one. */
-const excerptRow = (db: Db, noteid: string) => db.get<PartRow>("SELECT * FROM note_parts WHERE noteid = ? AND kind = 'excerpt_image' ORDER BY idx LIMIT 1", [noteid]);
+const excerptRow = (db: Db, noteid: string) =>
+  db.get<PartRow>("SELECT * FROM note_parts WHERE noteid = ? AND kind = 'excerpt_image' ORDER BY idx LIMIT 1", [
+    noteid,
+  ]);
 
 /** The card's excerpt image part: its stored row, or the region alone. Null when the card is not anchored. */
 export function excerptPart(db: Db, content: NoteRow): CardContent | null {
@@ -115,18 +122,32 @@ export function excerptPart(db: Db, content: NoteRow): CardContent | null {
   if (!region) return null;
   const row = excerptRow(db, content.noteid);
   if (row) return fromRow(row, content);
-  return { contentId: excerptContentId(content.noteid), kind: 'excerpt_image', mimeType: 'image/png', row: null, region, occlusion: null };
+  return {
+    contentId: excerptContentId(content.noteid),
+    kind: 'excerpt_image',
+    mimeType: 'image/png',
+    row: null,
+    region,
+    occlusion: null,
+  };
 }
 
 /** One content part of a card as batch-get lists it; 404 CONTENT_NOT_FOUND. */
 export function findContent(db: Db, content: NoteRow, contentId: string, cardId: string): CardContent {
-  const row = db.get<PartRow>('SELECT * FROM note_parts WHERE content_id = ? AND noteid = ?', [contentId, content.noteid]);
+  const row = db.get<PartRow>('SELECT * FROM note_parts WHERE content_id = ? AND noteid = ?', [
+    contentId,
+    content.noteid,
+  ]);
   if (row && !(row.kind === 'excerpt_image' && !excerptRegionOf(content))) return fromRow(row, content);
   if (contentId === excerptContentId(content.noteid)) {
     const part = excerptPart(db, content);
     if (part) return part;
   }
-  throw notFound('CONTENT_NOT_FOUND', `Card ${cardId} has no content part ${contentId}; POST /notes/batch-get lists its parts[] with their contentId.`, { noteid: cardId, contentId });
+  throw notFound(
+    'CONTENT_NOT_FOUND',
+    `Card ${cardId} has no content part ${contentId}; POST /notes/batch-get lists its parts[] with their contentId.`,
+    { noteid: cardId, contentId },
+  );
 }
 
 /**
@@ -136,18 +157,31 @@ export function findContent(db: Db, content: NoteRow, contentId: string, cardId:
  */
 export function occlusionTarget(db: Db, content: NoteRow, cardId: string, contentId?: string): CardContent {
   const refuse = (why: string) =>
-    new BridgeError('NOT_AN_IMAGE_CARD', 422, `Card ${cardId} ${why}; image occlusions go on an image card or an anchored PDF excerpt card. Nothing was changed.`, { noteid: cardId, ...(contentId ? { contentId } : {}) });
+    new BridgeError(
+      'NOT_AN_IMAGE_CARD',
+      422,
+      `Card ${cardId} ${why}; image occlusions go on an image card or an anchored PDF excerpt card. Nothing was changed.`,
+      { noteid: cardId, ...(contentId ? { contentId } : {}) },
+    );
   if (contentId !== undefined) {
     const part = findContent(db, content, contentId, cardId);
-    if (part.kind !== 'image' && part.kind !== 'excerpt_image') throw refuse(`part ${contentId} is ${part.kind}, not an image`);
+    if (part.kind !== 'image' && part.kind !== 'excerpt_image')
+      throw refuse(`part ${contentId} is ${part.kind}, not an image`);
     if (part.kind === 'image' && !part.row?.blob) throw refuse(`part ${contentId} holds no image bytes`);
     return part;
   }
   const excerpt = excerptPart(db, content);
   if (excerpt) return excerpt;
-  const row = db.get<PartRow>("SELECT * FROM note_parts WHERE noteid = ? AND kind = 'image' AND blob IS NOT NULL ORDER BY idx, content_id LIMIT 1", [content.noteid]);
+  const row = db.get<PartRow>(
+    "SELECT * FROM note_parts WHERE noteid = ? AND kind = 'image' AND blob IS NOT NULL ORDER BY idx, content_id LIMIT 1",
+    [content.noteid],
+  );
   if (row) return fromRow(row, content);
-  throw refuse(content.source_bookmd5 ? 'is an excerpt that was never placed on its page (no rectangle)' : 'has no image and no PDF excerpt');
+  throw refuse(
+    content.source_bookmd5
+      ? 'is an excerpt that was never placed on its page (no rectangle)'
+      : 'has no image and no PDF excerpt',
+  );
 }
 
 /** Points of page around an excerpt's rectangle: locate's rectangle hugs the glyphs, descenders would be cut. */
@@ -173,11 +207,21 @@ export async function pictureRect(deps: Pick<ExcerptRenderDeps, 'pageCache'>, re
  * pixels (the PDF is vector: any size is sharp). 422 DOCUMENT_FILE_MISSING
  * when the book or its file is gone.
  */
-export async function renderRegion(deps: ExcerptRenderDeps, region: ExcerptRegion, longEdge: number): Promise<{ png: Buffer; width: number; height: number }> {
+export async function renderRegion(
+  deps: ExcerptRenderDeps,
+  region: ExcerptRegion,
+  longEdge: number,
+): Promise<{ png: Buffer; width: number; height: number }> {
   const docs = deps.documents;
   const row = docs.find(region.bookmd5);
-  if (!row || !existsSync(docs.filePath(row))) throw documentFileMissing(region.bookmd5, 'restore the file to see the excerpt image');
+  if (!row || !existsSync(docs.filePath(row)))
+    throw documentFileMissing(region.bookmd5, 'restore the file to see the excerpt image');
   const rect = await pictureRect(deps, region);
   const scale = longEdge / Math.max(rect.width, rect.height);
-  return deps.pool.render(docs.source(row), region.page, scale, { x: rect.x, y: rect.y, w: rect.width, h: rect.height });
+  return deps.pool.render(docs.source(row), region.page, scale, {
+    x: rect.x,
+    y: rect.y,
+    w: rect.width,
+    h: rect.height,
+  });
 }

@@ -52,11 +52,23 @@ const CHUNK = 5000;
 export async function rebuildCardIndex(store: Store): Promise<number> {
   const held = store.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [KEY])?.value;
   if (held === INDEX_TERMS) return 0;
-  const texts = grouped(store.all<{ noteid: string; v: string }>('SELECT noteid, text AS v FROM note_texts ORDER BY noteid, idx'));
-  const tags = grouped(store.all<{ noteid: string; v: string }>(`SELECT noteid, '#' || path AS v FROM note_hashtags ORDER BY noteid, path`));
+  const texts = grouped(
+    store.all<{ noteid: string; v: string }>('SELECT noteid, text AS v FROM note_texts ORDER BY noteid, idx'),
+  );
+  const tags = grouped(
+    store.all<{ noteid: string; v: string }>(
+      `SELECT noteid, '#' || path AS v FROM note_hashtags ORDER BY noteid, path`,
+    ),
+  );
   const rows = store
-    .all<{ noteid: string; topicid: string; title: string }>('SELECT noteid, topicid, title FROM notes WHERE hidden = 0 ORDER BY rowid')
-    .map((n) => [n.noteid, n.topicid, cardIndexBody([n.title, ...(texts.get(n.noteid) ?? []), ...(tags.get(n.noteid) ?? [])].join('\n'))]);
+    .all<{ noteid: string; topicid: string; title: string }>(
+      'SELECT noteid, topicid, title FROM notes WHERE hidden = 0 ORDER BY rowid',
+    )
+    .map((n) => [
+      n.noteid,
+      n.topicid,
+      cardIndexBody([n.title, ...(texts.get(n.noteid) ?? []), ...(tags.get(n.noteid) ?? [])].join('\n')),
+    ]);
   await store.write((tx) => {
     tx.run('DROP TABLE IF EXISTS notes_fts');
     for (const sql of CARD_INDEX_TABLE) tx.run(sql);
@@ -64,7 +76,10 @@ export async function rebuildCardIndex(store: Store): Promise<number> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = JSON.stringify(rows.slice(i, i + CHUNK));
     await store.write((tx) =>
-      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`, [chunk]),
+      tx.run(
+        `INSERT INTO notes_fts(noteid, topicid, body) SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`,
+        [chunk],
+      ),
     );
   }
   await store.write((tx) => tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, [KEY, INDEX_TERMS]));

@@ -98,7 +98,10 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle('Study Bridge card');
   pdf.setProducer('Study Bridge');
-  const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };
+  const fonts = {
+    regular: await pdf.embedFont(StandardFonts.Helvetica),
+    bold: await pdf.embedFont(StandardFonts.HelveticaBold),
+  };
   const encodable = { regular: new Set(fonts.regular.getCharacterSet()), bold: new Set(fonts.bold.getCharacterSet()) };
   const W = layout.width;
   const pageH = Math.round(W * Math.SQRT2);
@@ -121,7 +124,13 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
         const from = Math.max(item.y, tops[i]);
         const to = Math.min(item.y + item.h, i + 1 < tops.length ? tops[i + 1] : Infinity, tops[i] + pageH);
         if (to <= from) continue;
-        pages[i].drawRectangle({ x: item.x * PX_TO_PT, y: toPdfY(i, to), width: item.w * PX_TO_PT, height: (to - from) * PX_TO_PT, color: await rgbOf(item.colour) });
+        pages[i].drawRectangle({
+          x: item.x * PX_TO_PT,
+          y: toPdfY(i, to),
+          width: item.w * PX_TO_PT,
+          height: (to - from) * PX_TO_PT,
+          color: await rgbOf(item.colour),
+        });
       }
       continue;
     }
@@ -130,7 +139,13 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
     if (item.kind === 'text') {
       const key = item.font.bold ? 'bold' : 'regular';
       if (Array.from(item.text).every((ch) => encodable[key].has(ch.codePointAt(0)!))) {
-        page.drawText(item.text, { x: item.x * PX_TO_PT, y: toPdfY(i, baseline(item.y, item.h, item.font)), size: item.font.size * PX_TO_PT, font: fonts[key], color: await rgbOf(item.colour) });
+        page.drawText(item.text, {
+          x: item.x * PX_TO_PT,
+          y: toPdfY(i, baseline(item.y, item.h, item.font)),
+          size: item.font.size * PX_TO_PT,
+          font: fonts[key],
+          color: await rgbOf(item.colour),
+        });
         continue;
       }
       const ctx0 = createCanvas(1, 1).getContext('2d');
@@ -143,14 +158,24 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
       ctx.fillStyle = item.colour;
       ctx.fillText(item.text, 0, baseline(0, item.h, item.font));
       const img = await pdf.embedPng(await c.encode('png'));
-      page.drawImage(img, { x: item.x * PX_TO_PT, y: toPdfY(i, item.y + item.h), width: w * PX_TO_PT, height: item.h * PX_TO_PT });
+      page.drawImage(img, {
+        x: item.x * PX_TO_PT,
+        y: toPdfY(i, item.y + item.h),
+        width: w * PX_TO_PT,
+        height: item.h * PX_TO_PT,
+      });
       continue;
     }
     // A picture taller than a page is scaled down to fit one.
     const fit = Math.min(1, (pageH - 2 * margin) / item.h);
     const pic = await pictureAt(services, item, 2);
     const img = await pdf.embedPng(pic.png);
-    page.drawImage(img, { x: item.x * PX_TO_PT, y: toPdfY(i, item.y + item.h * fit), width: item.w * fit * PX_TO_PT, height: item.h * fit * PX_TO_PT });
+    page.drawImage(img, {
+      x: item.x * PX_TO_PT,
+      y: toPdfY(i, item.y + item.h * fit),
+      width: item.w * fit * PX_TO_PT,
+      height: item.h * fit * PX_TO_PT,
+    });
   }
   return Buffer.from(await pdf.save());
 }

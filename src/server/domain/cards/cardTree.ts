@@ -12,7 +12,17 @@ import { packedRows } from './packedRows';
  * flags (FOLDED | SUB_MAP | EXCERPT), page, and lead: the first text (an
  * excerpt first) of an untitled card, cut, which it shows instead of a title.
  */
-type TreeRow = [id: string, parent: string | null, pos: number, title: string, color: number | null, fill: number | null, flags: number, page: number | null, lead: string | null];
+type TreeRow = [
+  id: string,
+  parent: string | null,
+  pos: number,
+  title: string,
+  color: number | null,
+  fill: number | null,
+  flags: number,
+  page: number | null,
+  lead: string | null,
+];
 const TREE_COLUMNS = 'id, parent, pos, title, color, fill, flags, page, lead';
 const FOLDED = 1;
 const SUB_MAP = 2;
@@ -80,7 +90,10 @@ const MESSY = /\s\s|[^\S ]|^ | $/;
  */
 export function loadSetTree(db: Db, topicid: string): SetTree {
   assertStudySet(db, topicid);
-  const topic = db.get<{ title: string; root_note_id: string | null }>('SELECT title, root_note_id FROM topics WHERE topicid = ?', [topicid])!;
+  const topic = db.get<{ title: string; root_note_id: string | null }>(
+    'SELECT title, root_note_id FROM topics WHERE topicid = ?',
+    [topicid],
+  )!;
   const rows = packedRows<TreeRow>(db, TREE_COLUMNS, `(${TREE_SQL})`, [topicid]);
   // Each card's children in sibling order (rows come mostly in that order already: the sort has little to do).
   const children = new Map<string, TreeRow[]>();
@@ -165,14 +178,29 @@ export function readTree(db: Db, topicid: string, rootId?: string) {
   if (rootId !== undefined) {
     const card = getNote(db, rootId);
     if (card.topicid !== topicid) {
-      throw invalidInput(`Card ${rootId} belongs to study set ${card.topicid}, not ${topicid}.`, { root: rootId, topicids: [topicid, card.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
+      throw invalidInput(
+        `Card ${rootId} belongs to study set ${card.topicid}, not ${topicid}.`,
+        { root: rootId, topicids: [topicid, card.topicid] },
+        'NOTES_IN_DIFFERENT_SETS',
+      );
     }
     const i = tree.indexOf.get(rootId);
     // A visible card cut off from the root (under a hidden card) has no place in the tree.
-    if (i === undefined) throw invalidInput(`Card ${rootId} is not reachable from the set's root card.`, { root: rootId }, 'NOTE_NOT_IN_TREE');
+    if (i === undefined)
+      throw invalidInput(
+        `Card ${rootId} is not reachable from the set's root card.`,
+        { root: rootId },
+        'NOTE_NOT_IN_TREE',
+      );
     nodes = subtreeSlice(tree.nodes, i);
   }
-  return { topicid, rootNoteId: nodes[0]?.noteid ?? tree.rootNoteId, setRootNoteId: tree.rootNoteId, nodes, count: nodes.length };
+  return {
+    topicid,
+    rootNoteId: nodes[0]?.noteid ?? tree.rootNoteId,
+    setRootNoteId: tree.rootNoteId,
+    nodes,
+    count: nodes.length,
+  };
 }
 
 /**
@@ -194,8 +222,17 @@ export function readSubMaps(db: Db, topicid: string) {
     const n = nodes[i];
     if (!n.isSubMapRoot) continue;
     const parentPath: string[] = [];
-    for (let p = n.parent; p !== null; p = nodes[indexOf.get(p)!].parent) parentPath.unshift(tree.fullTitles[indexOf.get(p)!]);
-    subMaps.push({ noteid: n.noteid, title: tree.fullTitles[i], cardCount: below[i], parentPath, depth: n.depth, level: n.level, subMapId: n.subMapId });
+    for (let p = n.parent; p !== null; p = nodes[indexOf.get(p)!].parent)
+      parentPath.unshift(tree.fullTitles[indexOf.get(p)!]);
+    subMaps.push({
+      noteid: n.noteid,
+      title: tree.fullTitles[i],
+      cardCount: below[i],
+      parentPath,
+      depth: n.depth,
+      level: n.level,
+      subMapId: n.subMapId,
+    });
   }
   return { topicid, subMaps, count: subMaps.length };
 }

@@ -12,10 +12,16 @@ type Image = Awaited<ReturnType<typeof import('@napi-rs/canvas').loadImage>>;
  * are the card's own. Stored images are decoded here for their size (no
  * drawing yet); an excerpt region's size is its rectangle in points.
  */
-export async function readCardView(services: Pick<ExcerptRenderDeps, 'pageCache'> & { store: Store }, noteid: string): Promise<CardView> {
+export async function readCardView(
+  services: Pick<ExcerptRenderDeps, 'pageCache'> & { store: Store },
+  noteid: string,
+): Promise<CardView> {
   const { store } = services;
   const { card, content } = cardAndContent(store, noteid);
-  const texts = store.all<{ idx: number; text: string; excerpt: number; kind: string }>('SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx', [content.noteid]);
+  const texts = store.all<{ idx: number; text: string; excerpt: number; kind: string }>(
+    'SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx',
+    [content.noteid],
+  );
   const body = texts.find((t) => t.idx === 0);
   const pictures: CardPicture[] = [];
   const excerpt = excerptPart(store, content);
@@ -25,7 +31,10 @@ export async function readCardView(services: Pick<ExcerptRenderDeps, 'pageCache'
   }
   const media: CardView['media'] = [];
   const { loadImage } = await import('@napi-rs/canvas');
-  for (const row of store.all<PartRow>("SELECT * FROM note_parts WHERE noteid = ? AND kind <> 'excerpt_image' ORDER BY idx, content_id", [content.noteid])) {
+  for (const row of store.all<PartRow>(
+    "SELECT * FROM note_parts WHERE noteid = ? AND kind <> 'excerpt_image' ORDER BY idx, content_id",
+    [content.noteid],
+  )) {
     if (!row.blob) continue;
     if (!IMAGE_KINDS.has(row.kind)) {
       media.push({ kind: row.kind, mimeType: row.mime_type });
@@ -39,13 +48,22 @@ export async function readCardView(services: Pick<ExcerptRenderDeps, 'pageCache'
       continue;
     }
     pictures.push({
-      part: { contentId: row.content_id, kind: row.kind, mimeType: row.mime_type, row, region: null, occlusion: occlusionOf(row.data) },
+      part: {
+        contentId: row.content_id,
+        kind: row.kind,
+        mimeType: row.mime_type,
+        row,
+        region: null,
+        occlusion: occlusionOf(row.data),
+      },
       width: image.width,
       height: image.height,
       scalable: false,
     });
   }
-  const hashtags = store.all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY lower(path)', [card.noteid]).map((h) => h.path);
+  const hashtags = store
+    .all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY lower(path)', [card.noteid])
+    .map((h) => h.path);
   return {
     title: content.title,
     body: body ? { text: body.text, excerpt: body.excerpt === 1 } : null,

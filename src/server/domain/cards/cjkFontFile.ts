@@ -47,10 +47,15 @@ export function cjkFontFile(env: NodeJS.ProcessEnv = process.env): string | null
 function fontconfigCjk(pattern = ':lang=zh'): string | null {
   if (process.platform === 'win32') return null;
   try {
-    const files = execFileSync('fc-list', ['-f', '%{file}\n', pattern], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] })
+    const files = execFileSync('fc-list', ['-f', '%{file}\n', pattern], {
+      encoding: 'utf8',
+      timeout: 3000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .split('\n')
       .filter((f) => /\.(ttf|otf|ttc)$/i.test(f));
-    const score = (f: string) => (/sans/i.test(f) ? 2 : 0) + (/regular/i.test(f) ? 1 : 0) - (/bold|italic/i.test(f) ? 2 : 0);
+    const score = (f: string) =>
+      (/sans/i.test(f) ? 2 : 0) + (/regular/i.test(f) ? 1 : 0) - (/bold|italic/i.test(f) ? 2 : 0);
     return files.sort((a, b) => score(b) - score(a))[0] ?? null;
   } catch {
     return null;
@@ -68,7 +73,11 @@ let foundForPrint: string | null | undefined;
 export function cjkPrintFontFile(env: NodeJS.ProcessEnv = process.env): string | null {
   const forced = env[CJK_FONT_ENV];
   if (forced) return forced === 'none' || !existsSync(forced) || !hasTrueTypeOutlines(forced) ? null : forced;
-  if (foundForPrint === undefined) foundForPrint = KNOWN.find((f) => existsSync(f) && hasTrueTypeOutlines(f)) ?? [fontconfigCjk(':lang=zh:fontformat=TrueType')].find((f) => !!f && hasTrueTypeOutlines(f)) ?? null;
+  if (foundForPrint === undefined)
+    foundForPrint =
+      KNOWN.find((f) => existsSync(f) && hasTrueTypeOutlines(f)) ??
+      [fontconfigCjk(':lang=zh:fontformat=TrueType')].find((f) => !!f && hasTrueTypeOutlines(f)) ??
+      null;
   return foundForPrint;
 }
 

@@ -11,7 +11,13 @@ import { recordOperation } from './noteRows';
  */
 
 /** Records one operation per set among `cards` (nothing for an empty list). */
-export function recordPerSet(tx: WriteTx, cards: readonly { noteid: string; topicid: string }[], kind: string, actor: Actor, now: string): void {
+export function recordPerSet(
+  tx: WriteTx,
+  cards: readonly { noteid: string; topicid: string }[],
+  kind: string,
+  actor: Actor,
+  now: string,
+): void {
   const bySet = new Map<string, string[]>();
   for (const c of cards) {
     const ids = bySet.get(c.topicid) ?? [];

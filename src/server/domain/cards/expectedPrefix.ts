@@ -13,7 +13,13 @@ export const prefixOf = (value: string) => [...value].slice(0, PREFIX_LENGTH).jo
 export const prefixMatches = (current: string, expected: string) => prefixOf(current) === prefixOf(expected);
 
 /** 409 `code` with `details.actualPrefix` when the value changed since the caller read it. */
-export function assertPrefix(current: string, expected: string, code: string, what: string, details: Record<string, unknown>): void {
+export function assertPrefix(
+  current: string,
+  expected: string,
+  code: string,
+  what: string,
+  details: Record<string, unknown>,
+): void {
   if (prefixMatches(current, expected)) return;
   throw conflict(
     code,

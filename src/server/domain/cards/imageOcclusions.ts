@@ -2,7 +2,15 @@ import { conflict, invalidInput, saveFailed } from '../../errors';
 import type { Actor } from '../../actor';
 import { nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
-import { cardAndContent, excerptContentId, occlusionOf, occlusionTarget, type CardContent, type OcclusionMask, type Rect } from './cardImages';
+import {
+  cardAndContent,
+  excerptContentId,
+  occlusionOf,
+  occlusionTarget,
+  type CardContent,
+  type OcclusionMask,
+  type Rect,
+} from './cardImages';
 import { maskFingerprint, sourceFingerprint } from './occlusionFingerprint';
 import { recordOperation, type Db } from './noteRows';
 
@@ -17,7 +25,8 @@ export interface OcclusionInput {
 }
 
 /** Same group and the same rectangle (to a millionth of the picture) = the same mask. */
-const maskKey = (m: { rect: Rect; group?: number }) => [m.group ?? 0, ...[m.rect.x, m.rect.y, m.rect.width, m.rect.height].map((v) => Math.round(v * 1e6))].join(':');
+const maskKey = (m: { rect: Rect; group?: number }) =>
+  [m.group ?? 0, ...[m.rect.x, m.rect.y, m.rect.width, m.rect.height].map((v) => Math.round(v * 1e6))].join(':');
 
 interface Plan {
   cardId: string;
@@ -27,7 +36,16 @@ interface Plan {
   sourceFingerprint: string;
   maskFingerprint: string;
   masks: OcclusionMask[];
-  preview: { sourceFingerprint: string; maskFingerprint: string; contentId: string; wouldAdd: number; wouldReplace: number; deduplicated: number; resultingMaskCount: number; existingReviewCardCount: number };
+  preview: {
+    sourceFingerprint: string;
+    maskFingerprint: string;
+    contentId: string;
+    wouldAdd: number;
+    wouldReplace: number;
+    deduplicated: number;
+    resultingMaskCount: number;
+    existingReviewCardCount: number;
+  };
 }
 
 /** Review cards made from this card (they are snapshots: rebuilding them propagates new masks). */
@@ -50,13 +68,25 @@ export function planOcclusions(db: Db, noteid: string, input: OcclusionInput, co
   const msk = maskFingerprint(existing);
   const current = { sourceFingerprint: src, maskFingerprint: msk, contentId: part.contentId };
   if (input.expectedSourceFingerprint !== src) {
-    throw conflict('IMAGE_SOURCE_CHANGED', `The picture of card ${noteid} is not the one expectedSourceFingerprint names (its excerpt or image changed). Look at it again (GET /notes/{id}/content/{contentId}), re-plan the masks, and dry-run with the sourceFingerprint in details. Nothing was changed.`, current);
+    throw conflict(
+      'IMAGE_SOURCE_CHANGED',
+      `The picture of card ${noteid} is not the one expectedSourceFingerprint names (its excerpt or image changed). Look at it again (GET /notes/{id}/content/{contentId}), re-plan the masks, and dry-run with the sourceFingerprint in details. Nothing was changed.`,
+      current,
+    );
   }
   if (confirming && input.expectedMaskFingerprint === undefined) {
-    throw invalidInput('A confirmed occlusion write needs expectedMaskFingerprint (the maskFingerprint of the dry-run). Nothing was changed.', { field: 'expectedMaskFingerprint', ...current }, 'INVALID_INPUT');
+    throw invalidInput(
+      'A confirmed occlusion write needs expectedMaskFingerprint (the maskFingerprint of the dry-run). Nothing was changed.',
+      { field: 'expectedMaskFingerprint', ...current },
+      'INVALID_INPUT',
+    );
   }
   if (input.expectedMaskFingerprint !== undefined && input.expectedMaskFingerprint !== msk) {
-    throw conflict('OCCLUSION_CHANGED', `The masks of card ${noteid} changed since the dry-run (maskFingerprint differs). Dry-run again and confirm with the new maskFingerprint. Nothing was changed.`, { ...current, maskCount: existing.length });
+    throw conflict(
+      'OCCLUSION_CHANGED',
+      `The masks of card ${noteid} changed since the dry-run (maskFingerprint differs). Dry-run again and confirm with the new maskFingerprint. Nothing was changed.`,
+      { ...current, maskCount: existing.length },
+    );
   }
 
   const seen = new Set(input.operation === 'add' ? existing.map(maskKey) : []);
@@ -67,9 +97,22 @@ export function planOcclusions(db: Db, noteid: string, input: OcclusionInput, co
     return true;
   });
   const kept = input.operation === 'add' ? existing : [];
-  const masks: OcclusionMask[] = [...kept.map((m, i) => ({ ...m, index: i })), ...fresh.map((m, i) => ({ index: kept.length + i, rect: m.rect, ...(m.group !== undefined ? { group: m.group } : {}), ...(m.flags !== undefined ? { flags: m.flags } : {}), ...(m.isText !== undefined ? { isText: m.isText } : {}) }))];
+  const masks: OcclusionMask[] = [
+    ...kept.map((m, i) => ({ ...m, index: i })),
+    ...fresh.map((m, i) => ({
+      index: kept.length + i,
+      rect: m.rect,
+      ...(m.group !== undefined ? { group: m.group } : {}),
+      ...(m.flags !== undefined ? { flags: m.flags } : {}),
+      ...(m.isText !== undefined ? { isText: m.isText } : {}),
+    })),
+  ];
   if (masks.length > MAX_MASKS) {
-    throw invalidInput(`The card would carry ${masks.length} masks; at most ${MAX_MASKS} per picture. Use operation replace or fewer boxes. Nothing was changed.`, { ...current, resultingMaskCount: masks.length, maxMasks: MAX_MASKS }, 'TOO_MANY_MASKS');
+    throw invalidInput(
+      `The card would carry ${masks.length} masks; at most ${MAX_MASKS} per picture. Use operation replace or fewer boxes. Nothing was changed.`,
+      { ...current, resultingMaskCount: masks.length, maxMasks: MAX_MASKS },
+      'TOO_MANY_MASKS',
+    );
   }
   return {
     cardId: card.noteid,
@@ -103,10 +146,15 @@ export async function writeOcclusions(store: Store, noteid: string, input: Occlu
     const occlusion = { coordinateSpace: 'normalized_top_left', masks: p.masks };
     if (p.part.row) {
       const data = p.part.row.data ? (JSON.parse(p.part.row.data) as Record<string, unknown>) : {};
-      tx.run('UPDATE note_parts SET data = ? WHERE content_id = ?', [JSON.stringify({ ...data, occlusion }), p.part.contentId]);
+      tx.run('UPDATE note_parts SET data = ? WHERE content_id = ?', [
+        JSON.stringify({ ...data, occlusion }),
+        p.part.contentId,
+      ]);
     } else {
       // First masks on an excerpt: the region becomes a stored part, first among the card's parts as batch-get lists it.
-      const idx = (tx.get<{ m: number | null }>('SELECT min(idx) AS m FROM note_parts WHERE noteid = ?', [p.contentNoteId])?.m ?? 1) - 1;
+      const idx =
+        (tx.get<{ m: number | null }>('SELECT min(idx) AS m FROM note_parts WHERE noteid = ?', [p.contentNoteId])?.m ??
+          1) - 1;
       tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data) VALUES (?, ?, ?, ?, ?, ?)', [
         excerptContentId(p.contentNoteId),
         p.contentNoteId,
@@ -120,10 +168,16 @@ export async function writeOcclusions(store: Store, noteid: string, input: Occlu
     recordOperation(tx, { topicid: p.topicid, kind: 'occlusions', actor, noteIds: [p.cardId, p.contentNoteId], now });
     return p;
   });
-  const stored = occlusionOf(store.get<{ data: string | null }>('SELECT data FROM note_parts WHERE content_id = ?', [plan.part.contentId])?.data ?? null);
+  const stored = occlusionOf(
+    store.get<{ data: string | null }>('SELECT data FROM note_parts WHERE content_id = ?', [plan.part.contentId])
+      ?.data ?? null,
+  );
   const fingerprint = maskFingerprint(stored?.masks ?? []);
   if (fingerprint !== maskFingerprint(plan.masks)) {
-    throw saveFailed(`The masks read back from card ${noteid} are not the ones written; GET the card again (batch-get) and retry.`, { noteid, contentId: plan.part.contentId });
+    throw saveFailed(
+      `The masks read back from card ${noteid} are not the ones written; GET the card again (batch-get) and retry.`,
+      { noteid, contentId: plan.part.contentId },
+    );
   }
   return {
     persisted: true as const,
@@ -137,7 +191,11 @@ export async function writeOcclusions(store: Store, noteid: string, input: Occlu
     deduplicated: plan.preview.deduplicated,
     existingReviewCardCount: plan.preview.existingReviewCardCount,
     ...(plan.preview.existingReviewCardCount > 0
-      ? { warnings: [`${plan.preview.existingReviewCardCount} review card(s) were made from this card before; they are snapshots and keep their old masks until rebuilt (POST /decks/{id}/cards again).`] }
+      ? {
+          warnings: [
+            `${plan.preview.existingReviewCardCount} review card(s) were made from this card before; they are snapshots and keep their old masks until rebuilt (POST /decks/{id}/cards again).`,
+          ],
+        }
       : {}),
   };
 }

@@ -17,18 +17,30 @@ import { type Db, getNote, type NoteTextRow, recordOperation, reindexNote } from
 /** 422 for index 0 (the body); 404 COMMENT_NOT_FOUND for an index the card does not have. */
 function commentAt(db: Db, noteid: string, index: number): NoteTextRow {
   if (index === 0) {
-    throw invalidInput(`Index 0 is the card body, not a comment: comments are texts[].index 1..N. Edit the body with POST /notes/${noteid}/text. Nothing was changed.`, { noteid, index, bodyRoute: `/notes/${noteid}/text` });
+    throw invalidInput(
+      `Index 0 is the card body, not a comment: comments are texts[].index 1..N. Edit the body with POST /notes/${noteid}/text. Nothing was changed.`,
+      { noteid, index, bodyRoute: `/notes/${noteid}/text` },
+    );
   }
   const row = db.get<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx = ?', [noteid, index]);
   if (row) return row;
   const indexes = comments(db, noteid).map((c) => c.idx);
-  throw notFound('COMMENT_NOT_FOUND', `Card ${noteid} has no comment ${index} (it has ${indexes.length ? `indexes ${indexes.join(', ')}` : 'no comments'}). Read texts[] with POST /notes/batch-get.`, { noteid, index, indexes });
+  throw notFound(
+    'COMMENT_NOT_FOUND',
+    `Card ${noteid} has no comment ${index} (it has ${indexes.length ? `indexes ${indexes.join(', ')}` : 'no comments'}). Read texts[] with POST /notes/batch-get.`,
+    { noteid, index, indexes },
+  );
 }
 
-const comments = (db: Db, noteid: string) => db.all<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx > 0 ORDER BY idx', [noteid]);
+const comments = (db: Db, noteid: string) =>
+  db.all<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx > 0 ORDER BY idx', [noteid]);
 
 /** The row a comment's text becomes: a link line is stored canonically, to a target that must exist. */
-function commentValue(db: Db, noteid: string, text: string): { text: string; kind: 'text' | 'link'; target: string | null } {
+function commentValue(
+  db: Db,
+  noteid: string,
+  text: string,
+): { text: string; kind: 'text' | 'link'; target: string | null } {
   const target = parseNoteLink(text);
   if (!target) return { text, kind: 'text', target: null };
   return { text: noteLinkUrl(linkTarget(db, noteid, target)), kind: 'link', target };
@@ -41,9 +53,18 @@ function touch(tx: WriteTx, topicid: string, noteid: string, actor: Actor, now: 
 }
 
 /** Read-back of one written comment (and its link rows). */
-function confirmComment(store: Store, noteid: string, index: number, value: { text: string; kind: string; target: string | null }): void {
+function confirmComment(
+  store: Store,
+  noteid: string,
+  index: number,
+  value: { text: string; kind: string; target: string | null },
+): void {
   const row = store.get<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx = ?', [noteid, index]);
-  const ok = row?.text === value.text && row.kind === value.kind && row.excerpt === 0 && (!value.target || linkedBothWays(store, noteid, value.target));
+  const ok =
+    row?.text === value.text &&
+    row.kind === value.kind &&
+    row.excerpt === 0 &&
+    (!value.target || linkedBothWays(store, noteid, value.target));
   if (!ok) throw editNotConfirmed('comment', { noteid, index });
 }
 
@@ -53,8 +74,14 @@ export async function appendComment(store: Store, noteid: string, text: string, 
   const { index, value } = await store.write((tx) => {
     const note = getNote(tx, noteid);
     const value = commentValue(tx, noteid, text);
-    const index = (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_texts WHERE noteid = ?', [noteid])?.m ?? 0) + 1;
-    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, ?)', [noteid, index, value.text, value.kind]);
+    const index =
+      (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_texts WHERE noteid = ?', [noteid])?.m ?? 0) + 1;
+    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, ?)', [
+      noteid,
+      index,
+      value.text,
+      value.kind,
+    ]);
     if (value.target) linkNotes(tx, noteid, value.target, now);
     touch(tx, note.topicid, noteid, actor, now);
     return { index, value };
@@ -74,17 +101,33 @@ export async function editComment(store: Store, noteid: string, index: number, e
   const { value, unlinked } = await store.write((tx) => {
     const note = getNote(tx, noteid);
     const row = commentAt(tx, noteid, index);
-    assertPrefix(row.text, edit.expectedPrefix, 'COMMENT_CHANGED', `Comment ${index} of card ${noteid}`, { noteid, index });
+    assertPrefix(row.text, edit.expectedPrefix, 'COMMENT_CHANGED', `Comment ${index} of card ${noteid}`, {
+      noteid,
+      index,
+    });
     const value = commentValue(tx, noteid, edit.text);
-    tx.run('UPDATE note_texts SET text = ?, kind = ?, excerpt = 0 WHERE noteid = ? AND idx = ?', [value.text, value.kind, noteid, index]);
+    tx.run('UPDATE note_texts SET text = ?, kind = ?, excerpt = 0 WHERE noteid = ? AND idx = ?', [
+      value.text,
+      value.kind,
+      noteid,
+      index,
+    ]);
     const oldTarget = row.kind === 'link' ? parseNoteLink(row.text) : null;
-    const unlinked = oldTarget && oldTarget !== value.target && unlinkIfUnused(tx, noteid, oldTarget) ? oldTarget : null;
+    const unlinked =
+      oldTarget && oldTarget !== value.target && unlinkIfUnused(tx, noteid, oldTarget) ? oldTarget : null;
     if (value.target) linkNotes(tx, noteid, value.target, now);
     touch(tx, note.topicid, noteid, actor, now);
     return { value, unlinked };
   });
   confirmComment(store, noteid, index, value);
-  return { persisted: true, noteid, index, kind: value.kind, ...(value.target ? { linked: value.target } : {}), ...(unlinked ? { unlinked } : {}) };
+  return {
+    persisted: true,
+    noteid,
+    index,
+    kind: value.kind,
+    ...(value.target ? { linked: value.target } : {}),
+    ...(unlinked ? { unlinked } : {}),
+  };
 }
 
 /** POST /notes/{id}/comments/{index}/delete: removes one comment; later comments move up by one; a link's rows go with it. */
@@ -107,7 +150,10 @@ export async function deleteComment(store: Store, noteid: string, index: number,
     return { expected, unlinked };
   });
   const stored = comments(store, noteid);
-  if (stored.length !== expected.length || stored.some((c, i) => c.idx !== expected[i].idx || c.text !== expected[i].text)) {
+  if (
+    stored.length !== expected.length ||
+    stored.some((c, i) => c.idx !== expected[i].idx || c.text !== expected[i].text)
+  ) {
     throw editNotConfirmed('comment delete', { noteid, index });
   }
   return {

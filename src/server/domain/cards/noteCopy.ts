@@ -3,7 +3,18 @@ import type { Actor } from '../../actor';
 import { newId, nowIso } from '../library/ids';
 import type { SqlParam } from '../../ground/store/journal';
 import type { Store, WriteTx } from '../../ground/store/store';
-import { ancestorIds, descendantIds, getNotes, inList, nextChildPosition, oneSetOf, recordOperation, reindexNote, type Db, type NoteRow } from './noteRows';
+import {
+  ancestorIds,
+  descendantIds,
+  getNotes,
+  inList,
+  nextChildPosition,
+  oneSetOf,
+  recordOperation,
+  reindexNote,
+  type Db,
+  type NoteRow,
+} from './noteRows';
 import { assertMindMapCards } from './noteMove';
 
 /**
@@ -45,9 +56,15 @@ interface CopyBody {
 /** The two body forms as one list; mixing forms or a missing field → 422. */
 export function copyRequests(body: CopyBody): CopyRequest[] {
   if (body.copies && (body.noteIds || body.targetParentNoteId)) {
-    throw invalidInput('Send either {noteIds, targetParentNoteId, mode} or {copies:[{noteId, targetParentNoteId, mode?}]}, not both. Nothing was changed.');
+    throw invalidInput(
+      'Send either {noteIds, targetParentNoteId, mode} or {copies:[{noteId, targetParentNoteId, mode?}]}, not both. Nothing was changed.',
+    );
   }
-  const needMode = () => invalidInput("mode is required: 'reference' (content kept in step with the original) or 'clone' (independent copy). Nothing was changed.", { missing: ['mode'] });
+  const needMode = () =>
+    invalidInput(
+      "mode is required: 'reference' (content kept in step with the original) or 'clone' (independent copy). Nothing was changed.",
+      { missing: ['mode'] },
+    );
   if (body.copies) {
     return body.copies.map((c) => {
       const mode = c.mode ?? body.mode;
@@ -56,9 +73,12 @@ export function copyRequests(body: CopyBody): CopyRequest[] {
     });
   }
   if (!body.noteIds || !body.targetParentNoteId) {
-    throw invalidInput('Send {noteIds, targetParentNoteId, mode} or {copies:[{noteId, targetParentNoteId, mode?}]}. Nothing was changed.', {
-      missing: [!body.noteIds && 'noteIds', !body.targetParentNoteId && 'targetParentNoteId'].filter(Boolean),
-    });
+    throw invalidInput(
+      'Send {noteIds, targetParentNoteId, mode} or {copies:[{noteId, targetParentNoteId, mode?}]}. Nothing was changed.',
+      {
+        missing: [!body.noteIds && 'noteIds', !body.targetParentNoteId && 'targetParentNoteId'].filter(Boolean),
+      },
+    );
   }
   if (!body.mode) throw needMode();
   const { targetParentNoteId, mode } = body;
@@ -66,20 +86,35 @@ export function copyRequests(body: CopyBody): CopyRequest[] {
 }
 
 export function planCopies(db: Db, requests: readonly CopyRequest[]): CopyPlan {
-  const sources = getNotes(db, requests.map((r) => r.noteId));
-  const targets = getNotes(db, requests.map((r) => r.targetParentNoteId));
+  const sources = getNotes(
+    db,
+    requests.map((r) => r.noteId),
+  );
+  const targets = getNotes(
+    db,
+    requests.map((r) => r.targetParentNoteId),
+  );
   assertMindMapCards(db, [...sources, ...targets]);
   const topicid = oneSetOf(targets);
   const selected = new Set(sources.map((s) => s.noteid));
-  const covered = new Set(sources.filter((s) => ancestorIds(db, s.noteid).some((a) => selected.has(a))).map((s) => s.noteid));
+  const covered = new Set(
+    sources.filter((s) => ancestorIds(db, s.noteid).some((a) => selected.has(a))).map((s) => s.noteid),
+  );
   const skipped = [...covered].map((noteid) => ({ noteid, reason: 'covered_by_selected_ancestor' as const }));
-  const copies = requests.filter((r) => !covered.has(r.noteId)).map((r) => ({ ...r, branch: [r.noteId, ...descendantIds(db, r.noteId)] }));
+  const copies = requests
+    .filter((r) => !covered.has(r.noteId))
+    .map((r) => ({ ...r, branch: [r.noteId, ...descendantIds(db, r.noteId)] }));
   return { topicid, copies, skipped };
 }
 
 export function previewCopy(plan: CopyPlan) {
   return {
-    wouldCopy: plan.copies.map((c) => ({ noteid: c.noteId, descendants: c.branch.length - 1, mode: c.mode, targetParentNoteId: c.targetParentNoteId })),
+    wouldCopy: plan.copies.map((c) => ({
+      noteid: c.noteId,
+      descendants: c.branch.length - 1,
+      mode: c.mode,
+      targetParentNoteId: c.targetParentNoteId,
+    })),
     skipped: plan.skipped,
   };
 }
@@ -88,7 +123,8 @@ function rowsOf(db: Db, ids: readonly string[]): Map<string, NoteRow> {
   const out = new Map<string, NoteRow>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    for (const r of db.all<NoteRow>(`SELECT * FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk)) out.set(r.noteid, r);
+    for (const r of db.all<NoteRow>(`SELECT * FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk))
+      out.set(r.noteid, r);
   }
   return out;
 }
@@ -106,29 +142,71 @@ function copyBranch(tx: WriteTx, c: PlannedCopy, topicid: string, now: string): 
     const isRoot = oldId === c.noteId;
     const parent = isRoot ? c.targetParentNoteId : idMap.get(r.parent_id!)!;
     // A clone of a reference copy takes the group's content from its original.
-    const contentId = clone && r.reference_of && tx.get('SELECT 1 AS x FROM notes WHERE noteid = ?', [r.reference_of]) ? r.reference_of : oldId;
-    const title = contentId === oldId ? r.title : tx.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [contentId])!.title;
+    const contentId =
+      clone && r.reference_of && tx.get('SELECT 1 AS x FROM notes WHERE noteid = ?', [r.reference_of])
+        ? r.reference_of
+        : oldId;
+    const title =
+      contentId === oldId
+        ? r.title
+        : tx.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [contentId])!.title;
     tx.run(
       `INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, folded, hidden, sub_map, source_bookmd5, source_page, source_rect, reference_of, kind, created_at, modified_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        nid, topicid, parent, isRoot ? nextChildPosition(tx, parent) : r.position, title, r.color_index, r.fill_index, r.folded, r.sub_map,
-        r.source_bookmd5, r.source_page, r.source_rect, clone ? null : (r.reference_of ?? oldId), r.kind, now, now,
+        nid,
+        topicid,
+        parent,
+        isRoot ? nextChildPosition(tx, parent) : r.position,
+        title,
+        r.color_index,
+        r.fill_index,
+        r.folded,
+        r.sub_map,
+        r.source_bookmd5,
+        r.source_page,
+        r.source_rect,
+        clone ? null : (r.reference_of ?? oldId),
+        r.kind,
+        now,
+        now,
       ],
     );
-    const texts = tx.all<{ idx: number; text: string; excerpt: number; kind: string }>('SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx', [contentId]);
-    for (const t of texts) {
-      // Inside a clone, links to cards of the branch point at their copies; links outside stay.
-      const text = clone ? t.text.replace(LINK_RE, (m, id: string) => (idMap.has(id.toUpperCase()) ? `studybridge://note/${idMap.get(id.toUpperCase())}` : m)) : t.text;
-      tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, ?, ?)', [nid, t.idx, text, t.excerpt, t.kind]);
-    }
-    tx.run('INSERT OR IGNORE INTO note_hashtags(noteid, path) SELECT ?, path FROM note_hashtags WHERE noteid = ?', [nid, contentId]);
-    const parts = tx.all<{ idx: number; kind: string; mime_type: string | null; data: string | null; blob: Uint8Array | null }>(
-      'SELECT idx, kind, mime_type, data, blob FROM note_parts WHERE noteid = ? ORDER BY idx',
+    const texts = tx.all<{ idx: number; text: string; excerpt: number; kind: string }>(
+      'SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx',
       [contentId],
     );
+    for (const t of texts) {
+      // Inside a clone, links to cards of the branch point at their copies; links outside stay.
+      const text = clone
+        ? t.text.replace(LINK_RE, (m, id: string) =>
+            idMap.has(id.toUpperCase()) ? `studybridge://note/${idMap.get(id.toUpperCase())}` : m,
+          )
+        : t.text;
+      tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, ?, ?)', [
+        nid,
+        t.idx,
+        text,
+        t.excerpt,
+        t.kind,
+      ]);
+    }
+    tx.run('INSERT OR IGNORE INTO note_hashtags(noteid, path) SELECT ?, path FROM note_hashtags WHERE noteid = ?', [
+      nid,
+      contentId,
+    ]);
+    const parts = tx.all<{
+      idx: number;
+      kind: string;
+      mime_type: string | null;
+      data: string | null;
+      blob: Uint8Array | null;
+    }>('SELECT idx, kind, mime_type, data, blob FROM note_parts WHERE noteid = ? ORDER BY idx', [contentId]);
     for (const p of parts) {
-      tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)', [newId(), nid, p.idx, p.kind, p.mime_type, p.data, p.blob] as SqlParam[]);
+      tx.run(
+        'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [newId(), nid, p.idx, p.kind, p.mime_type, p.data, p.blob] as SqlParam[],
+      );
     }
     for (const l of tx.all<{ target_id: string }>('SELECT target_id FROM note_links WHERE noteid = ?', [oldId])) {
       const target = clone ? (idMap.get(l.target_id) ?? l.target_id) : l.target_id;
@@ -151,11 +229,18 @@ export async function copyNotes(store: Store, requests: readonly CopyRequest[], 
   const allNew = results.flatMap((r) => r.newIds);
   const found = rowsOf(store, allNew);
   const persisted = allNew.every((id) => found.get(id)?.hidden === 0 && found.get(id)?.topicid === plan.topicid);
-  if (!persisted) throw saveFailed('The copy was written but reading it back disagrees; check GET /study-sets/{id}/tree.');
+  if (!persisted)
+    throw saveFailed('The copy was written but reading it back disagrees; check GET /study-sets/{id}/tree.');
   return {
     persisted,
     topicid: plan.topicid,
-    copies: results.map((r) => ({ sourceNoteId: r.c.noteId, newNoteId: r.newRoot, cardCount: r.newIds.length, mode: r.c.mode, targetParentNoteId: r.c.targetParentNoteId })),
+    copies: results.map((r) => ({
+      sourceNoteId: r.c.noteId,
+      newNoteId: r.newRoot,
+      cardCount: r.newIds.length,
+      mode: r.c.mode,
+      targetParentNoteId: r.c.targetParentNoteId,
+    })),
     skipped: plan.skipped,
   };
 }

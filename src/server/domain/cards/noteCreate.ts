@@ -25,7 +25,12 @@ export interface CreateCardInput {
   title?: string;
   text?: string;
   /** `rect` (PDF points, top-left origin): the reader's selection, stored as the anchor instead of the text match. */
-  excerpt?: { bookmd5: string; page: number; text: string; rect?: { x: number; y: number; width: number; height: number } };
+  excerpt?: {
+    bookmd5: string;
+    page: number;
+    text: string;
+    rect?: { x: number; y: number; width: number; height: number };
+  };
   colorIndex?: number;
   fillIndex?: number;
   actor: Actor;
@@ -42,7 +47,11 @@ export interface CreateCardWarning {
 export function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parentId: string): NoteRow {
   const parent = getNote(db, parentId);
   if (parent.topicid !== topicid) {
-    throw invalidInput(`Card ${parentId} belongs to study set ${parent.topicid}, not ${topicid}; a new card goes under a card of its own set. Nothing was changed.`, { parentNoteId: parentId, topicids: [topicid, parent.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
+    throw invalidInput(
+      `Card ${parentId} belongs to study set ${parent.topicid}, not ${topicid}; a new card goes under a card of its own set. Nothing was changed.`,
+      { parentNoteId: parentId, topicids: [topicid, parent.topicid] },
+      'NOTES_IN_DIFFERENT_SETS',
+    );
   }
   return parent;
 }
@@ -53,13 +62,31 @@ export function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parent
  * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
  * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
  */
-async function givenRect(services: Pick<CardCreateDeps, 'documents' | 'pageCache'>, bookmd5: string, page: number, rect: { x: number; y: number; width: number; height: number }) {
+async function givenRect(
+  services: Pick<CardCreateDeps, 'documents' | 'pageCache'>,
+  bookmd5: string,
+  page: number,
+  rect: { x: number; y: number; width: number; height: number },
+) {
   const row = services.documents.get(bookmd5);
-  if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
+  if (page > row.page_count)
+    throw invalidInput(
+      `Page ${page} is beyond this ${row.page_count}-page document.`,
+      { page, pageCount: row.page_count },
+      'PAGE_OUT_OF_RANGE',
+    );
   const size = await services.pageCache.pageSize(bookmd5, page); // the table only: no extraction wait
   // Half a point of slack: a selection's edge may round past the page's.
-  if (size?.width && size.height && (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)) {
-    throw invalidInput(`excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`, { rect, pageSize: { width: size.width, height: size.height } }, 'RECT_OUTSIDE_PAGE');
+  if (
+    size?.width &&
+    size.height &&
+    (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)
+  ) {
+    throw invalidInput(
+      `excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`,
+      { rect, pageSize: { width: size.width, height: size.height } },
+      'RECT_OUTSIDE_PAGE',
+    );
   }
   return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
 }
@@ -73,7 +100,12 @@ export interface CardPlan {
   comment: string | undefined;
   excerpt: boolean;
   /** `rects`: one box per line or fragment the matcher found (rect is their union). */
-  source: { bookmd5: string; page: number; rect: { x: number; y: number; width: number; height: number } | null; rects?: { x: number; y: number; width: number; height: number }[] } | null;
+  source: {
+    bookmd5: string;
+    page: number;
+    rect: { x: number; y: number; width: number; height: number } | null;
+    rects?: { x: number; y: number; width: number; height: number }[];
+  } | null;
   colorIndex: number | null;
   fillIndex: number | null;
   warnings: CreateCardWarning[];
@@ -85,25 +117,36 @@ export interface CardPlan {
  * extraction like locate does). An excerpt that cannot be found still makes a
  * card, with the page but no rectangle, and a warning says why. Writes nothing.
  */
-export async function planCard(services: CardCreateDeps, input: Omit<CreateCardInput, 'topicid' | 'parentNoteId' | 'actor'>): Promise<CardPlan> {
+export async function planCard(
+  services: CardCreateDeps,
+  input: Omit<CreateCardInput, 'topicid' | 'parentNoteId' | 'actor'>,
+): Promise<CardPlan> {
   const title = input.title?.trim() ?? '';
   const text = input.text ?? '';
   const hasText = text.trim() !== '';
   if (!title && !hasText && !input.excerpt) {
-    throw invalidInput('A card needs at least one of title, text or excerpt. Nothing was changed.', { fields: ['title', 'text', 'excerpt'] });
+    throw invalidInput('A card needs at least one of title, text or excerpt. Nothing was changed.', {
+      fields: ['title', 'text', 'excerpt'],
+    });
   }
   const warnings: CreateCardWarning[] = [];
   let source: CardPlan['source'] = null;
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
-    if (ex.rect) source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
+    if (ex.rect)
+      source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
   }
   if (input.excerpt && !source) {
     const ex = input.excerpt;
     // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
     const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
-    source = { bookmd5: ex.bookmd5, page: ex.page, rect: loc.found && loc.rect ? loc.rect : null, ...(loc.found && loc.rects ? { rects: loc.rects } : {}) };
+    source = {
+      bookmd5: ex.bookmd5,
+      page: ex.page,
+      rect: loc.found && loc.rect ? loc.rect : null,
+      ...(loc.found && loc.rects ? { rects: loc.rects } : {}),
+    };
     if (!source.rect) {
       const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
       warnings.push({
@@ -132,24 +175,53 @@ export async function planCard(services: CardCreateDeps, input: Omit<CreateCardI
 /** The set's root card: where a card without parentNoteId goes. */
 export function rootCardOf(store: Pick<Store, 'get'>, topicid: string): string {
   const root = store.get<{ r: string | null }>('SELECT root_note_id AS r FROM topics WHERE topicid = ?', [topicid])?.r;
-  if (!root) throw new BridgeError('ROOT_CARD_MISSING', 422, `Study set ${topicid} has no root card; pass parentNoteId.`, { topicid });
+  if (!root)
+    throw new BridgeError('ROOT_CARD_MISSING', 422, `Study set ${topicid} has no root card; pass parentNoteId.`, {
+      topicid,
+    });
   return root;
 }
 
 /** Writes a planned card (inside the caller's transaction); no operation row. */
-export function insertPlannedCard(tx: WriteTx, plan: CardPlan, ids: { noteid: string; topicid: string; parentId: string }, now: string): void {
-  insertNote(tx, { ...ids, title: plan.title, text: plan.body, excerpt: plan.excerpt, source: plan.source, colorIndex: plan.colorIndex, fillIndex: plan.fillIndex, now });
+export function insertPlannedCard(
+  tx: WriteTx,
+  plan: CardPlan,
+  ids: { noteid: string; topicid: string; parentId: string },
+  now: string,
+): void {
+  insertNote(tx, {
+    ...ids,
+    title: plan.title,
+    text: plan.body,
+    excerpt: plan.excerpt,
+    source: plan.source,
+    colorIndex: plan.colorIndex,
+    fillIndex: plan.fillIndex,
+    now,
+  });
   if (plan.comment !== undefined) {
-    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [ids.noteid, plan.comment]);
+    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [
+      ids.noteid,
+      plan.comment,
+    ]);
     reindexNote(tx, ids.noteid);
   }
 }
 
 /** The card as read back, and whether it agrees with its plan (persisted means an independent read agreed). */
-export function readBack(store: Pick<Store, 'get'>, noteid: string, parentId: string, plan: CardPlan): SourceAnchor | undefined {
+export function readBack(
+  store: Pick<Store, 'get'>,
+  noteid: string,
+  parentId: string,
+  plan: CardPlan,
+): SourceAnchor | undefined {
   const back = store.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
-  const bodyBack = store.get<{ text: string; excerpt: number }>('SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
-  if (!back || back.parent_id !== parentId || back.title !== plan.title || (bodyBack?.text ?? undefined) !== plan.body) return undefined;
+  const bodyBack = store.get<{ text: string; excerpt: number }>(
+    'SELECT text, excerpt FROM note_texts WHERE noteid = ? AND idx = 0',
+    [noteid],
+  );
+  if (!back || back.parent_id !== parentId || back.title !== plan.title || (bodyBack?.text ?? undefined) !== plan.body)
+    return undefined;
   return sourceAnchorOf(back, bodyBack?.excerpt === 1);
 }
 
@@ -175,7 +247,10 @@ export async function createCard(services: CardCreateDeps, input: CreateCardInpu
 
   const sourceAnchor = readBack(store, noteid, parentId, plan);
   if (!sourceAnchor) {
-    throw saveFailed(`Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`, { noteid });
+    throw saveFailed(
+      `Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`,
+      { noteid },
+    );
   }
   return {
     noteid,

@@ -2,7 +2,19 @@ import { saveFailed } from '../../errors';
 import type { Actor } from '../../actor';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../../ground/store/store';
-import { ancestorIds, childrenOf, descendantIds, getNotes, inList, oneSetOf, purgeNotes, recordOperation, refuseRootCard, reindexNote, type Db } from './noteRows';
+import {
+  ancestorIds,
+  childrenOf,
+  descendantIds,
+  getNotes,
+  inList,
+  oneSetOf,
+  purgeNotes,
+  recordOperation,
+  refuseRootCard,
+  reindexNote,
+  type Db,
+} from './noteRows';
 import { assertMindMapCards } from './noteMove';
 
 /**
@@ -67,14 +79,19 @@ function reattachInPlace(tx: WriteTx, noteid: string, parentId: string, now: str
  * the original's current content ("virtual cards become independent").
  */
 function detachReferenceCopies(tx: WriteTx, original: string, now: string): void {
-  const copies = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE reference_of = ?', [original]).map((r) => r.noteid);
+  const copies = tx
+    .all<{ noteid: string }>('SELECT noteid FROM notes WHERE reference_of = ?', [original])
+    .map((r) => r.noteid);
   if (!copies.length) return;
   const src = tx.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [original]);
   for (const c of copies) {
     if (src) {
       tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [src.title, c]);
       tx.run('DELETE FROM note_texts WHERE noteid = ?', [c]);
-      tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) SELECT ?, idx, text, excerpt, kind FROM note_texts WHERE noteid = ?', [c, original]);
+      tx.run(
+        'INSERT INTO note_texts(noteid, idx, text, excerpt, kind) SELECT ?, idx, text, excerpt, kind FROM note_texts WHERE noteid = ?',
+        [c, original],
+      );
     }
     tx.run('UPDATE notes SET reference_of = NULL, modified_at = ? WHERE noteid = ?', [now, c]);
     reindexNote(tx, c);
@@ -91,7 +108,9 @@ export function removeCards(tx: WriteTx, noteIds: readonly string[], now: string
   const ordered = [...noteIds].sort((a, b) => depth.get(b)! - depth.get(a)!);
   const outcomes = new Map<string, RemovalOutcome>();
   for (const id of ordered) {
-    const parent = tx.get<{ parent_id: string | null }>('SELECT parent_id FROM notes WHERE noteid = ?', [id])?.parent_id;
+    const parent = tx.get<{ parent_id: string | null }>('SELECT parent_id FROM notes WHERE noteid = ?', [
+      id,
+    ])?.parent_id;
     if (parent) reattachInPlace(tx, id, parent, now);
     detachReferenceCopies(tx, id, now);
     const outcome = removalOutcome(tx, id);
@@ -110,13 +129,23 @@ export async function deleteNotes(store: Store, noteIds: readonly string[], acto
   const now = nowIso();
   const plan = await store.write((tx) => {
     const p = planDelete(tx, noteIds);
-    removeCards(tx, p.cards.map((c) => c.noteid), now);
+    removeCards(
+      tx,
+      p.cards.map((c) => c.noteid),
+      now,
+    );
     recordOperation(tx, { topicid: p.topicid, kind: 'delete', actor, noteIds: p.cards.map((c) => c.noteid), now });
     return p;
   });
   const ids = plan.cards.map((c) => c.noteid);
-  const still = store.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)}`, ids);
-  if (still.length) throw saveFailed('The delete was written but some cards are still visible on reading back.', { visible: still.map((r) => r.noteid) });
+  const still = store.all<{ noteid: string }>(
+    `SELECT noteid FROM notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)}`,
+    ids,
+  );
+  if (still.length)
+    throw saveFailed('The delete was written but some cards are still visible on reading back.', {
+      visible: still.map((r) => r.noteid),
+    });
   return {
     persisted: true,
     topicid: plan.topicid,
@@ -135,7 +164,13 @@ export function previewDelete(db: Db, noteIds: readonly string[]) {
   const plan = planDelete(db, noteIds);
   return {
     wouldDelete: plan.cards.length,
-    cards: plan.cards.map(({ noteid, title, orphanedChildren, descendants, outcome }) => ({ noteid, title, orphanedChildren, descendants, outcome })),
+    cards: plan.cards.map(({ noteid, title, orphanedChildren, descendants, outcome }) => ({
+      noteid,
+      title,
+      orphanedChildren,
+      descendants,
+      outcome,
+    })),
     totalCascadeDeleted: 0,
     cascadesIntoStudySets: [],
   };

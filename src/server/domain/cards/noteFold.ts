@@ -20,7 +20,12 @@ export function planFold(db: Db, noteIds: readonly string[], folded: boolean): F
   const notes = getNotes(db, noteIds);
   const ids = notes.map((n) => n.noteid);
   const parents = new Set(
-    db.all<{ parent_id: string }>(`SELECT DISTINCT parent_id FROM notes WHERE hidden = 0 AND parent_id IN ${inList(ids.length)}`, ids as SqlParam[]).map((r) => r.parent_id),
+    db
+      .all<{ parent_id: string }>(
+        `SELECT DISTINCT parent_id FROM notes WHERE hidden = 0 AND parent_id IN ${inList(ids.length)}`,
+        ids as SqlParam[],
+      )
+      .map((r) => r.parent_id),
   );
   const plan: FoldPlan = { changed: [], unchanged: [], skipped: [] };
   for (const n of notes) {
@@ -41,13 +46,23 @@ export async function editFold(store: Store, noteIds: readonly string[], folded:
   const now = nowIso();
   const plan = await store.write((tx) => {
     const plan = planFold(tx, noteIds, folded);
-    for (const c of plan.changed) tx.run('UPDATE notes SET folded = ?, modified_at = ? WHERE noteid = ?', [folded ? 1 : 0, now, c.noteid]);
+    for (const c of plan.changed)
+      tx.run('UPDATE notes SET folded = ?, modified_at = ? WHERE noteid = ?', [folded ? 1 : 0, now, c.noteid]);
     recordPerSet(tx, plan.changed, 'fold', actor, now);
     return plan;
   });
   const asked = [...plan.changed.map((c) => c.noteid), ...plan.unchanged];
-  const stored = store.all<{ noteid: string; folded: number }>(`SELECT noteid, folded FROM notes WHERE noteid IN ${inList(asked.length)}`, asked);
+  const stored = store.all<{ noteid: string; folded: number }>(
+    `SELECT noteid, folded FROM notes WHERE noteid IN ${inList(asked.length)}`,
+    asked,
+  );
   const disagree = asked.filter((id) => !stored.some((r) => r.noteid === id && (r.folded === 1) === folded));
   if (disagree.length) throw editNotConfirmed('fold', { noteIds: disagree });
-  return { persisted: true, folded, changed: plan.changed.map((c) => c.noteid), unchanged: plan.unchanged, skipped: plan.skipped };
+  return {
+    persisted: true,
+    folded,
+    changed: plan.changed.map((c) => c.noteid),
+    unchanged: plan.unchanged,
+    skipped: plan.skipped,
+  };
 }

@@ -42,7 +42,11 @@ export function parseHashtags(raw: readonly string[]): string[] {
     else if (!byKey.has(hashtagKey(path))) byKey.set(hashtagKey(path), path);
   }
   if (invalid.length) {
-    throw invalidInput(`Invalid hashtag${invalid.length > 1 ? 's' : ''} ${invalid.map((s) => JSON.stringify(s)).join(', ')}: each must be ${HASHTAG_RULE}. Nothing was changed.`, { invalid, rule: HASHTAG_RULE }, 'INVALID_HASHTAG');
+    throw invalidInput(
+      `Invalid hashtag${invalid.length > 1 ? 's' : ''} ${invalid.map((s) => JSON.stringify(s)).join(', ')}: each must be ${HASHTAG_RULE}. Nothing was changed.`,
+      { invalid, rule: HASHTAG_RULE },
+      'INVALID_HASHTAG',
+    );
   }
   return [...byKey.values()];
 }
@@ -66,7 +70,10 @@ export interface HashtagPlan {
 
 /** Each card's stored paths in the order they were stored. */
 export function hashtagsOf(db: Db, noteIds: readonly string[]): Map<string, string[]> {
-  const rows = db.all<{ noteid: string; path: string }>(`SELECT noteid, path FROM note_hashtags WHERE noteid IN ${inList(noteIds.length)} ORDER BY rowid`, noteIds as SqlParam[]);
+  const rows = db.all<{ noteid: string; path: string }>(
+    `SELECT noteid, path FROM note_hashtags WHERE noteid IN ${inList(noteIds.length)} ORDER BY rowid`,
+    noteIds as SqlParam[],
+  );
   const out = new Map<string, string[]>(noteIds.map((id) => [id, []]));
   for (const r of rows) out.get(r.noteid)?.push(r.path);
   return out;
@@ -88,11 +95,17 @@ function setSpellings(db: Db, topicid: string, exclude: readonly string[]): Map<
 /** Refuses input the operation cannot take (422) before any card is looked at. */
 function checkEdit(edit: HashtagEdit): string[] {
   if (edit.includeDescendants !== undefined && edit.operation !== 'remove') {
-    throw invalidInput(`includeDescendants is only valid with operation "remove" (got "${edit.operation}"). Nothing was changed.`, { operation: edit.operation });
+    throw invalidInput(
+      `includeDescendants is only valid with operation "remove" (got "${edit.operation}"). Nothing was changed.`,
+      { operation: edit.operation },
+    );
   }
   const tags = parseHashtags(edit.hashtags);
   if (!tags.length && edit.operation !== 'replace') {
-    throw invalidInput(`operation "${edit.operation}" needs at least one hashtag (replace with [] clears a card's hashtags). Nothing was changed.`, { operation: edit.operation });
+    throw invalidInput(
+      `operation "${edit.operation}" needs at least one hashtag (replace with [] clears a card's hashtags). Nothing was changed.`,
+      { operation: edit.operation },
+    );
   }
   return tags;
 }
@@ -105,7 +118,8 @@ export function planHashtags(db: Db, edit: HashtagEdit): HashtagPlan[] {
   const current = hashtagsOf(db, ids);
   const spellings = new Map<string, Map<string, string>>();
   const spell = (topicid: string, tag: string) => {
-    if (!spellings.has(topicid)) spellings.set(topicid, setSpellings(db, topicid, edit.operation === 'replace' ? ids : []));
+    if (!spellings.has(topicid))
+      spellings.set(topicid, setSpellings(db, topicid, edit.operation === 'replace' ? ids : []));
     return spellings.get(topicid)!.get(hashtagKey(tag)) ?? tag;
   };
   const keys = tags.map(hashtagKey);
@@ -152,15 +166,20 @@ export async function editHashtags(store: Store, edit: HashtagEdit, actor: Actor
     const changed = plan.filter((p) => p.changed);
     for (const p of changed) {
       // Only the differences are written, so untouched tags keep their place (and the set its first spellings).
-      for (const path of p.before.filter((x) => !p.after.includes(x))) tx.run('DELETE FROM note_hashtags WHERE noteid = ? AND path = ?', [p.noteid, path]);
-      for (const path of p.after.filter((x) => !p.before.includes(x))) tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [p.noteid, path]);
+      for (const path of p.before.filter((x) => !p.after.includes(x)))
+        tx.run('DELETE FROM note_hashtags WHERE noteid = ? AND path = ?', [p.noteid, path]);
+      for (const path of p.after.filter((x) => !p.before.includes(x)))
+        tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [p.noteid, path]);
       tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, p.noteid]);
       reindexNote(tx, p.noteid);
     }
     recordPerSet(tx, changed, 'hashtags', actor, now);
     return plan;
   });
-  const stored = hashtagsOf(store, plan.map((p) => p.noteid));
+  const stored = hashtagsOf(
+    store,
+    plan.map((p) => p.noteid),
+  );
   const disagree = plan.filter((p) => !sameMembers(stored.get(p.noteid) ?? [], p.after)).map((p) => p.noteid);
   if (disagree.length) throw editNotConfirmed('hashtag', { noteIds: disagree });
   return {

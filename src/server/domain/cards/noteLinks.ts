@@ -21,7 +21,8 @@ export function parseNoteLink(text: string): string | null {
 
 /** The target card of a link comment on `from`: visible (else 404 NOTE_NOT_FOUND) and not `from` itself (422). */
 export function linkTarget(db: Db, from: string, target: string): string {
-  if (target === from) throw invalidInput(`A card cannot link to itself (${target}). Nothing was changed.`, { noteid: from, target });
+  if (target === from)
+    throw invalidInput(`A card cannot link to itself (${target}). Nothing was changed.`, { noteid: from, target });
   return getNote(db, target).noteid;
 }
 
@@ -33,7 +34,12 @@ export function linkNotes(tx: WriteTx, a: string, b: string, now: string): void 
 
 /** Link comments on `noteid` that point at `target`. */
 function linkCommentCount(db: Db, noteid: string, target: string): number {
-  return db.get<{ n: number }>("SELECT count(*) AS n FROM note_texts WHERE noteid = ? AND idx > 0 AND kind = 'link' AND upper(trim(text)) = upper(?)", [noteid, noteLinkUrl(target)])?.n ?? 0;
+  return (
+    db.get<{ n: number }>(
+      "SELECT count(*) AS n FROM note_texts WHERE noteid = ? AND idx > 0 AND kind = 'link' AND upper(trim(text)) = upper(?)",
+      [noteid, noteLinkUrl(target)],
+    )?.n ?? 0
+  );
 }
 
 /**
@@ -48,5 +54,10 @@ export function unlinkIfUnused(tx: WriteTx, a: string, b: string): boolean {
 
 /** Whether both link rows exist (the read-back of a link comment). */
 export function linkedBothWays(db: Db, a: string, b: string): boolean {
-  return (db.get<{ n: number }>('SELECT count(*) AS n FROM note_links WHERE (noteid = ? AND target_id = ?) OR (noteid = ? AND target_id = ?)', [a, b, b, a])?.n ?? 0) === 2;
+  return (
+    (db.get<{ n: number }>(
+      'SELECT count(*) AS n FROM note_links WHERE (noteid = ? AND target_id = ?) OR (noteid = ? AND target_id = ?)',
+      [a, b, b, a],
+    )?.n ?? 0) === 2
+  );
 }

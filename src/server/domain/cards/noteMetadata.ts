@@ -37,7 +37,13 @@ export function planMetadata(db: Db, noteIds: readonly string[], patch: Metadata
   return getNotes(db, noteIds, ['topicid', 'color_index', 'fill_index']).map((n) => {
     const before = { colorIndex: n.color_index, fillIndex: n.fill_index };
     const after = { colorIndex: patch.colorIndex ?? before.colorIndex, fillIndex: patch.fillIndex ?? before.fillIndex };
-    return { noteid: n.noteid, topicid: n.topicid, before, after, changed: before.colorIndex !== after.colorIndex || before.fillIndex !== after.fillIndex };
+    return {
+      noteid: n.noteid,
+      topicid: n.topicid,
+      before,
+      after,
+      changed: before.colorIndex !== after.colorIndex || before.fillIndex !== after.fillIndex,
+    };
   });
 }
 
@@ -87,10 +93,20 @@ export async function editMetadata(store: Store, noteIds: readonly string[], pat
     // One statement for every changed card (the journal keeps one short record, not 200): only the patched
     // columns are set, so each card's other value stays its own, as planned.
     if (changed.length) {
-      const set = [...(patch.colorIndex === undefined ? [] : ['color_index = ?']), ...(patch.fillIndex === undefined ? [] : ['fill_index = ?'])];
-      const values = [...(patch.colorIndex === undefined ? [] : [patch.colorIndex]), ...(patch.fillIndex === undefined ? [] : [patch.fillIndex])];
+      const set = [
+        ...(patch.colorIndex === undefined ? [] : ['color_index = ?']),
+        ...(patch.fillIndex === undefined ? [] : ['fill_index = ?']),
+      ];
+      const values = [
+        ...(patch.colorIndex === undefined ? [] : [patch.colorIndex]),
+        ...(patch.fillIndex === undefined ? [] : [patch.fillIndex]),
+      ];
       const ids = changed.map((p) => p.noteid);
-      tx.run(`UPDATE notes SET ${set.join(', ')}, modified_at = ? WHERE noteid IN ${inList(ids.length)}`, [...values, now, ...ids]);
+      tx.run(`UPDATE notes SET ${set.join(', ')}, modified_at = ? WHERE noteid IN ${inList(ids.length)}`, [
+        ...values,
+        now,
+        ...ids,
+      ]);
     }
     recordPerSet(tx, changed, 'metadata', actor, now);
     return plan;

@@ -2,7 +2,16 @@ import { invalidInput, saveFailed } from '../../errors';
 import type { Actor } from '../../actor';
 import { nowIso } from '../library/ids';
 import type { Store, WriteTx } from '../../ground/store/store';
-import { getNotes, inList, nextChildPosition, oneSetOf, recordOperation, refuseRootCard, type Db, type NoteRow } from './noteRows';
+import {
+  getNotes,
+  inList,
+  nextChildPosition,
+  oneSetOf,
+  recordOperation,
+  refuseRootCard,
+  type Db,
+  type NoteRow,
+} from './noteRows';
 
 /**
  * POST /notes/move: re-parents cards within one study set. Each moved card
@@ -31,17 +40,27 @@ export interface MovePlan {
 /** 422 NOT_A_STUDY_SET_CARD unless every card lives in a visible study set (review decks hold no mind-map cards). */
 export function assertMindMapCards(db: Db, notes: readonly NoteRow[]): void {
   const sets = [...new Set(notes.map((n) => n.topicid))];
-  const bad = db.all<{ topicid: string }>(`SELECT topicid FROM topics WHERE topicid IN ${inList(sets.length)} AND kind = 'studyset' AND hidden = 0`, sets);
+  const bad = db.all<{ topicid: string }>(
+    `SELECT topicid FROM topics WHERE topicid IN ${inList(sets.length)} AND kind = 'studyset' AND hidden = 0`,
+    sets,
+  );
   const ok = new Set(bad.map((r) => r.topicid));
   const foreign = notes.filter((n) => !ok.has(n.topicid)).map((n) => n.noteid);
   if (foreign.length) {
-    throw invalidInput(`Card${foreign.length > 1 ? 's' : ''} ${foreign.join(', ')} ${foreign.length > 1 ? 'are' : 'is'} not in a study set's mind map. Nothing was changed.`, { noteIds: foreign }, 'NOT_A_STUDY_SET_CARD');
+    throw invalidInput(
+      `Card${foreign.length > 1 ? 's' : ''} ${foreign.join(', ')} ${foreign.length > 1 ? 'are' : 'is'} not in a study set's mind map. Nothing was changed.`,
+      { noteIds: foreign },
+      'NOT_A_STUDY_SET_CARD',
+    );
   }
 }
 
 /** Parent of every visible card of a set. */
 export function parentMap(db: Db, topicid: string): Map<string, string | null> {
-  const rows = db.all<{ noteid: string; parent_id: string | null }>('SELECT noteid, parent_id FROM notes WHERE topicid = ? AND hidden = 0', [topicid]);
+  const rows = db.all<{ noteid: string; parent_id: string | null }>(
+    'SELECT noteid, parent_id FROM notes WHERE topicid = ? AND hidden = 0',
+    [topicid],
+  );
   return new Map(rows.map((r) => [r.noteid, r.parent_id]));
 }
 
@@ -56,15 +75,24 @@ function isSelfOrBelow(parents: Map<string, string | null>, noteid: string, cand
 }
 
 /** The two body forms, `{noteIds, targetParentNoteId}` or `{moves:[…]}`, as one list; mixing or missing → 422. */
-export function moveRequests(body: { noteIds?: string[]; targetParentNoteId?: string; moves?: MoveRequest[] }): MoveRequest[] {
+export function moveRequests(body: {
+  noteIds?: string[];
+  targetParentNoteId?: string;
+  moves?: MoveRequest[];
+}): MoveRequest[] {
   if (body.moves && (body.noteIds || body.targetParentNoteId)) {
-    throw invalidInput('Send either {noteIds, targetParentNoteId} or {moves:[{noteId, targetParentNoteId}]}, not both. Nothing was changed.');
+    throw invalidInput(
+      'Send either {noteIds, targetParentNoteId} or {moves:[{noteId, targetParentNoteId}]}, not both. Nothing was changed.',
+    );
   }
   if (body.moves) return body.moves;
   if (!body.noteIds || !body.targetParentNoteId) {
-    throw invalidInput('Send {noteIds, targetParentNoteId} or {moves:[{noteId, targetParentNoteId}]}. Nothing was changed.', {
-      missing: [!body.noteIds && 'noteIds', !body.targetParentNoteId && 'targetParentNoteId'].filter(Boolean),
-    });
+    throw invalidInput(
+      'Send {noteIds, targetParentNoteId} or {moves:[{noteId, targetParentNoteId}]}. Nothing was changed.',
+      {
+        missing: [!body.noteIds && 'noteIds', !body.targetParentNoteId && 'targetParentNoteId'].filter(Boolean),
+      },
+    );
   }
   const target = body.targetParentNoteId;
   return [...new Set(body.noteIds)].map((noteId) => ({ noteId, targetParentNoteId: target }));
@@ -97,7 +125,12 @@ export function planMoves(db: Db, requests: readonly MoveRequest[]): MovePlan {
 export function applyMoves(tx: WriteTx, plan: MovePlan, now: string): void {
   for (const m of plan.moves) {
     if (m.from === m.to) continue;
-    tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [m.to, nextChildPosition(tx, m.to), now, m.noteid]);
+    tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [
+      m.to,
+      nextChildPosition(tx, m.to),
+      now,
+      m.noteid,
+    ]);
   }
 }
 
@@ -111,8 +144,14 @@ export async function moveNotes(store: Store, requests: readonly MoveRequest[], 
   });
   // The last move of a card decides where it ends.
   const finalParent = new Map(plan.moves.map((m) => [m.noteid, m.to]));
-  const rows = store.all<{ noteid: string; parent_id: string | null }>(`SELECT noteid, parent_id FROM notes WHERE hidden = 0 AND noteid IN ${inList(finalParent.size)}`, [...finalParent.keys()]);
+  const rows = store.all<{ noteid: string; parent_id: string | null }>(
+    `SELECT noteid, parent_id FROM notes WHERE hidden = 0 AND noteid IN ${inList(finalParent.size)}`,
+    [...finalParent.keys()],
+  );
   const persisted = rows.length === finalParent.size && rows.every((r) => r.parent_id === finalParent.get(r.noteid));
-  if (!persisted) throw saveFailed('The move was written but reading it back disagrees; check GET /study-sets/{id}/tree.', { moved: plan.moves });
+  if (!persisted)
+    throw saveFailed('The move was written but reading it back disagrees; check GET /study-sets/{id}/tree.', {
+      moved: plan.moves,
+    });
   return { persisted, topicid: plan.topicid, moved: plan.moves };
 }

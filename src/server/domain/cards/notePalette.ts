@@ -41,10 +41,20 @@ export const NOTE_PALETTE_HEX = [
   '#C7B2E8', // 15 lavender
 ] as const;
 
-export const NOTE_PALETTE: readonly PaletteEntry[] = NOTE_PALETTE_HEX.map((hex, colorIndex) => ({ colorIndex, baseColor: hex, displayColor: hex }));
+export const NOTE_PALETTE: readonly PaletteEntry[] = NOTE_PALETTE_HEX.map((hex, colorIndex) => ({
+  colorIndex,
+  baseColor: hex,
+  displayColor: hex,
+}));
 
 /** GET /study-sets/{id}/note-palette: sets have no palette of their own yet, so every set reads the default. */
 export function readNotePalette(db: Db, topicid: string) {
   assertStudySet(db, topicid);
-  return { topicid, palette: NOTE_PALETTE, count: NOTE_PALETTE.length, source: 'default' as const, fillIndexSemantics: FILL_INDEX_SEMANTICS };
+  return {
+    topicid,
+    palette: NOTE_PALETTE,
+    count: NOTE_PALETTE.length,
+    source: 'default' as const,
+    fillIndexSemantics: FILL_INDEX_SEMANTICS,
+  };
 }

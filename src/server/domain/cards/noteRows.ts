@@ -49,7 +49,8 @@ export const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?
 /** A visible card, or 404 NOTE_NOT_FOUND. */
 export function getNote(db: Db, noteid: string): NoteRow {
   const n = db.get<NoteRow>('SELECT * FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
-  if (!n) throw notFound('NOTE_NOT_FOUND', `No card ${noteid}. GET /study-sets/{id}/tree lists a set's cards.`, { noteid });
+  if (!n)
+    throw notFound('NOTE_NOT_FOUND', `No card ${noteid}. GET /study-sets/{id}/tree lists a set's cards.`, { noteid });
   return n;
 }
 
@@ -58,14 +59,27 @@ export function getNote(db: Db, noteid: string): NoteRow {
  * `columns` reads only those (noteid always): at 200 cards each column read out of sql.js shows.
  */
 export function getNotes(db: Db, noteIds: readonly string[]): NoteRow[];
-export function getNotes<K extends keyof NoteRow>(db: Db, noteIds: readonly string[], columns: readonly K[]): Array<Pick<NoteRow, K | 'noteid'>>;
-export function getNotes(db: Db, noteIds: readonly string[], columns?: readonly (keyof NoteRow)[]): Array<Partial<NoteRow> & { noteid: string }> {
+export function getNotes<K extends keyof NoteRow>(
+  db: Db,
+  noteIds: readonly string[],
+  columns: readonly K[],
+): Array<Pick<NoteRow, K | 'noteid'>>;
+export function getNotes(
+  db: Db,
+  noteIds: readonly string[],
+  columns?: readonly (keyof NoteRow)[],
+): Array<Partial<NoteRow> & { noteid: string }> {
   const ids = [...new Set(noteIds)];
   const list = columns ? [...new Set(['noteid', ...columns])].join(', ') : '*';
   const rows = db.all<NoteRow>(`SELECT ${list} FROM notes WHERE hidden = 0 AND noteid IN ${inList(ids.length)}`, ids);
   const byId = new Map(rows.map((r) => [r.noteid, r]));
   const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length) throw notFound('NOTE_NOT_FOUND', `No card${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. Nothing was changed.`, { missing });
+  if (missing.length)
+    throw notFound(
+      'NOTE_NOT_FOUND',
+      `No card${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. Nothing was changed.`,
+      { missing },
+    );
   return ids.map((id) => byId.get(id)!);
 }
 
@@ -73,14 +87,20 @@ export function getNotes(db: Db, noteIds: readonly string[], columns?: readonly 
 export function oneSetOf(notes: readonly NoteRow[]): string {
   const sets = [...new Set(notes.map((n) => n.topicid))];
   if (sets.length > 1) {
-    throw invalidInput(`These cards belong to ${sets.length} different study sets; one call works within one set. Nothing was changed.`, { topicids: sets }, 'NOTES_IN_DIFFERENT_SETS');
+    throw invalidInput(
+      `These cards belong to ${sets.length} different study sets; one call works within one set. Nothing was changed.`,
+      { topicids: sets },
+      'NOTES_IN_DIFFERENT_SETS',
+    );
   }
   return sets[0];
 }
 
 /** Children of a card in sibling order (visible only). */
 export function childrenOf(db: Db, parentId: string): NoteRow[] {
-  return db.all<NoteRow>('SELECT * FROM notes WHERE parent_id = ? AND hidden = 0 ORDER BY position, noteid', [parentId]);
+  return db.all<NoteRow>('SELECT * FROM notes WHERE parent_id = ? AND hidden = 0 ORDER BY position, noteid', [
+    parentId,
+  ]);
 }
 
 /** Ids of the visible descendants of `rootId` (not including it), parents before children. */
@@ -111,7 +131,9 @@ export function ancestorIds(db: Db, noteid: string): string[] {
 
 /** The position after the last child of `parentId`. */
 export function nextChildPosition(db: Db, parentId: string): number {
-  return db.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [parentId])?.p ?? 0;
+  return (
+    db.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [parentId])?.p ?? 0
+  );
 }
 
 export interface NewNote {
@@ -155,7 +177,12 @@ export function insertNote(tx: WriteTx, n: NewNote): void {
     ],
   );
   if (n.text !== undefined && n.text !== '') {
-    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, ?, ?)', [n.noteid, n.text, n.excerpt ? 1 : 0, n.excerpt ? 'excerpt' : 'text']);
+    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, ?, ?)', [
+      n.noteid,
+      n.text,
+      n.excerpt ? 1 : 0,
+      n.excerpt ? 'excerpt' : 'text',
+    ]);
   }
   reindexNote(tx, n.noteid);
 }
@@ -165,16 +192,28 @@ export function insertNote(tx: WriteTx, n: NewNote): void {
  * c1topicid are the indexed columns): deleting by docid through the content
  * table's index is a lookup, where a column constraint on notes_fts scans it all.
  */
-export const deleteIndexRows = (where: string) => `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
+export const deleteIndexRows = (where: string) =>
+  `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
 
 /** Rewrites a card's full-text row from its title, texts and hashtags (call after any change to them). */
 export function reindexNote(tx: WriteTx, noteid: string): void {
   tx.run(deleteIndexRows('c0noteid = ?'), [noteid]);
-  const n = tx.get<{ topicid: string; title: string; hidden: number }>('SELECT topicid, title, hidden FROM notes WHERE noteid = ?', [noteid]);
+  const n = tx.get<{ topicid: string; title: string; hidden: number }>(
+    'SELECT topicid, title, hidden FROM notes WHERE noteid = ?',
+    [noteid],
+  );
   if (!n || n.hidden) return;
-  const texts = tx.all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid]).map((t) => t.text);
-  const tags = tx.all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [noteid]).map((t) => `#${t.path}`);
-  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [noteid, n.topicid, cardIndexBody([n.title, ...texts, ...tags].join('\n'))]);
+  const texts = tx
+    .all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid])
+    .map((t) => t.text);
+  const tags = tx
+    .all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [noteid])
+    .map((t) => `#${t.path}`);
+  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [
+    noteid,
+    n.topicid,
+    cardIndexBody([n.title, ...texts, ...tags].join('\n')),
+  ]);
 }
 
 /** Removes cards for good: rows, texts, tags, parts, links and index. */
@@ -182,7 +221,8 @@ export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
   for (let i = 0; i < noteIds.length; i += 500) {
     const ids = noteIds.slice(i, i + 500) as SqlParam[];
     const list = inList(ids.length);
-    for (const table of ['note_texts', 'note_hashtags', 'note_parts']) tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
+    for (const table of ['note_texts', 'note_hashtags', 'note_parts'])
+      tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
     tx.run(deleteIndexRows(`c0noteid IN ${list}`), ids);
     tx.run(`DELETE FROM note_links WHERE noteid IN ${list} OR target_id IN ${list}`, [...ids, ...ids]);
     tx.run(`DELETE FROM notes WHERE noteid IN ${list}`, ids);
@@ -222,8 +262,15 @@ export function lastOperationSeq(db: Db, topicid: string): number {
 
 /** 422 ROOT_CARD: the set's root card cannot be the object of this operation. */
 export function refuseRootCard(db: Db, note: NoteRow, what: string): void {
-  const root = db.get<{ root_note_id: string | null }>('SELECT root_note_id FROM topics WHERE topicid = ?', [note.topicid]);
+  const root = db.get<{ root_note_id: string | null }>('SELECT root_note_id FROM topics WHERE topicid = ?', [
+    note.topicid,
+  ]);
   if (root?.root_note_id === note.noteid) {
-    throw new BridgeError('ROOT_CARD', 422, `${note.noteid} is the root card of its study set, which cannot be ${what}. Nothing was changed.`, { noteid: note.noteid });
+    throw new BridgeError(
+      'ROOT_CARD',
+      422,
+      `${note.noteid} is the root card of its study set, which cannot be ${what}. Nothing was changed.`,
+      { noteid: note.noteid },
+    );
   }
 }

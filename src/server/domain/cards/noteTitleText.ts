@@ -37,7 +37,11 @@ function refuseInlineHashtags(noteid: string, text: string): void {
     `The text contains hashtag${hashtags.length > 1 ? 's' : ''} ${hashtags.map((h) => `#${h}`).join(', ')}; hashtags are written with POST /notes/hashtags, not in the body. Remove them from the text (a Markdown heading needs a space: "# Title"). Nothing was changed.`,
     {
       hashtags,
-      example: { method: 'POST', path: '/notes/hashtags', body: { noteIds: [noteid], operation: 'add', hashtags, confirm: true } },
+      example: {
+        method: 'POST',
+        path: '/notes/hashtags',
+        body: { noteIds: [noteid], operation: 'add', hashtags, confirm: true },
+      },
     },
     'HASHTAG_ROUTE_REQUIRED',
   );
@@ -50,19 +54,26 @@ function refuseInlineHashtags(noteid: string, text: string): void {
  */
 export function referenceGroup(db: Db, note: NoteRow): NoteRow[] {
   const original = note.reference_of ?? note.noteid;
-  const members = db.all<NoteRow>('SELECT * FROM notes WHERE noteid = ? OR (reference_of = ? AND hidden = 0) ORDER BY created_at, noteid', [original, original]);
+  const members = db.all<NoteRow>(
+    'SELECT * FROM notes WHERE noteid = ? OR (reference_of = ? AND hidden = 0) ORDER BY created_at, noteid',
+    [original, original],
+  );
   return [note, ...members.filter((m) => m.noteid !== note.noteid)];
 }
 
 /** The other visible cards an edit reached. */
-const others = (group: readonly NoteRow[], noteid: string) => group.filter((m) => m.noteid !== noteid && m.hidden === 0).map((m) => m.noteid);
+const others = (group: readonly NoteRow[], noteid: string) =>
+  group.filter((m) => m.noteid !== noteid && m.hidden === 0).map((m) => m.noteid);
 
 /** POST /notes/{id}/title: sets notes.title on the card and its reference group. */
 export async function editTitle(store: Store, noteid: string, edit: TextEdit, actor: Actor) {
   const now = nowIso();
   const group = await store.write((tx) => {
     const note = getNote(tx, noteid);
-    assertPrefix(note.title, edit.expectedPrefix, 'PREFIX_MISMATCH', `The title of card ${noteid}`, { noteid, field: 'title' });
+    assertPrefix(note.title, edit.expectedPrefix, 'PREFIX_MISMATCH', `The title of card ${noteid}`, {
+      noteid,
+      field: 'title',
+    });
     const group = referenceGroup(tx, note);
     const changed = group.filter((m) => m.title !== edit.text);
     for (const m of changed) {
@@ -73,13 +84,17 @@ export async function editTitle(store: Store, noteid: string, edit: TextEdit, ac
     return group;
   });
   const ids = group.map((m) => m.noteid);
-  const stored = store.all<{ noteid: string; title: string }>(`SELECT noteid, title FROM notes WHERE noteid IN ${inList(ids.length)}`, ids);
+  const stored = store.all<{ noteid: string; title: string }>(
+    `SELECT noteid, title FROM notes WHERE noteid IN ${inList(ids.length)}`,
+    ids,
+  );
   const disagree = ids.filter((id) => stored.find((r) => r.noteid === id)?.title !== edit.text);
   if (disagree.length) throw editNotConfirmed('title', { noteIds: disagree });
   return { persisted: true, noteid, title: edit.text, updatedReferences: others(group, noteid) };
 }
 
-const bodyOf = (db: Db, noteid: string) => db.get<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
+const bodyOf = (db: Db, noteid: string) =>
+  db.get<NoteTextRow>('SELECT * FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
 
 /** POST /notes/{id}/text: sets the body (index 0) of the card and its reference group; '' removes the body. */
 export async function editText(store: Store, noteid: string, edit: TextEdit, actor: Actor) {
@@ -88,18 +103,28 @@ export async function editText(store: Store, noteid: string, edit: TextEdit, act
   const { group, detached, kind } = await store.write((tx) => {
     const note = getNote(tx, noteid);
     const body = bodyOf(tx, noteid);
-    assertPrefix(body?.text ?? '', edit.expectedPrefix, 'PREFIX_MISMATCH', `The text of card ${noteid}`, { noteid, field: 'text' });
-    const kind = edit.markdown === true || (edit.markdown === undefined && body?.kind === 'markdown') ? 'markdown' : 'text';
+    assertPrefix(body?.text ?? '', edit.expectedPrefix, 'PREFIX_MISMATCH', `The text of card ${noteid}`, {
+      noteid,
+      field: 'text',
+    });
+    const kind =
+      edit.markdown === true || (edit.markdown === undefined && body?.kind === 'markdown') ? 'markdown' : 'text';
     const group = referenceGroup(tx, note);
     const detached: string[] = [];
     const changed: NoteRow[] = [];
     for (const m of group) {
       const b = m.noteid === noteid ? body : bodyOf(tx, m.noteid);
       const wasExcerpt = b !== undefined && (b.excerpt === 1 || b.kind === 'excerpt');
-      const same = edit.text === '' ? b === undefined : b !== undefined && b.text === edit.text && b.kind === kind && !wasExcerpt;
+      const same =
+        edit.text === '' ? b === undefined : b !== undefined && b.text === edit.text && b.kind === kind && !wasExcerpt;
       if (same) continue;
       if (edit.text === '') tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [m.noteid]);
-      else tx.run('INSERT OR REPLACE INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, ?)', [m.noteid, edit.text, kind]);
+      else
+        tx.run('INSERT OR REPLACE INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, ?)', [
+          m.noteid,
+          edit.text,
+          kind,
+        ]);
       tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, m.noteid]);
       reindexNote(tx, m.noteid);
       if (wasExcerpt) detached.push(m.noteid);

@@ -24,6 +24,15 @@ export function sourceFingerprint(part: CardContent): string {
 export function maskFingerprint(masks: readonly OcclusionMask[]): string {
   const canonical = [...masks]
     .sort((a, b) => a.index - b.index)
-    .map((m) => [m.index, m.rect.x, m.rect.y, m.rect.width, m.rect.height, m.group ?? null, m.flags ?? null, m.isText ?? false]);
+    .map((m) => [
+      m.index,
+      m.rect.x,
+      m.rect.y,
+      m.rect.width,
+      m.rect.height,
+      m.group ?? null,
+      m.flags ?? null,
+      m.isText ?? false,
+    ]);
   return hash('masks', JSON.stringify(canonical));
 }

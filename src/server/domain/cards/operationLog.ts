@@ -30,7 +30,10 @@ interface Row {
  * `tokenId` 'owner' selects the person's own writes. Each entry names the
  * snapshot to go back to (POST /snapshots/{id}/restore).
  */
-export function operationsBy(store: Store, opts: { tokenId?: string; since?: string; limit: number }): LoggedOperation[] {
+export function operationsBy(
+  store: Store,
+  opts: { tokenId?: string; since?: string; limit: number },
+): LoggedOperation[] {
   const where: string[] = [];
   const args: string[] = [];
   if (opts.tokenId === 'owner') where.push(`o.actor = 'user'`);
@@ -62,7 +65,9 @@ export function operationsBy(store: Store, opts: { tokenId?: string; since?: str
       agentName: r.agent_name,
       noteIds: JSON.parse(r.note_ids) as string[],
       at: r.at,
-      restoreTo: snap ? { snapshotId: snap.snapshot_id, createdAt: snap.created_at, description: snap.description } : null,
+      restoreTo: snap
+        ? { snapshotId: snap.snapshot_id, createdAt: snap.created_at, description: snap.description }
+        : null,
     };
   });
 }

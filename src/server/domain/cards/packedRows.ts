@@ -7,6 +7,9 @@ import type { Db } from './noteRows';
  * string parses fast. `from` is a table with its WHERE, or a sub-query.
  */
 export function packedRows<T extends unknown[]>(db: Db, columns: string, from: string, params: string[]): T[] {
-  const r = db.get<{ j: string }>(`SELECT json_group_array(json_array(${columns})) AS j FROM (SELECT ${columns} FROM ${from})`, params);
+  const r = db.get<{ j: string }>(
+    `SELECT json_group_array(json_array(${columns})) AS j FROM (SELECT ${columns} FROM ${from})`,
+    params,
+  );
   return JSON.parse(r?.j ?? '[]') as T[];
 }

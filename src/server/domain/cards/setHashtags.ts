@@ -39,7 +39,17 @@ export function readSetHashtags(db: Db, topicid: string) {
       const prefix = segs.slice(0, k);
       const key = prefix.join(HASHTAG_SEPARATOR).toLowerCase();
       let e = entries.get(key);
-      if (!e) entries.set(key, (e = { path: prefix.join(HASHTAG_SEPARATOR), segments: prefix, stored: false, direct: new Set(), all: new Set() }));
+      if (!e)
+        entries.set(
+          key,
+          (e = {
+            path: prefix.join(HASHTAG_SEPARATOR),
+            segments: prefix,
+            stored: false,
+            direct: new Set(),
+            all: new Set(),
+          }),
+        );
       e.all.add(r.noteid);
       if (k === segs.length) {
         e.stored = true;

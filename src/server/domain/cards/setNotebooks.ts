@@ -37,7 +37,10 @@ export function readNotebooks(db: Db, documents: Pick<DocumentCatalogue, 'filePa
     isMember: r.is_member === 1,
     anchoredCardCount: r.anchored,
     pageCount: r.page_count,
-    sourceState: r.filename !== null && existsSync(documents.filePath({ folder: r.folder ?? '', filename: r.filename })) ? 'normal' : 'missing_file',
+    sourceState:
+      r.filename !== null && existsSync(documents.filePath({ folder: r.folder ?? '', filename: r.filename }))
+        ? 'normal'
+        : 'missing_file',
   }));
   return { topicid, notebooks, count: notebooks.length };
 }

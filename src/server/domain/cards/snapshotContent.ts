@@ -34,13 +34,30 @@ const OF_LIST = 'SELECT value FROM json_each(?2)';
 /** Each section: its table and its rows, in a fixed order (each ORDER BY is unique) so equal content gives equal JSON. */
 function sections(db: Db, of: string, topicid: SqlParam): ReadonlyArray<[Section, string, string]> {
   const cards = of === OF_SET ? setSize(db, topicid) : 0;
-  const where = (table: string, ...cols: string[]) => (of === OF_SET ? ofSetWhere(db, table, cols, cards) : cols.map((c) => `"${c}" IN (${of})`).join(' OR '));
+  const where = (table: string, ...cols: string[]) =>
+    of === OF_SET ? ofSetWhere(db, table, cols, cards) : cols.map((c) => `"${c}" IN (${of})`).join(' OR ');
   return [
-    ['notes', 'notes', `SELECT * FROM notes WHERE ${of === OF_SET ? 'topicid = ?1' : `noteid IN (${of})`} ORDER BY noteid`],
+    [
+      'notes',
+      'notes',
+      `SELECT * FROM notes WHERE ${of === OF_SET ? 'topicid = ?1' : `noteid IN (${of})`} ORDER BY noteid`,
+    ],
     ['texts', 'note_texts', `SELECT * FROM note_texts WHERE noteid IN (${of}) ORDER BY noteid, idx`],
-    ['hashtags', 'note_hashtags', `SELECT * FROM note_hashtags WHERE ${where('note_hashtags', 'noteid')} ORDER BY noteid, path`],
-    ['parts', 'note_parts', `SELECT * FROM note_parts WHERE ${where('note_parts', 'noteid')} ORDER BY noteid, idx, content_id`],
-    ['links', 'note_links', `SELECT * FROM note_links WHERE ${where('note_links', 'noteid', 'target_id')} ORDER BY noteid, target_id`],
+    [
+      'hashtags',
+      'note_hashtags',
+      `SELECT * FROM note_hashtags WHERE ${where('note_hashtags', 'noteid')} ORDER BY noteid, path`,
+    ],
+    [
+      'parts',
+      'note_parts',
+      `SELECT * FROM note_parts WHERE ${where('note_parts', 'noteid')} ORDER BY noteid, idx, content_id`,
+    ],
+    [
+      'links',
+      'note_links',
+      `SELECT * FROM note_links WHERE ${where('note_links', 'noteid', 'target_id')} ORDER BY noteid, target_id`,
+    ],
     ['documents', 'topic_documents', 'SELECT * FROM topic_documents WHERE topicid = ?1 ORDER BY position, bookmd5'],
   ];
 }
@@ -54,11 +71,18 @@ function sections(db: Db, of: string, topicid: SqlParam): ReadonlyArray<[Section
  */
 export function ofSetWhere(db: Db, table: string, cols: readonly string[], cards: number): string {
   const few = (db.get<{ n: number | null }>(`SELECT max(rowid) AS n FROM ${table}`)?.n ?? 0) < cards;
-  return cols.map((c) => (few ? `EXISTS (SELECT 1 FROM notes s WHERE s.noteid = ${table}."${c}" AND s.topicid = ?1)` : `"${c}" IN (${OF_SET})`)).join(' OR ');
+  return cols
+    .map((c) =>
+      few
+        ? `EXISTS (SELECT 1 FROM notes s WHERE s.noteid = ${table}."${c}" AND s.topicid = ?1)`
+        : `"${c}" IN (${OF_SET})`,
+    )
+    .join(' OR ');
 }
 
 /** The number of cards in a set. */
-export const setSize = (db: Db, topicid: SqlParam) => db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ?', [topicid])?.n ?? 0;
+export const setSize = (db: Db, topicid: SqlParam) =>
+  db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ?', [topicid])?.n ?? 0;
 
 export interface Column {
   name: string;
@@ -67,7 +91,9 @@ export interface Column {
 
 /** Columns of a table as they are now (a later migration may add some a snapshot lacks). */
 export function columnsOf(db: Db, table: string): Column[] {
-  return db.all<{ name: string; type: string }>(`PRAGMA table_info(${table})`).map((c) => ({ name: c.name, blob: c.type.toUpperCase() === 'BLOB' }));
+  return db
+    .all<{ name: string; type: string }>(`PRAGMA table_info(${table})`)
+    .map((c) => ({ name: c.name, blob: c.type.toUpperCase() === 'BLOB' }));
 }
 
 const rowObject = (cols: readonly Column[]) =>
@@ -88,18 +114,34 @@ export interface ContentData {
  * same pass over the rows) for the row index.
  */
 function contentBytes(db: Db, of: string, params: SqlParam[], indexed = false): ContentData {
-  const found = sections(db, of, params[0]).map((q) => sectionJson(db, q, params, indexed && (ROW_SECTIONS as readonly string[]).includes(q[0])));
+  const found = sections(db, of, params[0]).map((q) =>
+    sectionJson(db, q, params, indexed && (ROW_SECTIONS as readonly string[]).includes(q[0])),
+  );
   const { bytes, at } = frameContent(found.map((f) => f.bytes));
   found.forEach((f, i) => (f.at = at[i]));
   return { bytes, index: indexed ? buildIndex(found, sqliteVersion(db)) : undefined };
 }
 
 /** One section's rows as a JSON array (a statement takes only the parameters it names: ?2 is the id list). */
-function sectionJson(db: Db, [section, table, select]: readonly [Section, string, string], params: SqlParam[], ids: boolean): SectionChunk {
+function sectionJson(
+  db: Db,
+  [section, table, select]: readonly [Section, string, string],
+  params: SqlParam[],
+  ids: boolean,
+): SectionChunk {
   const cols = columnsOf(db, table);
   const own = select.includes('?2') ? params : params.slice(0, 1);
-  const r = db.get<{ j: Uint8Array; ids?: string }>(`SELECT CAST(json_group_array(${rowObject(cols)}) AS BLOB) AS j${ids ? ', json_group_array(noteid) AS ids' : ''} FROM (${select})`, own)!;
-  return { name: section, bytes: Buffer.from(r.j.buffer, r.j.byteOffset, r.j.byteLength), at: 0, firstColumn: cols[0]?.name ?? '', noteIdsJson: ids ? r.ids : undefined };
+  const r = db.get<{ j: Uint8Array; ids?: string }>(
+    `SELECT CAST(json_group_array(${rowObject(cols)}) AS BLOB) AS j${ids ? ', json_group_array(noteid) AS ids' : ''} FROM (${select})`,
+    own,
+  )!;
+  return {
+    name: section,
+    bytes: Buffer.from(r.j.buffer, r.j.byteOffset, r.j.byteLength),
+    at: 0,
+    firstColumn: cols[0]?.name ?? '',
+    noteIdsJson: ids ? r.ids : undefined,
+  };
 }
 
 /** The content's JSON from its sections' arrays (SECTIONS order), and where each array starts in it. */
@@ -120,7 +162,8 @@ export function frameContent(arrays: readonly Buffer[]): { bytes: Buffer; at: nu
 /** These sections of the set's content, as contentBytes reads them. */
 export function readSetSections(db: Db, topicid: string, names: readonly Section[]): Map<Section, Buffer> {
   const out = new Map<Section, Buffer>();
-  for (const q of sections(db, OF_SET, topicid)) if (names.includes(q[0])) out.set(q[0], sectionJson(db, q, [topicid], false).bytes);
+  for (const q of sections(db, OF_SET, topicid))
+    if (names.includes(q[0])) out.set(q[0], sectionJson(db, q, [topicid], false).bytes);
   return out;
 }
 
@@ -128,7 +171,8 @@ export function readSetSections(db: Db, topicid: string, names: readonly Section
 export const sqliteVersion = (db: Db) => db.get<{ v: string }>('SELECT sqlite_version() AS v')!.v;
 
 /** The named cards' content as JSON (their links and the set's documents included), with its row index. */
-export const readCards = (db: Db, topicid: string, noteIds: readonly string[]) => contentBytes(db, OF_LIST, [topicid, JSON.stringify(noteIds)], true);
+export const readCards = (db: Db, topicid: string, noteIds: readonly string[]) =>
+  contentBytes(db, OF_LIST, [topicid, JSON.stringify(noteIds)], true);
 
 /** The set's content as deterministic JSON (UTF-8) with its row index, in one query per section: what a snapshot file holds. */
 export const readSnapshot = (db: Db, topicid: string) => contentBytes(db, OF_SET, [topicid], true);
@@ -140,10 +184,12 @@ export const readSnapshotBytes = (db: Db, topicid: string) => contentBytes(db, O
 export const readSnapshotJson = (db: Db, topicid: string) => readSnapshotBytes(db, topicid).toString('utf8');
 
 /** The content of the named cards only (their links and the set's documents included). */
-export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[]) => parseContent(contentBytes(db, OF_LIST, [topicid, JSON.stringify(noteIds)]).bytes.toString('utf8'));
+export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[]) =>
+  parseContent(contentBytes(db, OF_LIST, [topicid, JSON.stringify(noteIds)]).bytes.toString('utf8'));
 
 /** JSON as SQLite writes it for the snapshot: byte arrays as `{"$hex"}`. */
-export const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
+export const toJson = (v: unknown) =>
+  JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
 
 /**
  * The JSON of a snapshot row written before issue 10, whose content is still
@@ -156,7 +202,15 @@ export function inlineJson(data: string | Uint8Array): string {
 
 export function parseContent(json: string): SnapshotContent {
   const c = JSON.parse(json);
-  const out: SnapshotContent = { format: 1, notes: c.notes ?? [], texts: c.texts ?? [], hashtags: c.hashtags ?? [], parts: c.parts ?? [], links: c.links ?? [], documents: c.documents ?? [] };
+  const out: SnapshotContent = {
+    format: 1,
+    notes: c.notes ?? [],
+    texts: c.texts ?? [],
+    hashtags: c.hashtags ?? [],
+    parts: c.parts ?? [],
+    links: c.links ?? [],
+    documents: c.documents ?? [],
+  };
   unhexParts(out.parts);
   return out;
 }
@@ -173,12 +227,20 @@ export function unhexParts(parts: Row[]): void {
 
 /** The rows of `only`'s cards (notes, texts, hashtags, parts); links and documents as they are. */
 export function pickCards(c: SnapshotContent, only: ReadonlySet<string>): SnapshotContent {
-  const of = <T extends object>(rows: readonly T[]) => rows.filter((r) => only.has(String((r as { noteid?: unknown }).noteid)));
+  const of = <T extends object>(rows: readonly T[]) =>
+    rows.filter((r) => only.has(String((r as { noteid?: unknown }).noteid)));
   return { ...c, notes: of(c.notes), texts: of(c.texts), hashtags: of(c.hashtags), parts: of(c.parts) };
 }
 
-export const emptyContent = (): SnapshotContent => ({ format: 1, notes: [], texts: [], hashtags: [], parts: [], links: [], documents: [] });
+export const emptyContent = (): SnapshotContent => ({
+  format: 1,
+  notes: [],
+  texts: [],
+  hashtags: [],
+  parts: [],
+  links: [],
+  documents: [],
+});
 
 /** sha256 of the content's UTF-8 bytes (given as bytes, or as the string they encode). */
 export const contentHash = (json: string | Uint8Array) => createHash('sha256').update(json).digest('hex');
-

@@ -32,7 +32,10 @@ const MAGIC_INDEXED = Buffer.from('SBSNAP03', 'latin1');
 const MAGIC_DEFLATE = Buffer.from('SBSNAP01', 'latin1');
 const HEADER = MAGIC.length + 32 + 4 + 4;
 const HASH = /^[0-9a-f]{64}$/;
-const brotli = (bytes: Buffer) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+const brotli = (bytes: Buffer) =>
+  brotliCompressSync(bytes, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+  });
 
 /** Why a snapshot's content cannot be read: `missing` (no file) or `corrupt` (with what was wrong). */
 export class SnapshotFileError extends Error {
@@ -85,7 +88,8 @@ export class SnapshotFiles {
    * `json`: the JSON, or readSnapshot's bytes and index.
    */
   put(json: string | Buffer | ContentData, hash?: string): string {
-    const data = typeof json === 'string' ? { bytes: Buffer.from(json, 'utf8') } : Buffer.isBuffer(json) ? { bytes: json } : json;
+    const data =
+      typeof json === 'string' ? { bytes: Buffer.from(json, 'utf8') } : Buffer.isBuffer(json) ? { bytes: json } : json;
     const { bytes, index } = data;
     hash ??= contentHash(bytes);
     const path = this.pathOf(hash);
@@ -130,14 +134,16 @@ export class SnapshotFiles {
     try {
       file = readFileSync(path);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SnapshotFileError('missing', 'the content file does not exist');
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new SnapshotFileError('missing', 'the content file does not exist');
       throw new SnapshotFileError('corrupt', `the content file cannot be read (${(e as Error).message})`);
     }
     const payload = checkedPayload(file, hash);
     const magic = file.subarray(0, MAGIC.length);
     const indexed = magic.equals(MAGIC_INDEXED);
     // The file still holds this content intact (header, length, checksum): the kept copy is what it decompresses to.
-    if (this.last?.hash === hash && (this.last.index !== undefined) === indexed) return { bytes: this.last.bytes, index: this.last.index };
+    if (this.last?.hash === hash && (this.last.index !== undefined) === indexed)
+      return { bytes: this.last.bytes, index: this.last.index };
     let bytes: Buffer;
     let indexBytes: Buffer | undefined;
     try {
@@ -145,14 +151,16 @@ export class SnapshotFiles {
       else if (!indexed) bytes = brotliDecompressSync(payload);
       else {
         const jsonLength = payload.length >= 4 ? payload.readUInt32LE(0) : -1;
-        if (jsonLength < 0 || 4 + jsonLength > payload.length) throw new Error('the content\'s length is past the payload');
+        if (jsonLength < 0 || 4 + jsonLength > payload.length)
+          throw new Error("the content's length is past the payload");
         bytes = brotliDecompressSync(payload.subarray(4, 4 + jsonLength));
         indexBytes = brotliDecompressSync(payload.subarray(4 + jsonLength));
       }
     } catch (e) {
       throw new SnapshotFileError('corrupt', `the content does not decompress (${(e as Error).message})`);
     }
-    if (contentHash(bytes) !== hash) throw new SnapshotFileError('corrupt', 'the decompressed content does not match its hash');
+    if (contentHash(bytes) !== hash)
+      throw new SnapshotFileError('corrupt', 'the decompressed content does not match its hash');
     let index: RowIndex | undefined;
     try {
       index = indexBytes && decodeIndex(indexBytes, bytes);
@@ -210,12 +218,19 @@ function rmdirQuiet(folder: string): void {
 
 function checkedPayload(file: Buffer, hash: string): Buffer {
   const magic = file.subarray(0, MAGIC.length);
-  if (file.length < HEADER || ![MAGIC, MAGIC_INDEXED, MAGIC_DEFLATE].some((m) => magic.equals(m))) throw new SnapshotFileError('corrupt', 'not a snapshot file (bad header)');
-  if (file.subarray(MAGIC.length, MAGIC.length + 32).toString('hex') !== hash) throw new SnapshotFileError('corrupt', 'the file holds another content hash');
+  if (file.length < HEADER || ![MAGIC, MAGIC_INDEXED, MAGIC_DEFLATE].some((m) => magic.equals(m)))
+    throw new SnapshotFileError('corrupt', 'not a snapshot file (bad header)');
+  if (file.subarray(MAGIC.length, MAGIC.length + 32).toString('hex') !== hash)
+    throw new SnapshotFileError('corrupt', 'the file holds another content hash');
   const length = file.readUInt32LE(MAGIC.length + 32);
-  if (file.length !== HEADER + length) throw new SnapshotFileError('corrupt', `the file is ${file.length - HEADER} bytes of content, its header says ${length} (truncated or extended)`);
+  if (file.length !== HEADER + length)
+    throw new SnapshotFileError(
+      'corrupt',
+      `the file is ${file.length - HEADER} bytes of content, its header says ${length} (truncated or extended)`,
+    );
   const payload = file.subarray(HEADER);
-  if ((crc32(payload) >>> 0) !== file.readUInt32LE(MAGIC.length + 36)) throw new SnapshotFileError('corrupt', 'checksum mismatch');
+  if (crc32(payload) >>> 0 !== file.readUInt32LE(MAGIC.length + 36))
+    throw new SnapshotFileError('corrupt', 'checksum mismatch');
   return payload;
 }
 

@@ -73,7 +73,8 @@ export function buildIndex(chunks: readonly SectionChunk[], sqlite: string): Row
     if (!note) return undefined;
     rows[c.name as RowSection] = { start, note };
   }
-  if (!ids || !idsJson || !ascending(ids) || SECTIONS.some((s) => !spans[s]) || ROW_SECTIONS.some((s) => !rows[s])) return undefined;
+  if (!ids || !idsJson || !ascending(ids) || SECTIONS.some((s) => !spans[s]) || ROW_SECTIONS.some((s) => !rows[s]))
+    return undefined;
   return { sqlite, ids, idsJson, spans, rows };
 }
 
@@ -103,7 +104,8 @@ const plain = (id: string) => !/[\ud800-\uffff]/.test(id);
 /** Strictly ascending as SQLite orders TEXT. */
 export function ascending(ids: readonly string[]): boolean {
   const simple = ids.every(plain);
-  for (let i = 1; i < ids.length; i++) if (!(simple ? ids[i - 1] < ids[i] : utf8Before(ids[i - 1], ids[i]))) return false;
+  for (let i = 1; i < ids.length; i++)
+    if (!(simple ? ids[i - 1] < ids[i] : utf8Before(ids[i - 1], ids[i]))) return false;
   return true;
 }
 
@@ -127,7 +129,8 @@ function rowStarts(array: Buffer, firstColumn: string, at: number): Uint32Array 
   if (!array.subarray(0, head.length).equals(head)) return undefined;
   const between = Buffer.from(`},{${JSON.stringify(firstColumn)}:`);
   const starts = [at + 1];
-  for (let i = array.indexOf(between, 1); i >= 0; i = array.indexOf(between, i + between.length)) starts.push(at + i + 2);
+  for (let i = array.indexOf(between, 1); i >= 0; i = array.indexOf(between, i + between.length))
+    starts.push(at + i + 2);
   return Uint32Array.from(starts);
 }
 
@@ -135,7 +138,8 @@ export function encodeIndex(ix: RowIndex): Buffer {
   const version = Buffer.from(ix.sqlite, 'utf8');
   const head = Uint32Array.of(ix.idsJson.length, ...SECTIONS.flatMap((s) => ix.spans[s]), version.length);
   const parts = [le(head), version, ix.idsJson];
-  for (const s of ROW_SECTIONS) parts.push(le(Uint32Array.of(ix.rows[s].start.length)), le(ix.rows[s].start), le(ix.rows[s].note));
+  for (const s of ROW_SECTIONS)
+    parts.push(le(Uint32Array.of(ix.rows[s].start.length)), le(ix.rows[s].start), le(ix.rows[s].note));
   return Buffer.concat(parts);
 }
 
@@ -179,12 +183,14 @@ export function decodeIndex(buf: Buffer, json: Buffer): RowIndex {
   const idsJson = buf.subarray(at, at + idsLength);
   at += idsLength;
   const ids = JSON.parse(idsJson.toString('utf8')) as unknown;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new Error('the row index has no card ids');
-  if (!ascending(ids)) throw new Error('the row index\'s card ids are out of order');
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+    throw new Error('the row index has no card ids');
+  if (!ascending(ids)) throw new Error("the row index's card ids are out of order");
   let prevEnd = 0;
   for (const s of SECTIONS) {
     const [start, end] = spans[s];
-    if (start < prevEnd || end > json.length || end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d) throw new Error(`the row index misplaces the ${s} section`);
+    if (start < prevEnd || end > json.length || end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d)
+      throw new Error(`the row index misplaces the ${s} section`);
     prevEnd = end;
   }
   const rows = {} as RowIndex['rows'];
@@ -197,13 +203,21 @@ export function decodeIndex(buf: Buffer, json: Buffer): RowIndex {
     checkRows(s, json, spans[s], start, note, ids.length);
     rows[s] = { start, note };
   }
-  if (rows.notes.start.length !== ids.length || rows.notes.note.some((o, r) => o !== r)) throw new Error('the row index\'s card ids do not match its card rows');
+  if (rows.notes.start.length !== ids.length || rows.notes.note.some((o, r) => o !== r))
+    throw new Error("the row index's card ids do not match its card rows");
   if (at !== buf.length) throw new Error('the row index has bytes past its end');
   return { sqlite, ids: ids as string[], idsJson, spans, rows };
 }
 
 /** Rows cover their section's array exactly: `[` row `,` row … `]`, each `{…}`; ordinals ascend. */
-function checkRows(s: RowSection, json: Buffer, [begin, end]: [number, number], start: Uint32Array, note: Uint32Array, cards: number): void {
+function checkRows(
+  s: RowSection,
+  json: Buffer,
+  [begin, end]: [number, number],
+  start: Uint32Array,
+  note: Uint32Array,
+  cards: number,
+): void {
   const bad = () => new Error(`the row index does not fit the ${s} rows`);
   if (!start.length) {
     if (end - begin !== 2) throw bad();
@@ -213,7 +227,14 @@ function checkRows(s: RowSection, json: Buffer, [begin, end]: [number, number], 
   for (let r = 0; r < start.length; r++) {
     const last = r + 1 === start.length;
     const stop = last ? end - 1 : start[r + 1] - 1;
-    if (stop <= start[r] || json[start[r]] !== 0x7b || json[stop - 1] !== 0x7d || json[stop] !== (last ? 0x5d : 0x2c) || note[r] >= cards) throw bad();
+    if (
+      stop <= start[r] ||
+      json[start[r]] !== 0x7b ||
+      json[stop - 1] !== 0x7d ||
+      json[stop] !== (last ? 0x5d : 0x2c) ||
+      note[r] >= cards
+    )
+      throw bad();
     if (r && note[r] < note[r - 1]) throw bad();
   }
 }

@@ -15,7 +15,10 @@ const BATCH = 20;
  * Then removes the files no row references (left by a transaction that
  * rolled back, a crash, or a deleted set).
  */
-export async function moveSnapshotsToFiles(store: Store, files: SnapshotFiles): Promise<{ moved: number; undecodable: number; removedFiles: number }> {
+export async function moveSnapshotsToFiles(
+  store: Store,
+  files: SnapshotFiles,
+): Promise<{ moved: number; undecodable: number; removedFiles: number }> {
   let moved = 0;
   let undecodable = 0;
   let after = 0;
@@ -41,12 +44,15 @@ export async function moveSnapshotsToFiles(store: Store, files: SnapshotFiles): 
     if (done.length) {
       // content_hash becomes the file's name: the hash of exactly these bytes.
       await store.write((tx) => {
-        for (const d of done) tx.run(`UPDATE snapshots SET data = '', content_hash = ? WHERE snapshot_id = ?`, [d.hash, d.id]);
+        for (const d of done)
+          tx.run(`UPDATE snapshots SET data = '', content_hash = ? WHERE snapshot_id = ?`, [d.hash, d.id]);
       });
       moved += done.length;
     }
   }
-  const referenced = new Set(store.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots').map((r) => r.h));
+  const referenced = new Set(
+    store.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots').map((r) => r.h),
+  );
   const { removed } = files.sweep(referenced);
   return { moved, undecodable, removedFiles: removed };
 }

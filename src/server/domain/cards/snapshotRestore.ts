@@ -33,10 +33,10 @@ export interface ChangedNode {
 
 /** Cards the person (actor 'user') changed after the snapshot, with what they did to each, in log order. */
 function userEditsSince(db: Db, snap: SnapshotRow, content: SnapshotView): ChangedNode[] {
-  const ops = db.all<{ kind: string; note_ids: string }>(`SELECT kind, note_ids FROM operations WHERE topicid = ? AND op_seq > ? AND actor = 'user' ORDER BY op_seq`, [
-    snap.topicid,
-    snap.op_seq,
-  ]);
+  const ops = db.all<{ kind: string; note_ids: string }>(
+    `SELECT kind, note_ids FROM operations WHERE topicid = ? AND op_seq > ? AND actor = 'user' ORDER BY op_seq`,
+    [snap.topicid, snap.op_seq],
+  );
   const kinds = new Map<string, string[]>();
   for (const op of ops) {
     for (const id of JSON.parse(op.note_ids) as string[]) {
@@ -49,7 +49,11 @@ function userEditsSince(db: Db, snap: SnapshotRow, content: SnapshotView): Chang
   const titles = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    for (const r of db.all<{ noteid: string; title: string }>(`SELECT noteid, title FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk)) titles.set(r.noteid, r.title);
+    for (const r of db.all<{ noteid: string; title: string }>(
+      `SELECT noteid, title FROM notes WHERE noteid IN ${inList(chunk.length)}`,
+      chunk,
+    ))
+      titles.set(r.noteid, r.title);
   }
   // A card the person deleted since is named by its title in the snapshot.
   const gone = new Set(ids.filter((id) => !titles.has(id)));
@@ -59,7 +63,8 @@ function userEditsSince(db: Db, snap: SnapshotRow, content: SnapshotView): Chang
   return ids.map((noteid) => ({ noteid, title: titles.get(noteid) ?? '', operations: kinds.get(noteid)! }));
 }
 
-const visibleNow = (db: Db, topicid: string) => db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
+const visibleNow = (db: Db, topicid: string) =>
+  db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
 
 async function setInUse(ui: UiHost, topicid: string): Promise<boolean> {
   return (await ui.context()).studySet?.topicid === topicid;
@@ -93,7 +98,13 @@ export async function previewRestore(store: Store, files: SnapshotFiles, ui: UiH
  * columns the snapshot has); the others were equal already. The set's card
  * count must match too.
  */
-function readBackAgrees(db: Db, topicid: string, snap: SnapshotView, c: SnapshotContent, rewritten: readonly string[]): boolean {
+function readBackAgrees(
+  db: Db,
+  topicid: string,
+  snap: SnapshotView,
+  c: SnapshotContent,
+  rewritten: readonly string[],
+): boolean {
   const ids = new Set(rewritten);
   const now = readCardsJson(db, topicid, rewritten);
   const count = db.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ?', [topicid])?.n;
@@ -106,15 +117,25 @@ function readBackAgrees(db: Db, topicid: string, snap: SnapshotView, c: Snapshot
   });
 }
 
-export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: UiHost, snapshotId: string, opts: { force: boolean; actor: Actor }) {
+export async function restoreSnapshot(
+  store: Store,
+  files: SnapshotFiles,
+  ui: UiHost,
+  snapshotId: string,
+  opts: { force: boolean; actor: Actor },
+) {
   const snap = getSnapshot(store, snapshotId);
   const topicid = snap.topicid;
   assertStudySet(store, topicid);
   if (await setInUse(ui, topicid)) {
-    throw conflict('STUDY_SET_IN_USE', `Study set ${topicid} is open in the UI; a restore would replace the cards under the person's eyes. Switch away from it and retry. Nothing was changed.`, {
-      topicid,
-      snapshotId,
-    });
+    throw conflict(
+      'STUDY_SET_IN_USE',
+      `Study set ${topicid} is open in the UI; a restore would replace the cards under the person's eyes. Switch away from it and retry. Nothing was changed.`,
+      {
+        topicid,
+        snapshotId,
+      },
+    );
   }
   const snapshot = openStoredSnapshot(store, files, snap);
   const label = snapshotLabel(snap.kind, snap.description);
@@ -134,14 +155,38 @@ export async function restoreSnapshot(store: Store, files: SnapshotFiles, ui: Ui
     const content = since.candidates ? snapshot.cards(since.candidates) : snapshot.full();
     const taken = idsTakenElsewhere(tx, topicid, snapshot.noteIds, since.ids);
     if (taken.length) {
-      throw conflict('SNAPSHOT_CONFLICT', `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`, { noteIds: taken.slice(0, 50) });
+      throw conflict(
+        'SNAPSHOT_CONFLICT',
+        `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`,
+        { noteIds: taken.slice(0, 50) },
+      );
     }
     const now = nowIso();
-    const protection = writeSnapshotTx(tx, files, topicid, 'protection', `Before restoring version ${snap.version} (${label})`, now, since.data);
-    const { rewritten } = writeBackContent(tx, topicid, content, since.current, since.candidates, new Set(snapshot.noteIds));
+    const protection = writeSnapshotTx(
+      tx,
+      files,
+      topicid,
+      'protection',
+      `Before restoring version ${snap.version} (${label})`,
+      now,
+      since.data,
+    );
+    const { rewritten } = writeBackContent(
+      tx,
+      topicid,
+      content,
+      since.current,
+      since.candidates,
+      new Set(snapshot.noteIds),
+    );
     recordOperation(tx, { topicid, kind: 'restore', actor: opts.actor, noteIds: rewritten, now });
     if (!readBackAgrees(tx, topicid, snapshot, content, rewritten)) {
-      throw new BridgeError('SAVE_FAILED', 500, 'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.', { snapshotId });
+      throw new BridgeError(
+        'SAVE_FAILED',
+        500,
+        'The restored cards read back differently from the snapshot; the restore was rolled back. Nothing was changed.',
+        { snapshotId },
+      );
     }
     return {
       persisted: true,

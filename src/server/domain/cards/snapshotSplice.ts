@@ -19,7 +19,14 @@ import type { SnapshotView } from './snapshotView';
  * order. Otherwise, or when anything does not add up, undefined: the caller
  * reads the whole set as before.
  */
-export function spliceContent(db: Db, topicid: string, base: SnapshotView, candidates: ReadonlySet<string>, now: ContentData | undefined, idsNow: ReadonlySet<string>): ContentData | undefined {
+export function spliceContent(
+  db: Db,
+  topicid: string,
+  base: SnapshotView,
+  candidates: ReadonlySet<string>,
+  now: ContentData | undefined,
+  idsNow: ReadonlySet<string>,
+): ContentData | undefined {
   const old = base.stored;
   if (!old || (now && !now.index) || old.index.sqlite !== sqliteVersion(db)) return undefined;
   for (const s of ROW_SECTIONS) {
@@ -65,7 +72,11 @@ type Source = { bytes: Buffer; index: RowIndex };
 type From = Array<[source: 0 | 1, ordinal: number]>;
 
 /** The set's ids now in noteid order (as SQLite orders them): the snapshot's cards that are no candidates, and the candidates read now. */
-function mergeIds(had: readonly string[], candidates: ReadonlySet<string>, read: readonly string[]): { ids: string[]; from: From } | undefined {
+function mergeIds(
+  had: readonly string[],
+  candidates: ReadonlySet<string>,
+  read: readonly string[],
+): { ids: string[]; from: From } | undefined {
   const ids: string[] = [];
   const from: From = [];
   let j = 0;
@@ -87,7 +98,12 @@ function mergeIds(had: readonly string[], candidates: ReadonlySet<string>, read:
  * result's card order. Rows that follow each other in their source are
  * copied as one piece (with the comma between them).
  */
-function spliceSection(s: RowSection, from: From, old: Source, fresh: Source | undefined): { bytes: Buffer; start: number[]; note: Uint32Array } {
+function spliceSection(
+  s: RowSection,
+  from: From,
+  old: Source,
+  fresh: Source | undefined,
+): { bytes: Buffer; start: number[]; note: Uint32Array } {
   const sources = [old, fresh];
   const next = [0, 0];
   const pieces: Array<[Buffer, number, number]> = [];
@@ -103,7 +119,8 @@ function spliceSection(s: RowSection, from: From, old: Source, fresh: Source | u
       const [a, b] = rowSpan(src.index, s, r);
       const first = start.length === 0;
       const last = pieces[pieces.length - 1];
-      if (last && last[0] === src.bytes && last[2] + 1 === a) last[2] = b; // the source's comma comes along
+      if (last && last[0] === src.bytes && last[2] + 1 === a)
+        last[2] = b; // the source's comma comes along
       else pieces.push(...(first ? [] : [COMMA_PIECE]), [src.bytes, a, b]);
       if (!first) length += 1;
       start.push(length);

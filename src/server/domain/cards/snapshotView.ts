@@ -25,7 +25,10 @@ export interface SnapshotView {
   readonly stored?: { bytes: Buffer; index: RowIndex };
 }
 
-export const viewOf = (c: StoredContent | string): SnapshotView => (typeof c !== 'string' && c.index ? new IndexedView(c.bytes, c.index) : new ParsedView(typeof c === 'string' ? c : c.bytes));
+export const viewOf = (c: StoredContent | string): SnapshotView =>
+  typeof c !== 'string' && c.index
+    ? new IndexedView(c.bytes, c.index)
+    : new ParsedView(typeof c === 'string' ? c : c.bytes);
 
 class ParsedView implements SnapshotView {
   readonly stored = undefined;
@@ -52,7 +55,8 @@ class ParsedView implements SnapshotView {
   }
 }
 
-const corrupt = (what: string) => new SnapshotFileError('corrupt', `the row index does not match the content (${what})`);
+const corrupt = (what: string) =>
+  new SnapshotFileError('corrupt', `the row index does not match the content (${what})`);
 
 class IndexedView implements SnapshotView {
   private ordinal: Map<string, number> | undefined;
@@ -110,7 +114,14 @@ class IndexedView implements SnapshotView {
       return parsed.filter((_, i) => want.has(note[sorted[i]]));
     };
     this.shared ??= { links: this.parseSpan('links'), documents: this.parseSpan('documents') };
-    return { format: 1, notes: of('notes') as unknown as NoteRow[], texts: of('texts'), hashtags: of('hashtags'), parts: of('parts'), ...this.shared };
+    return {
+      format: 1,
+      notes: of('notes') as unknown as NoteRow[],
+      texts: of('texts'),
+      hashtags: of('hashtags'),
+      parts: of('parts'),
+      ...this.shared,
+    };
   }
 
   full(): SnapshotContent {
@@ -140,7 +151,8 @@ class IndexedView implements SnapshotView {
     if (!Array.isArray(parsed) || parsed.length !== rows.length) throw corrupt(`${s} rows are not one object each`);
     const { note } = this.ix.rows[s];
     parsed.forEach((row: unknown, i) => {
-      if (!row || typeof row !== 'object' || String((row as Row).noteid) !== this.ix.ids[note[rows[i]]]) throw corrupt(`a ${s} row belongs to another card`);
+      if (!row || typeof row !== 'object' || String((row as Row).noteid) !== this.ix.ids[note[rows[i]]])
+        throw corrupt(`a ${s} row belongs to another card`);
     });
     if (s === 'parts') unhexParts(parsed as Row[]);
     return parsed as Row[];

@@ -12,7 +12,9 @@ import { columnsOf, ofSetWhere, pickCards, setSize, type SnapshotContent, toJson
 
 /** The text search indexes for a card: the same text `reindexNote` writes (title, texts by index, then #tags). */
 function ftsBody(note: NoteRow, texts: readonly Row[], tags: readonly Row[]): string {
-  return cardIndexBody([note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n'));
+  return cardIndexBody(
+    [note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n'),
+  );
 }
 
 /** Inserts rows in one statement: SQLite unpacks the JSON array itself (json_each), so 10k cards are one parameter. */
@@ -23,17 +25,30 @@ function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
     const path = `'$."${c.name}"'`;
     return c.blob ? `unhex(json_extract(value, '$."${c.name}"."$hex"'))` : `json_extract(value, ${path})`;
   });
-  tx.run(`INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`, [toJson(rows)]);
+  tx.run(
+    `INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`,
+    [toJson(rows)],
+  );
 }
 
 /**
  * Snapshot card ids that now belong to another set (cards never change sets, so this guards against corrupt data).
  * Ids the set holds now (`here`, read in the same transaction) are not looked up.
  */
-export function idsTakenElsewhere(db: Db, topicid: string, snapIds: readonly string[], here: ReadonlySet<string> = new Set()): string[] {
+export function idsTakenElsewhere(
+  db: Db,
+  topicid: string,
+  snapIds: readonly string[],
+  here: ReadonlySet<string> = new Set(),
+): string[] {
   const ids = snapIds.filter((id) => !here.has(id));
   if (!ids.length) return [];
-  return db.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`, [topicid, JSON.stringify(ids)]).map((r) => r.noteid);
+  return db
+    .all<{ noteid: string }>(
+      `SELECT noteid FROM notes WHERE topicid <> ? AND noteid IN (SELECT value FROM json_each(?))`,
+      [topicid, JSON.stringify(ids)],
+    )
+    .map((r) => r.noteid);
 }
 
 const groupByNote = (rows: readonly Row[]) => {
@@ -48,14 +63,16 @@ const groupByNote = (rows: readonly Row[]) => {
 };
 
 const sameValue = (a: unknown, b: unknown) =>
-  a === b || (a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
+  a === b ||
+  (a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 
 /** Same columns, same values: compared in place (serialising 2 × 10k cards to compare them cost most of a restore). */
 function sameRow(a: object, b: object): boolean {
   if (a === b) return true; // an unedited card's row is the snapshot's own (cardEdits.ts)
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) if (!(k in b) || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  for (const k of ka)
+    if (!(k in b) || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
   return true;
 }
 
@@ -97,7 +114,10 @@ export function writeBackContent(
   const have = cardKeys(only ? pickCards(current, only) : current);
   const rowOnly: string[] = [];
   const full: string[] = [];
-  const sameContent = (id: string) => sameRows(have.texts.get(id), want.texts.get(id)) && sameRows(have.tags.get(id), want.tags.get(id)) && sameRows(have.parts.get(id), want.parts.get(id));
+  const sameContent = (id: string) =>
+    sameRows(have.texts.get(id), want.texts.get(id)) &&
+    sameRows(have.tags.get(id), want.tags.get(id)) &&
+    sameRows(have.parts.get(id), want.parts.get(id));
   for (const [id, w] of want.notes) {
     const h = have.notes.get(id);
     if (!h) full.push(id);
@@ -107,9 +127,19 @@ export function writeBackContent(
   const gone = [...have.notes.keys()].filter((id) => !want.notes.has(id));
 
   // Links first: purgeNotes drops every link touching a purged card; the wanted ones are written back below.
-  const outside = [...new Set(snap.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id)))];
-  const alive = new Set(outside.length ? tx.all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN ${inList(outside.length)}`, outside).map((r) => r.noteid) : []);
-  const wantLinks = snap.links.filter((l) => [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))));
+  const outside = [
+    ...new Set(snap.links.flatMap((l) => [String(l.noteid), String(l.target_id)]).filter((id) => !inSet.has(id))),
+  ];
+  const alive = new Set(
+    outside.length
+      ? tx
+          .all<{ noteid: string }>(`SELECT noteid FROM notes WHERE noteid IN ${inList(outside.length)}`, outside)
+          .map((r) => r.noteid)
+      : [],
+  );
+  const wantLinks = snap.links.filter((l) =>
+    [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))),
+  );
 
   purgeNotes(tx, [...gone, ...full]);
   for (let i = 0; i < rowOnly.length; i += 500) {
@@ -119,19 +149,47 @@ export function writeBackContent(
   const rewrite = new Set([...full, ...rowOnly]);
   const fullSet = new Set(full);
   insertRows(tx, 'notes', snap.notes.filter((n) => rewrite.has(n.noteid)) as unknown as Row[]);
-  insertRows(tx, 'note_texts', snap.texts.filter((r) => fullSet.has(String(r.noteid))));
-  insertRows(tx, 'note_hashtags', snap.hashtags.filter((r) => fullSet.has(String(r.noteid))));
-  insertRows(tx, 'note_parts', snap.parts.filter((r) => fullSet.has(String(r.noteid))));
+  insertRows(
+    tx,
+    'note_texts',
+    snap.texts.filter((r) => fullSet.has(String(r.noteid))),
+  );
+  insertRows(
+    tx,
+    'note_hashtags',
+    snap.hashtags.filter((r) => fullSet.has(String(r.noteid))),
+  );
+  insertRows(
+    tx,
+    'note_parts',
+    snap.parts.filter((r) => fullSet.has(String(r.noteid))),
+  );
   const fts = snap.notes
     .filter((n) => fullSet.has(n.noteid) && !n.hidden)
-    .map((n) => ({ noteid: n.noteid, topicid: n.topicid, body: ftsBody(n, want.texts.get(n.noteid) ?? [], want.tags.get(n.noteid) ?? []) }));
+    .map((n) => ({
+      noteid: n.noteid,
+      topicid: n.topicid,
+      body: ftsBody(n, want.texts.get(n.noteid) ?? [], want.tags.get(n.noteid) ?? []),
+    }));
   insertRows(tx, 'notes_fts', fts);
 
   // Links: what is there now (after the purge) against what the snapshot wants.
-  const nowLinks = tx.all<Row>(`SELECT * FROM note_links WHERE ${ofSetWhere(tx, 'note_links', ['noteid', 'target_id'], setSize(tx, topicid))}`, [topicid]);
+  const nowLinks = tx.all<Row>(
+    `SELECT * FROM note_links WHERE ${ofSetWhere(tx, 'note_links', ['noteid', 'target_id'], setSize(tx, topicid))}`,
+    [topicid],
+  );
   const wantKeys = new Set(wantLinks.map(toJson));
   const nowKeys = new Set(nowLinks.map(toJson));
-  for (const l of nowLinks) if (!wantKeys.has(toJson(l))) tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [l.noteid as SqlParam, l.target_id as SqlParam]);
-  insertRows(tx, 'note_links', wantLinks.filter((l) => !nowKeys.has(toJson(l))));
+  for (const l of nowLinks)
+    if (!wantKeys.has(toJson(l)))
+      tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [
+        l.noteid as SqlParam,
+        l.target_id as SqlParam,
+      ]);
+  insertRows(
+    tx,
+    'note_links',
+    wantLinks.filter((l) => !nowKeys.has(toJson(l))),
+  );
   return { rewritten: [...rewrite, ...gone] };
 }

@@ -72,7 +72,12 @@ export const stripAgentPrefix = (description: string) => description.replace(/^(
 
 export function getSnapshot(db: Db, snapshotId: string): SnapshotRow {
   const row = db.get<SnapshotRow>(`${SELECT_SNAPSHOTS} WHERE s.snapshot_id = ?`, [snapshotId]);
-  if (!row) throw notFound('SNAPSHOT_NOT_FOUND', `No snapshot ${snapshotId}. GET /study-sets/{id}/snapshots lists a set's snapshots.`, { snapshotId });
+  if (!row)
+    throw notFound(
+      'SNAPSHOT_NOT_FOUND',
+      `No snapshot ${snapshotId}. GET /study-sets/{id}/snapshots lists a set's snapshots.`,
+      { snapshotId },
+    );
   return row;
 }
 
@@ -98,26 +103,37 @@ export function writeSnapshotTx(
   data: ContentData = readSnapshot(tx, topicid),
   hash = contentHash(data.bytes),
 ): WrittenSnapshot {
-  const noteCount = tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
+  const noteCount =
+    tx.get<{ n: number }>('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 0', [topicid])?.n ?? 0;
   const snapshot = { snapshotId: newId(), noteCount, contentHash: hash, createdAt: now };
   // Durable before the row: the journal is written only after this transaction returns.
   files.put(data, snapshot.contentHash);
-  tx.run('INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    snapshot.snapshotId,
-    topicid,
-    description,
-    snapshot.noteCount,
-    snapshot.contentHash,
-    '',
-    now,
-    lastOperationSeq(tx, topicid),
-    kind,
-  ]);
+  tx.run(
+    'INSERT INTO snapshots(snapshot_id, topicid, description, note_count, content_hash, data, created_at, op_seq, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      snapshot.snapshotId,
+      topicid,
+      description,
+      snapshot.noteCount,
+      snapshot.contentHash,
+      '',
+      now,
+      lastOperationSeq(tx, topicid),
+      kind,
+    ],
+  );
   return snapshot;
 }
 
 /** The older entry point (document removal): a snapshot taken before the change, default kind pre_remove. */
-export function takeSnapshotTx(tx: WriteTx, files: SnapshotFiles, topicid: string, description: string, now: string, kind: SnapshotKind = 'pre_remove'): string {
+export function takeSnapshotTx(
+  tx: WriteTx,
+  files: SnapshotFiles,
+  topicid: string,
+  description: string,
+  now: string,
+  kind: SnapshotKind = 'pre_remove',
+): string {
   return writeSnapshotTx(tx, files, topicid, kind, description, now).snapshotId;
 }
 
@@ -130,7 +146,10 @@ export function takeSnapshotTx(tx: WriteTx, files: SnapshotFiles, topicid: strin
  * same 422.
  */
 export function openStoredSnapshot(db: Db, files: SnapshotFiles, snap: SnapshotRow): SnapshotView {
-  const inline = db.get<{ data: string | Uint8Array }>('SELECT data FROM snapshots WHERE snapshot_id = ? AND length(data) > 0', [snap.snapshot_id])?.data;
+  const inline = db.get<{ data: string | Uint8Array }>(
+    'SELECT data FROM snapshots WHERE snapshot_id = ? AND length(data) > 0',
+    [snap.snapshot_id],
+  )?.data;
   const fail = (e: unknown): never => {
     throw unreadable(files, snap, inline !== undefined, e);
   };
@@ -161,12 +180,22 @@ export function openStoredSnapshot(db: Db, files: SnapshotFiles, snap: SnapshotR
 function unreadable(files: SnapshotFiles, snap: SnapshotRow, inline: boolean, e: unknown): BridgeError {
   const reason = e instanceof SnapshotFileError ? e.reason : 'corrupt';
   const problem = (e as Error).message;
-  const where = inline ? 'its content stored in the database' : `its content file ${safeDisplayPath(files, snap.content_hash)}`;
+  const where = inline
+    ? 'its content stored in the database'
+    : `its content file ${safeDisplayPath(files, snap.content_hash)}`;
   return new BridgeError(
     'SNAPSHOT_UNREADABLE',
     422,
     `Snapshot ${snap.snapshot_id} (version ${snap.version} of study set ${snap.topicid}) cannot be read: ${where} ${reason === 'missing' ? 'is missing' : `is damaged (${problem})`}. Nothing was changed. The set's other snapshots are not affected; POST /study-sets/{id}/snapshots takes a new one.`,
-    { snapshotId: snap.snapshot_id, topicid: snap.topicid, version: snap.version, reason, problem, contentHash: snap.content_hash, ...(inline ? {} : { file: safeDisplayPath(files, snap.content_hash) }) },
+    {
+      snapshotId: snap.snapshot_id,
+      topicid: snap.topicid,
+      version: snap.version,
+      reason,
+      problem,
+      contentHash: snap.content_hash,
+      ...(inline ? {} : { file: safeDisplayPath(files, snap.content_hash) }),
+    },
   );
 }
 
@@ -181,7 +210,9 @@ const safeDisplayPath = (files: SnapshotFiles, hash: string) => {
 /** A set's snapshots, newest first. */
 export function listSnapshots(store: Store, topicid: string): SnapshotRecord[] {
   assertStudySet(store, topicid);
-  return store.all<SnapshotRow>(`${SELECT_SNAPSHOTS} WHERE s.topicid = ? ORDER BY s.rowid DESC`, [topicid]).map(toRecord);
+  return store
+    .all<SnapshotRow>(`${SELECT_SNAPSHOTS} WHERE s.topicid = ? ORDER BY s.rowid DESC`, [topicid])
+    .map(toRecord);
 }
 
 /**

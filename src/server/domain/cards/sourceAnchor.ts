@@ -17,7 +17,10 @@ export interface SourceAnchor {
  * text entry is still an excerpt: editing an excerpt's text detaches the text
  * but keeps the source link, so the page alone decides it then.
  */
-export function sourceAnchorOf(n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>, hasExcerptText: boolean): SourceAnchor {
+export function sourceAnchorOf(
+  n: Pick<NoteRow, 'source_bookmd5' | 'source_page' | 'source_rect'>,
+  hasExcerptText: boolean,
+): SourceAnchor {
   const boxes = anchorBoxes(n.source_rect);
   return {
     hasExcerpt: n.source_bookmd5 !== null || hasExcerptText,

@@ -28,24 +28,47 @@ interface Warning {
 export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid: string, opts: DeleteSetOptions) {
   let droppedHashes: string[] = [];
   const result = await store.write((tx) => {
-    const topic = tx.get<{ kind: string; title: string }>('SELECT kind, title FROM topics WHERE topicid = ? AND hidden = 0', [topicid]);
-    if (!topic) throw notFound('TOPIC_NOT_FOUND', `No study set or deck ${topicid}. GET /library/study-sets and GET /decks list them.`, { topicid });
+    const topic = tx.get<{ kind: string; title: string }>(
+      'SELECT kind, title FROM topics WHERE topicid = ? AND hidden = 0',
+      [topicid],
+    );
+    if (!topic)
+      throw notFound(
+        'TOPIC_NOT_FOUND',
+        `No study set or deck ${topicid}. GET /library/study-sets and GET /decks list them.`,
+        { topicid },
+      );
     if (topic.title !== opts.expectedTitle) {
-      throw conflict('TITLE_MISMATCH', `expectedTitle does not equal the ${topic.kind === 'deck' ? 'deck' : 'study set'}'s title (exact, case-sensitive); read actualTitle back to the person before deleting. Nothing was changed.`, {
-        topicid,
-        expectedTitle: opts.expectedTitle,
-        actualTitle: topic.title,
-      });
+      throw conflict(
+        'TITLE_MISMATCH',
+        `expectedTitle does not equal the ${topic.kind === 'deck' ? 'deck' : 'study set'}'s title (exact, case-sensitive); read actualTitle back to the person before deleting. Nothing was changed.`,
+        {
+          topicid,
+          expectedTitle: opts.expectedTitle,
+          actualTitle: topic.title,
+        },
+      );
     }
     const now = nowIso();
     const warnings: Warning[] = [];
-    const preDeleteSnapshotId = opts.keepSnapshotHistory ? writeSnapshotTx(tx, files, topicid, 'pre_delete', `Before deleting "${topic.title}"`, now).snapshotId : null;
-    const noteIds = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ? AND hidden = 0', [topicid]).map((r) => r.noteid);
-    const reviewCards = tx.get<{ n: number }>('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ?', [topicid])?.n ?? 0;
+    const preDeleteSnapshotId = opts.keepSnapshotHistory
+      ? writeSnapshotTx(tx, files, topicid, 'pre_delete', `Before deleting "${topic.title}"`, now).snapshotId
+      : null;
+    const noteIds = tx
+      .all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ? AND hidden = 0', [topicid])
+      .map((r) => r.noteid);
+    const reviewCards =
+      tx.get<{ n: number }>('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ?', [topicid])?.n ?? 0;
     if (!opts.keepSnapshotHistory) {
-      droppedHashes = tx.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots WHERE topicid = ?', [topicid]).map((r) => r.h);
+      droppedHashes = tx
+        .all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots WHERE topicid = ?', [topicid])
+        .map((r) => r.h);
       tx.run('DELETE FROM snapshots WHERE topicid = ?', [topicid]);
-      warnings.push({ code: 'SNAPSHOT_HISTORY_DELETED', message: 'keepSnapshotHistory:false: no pre-delete snapshot was kept and the earlier snapshots were deleted, so preDeleteSnapshotId is null.' });
+      warnings.push({
+        code: 'SNAPSHOT_HISTORY_DELETED',
+        message:
+          'keepSnapshotHistory:false: no pre-delete snapshot was kept and the earlier snapshots were deleted, so preDeleteSnapshotId is null.',
+      });
     }
 
     if (opts.keepHighlights) {
@@ -65,7 +88,9 @@ export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid
       };
     }
 
-    const allIds = tx.all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ?', [topicid]).map((r) => r.noteid);
+    const allIds = tx
+      .all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ?', [topicid])
+      .map((r) => r.noteid);
     purgeNotes(tx, allIds);
     tx.run('DELETE FROM topic_documents WHERE topicid = ?', [topicid]);
     tx.run('DELETE FROM deck_cards WHERE deck_id = ?', [topicid]);
@@ -99,6 +124,13 @@ export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid
  * taken meanwhile can come to reference a file between the check and the removal.
  */
 function removeUnreferenced(store: Store, files: SnapshotFiles, hashes: readonly string[]): void {
-  const still = new Set(store.all<{ h: string }>('SELECT DISTINCT content_hash AS h FROM snapshots WHERE content_hash IN (SELECT value FROM json_each(?))', [JSON.stringify(hashes)]).map((r) => r.h));
+  const still = new Set(
+    store
+      .all<{ h: string }>(
+        'SELECT DISTINCT content_hash AS h FROM snapshots WHERE content_hash IN (SELECT value FROM json_each(?))',
+        [JSON.stringify(hashes)],
+      )
+      .map((r) => r.h),
+  );
   files.remove(hashes.filter((h) => !still.has(h)));
 }

@@ -45,7 +45,12 @@ export class StudySetDocuments {
       extractionState: r.extraction_state,
       addedAt: r.added_at,
     }));
-    return { topicid, documents, mainDocument: documents.find((d) => d.isMain)?.bookmd5 ?? null, count: documents.length };
+    return {
+      topicid,
+      documents,
+      mainDocument: documents.find((d) => d.isMain)?.bookmd5 ?? null,
+      count: documents.length,
+    };
   }
 
   /** The first document becomes the main one; later ones join the booklist; adding twice changes nothing. */
@@ -62,15 +67,35 @@ export class StudySetDocuments {
   /** What removing would do: the cards losing their source link and the next main document. */
   previewRemove(topicid: string, bookmd5: string) {
     this.sets.get(topicid);
-    const member = this.store.get<{ is_main: number }>('SELECT is_main FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5]);
-    if (!member) throw notFound('DOCUMENT_NOT_FOUND', `Document ${bookmd5} is not in study set ${topicid}. GET /study-sets/${topicid}/documents lists them.`);
+    const member = this.store.get<{ is_main: number }>(
+      'SELECT is_main FROM topic_documents WHERE topicid = ? AND bookmd5 = ?',
+      [topicid, bookmd5],
+    );
+    if (!member)
+      throw notFound(
+        'DOCUMENT_NOT_FOUND',
+        `Document ${bookmd5} is not in study set ${topicid}. GET /study-sets/${topicid}/documents lists them.`,
+      );
     const notesLosingSource = this.store
-      .all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ? AND source_bookmd5 = ? ORDER BY noteid', [topicid, bookmd5])
+      .all<{ noteid: string }>('SELECT noteid FROM notes WHERE topicid = ? AND source_bookmd5 = ? ORDER BY noteid', [
+        topicid,
+        bookmd5,
+      ])
       .map((r) => r.noteid);
     const next = member.is_main
-      ? (this.store.get<{ bookmd5: string }>('SELECT bookmd5 FROM topic_documents WHERE topicid = ? AND bookmd5 <> ? ORDER BY position LIMIT 1', [topicid, bookmd5])?.bookmd5 ?? null)
-      : (this.store.get<{ bookmd5: string }>('SELECT bookmd5 FROM topic_documents WHERE topicid = ? AND is_main = 1', [topicid])?.bookmd5 ?? null);
-    return { wouldRemove: bookmd5, wasMainDocument: member.is_main === 1, notesLosingSource, newMainDocumentAfter: next };
+      ? (this.store.get<{ bookmd5: string }>(
+          'SELECT bookmd5 FROM topic_documents WHERE topicid = ? AND bookmd5 <> ? ORDER BY position LIMIT 1',
+          [topicid, bookmd5],
+        )?.bookmd5 ?? null)
+      : (this.store.get<{ bookmd5: string }>('SELECT bookmd5 FROM topic_documents WHERE topicid = ? AND is_main = 1', [
+          topicid,
+        ])?.bookmd5 ?? null);
+    return {
+      wouldRemove: bookmd5,
+      wasMainDocument: member.is_main === 1,
+      notesLosingSource,
+      newMainDocumentAfter: next,
+    };
   }
 
   /** Snapshot first, then unlink the anchored cards, remove the entry and promote a new main document. */
@@ -79,15 +104,23 @@ export class StudySetDocuments {
     const now = nowIso();
     const preRemoveSnapshotId = await this.store.write((tx) => {
       const snap = takeSnapshotTx(tx, this.snapshotFiles, topicid, `Before removing document ${bookmd5}`, now);
-      tx.run('UPDATE notes SET source_bookmd5 = NULL, source_page = NULL, source_rect = NULL, modified_at = ? WHERE topicid = ? AND source_bookmd5 = ?', [now, topicid, bookmd5]);
+      tx.run(
+        'UPDATE notes SET source_bookmd5 = NULL, source_page = NULL, source_rect = NULL, modified_at = ? WHERE topicid = ? AND source_bookmd5 = ?',
+        [now, topicid, bookmd5],
+      );
       tx.run('DELETE FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5]);
       if (plan.wasMainDocument && plan.newMainDocumentAfter) {
-        tx.run('UPDATE topic_documents SET is_main = 1 WHERE topicid = ? AND bookmd5 = ?', [topicid, plan.newMainDocumentAfter]);
+        tx.run('UPDATE topic_documents SET is_main = 1 WHERE topicid = ? AND bookmd5 = ?', [
+          topicid,
+          plan.newMainDocumentAfter,
+        ]);
       }
       tx.run('UPDATE topics SET modified_at = ? WHERE topicid = ?', [now, topicid]);
       return snap;
     });
-    const warnings = plan.notesLosingSource.length ? [`${plan.notesLosingSource.length} card(s) lost their source link; the document stays in the library.`] : [];
+    const warnings = plan.notesLosingSource.length
+      ? [`${plan.notesLosingSource.length} card(s) lost their source link; the document stays in the library.`]
+      : [];
     return {
       topicid,
       bookmd5,
@@ -100,4 +133,3 @@ export class StudySetDocuments {
     };
   }
 }
-

@@ -57,15 +57,26 @@ export async function focusNote(services: Pick<Services, 'store' | 'ui'>, noteid
   let target: NoteRow = note;
   if (topicid && topicid !== note.topicid) {
     assertStudySet(store, topicid);
-    const alt = store.get<NoteRow>('SELECT * FROM notes WHERE topicid = ? AND hidden = 0 AND (reference_of = ? OR noteid = ?) ORDER BY created_at, noteid LIMIT 1', [
-      topicid,
-      note.reference_of ?? note.noteid,
-      note.reference_of ?? '',
-    ]);
-    if (!alt) throw invalidInput(`Card ${noteid} is not shown in study set ${topicid} (it belongs to ${note.topicid}). Nothing was opened.`, { noteid, topicid, cardTopicid: note.topicid }, 'NOTE_NOT_IN_SET');
+    const alt = store.get<NoteRow>(
+      'SELECT * FROM notes WHERE topicid = ? AND hidden = 0 AND (reference_of = ? OR noteid = ?) ORDER BY created_at, noteid LIMIT 1',
+      [topicid, note.reference_of ?? note.noteid, note.reference_of ?? ''],
+    );
+    if (!alt)
+      throw invalidInput(
+        `Card ${noteid} is not shown in study set ${topicid} (it belongs to ${note.topicid}). Nothing was opened.`,
+        { noteid, topicid, cardTopicid: note.topicid },
+        'NOTE_NOT_IN_SET',
+      );
     target = alt;
   }
-  const topic = store.get<{ title: string; kind: string }>('SELECT title, kind FROM topics WHERE topicid = ?', [target.topicid]);
-  await services.ui.open({ topicid: target.topicid, title: topic?.title ?? '', isDeck: topic?.kind === 'deck', noteid: target.noteid });
+  const topic = store.get<{ title: string; kind: string }>('SELECT title, kind FROM topics WHERE topicid = ?', [
+    target.topicid,
+  ]);
+  await services.ui.open({
+    topicid: target.topicid,
+    title: topic?.title ?? '',
+    isDeck: topic?.kind === 'deck',
+    noteid: target.noteid,
+  });
   return { accepted: true, noteid: target.noteid, topicid: target.topicid };
 }

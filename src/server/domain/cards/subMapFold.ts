@@ -17,9 +17,19 @@ export async function foldIntoSubMap(store: Store, noteid: string, undo: boolean
     assertMindMapCards(tx, [note]);
     refuseRootCard(tx, note, undo ? 'expanded from a sub-map' : 'folded into a sub-map');
     if (undo) {
-      if (!note.sub_map) throw invalidInput(`${noteid} is not a sub-map root, so there is nothing to expand. Nothing was changed.`, { noteid }, 'NOT_A_SUB_MAP');
+      if (!note.sub_map)
+        throw invalidInput(
+          `${noteid} is not a sub-map root, so there is nothing to expand. Nothing was changed.`,
+          { noteid },
+          'NOT_A_SUB_MAP',
+        );
     } else {
-      if (!childrenOf(tx, noteid).length) throw invalidInput(`${noteid} has no child cards to fold into a sub-map. Nothing was changed.`, { noteid }, 'NO_CHILDREN');
+      if (!childrenOf(tx, noteid).length)
+        throw invalidInput(
+          `${noteid} has no child cards to fold into a sub-map. Nothing was changed.`,
+          { noteid },
+          'NO_CHILDREN',
+        );
       if (note.sub_map) return false; // already a sub-map root
     }
     tx.run('UPDATE notes SET sub_map = ?, modified_at = ? WHERE noteid = ?', [undo ? 0 : 1, now, noteid]);
@@ -28,6 +38,7 @@ export async function foldIntoSubMap(store: Store, noteid: string, undo: boolean
   });
   const row = store.get<{ sub_map: number }>('SELECT sub_map FROM notes WHERE noteid = ? AND hidden = 0', [noteid]);
   const isSubMapRoot = row?.sub_map === 1;
-  if (!row || isSubMapRoot === undo) throw saveFailed('The sub-map change was written but reading it back disagrees.', { noteid });
+  if (!row || isSubMapRoot === undo)
+    throw saveFailed('The sub-map change was written but reading it back disagrees.', { noteid });
   return { persisted: true, noteid, isSubMapRoot, changed };
 }

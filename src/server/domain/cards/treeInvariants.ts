@@ -24,7 +24,8 @@ export function treeViolations(nodes: readonly TreeNodeLike[], rootNoteId?: stri
   }
   const roots = nodes.filter((n) => n.parent === null);
   if (roots.length !== 1) out.push(`${roots.length} root cards (parent null), expected exactly one`);
-  if (rootNoteId !== undefined && roots[0] && roots[0].noteid !== rootNoteId) out.push(`root is ${roots[0].noteid}, expected ${rootNoteId}`);
+  if (rootNoteId !== undefined && roots[0] && roots[0].noteid !== rootNoteId)
+    out.push(`root is ${roots[0].noteid}, expected ${rootNoteId}`);
 
   const kids = new Map<string, number>();
   for (const n of nodes) {
@@ -51,14 +52,16 @@ export function treeViolations(nodes: readonly TreeNodeLike[], rootNoteId?: stri
 
   const seen = new Set<string>();
   for (const n of nodes) {
-    if (n.parent !== null && byId.has(n.parent) && !seen.has(n.parent)) out.push(`${n.noteid} is listed before its parent ${n.parent}`);
+    if (n.parent !== null && byId.has(n.parent) && !seen.has(n.parent))
+      out.push(`${n.noteid} is listed before its parent ${n.parent}`);
     seen.add(n.noteid);
     if (n.childCount !== undefined && n.childCount !== (kids.get(n.noteid) ?? 0)) {
       out.push(`${n.noteid} says childCount ${n.childCount}, has ${kids.get(n.noteid) ?? 0}`);
     }
     const chain = ancestors.get(n.noteid);
     if (!chain) continue;
-    if (n.level !== undefined && n.level !== chain.length) out.push(`${n.noteid} says level ${n.level}, is ${chain.length} below the root`);
+    if (n.level !== undefined && n.level !== chain.length)
+      out.push(`${n.noteid} says level ${n.level}, is ${chain.length} below the root`);
     if (n.subMapId !== undefined) {
       const expected = chain.find((a) => byId.get(a)!.isSubMapRoot) ?? null;
       if (n.subMapId !== expected) out.push(`${n.noteid} says subMapId ${n.subMapId}, expected ${expected}`);

@@ -4,7 +4,14 @@ import { inList, recordOperation, type Db } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
-import { newSchedule, nextIntervals, parseSchedule, viewOf, type ReviewRating, type ScheduleView } from './deckScheduling';
+import {
+  newSchedule,
+  nextIntervals,
+  parseSchedule,
+  viewOf,
+  type ReviewRating,
+  type ScheduleView,
+} from './deckScheduling';
 import { displayTitle } from '../cards/displayTitle';
 
 /**
@@ -70,7 +77,9 @@ export const modeOf = (r: Pick<DeckCardRow, 'question' | 'question_content_id'>)
 export function resolveNote(db: Db, noteid: string): string {
   let id = noteid;
   for (let hop = 0; hop < 16; hop++) {
-    const next = db.get<{ reference_of: string | null }>('SELECT reference_of FROM notes WHERE noteid = ?', [id])?.reference_of;
+    const next = db.get<{ reference_of: string | null }>('SELECT reference_of FROM notes WHERE noteid = ?', [
+      id,
+    ])?.reference_of;
     if (!next || next === id) break;
     id = next;
   }
@@ -87,7 +96,8 @@ export function aliveIds(db: Db, ids: readonly string[]): Set<string> {
       `SELECT n.noteid FROM notes n JOIN topics t ON t.topicid = n.topicid
        WHERE n.hidden = 0 AND t.hidden = 0 AND t.kind = 'studyset' AND n.noteid IN ${inList(chunk.length)}`,
       chunk,
-    )) alive.add(r.noteid);
+    ))
+      alive.add(r.noteid);
   }
   return alive;
 }
@@ -99,11 +109,17 @@ export class DeckCards {
   ) {}
 
   /** The deck's review cards by due date, then creation; `dueOnly` keeps those due at `now`. */
-  list(deckId: string, opts: { dueOnly?: boolean; now?: Date } = {}): { deckId: string; cards: DeckCardView[]; count: number; dueCount: number } {
+  list(
+    deckId: string,
+    opts: { dueOnly?: boolean; now?: Date } = {},
+  ): { deckId: string; cards: DeckCardView[]; count: number; dueCount: number } {
     this.decks.get(deckId);
     const now = opts.now ?? new Date();
     const nowText = now.toISOString();
-    const rows = this.store.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [deckId]);
+    const rows = this.store.all<DeckCardRow>(
+      'SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid',
+      [deckId],
+    );
     const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const titles = new Map<string, string>();
@@ -111,7 +127,12 @@ export class DeckCards {
       if (!alive.has(id)) continue;
       const title = this.store.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [id])?.title ?? '';
       // An untitled source (an excerpt card) shows the first words of its excerpt or body.
-      const lead = title.trim() ? undefined : this.store.get<{ text: string }>(`SELECT text FROM note_texts WHERE noteid = ? AND trim(text) <> '' ORDER BY excerpt DESC, idx LIMIT 1`, [id])?.text;
+      const lead = title.trim()
+        ? undefined
+        : this.store.get<{ text: string }>(
+            `SELECT text FROM note_texts WHERE noteid = ? AND trim(text) <> '' ORDER BY excerpt DESC, idx LIMIT 1`,
+            [id],
+          )?.text;
       titles.set(id, lead === undefined ? title : displayTitle(title, lead));
     }
     const cards = rows.map((r): DeckCardView => {
@@ -124,13 +145,16 @@ export class DeckCards {
         sourceNoteId: r.source_note_id,
         resolvedNoteId,
         sourceAlive,
-        title: r.title ?? (sourceAlive ? titles.get(resolvedNoteId) ?? '' : ''),
+        title: r.title ?? (sourceAlive ? (titles.get(resolvedNoteId) ?? '') : ''),
         questionMode: mode,
         ...(mode === 'custom_text' ? { question: r.question! } : {}),
         ...(mode === 'content_part' ? { questionContentId: r.question_content_id! } : {}),
         ...viewOf(schedule),
         // Intervals from now, or from the last review if a client clock placed it later.
-        nextIntervals: nextIntervals(schedule, schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now),
+        nextIntervals: nextIntervals(
+          schedule,
+          schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now,
+        ),
         createdAt: r.created_at,
       };
     });
@@ -164,10 +188,21 @@ export class DeckCards {
       const fsrsJson = JSON.stringify(schedule);
       const out = plans.map((p) => {
         const c = p.card;
-        const values = [c.question ?? null, c.questionContentId ?? null, p.questionIndex, c.title ?? null, fsrsJson, schedule.due, now];
+        const values = [
+          c.question ?? null,
+          c.questionContentId ?? null,
+          p.questionIndex,
+          c.title ?? null,
+          fsrsJson,
+          schedule.due,
+          now,
+        ];
         const cardNoteId = p.existing?.card_note_id ?? newId();
         if (p.existing) {
-          tx.run('UPDATE deck_cards SET question = ?, question_content_id = ?, question_index = ?, title = ?, fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?', [...values, cardNoteId]);
+          tx.run(
+            'UPDATE deck_cards SET question = ?, question_content_id = ?, question_index = ?, title = ?, fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?',
+            [...values, cardNoteId],
+          );
         } else {
           tx.run(
             `INSERT INTO deck_cards(question, question_content_id, question_index, title, fsrs, due_at, modified_at, card_note_id, deck_id, source_note_id, created_at)
@@ -182,10 +217,22 @@ export class DeckCards {
     });
     // Proof: read every row back and compare with what was asked.
     const persisted = written.every(({ cardNoteId, values }) => {
-      const r = this.store.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [cardNoteId, deckId]);
-      return !!r && [r.question, r.question_content_id, r.question_index, r.title, r.fsrs, r.due_at, r.modified_at].every((v, i) => v === values[i]);
+      const r = this.store.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [
+        cardNoteId,
+        deckId,
+      ]);
+      return (
+        !!r &&
+        [r.question, r.question_content_id, r.question_index, r.title, r.fsrs, r.due_at, r.modified_at].every(
+          (v, i) => v === values[i],
+        )
+      );
     });
-    if (!persisted) throw saveFailed('The review cards were written but reading them back disagrees; GET /decks/{id}/cards shows what is stored.', { deckId });
+    if (!persisted)
+      throw saveFailed(
+        'The review cards were written but reading them back disagrees; GET /decks/{id}/cards shows what is stored.',
+        { deckId },
+      );
     return {
       persisted: true as const,
       deckId,
@@ -206,37 +253,79 @@ export class DeckCards {
   private plan(db: Db, deckId: string, cards: readonly NewDeckCard[]): AddPlan[] {
     const ids = cards.map((c) => c.sourceNoteId);
     const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
-    if (twice.length) throw invalidInput(`sourceNoteId ${[...new Set(twice)].join(', ')} is listed more than once; each source is one review card. Nothing was changed.`, { duplicates: [...new Set(twice)] });
+    if (twice.length)
+      throw invalidInput(
+        `sourceNoteId ${[...new Set(twice)].join(', ')} is listed more than once; each source is one review card. Nothing was changed.`,
+        { duplicates: [...new Set(twice)] },
+      );
 
     const alive = aliveIds(db, ids);
     const missing = ids.filter((id) => !alive.has(id));
     if (missing.length) {
-      const reviewCards = db.all<{ card_note_id: string }>(`SELECT card_note_id FROM deck_cards WHERE card_note_id IN ${inList(missing.length)}`, missing).map((r) => r.card_note_id);
-      const why = reviewCards.length ? ` (${reviewCards.join(', ')} ${reviewCards.length > 1 ? 'are review cards' : 'is a review card'}: a source must be a card of a study set)` : '';
-      throw notFound('NOTE_NOT_FOUND', `No visible card ${missing.join(', ')}${why}. Nothing was changed.`, { missing, reviewCards });
+      const reviewCards = db
+        .all<{ card_note_id: string }>(
+          `SELECT card_note_id FROM deck_cards WHERE card_note_id IN ${inList(missing.length)}`,
+          missing,
+        )
+        .map((r) => r.card_note_id);
+      const why = reviewCards.length
+        ? ` (${reviewCards.join(', ')} ${reviewCards.length > 1 ? 'are review cards' : 'is a review card'}: a source must be a card of a study set)`
+        : '';
+      throw notFound('NOTE_NOT_FOUND', `No visible card ${missing.join(', ')}${why}. Nothing was changed.`, {
+        missing,
+        reviewCards,
+      });
     }
 
     return cards.map((card): AddPlan => {
       const resolvedNoteId = resolveNote(db, card.sourceNoteId);
-      const existing = db.get<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? AND source_note_id = ?', [deckId, card.sourceNoteId]);
+      const existing = db.get<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? AND source_note_id = ?', [
+        deckId,
+        card.sourceNoteId,
+      ]);
       if (card.questionContentId !== undefined) {
         const part = db.get<{ idx: number; kind: string }>(
           `SELECT idx, kind FROM note_parts WHERE content_id = ? AND noteid IN (?, ?)`,
           [card.questionContentId, card.sourceNoteId, resolvedNoteId],
         );
         if (!part) {
-          throw invalidInput(`${card.questionContentId} is not a content part of card ${card.sourceNoteId}; POST /notes/batch-get lists its parts[]. Nothing was changed.`, {
-            sourceNoteId: card.sourceNoteId,
-            questionContentId: card.questionContentId,
-          }, 'CONTENT_NOT_FOUND');
+          throw invalidInput(
+            `${card.questionContentId} is not a content part of card ${card.sourceNoteId}; POST /notes/batch-get lists its parts[]. Nothing was changed.`,
+            {
+              sourceNoteId: card.sourceNoteId,
+              questionContentId: card.questionContentId,
+            },
+            'CONTENT_NOT_FOUND',
+          );
         }
-        return { card, resolvedNoteId, existing, mode: 'content_part', questionIndex: part.idx, questionPart: { kind: part.kind, partIndex: part.idx, questionIndex: part.idx, hasImageOcclusions: false } };
+        return {
+          card,
+          resolvedNoteId,
+          existing,
+          mode: 'content_part',
+          questionIndex: part.idx,
+          questionPart: { kind: part.kind, partIndex: part.idx, questionIndex: part.idx, hasImageOcclusions: false },
+        };
       }
       if (card.question !== undefined) {
-        return { card, resolvedNoteId, existing, mode: 'custom_text', questionIndex: null, questionPart: { kind: 'custom_text', partIndex: null, questionIndex: null, hasImageOcclusions: false } };
+        return {
+          card,
+          resolvedNoteId,
+          existing,
+          mode: 'custom_text',
+          questionIndex: null,
+          questionPart: { kind: 'custom_text', partIndex: null, questionIndex: null, hasImageOcclusions: false },
+        };
       }
       // Automatic: the card's title (index 0) is the question, its body the answer.
-      return { card, resolvedNoteId, existing, mode: 'automatic', questionIndex: 0, questionPart: { kind: 'title', partIndex: null, questionIndex: 0, hasImageOcclusions: false } };
+      return {
+        card,
+        resolvedNoteId,
+        existing,
+        mode: 'automatic',
+        questionIndex: 0,
+        questionPart: { kind: 'title', partIndex: null, questionIndex: 0, hasImageOcclusions: false },
+      };
     });
   }
 }

@@ -119,14 +119,22 @@ export class DeckReviews {
     const horizon = opts.until?.toISOString() ?? nowText;
     const day = localDay(now);
     // rowid: the order cards were added (one add call gives all its cards the same created_at).
-    const rows = this.store.all<DeckCardRow & { seq: number }>('SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?', [deckId, horizon]);
+    const rows = this.store.all<DeckCardRow & { seq: number }>(
+      'SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?',
+      [deckId, horizon],
+    );
     const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
     const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
     const due = rows
       .map((row) => ({ row, schedule: parseSchedule(row.fsrs, row.due_at ?? row.created_at) }))
       .map((c) => ({ ...c, view: viewOf(c.schedule) }))
       .sort((a, b) =>
-        opts.until ? a.row.seq - b.row.seq : ORDER[a.view.state] - ORDER[b.view.state] || cmp(a.view.due, b.view.due) || cmp(a.row.created_at, b.row.created_at) || a.row.seq - b.row.seq,
+        opts.until
+          ? a.row.seq - b.row.seq
+          : ORDER[a.view.state] - ORDER[b.view.state] ||
+            cmp(a.view.due, b.view.due) ||
+            cmp(a.row.created_at, b.row.created_at) ||
+            a.row.seq - b.row.seq,
       );
     const cards = due.slice(0, opts.limit ?? due.length).map(({ row, schedule, view }): DueCard => {
       const resolvedNoteId = resolved.get(row.source_note_id)!;
@@ -142,12 +150,18 @@ export class DeckReviews {
         ...facesOf(this.store, row, resolvedNoteId, sourceAlive),
         ...view,
         nextIntervals: nextIntervals(schedule, from),
-        nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<ReviewRating, string>,
+        nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<
+          ReviewRating,
+          string
+        >,
       };
     });
     const count = (sql: string, params: (string | number)[]) => this.store.get<{ n: number }>(sql, params)?.n ?? 0;
     const nextDueAt =
-      this.store.get<{ d: string | null }>('SELECT min(coalesce(due_at, created_at)) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) > ?', [deckId, horizon])?.d ?? null;
+      this.store.get<{ d: string | null }>(
+        'SELECT min(coalesce(due_at, created_at)) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) > ?',
+        [deckId, horizon],
+      )?.d ?? null;
     return {
       deckId,
       title: deck.title,
@@ -159,8 +173,14 @@ export class DeckReviews {
       newCount: due.filter((c) => c.view.state === 'new').length,
       learningCount: due.filter((c) => ORDER[c.view.state] === 0).length,
       reviewCount: due.filter((c) => c.view.state === 'review').length,
-      dueTodayCount: count('SELECT count(*) AS n FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) < ?', [deckId, day.end.toISOString()]),
-      reviewedToday: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ?', [deckId, day.start.toISOString()]),
+      dueTodayCount: count(
+        'SELECT count(*) AS n FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) < ?',
+        [deckId, day.end.toISOString()],
+      ),
+      reviewedToday: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ?', [
+        deckId,
+        day.start.toISOString(),
+      ]),
       dayStartsAt: day.start.toISOString(),
       nextDueAt,
     };
@@ -174,39 +194,84 @@ export class DeckReviews {
     const { cardNoteId, rating } = input;
     const result = await this.store.write((tx) => {
       this.decks.get(deckId);
-      const row = tx.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [cardNoteId, deckId]);
-      if (!row) throw notFound('CARD_NOT_FOUND', `No review card ${cardNoteId} in deck ${deckId}. GET /decks/{id}/due or /decks/{id}/cards lists them.`, { cardNoteId, deckId });
+      const row = tx.get<DeckCardRow>('SELECT * FROM deck_cards WHERE card_note_id = ? AND deck_id = ?', [
+        cardNoteId,
+        deckId,
+      ]);
+      if (!row)
+        throw notFound(
+          'CARD_NOT_FOUND',
+          `No review card ${cardNoteId} in deck ${deckId}. GET /decks/{id}/due or /decks/{id}/cards lists them.`,
+          { cardNoteId, deckId },
+        );
       const before = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
       if (at.getTime() > Date.now() + CLOCK_SKEW_MS) {
-        throw invalidInput(`reviewedAt ${at.toISOString()} is in the future; send when the person answered (default now). Nothing was changed.`, { reviewedAt: at.toISOString() });
+        throw invalidInput(
+          `reviewedAt ${at.toISOString()} is in the future; send when the person answered (default now). Nothing was changed.`,
+          { reviewedAt: at.toISOString() },
+        );
       }
       if (before.last_review && at.toISOString() < before.last_review) {
-        throw invalidInput(`reviewedAt ${at.toISOString()} is before this card's last review (${before.last_review}); reviews are applied in order. Nothing was changed.`, {
-          lastReviewAt: before.last_review,
-        });
+        throw invalidInput(
+          `reviewedAt ${at.toISOString()} is before this card's last review (${before.last_review}); reviews are applied in order. Nothing was changed.`,
+          {
+            lastReviewAt: before.last_review,
+          },
+        );
       }
       const outcome = review(before, rating, at);
       const fsrsJson = JSON.stringify(outcome.schedule);
-      tx.run('UPDATE deck_cards SET fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?', [fsrsJson, outcome.schedule.due, now, cardNoteId]);
+      tx.run('UPDATE deck_cards SET fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?', [
+        fsrsJson,
+        outcome.schedule.due,
+        now,
+        cardNoteId,
+      ]);
       const log = outcome.log;
       tx.run(
         `INSERT INTO review_logs(id, deck_id, card_note_id, rating, state_before, due_before, stability, difficulty, elapsed_days, last_elapsed_days,
            scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor, token_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
-          reviewLogId, deckId, cardNoteId, log.rating, log.state, before.due, log.stability, log.difficulty, log.elapsed_days, log.last_elapsed_days,
-          log.scheduled_days, log.learning_steps, log.review, input.durationMs ?? null, outcome.schedule.due, actor.kind, actor.tokenId,
+          reviewLogId,
+          deckId,
+          cardNoteId,
+          log.rating,
+          log.state,
+          before.due,
+          log.stability,
+          log.difficulty,
+          log.elapsed_days,
+          log.last_elapsed_days,
+          log.scheduled_days,
+          log.learning_steps,
+          log.review,
+          input.durationMs ?? null,
+          outcome.schedule.due,
+          actor.kind,
+          actor.tokenId,
         ],
       );
       recordOperation(tx, { topicid: deckId, kind: 'review', actor, noteIds: [cardNoteId], now });
       return { before, outcome, fsrsJson };
     });
     // Proof: the card's schedule and the log row, read back.
-    const back = this.store.get<DeckCardRow>('SELECT fsrs, due_at FROM deck_cards WHERE card_note_id = ?', [cardNoteId]);
+    const back = this.store.get<DeckCardRow>('SELECT fsrs, due_at FROM deck_cards WHERE card_note_id = ?', [
+      cardNoteId,
+    ]);
     const logged = this.store.get<ReviewLogRow>('SELECT * FROM review_logs WHERE id = ?', [reviewLogId]);
     const s = result.outcome.schedule;
-    if (back?.fsrs !== result.fsrsJson || back.due_at !== s.due || logged?.card_note_id !== cardNoteId || logged.rating !== gradeOf(rating) || logged.due_after !== s.due) {
-      throw saveFailed('The grade was written but reading it back disagrees; GET /decks/{id}/cards and GET /decks/{id}/reviews show what is stored.', { cardNoteId, reviewLogId });
+    if (
+      back?.fsrs !== result.fsrsJson ||
+      back.due_at !== s.due ||
+      logged?.card_note_id !== cardNoteId ||
+      logged.rating !== gradeOf(rating) ||
+      logged.due_after !== s.due
+    ) {
+      throw saveFailed(
+        'The grade was written but reading it back disagrees; GET /decks/{id}/cards and GET /decks/{id}/reviews show what is stored.',
+        { cardNoteId, reviewLogId },
+      );
     }
     return {
       persisted: true as const,
@@ -230,7 +295,10 @@ export class DeckReviews {
     this.decks.get(deckId);
     const where = opts.cardNoteId ? 'deck_id = ? AND card_note_id = ?' : 'deck_id = ?';
     const params = opts.cardNoteId ? [deckId, opts.cardNoteId] : [deckId];
-    const rows = this.store.all<ReviewLogRow>(`SELECT * FROM review_logs WHERE ${where} ORDER BY reviewed_at, rowid LIMIT ?`, [...params, opts.limit + 1]);
+    const rows = this.store.all<ReviewLogRow>(
+      `SELECT * FROM review_logs WHERE ${where} ORDER BY reviewed_at, rowid LIMIT ?`,
+      [...params, opts.limit + 1],
+    );
     const reviews = rows.slice(0, opts.limit).map(logView);
     return { deckId, reviews, count: reviews.length, truncated: rows.length > opts.limit };
   }

@@ -45,7 +45,12 @@ export interface ScheduleView {
 
 const scheduler = fsrs();
 
-const GRADES: Record<ReviewRating, Grade> = { again: Rating.Again, hard: Rating.Hard, good: Rating.Good, easy: Rating.Easy };
+const GRADES: Record<ReviewRating, Grade> = {
+  again: Rating.Again,
+  hard: Rating.Hard,
+  good: Rating.Good,
+  easy: Rating.Easy,
+};
 const STATES: Record<State, ReviewState> = {
   [State.New]: 'new',
   [State.Learning]: 'learning',
@@ -152,7 +157,12 @@ export const stateName = (state: number): ReviewState => STATES[state as State] 
 /** The due date each rating would give at `at`. */
 export function nextDues(schedule: StoredSchedule, at: Date): Record<ReviewRating, Date> {
   const log = scheduler.repeat(toCard(schedule), at);
-  return { again: log[Rating.Again].card.due, hard: log[Rating.Hard].card.due, good: log[Rating.Good].card.due, easy: log[Rating.Easy].card.due };
+  return {
+    again: log[Rating.Again].card.due,
+    hard: log[Rating.Hard].card.due,
+    good: log[Rating.Good].card.due,
+    easy: log[Rating.Easy].card.due,
+  };
 }
 
 /** The intervals under the four buttons, as Anki words them ("1m", "10m", "3d", "1.5mo"). */

@@ -46,11 +46,23 @@ export function hideCloze(text: string): { text: string; hidden: boolean } {
 }
 
 /** Both sides of `row`; `resolvedNoteId` is the card it reads, `alive` whether that card is visible. */
-export function facesOf(db: Db, row: DeckCardRow, resolvedNoteId: string, alive: boolean): { question: ReviewQuestion; answer: ReviewAnswer } {
+export function facesOf(
+  db: Db,
+  row: DeckCardRow,
+  resolvedNoteId: string,
+  alive: boolean,
+): { question: ReviewQuestion; answer: ReviewAnswer } {
   const note = alive
-    ? db.get<{ title: string; source_page: number | null }>('SELECT title, source_page FROM notes WHERE noteid = ?', [resolvedNoteId])
+    ? db.get<{ title: string; source_page: number | null }>('SELECT title, source_page FROM notes WHERE noteid = ?', [
+        resolvedNoteId,
+      ])
     : undefined;
-  const texts = alive ? db.all<{ idx: number; text: string; excerpt: number }>('SELECT idx, text, excerpt FROM note_texts WHERE noteid = ? ORDER BY idx', [resolvedNoteId]) : [];
+  const texts = alive
+    ? db.all<{ idx: number; text: string; excerpt: number }>(
+        'SELECT idx, text, excerpt FROM note_texts WHERE noteid = ? ORDER BY idx',
+        [resolvedNoteId],
+      )
+    : [];
   const body = texts.find((t) => t.idx === 0);
   const title = note?.title ?? '';
   const answer: ReviewAnswer = {
@@ -66,8 +78,18 @@ export function facesOf(db: Db, row: DeckCardRow, resolvedNoteId: string, alive:
     return { question: { kind: hidden ? 'cloze' : 'text', text }, answer };
   }
   if (mode === 'content_part') {
-    const part = db.get<{ kind: string }>('SELECT kind FROM note_parts WHERE content_id = ?', [row.question_content_id!]);
-    return { question: { kind: 'content_part', text: row.question_content_id!, contentId: row.question_content_id!, contentKind: part?.kind ?? null }, answer };
+    const part = db.get<{ kind: string }>('SELECT kind FROM note_parts WHERE content_id = ?', [
+      row.question_content_id!,
+    ]);
+    return {
+      question: {
+        kind: 'content_part',
+        text: row.question_content_id!,
+        contentId: row.question_content_id!,
+        contentKind: part?.kind ?? null,
+      },
+      answer,
+    };
   }
   // Automatic: the source's title; the review card's own title when the source is gone.
   // An untitled source (an excerpt card) asks with the first words of its excerpt or body.

@@ -55,7 +55,10 @@ export class Decks {
   list(query?: string): DeckSummary[] {
     const now = nowIso();
     const rows = query
-      ? this.store.all<DeckRow>(`${SELECT_DECKS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`, [now, query])
+      ? this.store.all<DeckRow>(
+          `${SELECT_DECKS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`,
+          [now, query],
+        )
       : this.store.all<DeckRow>(`${SELECT_DECKS} ORDER BY t.created_at, t.topicid`, [now]);
     return rows.map(toSummary);
   }
@@ -64,8 +67,15 @@ export class Decks {
   get(deckId: string): DeckSummary {
     const row = this.store.get<DeckRow>(`${SELECT_DECKS} AND t.topicid = ?`, [nowIso(), deckId]);
     if (row) return toSummary(row);
-    const other = this.store.get<{ kind: string }>('SELECT kind FROM topics WHERE topicid = ? AND hidden = 0', [deckId]);
-    if (other) throw invalidInput(`${deckId} is a study set, not a review deck: use the /study-sets routes.`, { deckId }, 'NOT_A_DECK');
+    const other = this.store.get<{ kind: string }>('SELECT kind FROM topics WHERE topicid = ? AND hidden = 0', [
+      deckId,
+    ]);
+    if (other)
+      throw invalidInput(
+        `${deckId} is a study set, not a review deck: use the /study-sets routes.`,
+        { deckId },
+        'NOT_A_DECK',
+      );
     throw notFound('TOPIC_NOT_FOUND', `No review deck ${deckId}. GET /decks lists them.`);
   }
 
@@ -73,7 +83,12 @@ export class Decks {
     const deckId = newId();
     const now = nowIso();
     await this.store.write((tx) =>
-      tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'deck', ?, ?, ?)`, [deckId, title, now, now]),
+      tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'deck', ?, ?, ?)`, [
+        deckId,
+        title,
+        now,
+        now,
+      ]),
     );
     return this.get(deckId);
   }

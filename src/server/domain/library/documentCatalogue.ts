@@ -29,7 +29,12 @@ export const isBookmd5 = (s: string) => /^[0-9a-f]{32}$/.test(s);
 
 /** 422 DOCUMENT_FILE_MISSING: the document's PDF is not in the library folder. `what` says what that prevents. */
 export const documentFileMissing = (bookmd5: string, what: string) =>
-  new BridgeError('DOCUMENT_FILE_MISSING', 422, `The PDF of document ${bookmd5} is missing from the library folder (sourceState missing_file); ${what}.`, { bookmd5, sourceState: 'missing_file' });
+  new BridgeError(
+    'DOCUMENT_FILE_MISSING',
+    422,
+    `The PDF of document ${bookmd5} is missing from the library folder (sourceState missing_file); ${what}.`,
+    { bookmd5, sourceState: 'missing_file' },
+  );
 
 /**
  * The library's documents as rows and files: a row in the store per document,
@@ -57,7 +62,11 @@ export class DocumentCatalogue {
 
   get(bookmd5: string): DocumentRow {
     const row = isBookmd5(bookmd5) ? this.find(bookmd5) : undefined;
-    if (!row) throw notFound('DOCUMENT_NOT_FOUND', `No document ${bookmd5} in the library. GET /search?scope=documents finds a bookmd5.`);
+    if (!row)
+      throw notFound(
+        'DOCUMENT_NOT_FOUND',
+        `No document ${bookmd5} in the library. GET /search?scope=documents finds a bookmd5.`,
+      );
     return row;
   }
 

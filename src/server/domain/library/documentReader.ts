@@ -22,7 +22,8 @@ export class DocumentReader {
   ) {}
 
   private async withScanSlot<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.scanning >= 2) throw busy('SCAN_BUSY', 'Two page or toc-candidates scans are running (the limit); retry shortly.', 2);
+    if (this.scanning >= 2)
+      throw busy('SCAN_BUSY', 'Two page or toc-candidates scans are running (the limit); retry shortly.', 2);
     this.scanning++;
     try {
       return await fn();
@@ -34,14 +35,27 @@ export class DocumentReader {
   async pages(id: string, start: number, end: number | undefined, blocks: boolean) {
     const row = this.docs.get(id);
     const last = end ?? start;
-    if (last < start) throw invalidInput(`end (${last}) is before start (${start}).`, { start, end: last }, 'INVALID_RANGE');
-    if (last - start + 1 > MAX_PAGES_PER_CALL) throw invalidInput(`At most ${MAX_PAGES_PER_CALL} pages per call; asked for ${last - start + 1}.`, { start, end: last }, 'TOO_MANY_PAGES');
-    if (blocks && last - start + 1 > 2) throw invalidInput('blocks=1 is a probe of 1–2 sample pages.', { start, end: last }, 'BLOCK_PROBE_TOO_MANY');
+    if (last < start)
+      throw invalidInput(`end (${last}) is before start (${start}).`, { start, end: last }, 'INVALID_RANGE');
+    if (last - start + 1 > MAX_PAGES_PER_CALL)
+      throw invalidInput(
+        `At most ${MAX_PAGES_PER_CALL} pages per call; asked for ${last - start + 1}.`,
+        { start, end: last },
+        'TOO_MANY_PAGES',
+      );
+    if (blocks && last - start + 1 > 2)
+      throw invalidInput('blocks=1 is a probe of 1–2 sample pages.', { start, end: last }, 'BLOCK_PROBE_TOO_MANY');
     return this.withScanSlot(async () => {
       const wanted = Array.from({ length: last - start + 1 }, (_, i) => start + i);
       await this.extraction.waitForPages(row, wanted);
       const byPage = new Map<number, { text: string; ocr: number; blocks?: unknown[] }>();
-      if (blocks) for (const p of await this.pageReader.pageBlocks(id, start, last)) byPage.set(p.page, { text: p.text, ocr: p.ocr, blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })) });
+      if (blocks)
+        for (const p of await this.pageReader.pageBlocks(id, start, last))
+          byPage.set(p.page, {
+            text: p.text,
+            ocr: p.ocr,
+            blocks: p.blocks.map((b) => ({ index: b.index, text: b.text, label: b.label })),
+          });
       else for (const p of await this.pageReader.pageTexts(id, start, last)) byPage.set(p.page, p);
       const pages = wanted.map((page) => {
         const p = byPage.get(page);
@@ -49,11 +63,20 @@ export class DocumentReader {
         return {
           page,
           text: p?.text ?? '',
-          ...(inRange ? { source: p?.ocr === 1 ? 'ocr' : p?.ocr === 2 ? 'unreadable' : 'text_layer' } : { outOfRange: true }),
+          ...(inRange
+            ? { source: p?.ocr === 1 ? 'ocr' : p?.ocr === 2 ? 'unreadable' : 'text_layer' }
+            : { outOfRange: true }),
           ...(blocks ? { blocks: p?.blocks ?? [] } : {}),
         };
       });
-      return { bookmd5: id, pageCount: row.page_count, start, end: last, pages, extraction: this.docs.progress(this.docs.get(id)) };
+      return {
+        bookmd5: id,
+        pageCount: row.page_count,
+        start,
+        end: last,
+        pages,
+        extraction: this.docs.progress(this.docs.get(id)),
+      };
     });
   }
 
@@ -63,7 +86,8 @@ export class DocumentReader {
       // From a sample spread over the book, so every call ranks with the same scale.
       const step = Math.max(1, Math.floor(row.page_count / 40));
       const sample = [];
-      for (let p = 1; p <= row.page_count; p += step) sample.push(...(await this.pageReader.storedPages(row.bookmd5, p, p)));
+      for (let p = 1; p <= row.page_count; p += step)
+        sample.push(...(await this.pageReader.storedPages(row.bookmd5, p, p)));
       h = documentBodyHeight(sample);
       if (row.extraction_state === 'ready') this.bodyHeights.set(row.bookmd5, h);
     }
@@ -73,9 +97,18 @@ export class DocumentReader {
   async tocCandidates(id: string, start: number, end: number | undefined) {
     const row = this.docs.get(id);
     const last = Math.min(end ?? row.page_count, row.page_count);
-    if (end !== undefined && end < start) throw invalidInput(`end (${end}) is before start (${start}).`, { start, end }, 'INVALID_RANGE');
+    if (end !== undefined && end < start)
+      throw invalidInput(`end (${end}) is before start (${start}).`, { start, end }, 'INVALID_RANGE');
     if (start > row.page_count || last < start) {
-      return { bookmd5: id, items: [], candidates: 0, pagesScanned: 0, truncated: false, pageCount: row.page_count, hint: `Pages ${start}–${end ?? start} are outside this ${row.page_count}-page document; do not retry.` };
+      return {
+        bookmd5: id,
+        items: [],
+        candidates: 0,
+        pagesScanned: 0,
+        truncated: false,
+        pageCount: row.page_count,
+        hint: `Pages ${start}–${end ?? start} are outside this ${row.page_count}-page document; do not retry.`,
+      };
     }
     return this.withScanSlot(async () => {
       const t0 = Date.now();
@@ -117,7 +150,12 @@ export class DocumentReader {
 
   async locate(id: string, page: number, text: string, navigate: boolean, ui: UiHost) {
     const row = this.docs.get(id);
-    if (page > row.page_count) throw invalidInput(`Page ${page} is beyond this ${row.page_count}-page document.`, { page, pageCount: row.page_count }, 'PAGE_OUT_OF_RANGE');
+    if (page > row.page_count)
+      throw invalidInput(
+        `Page ${page} is beyond this ${row.page_count}-page document.`,
+        { page, pageCount: row.page_count },
+        'PAGE_OUT_OF_RANGE',
+      );
     await this.extraction.waitForPages(row, [page]);
     const stored = (await this.pageReader.storedPages(id, page, page))[0];
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
@@ -153,24 +191,58 @@ export class DocumentReader {
 
   parts(id: string, page: number) {
     const row = this.docs.get(id);
-    const rows = this.docs.store.all<{ content_id: string; kind: string; rect: string | null; topicid: string | null; has_image: number }>(
+    const rows = this.docs.store.all<{
+      content_id: string;
+      kind: string;
+      rect: string | null;
+      topicid: string | null;
+      has_image: number;
+    }>(
       'SELECT content_id, kind, rect, topicid, image IS NOT NULL AS has_image FROM page_parts WHERE bookmd5 = ? AND page = ? ORDER BY created_at, content_id',
       [id, page],
     );
     const contentPath = (cid: string) => `/documents/${id}/pages/${page}/content/${cid}`;
     const parts = rows
       .filter((r) => r.kind === 'ink')
-      .map((r) => ({ contentId: r.content_id, kind: r.kind, rect: r.rect ? JSON.parse(r.rect) : null, topicid: r.topicid, contentPath: contentPath(r.content_id), mimeType: 'image/png' }));
+      .map((r) => ({
+        contentId: r.content_id,
+        kind: r.kind,
+        rect: r.rect ? JSON.parse(r.rect) : null,
+        topicid: r.topicid,
+        contentPath: contentPath(r.content_id),
+        mimeType: 'image/png',
+      }));
     const blanks = rows
       .filter((r) => r.kind !== 'ink')
-      .map((r) => ({ contentIds: [r.content_id], kind: r.kind, segments: r.rect ? [JSON.parse(r.rect)] : [], topicid: r.topicid, contentPath: contentPath(r.content_id) }));
-    return { bookmd5: id, page, pageCount: row.page_count, parts, blanks, mapBacked: true, topicFilteringApplied: false };
+      .map((r) => ({
+        contentIds: [r.content_id],
+        kind: r.kind,
+        segments: r.rect ? [JSON.parse(r.rect)] : [],
+        topicid: r.topicid,
+        contentPath: contentPath(r.content_id),
+      }));
+    return {
+      bookmd5: id,
+      page,
+      pageCount: row.page_count,
+      parts,
+      blanks,
+      mapBacked: true,
+      topicFilteringApplied: false,
+    };
   }
 
   partRow(id: string, page: number, contentId: string) {
     this.docs.get(id);
-    const r = this.docs.store.get<{ rect: string | null; image: Uint8Array | null; kind: string }>('SELECT rect, image, kind FROM page_parts WHERE bookmd5 = ? AND page = ? AND content_id = ?', [id, page, contentId]);
-    if (!r) throw notFound('CONTENT_NOT_FOUND', `No part ${contentId} on page ${page}. GET …/pages/${page}/parts lists them.`);
+    const r = this.docs.store.get<{ rect: string | null; image: Uint8Array | null; kind: string }>(
+      'SELECT rect, image, kind FROM page_parts WHERE bookmd5 = ? AND page = ? AND content_id = ?',
+      [id, page, contentId],
+    );
+    if (!r)
+      throw notFound(
+        'CONTENT_NOT_FOUND',
+        `No part ${contentId} on page ${page}. GET …/pages/${page}/parts lists them.`,
+      );
     return r;
   }
 }

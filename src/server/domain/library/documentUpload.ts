@@ -37,7 +37,8 @@ export interface UploadInput {
   topicid?: string;
 }
 
-const notAPdf = () => invalidInput('The uploaded bytes are not a PDF (no %PDF- header). Nothing was stored.', undefined, 'NOT_A_PDF');
+const notAPdf = () =>
+  invalidInput('The uploaded bytes are not a PDF (no %PDF- header). Nothing was stored.', undefined, 'NOT_A_PDF');
 
 /**
  * An upload: checked (name, PDF header, size and page limits, readable by
@@ -50,7 +51,12 @@ export async function uploadDocument(deps: DocumentUploadDeps, input: UploadInpu
   const { config } = deps;
   const filename = checkFilename(input.filename);
   const folder = checkFolder(input.folder);
-  if (!/\.pdf$/i.test(filename)) throw invalidInput(`filename "${filename}" must end in .pdf: the library holds PDF documents.`, { field: 'filename' }, 'NOT_A_PDF');
+  if (!/\.pdf$/i.test(filename))
+    throw invalidInput(
+      `filename "${filename}" must end in .pdf: the library holds PDF documents.`,
+      { field: 'filename' },
+      'NOT_A_PDF',
+    );
   if (input.topicid) assertStudySet(deps.documents.store, input.topicid);
   mkdirSync(config.libraryDir, { recursive: true });
   const spooled = await spoolUpload(input.body, config.libraryDir, config.limits.uploadBytes, (head) => {
@@ -58,7 +64,13 @@ export async function uploadDocument(deps: DocumentUploadDeps, input: UploadInpu
   });
   let stored = false;
   try {
-    const r = await storeUpload(deps, input, { filename, folder, part: spooled.path, size: spooled.size, bookmd5: spooled.md5 });
+    const r = await storeUpload(deps, input, {
+      filename,
+      folder,
+      part: spooled.path,
+      size: spooled.size,
+      bookmd5: spooled.md5,
+    });
     stored = r.created;
     return r;
   } finally {
@@ -67,7 +79,11 @@ export async function uploadDocument(deps: DocumentUploadDeps, input: UploadInpu
 }
 
 /** Reads the page count and outline in a PDF worker; its refusals become 422s. */
-export async function readInfo({ pool, config }: Pick<DocumentUploadDeps, 'pool' | 'config'>, bookmd5: string, file: string): Promise<DocumentInfo> {
+export async function readInfo(
+  { pool, config }: Pick<DocumentUploadDeps, 'pool' | 'config'>,
+  bookmd5: string,
+  file: string,
+): Promise<DocumentInfo> {
   let info;
   try {
     info = await pool.info({ key: bookmd5, path: file }, config.limits.maxPages);
@@ -76,7 +92,11 @@ export async function readInfo({ pool, config }: Pick<DocumentUploadDeps, 'pool'
     if (code === 'PDF_TOO_MANY_PAGES') throw tooManyPages((e as Error).message, config.limits.maxPages);
     if (code === 'PDF_TOO_COMPLEX') throw pdfTooComplex((e as { reason?: string }).reason ?? (e as Error).message);
     if (code === 'CLOSED') throw e;
-    throw invalidInput(`The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`, undefined, 'CORRUPT_PDF');
+    throw invalidInput(
+      `The file is not a readable PDF: ${(e as Error).message}. Nothing was stored.`,
+      undefined,
+      'CORRUPT_PDF',
+    );
   }
   if (info.pageCount < 1) throw invalidInput('The PDF has no pages. Nothing was stored.', undefined, 'CORRUPT_PDF');
   return info;
@@ -85,16 +105,35 @@ export async function readInfo({ pool, config }: Pick<DocumentUploadDeps, 'pool'
 async function storeUpload(
   deps: DocumentUploadDeps,
   input: UploadInput,
-  { filename, folder, part, size, bookmd5 }: { filename: string; folder: string; part: string; size: number; bookmd5: string },
+  {
+    filename,
+    folder,
+    part,
+    size,
+    bookmd5,
+  }: { filename: string; folder: string; part: string; size: number; bookmd5: string },
 ) {
   const { config, documents, extraction, pool } = deps;
   const store = documents.store;
   const warnings: string[] = [];
   const existing = documents.find(bookmd5);
   if (existing) {
-    warnings.push(`The same bytes are already in the library as ${existing.folder ? `${existing.folder}/` : ''}${existing.filename}; nothing new was stored.`);
+    warnings.push(
+      `The same bytes are already in the library as ${existing.folder ? `${existing.folder}/` : ''}${existing.filename}; nothing new was stored.`,
+    );
     const added = input.topicid ? await addToStudySet(store, input.topicid, bookmd5) : false;
-    return { bookmd5, created: false, alreadyPresent: true, filename: existing.filename, folder: existing.folder, addedToStudySet: added, movedToFolder: false, pageCount: existing.page_count, extraction: documents.progress(existing), warnings };
+    return {
+      bookmd5,
+      created: false,
+      alreadyPresent: true,
+      filename: existing.filename,
+      folder: existing.folder,
+      addedToStudySet: added,
+      movedToFolder: false,
+      pageCount: existing.page_count,
+      extraction: documents.progress(existing),
+      warnings,
+    };
   }
   const info = await readInfo(deps, bookmd5, part);
 
@@ -104,7 +143,9 @@ async function storeUpload(
   if (folder && nameTaken(store, config, folder, filename)) {
     targetFolder = '';
     movedToFolder = false;
-    warnings.push(`"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`);
+    warnings.push(
+      `"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`,
+    );
   }
   const finalName = freeName(store, config, targetFolder, filename);
   if (finalName !== filename) warnings.push(`"${filename}" already exists there; stored as "${finalName}".`);
@@ -116,7 +157,14 @@ async function storeUpload(
     fsyncDir(path.dirname(abs));
     // The other worker (started if need be) opens the PDF while the row is written, so extraction starts on both.
     void pool.open({ key: bookmd5, path: abs }).catch(() => undefined);
-    await recordDocument(deps, { bookmd5, filename: finalName, folder: targetFolder, size, info, topicid: input.topicid });
+    await recordDocument(deps, {
+      bookmd5,
+      filename: finalName,
+      folder: targetFolder,
+      size,
+      info,
+      topicid: input.topicid,
+    });
   } catch (e) {
     await rm(abs, { force: true });
     throw asNoSpace(e, 'Storing the upload', path.dirname(abs));
@@ -159,7 +207,10 @@ export async function recordDocument(
 }
 
 function nameTaken(store: Store, config: BridgeConfig, folder: string, filename: string): boolean {
-  return existsSync(insideLibrary(config.libraryDir, folder, filename)) || !!store.get('SELECT 1 FROM documents WHERE folder = ? AND filename = ?', [folder, filename]);
+  return (
+    existsSync(insideLibrary(config.libraryDir, folder, filename)) ||
+    !!store.get('SELECT 1 FROM documents WHERE folder = ? AND filename = ?', [folder, filename])
+  );
 }
 
 function freeName(store: Store, config: BridgeConfig, folder: string, filename: string): string {

@@ -60,14 +60,22 @@ export class ExtractionScheduler {
 
   /** Restarts the extraction of documents a previous run left unfinished. */
   resumeUnfinished(): void {
-    const rows = this.store.all<DocumentRow>(`SELECT * FROM documents WHERE extraction_state IN ('pending', 'extracting')`);
-    for (const row of rows) if (existsSync(this.docs.filePath(row))) this.startExtraction(row.bookmd5, this.docs.filePath(row));
+    const rows = this.store.all<DocumentRow>(
+      `SELECT * FROM documents WHERE extraction_state IN ('pending', 'extracting')`,
+    );
+    for (const row of rows)
+      if (existsSync(this.docs.filePath(row))) this.startExtraction(row.bookmd5, this.docs.filePath(row));
   }
 
   /** Starts reading the document's pages in the background (upload, resume, rebuild). */
   startExtraction(bookmd5: string, file: string, info?: DocumentInfo, rebuild = false): Active | undefined {
     if (this.closed || this.active.has(bookmd5)) return this.active.get(bookmd5);
-    const a = { buffer: [] as PageData[], flushing: Promise.resolve(), waiters: [] as Waiter[], rebuild } as Partial<Active> as Active;
+    const a = {
+      buffer: [] as PageData[],
+      flushing: Promise.resolve(),
+      waiters: [] as Waiter[],
+      rebuild,
+    } as Partial<Active> as Active;
     a.handle = this.pool.extractDocument(
       { key: bookmd5, path: file },
       {
@@ -98,7 +106,14 @@ export class ExtractionScheduler {
         if (rebuild) return; // the row stays ready; the waiting read answers EXTRACTION_FAILED
         // A full page cache is not a bad PDF: the row stays 'extracting', and the next read (or start) resumes it.
         if (failedForSpace(e)) return;
-        await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'failed', extraction_error = ? WHERE bookmd5 = ?`, [e.message.slice(0, 500), bookmd5])).catch(() => undefined);
+        await this.store
+          .write((tx) =>
+            tx.run(`UPDATE documents SET extraction_state = 'failed', extraction_error = ? WHERE bookmd5 = ?`, [
+              e.message.slice(0, 500),
+              bookmd5,
+            ]),
+          )
+          .catch(() => undefined);
       })
       .finally(() => {
         this.active.delete(bookmd5);
@@ -136,11 +151,24 @@ export class ExtractionScheduler {
     if (!pages.length || !this.docs.find(bookmd5)) return;
     await this.cache.writeSegment(
       bookmd5,
-      pages.map((p) => ({ page: p.page, text: p.text, items: encodeItems(p.items), blocks: null, width: p.width, height: p.height, ocr: p.ocr ? 1 : p.unreadable ? 2 : 0 })),
+      pages.map((p) => ({
+        page: p.page,
+        text: p.text,
+        items: encodeItems(p.items),
+        blocks: null,
+        width: p.width,
+        height: p.height,
+        ocr: p.ocr ? 1 : p.unreadable ? 2 : 0,
+      })),
     );
     if (this.active.get(bookmd5)?.rebuild) return;
     const n = (await this.cache.index(bookmd5)).size;
-    await this.store.write((tx) => tx.run(`UPDATE documents SET extracted_pages = ? WHERE bookmd5 = ? AND extraction_state <> 'ready'`, [n, bookmd5]));
+    await this.store.write((tx) =>
+      tx.run(`UPDATE documents SET extracted_pages = ? WHERE bookmd5 = ? AND extraction_state <> 'ready'`, [
+        n,
+        bookmd5,
+      ]),
+    );
   }
 
   /**
@@ -155,7 +183,12 @@ export class ExtractionScheduler {
     if (!row || row.extraction_state === 'ready') return;
     await this.hooks.onExtracted?.(bookmd5, texts);
     const n = texts.length;
-    await this.store.write((tx) => tx.run(`UPDATE documents SET extraction_state = 'ready', extracted_pages = ?, page_count = max(page_count, ?) WHERE bookmd5 = ?`, [n, n, bookmd5]));
+    await this.store.write((tx) =>
+      tx.run(
+        `UPDATE documents SET extraction_state = 'ready', extracted_pages = ?, page_count = max(page_count, ?) WHERE bookmd5 = ?`,
+        [n, n, bookmd5],
+      ),
+    );
   }
 
   /**
@@ -173,7 +206,13 @@ export class ExtractionScheduler {
     if (!missing.length) return;
     let a = this.active.get(row.bookmd5);
     if (!a) {
-      if (row.extraction_state === 'failed') throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${row.extraction_error ?? 'unknown error'}.`, { extraction: this.docs.progress(row) });
+      if (row.extraction_state === 'failed')
+        throw new BridgeError(
+          'EXTRACTION_FAILED',
+          422,
+          `Reading this PDF failed: ${row.extraction_error ?? 'unknown error'}.`,
+          { extraction: this.docs.progress(row) },
+        );
       this.docs.assertFile(row);
       a = this.startExtraction(row.bookmd5, this.docs.filePath(row), undefined, row.extraction_state === 'ready');
       if (!a) return; // closing
@@ -187,18 +226,33 @@ export class ExtractionScheduler {
     clearTimeout(timer);
     if (a.error && failedForSpace(a.error)) throw a.error;
     if (a.error && (a.error as { workerCode?: string }).workerCode !== 'CANCELLED') {
-      if (a.rebuild) throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`, { extraction: this.docs.progress(row) });
+      if (a.rebuild)
+        throw new BridgeError(
+          'EXTRACTION_FAILED',
+          422,
+          `Reading this PDF again (its page cache was lost) failed: ${a.error.message}.`,
+          { extraction: this.docs.progress(row) },
+        );
       // A first extraction that failed before these pages came; a read that came while it ran (or between
       // the row's 'failed' being written and the waiters hearing it) answers as a later read would.
       const held = await this.cache.index(row.bookmd5);
       if (missing.some((p) => !held.has(p))) {
-        throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${a.error.message}.`, { extraction: this.docs.progress(this.docs.get(row.bookmd5)) });
+        throw new BridgeError('EXTRACTION_FAILED', 422, `Reading this PDF failed: ${a.error.message}.`, {
+          extraction: this.docs.progress(this.docs.get(row.bookmd5)),
+        });
       }
     }
     if (!arrived) {
       const fresh = this.docs.get(row.bookmd5);
-      const what = a.rebuild ? 'are being read again from the PDF (the page cache was missing or damaged)' : `are still being read (${fresh.extracted_pages}/${fresh.page_count} done)`;
-      throw conflict('EXTRACTION_IN_PROGRESS', `Pages ${missing[0]}… of this document ${what}. Retry shortly.`, { retryAfterSeconds: 5, extraction: this.docs.progress(fresh) }, true);
+      const what = a.rebuild
+        ? 'are being read again from the PDF (the page cache was missing or damaged)'
+        : `are still being read (${fresh.extracted_pages}/${fresh.page_count} done)`;
+      throw conflict(
+        'EXTRACTION_IN_PROGRESS',
+        `Pages ${missing[0]}… of this document ${what}. Retry shortly.`,
+        { retryAfterSeconds: 5, extraction: this.docs.progress(fresh) },
+        true,
+      );
     }
   }
 

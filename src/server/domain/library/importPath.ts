@@ -13,7 +13,8 @@ function realFolder(folder: string): string {
   }
 }
 
-const within = (root: string, file: string) => file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+const within = (root: string, file: string) =>
+  file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
 /**
  * A PDF on this machine that may be imported by path: an absolute path (or
@@ -27,7 +28,11 @@ const within = (root: string, file: string) => file === root || file.startsWith(
 export function checkImportPath(config: Pick<BridgeConfig, 'libraryDir' | 'importFolders'>, requested: string): string {
   const real = checkAllowedFile(config, requested, 'PDFs');
   if (!/\.pdf$/i.test(real)) {
-    throw invalidInput(`${requested} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.`, { path: requested }, 'NOT_A_PDF');
+    throw invalidInput(
+      `${requested} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.`,
+      { path: requested },
+      'NOT_A_PDF',
+    );
   }
   return real;
 }
@@ -38,10 +43,18 @@ export function checkImportPath(config: Pick<BridgeConfig, 'libraryDir' | 'impor
  * library or an import folder; 404 FILE_NOT_FOUND, 403 PATH_NOT_ALLOWED, 422
  * NOT_A_FILE as for PDFs.
  */
-export function checkAllowedFile(config: Pick<BridgeConfig, 'libraryDir' | 'importFolders'>, requested: string, what: string): string {
+export function checkAllowedFile(
+  config: Pick<BridgeConfig, 'libraryDir' | 'importFolders'>,
+  requested: string,
+  what: string,
+): string {
   const expanded = requested.startsWith('~/') ? path.join(homedir(), requested.slice(2)) : requested;
   if (!path.isAbsolute(expanded)) {
-    throw invalidInput(`path "${requested.slice(0, 200)}" must be absolute (or start with ~/): the bridge does not know your working folder.`, { field: 'path' }, 'INVALID_PATH');
+    throw invalidInput(
+      `path "${requested.slice(0, 200)}" must be absolute (or start with ~/): the bridge does not know your working folder.`,
+      { field: 'path' },
+      'INVALID_PATH',
+    );
   }
   const allowed = [config.libraryDir, ...config.importFolders].map(realFolder);
   let real: string;
@@ -65,7 +78,13 @@ export function checkAllowedFile(config: Pick<BridgeConfig, 'libraryDir' | 'impo
   const stat = statSync(real, { throwIfNoEntry: false });
   if (!stat) throw notFound('FILE_NOT_FOUND', `No file at ${expanded}. Nothing was stored.`, { path: expanded });
   if (!stat.isFile()) {
-    throw invalidInput(what === 'PDFs' ? `${expanded} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.` : `${expanded} is not a file. Nothing was stored.`, { path: expanded }, what === 'PDFs' ? 'NOT_A_PDF' : 'NOT_A_FILE');
+    throw invalidInput(
+      what === 'PDFs'
+        ? `${expanded} is not a PDF file (the library holds PDF documents ending in .pdf). Nothing was stored.`
+        : `${expanded} is not a file. Nothing was stored.`,
+      { path: expanded },
+      what === 'PDFs' ? 'NOT_A_PDF' : 'NOT_A_FILE',
+    );
   }
   return real;
 }

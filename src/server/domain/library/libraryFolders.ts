@@ -11,10 +11,15 @@ export interface LibraryFolder {
 }
 
 /** Real folders under the library directory, `depth` levels below `path` (breadth-first, sorted). */
-export function listFolders(libraryDir: string, rawPath: string | undefined, depth: number): { path: string; folders: LibraryFolder[] } {
+export function listFolders(
+  libraryDir: string,
+  rawPath: string | undefined,
+  depth: number,
+): { path: string; folders: LibraryFolder[] } {
   const base = checkFolder(rawPath);
   const abs = insideLibrary(libraryDir, base);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw notFound('FOLDER_NOT_FOUND', `No library folder "${base}". GET /library/folders?path= lists the root.`);
+  if (!existsSync(abs) || !statSync(abs).isDirectory())
+    throw notFound('FOLDER_NOT_FOUND', `No library folder "${base}". GET /library/folders?path= lists the root.`);
   const folders: LibraryFolder[] = [];
   const walk = (rel: string, level: number) => {
     if (level > depth) return;
@@ -24,7 +29,9 @@ export function listFolders(libraryDir: string, rawPath: string | undefined, dep
       .sort();
     for (const name of entries) {
       const p = rel ? `${rel}/${name}` : name;
-      const files = readdirSync(insideLibrary(libraryDir, p), { withFileTypes: true }).filter((e) => e.isFile() && /\.pdf$/i.test(e.name)).length;
+      const files = readdirSync(insideLibrary(libraryDir, p), { withFileTypes: true }).filter(
+        (e) => e.isFile() && /\.pdf$/i.test(e.name),
+      ).length;
       folders.push({ path: p, name, depth: level, fileCount: files });
       walk(p, level + 1);
     }

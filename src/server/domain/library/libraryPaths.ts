@@ -6,8 +6,20 @@ const BAD_CHARS = /[\u0000-\u001f\\:*?"<>|]/;
 /** A plain file name: no `/`, no `..`, no leading `.`, no control characters; ≤ 255 bytes. */
 export function checkFilename(name: string): string {
   const n = name.normalize('NFC');
-  if (!n || n.includes('/') || n.includes('..') || n.startsWith('.') || BAD_CHARS.test(n) || Buffer.byteLength(n) > 255 || n.trim() !== n) {
-    throw invalidInput(`filename "${name.slice(0, 80)}" must be a plain file name: no "/", "..", leading "." or control characters.`, { field: 'filename' }, 'INVALID_FILENAME');
+  if (
+    !n ||
+    n.includes('/') ||
+    n.includes('..') ||
+    n.startsWith('.') ||
+    BAD_CHARS.test(n) ||
+    Buffer.byteLength(n) > 255 ||
+    n.trim() !== n
+  ) {
+    throw invalidInput(
+      `filename "${name.slice(0, 80)}" must be a plain file name: no "/", "..", leading "." or control characters.`,
+      { field: 'filename' },
+      'INVALID_FILENAME',
+    );
   }
   return n;
 }
@@ -20,8 +32,16 @@ export function checkFolder(folder: string | undefined): string {
   const f = (folder ?? '').normalize('NFC').replace(/\/+$/, '');
   if (f === '') return '';
   const parts = f.split('/');
-  if (f.startsWith('/') || parts.length > 16 || parts.some((p) => !p || p === '.' || p.includes('..') || p.startsWith('.') || BAD_CHARS.test(p) || p.trim() !== p)) {
-    throw invalidInput(`folder "${f.slice(0, 120)}" must be a relative library path ("" = root, levels separated by "/", no "..").`, { field: 'folder' }, 'INVALID_FOLDER');
+  if (
+    f.startsWith('/') ||
+    parts.length > 16 ||
+    parts.some((p) => !p || p === '.' || p.includes('..') || p.startsWith('.') || BAD_CHARS.test(p) || p.trim() !== p)
+  ) {
+    throw invalidInput(
+      `folder "${f.slice(0, 120)}" must be a relative library path ("" = root, levels separated by "/", no "..").`,
+      { field: 'folder' },
+      'INVALID_FOLDER',
+    );
   }
   return parts.join('/');
 }
@@ -30,6 +50,7 @@ export function checkFolder(folder: string | undefined): string {
 export function insideLibrary(libraryDir: string, ...rel: string[]): string {
   const root = path.resolve(libraryDir);
   const abs = path.resolve(root, ...rel);
-  if (abs !== root && !abs.startsWith(root + path.sep)) throw invalidInput('path leaves the library', undefined, 'INVALID_FOLDER');
+  if (abs !== root && !abs.startsWith(root + path.sep))
+    throw invalidInput('path leaves the library', undefined, 'INVALID_FOLDER');
   return abs;
 }

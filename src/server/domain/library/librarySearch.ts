@@ -15,7 +15,11 @@ export const ftsQuery = (q: string): string | undefined => cardFtsQuery(searchQu
 /** Where document text is searched and snippets are read. */
 export interface DocumentText {
   index: Pick<BookTextIndex, 'search'>;
-  pageTexts: (bookmd5: string, start: number, end: number) => Promise<Array<{ page: number; text: string }>> | Array<{ page: number; text: string }>;
+  pageTexts: (
+    bookmd5: string,
+    start: number,
+    end: number,
+  ) => Promise<Array<{ page: number; text: string }>> | Array<{ page: number; text: string }>;
 }
 
 export interface SearchWindows {
@@ -64,15 +68,24 @@ export class LibrarySearch {
     const want = (s: SearchScope) => scope === 'all' || scope === s;
     const notes = want('notes') && words.length ? this.notes(words, limit) : { hits: [], scanned: 0, cut: false };
     const studySets = want('studysets') ? this.studySets(q, limit) : { hits: [], scanned: 0, cut: false };
-    const documents = want('documents') ? await this.documents(q, words, limit) : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
-    const truncatedScopes = [notes.cut && 'notes', studySets.cut && 'studysets', documents.cut && 'documents'].filter((s): s is string => !!s);
+    const documents = want('documents')
+      ? await this.documents(q, words, limit)
+      : { hits: [], scanned: 0, pagesScanned: 0, cut: false };
+    const truncatedScopes = [notes.cut && 'notes', studySets.cut && 'studysets', documents.cut && 'documents'].filter(
+      (s): s is string => !!s,
+    );
     return {
       q,
       scope,
       notes: notes.hits,
       studySets: studySets.hits,
       documents: documents.hits,
-      scanned: { notes: notes.scanned, studySets: studySets.scanned, documents: documents.scanned, pages: documents.pagesScanned },
+      scanned: {
+        notes: notes.scanned,
+        studySets: studySets.scanned,
+        documents: documents.scanned,
+        pages: documents.pagesScanned,
+      },
       truncated: truncatedScopes.length > 0,
       truncatedScopes,
     };
@@ -80,14 +93,28 @@ export class LibrarySearch {
 
   private notes(words: readonly QueryPart[], limit: number) {
     const { rows, cut } = rankCardWindow(this.store, words, this.windows.notes, this.memory);
-    const hits: Array<{ noteid: string; topicid: string; studySetTitle: string | null; title: string; snippet: string; score: number }> = [];
+    const hits: Array<{
+      noteid: string;
+      topicid: string;
+      studySetTitle: string | null;
+      title: string;
+      snippet: string;
+      score: number;
+    }> = [];
     // Details only for the best rows; hidden cards are skipped, so read on until limit + 1 visible ones are found.
     let more = false;
     for (let at = 0; at < rows.length && !more; at += limit + 1) {
       const chunk = bestOf(rows, at + limit + 1).slice(at, at + limit + 1);
       const byDocid = new Map(
         this.store
-          .all<{ docid: number; noteid: string; topicid: string; texts: string | null; title: string; setTitle: string | null }>(
+          .all<{
+            docid: number;
+            noteid: string;
+            topicid: string;
+            texts: string | null;
+            title: string;
+            setTitle: string | null;
+          }>(
             // The index holds terms, not text: a snippet reads the card's title and texts.
             `SELECT c.docid, n.noteid, n.topicid, n.title, t.title AS setTitle,
                (SELECT group_concat(text, char(10)) FROM (SELECT text FROM note_texts x WHERE x.noteid = n.noteid ORDER BY idx)) AS texts
@@ -104,7 +131,14 @@ export class LibrarySearch {
           more = true;
           break;
         }
-        hits.push({ noteid: r.noteid, topicid: r.topicid, studySetTitle: r.setTitle, title: r.title, snippet: snippetOf(r.texts ? `${r.title}\n${r.texts}` : r.title, words), score: round(c.score) });
+        hits.push({
+          noteid: r.noteid,
+          topicid: r.topicid,
+          studySetTitle: r.setTitle,
+          title: r.title,
+          snippet: snippetOf(r.texts ? `${r.title}\n${r.texts}` : r.title, words),
+          score: round(c.score),
+        });
       }
     }
     return { hits, scanned: rows.length, cut: cut || more };
@@ -118,8 +152,14 @@ export class LibrarySearch {
        ORDER BY lower(title) = ? DESC, instr(lower(title), ?) = 1 DESC, title LIMIT ?`,
       [needle, needle, needle, limit + 1],
     );
-    const scanned = this.store.get<{ n: number }>(`SELECT count(*) AS n FROM topics WHERE kind = 'studyset' AND hidden = 0`)!.n;
-    return { hits: rows.slice(0, limit).map((s) => ({ topicid: s.topicid, title: s.title, isStudySet: true })), scanned, cut: rows.length > limit };
+    const scanned = this.store.get<{ n: number }>(
+      `SELECT count(*) AS n FROM topics WHERE kind = 'studyset' AND hidden = 0`,
+    )!.n;
+    return {
+      hits: rows.slice(0, limit).map((s) => ({ topicid: s.topicid, title: s.title, isStudySet: true })),
+      scanned,
+      cut: rows.length > limit,
+    };
   }
 
   /**
@@ -130,7 +170,10 @@ export class LibrarySearch {
    */
   private async documents(q: string, words: readonly QueryPart[], limit: number) {
     const needle = q.trim().toLowerCase();
-    const byName = this.store.all<{ bookmd5: string }>('SELECT bookmd5 FROM documents WHERE instr(lower(filename), ?) > 0 ORDER BY filename', [needle]);
+    const byName = this.store.all<{ bookmd5: string }>(
+      'SELECT bookmd5 FROM documents WHERE instr(lower(filename), ?) > 0 ORDER BY filename',
+      [needle],
+    );
     const docCount = this.store.get<{ n: number }>('SELECT count(*) AS n FROM documents')!.n;
 
     type Page = { page: number; score: number };
@@ -139,8 +182,18 @@ export class LibrarySearch {
     let pagesCut = false;
     const indexWords = words.flatMap((w) => w.terms);
     if (indexWords.length) {
-      const ready = this.store.all<{ bookmd5: string }>(`SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`).map((r) => r.bookmd5);
-      const found = await this.text.index.search(indexWords, ready, this.windows.pages, this.windows.books, words.flatMap((w) => w.bonus));
+      const ready = this.store
+        .all<{ bookmd5: string }>(
+          `SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`,
+        )
+        .map((r) => r.bookmd5);
+      const found = await this.text.index.search(
+        indexWords,
+        ready,
+        this.windows.pages,
+        this.windows.books,
+        words.flatMap((w) => w.bonus),
+      );
       pagesScanned = found.hits.length;
       // A book whose index could not be rebuilt was not searched: say so rather than answer as if it held nothing.
       pagesCut = found.cut || found.unsearched.length > 0;
@@ -156,13 +209,30 @@ export class LibrarySearch {
     const nameHit = new Set(byName.map((d) => d.bookmd5));
     const order = [...new Set([...byName.map((d) => d.bookmd5), ...pagesOf.keys()])];
     const best = (id: string) => pagesOf.get(id)?.[0]?.score ?? 0;
-    order.sort((a, b) => Number(nameHit.has(b)) - Number(nameHit.has(a)) || best(b) - best(a) || (pagesOf.get(b)?.length ?? 0) - (pagesOf.get(a)?.length ?? 0));
+    order.sort(
+      (a, b) =>
+        Number(nameHit.has(b)) - Number(nameHit.has(a)) ||
+        best(b) - best(a) ||
+        (pagesOf.get(b)?.length ?? 0) - (pagesOf.get(a)?.length ?? 0),
+    );
 
-    const hits: Array<{ bookmd5: string; filename: string; folder: string; pages: number[]; matchingPages: number; pagesTruncated: boolean; snippet?: string; score: number }> = [];
+    const hits: Array<{
+      bookmd5: string;
+      filename: string;
+      folder: string;
+      pages: number[];
+      matchingPages: number;
+      pagesTruncated: boolean;
+      snippet?: string;
+      score: number;
+    }> = [];
     let pageListCut = false;
     let more = false;
     for (const bookmd5 of order) {
-      const d = this.store.get<{ filename: string; folder: string }>('SELECT filename, folder FROM documents WHERE bookmd5 = ?', [bookmd5]);
+      const d = this.store.get<{ filename: string; folder: string }>(
+        'SELECT filename, folder FROM documents WHERE bookmd5 = ?',
+        [bookmd5],
+      );
       if (!d) continue;
       if (hits.length === limit) {
         more = true;

@@ -19,7 +19,14 @@ export interface StoredPage {
   ocr: number;
 }
 
-const storedOf = (p: CachedPage): StoredPage => ({ page: p.page, text: p.text, items: decodeItems(p.items), width: p.width, height: p.height, ocr: p.ocr });
+const storedOf = (p: CachedPage): StoredPage => ({
+  page: p.page,
+  text: p.text,
+  items: decodeItems(p.items),
+  width: p.width,
+  height: p.height,
+  ocr: p.ocr,
+});
 
 /**
  * Reads of extracted pages and outlines from the page cache. A ready
@@ -59,12 +66,22 @@ export class PageReader {
       try {
         if (row?.extraction_state === 'ready') {
           const last = Math.min(end, row.page_count);
-          if (last >= start) await this.extraction.waitForPages(row, Array.from({ length: last - start + 1 }, (_, i) => start + i));
+          if (last >= start)
+            await this.extraction.waitForPages(
+              row,
+              Array.from({ length: last - start + 1 }, (_, i) => start + i),
+            );
         }
         return await this.cache.read(bookmd5, start, end);
       } catch (e) {
         if (!(e instanceof CacheUnreadable)) throw e;
-        if (attempt >= 2) throw conflict('EXTRACTION_IN_PROGRESS', 'The page cache of this document is being rebuilt from the PDF. Retry shortly.', { retryAfterSeconds: 5 }, true);
+        if (attempt >= 2)
+          throw conflict(
+            'EXTRACTION_IN_PROGRESS',
+            'The page cache of this document is being rebuilt from the PDF. Retry shortly.',
+            { retryAfterSeconds: 5 },
+            true,
+          );
       }
     }
   }
@@ -74,7 +91,11 @@ export class PageReader {
   }
 
   /** Layout blocks of stored pages: as stored by older versions, else derived from the items (as extraction did). */
-  async pageBlocks(bookmd5: string, start: number, end: number): Promise<{ page: number; text: string; ocr: number; blocks: LayoutBlock[] }[]> {
+  async pageBlocks(
+    bookmd5: string,
+    start: number,
+    end: number,
+  ): Promise<{ page: number; text: string; ocr: number; blocks: LayoutBlock[] }[]> {
     return (await this.cachedPages(bookmd5, start, end)).map((p) => ({
       page: p.page,
       text: p.text,

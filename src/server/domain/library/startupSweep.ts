@@ -42,7 +42,11 @@ export function sweepLeftovers(dataDir: string, libraryDir: string): string[] {
 
 /** Library-relative paths of the PDFs under the library that no row names (dot entries skipped). */
 function untrackedPdfs(documents: DocumentCatalogue, libraryDir: string): string[] {
-  const tracked = new Set(documents.store.all<{ folder: string; filename: string }>('SELECT folder, filename FROM documents').map((r) => (r.folder ? `${r.folder}/${r.filename}` : r.filename)));
+  const tracked = new Set(
+    documents.store
+      .all<{ folder: string; filename: string }>('SELECT folder, filename FROM documents')
+      .map((r) => (r.folder ? `${r.folder}/${r.filename}` : r.filename)),
+  );
   return libraryFiles(libraryDir).filter((r) => /\.pdf$/i.test(r) && !tracked.has(r.normalize('NFC')));
 }
 
@@ -68,7 +72,9 @@ async function looksComplete(file: string, size: number): Promise<boolean> {
  * worker). Anything else is left where it is (the library watcher reports
  * it as untracked). Their pages are read once the caller resumes extraction.
  */
-export async function adoptOrphans(deps: Pick<DocumentUploadDeps, 'config' | 'documents' | 'pool' | 'pageCache'>): Promise<Array<{ bookmd5: string; path: string }>> {
+export async function adoptOrphans(
+  deps: Pick<DocumentUploadDeps, 'config' | 'documents' | 'pool' | 'pageCache'>,
+): Promise<Array<{ bookmd5: string; path: string }>> {
   const { config, documents } = deps;
   const adopted: Array<{ bookmd5: string; path: string }> = [];
   for (const rel of untrackedPdfs(documents, config.libraryDir)) {

@@ -50,7 +50,12 @@ const toSummary = (r: TopicRow): StudySetSummary => ({
 export function assertStudySet(store: Pick<Store, 'get'>, topicid: string): void {
   const t = store.get<{ kind: string }>('SELECT kind FROM topics WHERE topicid = ? AND hidden = 0', [topicid]);
   if (!t) throw notFound('TOPIC_NOT_FOUND', `No study set ${topicid}. GET /library/study-sets lists them.`);
-  if (t.kind === 'deck') throw invalidInput(`${topicid} is a review deck, not a study set: use the /decks routes.`, { topicid }, 'IS_A_DECK');
+  if (t.kind === 'deck')
+    throw invalidInput(
+      `${topicid} is a review deck, not a study set: use the /decks routes.`,
+      { topicid },
+      'IS_A_DECK',
+    );
 }
 
 /** Study sets (decks are topics too, but never listed here). */
@@ -59,7 +64,10 @@ export class StudySets {
 
   list(query?: string): StudySetSummary[] {
     const rows = query
-      ? this.store.all<TopicRow>(`${SELECT_SETS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`, [query])
+      ? this.store.all<TopicRow>(
+          `${SELECT_SETS} AND instr(lower(t.title), lower(?)) > 0 ORDER BY t.created_at, t.topicid`,
+          [query],
+        )
       : this.store.all<TopicRow>(`${SELECT_SETS} ORDER BY t.created_at, t.topicid`);
     return rows.map(toSummary);
   }
@@ -78,21 +86,19 @@ export class StudySets {
     const rootNoteId = newId();
     const now = nowIso();
     await this.store.write((tx) => {
-      tx.run(`INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`, [
-        topicid,
-        title,
+      tx.run(
+        `INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`,
+        [topicid, title, rootNoteId, now, now],
+      );
+      tx.run(
+        `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`,
+        [rootNoteId, topicid, title, now, now],
+      );
+      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [
         rootNoteId,
-        now,
-        now,
-      ]);
-      tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`, [
-        rootNoteId,
         topicid,
-        title,
-        now,
-        now,
+        cardIndexBody(title),
       ]);
-      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [rootNoteId, topicid, cardIndexBody(title)]);
     });
     return this.get(topicid);
   }

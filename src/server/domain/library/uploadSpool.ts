@@ -26,7 +26,12 @@ export interface Spooled {
  * file and throws (the rest of the body is read and dropped, so the client
  * still gets the answer). A write error (ENOSPC…) is thrown as it is.
  */
-export async function spoolUpload(body: Readable, dir: string, limitBytes: number, checkHead: (head: Buffer) => void): Promise<Spooled> {
+export async function spoolUpload(
+  body: Readable,
+  dir: string,
+  limitBytes: number,
+  checkHead: (head: Buffer) => void,
+): Promise<Spooled> {
   const file = path.join(dir, `${SPOOL_PREFIX}${randomBytes(8).toString('hex')}${SPOOL_SUFFIX}`);
   const fh = await open(file, 'wx', 0o600);
   const hash = createHash('md5');
@@ -82,7 +87,12 @@ export async function spoolUpload(body: Readable, dir: string, limitBytes: numbe
             settle();
           }, settle);
         };
-        const interrupted = () => new BridgeError('UPLOAD_INTERRUPTED', 400, 'The upload ended before its last byte arrived. Nothing was stored; send it again.');
+        const interrupted = () =>
+          new BridgeError(
+            'UPLOAD_INTERRUPTED',
+            400,
+            'The upload ended before its last byte arrived. Nothing was stored; send it again.',
+          );
         const onError = () => settle(interrupted());
         const onClose = () => !ended && settle(interrupted());
         body.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);

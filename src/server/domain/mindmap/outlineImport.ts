@@ -33,17 +33,50 @@ export function planOutline(format: OutlineFormat, content: string, title: strin
     for (const p of md.problems) if (p.severity === 'error') warnings.push(`line ${p.line}: ${p.message}`);
   }
   const { cards, depth } = measure(roots);
-  if (!cards) throw invalidInput(`The ${format === 'opml' ? 'OPML has no <outline>' : 'Markdown has no heading or bullet'}: there is no card to import. Nothing was changed.`, { format }, 'OUTLINE_EMPTY');
-  if (cards > MAX_OUTLINE_CARDS) throw invalidInput(`The outline holds ${cards} cards; at most ${MAX_OUTLINE_CARDS} import at once. Split it. Nothing was changed.`, { max: MAX_OUTLINE_CARDS, count: cards }, 'TOO_MANY_CARDS');
-  if (depth > MAX_OUTLINE_DEPTH) throw new BridgeError('OUTLINE_TOO_DEEP', 422, `The outline nests ${depth} levels; at most ${MAX_OUTLINE_DEPTH}. Nothing was changed.`, { maxDepth: MAX_OUTLINE_DEPTH, depth });
-  const setTitle = (title?.trim() || (roots.length === 1 ? roots[0].title : '') || docTitle || 'Imported outline').replace(/\s+/g, ' ');
+  if (!cards)
+    throw invalidInput(
+      `The ${format === 'opml' ? 'OPML has no <outline>' : 'Markdown has no heading or bullet'}: there is no card to import. Nothing was changed.`,
+      { format },
+      'OUTLINE_EMPTY',
+    );
+  if (cards > MAX_OUTLINE_CARDS)
+    throw invalidInput(
+      `The outline holds ${cards} cards; at most ${MAX_OUTLINE_CARDS} import at once. Split it. Nothing was changed.`,
+      { max: MAX_OUTLINE_CARDS, count: cards },
+      'TOO_MANY_CARDS',
+    );
+  if (depth > MAX_OUTLINE_DEPTH)
+    throw new BridgeError(
+      'OUTLINE_TOO_DEEP',
+      422,
+      `The outline nests ${depth} levels; at most ${MAX_OUTLINE_DEPTH}. Nothing was changed.`,
+      { maxDepth: MAX_OUTLINE_DEPTH, depth },
+    );
+  const setTitle = (
+    title?.trim() ||
+    (roots.length === 1 ? roots[0].title : '') ||
+    docTitle ||
+    'Imported outline'
+  ).replace(/\s+/g, ' ');
   const root = roots.length === 1 && !title?.trim() ? roots[0] : { title: setTitle, texts: [], children: roots };
-  return { title: cutTitle(setTitle) || 'Imported outline', root, cards: measure([root]).cards, depth: measure([root]).depth, warnings };
+  return {
+    title: cutTitle(setTitle) || 'Imported outline',
+    root,
+    cards: measure([root]).cards,
+    depth: measure([root]).depth,
+    warnings,
+  };
 }
 
 /** What the dry-run shows: counts and the top titles. */
 export function previewOutline(plan: OutlinePlan) {
-  return { wouldCreate: { studySets: 1, cards: plan.cards }, title: plan.title, depth: plan.depth, topTitles: plan.root.children.slice(0, 20).map((c) => c.title), warnings: plan.warnings };
+  return {
+    wouldCreate: { studySets: 1, cards: plan.cards },
+    title: plan.title,
+    depth: plan.depth,
+    topTitles: plan.root.children.slice(0, 20).map((c) => c.title),
+    warnings: plan.warnings,
+  };
 }
 
 /** Creates the set and its whole tree in one transaction with one operation row. */
@@ -53,17 +86,47 @@ export async function writeOutline(store: Store, plan: OutlinePlan, actor: Actor
   const noteIds: string[] = [];
   await store.write((tx) => {
     const rootId = newId();
-    tx.run(`INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`, [topicid, plan.title, rootId, now, now]);
-    const stack: Array<{ node: OutlineNode; id: string; parentId: string | null; position: number }> = [{ node: plan.root, id: rootId, parentId: null, position: 0 }];
+    tx.run(
+      `INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`,
+      [topicid, plan.title, rootId, now, now],
+    );
+    const stack: Array<{ node: OutlineNode; id: string; parentId: string | null; position: number }> = [
+      { node: plan.root, id: rootId, parentId: null, position: 0 },
+    ];
     while (stack.length) {
       const { node, id, parentId, position } = stack.pop()!;
-      insertNote(tx, { noteid: id, topicid, parentId, position, title: id === rootId ? plan.title : node.title, text: node.texts[0], excerpt: false, now });
-      node.texts.slice(1).forEach((text, i) => tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, 'text')`, [id, i + 1, text]));
+      insertNote(tx, {
+        noteid: id,
+        topicid,
+        parentId,
+        position,
+        title: id === rootId ? plan.title : node.title,
+        text: node.texts[0],
+        excerpt: false,
+        now,
+      });
+      node.texts
+        .slice(1)
+        .forEach((text, i) =>
+          tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, 'text')`, [
+            id,
+            i + 1,
+            text,
+          ]),
+        );
       if (node.texts.length > 1) reindexNote(tx, id);
       noteIds.push(id);
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], id: newId(), parentId: id, position: i });
+      for (let i = node.children.length - 1; i >= 0; i--)
+        stack.push({ node: node.children[i], id: newId(), parentId: id, position: i });
     }
     recordOperation(tx, { topicid, kind: 'create', actor, noteIds, now });
   });
-  return { topicid, title: plan.title, rootNoteId: noteIds[0], cards: noteIds.length, depth: plan.depth, warnings: plan.warnings };
+  return {
+    topicid,
+    title: plan.title,
+    rootNoteId: noteIds[0],
+    cards: noteIds.length,
+    depth: plan.depth,
+    warnings: plan.warnings,
+  };
 }

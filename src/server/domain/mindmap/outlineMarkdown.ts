@@ -17,7 +17,9 @@ export function toMarkdown(outline: SetOutline): string {
   };
   const write = (n: OutlineNode, level: number) => {
     const quote = (t: string) => t.split('\n').map((l) => `> ${l}`);
-    const texts = n.texts.map((t, i) => (i === 0 && n.page !== undefined ? quote(`${t} (p. ${n.page})`) : t.split('\n')));
+    const texts = n.texts.map((t, i) =>
+      i === 0 && n.page !== undefined ? quote(`${t} (p. ${n.page})`) : t.split('\n'),
+    );
     if (level <= HEADING_LEVELS) {
       out.push('', `${'#'.repeat(level)} ${n.title}`);
       for (const t of texts) block(t, '');
@@ -34,9 +36,16 @@ export function toMarkdown(outline: SetOutline): string {
 }
 
 /** Markdown → outline nodes with the result.md parser, bullets as cards; text before the first heading is ignored. */
-export function parseMarkdownOutline(content: string): { roots: OutlineNode[]; problems: ReturnType<typeof parseResult>['problems'] } {
+export function parseMarkdownOutline(content: string): {
+  roots: OutlineNode[];
+  problems: ReturnType<typeof parseResult>['problems'];
+} {
   const parsed = parseResult(content, { stripWikilinks: true, listItemsAsCards: true });
-  const nodes = parsed.cards.map((c) => ({ title: c.title, texts: [...c.texts, ...c.excerpts.filter((e) => e.kind === 'excerpt').map((e) => e.text)], children: [] as OutlineNode[] }));
+  const nodes = parsed.cards.map((c) => ({
+    title: c.title,
+    texts: [...c.texts, ...c.excerpts.filter((e) => e.kind === 'excerpt').map((e) => e.text)],
+    children: [] as OutlineNode[],
+  }));
   const roots: OutlineNode[] = [];
   for (const c of parsed.cards) {
     if (c.parent === null) continue;

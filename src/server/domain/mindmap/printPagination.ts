@@ -31,7 +31,8 @@ interface Index {
 function index(cards: PrintCard[]): Index {
   const pos = new Map(cards.map((c, i) => [c.noteid, i]));
   const children = new Map<string, string[]>();
-  for (const c of cards) if (c.parent !== null) (children.get(c.parent) ?? children.set(c.parent, []).get(c.parent)!).push(c.noteid);
+  for (const c of cards)
+    if (c.parent !== null) (children.get(c.parent) ?? children.set(c.parent, []).get(c.parent)!).push(c.noteid);
   const size = new Map<string, number>();
   for (let i = cards.length - 1; i >= 0; i--) {
     const id = cards[i].noteid;
@@ -80,20 +81,31 @@ function keepStructure(ix: Index, rootId: string, cap: number, out: PlannedPage[
       shown = n;
       levels = d;
     }
-    out.push(page(ix, 'branchOverview', all.filter((id) => ix.cards[ix.pos.get(id)!].depth - rootDepth <= levels)));
+    out.push(
+      page(
+        ix,
+        'branchOverview',
+        all.filter((id) => ix.cards[ix.pos.get(id)!].depth - rootDepth <= levels),
+      ),
+    );
   } else {
     const per = Math.max(1, cap - 1);
     const count = Math.ceil(kids.length / per);
-    for (let s = 0; s < count; s++) out.push(page(ix, 'branchOverview', [rootId, ...kids.slice(s * per, (s + 1) * per)], s, count));
+    for (let s = 0; s < count; s++)
+      out.push(page(ix, 'branchOverview', [rootId, ...kids.slice(s * per, (s + 1) * per)], s, count));
   }
   // Children whose whole branch the overview already showed need no page of their own.
-  const pending = kids.filter((k) => ix.size.get(k)! > 1 && branch(ix, k).some((id) => ix.cards[ix.pos.get(id)!].depth - rootDepth > levels));
+  const pending = kids.filter(
+    (k) => ix.size.get(k)! > 1 && branch(ix, k).some((id) => ix.cards[ix.pos.get(id)!].depth - rootDepth > levels),
+  );
   let group: string[] = [];
   let groupSize = 0;
   const flush = () => {
     if (!group.length) return;
     const ids = group.flatMap((k) => branch(ix, k));
-    out.push(page(ix, group.length > 1 ? 'mergedSiblingBranches' : ids.length === 1 ? 'singleCard' : 'branchOverview', ids));
+    out.push(
+      page(ix, group.length > 1 ? 'mergedSiblingBranches' : ids.length === 1 ? 'singleCard' : 'branchOverview', ids),
+    );
     group = [];
     groupSize = 0;
   };
@@ -123,5 +135,7 @@ export function paginate(cards: PrintCard[], mode: PrintMode, density: number): 
   }
   // classic: the whole map cut into consecutive tiles; cardFlow: the cards one after another as boxes.
   const count = Math.ceil(ids.length / cap);
-  return Array.from({ length: count }, (_, s) => page(ix, mode === 'cardFlow' ? 'singleCard' : 'branchOverview', ids.slice(s * cap, (s + 1) * cap), s, count));
+  return Array.from({ length: count }, (_, s) =>
+    page(ix, mode === 'cardFlow' ? 'singleCard' : 'branchOverview', ids.slice(s * cap, (s + 1) * cap), s, count),
+  );
 }

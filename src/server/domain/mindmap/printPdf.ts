@@ -11,8 +11,22 @@ const HEADER = 28;
 
 /** Light fills for colorIndex 0..15 (none: white). */
 const FILLS: [number, number, number][] = [
-  [1, 0.95, 0.7], [0.85, 0.95, 0.8], [0.82, 0.9, 1], [1, 0.85, 0.85], [0.92, 0.86, 1], [1, 0.9, 0.8], [0.82, 0.97, 0.97], [0.93, 0.93, 0.93],
-  [1, 1, 0.8], [0.88, 1, 0.88], [0.88, 0.93, 1], [1, 0.9, 0.94], [0.95, 0.9, 1], [1, 0.93, 0.86], [0.9, 1, 1], [0.9, 0.9, 0.9],
+  [1, 0.95, 0.7],
+  [0.85, 0.95, 0.8],
+  [0.82, 0.9, 1],
+  [1, 0.85, 0.85],
+  [0.92, 0.86, 1],
+  [1, 0.9, 0.8],
+  [0.82, 0.97, 0.97],
+  [0.93, 0.93, 0.93],
+  [1, 1, 0.8],
+  [0.88, 1, 0.88],
+  [0.88, 0.93, 1],
+  [1, 0.9, 0.94],
+  [0.95, 0.9, 1],
+  [1, 0.93, 0.86],
+  [0.9, 1, 1],
+  [0.9, 0.9, 0.9],
 ];
 
 interface Ctx {
@@ -50,8 +64,19 @@ function fit(font: PDFFont, s: string, size: number, width: number): string {
 function header(ctx: Ctx, p: PDFPage, left: string, right: string): void {
   const { rgb } = pdfLib();
   p.drawText(fit(ctx.bold, left, 11, W - 2 * M - 80), { x: M, y: H - M - 11, size: 11, font: ctx.bold });
-  p.drawText(right, { x: W - M - ctx.font.widthOfTextAtSize(right, 9), y: H - M - 10, size: 9, font: ctx.font, color: rgb(0.4, 0.4, 0.4) });
-  p.drawLine({ start: { x: M, y: H - M - HEADER + 8 }, end: { x: W - M, y: H - M - HEADER + 8 }, thickness: 0.5, color: rgb(0.7, 0.7, 0.7) });
+  p.drawText(right, {
+    x: W - M - ctx.font.widthOfTextAtSize(right, 9),
+    y: H - M - 10,
+    size: 9,
+    font: ctx.font,
+    color: rgb(0.4, 0.4, 0.4),
+  });
+  p.drawLine({
+    start: { x: M, y: H - M - HEADER + 8 },
+    end: { x: W - M, y: H - M - HEADER + 8 },
+    thickness: 0.5,
+    color: rgb(0.7, 0.7, 0.7),
+  });
 }
 
 /** An outline of the page's cards: one row each, indented by depth, boxed, joined to their parent by elbow lines. */
@@ -71,7 +96,15 @@ function drawTreePage(ctx: Ctx, p: PDFPage, cards: PrintCard[], connectors: bool
     const label = fit(ctx.font, printable(ctx, c.label), size, W - M - x - 8);
     const w = ctx.font.widthOfTextAtSize(label, size) + 8;
     const fill = c.colorIndex === null ? [1, 1, 1] : FILLS[c.colorIndex & 15];
-    p.drawRectangle({ x, y, width: w, height: h, color: rgb(fill[0], fill[1], fill[2]), borderColor: rgb(0.35, 0.35, 0.45), borderWidth: 0.6 });
+    p.drawRectangle({
+      x,
+      y,
+      width: w,
+      height: h,
+      color: rgb(fill[0], fill[1], fill[2]),
+      borderColor: rgb(0.35, 0.35, 0.45),
+      borderWidth: 0.6,
+    });
     p.drawText(label, { x: x + 4, y: y + (h - size) / 2 + size * 0.2, size, font: ctx.font });
     boxes.set(c.noteid, { x, y, h });
     const parent = c.parent !== null ? boxes.get(c.parent) : undefined;
@@ -99,21 +132,37 @@ function drawCardPage(ctx: Ctx, p: PDFPage, cards: PrintCard[], perPage: number)
     const x = M + (i % cols) * (bw + gap);
     const y = top - Math.floor(i / cols) * (bh + gap) - bh;
     const fill = c.colorIndex === null ? [1, 1, 1] : FILLS[c.colorIndex & 15];
-    p.drawRectangle({ x, y, width: bw, height: bh, color: rgb(fill[0], fill[1], fill[2]), borderColor: rgb(0.35, 0.35, 0.45), borderWidth: 0.8 });
+    p.drawRectangle({
+      x,
+      y,
+      width: bw,
+      height: bh,
+      color: rgb(fill[0], fill[1], fill[2]),
+      borderColor: rgb(0.35, 0.35, 0.45),
+      borderWidth: 0.8,
+    });
     const words = printable(ctx, c.label).split(' ');
     const lines: string[] = [];
     for (const word of words) {
       const last = lines[lines.length - 1];
-      if (last !== undefined && ctx.font.widthOfTextAtSize(`${last} ${word}`, size) <= bw - 16) lines[lines.length - 1] = `${last} ${word}`;
+      if (last !== undefined && ctx.font.widthOfTextAtSize(`${last} ${word}`, size) <= bw - 16)
+        lines[lines.length - 1] = `${last} ${word}`;
       else lines.push(fit(ctx.font, word, size, bw - 16));
     }
     const maxLines = Math.max(1, Math.floor((bh - 16) / (size * 1.3)));
-    lines.slice(0, maxLines).forEach((l, k) => p.drawText(l, { x: x + 8, y: y + bh - 8 - size - k * size * 1.3, size, font: ctx.font }));
+    lines
+      .slice(0, maxLines)
+      .forEach((l, k) => p.drawText(l, { x: x + 8, y: y + bh - 8 - size - k * size * 1.3, size, font: ctx.font }));
   });
 }
 
 /** Draws a saved plan page by page; returns the PDF bytes and how many characters the font could not print. */
-export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<string, PrintCard>, cjkFont?: Uint8Array): Promise<{ bytes: Uint8Array; replacedChars: number }> {
+export async function drawPlan(
+  plan: PrintPlan,
+  setTitle: string,
+  cards: Map<string, PrintCard>,
+  cjkFont?: Uint8Array,
+): Promise<{ bytes: Uint8Array; replacedChars: number }> {
   const { PDFDocument, StandardFonts } = pdfLib();
   const doc = await PDFDocument.create();
   let ctx: Ctx;
@@ -124,7 +173,12 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
     ctx = { font, bold: font, charset: new Set(font.getCharacterSet()), replaced: 0 };
   } else {
     const font = await doc.embedFont(StandardFonts.Helvetica);
-    ctx = { font, bold: await doc.embedFont(StandardFonts.HelveticaBold), charset: new Set(font.getCharacterSet()), replaced: 0 };
+    ctx = {
+      font,
+      bold: await doc.embedFont(StandardFonts.HelveticaBold),
+      charset: new Set(font.getCharacterSet()),
+      replaced: 0,
+    };
   }
   doc.setTitle(`${setTitle} — mind map`);
   doc.setProducer('Study Bridge');
@@ -132,7 +186,17 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
     const p = doc.addPage([W, H]);
     const anchor = cards.get(pg.anchorNoteId)!;
     const slice = pg.sliceCount > 1 ? ` (${pg.sliceIndex + 1}/${pg.sliceCount})` : '';
-    header(ctx, p, printable(ctx, plan.mode === 'keepStructure' && anchor.label !== setTitle ? `${setTitle} · ${anchor.label}${slice}` : `${setTitle}${slice}`), `${i + 1} / ${plan.pages.length}`);
+    header(
+      ctx,
+      p,
+      printable(
+        ctx,
+        plan.mode === 'keepStructure' && anchor.label !== setTitle
+          ? `${setTitle} · ${anchor.label}${slice}`
+          : `${setTitle}${slice}`,
+      ),
+      `${i + 1} / ${plan.pages.length}`,
+    );
     const list = pg.visibleNoteIds.map((id) => cards.get(id)!);
     if (plan.mode === 'cardFlow') drawCardPage(ctx, p, list, plan.exportOptions.cardsPerPage);
     else drawTreePage(ctx, p, list, plan.exportOptions.drawConnectors);
@@ -147,7 +211,9 @@ export async function drawPlan(plan: PrintPlan, setTitle: string, cards: Map<str
 function firstFaceOfCollections(fontkit: typeof fontkitModule) {
   return {
     create(data: Uint8Array, postscriptName?: string) {
-      const f = fontkit.create(data, postscriptName) as ReturnType<typeof fontkit.create> & { fonts?: Array<ReturnType<typeof fontkit.create>> };
+      const f = fontkit.create(data, postscriptName) as ReturnType<typeof fontkit.create> & {
+        fonts?: Array<ReturnType<typeof fontkit.create>>;
+      };
       return f.fonts ? f.fonts[0] : f;
     },
   };

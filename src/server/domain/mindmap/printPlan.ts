@@ -65,7 +65,12 @@ export function planFingerprint(plan: Omit<PrintPlan, 'planFingerprint'>, secret
   return createHmac('sha256', key).update(canonical(rest)).digest('hex');
 }
 
-export function buildPlan(tree: PrintTree, mode: PrintMode, densityValue: number, secret: string): { plan: PrintPlan; warnings: string[] } {
+export function buildPlan(
+  tree: PrintTree,
+  mode: PrintMode,
+  densityValue: number,
+  secret: string,
+): { plan: PrintPlan; warnings: string[] } {
   const pages: PlannedPage[] = paginate(tree.cards, mode, densityValue);
   const body = {
     schema: PLAN_SCHEMA,
@@ -76,11 +81,19 @@ export function buildPlan(tree: PrintTree, mode: PrintMode, densityValue: number
     cardCount: tree.cards.length,
     pageCountEstimate: pages.length,
     pages,
-    exportOptions: { pageSize: 'A4' as const, orientation: 'portrait' as const, cardsPerPage: cardsPerPage(mode, densityValue), drawConnectors: mode !== 'cardFlow' },
+    exportOptions: {
+      pageSize: 'A4' as const,
+      orientation: 'portrait' as const,
+      cardsPerPage: cardsPerPage(mode, densityValue),
+      drawConnectors: mode !== 'cardFlow',
+    },
     treeFingerprint: tree.fingerprint,
   };
   const warnings: string[] = [];
-  if (pages.length > MANY_PAGES) warnings.push(`The print has ${pages.length} pages; a higher densityValue or a rootNoteId (one branch) makes it shorter.`);
+  if (pages.length > MANY_PAGES)
+    warnings.push(
+      `The print has ${pages.length} pages; a higher densityValue or a rootNoteId (one branch) makes it shorter.`,
+    );
   if (tree.cards.length === 1) warnings.push('The printed branch is a single card.');
   return { plan: { ...body, planFingerprint: planFingerprint(body, secret) }, warnings };
 }

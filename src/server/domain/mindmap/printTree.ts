@@ -36,9 +36,19 @@ export function loadPrintTree(db: Db, topicid: string, rootNoteId?: string): Pri
   let start = 0;
   if (rootNoteId !== undefined) {
     const card = getNote(db, rootNoteId);
-    if (card.topicid !== topicid) throw invalidInput(`Card ${rootNoteId} belongs to study set ${card.topicid}, not ${topicid}.`, { rootNoteId, topicids: [topicid, card.topicid] }, 'NOTES_IN_DIFFERENT_SETS');
+    if (card.topicid !== topicid)
+      throw invalidInput(
+        `Card ${rootNoteId} belongs to study set ${card.topicid}, not ${topicid}.`,
+        { rootNoteId, topicids: [topicid, card.topicid] },
+        'NOTES_IN_DIFFERENT_SETS',
+      );
     const i = tree.indexOf.get(card.noteid);
-    if (i === undefined) throw invalidInput(`Card ${rootNoteId} is not reachable from the set's root card.`, { rootNoteId }, 'NOTE_NOT_IN_TREE');
+    if (i === undefined)
+      throw invalidInput(
+        `Card ${rootNoteId} is not reachable from the set's root card.`,
+        { rootNoteId },
+        'NOTE_NOT_IN_TREE',
+      );
     start = i;
   }
   if (!tree.nodes.length) throw invalidInput('The study set has no root card to print.', { topicid }, 'EMPTY_TREE');
@@ -48,12 +58,22 @@ export function loadPrintTree(db: Db, topicid: string, rootNoteId?: string): Pri
   const bodies = new Map<string, string>();
   for (let k = 0; k < untitled.length; k += 500) {
     const ids = untitled.slice(k, k + 500);
-    for (const r of db.all<{ noteid: string; text: string }>(`SELECT noteid, text FROM note_texts WHERE idx = 0 AND noteid IN ${inList(ids.length)}`, ids)) bodies.set(r.noteid, r.text);
+    for (const r of db.all<{ noteid: string; text: string }>(
+      `SELECT noteid, text FROM note_texts WHERE idx = 0 AND noteid IN ${inList(ids.length)}`,
+      ids,
+    ))
+      bodies.set(r.noteid, r.text);
   }
   const cards = nodes.map((n, k) => {
     const raw = tree.fullTitles[start + k].trim() || bodies.get(n.noteid)?.trim() || '(untitled)';
     const label = raw.replace(/\s+/g, ' ');
-    return { noteid: n.noteid, parent: k === 0 ? null : n.parent, depth: n.level - base, label: label.length > LABEL_MAX ? `${label.slice(0, LABEL_MAX - 1)}…` : label, colorIndex: n.colorIndex };
+    return {
+      noteid: n.noteid,
+      parent: k === 0 ? null : n.parent,
+      depth: n.level - base,
+      label: label.length > LABEL_MAX ? `${label.slice(0, LABEL_MAX - 1)}…` : label,
+      colorIndex: n.colorIndex,
+    };
   });
   const h = createHash('sha256');
   for (const c of cards) h.update(JSON.stringify([c.noteid, c.parent, c.label, c.colorIndex]));

@@ -39,7 +39,8 @@ export class AccessCodes {
   }
 
   async issue(kind: Kind, grant: CodeGrant): Promise<{ code: string; expiresAt: string }> {
-    const code = kind === 'install' ? randomBytes(18).toString('base64url') : String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const code =
+      kind === 'install' ? randomBytes(18).toString('base64url') : String(randomInt(0, 1_000_000)).padStart(6, '0');
     const now = Date.now();
     const expires = now + (kind === 'install' ? this.limits.installCodeMs : this.limits.pairCodeMs);
     await this.store.write((tx) => {
@@ -75,7 +76,9 @@ export class AccessCodes {
       if (match !== undefined) {
         tx.run('UPDATE access_codes SET used = 1 WHERE code_hash = ?', [match.code_hash]);
         // Codes issued before issue 18 carry no grant: they made write tokens.
-        return match.grant_json ? (JSON.parse(match.grant_json) as CodeGrant) : { name: kind === 'install' ? 'installed agent' : 'paired device', scope: 'write' };
+        return match.grant_json
+          ? (JSON.parse(match.grant_json) as CodeGrant)
+          : { name: kind === 'install' ? 'installed agent' : 'paired device', scope: 'write' };
       }
       // A wrong pairing code counts against every pending one.
       if (kind === 'pair' && live.length) {

@@ -107,7 +107,10 @@ function tightenTree(root: string, deep: boolean | undefined, uid: number | unde
     }
     level = next;
   }
-  if (foreign) out.warnings.push(`${foreign} file(s) or folder(s) under ${root} belong to another user or refuse chmod, so they stay readable by others.`);
+  if (foreign)
+    out.warnings.push(
+      `${foreign} file(s) or folder(s) under ${root} belong to another user or refuse chmod, so they stay readable by others.`,
+    );
 }
 
 /** False when the mode should change but cannot. */

@@ -103,19 +103,17 @@ export class TokenRegistry {
       await store.write((tx) => {
         if (handedOut) {
           const hmac = digestOf(handedOut);
-          tx.run('INSERT OR IGNORE INTO agent_tokens(token_id, token_hmac, name, scope, created_at) VALUES (?, ?, ?, ?, ?)', [
-            `tok_${hmac.slice(0, 16)}`,
-            hmac,
-            INSTALLED_AGENT,
-            'write',
-            new Date().toISOString(),
-          ]);
+          tx.run(
+            'INSERT OR IGNORE INTO agent_tokens(token_id, token_hmac, name, scope, created_at) VALUES (?, ?, ?, ?, ?)',
+            [`tok_${hmac.slice(0, 16)}`, hmac, INSTALLED_AGENT, 'write', new Date().toISOString()],
+          );
         }
         tx.run('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)', [SCHEME_KEY, SCHEME]);
       });
       token = undefined;
     }
-    if (token && store.get('SELECT 1 AS x FROM agent_tokens WHERE token_hmac = ?', [digestOf(token)])) token = undefined;
+    if (token && store.get('SELECT 1 AS x FROM agent_tokens WHERE token_hmac = ?', [digestOf(token)]))
+      token = undefined;
     if (!token) {
       token = newToken();
       writeSecretFile(path, token + '\n');
@@ -135,8 +133,19 @@ export class TokenRegistry {
   }
 
   private remember(r: Row, digest: Buffer): void {
-    const info: AgentTokenInfo = { tokenId: r.token_id, name: r.name, scope: r.scope, createdAt: r.created_at, lastUsedAt: r.last_used_at };
-    const caller: Caller = Object.freeze({ tokenId: r.token_id, name: r.name, scope: r.scope, actor: Object.freeze({ kind: 'agent' as const, tokenId: r.token_id }) });
+    const info: AgentTokenInfo = {
+      tokenId: r.token_id,
+      name: r.name,
+      scope: r.scope,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+    };
+    const caller: Caller = Object.freeze({
+      tokenId: r.token_id,
+      name: r.name,
+      scope: r.scope,
+      actor: Object.freeze({ kind: 'agent' as const, tokenId: r.token_id }),
+    });
     this.live.set(digest.toString('hex'), { info, digest, caller });
   }
 
@@ -186,7 +195,13 @@ export class TokenRegistry {
       last_used_at: null,
     };
     await this.store.write((tx) => {
-      tx.run('INSERT INTO agent_tokens(token_id, token_hmac, name, scope, created_at) VALUES (?, ?, ?, ?, ?)', [row.token_id, row.token_hmac, name, scope, row.created_at]);
+      tx.run('INSERT INTO agent_tokens(token_id, token_hmac, name, scope, created_at) VALUES (?, ?, ?, ?, ?)', [
+        row.token_id,
+        row.token_hmac,
+        name,
+        scope,
+        row.created_at,
+      ]);
       this.usage.writeIn(tx);
     });
     this.remember(row, digest);
@@ -196,7 +211,14 @@ export class TokenRegistry {
   /** Live agent tokens, oldest first; never a secret. */
   list(): AgentTokenInfo[] {
     const out = [...this.live.values()].map((l) => ({ ...l.info }));
-    for (const r of this.legacy.values()) out.push({ tokenId: r.token_id, name: r.name, scope: r.scope, createdAt: r.created_at, lastUsedAt: r.last_used_at });
+    for (const r of this.legacy.values())
+      out.push({
+        tokenId: r.token_id,
+        name: r.name,
+        scope: r.scope,
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+      });
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt)); // stable: same-millisecond tokens stay in issue order
   }
 
@@ -217,7 +239,10 @@ export class TokenRegistry {
     const revokedAt = new Date().toISOString();
     await this.store.write((tx) => {
       this.usage.writeIn(tx);
-      tx.run('UPDATE agent_tokens SET token_hmac = NULL, legacy_sha256 = NULL, revoked_at = ? WHERE token_id = ?', [revokedAt, tokenId]);
+      tx.run('UPDATE agent_tokens SET token_hmac = NULL, legacy_sha256 = NULL, revoked_at = ? WHERE token_id = ?', [
+        revokedAt,
+        tokenId,
+      ]);
     });
     for (const [k, l] of this.live) if (l.info.tokenId === tokenId) this.live.delete(k);
     for (const [k, r] of this.legacy) if (r.token_id === tokenId) this.legacy.delete(k);

@@ -16,7 +16,9 @@ export class LegacySync {
   readonly watcher: LibraryWatcher;
   readonly recheck: LibraryRecheck;
 
-  constructor(private readonly services: { store: Store; config: Pick<BridgeConfig, 'libraryDir'>; closing: AbortSignal }) {
+  constructor(
+    private readonly services: { store: Store; config: Pick<BridgeConfig, 'libraryDir'>; closing: AbortSignal },
+  ) {
     this.log = new SyncEventLog(services.store);
     this.watcher = new LibraryWatcher(services.store, services.config.libraryDir, this.log, services.closing);
     this.recheck = new LibraryRecheck(services.store, services.config.libraryDir, this.log, services.closing);
@@ -52,8 +54,11 @@ export class LegacySync {
           ? {
               operationId: lastRecheck.details.operationId,
               startedAt: lastRecheck.at,
-              finished: lastFinished !== undefined && lastFinished.details.operationId === lastRecheck.details.operationId,
-              ...(lastFinished && lastFinished.details.operationId === lastRecheck.details.operationId ? { finishedAt: lastFinished.at, result: lastFinished.details } : {}),
+              finished:
+                lastFinished !== undefined && lastFinished.details.operationId === lastRecheck.details.operationId,
+              ...(lastFinished && lastFinished.details.operationId === lastRecheck.details.operationId
+                ? { finishedAt: lastFinished.at, result: lastFinished.details }
+                : {}),
             }
           : null,
       },
@@ -65,9 +70,20 @@ export class LegacySync {
   }
 
   async startRecheck(lanes: RecheckLanes) {
-    if (!lanes.database && !lanes.documents) throw invalidInput('Nothing to recheck: database and documents are both false.', { database: false, documents: false }, 'NOTHING_TO_RECHECK');
+    if (!lanes.database && !lanes.documents)
+      throw invalidInput(
+        'Nothing to recheck: database and documents are both false.',
+        { database: false, documents: false },
+        'NOTHING_TO_RECHECK',
+      );
     const run = await this.recheck.start(lanes);
-    return { accepted: true, operationId: run.operationId, startSequence: run.startSequence, alreadyRunning: run.alreadyRunning, lanes: run.lanes };
+    return {
+      accepted: true,
+      operationId: run.operationId,
+      startSequence: run.startSequence,
+      alreadyRunning: run.alreadyRunning,
+      lanes: run.lanes,
+    };
   }
 
   /** Observe-only page of the library, in bookmd5 order; the cursor is the last bookmd5 of the previous page. */
@@ -80,6 +96,12 @@ export class LegacySync {
       const state: InventoryState = inventoryState(row, stat, latest.get(row.bookmd5));
       return { bookmd5: row.bookmd5, path: relPath(row), state, size: stat.size, recordedSize: row.size };
     });
-    return { observeOnly: true, authoritative: false, items, count: items.length, nextCursor: rows.length > limit ? page[page.length - 1].bookmd5 : null };
+    return {
+      observeOnly: true,
+      authoritative: false,
+      items,
+      count: items.length,
+      nextCursor: rows.length > limit ? page[page.length - 1].bookmd5 : null,
+    };
   }
 }

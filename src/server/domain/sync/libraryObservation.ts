@@ -20,7 +20,8 @@ export interface FileStat {
 /** observed: file there, nothing suspicious; possible_mismatch: it changed since the bridge stored it (size, a change event or a failed re-hash); missing_file: gone. */
 export type InventoryState = 'observed' | 'possible_mismatch' | 'missing_file';
 
-export const relPath = (r: Pick<LibraryRow, 'folder' | 'filename'>) => (r.folder ? `${r.folder}/${r.filename}` : r.filename);
+export const relPath = (r: Pick<LibraryRow, 'folder' | 'filename'>) =>
+  r.folder ? `${r.folder}/${r.filename}` : r.filename;
 
 export function libraryRows(store: Pick<Store, 'all'>): LibraryRow[] {
   return store.all<LibraryRow>('SELECT bookmd5, folder, filename, size FROM documents ORDER BY bookmd5');
@@ -29,7 +30,9 @@ export function libraryRows(store: Pick<Store, 'all'>): LibraryRow[] {
 export function statFile(libraryDir: string, r: LibraryRow): FileStat {
   try {
     const s = statSync(insideLibrary(libraryDir, r.folder, r.filename));
-    return s.isFile() ? { exists: true, size: s.size, mtimeMs: s.mtimeMs } : { exists: false, size: null, mtimeMs: null };
+    return s.isFile()
+      ? { exists: true, size: s.size, mtimeMs: s.mtimeMs }
+      : { exists: false, size: null, mtimeMs: null };
   } catch {
     return { exists: false, size: null, mtimeMs: null };
   }
@@ -43,4 +46,3 @@ export function inventoryState(row: LibraryRow, stat: FileStat, latestKind: stri
   if (stat.size !== row.size || (latestKind !== undefined && SUSPECT.has(latestKind))) return 'possible_mismatch';
   return 'observed';
 }
-

@@ -53,7 +53,9 @@ export class LibraryRecheck {
     if (this.running) return { ...this.running, alreadyRunning: true };
     const operationId = newId();
     const rows = libraryRows(this.store);
-    const [seq] = await this.log.append([{ kind: 'recheck_started', details: { operationId, lanes, documentCount: rows.length } }]);
+    const [seq] = await this.log.append([
+      { kind: 'recheck_started', details: { operationId, lanes, documentCount: rows.length } },
+    ]);
     const run: RecheckRun = { operationId, startSequence: seq - 1, lanes, done: Promise.resolve() };
     this.running = run;
     run.done = this.run(run).finally(() => {
@@ -83,16 +85,31 @@ export class LibraryRecheck {
           } catch {
             if (this.closing.aborted) return;
             counts.missing++;
-            event = { kind: 'file_missing', bookmd5: row.bookmd5, path, details: { operationId: run.operationId, unreadable: true } };
+            event = {
+              kind: 'file_missing',
+              bookmd5: row.bookmd5,
+              path,
+              details: { operationId: run.operationId, unreadable: true },
+            };
             await this.log.append([event]);
             continue;
           }
           if (actual === row.bookmd5) {
             counts.verified++;
-            event = { kind: 'file_verified', bookmd5: row.bookmd5, path, details: { operationId: run.operationId, size: stat.size } };
+            event = {
+              kind: 'file_verified',
+              bookmd5: row.bookmd5,
+              path,
+              details: { operationId: run.operationId, size: stat.size },
+            };
           } else {
             counts.mismatched++;
-            event = { kind: 'file_mismatch', bookmd5: row.bookmd5, path, details: { operationId: run.operationId, actualMd5: actual, size: stat.size, recordedSize: row.size } };
+            event = {
+              kind: 'file_mismatch',
+              bookmd5: row.bookmd5,
+              path,
+              details: { operationId: run.operationId, actualMd5: actual, size: stat.size, recordedSize: row.size },
+            };
           }
         } else counts.present++;
         if (event) await this.log.append([event]);
@@ -101,9 +118,17 @@ export class LibraryRecheck {
         const tracked = new Set(libraryRows(this.store).map(relPath));
         const untracked = libraryFiles(this.libraryDir).filter((f) => !tracked.has(f));
         counts.untracked = untracked.length;
-        await this.log.append(untracked.map((path) => ({ kind: 'file_untracked' as const, path, details: { operationId: run.operationId } })));
+        await this.log.append(
+          untracked.map((path) => ({
+            kind: 'file_untracked' as const,
+            path,
+            details: { operationId: run.operationId },
+          })),
+        );
       }
-      await this.log.append([{ kind: 'recheck_finished', details: { operationId: run.operationId, ...counts, durationMs: Date.now() - t0 } }]);
+      await this.log.append([
+        { kind: 'recheck_finished', details: { operationId: run.operationId, ...counts, durationMs: Date.now() - t0 } },
+      ]);
     } catch {
       // The store closed under the run (bridge shutdown): nothing more to log.
     }

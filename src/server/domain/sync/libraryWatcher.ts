@@ -88,17 +88,40 @@ export class LibraryWatcher {
       if (!prev) {
         // First sight (start, or a new upload): judged against the log, so a restart does not log a change twice.
         const last = latest?.get(row.bookmd5) ?? this.latestKind(row.bookmd5);
-        if (!now.exists && !GONE.has(last ?? '')) events.push({ kind: 'file_removed', bookmd5: row.bookmd5, path, details: { detectedAt: 'startup' } });
-        else if (now.exists && GONE.has(last ?? '')) events.push({ kind: 'file_added', bookmd5: row.bookmd5, path, details: { restored: true, size: now.size, sizeMatchesRecord: now.size === row.size } });
+        if (!now.exists && !GONE.has(last ?? ''))
+          events.push({ kind: 'file_removed', bookmd5: row.bookmd5, path, details: { detectedAt: 'startup' } });
+        else if (now.exists && GONE.has(last ?? ''))
+          events.push({
+            kind: 'file_added',
+            bookmd5: row.bookmd5,
+            path,
+            details: { restored: true, size: now.size, sizeMatchesRecord: now.size === row.size },
+          });
         else if (now.exists && now.size !== row.size && last !== 'file_changed' && last !== 'file_mismatch') {
-          events.push({ kind: 'file_changed', bookmd5: row.bookmd5, path, details: { recordedSize: row.size, size: now.size, detectedAt: 'startup' } });
+          events.push({
+            kind: 'file_changed',
+            bookmd5: row.bookmd5,
+            path,
+            details: { recordedSize: row.size, size: now.size, detectedAt: 'startup' },
+          });
         }
         continue;
       }
       if (prev.exists && !now.exists) events.push({ kind: 'file_removed', bookmd5: row.bookmd5, path, details: {} });
-      else if (!prev.exists && now.exists) events.push({ kind: 'file_added', bookmd5: row.bookmd5, path, details: { restored: true, size: now.size, sizeMatchesRecord: now.size === row.size } });
+      else if (!prev.exists && now.exists)
+        events.push({
+          kind: 'file_added',
+          bookmd5: row.bookmd5,
+          path,
+          details: { restored: true, size: now.size, sizeMatchesRecord: now.size === row.size },
+        });
       else if (now.exists && (prev.size !== now.size || prev.mtimeMs !== now.mtimeMs)) {
-        events.push({ kind: 'file_changed', bookmd5: row.bookmd5, path, details: { recordedSize: row.size, sizeBefore: prev.size, size: now.size } });
+        events.push({
+          kind: 'file_changed',
+          bookmd5: row.bookmd5,
+          path,
+          details: { recordedSize: row.size, sizeBefore: prev.size, size: now.size },
+        });
       }
     }
     // Rows deleted through the bridge: forgotten silently.

@@ -19,7 +19,12 @@ export type SyncEventKind =
   | 'watch_error';
 
 /** Kinds that count as sync errors in the status (errorCount, suspensionErrorCount). */
-export const ERROR_KINDS: ReadonlySet<string> = new Set(['file_removed', 'file_mismatch', 'file_missing', 'watch_error']);
+export const ERROR_KINDS: ReadonlySet<string> = new Set([
+  'file_removed',
+  'file_mismatch',
+  'file_missing',
+  'watch_error',
+]);
 
 export interface NewSyncEvent {
   kind: SyncEventKind;
@@ -44,8 +49,10 @@ const LAST = 'sync_last_seq';
 const PRUNED = 'sync_pruned_through';
 const ERRORS = 'sync_error_count';
 
-const metaNumber = (db: Pick<Store, 'get'>, key: string) => Number(db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])?.value ?? 0);
-const setMeta = (tx: WriteTx, key: string, value: number) => tx.run('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)', [key, String(value)]);
+const metaNumber = (db: Pick<Store, 'get'>, key: string) =>
+  Number(db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])?.value ?? 0);
+const setMeta = (tx: WriteTx, key: string, value: number) =>
+  tx.run('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)', [key, String(value)]);
 
 export class SyncEventLog {
   constructor(private readonly store: Store) {}
@@ -74,7 +81,13 @@ export class SyncEventLog {
       seq++;
       seqs.push(seq);
       if (ERROR_KINDS.has(e.kind)) errors++;
-      tx.run('INSERT INTO sync_events(seq, kind, bookmd5, data, at) VALUES (?, ?, ?, ?, ?)', [seq, e.kind, e.bookmd5 ?? null, JSON.stringify({ path: e.path, details: e.details ?? {} }), at]);
+      tx.run('INSERT INTO sync_events(seq, kind, bookmd5, data, at) VALUES (?, ?, ?, ?, ?)', [
+        seq,
+        e.kind,
+        e.bookmd5 ?? null,
+        JSON.stringify({ path: e.path, details: e.details ?? {} }),
+        at,
+      ]);
     }
     setMeta(tx, LAST, seq);
     if (errors) setMeta(tx, ERRORS, metaNumber(tx, ERRORS) + errors);
@@ -105,7 +118,14 @@ export class SyncEventLog {
     const last = this.lastSequence;
     const pruned = this.prunedThrough;
     if (afterSequence > last) {
-      return { events: [] as SyncEvent[], lastSequence: last, hasMore: false, historyTruncated: false, cursorAdvancedPastGap: false, cursorAhead: true };
+      return {
+        events: [] as SyncEvent[],
+        lastSequence: last,
+        hasMore: false,
+        historyTruncated: false,
+        cursorAdvancedPastGap: false,
+        cursorAhead: true,
+      };
     }
     const rows = this.store.all<{ seq: number; kind: string; bookmd5: string | null; data: string | null; at: string }>(
       'SELECT seq, kind, bookmd5, data, at FROM sync_events WHERE seq > ? ORDER BY seq LIMIT ?',
@@ -121,7 +141,14 @@ export class SyncEventLog {
       lastSequence = last;
       cursorAdvancedPastGap = true;
     }
-    return { events, lastSequence, hasMore, historyTruncated: afterSequence < pruned, cursorAdvancedPastGap, cursorAhead: false };
+    return {
+      events,
+      lastSequence,
+      hasMore,
+      historyTruncated: afterSequence < pruned,
+      cursorAdvancedPastGap,
+      cursorAhead: false,
+    };
   }
 
   /** The latest file-state event of each document, for the inventory and the status. */
@@ -138,11 +165,19 @@ export class SyncEventLog {
   /** Errors since the last recheck started (the current cycle). */
   errorsSince(seq: number): number {
     const kinds = [...ERROR_KINDS];
-    return this.store.get<{ n: number }>(`SELECT count(*) AS n FROM sync_events WHERE seq > ? AND kind IN (${kinds.map(() => '?').join(', ')})`, [seq, ...kinds])?.n ?? 0;
+    return (
+      this.store.get<{ n: number }>(
+        `SELECT count(*) AS n FROM sync_events WHERE seq > ? AND kind IN (${kinds.map(() => '?').join(', ')})`,
+        [seq, ...kinds],
+      )?.n ?? 0
+    );
   }
 
   lastOfKind(kind: string): SyncEvent | undefined {
-    const r = this.store.get<{ seq: number; kind: string; bookmd5: string | null; data: string | null; at: string }>('SELECT seq, kind, bookmd5, data, at FROM sync_events WHERE kind = ? ORDER BY seq DESC LIMIT 1', [kind]);
+    const r = this.store.get<{ seq: number; kind: string; bookmd5: string | null; data: string | null; at: string }>(
+      'SELECT seq, kind, bookmd5, data, at FROM sync_events WHERE kind = ? ORDER BY seq DESC LIMIT 1',
+      [kind],
+    );
     return r && toEvent(r);
   }
 }

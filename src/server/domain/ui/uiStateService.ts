@@ -31,7 +31,10 @@ export class UiStateService {
 
   stored(): Record<string, unknown> {
     const state: Record<string, unknown> = {};
-    for (const r of this.services.store.all<{ key: string; value: string }>('SELECT key, value FROM ui_state ORDER BY key')) state[r.key] = JSON.parse(r.value);
+    for (const r of this.services.store.all<{ key: string; value: string }>(
+      'SELECT key, value FROM ui_state ORDER BY key',
+    ))
+      state[r.key] = JSON.parse(r.value);
     return state;
   }
 
@@ -58,17 +61,31 @@ export class UiStateService {
     let topic: { topicid: string; title: string; isDeck: boolean } | undefined;
 
     if ('topicid' in patch) {
-      const t = typeof patch.topicid === 'string' ? store.get<{ topicid: string; title: string; kind: string }>('SELECT topicid, title, kind FROM topics WHERE topicid = ? AND hidden = 0', [patch.topicid.toUpperCase()]) : undefined;
+      const t =
+        typeof patch.topicid === 'string'
+          ? store.get<{ topicid: string; title: string; kind: string }>(
+              'SELECT topicid, title, kind FROM topics WHERE topicid = ? AND hidden = 0',
+              [patch.topicid.toUpperCase()],
+            )
+          : undefined;
       if (t) {
         topic = { topicid: t.topicid, title: t.title, isDeck: t.kind === 'deck' };
         keys.topicid = { status: 'accepted' };
         keep.topicid = t.topicid;
-      } else keys.topicid = { status: 'rejected', reason: typeof patch.topicid === 'string' ? `No study set or deck ${patch.topicid}.` : 'topicid must be a study-set id.' };
+      } else
+        keys.topicid = {
+          status: 'rejected',
+          reason:
+            typeof patch.topicid === 'string'
+              ? `No study set or deck ${patch.topicid}.`
+              : 'topicid must be a study-set id.',
+        };
     } else if (open) {
       topic = open;
       keys.topicid = { status: 'accepted', reason: 'filled with the open study set' };
       keep.topicid = open.topicid;
-    } else keys.topicid = { status: 'rejected', reason: 'No study set is open and the patch names none; send topicid.' };
+    } else
+      keys.topicid = { status: 'rejected', reason: 'No study set is open and the patch names none; send topicid.' };
 
     for (const [key, value] of Object.entries(patch)) {
       if (key === 'topicid') continue;
@@ -79,10 +96,20 @@ export class UiStateService {
     }
     if (keys.topicid.status === 'accepted') {
       const hostJudgement = await ui.judgeUiKey?.('topicid', keep.topicid);
-      if (hostJudgement && hostJudgement.status !== 'accepted') keys.topicid = { status: hostJudgement.status, ...(hostJudgement.reason ? { reason: hostJudgement.reason } : {}) };
+      if (hostJudgement && hostJudgement.status !== 'accepted')
+        keys.topicid = {
+          status: hostJudgement.status,
+          ...(hostJudgement.reason ? { reason: hostJudgement.reason } : {}),
+        };
     }
     this.enqueue(keep, topic);
-    return { queued: true, keys, topicid: topic?.topicid ?? null, appliesAfterMs: UI_APPLY_DELAY_MS, reconcileAfterSeconds: 2 };
+    return {
+      queued: true,
+      keys,
+      topicid: topic?.topicid ?? null,
+      appliesAfterMs: UI_APPLY_DELAY_MS,
+      reconcileAfterSeconds: 2,
+    };
   }
 
   /** Resolves when every queued patch has been applied (tests). */
@@ -91,7 +118,10 @@ export class UiStateService {
     await this.chain;
   }
 
-  private enqueue(keep: Record<string, unknown>, topic: { topicid: string; title: string; isDeck: boolean } | undefined): void {
+  private enqueue(
+    keep: Record<string, unknown>,
+    topic: { topicid: string; title: string; isDeck: boolean } | undefined,
+  ): void {
     if (!Object.keys(keep).length) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -100,7 +130,10 @@ export class UiStateService {
     this.timers.add(timer);
   }
 
-  private async applyNow(keep: Record<string, unknown>, topic: { topicid: string; title: string; isDeck: boolean } | undefined): Promise<void> {
+  private async applyNow(
+    keep: Record<string, unknown>,
+    topic: { topicid: string; title: string; isDeck: boolean } | undefined,
+  ): Promise<void> {
     if (this.services.closing.aborted) return;
     await this.services.store.write((tx) => {
       for (const [key, value] of Object.entries(keep)) {
@@ -113,7 +146,8 @@ export class UiStateService {
     const loc = 'booklocation' in keep ? bookLocation(keep.booklocation) : undefined;
     const open = (await this.services.ui.context()).studySet;
     // The set (and document) are opened only when they differ from what is open: applying a bookmark twice changes nothing.
-    if (topic && (open?.topicid !== topic.topicid || loc)) await this.services.ui.open({ ...topic, ...(loc ? { bookmd5: loc.bookmd5, page: loc.page ?? 1 } : {}) });
+    if (topic && (open?.topicid !== topic.topicid || loc))
+      await this.services.ui.open({ ...topic, ...(loc ? { bookmd5: loc.bookmd5, page: loc.page ?? 1 } : {}) });
     else if (loc) await this.services.ui.open({ bookmd5: loc.bookmd5, page: loc.page ?? 1 });
     await this.services.ui.applyUiState?.(keep);
   }

@@ -103,7 +103,8 @@ export class PageCache {
     const idx = await this.index(bookmd5);
     const out: CachedPage[] = [];
     const need = new Map<string, Located[]>();
-    const wanted = end - start + 1 <= idx.size ? range(start, end) : [...idx.keys()].filter((p) => p >= start && p <= end);
+    const wanted =
+      end - start + 1 <= idx.size ? range(start, end) : [...idx.keys()].filter((p) => p >= start && p <= end);
     for (const p of wanted) {
       const hit = this.pages.get(`${bookmd5}:${p}`);
       if (hit) out.push(hit);
@@ -141,7 +142,9 @@ export class PageCache {
   /** Size of a cached page in points, from the table alone. */
   async pageSize(bookmd5: string, page: number): Promise<{ width: number; height: number } | undefined> {
     const loc = (await this.index(bookmd5)).get(page);
-    return loc && Number.isFinite(loc.width) && Number.isFinite(loc.height) ? { width: loc.width, height: loc.height } : undefined;
+    return loc && Number.isFinite(loc.width) && Number.isFinite(loc.height)
+      ? { width: loc.width, height: loc.height }
+      : undefined;
   }
 
   /** One durable segment file for a batch (one fsync for the whole batch); its pages are read from the file. */
@@ -149,7 +152,10 @@ export class PageCache {
     if (!pages.length) return;
     const packed = pages.map(packPage);
     const data = buildPagesFile(packed);
-    const file = path.join(this.bookDir(bookmd5), `seg-${Date.now().toString(36)}-${(++segmentSeq).toString(36).padStart(6, '0')}.pc`);
+    const file = path.join(
+      this.bookDir(bookmd5),
+      `seg-${Date.now().toString(36)}-${(++segmentSeq).toString(36).padStart(6, '0')}.pc`,
+    );
     await replaceDurablyAsync(file, data);
     const idx = await this.index(bookmd5);
     for (const e of parseTable(data, data.length)) idx.set(e.page, { ...e, file });

@@ -73,11 +73,15 @@ export function packPage(p: Omit<CachedPage, 'items'> & { items: Uint8Array }): 
   raw.set(p.items, 12 + text.length);
   raw.set(blocks, 12 + text.length + p.items.length);
   const payload = deflateRawSync(raw, { level: 1 });
-  return { entry: { page: p.page, ocr: p.ocr, width: p.width, height: p.height, length: payload.length, crc: crc32(payload) }, payload };
+  return {
+    entry: { page: p.page, ocr: p.ocr, width: p.width, height: p.height, length: payload.length, crc: crc32(payload) },
+    payload,
+  };
 }
 
 export function unpackPage(entry: PageEntry, payload: Uint8Array): CachedPage {
-  if (payload.length !== entry.length || crc32(payload) !== entry.crc) throw new CacheUnreadable(`page ${entry.page}: checksum mismatch`);
+  if (payload.length !== entry.length || crc32(payload) !== entry.crc)
+    throw new CacheUnreadable(`page ${entry.page}: checksum mismatch`);
   let raw: Buffer;
   try {
     raw = inflateRawSync(payload);
@@ -132,7 +136,8 @@ export function buildPagesFile(pages: PackedPage[]): Buffer {
 /** Page count announced by a header, or a CacheUnreadable. */
 export function headerCount(header: Uint8Array, fileSize: number): number {
   const b = Buffer.from(header.buffer, header.byteOffset, header.byteLength);
-  if (b.length < HEADER_BYTES || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== VERSION) throw new CacheUnreadable('not a page cache file');
+  if (b.length < HEADER_BYTES || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== VERSION)
+    throw new CacheUnreadable('not a page cache file');
   const count = b.readUInt32LE(8);
   if (HEADER_BYTES + count * ENTRY_BYTES > fileSize) throw new CacheUnreadable('truncated table');
   return count;
@@ -144,7 +149,8 @@ export function parseTable(head: Uint8Array, fileSize: number): PageEntry[] {
   const b = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   const dataStart = HEADER_BYTES + count * ENTRY_BYTES;
   if (b.length < dataStart) throw new CacheUnreadable('truncated table');
-  if (crc32(b.subarray(HEADER_BYTES, dataStart)) !== b.readUInt32LE(12)) throw new CacheUnreadable('table checksum mismatch');
+  if (crc32(b.subarray(HEADER_BYTES, dataStart)) !== b.readUInt32LE(12))
+    throw new CacheUnreadable('table checksum mismatch');
   const entries: PageEntry[] = new Array(count);
   let end = dataStart;
   for (let i = 0; i < count; i++) {
@@ -182,6 +188,7 @@ export function encodeOutline(outline: OutlineSegment[]): Buffer {
 export function decodeOutline(buf: Buffer): OutlineSegment[] {
   if (buf.length < 12 || buf.readUInt32LE(0) !== OUTLINE_MAGIC) throw new CacheUnreadable('not an outline file');
   const json = buf.subarray(12);
-  if (json.length !== buf.readUInt32LE(4) || crc32(json) !== buf.readUInt32LE(8)) throw new CacheUnreadable('outline checksum mismatch');
+  if (json.length !== buf.readUInt32LE(4) || crc32(json) !== buf.readUInt32LE(8))
+    throw new CacheUnreadable('outline checksum mismatch');
   return JSON.parse(json.toString('utf8')) as OutlineSegment[];
 }

@@ -23,20 +23,29 @@ interface LegacyPage {
  * redoes the files on the next start; with nothing left to move it costs two
  * lookups.
  */
-export async function migratePagesToCache(store: Store, dataDir: string): Promise<{ documents: number; pages: number }> {
+export async function migratePagesToCache(
+  store: Store,
+  dataDir: string,
+): Promise<{ documents: number; pages: number }> {
   const dir = path.join(dataDir, 'cache', 'pages');
   const books = store.all<{ bookmd5: string }>('SELECT DISTINCT bookmd5 FROM pages').map((r) => r.bookmd5);
-  const outlines = store.all<{ bookmd5: string; outline_original: string }>('SELECT bookmd5, outline_original FROM documents WHERE outline_original IS NOT NULL');
+  const outlines = store.all<{ bookmd5: string; outline_original: string }>(
+    'SELECT bookmd5, outline_original FROM documents WHERE outline_original IS NOT NULL',
+  );
   if (!books.length && !outlines.length) return { documents: 0, pages: 0 };
   let moved = 0;
   for (const bookmd5 of books) {
     if (!/^[0-9a-f]{32}$/.test(bookmd5)) continue; // never a path outside the cache
-    const rows = store.all<LegacyPage>('SELECT page, text, items, blocks, width, height, ocr FROM pages WHERE bookmd5 = ? ORDER BY page', [bookmd5]);
+    const rows = store.all<LegacyPage>(
+      'SELECT page, text, items, blocks, width, height, ocr FROM pages WHERE bookmd5 = ? ORDER BY page',
+      [bookmd5],
+    );
     const packed = rows.map((r) =>
       packPage({
         page: r.page,
         text: r.text ?? '',
-        items: r.items == null ? encodeItems([]) : typeof r.items === 'string' ? encodeItems(decodeItems(r.items)) : r.items,
+        items:
+          r.items == null ? encodeItems([]) : typeof r.items === 'string' ? encodeItems(decodeItems(r.items)) : r.items,
         blocks: r.blocks,
         width: r.width ?? NaN,
         height: r.height ?? NaN,

@@ -43,8 +43,14 @@ export function readReaderPicture(dataDir: string, bookmd5: string, page: number
     // One file, replaced whole: u32 length of a JSON header (page, size, format), the header, the image.
     const bytes = readFileSync(path.join(readerPicturesDir(dataDir), `${bookmd5}.page`));
     const headerEnd = 4 + bytes.readUInt32LE(0);
-    const meta = JSON.parse(bytes.subarray(4, headerEnd).toString('utf8')) as { page?: number; widthPt?: number; heightPt?: number; format?: string };
-    if (meta.format !== 'webp' || meta.page !== page || !(Number(meta.widthPt) > 0) || !(Number(meta.heightPt) > 0)) return undefined;
+    const meta = JSON.parse(bytes.subarray(4, headerEnd).toString('utf8')) as {
+      page?: number;
+      widthPt?: number;
+      heightPt?: number;
+      format?: string;
+    };
+    if (meta.format !== 'webp' || meta.page !== page || !(Number(meta.widthPt) > 0) || !(Number(meta.heightPt) > 0))
+      return undefined;
     return { page, widthPt: Number(meta.widthPt), heightPt: Number(meta.heightPt), webp: bytes.subarray(headerEnd) };
   } catch {
     return undefined;
@@ -57,7 +63,10 @@ export function writeReaderPicture(dataDir: string, bookmd5: string, picture: Re
   try {
     const dir = readerPicturesDir(dataDir);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const header = Buffer.from(JSON.stringify({ page: picture.page, widthPt: picture.widthPt, heightPt: picture.heightPt, format: 'webp' }), 'utf8');
+    const header = Buffer.from(
+      JSON.stringify({ page: picture.page, widthPt: picture.widthPt, heightPt: picture.heightPt, format: 'webp' }),
+      'utf8',
+    );
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length, 0);
     // A .tmp left by a crash is swept at the bridge's start (startupSweep.ts).

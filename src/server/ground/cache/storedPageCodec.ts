@@ -28,7 +28,10 @@ export function encodeItems(items: TextItem[]): Uint8Array {
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     const flags = (it.eol ? EOL : 0) | (it.mono ? MONO : 0);
-    packed[i] = it.fontHeight === it.h ? [it.str, it.x, it.y, it.w, it.h, flags] : [it.str, it.x, it.y, it.w, it.h, flags, it.fontHeight];
+    packed[i] =
+      it.fontHeight === it.h
+        ? [it.str, it.x, it.y, it.w, it.h, flags]
+        : [it.str, it.x, it.y, it.w, it.h, flags, it.fontHeight];
   }
   return encoder.encode(JSON.stringify(packed));
 }

@@ -16,7 +16,14 @@ import { writeFlatExport } from './flatExport';
 import { readAnnotations, unprintedPages } from './pdfAnnotations';
 import { buildAnnotatedPdf } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
-import { checkWorkerMemory, defaultBudget, setWorkerBudget, TOO_COMPLEX, TOO_COMPLEX_EXIT, type ExtractionBudget } from './extractionBudget';
+import {
+  checkWorkerMemory,
+  defaultBudget,
+  setWorkerBudget,
+  TOO_COMPLEX,
+  TOO_COMPLEX_EXIT,
+  type ExtractionBudget,
+} from './extractionBudget';
 
 const port = parentPort;
 if (!port) throw new Error('extractWorker must run in a worker thread');
@@ -92,18 +99,28 @@ async function handle(req: WorkerRequest): Promise<void> {
       const doc = await getDoc(req.source);
       // Before the outline is read: a page count over the limit is refused cheaply.
       if (req.maxPages !== undefined && doc.numPages > req.maxPages) {
-        throw Object.assign(new Error(`The PDF has ${doc.numPages} pages; the limit is ${req.maxPages}.`), { name: 'PDF_TOO_MANY_PAGES' });
+        throw Object.assign(new Error(`The PDF has ${doc.numPages} pages; the limit is ${req.maxPages}.`), {
+          name: 'PDF_TOO_MANY_PAGES',
+        });
       }
       const meta = await doc.getMetadata().catch(() => undefined);
       const title = (meta?.info as { Title?: string } | undefined)?.Title;
-      send({ id: req.id, kind: 'info', info: { pageCount: doc.numPages, outline: await readOutline(doc), ...(title ? { title } : {}) } });
+      send({
+        id: req.id,
+        kind: 'info',
+        info: { pageCount: doc.numPages, outline: await readOutline(doc), ...(title ? { title } : {}) },
+      });
       return;
     }
     case 'pages': {
       const doc = await getDoc(req.source);
       for (const p of req.pages) {
         if (p < 1 || p > doc.numPages) continue;
-        send({ id: req.id, kind: 'page', page: await extractPage(doc, p, req.ocr ? ocr : undefined, { blocks: req.blocks ?? true }) });
+        send({
+          id: req.id,
+          kind: 'page',
+          page: await extractPage(doc, p, req.ocr ? ocr : undefined, { blocks: req.blocks ?? true }),
+        });
         checkWorkerMemory(sumOpenBytes());
       }
       send({ id: req.id, kind: 'done' });
@@ -125,7 +142,9 @@ async function handle(req: WorkerRequest): Promise<void> {
       const { bytes } = await sourceBytes(req.source);
       // The source and the export built from it are the document's own size, not over budget.
       openBytes.set('#export', 2 * bytes.byteLength);
-      const r = await writeFlatExport(bytes, req.pages, req.highlights, req.outPath).finally(() => openBytes.delete('#export'));
+      const r = await writeFlatExport(bytes, req.pages, req.highlights, req.outPath).finally(() =>
+        openBytes.delete('#export'),
+      );
       send({ id: req.id, kind: 'export', pageCount: r.pageCount, bytes: r.bytes });
       return;
     }
@@ -159,7 +178,13 @@ port.on('message', (req: WorkerRequest) => {
     .catch((err: unknown) => {
       const e = err as { message?: string; name?: string; code?: unknown };
       // errno travels too: an ENOSPC while writing an export must reach the caller as a full disk.
-      send({ id: req.id, kind: 'error', message: String(e?.message ?? err), code: e?.name, ...(typeof e?.code === 'string' ? { errno: e.code } : {}) });
+      send({
+        id: req.id,
+        kind: 'error',
+        message: String(e?.message ?? err),
+        code: e?.name,
+        ...(typeof e?.code === 'string' ? { errno: e.code } : {}),
+      });
     })
     .finally(() => {
       if (current === req.id) current = undefined;

@@ -44,7 +44,15 @@ export class ExtractionPool {
   private closed = false;
 
   /** `lowPriority`: the workers take only idle CPU (work nobody waits on, e.g. the reader's opening picture); Linux only. */
-  constructor(opts: { size?: number; idleMs?: number; extractionIdleMs?: number; budget?: Partial<ExtractionBudget>; lowPriority?: boolean } = {}) {
+  constructor(
+    opts: {
+      size?: number;
+      idleMs?: number;
+      extractionIdleMs?: number;
+      budget?: Partial<ExtractionBudget>;
+      lowPriority?: boolean;
+    } = {},
+  ) {
     this.lowPriority = opts.lowPriority ?? false;
     this.size = Math.max(1, Math.min(2, opts.size ?? 2));
     this.idleMs = opts.idleMs ?? 15_000;
@@ -73,24 +81,48 @@ export class ExtractionPool {
     await this.run({ kind: 'pages', source, pages, ocr }, (m) => m.kind === 'page' && onPage(m.page));
   }
 
-  async render(source: PdfSource, page: number, scale: number, region?: Rect): Promise<{ png: Buffer; width: number; height: number }> {
+  async render(
+    source: PdfSource,
+    page: number,
+    scale: number,
+    region?: Rect,
+  ): Promise<{ png: Buffer; width: number; height: number }> {
     const r = await this.renderImage(source, page, scale, region, 'png');
     return { png: r.bytes, width: r.width, height: r.height };
   }
 
   /** A whole page as WebP: a picture to look at for a moment (the reader's opening page), not to keep exactly. */
-  async renderPicture(source: PdfSource, page: number, scale: number): Promise<{ webp: Buffer; width: number; height: number }> {
+  async renderPicture(
+    source: PdfSource,
+    page: number,
+    scale: number,
+  ): Promise<{ webp: Buffer; width: number; height: number }> {
     const r = await this.renderImage(source, page, scale, undefined, 'webp');
     return { webp: r.bytes, width: r.width, height: r.height };
   }
 
-  private async renderImage(source: PdfSource, page: number, scale: number, region: Rect | undefined, format: ImageFormat) {
+  private async renderImage(
+    source: PdfSource,
+    page: number,
+    scale: number,
+    region: Rect | undefined,
+    format: ImageFormat,
+  ) {
     const msg = await this.run({ kind: 'render', source, page, scale, region, format }).catch(answerTooComplex);
     if (msg.kind !== 'render') throw new PdfTaskError('unexpected worker answer');
-    return { bytes: Buffer.from(msg.bytes.buffer, msg.bytes.byteOffset, msg.bytes.byteLength), width: msg.width, height: msg.height };
+    return {
+      bytes: Buffer.from(msg.bytes.buffer, msg.bytes.byteOffset, msg.bytes.byteLength),
+      width: msg.width,
+      height: msg.height,
+    };
   }
 
-  async exportFlat(source: PdfSource, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
+  async exportFlat(
+    source: PdfSource,
+    pages: number[],
+    highlights: Highlight[],
+    outPath: string,
+  ): Promise<{ pageCount: number; bytes: number }> {
     const msg = await this.run({ kind: 'export', source, pages, highlights, outPath }).catch(answerTooComplex);
     if (msg.kind !== 'export') throw new PdfTaskError('unexpected worker answer');
     return { pageCount: msg.pageCount, bytes: msg.bytes };
@@ -118,7 +150,14 @@ export class ExtractionPool {
    */
   extractDocument(
     source: PdfSource,
-    opts: { onPage: (p: PageData) => void; onInfo?: (i: DocumentInfo) => void; info?: DocumentInfo; chunkSize?: number; ocr?: boolean; blocks?: boolean },
+    opts: {
+      onPage: (p: PageData) => void;
+      onInfo?: (i: DocumentInfo) => void;
+      info?: DocumentInfo;
+      chunkSize?: number;
+      ocr?: boolean;
+      blocks?: boolean;
+    },
   ): ExtractionHandle {
     const group = `${source.key}#${this.nextId++}`;
     let cancelled = false;
@@ -146,7 +185,13 @@ export class ExtractionPool {
       for (let start = 1; start <= count && !cancelled; start += chunk) {
         const pages: number[] = [];
         for (let p = start; p < start + chunk && p <= count; p++) pages.push(p);
-        const req: Request = { kind: 'pages', source, pages, ocr: opts.ocr ?? true, ...(opts.blocks === false ? { blocks: false } : {}) };
+        const req: Request = {
+          kind: 'pages',
+          source,
+          pages,
+          ocr: opts.ocr ?? true,
+          ...(opts.blocks === false ? { blocks: false } : {}),
+        };
         jobs.push(this.run(req, (m) => m.kind === 'page' && opts.onPage(m.page), group, pages));
       }
       await Promise.all(jobs);
@@ -200,7 +245,12 @@ export class ExtractionPool {
    * info, a render, an export): it goes after the other such tasks but before the extraction's queued chunks,
    * so an upload does not wait for the pages of the book uploaded before it.
    */
-  private run(req: Request, onMessage: (m: WorkerResponse) => void = () => undefined, group?: string, pages?: number[]): Promise<WorkerResponse> {
+  private run(
+    req: Request,
+    onMessage: (m: WorkerResponse) => void = () => undefined,
+    group?: string,
+    pages?: number[],
+  ): Promise<WorkerResponse> {
     if (this.closed) return Promise.reject(new PdfTaskError('pool closed', 'CLOSED'));
     return new Promise((resolve, reject) => {
       const task = { req, onMessage, resolve, reject, group, pages };

@@ -18,13 +18,20 @@ export interface Highlight {
  * each with its highlights drawn as translucent rectangles in the page
  * content (no annotations), written atomically to `outPath`.
  */
-export async function buildFlatExport(source: Uint8Array, pages: number[], highlights: Highlight[]): Promise<Uint8Array> {
+export async function buildFlatExport(
+  source: Uint8Array,
+  pages: number[],
+  highlights: Highlight[],
+): Promise<Uint8Array> {
   const { PDFDocument, rgb } = pdfLib();
   const src = await PDFDocument.load(source, { ignoreEncryption: true, updateMetadata: false });
   const out = await PDFDocument.create();
   const count = src.getPageCount();
   const wanted = pages.filter((p) => Number.isInteger(p) && p >= 1 && p <= count);
-  const copied = await out.copyPages(src, wanted.map((p) => p - 1));
+  const copied = await out.copyPages(
+    src,
+    wanted.map((p) => p - 1),
+  );
   const byPage = new Map<number, Highlight[]>();
   for (const h of highlights) byPage.set(h.page, [...(byPage.get(h.page) ?? []), h]);
   copied.forEach((page, i) => {
@@ -47,7 +54,12 @@ export async function buildFlatExport(source: Uint8Array, pages: number[], highl
   return out.save({ useObjectStreams: true });
 }
 
-export async function writeFlatExport(source: Uint8Array, pages: number[], highlights: Highlight[], outPath: string): Promise<{ pageCount: number; bytes: number }> {
+export async function writeFlatExport(
+  source: Uint8Array,
+  pages: number[],
+  highlights: Highlight[],
+  outPath: string,
+): Promise<{ pageCount: number; bytes: number }> {
   const bytes = await buildFlatExport(source, pages, highlights);
   await mkdirPrivateAsync(path.dirname(outPath));
   const tmp = `${outPath}.${process.pid}.tmp`;

@@ -62,7 +62,13 @@ function annotsOf(doc: PDFDocument, page: PDFPage): PDFArray {
  * and an appearance stream (/AP /N: the quads filled in Multiply blend, so the
  * text shows through) for readers that draw only appearances.
  */
-function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser: (x: number, y: number) => [number, number], stamp: PDFString): void {
+function addHighlight(
+  doc: PDFDocument,
+  page: PDFPage,
+  h: HighlightAnnot,
+  toUser: (x: number, y: number) => [number, number],
+  stamp: PDFString,
+): void {
   const { PDFHexString, PDFName } = pdfLib();
   const quads = h.quads.map((q) => quadOf(q, toUser));
   const xs = quads.flatMap((q) => [q[0], q[2], q[4], q[6]]);
@@ -70,7 +76,10 @@ function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser
   const rect = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
   const [r, g, b] = h.color;
   const ops = [`/GS0 gs ${fmt(r)} ${fmt(g)} ${fmt(b)} rg`];
-  for (const q of quads) ops.push(`${fmt(q[0])} ${fmt(q[1])} m ${fmt(q[2])} ${fmt(q[3])} l ${fmt(q[6])} ${fmt(q[7])} l ${fmt(q[4])} ${fmt(q[5])} l h f`);
+  for (const q of quads)
+    ops.push(
+      `${fmt(q[0])} ${fmt(q[1])} m ${fmt(q[2])} ${fmt(q[3])} l ${fmt(q[6])} ${fmt(q[7])} l ${fmt(q[4])} ${fmt(q[5])} l h f`,
+    );
   const ap = doc.context.stream(ops.join('\n'), {
     Type: 'XObject',
     Subtype: 'Form',
@@ -98,17 +107,23 @@ function addHighlight(doc: PDFDocument, page: PDFPage, h: HighlightAnnot, toUser
  * A copy of the PDF with the highlights added as annotations; the page
  * content is untouched and annotations already there are kept.
  */
-export async function buildAnnotatedPdf(source: Uint8Array, highlights: readonly HighlightAnnot[]): Promise<Uint8Array> {
+export async function buildAnnotatedPdf(
+  source: Uint8Array,
+  highlights: readonly HighlightAnnot[],
+): Promise<Uint8Array> {
   const { PDFDocument, PDFString } = pdfLib();
   const doc = await PDFDocument.load(source, { ignoreEncryption: true, updateMetadata: false });
   const pages = doc.getPages();
   const stamp = PDFString.fromDate(new Date());
   const byPage = new Map<number, HighlightAnnot[]>();
-  for (const h of highlights) if (h.quads.length && h.page >= 1 && h.page <= pages.length) byPage.set(h.page, [...(byPage.get(h.page) ?? []), h]);
+  for (const h of highlights)
+    if (h.quads.length && h.page >= 1 && h.page <= pages.length) byPage.set(h.page, [...(byPage.get(h.page) ?? []), h]);
   for (const [pageNo, list] of byPage) {
     const page = pages[pageNo - 1];
     const box = page.getCropBox();
-    const toUser = inverse(viewportTransform([box.x, box.y, box.x + box.width, box.y + box.height], page.getRotation().angle));
+    const toUser = inverse(
+      viewportTransform([box.x, box.y, box.x + box.width, box.y + box.height], page.getRotation().angle),
+    );
     for (const h of list) addHighlight(doc, page, h, toUser, stamp);
   }
   return doc.save({ useObjectStreams: true });

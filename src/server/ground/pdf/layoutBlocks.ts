@@ -54,7 +54,10 @@ export function bodyFontHeight(items: TextItem[]): number {
 const LIST_START = /^\s*(?:[•◦▪∙·\-–*]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+/u;
 
 function labelOf(block: Line[], body: number, pageHeight: number): string {
-  const text = block.map((l) => l.text).join(' ').trim();
+  const text = block
+    .map((l) => l.text)
+    .join(' ')
+    .trim();
   const rect = block.reduce((r, l) => union(r, l.rect), block[0].rect);
   const fh = Math.max(...block.map((l) => l.fontHeight));
   const inMargin = rect.y < pageHeight * 0.08 || rect.y + rect.h > pageHeight * 0.92;
@@ -83,7 +86,8 @@ export function layoutBlocks(items: TextItem[], pageHeight: number): LayoutBlock
     if (prev) {
       const vgap = line.rect.y - (prev.rect.y + prev.rect.h);
       const sizeChange = Math.abs(line.fontHeight - prev.fontHeight) > Math.max(0.9, prev.fontHeight * 0.12);
-      const leftMoved = Math.abs(line.rect.x - prev.rect.x) > prev.fontHeight * 4 && line.rect.x > prev.rect.x + prev.rect.w;
+      const leftMoved =
+        Math.abs(line.rect.x - prev.rect.x) > prev.fontHeight * 4 && line.rect.x > prev.rect.x + prev.rect.w;
       const monoChange = !!line.items[0].mono !== !!prev.items[0].mono;
       if (vgap < -prev.fontHeight * 2 || vgap > prev.fontHeight * 0.9 || sizeChange || leftMoved || monoChange) {
         groups.push(cur);

@@ -14,7 +14,8 @@ async function destPage(doc: PdfDocument, dest: RawOutlineNode['dest']): Promise
     if (!Array.isArray(explicit) || explicit.length === 0) return undefined;
     const target = explicit[0];
     if (typeof target === 'number') return target + 1;
-    if (target && typeof target === 'object') return (await doc.getPageIndex(target as { num: number; gen: number })) + 1;
+    if (target && typeof target === 'object')
+      return (await doc.getPageIndex(target as { num: number; gen: number })) + 1;
   } catch {
     /* broken destination */
   }

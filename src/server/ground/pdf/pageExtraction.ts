@@ -8,7 +8,13 @@ import type { PageOcr } from './pageOcr';
 async function paintsImage(doc: PdfDocument, pageNo: number): Promise<boolean> {
   const pdfjs = await loadPdfJs();
   const ops = pdfjs.OPS;
-  const imageOps = new Set<number>([ops.paintImageXObject, ops.paintInlineImageXObject, ops.paintImageMaskXObject, ops.paintImageXObjectRepeat, ops.paintInlineImageXObjectGroup]);
+  const imageOps = new Set<number>([
+    ops.paintImageXObject,
+    ops.paintInlineImageXObject,
+    ops.paintImageMaskXObject,
+    ops.paintImageXObjectRepeat,
+    ops.paintInlineImageXObjectGroup,
+  ]);
   const page = await doc.getPage(pageNo);
   try {
     const list = await page.getOperatorList();
@@ -27,7 +33,12 @@ export const OCR_SCALE = 2.5;
  * `blocks: false` leaves `blocks` empty, for callers that derive them from
  * the items later (the library does, for the few pages that ask).
  */
-export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOcr, opts: { blocks?: boolean } = {}): Promise<PageData> {
+export async function extractPage(
+  doc: PdfDocument,
+  pageNo: number,
+  ocr?: PageOcr,
+  opts: { blocks?: boolean } = {},
+): Promise<PageData> {
   const withBlocks = opts.blocks ?? true;
   const page = await doc.getPage(pageNo);
   const viewport = page.getViewport({ scale: 1 });
@@ -61,7 +72,13 @@ export async function extractPage(doc: PdfDocument, pageNo: number, ocr?: PageOc
     const result = await ocr.recognize(png, OCR_SCALE);
     const text = itemsToText(result.items);
     if (!isReadableText(text)) return { ...data, unreadable: true };
-    return { ...data, text, items: result.items, blocks: withBlocks ? layoutBlocks(result.items, data.height) : [], ocr: true };
+    return {
+      ...data,
+      text,
+      items: result.items,
+      blocks: withBlocks ? layoutBlocks(result.items, data.height) : [],
+      ocr: true,
+    };
   } catch {
     return { ...data, unreadable: true };
   }

@@ -62,7 +62,11 @@ const HIDDEN = 2;
 export async function unprintedPages(bytes: Uint8Array): Promise<Set<number> | undefined> {
   try {
     const { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } = pdfLib();
-    const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    const doc = await PDFDocument.load(bytes, {
+      ignoreEncryption: true,
+      updateMetadata: false,
+      throwOnInvalidObject: false,
+    });
     const pages = new Set<number>();
     doc.getPages().forEach((page, i) => {
       const annots = page.node.lookup(PDFName.of('Annots'));
@@ -92,7 +96,11 @@ export async function unprintedPages(bytes: Uint8Array): Promise<Set<number> | u
  * are left out. `unprinted` (from unprintedPages): the pages that need
  * pdf.js's display intent; the others are read with the cheaper print intent.
  */
-export async function readAnnotations(doc: PdfDocument, pages: readonly number[], unprinted?: Set<number>): Promise<PageAnnotation[]> {
+export async function readAnnotations(
+  doc: PdfDocument,
+  pages: readonly number[],
+  unprinted?: Set<number>,
+): Promise<PageAnnotation[]> {
   const out: PageAnnotation[] = [];
   for (const pageNo of pages) {
     if (pageNo < 1 || pageNo > doc.numPages) continue;

@@ -4,7 +4,11 @@ import { pdfTooComplexError, TOO_COMPLEX } from './extractionBudget';
 export class PdfTaskError extends Error {
   /** The errno code of a file-system failure in the worker (ENOSPC...), as on a Node fs error. */
   readonly code?: string;
-  constructor(message: string, readonly workerCode?: string, errno?: string) {
+  constructor(
+    message: string,
+    readonly workerCode?: string,
+    errno?: string,
+  ) {
     super(message);
     this.name = 'PdfTaskError';
     if (errno) this.code = errno;
@@ -12,10 +16,12 @@ export class PdfTaskError extends Error {
 }
 
 /** A PDF over the worker budget; the message starts with the code, so a stored extraction error names it. */
-export const tooComplex = (reason: string) => Object.assign(new PdfTaskError(`${TOO_COMPLEX}: ${reason}`, TOO_COMPLEX), { reason });
+export const tooComplex = (reason: string) =>
+  Object.assign(new PdfTaskError(`${TOO_COMPLEX}: ${reason}`, TOO_COMPLEX), { reason });
 
 /** A read that answers at once (render, export): over budget is the caller's 422, not a 500. */
 export const answerTooComplex = (e: unknown): never => {
-  throw e instanceof PdfTaskError && e.workerCode === TOO_COMPLEX ? pdfTooComplexError((e as { reason?: string }).reason ?? e.message) : e;
+  throw e instanceof PdfTaskError && e.workerCode === TOO_COMPLEX
+    ? pdfTooComplexError((e as { reason?: string }).reason ?? e.message)
+    : e;
 };
-

@@ -27,7 +27,8 @@ export function loadPdfJs(): Promise<PdfJs> {
     shareTextChunks();
     syncDecompression({
       maxOutputBytes: workerBudget().streamBytes,
-      tooLarge: (bytes) => budgetExceeded(`a compressed stream inflates to more than ${Math.round(bytes / 1048576)} MB`),
+      tooLarge: (bytes) =>
+        budgetExceeded(`a compressed stream inflates to more than ${Math.round(bytes / 1048576)} MB`),
     });
     return pdfjs;
   })();

@@ -64,7 +64,11 @@ export function shareTextChunks(): void {
   }) as typeof structuredClone;
 }
 
-const inflaters: Record<string, (b: Uint8Array, o: ZlibOptions) => Buffer> = { deflate: inflateSync, 'deflate-raw': inflateRawSync, gzip: gunzipSync };
+const inflaters: Record<string, (b: Uint8Array, o: ZlibOptions) => Buffer> = {
+  deflate: inflateSync,
+  'deflate-raw': inflateRawSync,
+  gzip: gunzipSync,
+};
 
 /**
  * pdf.js inflates every Flate stream (page content, fonts) through the web
@@ -106,7 +110,9 @@ export function syncDecompression(limits: { maxOutputBytes: number; tooLarge: (b
         Error.stackTraceLimit = 0;
         let out: Buffer;
         try {
-          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), { maxOutputLength: limits.maxOutputBytes });
+          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), {
+            maxOutputLength: limits.maxOutputBytes,
+          });
         } catch (e) {
           if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') limits.tooLarge(limits.maxOutputBytes);
           throw e;

@@ -19,7 +19,8 @@ export interface TocCandidate {
   score: number;
 }
 
-const NUMBERED = /^(?:(?:chapter|part|section|appendix|kapitel|chapitre)\s+[\dIVXLC]+|\d+(?:\.\d+){0,4}\.?\s+\p{L}|[IVXLC]+\.\s+\p{L}|[A-Z]\.\d*\s+\p{L})/iu;
+const NUMBERED =
+  /^(?:(?:chapter|part|section|appendix|kapitel|chapitre)\s+[\dIVXLC]+|\d+(?:\.\d+){0,4}\.?\s+\p{L}|[IVXLC]+\.\s+\p{L}|[A-Z]\.\d*\s+\p{L})/iu;
 
 /**
  * The body font height of a set of pages: the most common height weighted
@@ -36,7 +37,10 @@ export function documentBodyHeight(pages: Pick<PageData, 'items'>[]): number {
  * numbered; running heads and page numbers (repeating text in the margins) are
  * dropped.
  */
-export function tocCandidates(pages: Pick<PageData, 'page' | 'height' | 'items'>[], opts: { bodyHeight?: number; limit?: number } = {}): TocCandidate[] {
+export function tocCandidates(
+  pages: Pick<PageData, 'page' | 'height' | 'items'>[],
+  opts: { bodyHeight?: number; limit?: number } = {},
+): TocCandidate[] {
   const body = opts.bodyHeight ?? documentBodyHeight(pages);
   // Text repeated in the margins of several pages = running heads.
   const marginCount = new Map<string, number>();

@@ -53,7 +53,11 @@ export class WorkerSlot {
     lowPriority = false,
   ) {
     const script = pdfWorkerScript();
-    this.worker = new Worker(script.script, { eval: script.eval, workerData: { budget, lowPriority }, resourceLimits: workerResourceLimits(budget) });
+    this.worker = new Worker(script.script, {
+      eval: script.eval,
+      workerData: { budget, lowPriority },
+      resourceLimits: workerResourceLimits(budget),
+    });
     this.worker.on('message', (msg: WorkerResponse) => this.answer(msg));
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`exited with code ${code}`), code));
@@ -115,7 +119,11 @@ export class WorkerSlot {
     const overBudget = exitCode === TOO_COMPLEX_EXIT || err.code === 'ERR_WORKER_OUT_OF_MEMORY';
     this.busy?.reject(
       overBudget
-        ? tooComplex(exitCode === TOO_COMPLEX_EXIT ? 'it went over the memory budget of a PDF worker' : `a PDF worker ran out of memory (${this.budget.heapMb} MB heap)`)
+        ? tooComplex(
+            exitCode === TOO_COMPLEX_EXIT
+              ? 'it went over the memory budget of a PDF worker'
+              : `a PDF worker ran out of memory (${this.budget.heapMb} MB heap)`,
+          )
         : new PdfTaskError(`PDF worker failed: ${err.message}`, 'WORKER_FAILED'),
     );
     this.busy = undefined;
@@ -127,7 +135,8 @@ export class WorkerSlot {
     const task = this.busy;
     if (!task) return;
     // An export (or an annotation read) goes through every page it is given in one go.
-    const ms = this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
+    const ms =
+      this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
     this.stallTimer = setTimeout(() => {
       if (this.busy !== task) return;
       const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;

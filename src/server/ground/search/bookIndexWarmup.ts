@@ -10,7 +10,12 @@ export const WARMUP_BYTES = 32 * 1024 * 1024;
  * start then reads no file: over 100 books of 300 pages that is 15 MB read
  * and checksummed, most of a cold query's time. Stops when `signal` aborts.
  */
-export function warmBookIndex(index: Pick<BookTextIndex, 'preload'>, newestFirst: readonly string[], signal: AbortSignal, maxBytes = WARMUP_BYTES): Promise<number> {
+export function warmBookIndex(
+  index: Pick<BookTextIndex, 'preload'>,
+  newestFirst: readonly string[],
+  signal: AbortSignal,
+  maxBytes = WARMUP_BYTES,
+): Promise<number> {
   return new Promise((resolve) => {
     let at = 0;
     const step = () => {

@@ -94,7 +94,13 @@ function scratchTf(k: number, n: number): Uint32Array {
  * (whole) are not required but add to a page's score. Highest page number
  * first (the order a newest-first window reads them).
  */
-export function matchPages(body: BookBody, words: Uint8Array[], prefix: boolean, avgLength: number, bonus: readonly Uint8Array[] = []): PageHit[] {
+export function matchPages(
+  body: BookBody,
+  words: Uint8Array[],
+  prefix: boolean,
+  avgLength: number,
+  bonus: readonly Uint8Array[] = [],
+): PageHit[] {
   const n = body.pageNo.length;
   const tfs: Uint32Array[] = [];
   for (const w of words) {

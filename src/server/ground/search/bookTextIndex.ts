@@ -6,7 +6,16 @@ import { isNoSpace } from '../../errors';
 import { ByteLru } from '../cache/byteLru';
 import { prefixKey, wordKey, type Bloom } from './bloom';
 import { matchPages } from './bookQuery';
-import { CorruptIndexError, HEADER_BYTES, decodeBloom, decodeBody, decodeHeader, encodeBook, type BookBody, type BookHeader } from './indexFormat';
+import {
+  CorruptIndexError,
+  HEADER_BYTES,
+  decodeBloom,
+  decodeBody,
+  decodeHeader,
+  encodeBook,
+  type BookBody,
+  type BookHeader,
+} from './indexFormat';
 
 export interface BookTextIndexOptions {
   /** Where the per-book index files live (`<dataDir>/cache/text-index`). */
@@ -129,7 +138,13 @@ export class BookTextIndex {
    * says more may have matched. `bonus` words are not required: they rank
    * the pages that hold them higher.
    */
-  async search(words: string[], books: string[], window: number, bookWindow = Infinity, bonus: readonly string[] = []): Promise<TextSearchResult> {
+  async search(
+    words: string[],
+    books: string[],
+    window: number,
+    bookWindow = Infinity,
+    bonus: readonly string[] = [],
+  ): Promise<TextSearchResult> {
     // One pass computes both lists, so a search that falls back to prefixes reads each book once.
     const limit = window + 1;
     const wordKeys = words.map(wordKey);
@@ -158,7 +173,9 @@ export class BookTextIndex {
         unsearched.push(bookmd5);
         continue;
       }
-      if (wantPrefix) for (const h of matchPages(body, bytes, true, avg, bonusBytes)) if (prefixed.length < limit) prefixed.push({ bookmd5, page: h.page, score: h.score });
+      if (wantPrefix)
+        for (const h of matchPages(body, bytes, true, avg, bonusBytes))
+          if (prefixed.length < limit) prefixed.push({ bookmd5, page: h.page, score: h.score });
       if (wantWhole)
         for (const h of matchPages(body, bytes, false, avg, bonusBytes)) {
           whole.push({ bookmd5, page: h.page, score: h.score });
@@ -178,7 +195,10 @@ export class BookTextIndex {
     if (!filter || this.bodies.bytes + filter.header.bodyBytes > maxBytes) return false;
     if (this.bodies.get(bookmd5)) return true;
     try {
-      const body = decodeBody(filter.header, readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes));
+      const body = decodeBody(
+        filter.header,
+        readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes),
+      );
       this.bodies.set(bookmd5, body, body.bytes);
     } catch {
       // a damaged file is the search's to rebuild
@@ -194,7 +214,10 @@ export class BookTextIndex {
       const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
       if (!filter) return undefined;
       try {
-        const body = decodeBody(filter.header, readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes));
+        const body = decodeBody(
+          filter.header,
+          readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes),
+        );
         this.bodies.set(bookmd5, body, body.bytes);
         return body;
       } catch (e) {
@@ -240,7 +263,10 @@ export class BookTextIndex {
       const at = HEADER_BYTES + header.bloomBytes;
       this.unsaved.set(bookmd5, decodeBody(header, bytes.subarray(at, at + header.bodyBytes)));
     }
-    const filter = { header, bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)) };
+    const filter = {
+      header,
+      bloom: decodeBloom(header, bytes.subarray(HEADER_BYTES, HEADER_BYTES + header.bloomBytes)),
+    };
     this.bodies.delete(bookmd5);
     this.setFilter(bookmd5, filter);
     return filter;

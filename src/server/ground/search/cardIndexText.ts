@@ -53,12 +53,20 @@ export interface CardQuery {
  */
 export function cardQuery(parts: readonly QueryPart[]): CardQuery | undefined {
   if (!parts.length) return undefined;
-  const phrase = (p: QueryPart) => (p.prefix ? `body:${p.terms[0]}*` : p.terms.length === 1 ? p.terms[0] : `"${p.terms.join(' ')}"`);
+  const phrase = (p: QueryPart) =>
+    p.prefix ? `body:${p.terms[0]}*` : p.terms.length === 1 ? p.terms[0] : `"${p.terms.join(' ')}"`;
   const hasWord = (p: QueryPart) => !p.prefix && p.bonus.includes(p.key);
   if (parts.length === 1) {
     const [p] = parts;
     return hasWord(p)
-      ? { match: `(${p.key} OR ${phrase(p)})`, rank: [0, 1], phrases: [{ part: 0, kind: 'word' }, { part: 0, kind: 'phrase' }] }
+      ? {
+          match: `(${p.key} OR ${phrase(p)})`,
+          rank: [0, 1],
+          phrases: [
+            { part: 0, kind: 'word' },
+            { part: 0, kind: 'phrase' },
+          ],
+        }
       : { match: phrase(p), rank: [0], phrases: [{ part: 0, kind: 'phrase' }] };
   }
   const words = parts.filter(hasWord);

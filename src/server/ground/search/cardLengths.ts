@@ -59,7 +59,10 @@ export class CardLengths {
     const step = () => {
       if (this.building !== job) return;
       try {
-        const rows = this.store.all<{ docid: number; size: Uint8Array }>('SELECT docid, size FROM notes_fts_docsize WHERE docid > ? ORDER BY docid LIMIT ?', [above, BUILD_CHUNK]);
+        const rows = this.store.all<{ docid: number; size: Uint8Array }>(
+          'SELECT docid, size FROM notes_fts_docsize WHERE docid > ? ORDER BY docid LIMIT ?',
+          [above, BUILD_CHUNK],
+        );
         if (rows.length) lengths = withRoom(lengths, rows[rows.length - 1].docid);
         for (const r of rows) decodeSizes(r.size, lengths, r.docid * COLUMNS);
         if (rows.length === BUILD_CHUNK) {
@@ -95,7 +98,12 @@ export class CardLengths {
     if (!list.length) return;
     const l = (this.lengths = withRoom(this.lengths!, Math.max(...list)));
     for (const d of list) l.fill(-1, d * COLUMNS, d * COLUMNS + COLUMNS);
-    for (const r of rowsByDocid<{ docid: number; size: Uint8Array }>(this.store, 'docid, size FROM notes_fts_docsize', list)) decodeSizes(r.size, l, r.docid * COLUMNS);
+    for (const r of rowsByDocid<{ docid: number; size: Uint8Array }>(
+      this.store,
+      'docid, size FROM notes_fts_docsize',
+      list,
+    ))
+      decodeSizes(r.size, l, r.docid * COLUMNS);
   }
 }
 

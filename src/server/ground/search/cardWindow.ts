@@ -48,14 +48,25 @@ export const ftsWholeWords = (prefixQuery: string) => prefixQuery.replace(/\*/g,
  * - a query of that one term alone reads no row at all (commonAlone).
  * Either way the matchinfo ranked is the one FTS4's own query gives.
  */
-export function rankCardWindow(store: Pick<Store, 'all'>, parts: readonly QueryPart[], window: number, memory: { common?: CommonTerms; lengths?: CardLengths } = {}): { rows: Candidate[]; cut: boolean } {
+export function rankCardWindow(
+  store: Pick<Store, 'all'>,
+  parts: readonly QueryPart[],
+  window: number,
+  memory: { common?: CommonTerms; lengths?: CardLengths } = {},
+): { rows: Candidate[]; cut: boolean } {
   const query = cardQuery(parts)!;
-  const alone = parts.length === 1 && memory.lengths?.ready ? commonAlone(store, parts[0], memory.common, memory.lengths, query, window) : undefined;
+  const alone =
+    parts.length === 1 && memory.lengths?.ready
+      ? commonAlone(store, parts[0], memory.common, memory.lengths, query, window)
+      : undefined;
   if (alone) return alone;
   const split = memory.common && splitCommon(parts, memory.common);
   const asked = split ? cardQuery(split.rest)! : query;
   const lengths = memory.lengths?.ready ? memory.lengths : undefined;
-  const score = split || lengths ? scorer(query, asked, split, lengths) : (_docid: number, mi: Uint8Array) => bm25Score(mi, query.rank);
+  const score =
+    split || lengths
+      ? scorer(query, asked, split, lengths)
+      : (_docid: number, mi: Uint8Array) => bm25Score(mi, query.rank);
   const read = (match: string) => readWindow(store, match, lengths ? RANK_INFO_NO_LENGTHS : RANK_INFO, window, score);
   const whole = ftsWholeWords(asked.match);
   let rows = read(whole);
@@ -88,11 +99,21 @@ export function bestOf(rows: readonly Candidate[], n: number): Candidate[] {
  * (rows, averages), without reading a row more (a term in all 100k cards:
  * 2,001 rows, ~7 ms of SQL).
  */
-function commonAlone(store: Pick<Store, 'all'>, part: QueryPart, common: CommonTerms | undefined, lengths: CardLengths, query: CardQuery, window: number) {
+function commonAlone(
+  store: Pick<Store, 'all'>,
+  part: QueryPart,
+  common: CommonTerms | undefined,
+  lengths: CardLengths,
+  query: CardQuery,
+  window: number,
+) {
   const term = plainTermOf(part);
   const postings = term === undefined ? undefined : common?.postings(term);
   if (!postings?.length) return undefined;
-  const first = store.all<{ mi: Uint8Array }>(`SELECT matchinfo(notes_fts, 'pcna') AS mi FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid DESC LIMIT 1`, [query.match])[0];
+  const first = store.all<{ mi: Uint8Array }>(
+    `SELECT matchinfo(notes_fts, 'pcna') AS mi FROM notes_fts WHERE notes_fts MATCH ? ORDER BY docid DESC LIMIT 1`,
+    [query.match],
+  )[0];
   if (!first) return undefined;
   const head = new Uint32Array(first.mi.buffer, first.mi.byteOffset, first.mi.byteLength >> 2);
   const c = head[1];
@@ -121,7 +142,8 @@ function splitCommon(parts: readonly QueryPart[], common: CommonTerms): Split | 
   const source: Split['source'] = [];
   parts.forEach((p, i) => {
     const term = plainTermOf(p);
-    const postings = term !== undefined && (rest.length > 0 || i < parts.length - 1) ? common.postings(term) : undefined;
+    const postings =
+      term !== undefined && (rest.length > 0 || i < parts.length - 1) ? common.postings(term) : undefined;
     if (postings) source.push({ postings });
     else source.push({ rest: rest.push(p) - 1 });
   });
@@ -172,10 +194,17 @@ function scorer(query: CardQuery, asked: CardQuery, split: Split | undefined, le
 }
 
 /** The i-th 32-bit word of a matchinfo blob (little-endian, as sql.js hands it out): read in place, a typed-array view per row costs more than the row's rank. */
-const word = (mi: Uint8Array, i: number): number => (mi[4 * i] | (mi[4 * i + 1] << 8) | (mi[4 * i + 2] << 16) | (mi[4 * i + 3] << 24)) >>> 0;
+const word = (mi: Uint8Array, i: number): number =>
+  (mi[4 * i] | (mi[4 * i + 1] << 8) | (mi[4 * i + 2] << 16) | (mi[4 * i + 3] << 24)) >>> 0;
 
 /** Up to window + 1 rows, newest first, that `score` keeps, with their rank; read on below the last docid while it drops rows. */
-function readWindow(store: Pick<Store, 'all'>, match: string, info: string, window: number, score: (docid: number, mi: Uint8Array) => number | undefined): Candidate[] {
+function readWindow(
+  store: Pick<Store, 'all'>,
+  match: string,
+  info: string,
+  window: number,
+  score: (docid: number, mi: Uint8Array) => number | undefined,
+): Candidate[] {
   const out: Candidate[] = [];
   let below: number | undefined;
   for (;;) {

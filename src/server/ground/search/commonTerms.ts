@@ -76,7 +76,11 @@ export class CommonTerms {
 
   /** For diagnostics, tests and the bench: the terms whose postings are ready, their bytes, and a build under way. */
   get state(): { ready: string[]; bytes: number; building: string | undefined } {
-    return { ready: [...this.ready.keys()], bytes: [...this.ready.values()].reduce((n, p) => n + p.bytes, 0), building: this.building?.term };
+    return {
+      ready: [...this.ready.keys()],
+      bytes: [...this.ready.values()].reduce((n, p) => n + p.bytes, 0),
+      building: this.building?.term,
+    };
   }
 
   /** A verdict given before this share of the index changed is asked again. */
@@ -93,7 +97,11 @@ export class CommonTerms {
     if (cards >= this.minCards) {
       const need = Math.ceil(cards * COMMON_SHARE);
       // Counts up to the share only. The term is CJK letters: nothing in it is read as an operator.
-      const n = this.store.get<{ n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)', [`"${term}"`, need])?.n ?? 0;
+      const n =
+        this.store.get<{ n: number }>(
+          'SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)',
+          [`"${term}"`, need],
+        )?.n ?? 0;
       common = n >= need;
     }
     if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
@@ -156,7 +164,13 @@ export class CommonTerms {
   /** Sets each term's hits in the given cards from their index rows as they are now (0 for a deleted row). */
   private reread(docids: Iterable<number>, postings: Postings[], terms: string[]): void {
     const list = [...docids];
-    const bodies = new Map(rowsByDocid<{ docid: number; body: string }>(this.store, 'docid, c2body AS body FROM notes_fts_content', list).map((r) => [r.docid, r.body] as const));
+    const bodies = new Map(
+      rowsByDocid<{ docid: number; body: string }>(
+        this.store,
+        'docid, c2body AS body FROM notes_fts_content',
+        list,
+      ).map((r) => [r.docid, r.body] as const),
+    );
     for (const d of list) {
       const body = bodies.get(d);
       terms.forEach((t, i) => postings[i].set(d, body === undefined ? 0 : hitsOf(body, t)));

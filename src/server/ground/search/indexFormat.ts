@@ -109,9 +109,19 @@ export function encodeBook(pages: ReadonlyArray<{ page: number; text: string }>)
   body.set(postBytes, at);
 
   const header = Buffer.alloc(HEADER_BYTES);
-  [MAGIC, VERSION, sorted.length, totalTokens, terms.length, bloom.bits.length, bloom.probes, body.length, crc32(bloom.bits) >>> 0, crc32(body) >>> 0, 0].forEach((v, i) =>
-    header.writeUInt32LE(v, i * 4),
-  );
+  [
+    MAGIC,
+    VERSION,
+    sorted.length,
+    totalTokens,
+    terms.length,
+    bloom.bits.length,
+    bloom.probes,
+    body.length,
+    crc32(bloom.bits) >>> 0,
+    crc32(body) >>> 0,
+    0,
+  ].forEach((v, i) => header.writeUInt32LE(v, i * 4));
   header.writeUInt32LE(crc32(header.subarray(0, 44)) >>> 0, 44);
   return Buffer.concat([header, bloom.bits, body]);
 }
@@ -127,19 +137,30 @@ function varint(out: number[], n: number): void {
 export function decodeHeader(b: Buffer): BookHeader {
   if (b.length < HEADER_BYTES || b.readUInt32LE(0) !== MAGIC) throw new CorruptIndexError('not a text index file');
   if (b.readUInt32LE(4) !== VERSION) throw new CorruptIndexError(`text index version ${b.readUInt32LE(4)}`);
-  if ((crc32(b.subarray(0, 44)) >>> 0) !== b.readUInt32LE(44)) throw new CorruptIndexError('header checksum mismatch');
+  if (crc32(b.subarray(0, 44)) >>> 0 !== b.readUInt32LE(44)) throw new CorruptIndexError('header checksum mismatch');
   const u = (i: number) => b.readUInt32LE(i * 4);
-  return { pageCount: u(2), totalTokens: u(3), termCount: u(4), bloomBytes: u(5), bloomProbes: u(6), bodyBytes: u(7), bloomCrc: u(8), bodyCrc: u(9) };
+  return {
+    pageCount: u(2),
+    totalTokens: u(3),
+    termCount: u(4),
+    bloomBytes: u(5),
+    bloomProbes: u(6),
+    bodyBytes: u(7),
+    bloomCrc: u(8),
+    bodyCrc: u(9),
+  };
 }
 
 export function decodeBloom(h: BookHeader, bytes: Buffer): Bloom {
-  if (bytes.length !== h.bloomBytes || (crc32(bytes) >>> 0) !== h.bloomCrc) throw new CorruptIndexError('filter checksum mismatch');
+  if (bytes.length !== h.bloomBytes || crc32(bytes) >>> 0 !== h.bloomCrc)
+    throw new CorruptIndexError('filter checksum mismatch');
   return new Bloom(new Uint8Array(bytes), h.bloomProbes);
 }
 
 /** The body from its bytes (checked against the header's crc); typed arrays share the buffer when aligned. */
 export function decodeBody(h: BookHeader, raw: Buffer): BookBody {
-  if (raw.length !== h.bodyBytes || (crc32(raw) >>> 0) !== h.bodyCrc) throw new CorruptIndexError('body checksum mismatch');
+  if (raw.length !== h.bodyBytes || crc32(raw) >>> 0 !== h.bodyCrc)
+    throw new CorruptIndexError('body checksum mismatch');
   const b = raw.byteOffset % 4 === 0 ? raw : Buffer.from(raw); // Buffer.from copies into a fresh, aligned buffer
   let at = 0;
   const u32 = (n: number) => {

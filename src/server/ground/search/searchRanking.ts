@@ -17,7 +17,12 @@ const B = 0.75;
  */
 export function bm25Score(blob: Uint8Array, phrases?: readonly number[]): number {
   // A view, not a copy: sql.js hands each blob its own aligned buffer, and copying 2000 of them cost ~1 ms a search.
-  return bm25Of(blob.byteOffset % 4 === 0 ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Uint32Array(blob.slice().buffer), phrases);
+  return bm25Of(
+    blob.byteOffset % 4 === 0
+      ? new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2)
+      : new Uint32Array(blob.slice().buffer),
+    phrases,
+  );
 }
 
 /** bm25Score of matchinfo already read as 32-bit words. */

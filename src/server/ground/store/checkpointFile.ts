@@ -37,7 +37,8 @@ function pageSizeOf(data: Uint8Array): number {
 }
 
 function crcsInto(into: Uint32Array, data: Uint8Array, pageSize: number, from: number, to: number): void {
-  for (let i = from; i < to; i++) into[i] = crc32(data.subarray(i * pageSize, Math.min(data.length, (i + 1) * pageSize))) >>> 0;
+  for (let i = from; i < to; i++)
+    into[i] = crc32(data.subarray(i * pageSize, Math.min(data.length, (i + 1) * pageSize))) >>> 0;
 }
 
 /** CRC32 of each page, at once (an off-thread checkpoint computes them in its own thread). */
@@ -80,7 +81,8 @@ export class CheckpointFile {
     removeTempFiles(path);
     const { staleKeptAs } = settleRedo(path, `${path}.redo`);
     const stale = staleKeptAs === undefined ? {} : { staleRedoKeptAs: staleKeptAs };
-    if (!existsSync(path)) return { file: new CheckpointFile(path, Promise.resolve(undefined), 4096), bytes: undefined, ...stale };
+    if (!existsSync(path))
+      return { file: new CheckpointFile(path, Promise.resolve(undefined), 4096), bytes: undefined, ...stale };
     const bytes = readFileSync(path);
     const pageSize = pageSizeOf(bytes);
     // Not needed before the first checkpoint: computed between requests, so start-up does not wait for it.
@@ -93,9 +95,14 @@ export class CheckpointFile {
     const crcs = known ?? (await crcsOfInSlices(data, pageSize));
     const old = await this.crcs;
     const changed: number[] = [];
-    if (old && pageSize === this.pageSize) for (let i = 0; i < crcs.length; i++) if (i >= old.length || old[i] !== crcs[i]) changed.push(i);
+    if (old && pageSize === this.pageSize)
+      for (let i = 0; i < crcs.length; i++) if (i >= old.length || old[i] !== crcs[i]) changed.push(i);
     // SQLite files are whole pages; anything else is written whole.
-    const whole = !old || pageSize !== this.pageSize || data.length % pageSize !== 0 || changed.length > crcs.length * WHOLE_FILE_SHARE;
+    const whole =
+      !old ||
+      pageSize !== this.pageSize ||
+      data.length % pageSize !== 0 ||
+      changed.length > crcs.length * WHOLE_FILE_SHARE;
     if (whole) {
       // A redo file left by a failed apply must not outlive this write: applied later, it would put older pages back.
       settleRedo(this.path, this.redoPath);
@@ -114,7 +121,10 @@ export class CheckpointFile {
         pre.set(i, sectorCrcsOf(page.subarray(0, bytesRead), 0, pageSize));
       }
       // Until the redo file is complete, library.db is untouched.
-      await replaceDurablyAsync(this.redoPath, encodeRedo(data, pageSize, changed, { size, pageCrcs: old!, sectorCrcs: (i) => pre.get(i)! }));
+      await replaceDurablyAsync(
+        this.redoPath,
+        encodeRedo(data, pageSize, changed, { size, pageCrcs: old!, sectorCrcs: (i) => pre.get(i)! }),
+      );
       // From here on a crash is repaired from the redo file; the state is unknown until the apply ends.
       this.crcs = Promise.resolve(undefined);
       for (const i of changed) await fh.write(data, i * pageSize, pageSize, i * pageSize);
@@ -146,6 +156,7 @@ function removeTempFiles(path: string): void {
   if (!existsSync(dir)) return;
   const name = basename(path);
   for (const f of readdirSync(dir)) {
-    if (f.startsWith(`${name}.`) && /^(\.redo)?\.\d+\.\d+\.tmp$/.test(f.slice(name.length))) rmSync(join(dir, f), { force: true });
+    if (f.startsWith(`${name}.`) && /^(\.redo)?\.\d+\.\d+\.tmp$/.test(f.slice(name.length)))
+      rmSync(join(dir, f), { force: true });
   }
 }

@@ -40,7 +40,10 @@ export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaIma
   try {
     const from = Number(db.exec(`SELECT value FROM meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
     const journal = parseJournal(readPrefix(input.journalPath, input.upTo));
-    if (journal.damaged.length || journal.tornBytes) throw new Error(`the journal's acknowledged part does not read back whole (${journal.damaged.length} damaged spans, ${journal.tornBytes} torn bytes)`);
+    if (journal.damaged.length || journal.tornBytes)
+      throw new Error(
+        `the journal's acknowledged part does not read back whole (${journal.damaged.length} damaged spans, ${journal.tornBytes} torn bytes)`,
+      );
     let last = from;
     let replayed = 0;
     for (const rec of journal.records) {
@@ -52,7 +55,8 @@ export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaIma
       last = rec.seq;
       replayed++;
     }
-    if (last !== input.seq) throw new Error(`library.db and the journal reach seq ${last}, the store is at ${input.seq}`);
+    if (last !== input.seq)
+      throw new Error(`library.db and the journal reach seq ${last}, the store is at ${input.seq}`);
     db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(input.seq)]);
     const data = db.export();
     return { data, crcs: pageCrcs(data), replayed };

@@ -32,7 +32,8 @@ export function asNoSpace(e: unknown, what: string, dir: string): unknown {
 }
 
 /** True for a raw ENOSPC/EDQUOT and for a 507 already made of one. */
-export const failedForSpace = (e: unknown): boolean => isNoSpace(e) || (e instanceof BridgeError && e.code === 'INSUFFICIENT_STORAGE');
+export const failedForSpace = (e: unknown): boolean =>
+  isNoSpace(e) || (e instanceof BridgeError && e.code === 'INSUFFICIENT_STORAGE');
 
 /** For cache writes (`.catch(skipForSpace)`): a full disk skips the cache file, any other failure still throws. */
 export const skipForSpace = (e: unknown): void => {

@@ -23,7 +23,18 @@
  *   evidence survives and the next start finds nothing new to report.
  */
 
-import { constants, closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, existsSync } from 'node:fs';
+import {
+  constants,
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  existsSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { fsyncDir, writeDurably } from './durableFiles';
 import { write as fsWrite, fsync as fsFsync, ftruncate as fsFtruncate } from 'node:fs';
@@ -51,11 +62,17 @@ const withBytes = (rec: JournalRecord) => rec.stmts.some(([, params]) => params.
  * JSON.stringify calls Buffer's toJSON before any replacer sees it, which
  * journaled {type:'Buffer',data} objects that could not be bound on replay.
  */
-const encodeParam = (p: SqlParam) => (p instanceof Uint8Array ? { $b64: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('base64') } : p);
+const encodeParam = (p: SqlParam) =>
+  p instanceof Uint8Array ? { $b64: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('base64') } : p;
 
 export function encodeRecord(rec: JournalRecord): Buffer {
   // seq first, always: the payload's `{"seq":` prefix is what a resync looks for.
-  const payload = Buffer.from(JSON.stringify({ seq: rec.seq, stmts: withBytes(rec) ? rec.stmts.map(([sql, params]) => [sql, params.map(encodeParam)]) : rec.stmts }));
+  const payload = Buffer.from(
+    JSON.stringify({
+      seq: rec.seq,
+      stmts: withBytes(rec) ? rec.stmts.map(([sql, params]) => [sql, params.map(encodeParam)]) : rec.stmts,
+    }),
+  );
   const head = Buffer.alloc(HEADER);
   head.writeUInt32LE(payload.length, 0);
   head.writeUInt32LE(crc32(payload) >>> 0, 4);
@@ -108,7 +125,7 @@ function recordAt(buf: Buffer, off: number, marked: boolean): { rec: JournalReco
   if (len === 0 || end > buf.length) return undefined;
   const payload = buf.subarray(off + HEADER, end);
   if (marked && !payload.subarray(0, MARKER.length).equals(MARKER)) return undefined;
-  if ((crc32(payload) >>> 0) !== buf.readUInt32LE(off + 4)) return undefined;
+  if (crc32(payload) >>> 0 !== buf.readUInt32LE(off + 4)) return undefined;
   try {
     const rec = decodePayload(payload);
     if (!Number.isSafeInteger(rec?.seq) || !Array.isArray(rec.stmts)) return undefined;
@@ -149,7 +166,9 @@ export function parseJournal(buf: Buffer): JournalRead {
       const at = m - HEADER;
       const end = m + buf.readUInt32LE(at);
       if (end > buf.length || end - m < MARKER.length) continue;
-      const chained = buf.length - end < HEADER + MARKER.length || buf.subarray(end + HEADER, end + HEADER + MARKER.length).equals(MARKER);
+      const chained =
+        buf.length - end < HEADER + MARKER.length ||
+        buf.subarray(end + HEADER, end + HEADER + MARKER.length).equals(MARKER);
       const kind = chained ? 'chained' : 'suspect';
       if (budget[kind] <= 0) continue;
       budget[kind] -= end - m;
@@ -183,7 +202,10 @@ export class JournalWriter {
   private dirty = false;
   private flushing: Promise<void> | null = null;
 
-  constructor(readonly path: string, truncateTo?: number) {
+  constructor(
+    readonly path: string,
+    truncateTo?: number,
+  ) {
     const created = !existsSync(path);
     this.fd = openSync(path, OPEN_FLAGS, 0o600);
     // A new file's name must be durable too, or a power loss could take the whole journal with it.
@@ -213,7 +235,8 @@ export class JournalWriter {
     try {
       let written = 0;
       // Positioned writes: after a cut-back the next batch goes exactly where the durable records end.
-      while (written < all.length) written += (await writeAsync(this.fd, all, written, all.length - written, this.size + written)).bytesWritten;
+      while (written < all.length)
+        written += (await writeAsync(this.fd, all, written, all.length - written, this.size + written)).bytesWritten;
       await fsyncAsync(this.fd);
     } catch (e) {
       this.dirty = true;

@@ -5,7 +5,10 @@ import { BridgeError, insufficientStorage, isNoSpace } from '../../errors';
 export async function journalFailure(cause: unknown, dir: string): Promise<BridgeError> {
   const errno = (cause as { code?: string })?.code;
   if (isNoSpace(cause)) {
-    const free = await statfs(dir).then((s) => s.bavail * s.bsize, () => undefined);
+    const free = await statfs(dir).then(
+      (s) => s.bavail * s.bsize,
+      () => undefined,
+    );
     return insufficientStorage('Saving to the library', free, { errno });
   }
   return new BridgeError(

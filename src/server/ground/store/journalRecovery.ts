@@ -26,7 +26,8 @@ function removeLeftovers(journalPath: string): void {
   const name = basename(journalPath);
   const dir = dirname(journalPath);
   if (!existsSync(dir)) return;
-  const leftover = (f: string) => f === `${name}.rebase` || (f.startsWith(`${name}.`) && /^\.\d+\.\d+\.tmp$/.test(f.slice(name.length)));
+  const leftover = (f: string) =>
+    f === `${name}.rebase` || (f.startsWith(`${name}.`) && /^\.\d+\.\d+\.tmp$/.test(f.slice(name.length)));
   for (const f of readdirSync(dir)) if (leftover(f)) rmSync(join(dir, f), { force: true });
 }
 
@@ -66,7 +67,14 @@ export function replayJournal(db: Database, journalPath: string, checkpointSeq: 
     lostInSpans += Math.max(0, d.beforeSeq - Math.max(d.afterSeq ?? checkpointSeq, checkpointSeq) - 1);
     damagedBytes += d.end - d.start;
   }
-  const out: JournalReplay = { seq, replayed, tornBytes: read.tornBytes, lostRecords: lostInSpans + failed, failedRecords: failed, damagedBytes };
+  const out: JournalReplay = {
+    seq,
+    replayed,
+    tornBytes: read.tornBytes,
+    lostRecords: lostInSpans + failed,
+    failedRecords: failed,
+    damagedBytes,
+  };
   if (read.damaged.length === 0 && failed === 0) {
     if (read.tornBytes > 0) out.truncateTo = read.validBytes;
     return out;

@@ -1,4 +1,13 @@
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { BridgeError, isNoSpace } from '../../errors';
 

@@ -31,10 +31,14 @@ export function recoveryLine(r: RecoveryReport): string | undefined {
   if (!recoveryFoundDamage(r)) return undefined;
   const parts: string[] = [];
   if (r.lostRecords > 0 || r.keptAs !== undefined) {
-    const kept = r.keptAs === undefined ? 'the damaged file could not be kept' : `the damaged file is kept as ${r.keptAs}`;
-    parts.push(`the journal was damaged: ${r.lostRecords} acknowledged write(s) lost (${r.damagedBytes} bytes unreadable, ${r.failedRecords} no longer applicable); ${kept}`);
+    const kept =
+      r.keptAs === undefined ? 'the damaged file could not be kept' : `the damaged file is kept as ${r.keptAs}`;
+    parts.push(
+      `the journal was damaged: ${r.lostRecords} acknowledged write(s) lost (${r.damagedBytes} bytes unreadable, ${r.failedRecords} no longer applicable); ${kept}`,
+    );
   }
-  if (r.staleRedoKeptAs !== undefined) parts.push(`a redo file that does not match library.db was set aside, not applied: ${r.staleRedoKeptAs}`);
+  if (r.staleRedoKeptAs !== undefined)
+    parts.push(`a redo file that does not match library.db was set aside, not applied: ${r.staleRedoKeptAs}`);
   if (r.rewriteError) parts.push(`the journal could not be rewritten (${r.rewriteError})`);
   return `study-bridge: recovery: ${parts.join('; ')}`;
 }

@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { fsyncDir } from './durableFiles';
@@ -38,19 +48,28 @@ export interface PreImage {
 
 export function sectorCrcsOf(bytes: Uint8Array, at: number, pageSize: number): Uint32Array {
   const out = new Uint32Array(pageSize / SECTOR);
-  for (let s = 0; s < out.length; s++) out[s] = crc32(bytes.subarray(Math.min(bytes.length, at + s * SECTOR), Math.min(bytes.length, at + (s + 1) * SECTOR))) >>> 0;
+  for (let s = 0; s < out.length; s++)
+    out[s] =
+      crc32(bytes.subarray(Math.min(bytes.length, at + s * SECTOR), Math.min(bytes.length, at + (s + 1) * SECTOR))) >>>
+      0;
   return out;
 }
 
 export function preImageOf(bytes: Uint8Array, pageSize: number): PreImage {
   const pages = Math.ceil(bytes.length / pageSize);
   const pageCrcs = new Uint32Array(pages);
-  for (let i = 0; i < pages; i++) pageCrcs[i] = crc32(bytes.subarray(i * pageSize, Math.min(bytes.length, (i + 1) * pageSize))) >>> 0;
+  for (let i = 0; i < pages; i++)
+    pageCrcs[i] = crc32(bytes.subarray(i * pageSize, Math.min(bytes.length, (i + 1) * pageSize))) >>> 0;
   return { size: bytes.length, pageCrcs, sectorCrcs: (i) => sectorCrcsOf(bytes, i * pageSize, pageSize) };
 }
 
 /** Digest of the pages a redo file leaves alone (those below both page counts). */
-function untouchedDigest(pageCrc: (i: number) => number, oldPages: number, newPages: number, changed: Set<number>): number {
+function untouchedDigest(
+  pageCrc: (i: number) => number,
+  oldPages: number,
+  newPages: number,
+  changed: Set<number>,
+): number {
   const crcs: number[] = [];
   for (let i = 0; i < Math.min(oldPages, newPages); i++) if (!changed.has(i)) crcs.push(pageCrc(i));
   return crc32(Buffer.from(Uint32Array.from(crcs).buffer)) >>> 0;
@@ -65,7 +84,10 @@ export function encodeRedo(data: Uint8Array, pageSize: number, changed: number[]
   out.writeUInt32LE(pageCount, 12);
   out.writeUInt32LE(changed.length, 16);
   out.writeDoubleLE(pre.size, 20);
-  out.writeUInt32LE(untouchedDigest((i) => pre.pageCrcs[i], pre.pageCrcs.length, pageCount, new Set(changed)), 28);
+  out.writeUInt32LE(
+    untouchedDigest((i) => pre.pageCrcs[i], pre.pageCrcs.length, pageCount, new Set(changed)),
+    28,
+  );
   let at = HEAD;
   for (const i of changed) {
     out.writeUInt32LE(i, at);
@@ -87,7 +109,11 @@ interface ParsedRedo {
 function parse(redo: Buffer): ParsedRedo | undefined {
   const v2 = redo.subarray(0, 8).equals(MAGIC);
   if (!v2 && !redo.subarray(0, 8).equals(MAGIC_V1)) return undefined;
-  if (redo.length < (v2 ? HEAD : HEAD_V1) + 4 || (crc32(redo.subarray(0, redo.length - 4)) >>> 0) !== redo.readUInt32LE(redo.length - 4)) return undefined;
+  if (
+    redo.length < (v2 ? HEAD : HEAD_V1) + 4 ||
+    crc32(redo.subarray(0, redo.length - 4)) >>> 0 !== redo.readUInt32LE(redo.length - 4)
+  )
+    return undefined;
   const pageSize = redo.readUInt32LE(8);
   const count = redo.readUInt32LE(16);
   const spp = v2 ? pageSize / SECTOR : 0;
@@ -99,7 +125,12 @@ function parse(redo: Buffer): ParsedRedo | undefined {
     const pre = v2 ? new Uint32Array(Uint8Array.from(redo.subarray(at + 4, at + 4 + spp * 4)).buffer) : undefined;
     return { index: redo.readUInt32LE(at), page: redo.subarray(at + 4 + spp * 4, at + stride), pre };
   });
-  return { pageSize, pageCount: redo.readUInt32LE(12), pages, base: v2 ? { size: redo.readDoubleLE(20), digest: redo.readUInt32LE(28) } : undefined };
+  return {
+    pageSize,
+    pageCount: redo.readUInt32LE(12),
+    pages,
+    base: v2 ? { size: redo.readDoubleLE(20), digest: redo.readUInt32LE(28) } : undefined,
+  };
 }
 
 /** Whether library.db (`cur`) is the redo's base state, its result, or any mix a crash during the apply leaves. */
@@ -110,7 +141,8 @@ function matches(cur: Buffer, r: ParsedRedo): boolean {
   if (cur.length < Math.min(size, newSize) || cur.length > Math.max(size, newSize)) return false;
   const ps = r.pageSize;
   const pageCrc = (i: number) => crc32(cur.subarray(i * ps, Math.min(cur.length, (i + 1) * ps))) >>> 0;
-  if (untouchedDigest(pageCrc, Math.ceil(size / ps), r.pageCount, new Set(r.pages.map((p) => p.index))) !== digest) return false;
+  if (untouchedDigest(pageCrc, Math.ceil(size / ps), r.pageCount, new Set(r.pages.map((p) => p.index))) !== digest)
+    return false;
   return r.pages.every(({ index, page, pre }) => {
     const now = sectorCrcsOf(cur, index * ps, ps);
     return pre!.every((crc, s) => {
@@ -118,7 +150,9 @@ function matches(cur: Buffer, r: ParsedRedo): boolean {
       const sector = cur.subarray(Math.min(cur.length, at), Math.min(cur.length, at + SECTOR));
       const post = page.subarray(s * SECTOR, (s + 1) * SECTOR);
       // Pre-image, post-image (or the start of it, where the file ends mid-write), or zeros the file grew by.
-      return now[s] === crc || post.subarray(0, sector.length).equals(sector) || (at >= size && sector.every((b) => b === 0));
+      return (
+        now[s] === crc || post.subarray(0, sector.length).equals(sector) || (at >= size && sector.every((b) => b === 0))
+      );
     });
   });
 }

@@ -108,15 +108,26 @@ export class RowChanges {
       const { kind, key } = TABLES[table];
       const list = [...rowids].join(',');
       if (table === 'topics') {
-        for (const r of queryAll<{ topicid: string; kind: string }>(this.db, `SELECT topicid, kind FROM topics WHERE rowid IN (${list})`)) add(r.kind === 'deck' ? 'deck' : 'set', r.topicid);
+        for (const r of queryAll<{ topicid: string; kind: string }>(
+          this.db,
+          `SELECT topicid, kind FROM topics WHERE rowid IN (${list})`,
+        ))
+          add(r.kind === 'deck' ? 'deck' : 'set', r.topicid);
         continue;
       }
       if (table === 'approvals') {
-        for (const r of queryAll<{ id: string; state: string }>(this.db, `SELECT approval_id AS id, state FROM approvals WHERE rowid IN (${list})`)) approvals.push({ kind: 'approval', ids: [r.id], state: r.state });
+        for (const r of queryAll<{ id: string; state: string }>(
+          this.db,
+          `SELECT approval_id AS id, state FROM approvals WHERE rowid IN (${list})`,
+        ))
+          approvals.push({ kind: 'approval', ids: [r.id], state: r.state });
         continue;
       }
       const extra = table === 'operations' ? ', note_ids' : '';
-      for (const r of queryAll<Record<string, string>>(this.db, `SELECT ${key} AS id${extra} FROM ${table} WHERE rowid IN (${list})`)) {
+      for (const r of queryAll<Record<string, string>>(
+        this.db,
+        `SELECT ${key} AS id${extra} FROM ${table} WHERE rowid IN (${list})`,
+      )) {
         add(kind, r.id, cut.has(table));
         if (table === 'operations') for (const noteId of parseIds(r.note_ids)) add('card', noteId);
       }
@@ -126,13 +137,18 @@ export class RowChanges {
     const sets = byKind.get('set');
     if (sets?.ids.size) {
       const list = [...sets.ids].map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
-      for (const r of queryAll<{ topicid: string }>(this.db, `SELECT topicid FROM topics WHERE kind = 'deck' AND topicid IN (${list})`)) {
+      for (const r of queryAll<{ topicid: string }>(
+        this.db,
+        `SELECT topicid FROM topics WHERE kind = 'deck' AND topicid IN (${list})`,
+      )) {
         sets.ids.delete(r.topicid);
         add('deck', r.topicid);
       }
       if (!sets.ids.size && !sets.truncated) byKind.delete('set');
     }
-    return [...byKind].map(([kind, e]): LibraryChange => ({ kind, ids: [...e.ids], ...(e.truncated ? { truncated: true } : {}) })).concat(approvals);
+    return [...byKind]
+      .map(([kind, e]): LibraryChange => ({ kind, ids: [...e.ids], ...(e.truncated ? { truncated: true } : {}) }))
+      .concat(approvals);
   }
 }
 

@@ -34,7 +34,10 @@ export class StorageMonitor {
     // Only a writable reading is reused: a full disk is read again at every ask, so freed space shows at once.
     if (this.last?.status.writable && now - this.last.at < FRESH_MS) return this.last.status;
     const free = freeBytes(this.dataDir);
-    const status: StorageStatus = free === undefined || free >= LOW_SPACE_BYTES ? { writable: true, freeBytes: free ?? null } : { writable: false, freeBytes: free, reason: 'disk_full' };
+    const status: StorageStatus =
+      free === undefined || free >= LOW_SPACE_BYTES
+        ? { writable: true, freeBytes: free ?? null }
+        : { writable: false, freeBytes: free, reason: 'disk_full' };
     this.last = { at: now, status };
     this.track(status.writable);
     return status;

@@ -19,7 +19,11 @@ export type { CardIndexChange, ChangeKind, LibraryChange } from './rowChanges';
 export type { CheckpointStats, StoreOptions } from './storeOptions';
 export type { RecoveryReport } from './recoveryReport';
 
-type CommitListener = (revision: number, changes: readonly LibraryChange[], cardIndex: Readonly<CardIndexChange>) => void;
+type CommitListener = (
+  revision: number,
+  changes: readonly LibraryChange[],
+  cardIndex: Readonly<CardIndexChange>,
+) => void;
 
 /**
  * The library database: sql.js in memory, made durable by a write journal
@@ -80,7 +84,13 @@ export class Store {
         ...(replay.rewriteError === undefined ? {} : { rewriteError: replay.rewriteError }),
       },
     );
-    store.commits = new GroupCommit(db, journal, seq, (e) => journalFailure(e, dir), (revision) => store.acknowledged(revision));
+    store.commits = new GroupCommit(
+      db,
+      journal,
+      seq,
+      (e) => journalFailure(e, dir),
+      (revision) => store.acknowledged(revision),
+    );
     await store.migrate();
     store.rowChanges = new RowChanges(db);
     return store;
@@ -191,7 +201,10 @@ export class Store {
     return this.checkpointing;
   }
 
-  private async doCheckpoint(opts: { onThisThread?: boolean; force?: boolean }, offThreadFailure?: string): Promise<void> {
+  private async doCheckpoint(
+    opts: { onThisThread?: boolean; force?: boolean },
+    offThreadFailure?: string,
+  ): Promise<void> {
     // A replica starts from library.db: only from a file known whole (not one a failed page write left unknown).
     const onThisThread = opts.onThisThread || !(await this.file.isWhole());
     // Between batches memory holds exactly the acknowledged writes, all in the journal's first `upTo` bytes.
@@ -200,7 +213,8 @@ export class Store {
       const started = performance.now();
       const upTo = this.journal.bytes;
       const seq = this.commits.revision;
-      if (!onThisThread && this.buildsOffThread()) return { upTo, seq, started, held: performance.now(), data: undefined };
+      if (!onThisThread && this.buildsOffThread())
+        return { upTo, seq, started, held: performance.now(), data: undefined };
       this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(seq)]);
       const data = this.db.export();
       return { upTo, seq, started, held: performance.now(), data };
@@ -211,7 +225,10 @@ export class Store {
     if (snap.data) image = { data: snap.data };
     else {
       try {
-        image = await buildReplicaOffThread({ dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq }, this.closing.signal);
+        image = await buildReplicaOffThread(
+          { dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq },
+          this.closing.signal,
+        );
       } catch (e) {
         // Nothing was written: library.db and the journal are as they were, and memory holds the truth.
         return this.doCheckpoint({ ...opts, onThisThread: true }, e instanceof Error ? e.message : String(e));

@@ -94,7 +94,8 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
   // entering the page at a line's start adds the bonus (jumps only, see enter()).
   const start = new Float64Array(m + 1);
   const jumped = new Float64Array(m + 1).fill(-Infinity);
-  const enter = (i: number, j: number) => Math.max(start[i], jumped[i] + (p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
+  const enter = (i: number, j: number) =>
+    Math.max(start[i], jumped[i] + (p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
   const startCol = new Int32Array(m + 1).fill(-1);
   // Page keys by length, so a quote token is compared once with each distinct key of a length it could match.
   const byLength = new Map<number, string[]>();

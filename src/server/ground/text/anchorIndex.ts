@@ -83,7 +83,13 @@ export class AnchorIndex {
       const start = buf.length;
       const items = p.ocr === 2 ? [] : p.items;
       buf.appendItems(items);
-      this.spans.push({ page: p.page, start, end: buf.length, items, hasCoords: items.some((i) => i.w > 0 && i.h > 0) });
+      this.spans.push({
+        page: p.page,
+        start,
+        end: buf.length,
+        items,
+        hasCoords: items.some((i) => i.w > 0 && i.h > 0),
+      });
     }
     this.folded = buf.done();
     this.key = keyString(this.folded);
@@ -108,18 +114,30 @@ export class AnchorIndex {
     if (exact >= 0) {
       // An anchor names one page: a quote over a page break is placed on the page holding most of it.
       const span = this.mostOf(exact, exact + q.length);
-      return this.place(span, exactMatch(span.items, this.folded, Math.max(exact, span.start), Math.min(exact + q.length, span.end)));
+      return this.place(
+        span,
+        exactMatch(span.items, this.folded, Math.max(exact, span.start), Math.min(exact + q.length, span.end)),
+      );
     }
     if (q.length > MAX_FUZZY_KEY) return { anchored: false, score: 0, reason: 'no_match' };
     let best: { span: PageSpan; m: PageMatch } | undefined;
     const quote = quoteTokens(text);
     for (const span of this.candidates(q)) {
-      const m = alignedMatch(span.items, this.folded, (span.tokens ??= keyTokens(span.items, this.folded, span.start, span.end)), quote);
+      const m = alignedMatch(
+        span.items,
+        this.folded,
+        (span.tokens ??= keyTokens(span.items, this.folded, span.start, span.end)),
+        quote,
+      );
       if (m && (!best || m.score > best.m.score)) best = { span, m };
     }
     if (!best) return { anchored: false, score: 0, reason: 'no_match' };
     if (best.m.score >= minScore) return this.place(best.span, best.m);
-    return { anchored: false, score: best.m.score, reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match' };
+    return {
+      anchored: false,
+      score: best.m.score,
+      reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match',
+    };
   }
 
   private exact(q: string): number {
@@ -151,7 +169,7 @@ export class AnchorIndex {
   /** The page span holding the most of key range [start, end). */
   private mostOf(start: number, end: number): PageSpan {
     let best = this.spanAt(start);
-    for (let span = best; span.end < end; ) {
+    for (let span = best; span.end < end;) {
       const next = this.spanAt(span.end);
       if (next === span) break;
       span = next;
@@ -175,8 +193,14 @@ export class AnchorIndex {
 
   /** The answer for a match on a page (an exact match is cut at its page's end). */
   private place(span: PageSpan, m: PageMatch): AnchorResult {
-    if (!span.hasCoords || !m.rect) return { anchored: false, page: span.page, score: m.score, reason: 'no_coordinates' };
-    const box = (r: { x: number; y: number; w: number; h: number }): AnchorRect => ({ x: r.x, y: r.y, width: r.w, height: r.h });
+    if (!span.hasCoords || !m.rect)
+      return { anchored: false, page: span.page, score: m.score, reason: 'no_coordinates' };
+    const box = (r: { x: number; y: number; w: number; h: number }): AnchorRect => ({
+      x: r.x,
+      y: r.y,
+      width: r.w,
+      height: r.h,
+    });
     return { anchored: true, page: span.page, rect: box(m.rect), rects: m.rects.map(box), score: m.score };
   }
 }

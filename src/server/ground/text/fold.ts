@@ -115,7 +115,12 @@ export class FoldBuffer implements FoldedText {
 
   /** The used part, trimmed to its length. */
   done(): FoldedText {
-    return { codes: this.codes.subarray(0, this.length), itemOf: this.itemOf.subarray(0, this.length), offsetOf: this.offsetOf.subarray(0, this.length), length: this.length };
+    return {
+      codes: this.codes.subarray(0, this.length),
+      itemOf: this.itemOf.subarray(0, this.length),
+      offsetOf: this.offsetOf.subarray(0, this.length),
+      length: this.length,
+    };
   }
 }
 
@@ -131,6 +136,7 @@ export function foldItems(items: readonly TextItem[]): FoldedText {
 /** The key of folded text as a string (for indexOf / startsWith). */
 export function keyString(f: FoldedText): string {
   let key = '';
-  for (let i = 0; i < f.length; i += 8192) key += String.fromCharCode.apply(null, Array.from(f.codes.subarray(i, Math.min(f.length, i + 8192))));
+  for (let i = 0; i < f.length; i += 8192)
+    key += String.fromCharCode.apply(null, Array.from(f.codes.subarray(i, Math.min(f.length, i + 8192))));
   return key;
 }

@@ -41,7 +41,11 @@ function sameLine(a: Rect, b: Rect): boolean {
  * order of the match), each the union of the matched parts of its items, cut
  * proportionally inside each item. Empty when nothing has a size.
  */
-export function rectsOfKeys(items: readonly TextItem[], f: FoldedText, ranges: readonly (readonly [number, number])[]): Rect[] {
+export function rectsOfKeys(
+  items: readonly TextItem[],
+  f: FoldedText,
+  ranges: readonly (readonly [number, number])[],
+): Rect[] {
   const rects: Rect[] = [];
   for (const [start, end] of ranges) {
     for (const { item, from, to } of runsOf(f, start, end - 1)) {
@@ -64,8 +68,10 @@ export function unionOf(rects: readonly Rect[]): Rect | undefined {
   return { x: round(u.x), y: round(u.y), w: round(u.w), h: round(u.h) };
 }
 
-const CJK_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*$/u;
-const CJK_START = /^\s*[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+const CJK_END =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*$/u;
+const CJK_START =
+  /^\s*[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 
 const isKeyChar = (c: string) => /[\p{L}\p{N}]/u.test(c);
 const isSpace = (c: string) => /\s/.test(c);
@@ -76,7 +82,13 @@ const isSpace = (c: string) => /\s/.test(c);
  * begins or ends with (a bracket, a full stop) is taken from the page beside
  * the match when the page has punctuation there too.
  */
-export function textOfKeys(items: readonly TextItem[], f: FoldedText, start: number, last: number, quote: string): string {
+export function textOfKeys(
+  items: readonly TextItem[],
+  f: FoldedText,
+  start: number,
+  last: number,
+  quote: string,
+): string {
   const q = quote.trim();
   const lead = [...q].findIndex((c) => isKeyChar(c) || isSpace(c));
   const qs = [...q].reverse();
@@ -89,8 +101,18 @@ export function textOfKeys(items: readonly TextItem[], f: FoldedText, start: num
   const lastStr = items[lastItem].str;
   if (to < lastStr.length && /[\udc00-\udfff]/.test(lastStr[to])) to++;
   const firstStr = items[firstItem].str;
-  for (let n = 0; n < Math.max(0, lead) && from > 0 && !isKeyChar(firstStr[from - 1]) && !isSpace(firstStr[from - 1]); n++) from--;
-  for (let n = 0; n < Math.max(0, trail) && to < lastStr.length && !isKeyChar(lastStr[to]) && !isSpace(lastStr[to]); n++) to++;
+  for (
+    let n = 0;
+    n < Math.max(0, lead) && from > 0 && !isKeyChar(firstStr[from - 1]) && !isSpace(firstStr[from - 1]);
+    n++
+  )
+    from--;
+  for (
+    let n = 0;
+    n < Math.max(0, trail) && to < lastStr.length && !isKeyChar(lastStr[to]) && !isSpace(lastStr[to]);
+    n++
+  )
+    to++;
   const parts: string[] = [];
   for (let k = firstItem; k <= lastItem; k++) {
     const s = items[k].str;

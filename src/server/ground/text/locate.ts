@@ -34,7 +34,17 @@ export function locateText(items: readonly TextItem[], text: string, minScore = 
   const q = foldKey(text);
   if (!q.length) return { found: false, status: 'no_match', score: 0, algorithm };
   const at = keyString(page).indexOf(q);
-  const m = at >= 0 ? exactMatch(items, page, at, at + q.length) : alignedMatch(items, page, keyTokens(items, page), quoteTokens(text).slice(0, MAX_TOKENS));
+  const m =
+    at >= 0
+      ? exactMatch(items, page, at, at + q.length)
+      : alignedMatch(items, page, keyTokens(items, page), quoteTokens(text).slice(0, MAX_TOKENS));
   if (!m || m.score < minScore) return { found: false, status: 'no_match', score: m?.score ?? 0, algorithm };
-  return { found: true, status: 'found', matchedText: matchedText(items, page, m, text), score: m.score, ...(m.rect ? { rect: m.rect, rects: m.rects } : {}), algorithm };
+  return {
+    found: true,
+    status: 'found',
+    matchedText: matchedText(items, page, m, text),
+    score: m.score,
+    ...(m.rect ? { rect: m.rect, rects: m.rects } : {}),
+    algorithm,
+  };
 }

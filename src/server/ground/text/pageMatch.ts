@@ -22,7 +22,12 @@ export function exactMatch(items: readonly TextItem[], f: FoldedText, start: num
 }
 
 /** The best alignment of the quote's tokens on the page's tokens (undefined when none lines up). */
-export function alignedMatch(items: readonly TextItem[], f: FoldedText, page: readonly KeyToken[], quote: readonly KeyToken[]): PageMatch | undefined {
+export function alignedMatch(
+  items: readonly TextItem[],
+  f: FoldedText,
+  page: readonly KeyToken[],
+  quote: readonly KeyToken[],
+): PageMatch | undefined {
   const a = align(quote, page);
   if (!a) return undefined;
   const ranges = a.matched.map((j): [number, number] => [page[j].start, page[j].end]);

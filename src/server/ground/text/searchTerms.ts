@@ -52,7 +52,8 @@ function bigrams(chars: readonly string[]): string[] {
 /** A CJK run's words of three characters or more (shorter ones are bigrams or single characters already). */
 function words(run: string): string[] {
   const out: string[] = [];
-  for (const s of segmenter.segment(run)) if (s.isWordLike && Array.from(s.segment).length >= MIN_WORD) out.push(s.segment);
+  for (const s of segmenter.segment(run))
+    if (s.isWordLike && Array.from(s.segment).length >= MIN_WORD) out.push(s.segment);
   return out;
 }
 
@@ -99,6 +100,12 @@ export function searchQuery(q: string, max = 16): QueryPart[] {
     .map((p): QueryPart => {
       const chars = Array.from(p.key);
       if (!p.cjk || chars.length === 1) return { key: p.key, cjk: p.cjk, terms: [p.key], prefix: true, bonus: [] };
-      return { key: p.key, cjk: true, terms: bigrams(chars), prefix: false, bonus: chars.length >= MIN_WORD ? words(p.key) : [] };
+      return {
+        key: p.key,
+        cjk: true,
+        terms: bigrams(chars),
+        prefix: false,
+        bonus: chars.length >= MIN_WORD ? words(p.key) : [],
+      };
     });
 }

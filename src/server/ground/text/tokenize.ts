@@ -88,7 +88,8 @@ function markLineEdges(items: readonly TextItem[], f: FoldedText, tokens: KeyTok
   for (let t = 0; t < tokens.length; t++) {
     const item = f.itemOf[tokens[t].start];
     if (t === 0 || lineBreakBetween(items, f.itemOf[tokens[t - 1].start], item)) tokens[t].edge |= LINE_START;
-    if (t === tokens.length - 1 || lineBreakBetween(items, item, f.itemOf[tokens[t + 1].start])) tokens[t].edge |= LINE_END;
+    if (t === tokens.length - 1 || lineBreakBetween(items, item, f.itemOf[tokens[t + 1].start]))
+      tokens[t].edge |= LINE_END;
   }
 }
 
@@ -100,7 +101,12 @@ const ASCII_HAN = /^[\x00-\x7f\u3001\u3002\u4e00-\u9fef]*$/;
 export function tokenize(text: string): { key: string; from: number; to: number }[] {
   // Plain ASCII (most Latin pages): the same tokens, letters and digits lower-cased, at a third of the cost.
   // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(text)) return Array.from(text.matchAll(ASCII_WORD), (m) => ({ key: m[0].toLowerCase(), from: m.index, to: m.index + m[0].length }));
+  if (/^[\x00-\x7f]*$/.test(text))
+    return Array.from(text.matchAll(ASCII_WORD), (m) => ({
+      key: m[0].toLowerCase(),
+      from: m.index,
+      to: m.index + m[0].length,
+    }));
   // The same with Han characters, a token each (a fifth of the cost: card search makes a snippet of every hit it lists).
   if (ASCII_HAN.test(text)) return asciiHanTokens(text);
   return foldedTokens(text);

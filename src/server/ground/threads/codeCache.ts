@@ -48,7 +48,10 @@ export function requireWithCodeCache(file: string, cacheDir: string): CachedModu
 
 function cacheKey(file: string): string {
   const s = statSync(file);
-  return createHash('sha256').update(`${s.size}:${s.mtimeMs}:${process.version}:${process.arch}:${process.versions.v8}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${s.size}:${s.mtimeMs}:${process.version}:${process.arch}:${process.versions.v8}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function readCache(cacheFile: string): Buffer | undefined {
@@ -64,7 +67,8 @@ function writeCache(cacheFile: string, stem: string, data: Buffer): void {
   const cacheDir = path.dirname(cacheFile);
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    for (const f of readdirSync(cacheDir)) if (f.startsWith(stem) && path.join(cacheDir, f) !== cacheFile) rmSync(path.join(cacheDir, f), { force: true });
+    for (const f of readdirSync(cacheDir))
+      if (f.startsWith(stem) && path.join(cacheDir, f) !== cacheFile) rmSync(path.join(cacheDir, f), { force: true });
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(tmp, data, { mode: 0o600 });
     chmodSync(tmp, 0o600);

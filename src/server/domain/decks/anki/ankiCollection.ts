@@ -61,23 +61,38 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
     throw apkgDamaged(`its collection is not a readable SQLite database (${(e as Error).message})`);
   }
   try {
-    const col = queryAll<{ crt: number; models: string; decks: string }>(db, 'SELECT crt, models, decks FROM col LIMIT 1')[0];
+    const col = queryAll<{ crt: number; models: string; decks: string }>(
+      db,
+      'SELECT crt, models, decks FROM col LIMIT 1',
+    )[0];
     if (!col) throw apkgDamaged('its collection has no col row');
     // Schema 15+ (collection.anki21b) keeps note types and decks in tables; older ones in the col row's JSON.
     const newer = hasNotetypeTables(db);
     const models = newer ? notetypesOf(db) : modelsFromJson(col.models);
     const decks = newer ? decksOf(db) : decksFromJson(col.decks);
-    const notes = queryAll<{ id: number; guid: string; mid: number | string; tags: string; flds: string }>(db, 'SELECT id, guid, mid, tags, flds FROM notes ORDER BY id').map(
-      (n): AnkiNote => ({ id: n.id, guid: String(n.guid), mid: String(n.mid), tags: String(n.tags).split(/\s+/).filter(Boolean), fields: String(n.flds).split('\x1f') }),
-    );
-    const hasData = queryAll<{ name: string }>(db, "SELECT name FROM pragma_table_info('cards') WHERE name = 'data'").length > 0;
+    const notes = queryAll<{ id: number; guid: string; mid: number | string; tags: string; flds: string }>(
+      db,
+      'SELECT id, guid, mid, tags, flds FROM notes ORDER BY id',
+    ).map((n): AnkiNote => ({
+      id: n.id,
+      guid: String(n.guid),
+      mid: String(n.mid),
+      tags: String(n.tags).split(/\s+/).filter(Boolean),
+      fields: String(n.flds).split('\x1f'),
+    }));
+    const hasData =
+      queryAll<{ name: string }>(db, "SELECT name FROM pragma_table_info('cards') WHERE name = 'data'").length > 0;
     const cards = queryAll<AnkiCard & { did: number | string }>(
       db,
       `SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, ${hasData ? 'data' : "''"} AS data FROM cards ORDER BY nid, ord`,
     ).map((c) => ({ ...c, did: String(c.did), data: String(c.data ?? '') }));
     const lastReview = new Map<number, number>();
-    const hasRevlog = queryAll<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'revlog'").length > 0;
-    if (hasRevlog) for (const r of queryAll<{ cid: number; at: number }>(db, 'SELECT cid, max(id) AS at FROM revlog GROUP BY cid')) lastReview.set(r.cid, r.at);
+    const hasRevlog =
+      queryAll<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'revlog'").length >
+      0;
+    if (hasRevlog)
+      for (const r of queryAll<{ cid: number; at: number }>(db, 'SELECT cid, max(id) AS at FROM revlog GROUP BY cid'))
+        lastReview.set(r.cid, r.at);
     return { crt: Number(col.crt) || 0, models, decks, notes, cards, lastReview };
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_DAMAGED') throw e;
@@ -89,7 +104,12 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
 
 function modelsFromJson(json: string): Map<string, AnkiModel> {
   const models = new Map<string, AnkiModel>();
-  for (const [id, m] of Object.entries(parseJson(json, 'models') as Record<string, { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }>)) {
+  for (const [id, m] of Object.entries(
+    parseJson(json, 'models') as Record<
+      string,
+      { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }
+    >,
+  )) {
     const fields = [...(m.flds ?? [])].sort((a, b) => a.ord - b.ord).map((f) => String(f.name));
     models.set(String(id), { id: String(id), name: String(m.name ?? 'Note'), cloze: m.type === MODEL_CLOZE, fields });
   }
@@ -98,7 +118,8 @@ function modelsFromJson(json: string): Map<string, AnkiModel> {
 
 function decksFromJson(json: string): Map<string, string> {
   const decks = new Map<string, string>();
-  for (const [id, d] of Object.entries(parseJson(json, 'decks') as Record<string, { name?: string }>)) decks.set(String(id), String(d.name ?? 'Default'));
+  for (const [id, d] of Object.entries(parseJson(json, 'decks') as Record<string, { name?: string }>))
+    decks.set(String(id), String(d.name ?? 'Default'));
   return decks;
 }
 

@@ -25,7 +25,14 @@ export interface AnkiExportDeps extends ExcerptRenderDeps {
 
 /** Longer edge of an excerpt region drawn for Anki. */
 const EXCERPT_EDGE = 1200;
-const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/bmp': 'bmp', 'image/svg+xml': 'svg' };
+const EXT: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/bmp': 'bmp',
+  'image/svg+xml': 'svg',
+};
 
 /** A stable Anki id (deck) from one of ours: 48 bits of its SHA-1, so a second export names the same deck. */
 const stableId = (id: string) => parseInt(createHash('sha1').update(id).digest('hex').slice(0, 12), 16);
@@ -57,7 +64,11 @@ function mediaSet(): Media {
 const img = (name: string) => `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
 
 /** The fields, note type and card ordinal of one review card. */
-async function fieldsOf(deps: AnkiExportDeps, c: ExportCard, media: Media): Promise<{ mid: number; ord: number; fields: string[] }> {
+async function fieldsOf(
+  deps: AnkiExportDeps,
+  c: ExportCard,
+  media: Media,
+): Promise<{ mid: number; ord: number; fields: string[] }> {
   const pictures: string[] = [];
   let front: string | undefined;
   for (const p of c.pictures) {
@@ -83,19 +94,28 @@ async function fieldsOf(deps: AnkiExportDeps, c: ExportCard, media: Media): Prom
   const question = c.question ?? '';
   if (/\{\{\s*cloze\s*\}\}/i.test(question) || hasAnkiCloze(question)) {
     // {{cloze}} hides the card's title; {{cN::…}} is Anki's own markup and stays.
-    const text = textToHtml(question.replace(/\{\{\s*cloze\s*\}\}/gi, () => `{{c1::${c.title.replace(/\}\}/g, '} }')}}}`));
+    const text = textToHtml(
+      question.replace(/\{\{\s*cloze\s*\}\}/gi, () => `{{c1::${c.title.replace(/\}\}/g, '} }')}}}`),
+    );
     const ord = Math.max(0, (clozeNumbers(htmlToText(text))[0] ?? 1) - 1);
     return { mid: CLOZE_MODEL_ID, ord, fields: [text, answer] };
   }
   return { mid: BASIC_MODEL_ID, ord: 0, fields: [front ?? textToHtml(c.question ?? c.title), answer] };
 }
 
-export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new Date()): Promise<{ bytes: Buffer; filename: string; cards: number; media: number }> {
+export async function exportApkg(
+  deps: AnkiExportDeps,
+  deckId: string,
+  now = new Date(),
+): Promise<{ bytes: Buffer; filename: string; cards: number; media: number }> {
   const deck = deps.decks.get(deckId);
   const cards = readExportCards(deps.store, deckId);
   const nowSec = Math.floor(now.getTime() / 1000);
   // Day numbers count from crt: a day start early enough that no due date falls before it.
-  const earliest = Math.min(now.getTime(), ...cards.filter((c) => c.schedule.state === 2).map((c) => Date.parse(c.schedule.due)));
+  const earliest = Math.min(
+    now.getTime(),
+    ...cards.filter((c) => c.schedule.state === 2).map((c) => Date.parse(c.schedule.due)),
+  );
   const crt = Math.floor(earliest / 86_400_000) * 86_400;
   const ankiDeckId = stableId(deckId);
   const SQL = await loadSqlite();
@@ -126,9 +146,33 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
       const { mid, ord, fields } = await fieldsOf(deps, c, media);
       const tags = c.hashtags.map(hashtagToTag).filter(Boolean);
       const sortField = htmlToText(fields[0]);
-      noteStmt.run([baseId + i, c.guid, mid, nowSec, tags.length ? ` ${tags.join(' ')} ` : '', fields.join('\x1f'), sortField, fieldChecksum(fields[0]), '']);
+      noteStmt.run([
+        baseId + i,
+        c.guid,
+        mid,
+        nowSec,
+        tags.length ? ` ${tags.join(' ')} ` : '',
+        fields.join('\x1f'),
+        sortField,
+        fieldChecksum(fields[0]),
+        '',
+      ]);
       const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
-      cardStmt.run([baseId + i, baseId + i, ankiDeckId, ord, nowSec, s.type, s.queue, s.due, s.ivl, s.factor, s.reps, s.lapses, s.data]);
+      cardStmt.run([
+        baseId + i,
+        baseId + i,
+        ankiDeckId,
+        ord,
+        nowSec,
+        s.type,
+        s.queue,
+        s.due,
+        s.ivl,
+        s.factor,
+        s.reps,
+        s.lapses,
+        s.data,
+      ]);
     }
     writeRevlog(db, deps.store, deckId, cardIds);
     db.exec('COMMIT');
@@ -137,9 +181,18 @@ export async function exportApkg(deps: AnkiExportDeps, deckId: string, now = new
     const collection = db.export();
     const mediaMap: Record<string, string> = {};
     media.names.forEach((n, i) => (mediaMap[String(i)] = n));
-    const zip = zipSync({ 'collection.anki2': [collection, { level: 6 }], media: strToU8(JSON.stringify(mediaMap)), ...media.files });
+    const zip = zipSync({
+      'collection.anki2': [collection, { level: 6 }],
+      media: strToU8(JSON.stringify(mediaMap)),
+      ...media.files,
+    });
     const safe = deck.title.replace(/[^\p{L}\p{N} ._-]+/gu, '_').trim() || 'deck';
-    return { bytes: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), filename: `${safe}.apkg`, cards: cards.length, media: media.names.length };
+    return {
+      bytes: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength),
+      filename: `${safe}.apkg`,
+      cards: cards.length,
+      media: media.names.length,
+    };
   } finally {
     db.close();
   }
@@ -150,10 +203,23 @@ const DAY_MS = 86_400_000;
 const REVLOG_TYPE = [0, 0, 1, 2];
 
 /** The review log as Anki's revlog (one row per grade: ease 1–4, interval after and before, time taken), so Anki's FSRS can fit to it. */
-function writeRevlog(db: import('sql.js').Database, store: Store, deckId: string, cardIds: ReadonlyMap<string, number>): void {
+function writeRevlog(
+  db: import('sql.js').Database,
+  store: Store,
+  deckId: string,
+  cardIds: ReadonlyMap<string, number>,
+): void {
   const stmt = db.prepare('INSERT OR IGNORE INTO revlog VALUES (?, ?, -1, ?, ?, ?, 2500, ?, ?)');
   try {
-    const rows = store.all<{ card_note_id: string; rating: number; state_before: number; scheduled_days: number; reviewed_at: string; due_after: string; duration_ms: number | null }>(
+    const rows = store.all<{
+      card_note_id: string;
+      rating: number;
+      state_before: number;
+      scheduled_days: number;
+      reviewed_at: string;
+      due_after: string;
+      duration_ms: number | null;
+    }>(
       'SELECT card_note_id, rating, state_before, scheduled_days, reviewed_at, due_after, duration_ms FROM review_logs WHERE deck_id = ? ORDER BY reviewed_at',
       [deckId],
     );
@@ -167,7 +233,15 @@ function writeRevlog(db: import('sql.js').Database, store: Store, deckId: string
       const afterMs = Date.parse(r.due_after) - Date.parse(r.reviewed_at);
       // Anki: a positive interval counts days, a negative one seconds (learning steps).
       const ivl = afterMs >= DAY_MS ? Math.round(afterMs / DAY_MS) : -Math.max(1, Math.round(afterMs / 1000));
-      stmt.run([id, cid, r.rating, ivl, Math.round(r.scheduled_days), Math.min(60_000, r.duration_ms ?? 0), REVLOG_TYPE[r.state_before] ?? 0]);
+      stmt.run([
+        id,
+        cid,
+        r.rating,
+        ivl,
+        Math.round(r.scheduled_days),
+        Math.min(60_000, r.duration_ms ?? 0),
+        REVLOG_TYPE[r.state_before] ?? 0,
+      ]);
     }
   } finally {
     stmt.free();

@@ -58,20 +58,46 @@ function byNote<T extends { noteid: string }>(db: Db, select: string, ids: reado
 }
 
 export function readExportCards(db: Db, deckId: string): ExportCard[] {
-  const rows = db.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [deckId]);
-  const refs = new Set(db.all<{ noteid: string }>('SELECT n.noteid FROM deck_cards c JOIN notes n ON n.noteid = c.source_note_id WHERE c.deck_id = ? AND n.reference_of IS NOT NULL', [deckId]).map((r) => r.noteid));
-  const resolved = new Map(rows.map((r) => [r.source_note_id, refs.has(r.source_note_id) ? resolveNote(db, r.source_note_id) : r.source_note_id]));
+  const rows = db.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [
+    deckId,
+  ]);
+  const refs = new Set(
+    db
+      .all<{ noteid: string }>(
+        'SELECT n.noteid FROM deck_cards c JOIN notes n ON n.noteid = c.source_note_id WHERE c.deck_id = ? AND n.reference_of IS NOT NULL',
+        [deckId],
+      )
+      .map((r) => r.noteid),
+  );
+  const resolved = new Map(
+    rows.map((r) => [
+      r.source_note_id,
+      refs.has(r.source_note_id) ? resolveNote(db, r.source_note_id) : r.source_note_id,
+    ]),
+  );
   const ids = [...new Set(resolved.values())];
   const alive = aliveIds(db, [...rows.map((r) => r.source_note_id), ...ids]);
   const notes = byNote<NoteRow>(db, 'SELECT * FROM notes WHERE noteid IN $IN', ids);
-  const texts = byNote<{ noteid: string; idx: number; text: string }>(db, 'SELECT noteid, idx, text FROM note_texts WHERE noteid IN $IN ORDER BY noteid, idx', ids);
-  const tags = byNote<{ noteid: string; path: string }>(db, 'SELECT noteid, path FROM note_hashtags WHERE noteid IN $IN ORDER BY noteid, path', ids);
+  const texts = byNote<{ noteid: string; idx: number; text: string }>(
+    db,
+    'SELECT noteid, idx, text FROM note_texts WHERE noteid IN $IN ORDER BY noteid, idx',
+    ids,
+  );
+  const tags = byNote<{ noteid: string; path: string }>(
+    db,
+    'SELECT noteid, path FROM note_hashtags WHERE noteid IN $IN ORDER BY noteid, path',
+    ids,
+  );
   const parts = byNote<{ noteid: string; content_id: string; mime_type: string | null; blob: Uint8Array }>(
     db,
     `SELECT noteid, content_id, mime_type, blob FROM note_parts WHERE noteid IN $IN AND kind = 'image' AND blob IS NOT NULL ORDER BY noteid, idx, content_id`,
     ids,
   );
-  const guids = byNote<{ noteid: string; guid: string }>(db, 'SELECT noteid, guid FROM anki_notes WHERE noteid IN $IN', ids);
+  const guids = byNote<{ noteid: string; guid: string }>(
+    db,
+    'SELECT noteid, guid FROM anki_notes WHERE noteid IN $IN',
+    ids,
+  );
   return rows.map((r): ExportCard => {
     const id = resolved.get(r.source_note_id)!;
     const live = alive.has(r.source_note_id) && alive.has(id);
@@ -86,7 +112,9 @@ export function readExportCards(db: Db, deckId: string): ExportCard[] {
       body: t.find((x) => x.idx === 0)?.text ?? '',
       comments: t.filter((x) => x.idx > 0).map((x) => x.text),
       hashtags: live ? (tags.get(id) ?? []).map((x) => x.path) : [],
-      pictures: live ? (parts.get(id) ?? []).map((p) => ({ contentId: p.content_id, mimeType: p.mime_type, blob: p.blob })) : [],
+      pictures: live
+        ? (parts.get(id) ?? []).map((p) => ({ contentId: p.content_id, mimeType: p.mime_type, blob: p.blob }))
+        : [],
       excerptNote: note && note.source_bookmd5 && note.source_rect ? note : null,
       schedule: parseSchedule(r.fsrs, r.due_at ?? r.created_at),
     };

@@ -28,13 +28,28 @@ export interface AnkiImportInput {
   filename: string;
 }
 
-const notAZip = () => invalidInput('The uploaded bytes are not an Anki package (.apkg is a zip; no "PK" header). Nothing was stored.', undefined, 'APKG_NOT_A_ZIP');
+const notAZip = () =>
+  invalidInput(
+    'The uploaded bytes are not an Anki package (.apkg is a zip; no "PK" header). Nothing was stored.',
+    undefined,
+    'APKG_NOT_A_ZIP',
+  );
 
 /** Spools the body, opens it, runs `fn` (`onEmpty` when no byte came), and always removes the spool file. */
-async function withPackage<T>(deps: AnkiImportDeps, input: AnkiImportInput, fn: (pkg: ApkgPackage) => Promise<T>, onEmpty: () => T = () => {
-  throw notAZip();
-}): Promise<T> {
-  if (!/\.(apkg|colpkg|zip)$/i.test(input.filename)) throw invalidInput(`filename "${input.filename}" must end in .apkg (an Anki package). Nothing was stored.`, { field: 'filename' }, 'APKG_NOT_A_ZIP');
+async function withPackage<T>(
+  deps: AnkiImportDeps,
+  input: AnkiImportInput,
+  fn: (pkg: ApkgPackage) => Promise<T>,
+  onEmpty: () => T = () => {
+    throw notAZip();
+  },
+): Promise<T> {
+  if (!/\.(apkg|colpkg|zip)$/i.test(input.filename))
+    throw invalidInput(
+      `filename "${input.filename}" must end in .apkg (an Anki package). Nothing was stored.`,
+      { field: 'filename' },
+      'APKG_NOT_A_ZIP',
+    );
   mkdirSync(deps.config.libraryDir, { recursive: true });
   const spooled = await spoolUpload(input.body, deps.config.libraryDir, deps.config.limits.uploadBytes, (head) => {
     if (head.length > 0 && (head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b)) throw notAZip();
@@ -53,41 +68,58 @@ async function withPackage<T>(deps: AnkiImportDeps, input: AnkiImportInput, fn: 
 }
 
 /** The pictures a plan uses, read from the package; missing or oversized ones become skips. */
-async function loadMedia(pkg: ApkgPackage, plan: ImportPlan): Promise<{ media: Map<string, Uint8Array>; skipped: ImportSkip[] }> {
+async function loadMedia(
+  pkg: ApkgPackage,
+  plan: ImportPlan,
+): Promise<{ media: Map<string, Uint8Array>; skipped: ImportSkip[] }> {
   const media = new Map<string, Uint8Array>();
   const skipped: ImportSkip[] = [];
   const wanted = new Set(plan.notes.flatMap((n) => n.images));
   for (const name of wanted) {
     const size = pkg.mediaSize(name);
-    if (size === undefined) skipped.push({ kind: 'media', ref: name, reason: 'named by a note but not in the package' });
-    else if (size > MAX_MEDIA_BYTES) skipped.push({ kind: 'media', ref: name, reason: `${size} bytes, over the ${MAX_MEDIA_BYTES}-byte limit of a card picture` });
+    if (size === undefined)
+      skipped.push({ kind: 'media', ref: name, reason: 'named by a note but not in the package' });
+    else if (size > MAX_MEDIA_BYTES)
+      skipped.push({
+        kind: 'media',
+        ref: name,
+        reason: `${size} bytes, over the ${MAX_MEDIA_BYTES}-byte limit of a card picture`,
+      });
     else media.set(name, (await pkg.readMedia(name))!);
   }
   return { media, skipped };
 }
 
 /** What the package would create or update (the 422's details without confirm=1). */
-export async function previewApkgImport(deps: AnkiImportDeps, input: AnkiImportInput): Promise<Record<string, unknown>> {
-  return withPackage<Record<string, unknown>>(deps, input, async (pkg) => {
-    const plan = planImport(pkg.collection, new Date());
-    const wanted = new Set(plan.notes.flatMap((n) => n.images));
-    const available = [...wanted].filter((n) => (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES).length;
-    const guids = plan.notes.map((n) => n.guid);
-    const known = countKnown(deps.store, guids);
-    return {
-      wouldCreate: {
-        studySetTitle: plan.deckName,
-        deckTitle: plan.deckName,
-        notes: plan.notes.length - known,
-        cards: plan.notes.filter((n) => n.review).length,
-        media: available,
-      },
-      wouldUpdate: known,
-      notes: plan.notes.length,
-      skipped: plan.skipped.slice(0, 50),
-      skippedCount: plan.skipped.length + (wanted.size - available),
-    };
-  }, () => ({ wouldCreate: null, reason: 'No bytes were sent: the body is the .apkg file itself.' }));
+export async function previewApkgImport(
+  deps: AnkiImportDeps,
+  input: AnkiImportInput,
+): Promise<Record<string, unknown>> {
+  return withPackage<Record<string, unknown>>(
+    deps,
+    input,
+    async (pkg) => {
+      const plan = planImport(pkg.collection, new Date());
+      const wanted = new Set(plan.notes.flatMap((n) => n.images));
+      const available = [...wanted].filter((n) => (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES).length;
+      const guids = plan.notes.map((n) => n.guid);
+      const known = countKnown(deps.store, guids);
+      return {
+        wouldCreate: {
+          studySetTitle: plan.deckName,
+          deckTitle: plan.deckName,
+          notes: plan.notes.length - known,
+          cards: plan.notes.filter((n) => n.review).length,
+          media: available,
+        },
+        wouldUpdate: known,
+        notes: plan.notes.length,
+        skipped: plan.skipped.slice(0, 50),
+        skippedCount: plan.skipped.length + (wanted.size - available),
+      };
+    },
+    () => ({ wouldCreate: null, reason: 'No bytes were sent: the body is the .apkg file itself.' }),
+  );
 }
 
 export async function importApkg(deps: AnkiImportDeps, input: AnkiImportInput, actor: Actor) {
@@ -104,7 +136,11 @@ function countKnown(store: Store, guids: readonly string[]): number {
   let n = 0;
   for (let i = 0; i < guids.length; i += 500) {
     const chunk = guids.slice(i, i + 500);
-    n += store.get<{ n: number }>(`SELECT count(*) AS n FROM anki_notes WHERE guid IN (${chunk.map(() => '?').join(',')})`, chunk)?.n ?? 0;
+    n +=
+      store.get<{ n: number }>(
+        `SELECT count(*) AS n FROM anki_notes WHERE guid IN (${chunk.map(() => '?').join(',')})`,
+        chunk,
+      )?.n ?? 0;
   }
   return n;
 }

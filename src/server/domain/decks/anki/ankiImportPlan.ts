@@ -71,17 +71,35 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
     const cards = [...(cardsByNote.get(n.id) ?? [])].sort((a, b) => a.ord - b.ord);
     const first = cards[0];
     for (const extra of cards.slice(1)) {
-      skipped.push({ kind: 'card', ref: `${n.guid}#${extra.ord}`, reason: `card ${extra.ord + 1} of a note with ${cards.length} cards: a deck holds one review card per study-set card, the first was kept` });
+      skipped.push({
+        kind: 'card',
+        ref: `${n.guid}#${extra.ord}`,
+        reason: `card ${extra.ord + 1} of a note with ${cards.length} cards: a deck holds one review card per study-set card, the first was kept`,
+      });
     }
     let review: PlannedReview | null = null;
     if (first) {
       deckCounts.set(first.did, (deckCounts.get(first.did) ?? 0) + 1);
       const cloze = model.cloze ? clozeNumbers(mapped.firstText) : [];
-      const question = cloze.length ? clozeQuestion(mapped.firstText, cloze.includes(first.ord + 1) ? first.ord + 1 : cloze[0]) : null;
-      review = { ankiCardId: first.id, question, schedule: scheduleFromAnki(first, col.crt, col.lastReview.get(first.id), now) };
+      const question = cloze.length
+        ? clozeQuestion(mapped.firstText, cloze.includes(first.ord + 1) ? first.ord + 1 : cloze[0])
+        : null;
+      review = {
+        ankiCardId: first.id,
+        question,
+        schedule: scheduleFromAnki(first, col.crt, col.lastReview.get(first.id), now),
+      };
     }
-    for (const img of mapped.images.filter((i) => !IMAGE_EXT.test(i))) skipped.push({ kind: 'media', ref: img, reason: 'not a picture format cards show' });
-    notes.push({ guid: n.guid, title: mapped.title, body: mapped.body, hashtags: mapped.hashtags, images: mapped.images.filter((i) => IMAGE_EXT.test(i)), review });
+    for (const img of mapped.images.filter((i) => !IMAGE_EXT.test(i)))
+      skipped.push({ kind: 'media', ref: img, reason: 'not a picture format cards show' });
+    notes.push({
+      guid: n.guid,
+      title: mapped.title,
+      body: mapped.body,
+      hashtags: mapped.hashtags,
+      images: mapped.images.filter((i) => IMAGE_EXT.test(i)),
+      review,
+    });
   }
   const topDeck = [...deckCounts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const name = (topDeck !== undefined ? col.decks.get(topDeck) : undefined) ?? 'Anki import';

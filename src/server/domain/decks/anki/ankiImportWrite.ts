@@ -15,7 +15,15 @@ import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
  * otherwise are left alone). Rows go in as multi-row statements.
  */
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp', svg: 'image/svg+xml' };
+const MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+  svg: 'image/svg+xml',
+};
 const mimeOf = (name: string) => MIME[name.split('.').pop()!.toLowerCase()] ?? 'application/octet-stream';
 
 interface Target {
@@ -31,23 +39,56 @@ interface Known {
   deck_id: string;
 }
 
-export async function writeImport(store: Store, plan: ImportPlan, media: ReadonlyMap<string, Uint8Array>, actor: Actor, now: string) {
+export async function writeImport(
+  store: Store,
+  plan: ImportPlan,
+  media: ReadonlyMap<string, Uint8Array>,
+  actor: Actor,
+  now: string,
+) {
   return store.write((tx) => {
-    const known = knownNotes(tx, plan.notes.map((n) => n.guid));
+    const known = knownNotes(
+      tx,
+      plan.notes.map((n) => n.guid),
+    );
     const target = targetOf(tx, known, plan.deckName, now);
-    let position = tx.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [target.rootId])?.p ?? 0;
+    let position =
+      tx.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [target.rootId])
+        ?.p ?? 0;
     const ids = plan.notes.map((n) => {
       const prior = known.get(n.guid);
-      return prior && prior.topicid === target.topicid ? { id: prior.noteid, isNew: false } : { id: newId(), isNew: true };
+      return prior && prior.topicid === target.topicid
+        ? { id: prior.noteid, isNew: false }
+        : { id: newId(), isNew: true };
     });
     const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
     // Updated cards: title follows the package; body, hashtags, Anki pictures and index row are rewritten below.
-    updateRows(tx, 'notes', 'noteid', ['title', 'modified_at'], plan.notes.flatMap((n, i) => (ids[i].isNew ? [] : [[ids[i].id, n.title, now]])));
+    updateRows(
+      tx,
+      'notes',
+      'noteid',
+      ['title', 'modified_at'],
+      plan.notes.flatMap((n, i) => (ids[i].isNew ? [] : [[ids[i].id, n.title, now]])),
+    );
     runForIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', updatedIds);
     runForIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', updatedIds);
-    runForIds(tx, `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`, updatedIds);
-    runForIds(tx, 'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)', updatedIds);
-    const nextPart = new Map(allForIds<{ noteid: string; m: number }>(tx, 'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid', updatedIds).map((r) => [r.noteid, r.m]));
+    runForIds(
+      tx,
+      `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
+      updatedIds,
+    );
+    runForIds(
+      tx,
+      'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
+      updatedIds,
+    );
+    const nextPart = new Map(
+      allForIds<{ noteid: string; m: number }>(
+        tx,
+        'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid',
+        updatedIds,
+      ).map((r) => [r.noteid, r.m]),
+    );
 
     const notes: SqlParam[][] = [];
     const texts: SqlParam[][] = [];
@@ -77,26 +118,56 @@ export async function writeImport(store: Store, plan: ImportPlan, media: Readonl
     writeParts(tx, parts);
     insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', fts);
     insertRows(tx, 'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at)', links);
-    const cardIds = writeReviews(tx, target.deckId, plan.notes, ids.map((x) => x.id), now);
+    const cardIds = writeReviews(
+      tx,
+      target.deckId,
+      plan.notes,
+      ids.map((x) => x.id),
+      now,
+    );
     recordOperation(tx, { topicid: target.topicid, kind: 'anki-import', actor, noteIds: ids.map((x) => x.id), now });
     recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
-    return { deckId: target.deckId, topicid: target.topicid, notes: plan.notes.length, created: notes.length, updated: updatedIds.length, cards: cardIds.length, media: mediaCount };
+    return {
+      deckId: target.deckId,
+      topicid: target.topicid,
+      notes: plan.notes.length,
+      created: notes.length,
+      updated: updatedIds.length,
+      cards: cardIds.length,
+      media: mediaCount,
+    };
   });
 }
 
 const writeTexts = (tx: WriteTx, rows: SqlParam[][]) =>
-  insertRows(tx, 'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)', rows.map(([id, text]) => [id, 0, text, 0, 'text']));
+  insertRows(
+    tx,
+    'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)',
+    rows.map(([id, text]) => [id, 0, text, 0, 'text']),
+  );
 
 const writeParts = (tx: WriteTx, rows: SqlParam[][]) =>
-  insertRows(tx, 'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)', rows.map(([cid, id, idx, mime, data, blob]) => [cid, id, idx, 'image', mime, data, blob]));
+  insertRows(
+    tx,
+    'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)',
+    rows.map(([cid, id, idx, mime, data, blob]) => [cid, id, idx, 'image', mime, data, blob]),
+  );
 
 /** Each note's review card: its scheduling from the package (an update takes the package's state). */
-function writeReviews(tx: WriteTx, deckId: string, notes: readonly PlannedNote[], noteIds: readonly string[], now: string): string[] {
+function writeReviews(
+  tx: WriteTx,
+  deckId: string,
+  notes: readonly PlannedNote[],
+  noteIds: readonly string[],
+  now: string,
+): string[] {
   const existing = new Map(
-    allForIds<{ card_note_id: string; source_note_id: string }>(tx, 'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN', noteIds, [deckId]).map((r) => [
-      r.source_note_id,
-      r.card_note_id,
-    ]),
+    allForIds<{ card_note_id: string; source_note_id: string }>(
+      tx,
+      'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN',
+      noteIds,
+      [deckId],
+    ).map((r) => [r.source_note_id, r.card_note_id]),
   );
   const inserts: SqlParam[][] = [];
   const updates: SqlParam[][] = [];
@@ -104,16 +175,32 @@ function writeReviews(tx: WriteTx, deckId: string, notes: readonly PlannedNote[]
   notes.forEach((n, i) => {
     const r = n.review;
     if (!r) return;
-    const values: SqlParam[] = [r.question, r.question === null ? 0 : null, JSON.stringify(r.schedule), r.schedule.due, now];
+    const values: SqlParam[] = [
+      r.question,
+      r.question === null ? 0 : null,
+      JSON.stringify(r.schedule),
+      r.schedule.due,
+      now,
+    ];
     const prior = existing.get(noteIds[i]);
     const cardId = prior ?? newId();
     if (prior) updates.push([prior, ...values]);
     else inserts.push([cardId, deckId, noteIds[i], ...values, now]);
     cardIds.push(cardId);
   });
-  updateRows(tx, 'deck_cards', 'card_note_id', ['question', 'question_index', 'fsrs', 'due_at', 'modified_at'], updates);
+  updateRows(
+    tx,
+    'deck_cards',
+    'card_note_id',
+    ['question', 'question_index', 'fsrs', 'due_at', 'modified_at'],
+    updates,
+  );
   // question_content_id stays NULL: an Anki card asks with its title or its cloze text.
-  insertRows(tx, 'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, modified_at, created_at)', inserts);
+  insertRows(
+    tx,
+    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, modified_at, created_at)',
+    inserts,
+  );
   return cardIds;
 }
 
@@ -133,19 +220,33 @@ function knownNotes(tx: WriteTx, guids: readonly string[]): Map<string, Known> {
 /** The set and deck of the notes imported before (most of them), else a new set and deck. */
 function targetOf(tx: WriteTx, known: ReadonlyMap<string, Known>, title: string, now: string): Target {
   const votes = new Map<string, number>();
-  for (const k of known.values()) votes.set(`${k.topicid} ${k.deck_id}`, (votes.get(`${k.topicid} ${k.deck_id}`) ?? 0) + 1);
+  for (const k of known.values())
+    votes.set(`${k.topicid} ${k.deck_id}`, (votes.get(`${k.topicid} ${k.deck_id}`) ?? 0) + 1);
   const best = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   if (best) {
     const [topicid, deckId] = best.split(' ');
-    const rootId = tx.get<{ root_note_id: string }>('SELECT root_note_id FROM topics WHERE topicid = ?', [topicid])!.root_note_id;
+    const rootId = tx.get<{ root_note_id: string }>('SELECT root_note_id FROM topics WHERE topicid = ?', [
+      topicid,
+    ])!.root_note_id;
     return { topicid, rootId, deckId };
   }
   const topicid = newId();
   const rootId = newId();
   const deckId = newId();
-  tx.run(`INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`, [topicid, title, rootId, now, now]);
-  tx.run(`INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`, [rootId, topicid, title, now, now]);
+  tx.run(
+    `INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`,
+    [topicid, title, rootId, now, now],
+  );
+  tx.run(
+    `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`,
+    [rootId, topicid, title, now, now],
+  );
   tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [rootId, topicid, cardIndexBody(title)]);
-  tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'deck', ?, ?, ?)`, [deckId, title, now, now]);
+  tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'deck', ?, ?, ?)`, [
+    deckId,
+    title,
+    now,
+    now,
+  ]);
   return { topicid, rootId, deckId };
 }

@@ -25,7 +25,8 @@ export function unzstd(bytes: Uint8Array, limit: number, what: string): Uint8Arr
   try {
     // Pushed in slices so the limit is checked as the output grows, not after it all exists.
     const step = 1 << 20;
-    for (let i = 0; i < bytes.length; i += step) d.push(bytes.subarray(i, Math.min(bytes.length, i + step)), i + step >= bytes.length);
+    for (let i = 0; i < bytes.length; i += step)
+      d.push(bytes.subarray(i, Math.min(bytes.length, i + step)), i + step >= bytes.length);
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_TOO_LARGE') throw e;
     throw apkgDamaged(`${what} is not valid zstd (${(e as Error).message})`);
@@ -88,7 +89,8 @@ export function mediaEntries(list: Uint8Array): Map<string, string> {
     const f = protoFields(e);
     const name = f.get(1)?.[0];
     const legacy = f.get(255)?.[0];
-    if (name instanceof Uint8Array) map.set(new TextDecoder().decode(name), String(typeof legacy === 'number' ? legacy : i));
+    if (name instanceof Uint8Array)
+      map.set(new TextDecoder().decode(name), String(typeof legacy === 'number' ? legacy : i));
   });
   return map;
 }

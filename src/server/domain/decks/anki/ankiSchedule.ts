@@ -30,7 +30,8 @@ function cardData(json: string): CardData {
   }
 }
 
-const positive = (n: unknown): number | undefined => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined);
+const positive = (n: unknown): number | undefined =>
+  typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 
 /** The due instant of an Anki card (ms). */
 function ankiDueMs(card: AnkiCard, crtSec: number): number {
@@ -40,7 +41,12 @@ function ankiDueMs(card: AnkiCard, crtSec: number): number {
 }
 
 /** Our schedule of an imported Anki card; a new card is due at `now`. */
-export function scheduleFromAnki(card: AnkiCard, crtSec: number, lastReviewMs: number | undefined, now: Date): StoredSchedule {
+export function scheduleFromAnki(
+  card: AnkiCard,
+  crtSec: number,
+  lastReviewMs: number | undefined,
+  now: Date,
+): StoredSchedule {
   if (card.type === 0 || card.type > 3 || card.type < 0) return newSchedule(now);
   const data = cardData(card.data);
   const due = ankiDueMs(card, crtSec);
@@ -60,7 +66,6 @@ export function scheduleFromAnki(card: AnkiCard, crtSec: number, lastReviewMs: n
   };
 }
 
-
 /** Day number of an instant counted from `crtSec` (the export's collection creation). */
 export const dayNumber = (ms: number, crtSec: number) => Math.floor((ms / 1000 - crtSec) / 86_400);
 
@@ -70,9 +75,24 @@ export function scheduleToAnki(s: StoredSchedule, crtSec: number, position: numb
   if (s.state === 0) return { ...base, type: 0, queue: 0, due: position, ivl: 0, data: '' };
   const dueMs = Date.parse(s.due);
   const data = JSON.stringify({ s: round4(s.stability), d: round4(Math.min(10, Math.max(1, s.difficulty))) });
-  if (s.state === 2) return { ...base, type: 2, queue: 2, due: dayNumber(dueMs, crtSec), ivl: Math.max(1, Math.round(s.scheduled_days)), data };
+  if (s.state === 2)
+    return {
+      ...base,
+      type: 2,
+      queue: 2,
+      due: dayNumber(dueMs, crtSec),
+      ivl: Math.max(1, Math.round(s.scheduled_days)),
+      data,
+    };
   // Learning and relearning: due in epoch seconds on the intraday queue.
-  return { ...base, type: s.state, queue: 1, due: Math.floor(dueMs / 1000), ivl: s.state === 3 ? Math.max(1, Math.round(s.scheduled_days)) : 0, data };
+  return {
+    ...base,
+    type: s.state,
+    queue: 1,
+    due: Math.floor(dueMs / 1000),
+    ivl: s.state === 3 ? Math.max(1, Math.round(s.scheduled_days)) : 0,
+    data,
+  };
 }
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;

@@ -24,14 +24,41 @@ CREATE INDEX ix_notes_csum on notes (csum);
 export const BASIC_MODEL_ID = 1_716_000_000_001;
 export const CLOZE_MODEL_ID = 1_716_000_000_002;
 
-const CSS = '.card {\n font-family: arial;\n font-size: 20px;\n text-align: center;\n color: black;\n background-color: white;\n}\n.cloze {\n font-weight: bold;\n color: blue;\n}\nimg { max-width: 100%; }\n';
+const CSS =
+  '.card {\n font-family: arial;\n font-size: 20px;\n text-align: center;\n color: black;\n background-color: white;\n}\n.cloze {\n font-weight: bold;\n color: blue;\n}\nimg { max-width: 100%; }\n';
 const LATEX_PRE =
   '\\documentclass[12pt]{article}\n\\special{papersize=3in,5in}\n\\usepackage[utf8]{inputenc}\n\\usepackage{amssymb,amsmath}\n\\pagestyle{empty}\n\\setlength{\\parindent}{0in}\n\\begin{document}\n';
 
-const field = (name: string, ord: number) => ({ name, ord, sticky: false, rtl: false, font: 'Arial', size: 20, media: [] });
-const template = (name: string, qfmt: string, afmt: string) => ({ name, ord: 0, qfmt, afmt, bqfmt: '', bafmt: '', did: null, bfont: '', bsize: 0 });
+const field = (name: string, ord: number) => ({
+  name,
+  ord,
+  sticky: false,
+  rtl: false,
+  font: 'Arial',
+  size: 20,
+  media: [],
+});
+const template = (name: string, qfmt: string, afmt: string) => ({
+  name,
+  ord: 0,
+  qfmt,
+  afmt,
+  bqfmt: '',
+  bafmt: '',
+  did: null,
+  bfont: '',
+  bsize: 0,
+});
 
-function model(id: number, name: string, type: 0 | 1, fields: string[], tmpl: ReturnType<typeof template>, deckId: number, mod: number) {
+function model(
+  id: number,
+  name: string,
+  type: 0 | 1,
+  fields: string[],
+  tmpl: ReturnType<typeof template>,
+  deckId: number,
+  mod: number,
+) {
   return {
     id,
     name,
@@ -54,8 +81,24 @@ function model(id: number, name: string, type: 0 | 1, fields: string[], tmpl: Re
 
 export function modelsJson(deckId: number, mod: number): string {
   return JSON.stringify({
-    [BASIC_MODEL_ID]: model(BASIC_MODEL_ID, 'Basic (Study Bridge)', 0, ['Front', 'Back'], template('Card 1', '{{Front}}', '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}'), deckId, mod),
-    [CLOZE_MODEL_ID]: model(CLOZE_MODEL_ID, 'Cloze (Study Bridge)', 1, ['Text', 'Back Extra'], template('Cloze', '{{cloze:Text}}', '{{cloze:Text}}<br>\n{{Back Extra}}'), deckId, mod),
+    [BASIC_MODEL_ID]: model(
+      BASIC_MODEL_ID,
+      'Basic (Study Bridge)',
+      0,
+      ['Front', 'Back'],
+      template('Card 1', '{{Front}}', '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}'),
+      deckId,
+      mod,
+    ),
+    [CLOZE_MODEL_ID]: model(
+      CLOZE_MODEL_ID,
+      'Cloze (Study Bridge)',
+      1,
+      ['Text', 'Back Extra'],
+      template('Cloze', '{{cloze:Text}}', '{{cloze:Text}}<br>\n{{Back Extra}}'),
+      deckId,
+      mod,
+    ),
   });
 }
 

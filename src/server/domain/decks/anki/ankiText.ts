@@ -75,7 +75,8 @@ export const hasAnkiCloze = (text: string) => /\{\{c\d+::/.test(text);
 export const revealClozes = (text: string) => text.replace(ANKI_CLOZE, (_m, _n, answer: string) => answer);
 
 /** The question of cloze card `n` (1-based): that cloze kept as markup, the others revealed. */
-export const clozeQuestion = (text: string, n: number) => text.replace(ANKI_CLOZE, (m, k: string, answer: string) => (Number(k) === n ? m : answer));
+export const clozeQuestion = (text: string, n: number) =>
+  text.replace(ANKI_CLOZE, (m, k: string, answer: string) => (Number(k) === n ? m : answer));
 
 /** The cloze numbers a text uses, ascending. */
 export function clozeNumbers(text: string): number[] {

@@ -45,7 +45,8 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
     const mapBytes = await zip.read('media');
     if (mapBytes && mapBytes.length) {
       if (isZstd(mapBytes)) {
-        for (const [name, entry] of mediaEntries(unzstd(mapBytes, limits.entryBytes, 'the media list'))) if (names.has(entry)) media.set(name, entry);
+        for (const [name, entry] of mediaEntries(unzstd(mapBytes, limits.entryBytes, 'the media list')))
+          if (names.has(entry)) media.set(name, entry);
       } else {
         let map: unknown;
         try {
@@ -53,7 +54,9 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
         } catch {
           throw apkgDamaged('its media list is neither JSON nor a zstd protobuf');
         }
-        if (map && typeof map === 'object') for (const [entry, name] of Object.entries(map as Record<string, unknown>)) if (typeof name === 'string' && names.has(entry)) media.set(name, entry);
+        if (map && typeof map === 'object')
+          for (const [entry, name] of Object.entries(map as Record<string, unknown>))
+            if (typeof name === 'string' && names.has(entry)) media.set(name, entry);
       }
     }
     return {

@@ -31,7 +31,12 @@ export const apkgDamaged = (why: string) =>
   invalidInput(`The file is not a readable Anki package: ${why}. Nothing was stored.`, { reason: why }, 'APKG_DAMAGED');
 
 export const apkgTooLarge = (why: string, limitBytes: number) =>
-  new BridgeError('APKG_TOO_LARGE', 413, `The Anki package inflates beyond what the bridge reads safely: ${why}. Nothing was stored.`, { limitBytes });
+  new BridgeError(
+    'APKG_TOO_LARGE',
+    413,
+    `The Anki package inflates beyond what the bridge reads safely: ${why}. Nothing was stored.`,
+    { limitBytes },
+  );
 
 const EOCD_SIG = 0x06054b50;
 const CDH_SIG = 0x02014b50;
@@ -70,8 +75,16 @@ export class ZipFile {
   async read(name: string): Promise<Uint8Array | undefined> {
     const e = this.entries.get(name);
     if (!e) return undefined;
-    if (e.size > this.limits.entryBytes) throw apkgTooLarge(`"${name}" declares ${e.size} bytes (limit ${this.limits.entryBytes})`, this.limits.entryBytes);
-    if (this.inflated + e.size > this.limits.totalBytes) throw apkgTooLarge(`its entries declare more than ${this.limits.totalBytes} bytes in all`, this.limits.totalBytes);
+    if (e.size > this.limits.entryBytes)
+      throw apkgTooLarge(
+        `"${name}" declares ${e.size} bytes (limit ${this.limits.entryBytes})`,
+        this.limits.entryBytes,
+      );
+    if (this.inflated + e.size > this.limits.totalBytes)
+      throw apkgTooLarge(
+        `its entries declare more than ${this.limits.totalBytes} bytes in all`,
+        this.limits.totalBytes,
+      );
     this.inflated += e.size;
     const local = Buffer.alloc(30);
     await this.fh.read(local, 0, 30, e.localOffset);
@@ -90,7 +103,8 @@ export class ZipFile {
         throw apkgDamaged(`entry "${name}" does not inflate (${(err as Error).message})`);
       }
     } else throw apkgDamaged(`entry "${name}" uses compression method ${e.method}`);
-    if (out.length !== e.size || (crc32(out) >>> 0) !== e.crc) throw apkgDamaged(`entry "${name}" does not match its declared size and checksum`);
+    if (out.length !== e.size || crc32(out) >>> 0 !== e.crc)
+      throw apkgDamaged(`entry "${name}" does not match its declared size and checksum`);
     return out;
   }
 
@@ -135,7 +149,8 @@ async function readDirectory(fh: FileHandle): Promise<Map<string, ZipEntry>> {
       localOffset: dir.readUInt32LE(p + 42),
       name: dir.toString('utf8', p + 46, p + 46 + nameLen),
     };
-    if (entry.localOffset + 30 + entry.compressedSize > size) throw apkgDamaged(`entry "${entry.name}" lies outside the file`);
+    if (entry.localOffset + 30 + entry.compressedSize > size)
+      throw apkgDamaged(`entry "${entry.name}" lies outside the file`);
     entries.set(entry.name, entry);
     p += 46 + nameLen + extraLen + commentLen;
   }

@@ -28,7 +28,12 @@ export function runForIds(tx: WriteTx, sql: string, ids: readonly string[], befo
 }
 
 /** Reads rows for `ids` (`$IN` as above), chunk by chunk. */
-export function allForIds<T>(tx: Pick<WriteTx, 'all'>, sql: string, ids: readonly string[], before: SqlParam[] = []): T[] {
+export function allForIds<T>(
+  tx: Pick<WriteTx, 'all'>,
+  sql: string,
+  ids: readonly string[],
+  before: SqlParam[] = [],
+): T[] {
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += CHUNK_ROWS * 2) {
     const chunk = ids.slice(i, i + CHUNK_ROWS * 2);
@@ -41,13 +46,22 @@ export function allForIds<T>(tx: Pick<WriteTx, 'all'>, sql: string, ids: readonl
  * `UPDATE table SET col = v.col, … WHERE key = v.key` for many rows at once:
  * the new values ride in a VALUES list (`rows[i][0]` is the key).
  */
-export function updateRows(tx: WriteTx, table: string, key: string, cols: readonly string[], rows: readonly SqlParam[][]): void {
+export function updateRows(
+  tx: WriteTx,
+  table: string,
+  key: string,
+  cols: readonly string[],
+  rows: readonly SqlParam[][],
+): void {
   if (!rows.length) return;
   const one = `(${[key, ...cols].map(() => '?').join(',')})`;
   const names = ['k', ...cols.map((_, i) => `c${i}`)].join(', ');
   const sets = cols.map((c, i) => `${c} = (SELECT c${i} FROM v WHERE v.k = ${table}.${key})`).join(', ');
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
     const chunk = rows.slice(i, i + CHUNK_ROWS);
-    tx.run(`WITH v(${names}) AS (VALUES ${chunk.map(() => one).join(',')}) UPDATE ${table} SET ${sets} WHERE ${key} IN (SELECT k FROM v)`, chunk.flat());
+    tx.run(
+      `WITH v(${names}) AS (VALUES ${chunk.map(() => one).join(',')}) UPDATE ${table} SET ${sets} WHERE ${key} IN (SELECT k FROM v)`,
+      chunk.flat(),
+    );
   }
 }
