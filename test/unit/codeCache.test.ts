@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { tempDir } from '../helpers/bridgeFixture';
 
 const ROOT = resolve(__dirname, '..', '..');
-const LOADER = join(ROOT, 'src', 'server', 'threads', 'codeCache.ts');
+const LOADER = join(ROOT, 'src', 'server', 'ground', 'threads', 'codeCache.ts');
 const TSX = require.resolve('tsx/cjs/api');
 const mode = (f: string) => statSync(f).mode & 0o777;
 
