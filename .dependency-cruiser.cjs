@@ -7,7 +7,7 @@
 /** The server's three layers are folders: api/ (transports), domain/ (the library's rules), ground/ (storage, text, PDF). */
 const API = '^src/server/api/';
 /** What assembles the bridge and runs it on a thread: above every layer. */
-const ASSEMBLY = '^src/server/worker/|^src/server/(services|bridge)\\.ts$';
+const ASSEMBLY = '^src/server/worker/|^src/server/(services|bridge|bridgeOptions|bridgeServices)\\.ts$';
 /** Files that may import each other in a loop: the client facade hands itself to its parts (BridgeClient.cards, …). */
 const ALLOWED_CIRCLE = '^src/client/(bridgeClient|bundlesApi|cardsApi|readerApi|reviewApi)\\.ts$';
 

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/**
+ * The house rules that a reader of the code meets first (CONTRIBUTING.md):
+ * functions under 80 lines, files under 300, every folder of src/ on the map.
+ * Lines are counted as written (comments and blank lines included), from a function's
+ * first line to its closing brace.
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const SRC = path.join(ROOT, 'src');
+const MAX_FUNCTION_LINES = 80;
+const MAX_FILE_LINES = 300;
+
+/**
+ * Files over MAX_FILE_LINES when the rule came in, each with its length then as a ceiling:
+ * they may shrink (lower the number, or drop the row once under the limit), never grow.
+ */
+const LONG_FILES: Record<string, number> = {
+  'src/editors/pdfReaderSession.ts': 348,
+  'src/extension/bridgeHost.ts': 323,
+  'src/server/api/ankiconnect/ankiNotes.ts': 337,
+  'src/server/api/routes/deckCards.ts': 313,
+  'src/server/api/routes/documents.ts': 329,
+  'src/server/domain/bundles/bundleSubmit.ts': 370,
+  'src/server/domain/decks/deckCards.ts': 331,
+  'src/server/ground/pdf/extractionPool.ts': 306,
+  'src/server/ground/search/bookTextIndex.ts': 324,
+  'src/server/ground/store/journal.ts': 315,
+  'src/server/ground/store/store.ts': 318,
+  'src/views/mindMapPanel.ts': 317,
+  'src/webviews/pdfReader/main.ts': 340,
+};
+
+/** Functions over MAX_FUNCTION_LINES when the rule came in, with the same kind of ceiling. */
+const LONG_FUNCTIONS: Record<string, number> = {
+  'src/extension/bundleCommands.ts:registerBundleCommands': 103,
+  'src/extension/cardCommands.ts:registerCardCommands': 177,
+  'src/extension/commands.ts:registerCommands': 151,
+  'src/extension/sidebar.ts:createSidebar': 104,
+  'src/server/api/ankiconnect/ankiServer.ts:startAnkiServer': 94,
+  'src/server/api/http/routeMiddleware.ts:routeMiddleware': 113,
+  'src/server/api/http/routeMiddleware.ts:routeMiddleware/<anonymous>': 109,
+  'src/server/api/mcp/routeCall.ts:callRoute': 82,
+  'src/server/api/system/capabilities.ts:buildCapabilities': 153,
+  'src/server/api/system/openapi.ts:buildOpenApi': 96,
+  'src/server/domain/bundles/bundlePrepare.ts:validatePrepare': 104,
+  'src/server/domain/bundles/bundlePrepareJob.ts:runJob': 85,
+  'src/server/domain/bundles/bundleSubmit.ts:submitBundle': 131,
+  'src/server/domain/bundles/importPlan.ts:buildPlan': 96,
+  'src/server/domain/bundles/resultParser.ts:parseResult': 151,
+  'src/server/domain/cards/batchGet.ts:batchGet': 150,
+  'src/server/domain/cards/batchGet.ts:batchGet/<anonymous>': 82,
+  'src/server/domain/cards/cardRender.ts:renderCardPdf': 88,
+  'src/server/domain/cards/noteCopy.ts:copyBranch': 85,
+  'src/server/domain/cards/snapshotRestore.ts:restoreSnapshot': 83,
+  'src/server/domain/cards/snapshotWriteBack.ts:writeBackContent': 91,
+  'src/server/domain/cards/studySetDelete.ts:deleteStudySet': 91,
+  'src/server/domain/cards/studySetDelete.ts:deleteStudySet/<anonymous>': 86,
+  'src/server/domain/decks/anki/ankiExport.ts:exportApkg': 102,
+  'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport': 115,
+  'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport/<anonymous>': 107,
+  'src/server/domain/decks/deckDue.ts:dueQueue': 96,
+  'src/server/domain/decks/deckReviews.ts:grade': 115,
+  'src/server/domain/library/documentUpload.ts:storeUpload': 81,
+  'src/server/domain/library/librarySearch.ts:documents': 87,
+  'src/server/domain/library/uploadSpool.ts:spoolUpload': 83,
+  'src/server/domain/mindmap/mindMapPrint.ts:exportPrint': 89,
+  'src/server/ground/text/align.ts:align': 123,
+  'src/server/worker/workerMain.ts:runBridgeWorker': 82,
+  'src/webviews/pdfReader/main.ts:open': 110,
+};
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sourceFiles(p, out);
+    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+const rel = (p: string): string => path.relative(ROOT, p).split(path.sep).join('/');
+
+function lineCount(text: string): number {
+  const lines = text.split('\n').length;
+  return text.endsWith('\n') ? lines - 1 : lines;
+}
+
+/** A function's name as a reader finds it: its own, its variable's or property's, else its enclosing function's + '/<anonymous>'. */
+function functionName(node: ts.Node, sf: ts.SourceFile): string {
+  const own = (n: ts.Node): string | undefined => {
+    const named = (n as { name?: ts.Node }).name;
+    if (named) return named.getText(sf);
+    const p = n.parent;
+    if (p && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)))
+      return p.name.getText(sf);
+    return undefined;
+  };
+  const name = own(node);
+  if (name) return name;
+  for (let p = node.parent; p; p = p.parent) if (ts.isFunctionLike(p)) return `${functionName(p, sf)}/<anonymous>`;
+  return '<anonymous>';
+}
+
+/** Every function, method, arrow and accessor with a body, keyed `file:name`, with its length in lines. */
+function functionLengths(files: string[]): Map<string, number> {
+  const lengths = new Map<string, number>();
+  for (const file of files) {
+    const text = fs.readFileSync(file, 'utf8');
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) && (node as { body?: ts.Node }).body) {
+        const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+        const last = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+        const key = `${rel(file)}:${functionName(node, sf)}`;
+        lengths.set(key, Math.max(lengths.get(key) ?? 0, last - first + 1));
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return lengths;
+}
+
+function overLimit(lengths: Map<string, number>, limit: number, ceilings: Record<string, number>): string[] {
+  const problems: string[] = [];
+  for (const [key, lines] of lengths) {
+    const ceiling = ceilings[key];
+    if (ceiling !== undefined && lines > ceiling)
+      problems.push(`${key}: ${lines} lines, over its ceiling of ${ceiling}`);
+    else if (ceiling === undefined && lines > limit) problems.push(`${key}: ${lines} lines (limit ${limit})`);
+  }
+  return problems;
+}
+
+describe('house rules: sizes of src/ and the map of its folders', () => {
+  const files = sourceFiles(SRC);
+
+  it(`no function in src/ is over ${MAX_FUNCTION_LINES} lines (listed exceptions only shrink)`, () => {
+    const lengths = functionLengths(files);
+    assert.ok(lengths.size > 500, `${lengths.size} functions found`);
+    assert.deepEqual(overLimit(lengths, MAX_FUNCTION_LINES, LONG_FUNCTIONS), []);
+    for (const key of Object.keys(LONG_FUNCTIONS)) assert.ok(lengths.has(key), `${key} is listed but gone: drop it`);
+  });
+
+  it(`no file in src/ is over ${MAX_FILE_LINES} lines (listed exceptions only shrink)`, () => {
+    const lengths = new Map(files.map((f) => [rel(f), lineCount(fs.readFileSync(f, 'utf8'))]));
+    assert.deepEqual(overLimit(lengths, MAX_FILE_LINES, LONG_FILES), []);
+    for (const key of Object.keys(LONG_FILES)) assert.ok(lengths.has(key), `${key} is listed but gone: drop it`);
+  });
+
+  it('the limits catch what they are for', () => {
+    const lengths = new Map([
+      ['a.ts:long', 81],
+      ['a.ts:shrunk', 90],
+      ['a.ts:grown', 101],
+    ]);
+    assert.deepEqual(overLimit(lengths, 80, { 'a.ts:shrunk': 95, 'a.ts:grown': 100 }), [
+      'a.ts:long: 81 lines (limit 80)',
+      'a.ts:grown: 101 lines, over its ceiling of 100',
+    ]);
+  });
+});
