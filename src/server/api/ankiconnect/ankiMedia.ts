@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { BridgeConfig } from '../../config';
 import { checkAllowedFile } from '../../domain/library/importPath';
+import { portableNameProblem } from '../../domain/security/portableNames';
 import { replaceDurablyAsync } from '../../ground/store/durableFiles';
 import { AnkiError } from './ankiError';
 
@@ -23,7 +24,7 @@ export interface MediaRequest {
   deleteExisting?: unknown;
 }
 
-/** A plain file name: no folder part, no leading dot, no control characters, at most 200 characters. */
+/** A plain file name: no folder part, no leading dot, no control characters, at most 200 characters; portable to Windows. */
 export function checkMediaName(name: unknown): string {
   if (typeof name !== 'string' || !name.trim()) throw new AnkiError('storeMediaFile needs a filename');
   if (name.length > 200 || /[/\\\0-\x1f]/.test(name) || name.startsWith('.') || name.trim() !== name) {
@@ -31,6 +32,8 @@ export function checkMediaName(name: unknown): string {
       `invalid media file name ${JSON.stringify(name.slice(0, 80))}: a plain file name (no folders, no leading dot, at most 200 characters)`,
     );
   }
+  const windows = portableNameProblem(name);
+  if (windows) throw new AnkiError(`invalid media file name ${JSON.stringify(name.slice(0, 80))}: ${windows}`);
   return name;
 }
 

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { renameReplacingSync } from '../../ground/store/renameReplacing';
 import * as path from 'node:path';
 import { BridgeError, conflict } from '../../errors';
 import { asNoSpace, failedForSpace } from '../../ground/store/diskSpace';
@@ -203,7 +204,8 @@ export class BundlePrepareJob {
         ),
       );
       ctl.checkpoint();
-      renameSync(partial, this.folders.folderOf(bundleId));
+      // On Windows a reader of a file inside (an indexer, an editor) holds the folder for a moment.
+      renameReplacingSync(partial, this.folders.folderOf(bundleId));
       // A discard that came between the last checkpoint and the rename must not leave the folder behind.
       if (ctl.job.cancelled) {
         rmSync(this.folders.folderOf(bundleId), { recursive: true, force: true });

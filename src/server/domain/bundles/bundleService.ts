@@ -10,6 +10,7 @@ import type { UiHost } from '../ui/uiHost';
 import { SingleSlotRunner } from './bundleJobRunner';
 import { getBundle, getLiveBundle, pagesOf, requestOf, STALE_PREPARE, type BundleRow } from './bundleRecords';
 import { BundleSource, readBundlePages } from './bundleSource';
+import { isWithin, portableRelativePathProblem } from '../security/portableNames';
 
 /**
  * Bundles once asked for: the bundle folder, listing, files, focus and
@@ -189,16 +190,11 @@ export class BundleService {
         .sort((a, b) => (a.path < b.path ? -1 : 1));
       return { list: { bundleId, bundlePath: dir, state: row.state, files, count: files.length } };
     }
-    const parts = relPath.split(/[\\/]+/);
-    if (
-      !relPath ||
-      path.isAbsolute(relPath) ||
-      /^[a-zA-Z]:/.test(relPath) ||
-      parts.includes('..') ||
-      relPath.includes('\0')
-    ) {
+    // The same rules on every platform: `..\`, `C:\`, `\\server\share`, device names and trailing dots are refused.
+    const problem = relPath ? portableRelativePathProblem(relPath) : 'it is empty';
+    if (problem) {
       throw invalidInput(
-        `path "${relPath}" must be relative to the bundle folder, without "..": e.g. source.json.`,
+        `path "${relPath.slice(0, 200)}" must be relative to the bundle folder, without "..": e.g. source.json (${problem}).`,
         { field: 'path' },
         'INVALID_PATH',
       );
@@ -211,7 +207,7 @@ export class BundleService {
         { path: relPath },
       );
     const real = realpathSync(abs);
-    if (!real.startsWith(realpathSync(dir) + path.sep))
+    if (real === realpathSync(dir) || !isWithin(realpathSync(dir), real))
       throw invalidInput(`path "${relPath}" leads outside the bundle folder.`, { field: 'path' }, 'INVALID_PATH');
     return { file: readFileSync(real), name: relPath };
   }

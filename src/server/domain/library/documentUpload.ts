@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -6,10 +6,12 @@ import { invalidInput } from '../../errors';
 import type { Store } from '../../ground/store/store';
 import type { BridgeConfig } from '../../config';
 import { fsyncDir } from '../../ground/store/durableFiles';
+import { renameReplacingSync } from '../../ground/store/renameReplacing';
 import { asNoSpace, skipForSpace } from '../../ground/store/diskSpace';
 import { PdfTaskError } from '../../ground/pdf/extractionPool';
 import type { DocumentInfo } from '../../ground/pdf/pdfTypes';
 import { checkFilename, checkFolder, insideLibrary } from './libraryPaths';
+import { caseFoldKey } from '../security/portableNames';
 import { nowIso } from './ids';
 import { addDocumentToSetTx } from './studySetMembership';
 import { assertStudySet } from './studySets';
@@ -152,7 +154,7 @@ async function storeUpload(
   const abs = insideLibrary(config.libraryDir, targetFolder, finalName);
   mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
   // The .part is fsynced: on disk before the record that points at it is acknowledged (the record is fsynced by the journal).
-  renameSync(part, abs);
+  renameReplacingSync(part, abs);
   try {
     fsyncDir(path.dirname(abs));
     // The other worker (started if need be) opens the PDF while the row is written, so extraction starts on both.
@@ -206,11 +208,17 @@ export async function recordDocument(
   });
 }
 
+/**
+ * Taken on disk or in the catalogue, without regard to case: Windows and
+ * macOS see `Book.pdf` and `book.pdf` as one file, so a library made on
+ * Linux must never hold both.
+ */
 function nameTaken(store: Store, config: BridgeConfig, folder: string, filename: string): boolean {
-  return (
-    existsSync(insideLibrary(config.libraryDir, folder, filename)) ||
-    !!store.get('SELECT 1 FROM documents WHERE folder = ? AND filename = ?', [folder, filename])
-  );
+  if (existsSync(insideLibrary(config.libraryDir, folder, filename))) return true;
+  const key = caseFoldKey(`${folder}/${filename}`);
+  // All rows (one per document; cheap beside reading the PDF): SQLite's lower() knows ASCII only.
+  const rows = store.all<{ folder: string; filename: string }>('SELECT folder, filename FROM documents');
+  return rows.some((r) => caseFoldKey(`${r.folder}/${r.filename}`) === key);
 }
 
 function freeName(store: Store, config: BridgeConfig, folder: string, filename: string): string {

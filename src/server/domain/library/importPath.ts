@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { BridgeError, invalidInput, notFound } from '../../errors';
 import type { BridgeConfig } from '../../config';
+import { isDeviceName, isDevicePath, isWithin } from '../security/portableNames';
 
 /** The real path of a folder, or the path as given when it does not exist (it then holds nothing to read). */
 function realFolder(folder: string): string {
@@ -13,8 +14,8 @@ function realFolder(folder: string): string {
   }
 }
 
-const within = (root: string, file: string) =>
-  file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+/** Case-blind on Windows, where `c:\users\a` and `C:\Users\A` are one folder. */
+const within = (root: string, file: string) => isWithin(root, file);
 
 /**
  * A PDF on this machine that may be imported by path: an absolute path (or
@@ -48,10 +49,15 @@ export function checkAllowedFile(
   requested: string,
   what: string,
 ): string {
-  const expanded = requested.startsWith('~/') ? path.join(homedir(), requested.slice(2)) : requested;
-  if (!path.isAbsolute(expanded)) {
+  const home = /^~[\\/]/.test(requested) && (requested[1] === '/' || process.platform === 'win32');
+  const expanded = home ? path.join(homedir(), requested.slice(2)) : requested;
+  // A device (\\.\PhysicalDrive0, a pipe) or a level named CON is no file on a disk, on Windows or elsewhere.
+  const device = isDevicePath(expanded) || expanded.split(/[\\/]/).some((p) => p && isDeviceName(p));
+  if (device || !path.isAbsolute(expanded)) {
     throw invalidInput(
-      `path "${requested.slice(0, 200)}" must be absolute (or start with ~/): the bridge does not know your working folder.`,
+      device
+        ? `path "${requested.slice(0, 200)}" names a device, not a file (Windows reserves \\\\.\\ paths and names such as CON, NUL, COM1).`
+        : `path "${requested.slice(0, 200)}" must be absolute (or start with ~/): the bridge does not know your working folder.`,
       { field: 'path' },
       'INVALID_PATH',
     );

@@ -1,9 +1,14 @@
 import * as path from 'node:path';
 import { invalidInput } from '../../errors';
+import { portableNameProblem } from '../security/portableNames';
 
 const BAD_CHARS = /[\u0000-\u001f\\:*?"<>|]/;
 
-/** A plain file name: no `/`, no `..`, no leading `.`, no control characters; ≤ 255 bytes. */
+/**
+ * A plain file name: no `/`, no `..`, no leading `.`, no control characters;
+ * ≤ 255 bytes; and a name Windows can hold (no device name such as `CON.pdf`,
+ * no trailing dot or space), so the library opens on every platform.
+ */
 export function checkFilename(name: string): string {
   const n = name.normalize('NFC');
   if (
@@ -21,6 +26,13 @@ export function checkFilename(name: string): string {
       'INVALID_FILENAME',
     );
   }
+  const windows = portableNameProblem(n);
+  if (windows)
+    throw invalidInput(
+      `filename "${name.slice(0, 80)}" cannot be stored: ${windows}. Rename the file and upload it again; nothing was stored.`,
+      { field: 'filename' },
+      'INVALID_FILENAME',
+    );
   return n;
 }
 
@@ -39,6 +51,14 @@ export function checkFolder(folder: string | undefined): string {
   ) {
     throw invalidInput(
       `folder "${f.slice(0, 120)}" must be a relative library path ("" = root, levels separated by "/", no "..").`,
+      { field: 'folder' },
+      'INVALID_FOLDER',
+    );
+  }
+  const windows = parts.map((p) => [p, portableNameProblem(p)]).find(([, problem]) => problem);
+  if (windows) {
+    throw invalidInput(
+      `folder "${f.slice(0, 120)}" cannot hold documents: level "${windows[0]}": ${windows[1]}. Nothing was stored.`,
       { field: 'folder' },
       'INVALID_FOLDER',
     );

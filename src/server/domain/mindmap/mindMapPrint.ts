@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { renameReplacing } from '../../ground/store/renameReplacing';
 import { FILE_MODE, mkdirPrivateAsync } from '../../ground/store/privateFiles';
 import * as path from 'node:path';
 import { conflict, invalidInput } from '../../errors';
@@ -131,7 +132,7 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
     const tmp = `${out}.${process.pid}.tmp`;
     try {
       await writeFile(tmp, bytes, { mode: FILE_MODE });
-      await rename(tmp, out);
+      await renameReplacing(tmp, out); // a PDF viewer on Windows may hold the old file
     } catch (e) {
       await rm(tmp, { force: true }); // a full disk leaves no half-written file
       throw asNoSpace(e, 'The mind-map print', folder);

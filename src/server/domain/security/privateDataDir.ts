@@ -1,6 +1,8 @@
 import { chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { DIR_MODE, FILE_MODE } from '../../ground/store/privateFiles';
+import { windowsPrivacyWarnings } from './windowsPrivacy';
 
 /** Entries looked at by one start-up walk; past it, the 0700 data dir protects what was not reached. */
 export const WALK_LIMIT = 10_000;
@@ -35,7 +37,8 @@ const isOpen = (st: Stats) => (st.mode & 0o077) !== 0;
 export function makeDataDirPrivate(dataDir: string, exportFolder: string): DataDirPrivacy {
   const out: DataDirPrivacy = { warnings: [], tightened: 0, walked: 0 };
   // Windows has no POSIX modes; the user profile's ACLs govern there.
-  if (process.platform === 'win32') return out;
+  if (process.platform === 'win32')
+    return { ...out, warnings: windowsPrivacyWarnings(dataDir, exportFolder, homedir()) };
   const uid = process.getuid?.();
   const before = statSync(dataDir);
   const wasOpen = isOpen(before);

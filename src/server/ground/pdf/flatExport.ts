@@ -1,4 +1,5 @@
-import { writeFile, rename, rm } from 'node:fs/promises';
+import { writeFile, rm } from 'node:fs/promises';
+import { renameReplacing } from '../store/renameReplacing';
 import { FILE_MODE, mkdirPrivateAsync } from '../store/privateFiles';
 import * as path from 'node:path';
 import { pdfLib } from './pdfLib';
@@ -65,7 +66,7 @@ export async function writeFlatExport(
   const tmp = `${outPath}.${process.pid}.tmp`;
   try {
     await writeFile(tmp, bytes, { mode: FILE_MODE });
-    await rename(tmp, outPath);
+    await renameReplacing(tmp, outPath); // a PDF viewer on Windows may hold the old file
   } catch (e) {
     await rm(tmp, { force: true }); // a full disk leaves no half-written export
     throw e;

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { fsyncDirAsync, replaceDurablyAsync } from './durableFiles';
 import { encodeRedo, sectorCrcsOf, settleRedo } from './redoFile';
+import { heldByAnother } from './renameReplacing';
 
 /**
  * library.db on disk. A checkpoint exports the whole database (sql.js has no
@@ -106,9 +107,15 @@ export class CheckpointFile {
     if (whole) {
       // A redo file left by a failed apply must not outlive this write: applied later, it would put older pages back.
       settleRedo(this.path, this.redoPath);
-      await replaceDurablyAsync(this.path, data);
-      this.setState(crcs, pageSize);
-      return { mode: 'whole', pages: crcs.length, changedPages: crcs.length };
+      try {
+        await replaceDurablyAsync(this.path, data);
+        this.setState(crcs, pageSize);
+        return { mode: 'whole', pages: crcs.length, changedPages: crcs.length };
+      } catch (e) {
+        // Windows refuses to rename over a file another process holds open (a backup, a viewer) even after
+        // the retries; writing the pages in place through the redo file needs no rename, so it goes on that way.
+        if (!(heldByAnother(e) && old && pageSize === this.pageSize && data.length % pageSize === 0)) throw e;
+      }
     }
     const fh = await open(this.path, 'r+');
     try {
@@ -123,7 +130,7 @@ export class CheckpointFile {
       // Until the redo file is complete, library.db is untouched.
       await replaceDurablyAsync(
         this.redoPath,
-        encodeRedo(data, pageSize, changed, { size, pageCrcs: old!, sectorCrcs: (i) => pre.get(i)! }),
+        encodeRedo(data, pageSize, changed, { size, pageCrcs: old, sectorCrcs: (i) => pre.get(i)! }),
       );
       // From here on a crash is repaired from the redo file; the state is unknown until the apply ends.
       this.crcs = Promise.resolve(undefined);

@@ -1,13 +1,19 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FILE_MODE, mkdirPrivate, mkdirPrivateAsync, openPrivate } from './privateFiles';
+import { renameReplacing, renameReplacingSync } from './renameReplacing';
 
 /**
  * Durable files: what is acknowledged, or what a row points at, is on disk
  * before anyone is told so. A replacement goes through a temp name, fsync,
  * rename and an fsync of the folder, so a crash leaves the old file or the
  * whole new one, never a torn one. Files are 0600 and new folders 0700.
+ *
+ * Windows has no folder fsync (a folder cannot be opened for it): there the
+ * file's fsync (FlushFileBuffers) and NTFS's own metadata journal make the
+ * rename durable, and a rename over a file another process holds is retried
+ * (renameReplacing.ts). docs/DURABILITY.md says what that promises.
  */
 
 let tmpSeq = 0;
@@ -31,7 +37,7 @@ export function replaceDurably(file: string, data: Uint8Array): void {
   const tmp = tempName(file);
   try {
     writeDurably(tmp, data);
-    renameSync(tmp, file);
+    renameReplacingSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
@@ -55,7 +61,7 @@ export async function replaceDurablyAsync(file: string, data: Uint8Array): Promi
     } finally {
       await fh.close();
     }
-    await rename(tmp, file);
+    await renameReplacing(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw e;
@@ -75,8 +81,12 @@ function unsupported(e: unknown): boolean {
   return FOLDER_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException)?.code ?? '');
 }
 
+/** Windows cannot flush a folder; NTFS journals the rename itself (see above). */
+const NO_FOLDER_SYNC = process.platform === 'win32';
+
 /** Makes a rename or removal in `dir` durable. */
 export function fsyncDir(dir: string): void {
+  if (NO_FOLDER_SYNC) return;
   let fd: number;
   try {
     fd = openSync(dir, 'r');
@@ -94,6 +104,7 @@ export function fsyncDir(dir: string): void {
 }
 
 export async function fsyncDirAsync(dir: string): Promise<void> {
+  if (NO_FOLDER_SYNC) return;
   let fh: import('node:fs/promises').FileHandle;
   try {
     fh = await open(dir, 'r');

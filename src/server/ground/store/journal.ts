@@ -32,11 +32,12 @@ import {
   openSync,
   readFileSync,
   readSync,
-  renameSync,
+  rmSync,
   existsSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsyncDir, writeDurably } from './durableFiles';
+import { renameReplacingSync } from './renameReplacing';
 import { write as fsWrite, fsync as fsFsync, ftruncate as fsFtruncate } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
@@ -80,9 +81,10 @@ export function encodeRecord(rec: JournalRecord): Buffer {
 }
 
 function decodePayload(payload: Buffer): JournalRecord {
-  return JSON.parse(payload.toString('utf8'), (_k, v) =>
-    v && typeof v === 'object' && typeof v.$b64 === 'string' ? new Uint8Array(Buffer.from(v.$b64, 'base64')) : v,
-  );
+  return JSON.parse(payload.toString('utf8'), (_k, v: unknown) => {
+    const b64 = v && typeof v === 'object' ? (v as { $b64?: unknown }).$b64 : undefined;
+    return typeof b64 === 'string' ? new Uint8Array(Buffer.from(b64, 'base64')) : v;
+  }) as JournalRecord;
 }
 
 /** The bytes every payload starts with (see the top of this file). */
@@ -291,10 +293,18 @@ export class JournalWriter {
     }
     const tmp = `${this.path}.rebase`;
     writeDurably(tmp, tail);
-    renameSync(tmp, this.path);
-    fsyncDir(dirname(this.path));
+    // Windows refuses a rename over a file that is open, our own descriptor included: it is closed first.
     closeSync(this.fd);
+    try {
+      renameReplacingSync(tmp, this.path);
+    } catch (e) {
+      // The old journal is still whole under its name: reopened, it goes on as before.
+      this.fd = openSync(this.path, OPEN_FLAGS, 0o600);
+      rmSync(tmp, { force: true });
+      throw e;
+    }
     this.fd = openSync(this.path, OPEN_FLAGS, 0o600);
+    fsyncDir(dirname(this.path));
     this.size = tail.length;
     this.dirty = false;
   }

@@ -84,6 +84,12 @@ export function removeOwnLockFile(dataDir: string): void {
  * full disk the pid cannot be written into a file, so the lock is a symbolic
  * link whose target is the pid: it needs no data block (the target lives in
  * the inode), and a bridge started on a full disk still owns its data dir.
+ * Windows lets only administrators make symbolic links, so there the full
+ * disk is reported as such (NTFS keeps a file this small inside its MFT
+ * record, so it rarely needs a free cluster). On Windows the pid check is
+ * OpenProcess (process.kill(pid, 0) in libuv), and Windows hands out pids
+ * again quickly: a stale lock naming a pid now used by some other process
+ * keeps the data dir locked until that process ends, and the message names it.
  */
 function createLock(path: string): void {
   const fd = openSync(path, 'wx', 0o600);
@@ -92,7 +98,7 @@ function createLock(path: string): void {
   } catch (e) {
     closeSync(fd);
     unlinkSync(path);
-    if (!isNoSpace(e)) throw e;
+    if (!isNoSpace(e) || process.platform === 'win32') throw e;
     symlinkSync(String(process.pid), path);
     return;
   }

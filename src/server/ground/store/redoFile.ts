@@ -1,18 +1,9 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { fsyncDir } from './durableFiles';
 import { asideName } from './recoveryReport';
+import { renameReplacingSync } from './renameReplacing';
 
 /**
  * The redo file of a page-wise checkpoint (see checkpointFile.ts). Applying
@@ -169,7 +160,7 @@ export function settleRedo(path: string, redoPath: string): { staleKeptAs?: stri
   if (redo && existsSync(path)) {
     if (!matches(readFileSync(path), redo)) {
       const aside = asideName(redoPath, 'stale');
-      renameSync(redoPath, aside);
+      renameReplacingSync(redoPath, aside);
       fsyncDir(dirname(path));
       return { staleKeptAs: aside };
     }

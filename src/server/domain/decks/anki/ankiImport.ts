@@ -10,6 +10,7 @@ import type { Store } from '../../../ground/store/store';
 import { openApkg, MAX_MEDIA_BYTES, type ApkgPackage } from './apkgPackage';
 import { planImport, type ImportPlan, type ImportSkip } from './ankiImportPlan';
 import { writeImport } from './ankiImportWrite';
+import { portableNameProblem } from '../../security/portableNames';
 
 /**
  * POST /decks/import: an .apkg written to a spool file as it arrives (the
@@ -77,7 +78,10 @@ async function loadMedia(
   const wanted = new Set(plan.notes.flatMap((n) => n.images));
   for (const name of wanted) {
     const size = pkg.mediaSize(name);
-    if (size === undefined)
+    const notPortable = portableNameProblem(name);
+    // Such a name is never stored: AnkiConnect clients write media under the name they are given.
+    if (notPortable) skipped.push({ kind: 'media', ref: name, reason: `not a plain file name: ${notPortable}` });
+    else if (size === undefined)
       skipped.push({ kind: 'media', ref: name, reason: 'named by a note but not in the package' });
     else if (size > MAX_MEDIA_BYTES)
       skipped.push({
@@ -101,7 +105,9 @@ export async function previewApkgImport(
     async (pkg) => {
       const plan = planImport(pkg.collection, new Date());
       const wanted = new Set(plan.notes.flatMap((n) => n.images));
-      const available = [...wanted].filter((n) => (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES).length;
+      const available = [...wanted].filter(
+        (n) => !portableNameProblem(n) && (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES,
+      ).length;
       const guids = plan.notes.map((n) => n.guid);
       const known = countKnown(deps.store, guids);
       return {
