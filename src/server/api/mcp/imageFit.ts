@@ -1,3 +1,4 @@
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 /**
  * Images a route answers reach an MCP client as image content no larger than
  * a vision model takes in without downscaling it itself (1568 px on the long
@@ -18,7 +19,7 @@ const ENCODABLE: Record<string, 'png' | 'jpeg' | 'webp'> = {
 
 /** The image within `maxPx` on its long edge: unchanged if it already is (or cannot be decoded), else scaled down. */
 export async function fitImage(bytes: Buffer, mimeType: string, maxPx: number): Promise<FittedImage> {
-  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const { createCanvas, loadImage } = nativeCanvas();
   let img: Awaited<ReturnType<typeof loadImage>>;
   try {
     img = await loadImage(bytes);

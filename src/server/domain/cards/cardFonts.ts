@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { pdfJsAssetDir } from '../../ground/pdf/pdfjsLoader';
 import { cjkFontFile, needsCjkFont, NO_CJK_FONT_WARNING } from './cjkFontFile';
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 
 /**
  * The render font. A bare Debian may have no system fonts at all, so the card
@@ -26,7 +27,7 @@ export const cjkRenderWarning = (texts: Iterable<string>): string | undefined =>
 
 export async function ensureRenderFonts(): Promise<void> {
   if (registered) return;
-  const { GlobalFonts } = await import('@napi-rs/canvas');
+  const { GlobalFonts } = nativeCanvas();
   // pdf.js's fonts: beside the bundle in the VSIX (no pdfjs-dist package there), else the package (pdfjsLoader.ts).
   const dir = path.join(pdfJsAssetDir(), 'standard_fonts');
   for (const file of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf'])

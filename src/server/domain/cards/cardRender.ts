@@ -4,6 +4,7 @@ import { cjkRenderWarning, cssFont, ensureRenderFonts, type FontSpec } from './c
 import { layoutCard, type CardLayout, type LayoutItem } from './cardLayout';
 import { readCardView } from './cardView';
 import { partPicture } from './noteContent';
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 
 /** What rendering a card reads: its rows, and the excerpt pictures. */
 type Services = ExcerptRenderDeps & { store: Store };
@@ -13,7 +14,7 @@ const baseline = (y: number, h: number, f: FontSpec) => y + (h - 1.117 * f.size)
 
 async function measurer() {
   await ensureRenderFonts();
-  const { createCanvas } = await import('@napi-rs/canvas');
+  const { createCanvas } = nativeCanvas();
   const ctx = createCanvas(1, 1).getContext('2d');
   let current: FontSpec | undefined;
   return (text: string, font: FontSpec) => {
@@ -44,7 +45,7 @@ const pictureAt = (services: Services, item: Extract<LayoutItem, { kind: 'pictur
 
 /** The whole card as one PNG, `layout.width` pixels wide. */
 export async function renderCardPng(services: Services, layout: CardLayout): Promise<Buffer> {
-  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const { createCanvas, loadImage } = nativeCanvas();
   const canvas = createCanvas(layout.width, layout.height);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';
@@ -93,7 +94,7 @@ const rgbOf = async (hex: string) => {
  */
 export async function renderCardPdf(services: Services, layout: CardLayout): Promise<Buffer> {
   const { PDFDocument, StandardFonts } = await import('pdf-lib');
-  const { createCanvas } = await import('@napi-rs/canvas');
+  const { createCanvas } = nativeCanvas();
   // No creation/modification dates: the same card gives the same bytes (the MCP channel and HTTP agree, caches can key on it).
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle('Study Bridge card');

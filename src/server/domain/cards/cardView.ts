@@ -3,6 +3,7 @@ import type { ExcerptRenderDeps } from './cardImages';
 import { cardAndContent, excerptPart, occlusionOf, pictureRect, IMAGE_KINDS, type PartRow } from './cardImages';
 import type { CardPicture, CardView } from './cardLayout';
 import { NOTE_PALETTE_HEX } from './notePalette';
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 
 type Image = Awaited<ReturnType<typeof import('@napi-rs/canvas').loadImage>>;
 
@@ -30,7 +31,7 @@ export async function readCardView(
     pictures.push({ part: excerpt, width: r.width, height: r.height, scalable: true });
   }
   const media: CardView['media'] = [];
-  const { loadImage } = await import('@napi-rs/canvas');
+  const { loadImage } = nativeCanvas();
   for (const row of store.all<PartRow>(
     "SELECT * FROM note_parts WHERE noteid = ? AND kind <> 'excerpt_image' ORDER BY idx, content_id",
     [content.noteid],

@@ -10,6 +10,7 @@ import {
   type OcclusionMask,
 } from './cardImages';
 import { sourceFingerprint } from './occlusionFingerprint';
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 
 type Ctx2d = import('@napi-rs/canvas').SKRSContext2D;
 
@@ -51,7 +52,7 @@ export async function partPicture(
   maxEdge: number,
   masks: boolean,
 ): Promise<{ png: Buffer; width: number; height: number }> {
-  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const { createCanvas, loadImage } = nativeCanvas();
   let base: { png?: Buffer; image?: Awaited<ReturnType<typeof loadImage>>; width: number; height: number };
   if (part.region) {
     base = await renderRegion(services, part.region, maxEdge);

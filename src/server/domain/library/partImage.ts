@@ -2,6 +2,7 @@ import { invalidInput } from '../../errors';
 import type { ExtractionPool } from '../../ground/pdf/extractionPool';
 import type { DocumentCatalogue } from './documentCatalogue';
 import type { PageReader } from './pageReader';
+import { nativeCanvas } from '../../ground/pdf/nativeCanvas';
 
 /** What rendering a part reads. */
 export interface PartImageDeps {
@@ -39,7 +40,7 @@ export async function partImagePng(
     throw invalidInput('The image would exceed 36 million pixels.', undefined, 'RENDER_TOO_LARGE');
   const base = await deps.pool.render(deps.documents.source(row), page, scale, rect);
   if (!part.image) return base.png;
-  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const { createCanvas, loadImage } = nativeCanvas();
   const canvas = createCanvas(base.width, base.height);
   const ctx = canvas.getContext('2d');
   ctx.drawImage(await loadImage(base.png), 0, 0);

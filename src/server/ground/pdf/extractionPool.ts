@@ -7,6 +7,7 @@ import type { ImageFormat } from './pageRender';
 import { defaultBudget, type ExtractionBudget } from './extractionBudget';
 import { answerTooComplex, PdfTaskError } from './pdfTaskError';
 import { WorkerSlot, type Request, type Task } from './workerSlot';
+import { assertRenderer, loadErrorOf, rendererUnavailable } from './nativeCanvas';
 
 export { PdfTaskError } from './pdfTaskError';
 
@@ -108,7 +109,10 @@ export class ExtractionPool {
     region: Rect | undefined,
     format: ImageFormat,
   ) {
-    const msg = await this.run({ kind: 'render', source, page, scale, region, format }).catch(answerTooComplex);
+    await assertRenderer();
+    const msg = await this.run({ kind: 'render', source, page, scale, region, format })
+      .catch(answerRendererMissing)
+      .catch(answerTooComplex);
     if (msg.kind !== 'render') throw new PdfTaskError('unexpected worker answer');
     return {
       bytes: Buffer.from(msg.bytes.buffer, msg.bytes.byteOffset, msg.bytes.byteLength),
@@ -292,3 +296,11 @@ export class ExtractionPool {
     return this.slots.length;
   }
 }
+
+/** The canvas failed to load in the worker although it loads here: still a 503, never a corrupt PDF. */
+const answerRendererMissing = (e: unknown): never => {
+  if (e instanceof PdfTaskError && e.code === 'RENDERER_UNAVAILABLE') {
+    throw rendererUnavailable(loadErrorOf(e.message));
+  }
+  throw e;
+};

@@ -1,5 +1,6 @@
 import type { PdfDocument } from './pdfjsLoader';
 import type { Rect } from './pdfTypes';
+import { nativeCanvas } from './nativeCanvas';
 
 export type ImageFormat = 'png' | 'webp';
 
@@ -39,6 +40,7 @@ export async function renderPageImage(
   pageNo: number,
   opts: RenderOptions,
 ): Promise<{ bytes: Buffer; width: number; height: number }> {
+  nativeCanvas(); // pdf.js draws on it: 503 RENDERER_UNAVAILABLE where it does not load
   const page = await doc.getPage(pageNo);
   try {
     const full = page.getViewport({ scale: opts.scale });

@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
 import { budgetExceeded, workerBudget } from './extractionBudget';
+import { provideCanvasGlobals } from './pdfjsGlobals';
+import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs' with { 'resolution-mode': 'import' };
 
 /** The pdf.js module type (legacy build, the one that runs on Node 20). */
-export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
+export type PdfJs = typeof PdfJsModule;
 export type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
 
 let loaded: Promise<PdfJs> | undefined;
@@ -18,6 +20,8 @@ let loaded: Promise<PdfJs> | undefined;
  */
 export function loadPdfJs(): Promise<PdfJs> {
   loaded ??= (async () => {
+    // Before pdf.js loads: its module code constructs a DOMMatrix, which the native canvas may not provide here.
+    provideCanvasGlobals();
     const natives = keepNatives();
     // @ts-expect-error the worker module ships without type declarations
     const worker: unknown = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
