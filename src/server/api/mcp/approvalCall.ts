@@ -18,10 +18,14 @@ const text = (value: unknown, isError = false): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
 });
 
+export interface HeldBody {
+  approvalId: string;
+  summary: { text: string; dryRun?: Record<string, unknown> };
+  expiresAt: string;
+}
+
 /** The held call's 202 body, if this tool result is one. */
-function heldOf(
-  result: CallToolResult,
-): { approvalId: string; summary: { text: string }; expiresAt: string } | undefined {
+export function heldOf(result: CallToolResult): HeldBody | undefined {
   const first = result.content[0];
   if (result.isError || first?.type !== 'text') return undefined;
   try {
@@ -63,12 +67,23 @@ export async function callWithApproval(
     waitMs,
   );
   if (action !== 'accept' && action !== 'decline') return result;
+  return decideAsked(services, held.approvalId, action, 'mcp-elicitation');
+}
+
+/**
+ * The person's answer, given through the MCP client, applied to a held call:
+ * accept allows it (the call runs once, its answer is the tool's result),
+ * decline denies it. Decided meanwhile elsewhere (VS Code wins) or expired:
+ * what the approval says now.
+ */
+export async function decideAsked(
+  services: RouteServices,
+  approvalId: string,
+  action: 'accept' | 'decline',
+  decidedBy: string,
+): Promise<CallToolResult> {
   try {
-    const decided = await services.approvals.decide(
-      held.approvalId,
-      action === 'accept' ? 'allow' : 'deny',
-      'mcp-elicitation',
-    );
+    const decided = await services.approvals.decide(approvalId, action === 'accept' ? 'allow' : 'deny', decidedBy);
     if (decided.result) return text(decided.result.body, decided.result.status >= 400);
     return text(
       {
@@ -79,9 +94,8 @@ export async function callWithApproval(
       true,
     );
   } catch (e) {
-    // Decided meanwhile elsewhere (VS Code), or expired: what the approval says now.
     if (!(e instanceof BridgeError)) throw e;
-    const now = await services.approvals.get(held.approvalId);
+    const now = await services.approvals.get(approvalId);
     return text(
       now.result?.body ?? { approvalId: now.approvalId, state: now.state },
       now.state !== 'allowed' || (now.result?.status ?? 200) >= 400,

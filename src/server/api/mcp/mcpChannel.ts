@@ -1,80 +1,24 @@
-import { z } from 'zod';
-import { BridgeError, invalidInput } from '../../errors';
+import { BridgeError } from '../../errors';
 import { errorBody } from '../http/errorMapper';
 import { Hijack, type RouteServices } from '../http/routeTable';
-import { GUIDE_TOPICS } from '../system/guide';
 import { SERVER_VERSION } from '../../version';
-import {
-  BODY_BASE64_MAX_CHARS,
-  DEFAULT_IMAGE_MAX_PX,
-  DEFAULT_RESULT_BYTES,
-  IMAGE_MAX_PX_RANGE,
-  MAX_RESULT_BYTES,
-  MIN_RESULT_BYTES,
-} from './mcpBudget';
-import { callRoute, toolError } from './routeCall';
 import { callWithApproval } from './approvalCall';
 import { brokerFor } from './mcpElicitation';
+import { isModernRequest, serveModern } from './mcpModern';
+import { bridgeTools } from './mcpTools';
 
-const callArgs = {
-  method: z.enum(['GET', 'POST']).describe('HTTP method of the bridge route'),
-  path: z
-    .string()
-    .min(1)
-    .describe('Route path under /bridge/v1, e.g. /library/study-sets or /documents/{bookmd5}/pages'),
-  query: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .optional()
-    .describe('Query parameters'),
-  body: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('JSON body for POST routes (confirm:true where the route needs it)'),
-  bodyBase64: z
-    .string()
-    .optional()
-    .describe(
-      `Raw bytes (base64) for routes that take a file's bytes (rawBody in /capabilities: upload), up to ${BODY_BASE64_MAX_CHARS} characters; for a file on this machine use study_upload`,
-    ),
-  // Ranges are checked by the tool (a coded error, nothing run), so the schema only types them.
-  maxBytes: z
-    .number()
-    .optional()
-    .describe(
-      `Text budget of this result in bytes, ${MIN_RESULT_BYTES}–${MAX_RESULT_BYTES} (default ${DEFAULT_RESULT_BYTES}). A larger answer is cut at a whole item; a second text block says truncated:true and gives next`,
-    ),
-  imageMaxPx: z
-    .number()
-    .optional()
-    .describe(
-      `Long edge of image results in pixels, ${IMAGE_MAX_PX_RANGE[0]}–${IMAGE_MAX_PX_RANGE[1]} (default ${DEFAULT_IMAGE_MAX_PX}); larger images are scaled down`,
-    ),
-  cursor: z
-    .object({ field: z.string().optional(), from: z.number(), held: z.string().optional() })
-    .optional()
-    .describe("Only as a previous result's next gave it: where a cut answer continues"),
-};
+const toolConfig = <S>(tool: { description: string; shape: S; annotations: object }) => ({
+  description: tool.description,
+  inputSchema: tool.shape,
+  annotations: tool.annotations,
+});
 
-const uploadArgs = {
-  path: z
-    .string()
-    .min(1)
-    .describe(
-      'Absolute path (or ~/…) of a PDF on this machine, in the library or an import folder (default ~/Documents, ~/Downloads)',
-    ),
-  filename: z.string().optional().describe('Name in the library (default: the file name)'),
-  topicid: z.string().optional().describe('Study set to add the book to'),
-  folder: z.string().optional().describe('Library folder ("" = root)'),
-};
-
-const guideArgs = {
-  topic: z
-    .string()
-    .optional()
-    .describe(`Only this workflow and its routes: ${GUIDE_TOPICS.join(', ')}. Omit for the whole guide.`),
-};
-
-/** One stateless MCP exchange per POST /mcp (Streamable HTTP, JSON responses). */
+/**
+ * One stateless MCP exchange per POST /mcp (Streamable HTTP). A 2026-07-28
+ * request (per-request `_meta`, no handshake) is served by mcpModern.ts; the
+ * 2025 generation, with its initialize handshake, by the 1.x SDK here, which
+ * keeps asking the person over the call's own stream (mcpElicitation.ts).
+ */
 export function mcpExchange(services: RouteServices, raw: Buffer, token: string): Hijack {
   let message: unknown;
   try {
@@ -90,82 +34,29 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
   // A tool call that may ask the person streams (SSE), so the question can go out before the answer.
   const mayAsk = broker.declaredBy(key) && (message as { method?: unknown })?.method === 'tools/call';
   return new Hijack(async (req, res) => {
+    if (await isModernRequest(req, message)) return serveModern(services, token, req, res, raw, message);
     // Loaded on first use: the SDK (with ajv) is a large share of start-up time otherwise.
     const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/mcp.js'),
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     ]);
-    const server = new McpServer({ name: 'study-bridge', version: SERVER_VERSION });
-    // Tool hints follow the caller's token: a read token's study_call cannot change anything (the route
-    // scopes refuse it), so clients may run it without asking; a write token's may delete.
-    const readOnly = services.tokens.identify(token)?.scope === 'read';
-    server.registerTool(
-      'study_guide',
-      {
-        description: `The Study Bridge runtime guide (Markdown): auth, rules and the workflows as literal requests (the route table: GET /guide/routes). Read it first; topic (${GUIDE_TOPICS.join(', ')}) answers one workflow only.`,
-        inputSchema: guideArgs,
-        annotations: { title: 'Study Bridge guide', readOnlyHint: true, openWorldHint: false },
-      },
-      async ({ topic }) => {
-        if (topic === undefined) return { content: [{ type: 'text', text: services.guide.markdown }] };
-        const text = services.guide.topics[topic];
-        if (text === undefined)
-          return toolError(
-            invalidInput(
-              `No guide topic "${topic}": one of ${Object.keys(services.guide.topics).join(', ')}.`,
-              { field: 'topic', topics: Object.keys(services.guide.topics) },
-              'UNKNOWN_TOPIC',
-            ),
-          );
-        return { content: [{ type: 'text', text }] };
-      },
+    // logging: clients may set a level (logging/setLevel); this server sends no log messages.
+    const server = new McpServer(
+      { name: 'study-bridge', version: SERVER_VERSION },
+      { capabilities: { tools: {}, logging: {} } },
     );
-    server.registerTool(
-      'study_call',
-      {
-        description: `Calls a Study Bridge route (see study_guide) on the user's study library: PDF books, study sets, cards, decks, bundles. Returns the route's JSON; images come back as image content (≤ ${DEFAULT_IMAGE_MAX_PX} px, imageMaxPx). Results over maxBytes (default ${DEFAULT_RESULT_BYTES}) are cut at a whole item and end with a note {truncated:true, next}: call study_call with next as the arguments for the rest (page text: the next page range; lists: a cursor).`,
-        inputSchema: callArgs,
-        annotations: {
-          title: 'Study Bridge route',
-          readOnlyHint: readOnly,
-          destructiveHint: !readOnly,
-          openWorldHint: false,
-        },
-      },
-      async (args, extra) =>
-        callWithApproval(services, token, args, {
-          broker,
-          key,
-          send: (m, o) => transport.send(m, o),
-          requestId: extra.requestId,
-          signal: extra.signal,
-        }),
+    const { guide, call, upload } = bridgeTools(services, token);
+    server.registerTool(guide.name, toolConfig(guide), (args) => guide.run!(args as never));
+    server.registerTool(call.name, toolConfig(call), async (args, extra) =>
+      callWithApproval(services, token, args as never, {
+        broker,
+        key,
+        send: (m, o) => transport.send(m, o),
+        requestId: extra.requestId,
+        signal: extra.signal,
+      }),
     );
-    // Adding a book needs write: a read token is not offered a tool it could never use.
-    if (!readOnly) {
-      server.registerTool(
-        'study_upload',
-        {
-          description:
-            'Adds a PDF on this machine to the library by path: the bridge reads the file (from the library or an import folder) and stores it exactly like the upload route, answering the same (bookmd5, created, addedToStudySet, extraction). Calling it confirms the upload.',
-          inputSchema: uploadArgs,
-          // The same file again answers alreadyPresent: adding is never destructive and repeats harmlessly.
-          annotations: {
-            title: 'Add a PDF by path',
-            readOnlyHint: false,
-            destructiveHint: false,
-            idempotentHint: true,
-            openWorldHint: false,
-          },
-        },
-        async (args) =>
-          callRoute(services, token, {
-            method: 'POST',
-            path: '/library/documents/import',
-            body: { ...args, confirm: true },
-          }),
-      );
-    }
+    if (upload) server.registerTool(upload.name, toolConfig(upload), (args) => upload.run!(args as never));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayAsk });
     res.on('close', () => {
       void transport.close();
