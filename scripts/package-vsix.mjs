@@ -1,21 +1,37 @@
 #!/usr/bin/env node
-// npm run package: production build, then the VSIX.
+// npm run package [-- --target <t>] | npm run package:all: production build, then one VSIX per target.
 //  1. `node esbuild.mjs --production` into the stage .cache/vsix/ (vscode external; wasm/PDF/OCR assets).
 //  2. Modules the bundles still `require` at run time (esbuild externals such as
 //     @napi-rs/canvas, tesseract.js) are found by scanning the bundles and copied,
 //     with their dependency closure, into <stage>/dist/node_modules/ — so vsce runs with
-//     --no-dependencies and nothing else from node_modules ships.
-//  3. A native module (*.node) makes the VSIX platform specific: --target <platform>-<arch>.
-//  4. Prints the VSIX path and size.
+//     --no-dependencies and nothing else from node_modules ships. Platform packages (an
+//     `os`/`cpu` in their package.json: the native binaries) are left out there.
+//  3. Per target: that target's platform packages come from the npm registry (npm install
+//     --os --cpu --libc into .cache/vsix-native/<target>), join the stage, and
+//     `vsce package --target <t>` zips it. The VSIX is then opened and its native files
+//     checked by header (scripts/nativeTargets.mjs): another target's binary, or none, fails.
+//  4. Prints a table of target, size and native files; a VSIX over 30 MB fails.
+// Options: --target <t> (repeatable; default: this machine's), --all, --out-dir <dir> (default: the repo root;
+// the stage then lives in <dir>/stage, so a test can package beside a developer's run).
 import { execFileSync } from 'node:child_process';
 import { builtinModules, createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderIcon } from './icon.mjs';
+import { TARGETS, hostTarget, inspectVsix } from './nativeTargets.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const optionValues = (name) => argv.flatMap((a, i) => (a === name && argv[i + 1] ? [argv[i + 1]] : []));
+const outDir = resolve(optionValues('--out-dir')[0] ?? root);
+const targets = argv.includes('--all') ? Object.keys(TARGETS) : optionValues('--target');
+if (!targets.length) targets.push(hostTarget());
+for (const t of targets)
+  if (!TARGETS[t]) throw new Error(`unknown target ${t}; one of ${Object.keys(TARGETS).join(', ')}`);
+const MAX_MB = 30;
 // Staged outside dist/ so a concurrent `npm run build` cannot change files while vsce zips them.
-const stage = join(root, '.cache', 'vsix');
+const stage = outDir === root ? join(root, '.cache', 'vsix') : join(outDir, 'stage');
 const dist = join(stage, 'dist');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const log = (m) => process.stdout.write(`[package] ${m}\n`);
@@ -27,6 +43,7 @@ execFileSync(process.execPath, ['esbuild.mjs', '--production', `--outdir=${dist}
 for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'media']) {
   if (existsSync(join(root, f))) cpSync(join(root, f), join(stage, f), { recursive: true });
 }
+if (pkg.icon) writeFileSync(join(stage, pkg.icon), renderIcon(join(root, 'media', 'study-bridge.svg'), root));
 // The README's screenshots live in docs/, which the VSIX does not carry: drop their image lines there.
 writeFileSync(
   join(stage, 'README.md'),
@@ -66,6 +83,13 @@ for (const f of readdirSync(dist)) {
       continue;
     }
     wanted.add(name);
+  }
+  // An external loaded through a name held in a variable (`const m = '@napi-rs/canvas'; require(m)`) leaves only
+  // the quoted name behind: it ships too.
+  for (const ext of externals) {
+    if (builtins.has(ext)) continue;
+    const quoted = new RegExp(`(?<!require\\.resolve\\(\\s*)["']${ext.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}["']`);
+    if (quoted.test(src)) wanted.add(ext.startsWith('@') ? ext.split('/').slice(0, 2).join('/') : ext.split('/')[0]);
   }
 }
 if (skippedResolves.size)
@@ -112,12 +136,20 @@ const prune = [
   (rel) => /^tesseract\.js-core\/tesseract-core(-simd|-relaxedsimd)?\.(js|wasm)$/.test(rel),
   (rel) => rel.startsWith('@tesseract.js-data/eng/4.0.0/'),
   (rel) => /\.(md|markdown|ts|map)$/i.test(rel) && !/LICEN[CS]E/i.test(rel),
+  // zlibjs (tesseract.js's gunzip): Node loads bin/node-zlib.js; the other builds are for browsers, ~2 MB.
+  (rel) => /^zlibjs\/bin\/(?!node-zlib\.js$)[^/]+$/.test(rel),
 ];
 
-let native = false;
-const hasNative = (dir) =>
-  readdirSync(dir, { withFileTypes: true, recursive: true }).some((e) => e.isFile() && e.name.endsWith('.node'));
+// Platform packages (os/cpu in package.json) are the native binaries: each target brings its own (step 3).
+const isPlatformPackage = (dir) => {
+  const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return Boolean(p.os || p.cpu);
+};
+const nativeParents = []; // name@version of shipped modules whose optional dependencies carry the binaries
 for (const [name, dir] of closure) {
+  if (isPlatformPackage(dir)) continue;
+  const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  if (Object.keys(p.optionalDependencies ?? {}).length) nativeParents.push(`${name}@${p.version}`);
   const dest = join(dist, 'node_modules', name);
   cpSync(dir, dest, {
     recursive: true,
@@ -128,22 +160,86 @@ for (const [name, dir] of closure) {
       return !prune.some((p) => p(rel));
     },
   });
-  if (hasNative(dest)) native = true;
 }
 log(`run-time modules: ${[...wanted].join(', ') || 'none'} (+${closure.size - wanted.size} dependencies)`);
+log(`native modules: ${nativeParents.join(', ') || 'none'}`);
 
-// ── VSIX ──
-const target = native ? `${process.platform}-${process.arch}` : undefined;
-const out = join(root, `${pkg.name}-${pkg.version}${target ? `-${target}` : ''}.vsix`);
-for (const f of readdirSync(root))
-  if (f.startsWith(`${pkg.name}-${pkg.version}`) && f.endsWith('.vsix')) rmSync(join(root, f));
+/** The target's platform packages, installed from the npm registry into a cache of their own (reused when there). */
+function platformPackages(target) {
+  const { os, cpu, libc } = TARGETS[target];
+  const dir = join(root, '.cache', 'vsix-native', target);
+  const manifest = JSON.stringify({
+    name: `study-bridge-native-${target}`,
+    private: true,
+    dependencies: Object.fromEntries(nativeParents.map((s) => [s.slice(0, s.lastIndexOf('@')), s.split('@').pop()])),
+  });
+  const stamp = join(dir, '.installed');
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== manifest) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), manifest);
+    const flags = [`--os=${os}`, `--cpu=${cpu}`, ...(libc ? [`--libc=${libc}`] : [])];
+    // npm's own CLI under this Node when npm started us; `npm` on PATH otherwise.
+    const npm = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm'];
+    const args = ['install', ...flags, '--ignore-scripts', '--no-package-lock', '--no-fund', '--no-audit'];
+    execFileSync(npm[0], [...npm.slice(1), ...args, '--loglevel=error'], {
+      cwd: dir,
+      stdio: 'inherit',
+      shell: npm[0] === 'npm' && process.platform === 'win32',
+    });
+    writeFileSync(stamp, manifest);
+  }
+  const found = [];
+  const modules = join(dir, 'node_modules');
+  for (const e of readdirSync(modules)) {
+    const names = e.startsWith('@') ? readdirSync(join(modules, e)).map((n) => `${e}/${n}`) : [e];
+    for (const name of names)
+      if (existsSync(join(modules, name, 'package.json')) && isPlatformPackage(join(modules, name)))
+        found.push([name, join(modules, name)]);
+  }
+  return found;
+}
+
+// ── VSIX per target ──
+// The canvas (rendering) is native: a VSIX without any native module would be one that cannot render anywhere.
+if (!nativeParents.length)
+  throw new Error('no native module found among the run-time modules: expected @napi-rs/canvas');
+mkdirSync(outDir, { recursive: true });
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-const args = [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out];
-if (target) args.push('--target', target);
-execFileSync(process.execPath, args, { cwd: stage, stdio: 'inherit' });
+const rows = [];
+let failed = false;
+for (const target of targets) {
+  const t1 = Date.now();
+  const added = platformPackages(target);
+  for (const [name, dir] of added)
+    cpSync(dir, join(dist, 'node_modules', name), { recursive: true, dereference: true });
+  const out = join(outDir, `${pkg.name}-${pkg.version}-${target}.vsix`);
+  rmSync(out, { force: true });
+  const args = [vsce, 'package', '--no-dependencies', '--target', target, '--out', out];
+  execFileSync(process.execPath, args, { cwd: stage, stdio: targets.length > 1 ? 'pipe' : 'inherit' });
+  for (const [name] of added) rmSync(join(dist, 'node_modules', name), { recursive: true, force: true });
 
-const mb = statSync(out).size / 1024 / 1024;
-log(`VSIX ${out}`);
-log(
-  `VSIX size: ${mb.toFixed(1)} MB${target ? ` (platform-specific: ${target}, native module inside)` : ''}; built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  const mb = statSync(out).size / 1024 / 1024;
+  const { natives, errors } = await inspectVsix(readFileSync(out), target);
+  if (mb > MAX_MB) errors.push(`${basename(out)}: ${mb.toFixed(1)} MB, over ${MAX_MB} MB`);
+  for (const e of errors) process.stderr.write(`[package] ERROR ${e}\n`);
+  failed ||= errors.length > 0;
+  const nativeList = natives.map(
+    (n) => `${n.path.split('/').pop()} (${n.format} ${n.cpu}${n.libc ? ` ${n.libc}` : ''})`,
+  );
+  rows.push([
+    target,
+    `${mb.toFixed(1)} MB`,
+    nativeList.join(', ') || '-',
+    `${((Date.now() - t1) / 1000).toFixed(0)} s`,
+  ]);
+  log(`VSIX ${out}`);
+}
+
+const widths = [0, 1, 2, 3].map((i) =>
+  Math.max(...[['target', 'size', 'native files', 'time'], ...rows].map((r) => r[i].length)),
 );
+for (const r of [['target', 'size', 'native files', 'time'], ...rows])
+  log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+log(`${rows.length} VSIX in ${((Date.now() - t0) / 1000).toFixed(1)} s (limit ${MAX_MB} MB each)`);
+if (failed) process.exit(1);
