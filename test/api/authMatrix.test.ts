@@ -78,9 +78,11 @@ describe('refusal matrix over every declared route', function () {
         });
       }
 
-      it('Origin header → 403 FORBIDDEN_ORIGIN, even with a valid token and confirm', async () => {
+      // /mcp takes a page on this machine (browser MCP clients), so there only a foreign page is refused.
+      const origin = route.path === '/mcp' ? 'http://evil.example.com' : 'http://127.0.0.1:8080';
+      it(`Origin ${origin} → 403 FORBIDDEN_ORIGIN, even with a valid token and confirm`, async () => {
         const before = storeDigest(on.bridge.services.store);
-        const res = await requestFor(route, on.bridge.port, { ...auth(), Origin: 'http://127.0.0.1:8080' }, true);
+        const res = await requestFor(route, on.bridge.port, { ...auth(), Origin: origin }, true);
         assertError(res, 403, 'FORBIDDEN_ORIGIN', name);
         assert.equal(storeDigest(on.bridge.services.store), before);
       });

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { errorMapper } from './errorMapper';
 import { loopbackGuard } from './loopbackGuard';
-import { createRouter } from './router';
+import { API_PREFIX, createRouter } from './router';
 import type { RouteDecl, RouteServices } from './routeTable';
 
 export { API_PREFIX, koaPath } from './router';
@@ -40,7 +40,8 @@ export function createHttpApp(routes: readonly RouteDecl[], services: RouteServi
     });
   }
   app.use(errorMapper(opts.onInternalError ?? (() => undefined)));
-  app.use(loopbackGuard(opts.port));
+  // MCP clients in a browser on this machine may connect (MCP Streamable HTTP); the REST routes keep "no Origin".
+  app.use(loopbackGuard(opts.port, { loopbackOriginPaths: [`${API_PREFIX}/mcp`] }));
   app.use(createRouter(routes, services)); // unmatched: falls through, the error mapper answers 404
   return app;
 }
