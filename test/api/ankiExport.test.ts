@@ -209,6 +209,6 @@ describe('Anki round trip: import → export → import', () => {
     assert.equal(again.created, 0);
     assert.equal(again.updated, 4);
     assert.equal((await t.client.listDecks()).length, before);
-    assert.equal((await t.client.cards.deckCards(first.deckId)).cards.length, 4);
+    assert.equal((await t.client.cards.deckCards(first.deckId)).cards.length, 5);
   });
 });

@@ -30,7 +30,14 @@ export async function vocabPackage(
     crt,
     models: [
       { name: 'Vocab (4 fields)', fields: ['Word', 'Meaning', 'Example', 'Picture'] },
-      { name: 'Basic (and reversed card)', fields: ['Front', 'Back'], templates: 2 },
+      {
+        name: 'Basic (and reversed card)',
+        fields: ['Front', 'Back'],
+        templates: [
+          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
+          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
+        ],
+      },
       { name: 'Cloze', fields: ['Text', 'Back Extra'], cloze: true },
     ],
     decks: ['Spanish::Vocab'],

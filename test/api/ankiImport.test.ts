@@ -28,7 +28,7 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
       studySetTitle: 'Spanish / Vocab',
       deckTitle: 'Spanish / Vocab',
       notes: 4,
-      cards: 4,
+      cards: 5,
       media: 2,
     });
     assert.equal(err.details.wouldUpdate, 0);
@@ -43,21 +43,27 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.equal(r.notes, 4);
     assert.equal(r.created, 4);
     assert.equal(r.updated, 0);
-    assert.equal(r.cards, 4);
+    assert.equal(r.cards, 5);
     assert.equal(r.media, 2);
-    assert.deepEqual(
-      r.skipped.map((s: any) => [s.kind, s.ref]),
-      [['card', 'Jr5*wE2uY4#1']],
-    );
+    assert.deepEqual(r.skipped, []);
 
     const sets = await t.client.listStudySets();
     const set = sets.find((s) => s.topicid === r.topicid)!;
     assert.equal(set.title, 'Spanish / Vocab');
     const tree = await t.client.cards.tree(r.topicid);
-    const titles = tree.nodes.filter((n: any) => n.parent !== null).map((n: any) => n.title);
-    assert.deepEqual(titles, ['el gato', 'el perro', 'hablar', 'La capital de España es Madrid.']);
+    const top = tree.nodes.filter((n: any) => n.level === 1);
+    assert.deepEqual(
+      top.map((n: any) => n.title),
+      ['el gato', 'el perro', 'hablar', 'La capital de España es Madrid.'],
+    );
+    // The Basic-and-reversed note: one child card per direction, each reviewed on its own.
+    const hablar = top[2].noteid;
+    assert.deepEqual(
+      tree.nodes.filter((n: any) => n.parent === hablar).map((n: any) => n.title),
+      ['hablar', 'to speak'],
+    );
 
-    const ids = tree.nodes.filter((n: any) => n.parent !== null).map((n: any) => n.noteid);
+    const ids = top.map((n: any) => n.noteid);
     const notes = (await t.client.cards.batchGet(ids)).notes;
     const gato = notes[0];
     assert.equal(gato.texts.find((x) => x.index === 0)?.text, 'the cat\n\nExample: El gato duerme.\nThe cat sleeps.');
@@ -79,8 +85,8 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
 
     const deck = (await t.client.listDecks()).find((d) => d.deckId === r.deckId)!;
     assert.equal(deck.title, 'Spanish / Vocab');
-    assert.equal(deck.cardCount, 4);
-    assert.equal(deck.newCount, 3);
+    assert.equal(deck.cardCount, 5);
+    assert.equal(deck.newCount, 4);
     const cards = (await t.client.cards.deckCards(r.deckId)).cards;
     const reviewed = cards.find((c: any) => c.sourceNoteId === gato.noteid)!;
     assert.equal(reviewed.state, 'review');
@@ -126,11 +132,11 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
     assert.equal((await t.client.listDecks()).length, decksBefore);
     assert.equal((await t.client.listStudySets()).length, setsBefore);
     const tree = await t.client.cards.tree(r.topicid);
-    assert.equal(tree.nodes.filter((n: any) => n.parent !== null).length, 4);
+    assert.equal(tree.nodes.filter((n: any) => n.parent !== null).length, 6);
     const deck = (await t.client.listDecks()).find((d) => d.deckId === r.deckId)!;
-    assert.equal(deck.cardCount, 4);
+    assert.equal(deck.cardCount, 5);
     // Pictures are replaced, not piled up.
-    const ids = tree.nodes.filter((n: any) => n.parent !== null).map((n: any) => n.noteid);
+    const ids = tree.nodes.filter((n: any) => n.level === 1).map((n: any) => n.noteid);
     const notes = (await t.client.cards.batchGet(ids)).notes;
     assert.equal(notes[0].parts.filter((p) => p.kind === 'image').length, 1);
   });
@@ -145,7 +151,7 @@ describe('POST /decks/import (an Anki package laid out as Anki writes it)', () =
       });
       assert.equal(res.status, 200, res.text());
       const r = res.json<any>();
-      assert.deepEqual([r.notes, r.created, r.cards, r.media], [4, 4, 4, 2]);
+      assert.deepEqual([r.notes, r.created, r.cards, r.media], [4, 4, 5, 2]);
       const deck = (await other.client.listDecks()).find((d) => d.deckId === r.deckId)!;
       assert.equal(deck.title, 'Spanish / Vocab');
       const cards = (await other.client.cards.deckCards(r.deckId)).cards;

@@ -34,11 +34,29 @@ export interface BuildNote {
   cards?: BuildCard[];
 }
 
+export interface BuildTemplate {
+  name?: string;
+  qfmt: string;
+  afmt: string;
+}
+
 export interface BuildModel {
   name: string;
   fields: string[];
   cloze?: boolean;
-  templates?: number;
+  /** A count (question `{{field[ord]}}`, answer adds `{{Back}}`) or the templates themselves. */
+  templates?: number | BuildTemplate[];
+}
+
+function templatesOf(m: BuildModel): Array<Required<BuildTemplate> & { ord: number }> {
+  if (Array.isArray(m.templates))
+    return m.templates.map((t, ord) => ({ name: t.name ?? `Card ${ord + 1}`, ord, qfmt: t.qfmt, afmt: t.afmt }));
+  return Array.from({ length: m.templates ?? 1 }, (_, ord) => ({
+    name: `Card ${ord + 1}`,
+    ord,
+    qfmt: m.cloze ? `{{cloze:${m.fields[0]}}}` : `{{${m.fields[ord % m.fields.length]}}}`,
+    afmt: m.cloze ? `{{cloze:${m.fields[0]}}}<br>{{${m.fields[1]}}}` : '{{FrontSide}}<hr id=answer>{{Back}}',
+  }));
 }
 
 export interface BuildPackage {
@@ -79,13 +97,7 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
       sortf: 0,
       did: 1,
       flds: m.fields.map((name, ord) => ({ name, ord, sticky: false, rtl: false, font: 'Arial', size: 20 })),
-      tmpls: Array.from({ length: m.templates ?? 1 }, (_, ord) => ({
-        name: `Card ${ord + 1}`,
-        ord,
-        qfmt: m.cloze ? `{{cloze:${m.fields[0]}}}` : `{{${m.fields[ord % m.fields.length]}}}`,
-        afmt: '{{FrontSide}}<hr id=answer>{{Back}}',
-        did: null,
-      })),
+      tmpls: templatesOf(m).map((t) => ({ ...t, did: null })),
       css: '.card {}',
       latexPre: '',
       latexPost: '',
@@ -260,7 +272,13 @@ CREATE TABLE templates (ntid integer NOT NULL, ord integer NOT NULL, name text N
 CREATE TABLE decks (id integer PRIMARY KEY NOT NULL, name text NOT NULL, mtime_secs integer NOT NULL, usn integer NOT NULL, common blob NOT NULL, kind blob NOT NULL);`);
   const models = JSON.parse(String(db.exec('SELECT models FROM col')[0].values[0][0])) as Record<
     string,
-    { id: number; name: string; type: number; flds: Array<{ name: string; ord: number }> }
+    {
+      id: number;
+      name: string;
+      type: number;
+      flds: Array<{ name: string; ord: number }>;
+      tmpls: Array<{ name: string; ord: number; qfmt: string; afmt: string }>;
+    }
   >;
   const decks = JSON.parse(String(db.exec('SELECT decks FROM col')[0].values[0][0])) as Record<
     string,
@@ -273,6 +291,14 @@ CREATE TABLE decks (id integer PRIMARY KEY NOT NULL, name text NOT NULL, mtime_s
       new Uint8Array(m.type === 1 ? [0x08, 0x01] : []),
     ]);
     for (const f of m.flds) db.run('INSERT INTO fields VALUES (?, ?, ?, ?)', [m.id, f.ord, f.name, new Uint8Array([])]);
+    // Template config: field 1 the question format, field 2 the answer format.
+    for (const t of m.tmpls)
+      db.run('INSERT INTO templates VALUES (?, ?, ?, 0, -1, ?)', [
+        m.id,
+        t.ord,
+        t.name,
+        Buffer.concat([lenField(1, Buffer.from(t.qfmt, 'utf8')), lenField(2, Buffer.from(t.afmt, 'utf8'))]),
+      ]);
   }
   for (const d of Object.values(decks))
     db.run('INSERT INTO decks VALUES (?, ?, 0, -1, ?, ?)', [

@@ -169,4 +169,31 @@ CREATE TRIGGER IF NOT EXISTS card_edits_parts_del AFTER DELETE ON note_parts BEG
 CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEGIN ${stamp('NEW')} ${stamp('OLD')} END;
 `,
   },
+  {
+    version: 13,
+    sql: `
+-- Anki's note → cards model: each Anki card (its note's guid and its
+-- ordinal: template, or cloze number - 1) and the card it is reviewed on
+-- (the note's own card when Anki made one card of the note, else one child
+-- card per Anki card). Each imported note's type and fields as Anki wrote
+-- them, and a hash of the title and body made of them: while the card still
+-- reads the same, an export gives the note back whole. Notes imported before
+-- this step have none of it and export as before.
+CREATE TABLE IF NOT EXISTS anki_cards (
+  guid TEXT NOT NULL,
+  ord INTEGER NOT NULL,
+  noteid TEXT NOT NULL,
+  PRIMARY KEY (guid, ord)
+);
+CREATE INDEX IF NOT EXISTS anki_cards_note ON anki_cards(noteid);
+CREATE TABLE IF NOT EXISTS anki_models (
+  mid TEXT PRIMARY KEY,
+  model TEXT NOT NULL                    -- JSON AnkiModel: name, cloze, fields, templates, css
+);
+-- fields: JSON array of the fields' HTML.
+ALTER TABLE anki_notes ADD COLUMN mid TEXT;
+ALTER TABLE anki_notes ADD COLUMN fields TEXT;
+ALTER TABLE anki_notes ADD COLUMN text_hash TEXT;
+`,
+  },
 ];

@@ -107,11 +107,32 @@ function modelsFromJson(json: string): Map<string, AnkiModel> {
   for (const [id, m] of Object.entries(
     parseJson(json, 'models') as Record<
       string,
-      { name?: string; type?: number; flds?: Array<{ name: string; ord: number }> }
+      {
+        name?: string;
+        type?: number;
+        css?: string;
+        flds?: Array<{ name: string; ord: number }>;
+        tmpls?: Array<{ name?: string; ord: number; qfmt?: string; afmt?: string }>;
+      }
     >,
   )) {
     const fields = [...(m.flds ?? [])].sort((a, b) => a.ord - b.ord).map((f) => String(f.name));
-    models.set(String(id), { id: String(id), name: String(m.name ?? 'Note'), cloze: m.type === MODEL_CLOZE, fields });
+    const templates = [...(Array.isArray(m.tmpls) ? m.tmpls : [])]
+      .sort((a, b) => a.ord - b.ord)
+      .map((t) => ({
+        name: String(t.name ?? ''),
+        ord: Number(t.ord),
+        qfmt: String(t.qfmt ?? ''),
+        afmt: String(t.afmt ?? ''),
+      }));
+    models.set(String(id), {
+      id: String(id),
+      name: String(m.name ?? 'Note'),
+      cloze: m.type === MODEL_CLOZE,
+      fields,
+      templates,
+      css: String(m.css ?? ''),
+    });
   }
   return models;
 }

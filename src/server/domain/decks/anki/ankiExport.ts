@@ -4,6 +4,7 @@ import { partPicture } from '../../cards/noteContent';
 import type { Decks } from '../../library/decks';
 import { loadSqlite } from '../../../ground/store/sqlite';
 import type { Store } from '../../../ground/store/store';
+import { readAnkiOrigins } from './ankiExportNotes';
 import { readExportCards, type ExportCard } from './ankiExportRead';
 import { ANKI_SCHEMA, BASIC_MODEL_ID, CLOZE_MODEL_ID, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
 import { scheduleToAnki } from './ankiSchedule';
@@ -14,7 +15,9 @@ import { createHash } from 'node:crypto';
  * GET /decks/{id}/apkg: the deck as a legacy Anki package. Each review card
  * is one note: Basic (Front: the question, Back: the body, comments and
  * pictures) or, when the question holds a cloze, Cloze (Text with
- * `{{c1::…}}`, Back Extra). Excerpt regions are drawn as the card renders
+ * `{{c1::…}}`, Back Extra). A card imported from Anki whose note still
+ * reads as imported goes back as that note: its note type, its fields, and
+ * one card per review card at its ordinal. Excerpt regions are drawn as the card renders
  * draw them and go in as media beside the stored pictures.
  */
 
@@ -110,6 +113,10 @@ export async function exportApkg(
 ): Promise<{ bytes: Buffer; filename: string; cards: number; media: number }> {
   const deck = deps.decks.get(deckId);
   const cards = readExportCards(deps.store, deckId);
+  const { origins, models } = readAnkiOrigins(
+    deps.store,
+    cards.map((c) => c.sourceNoteId),
+  );
   const nowSec = Math.floor(now.getTime() / 1000);
   // Day numbers count from crt: a day start early enough that no due date falls before it.
   const earliest = Math.min(
@@ -130,7 +137,7 @@ export async function exportApkg(
       now.getTime(),
       now.getTime(),
       confJson(ankiDeckId, cards.length + 1),
-      modelsJson(ankiDeckId, nowSec),
+      modelsJson(ankiDeckId, nowSec, [...models.values()]),
       decksJson(ankiDeckId, deck.title.replace(/::/g, ':'), nowSec),
       dconfJson(nowSec),
       '{}',
@@ -141,26 +148,30 @@ export async function exportApkg(
     const baseId = now.getTime();
     let position = 0;
     const cardIds = new Map<string, number>();
+    const noteOfGuid = new Map<string, number>();
     for (const [i, c] of cards.entries()) {
       cardIds.set(c.cardNoteId, baseId + i);
-      const { mid, ord, fields } = await fieldsOf(deps, c, media);
-      const tags = c.hashtags.map(hashtagToTag).filter(Boolean);
-      const sortField = htmlToText(fields[0]);
-      noteStmt.run([
-        baseId + i,
-        c.guid,
-        mid,
-        nowSec,
-        tags.length ? ` ${tags.join(' ')} ` : '',
-        fields.join('\x1f'),
-        sortField,
-        fieldChecksum(fields[0]),
-        '',
-      ]);
+      const origin = origins.get(c.sourceNoteId);
+      let ord: number;
+      let nid = noteOfGuid.get(origin?.guid ?? '');
+      if (origin) {
+        ord = origin.ord;
+        if (nid === undefined) {
+          nid = baseId + i;
+          noteOfGuid.set(origin.guid, nid);
+          writeNote(noteStmt, nid, origin.guid, Number(origin.mid), nowSec, origin.hashtags, origin.fields);
+          for (const m of origin.media) media.add(m.name, m.blob);
+        }
+      } else {
+        const out = await fieldsOf(deps, c, media);
+        ord = out.ord;
+        nid = baseId + i;
+        writeNote(noteStmt, nid, c.guid, out.mid, nowSec, c.hashtags, out.fields);
+      }
       const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
       cardStmt.run([
         baseId + i,
-        baseId + i,
+        nid,
         ankiDeckId,
         ord,
         nowSec,
@@ -196,6 +207,29 @@ export async function exportApkg(
   } finally {
     db.close();
   }
+}
+
+function writeNote(
+  stmt: import('sql.js').Statement,
+  id: number,
+  guid: string,
+  mid: number,
+  nowSec: number,
+  hashtags: readonly string[],
+  fields: readonly string[],
+): void {
+  const tags = hashtags.map(hashtagToTag).filter(Boolean);
+  stmt.run([
+    id,
+    guid,
+    mid,
+    nowSec,
+    tags.length ? ` ${tags.join(' ')} ` : '',
+    fields.join('\x1f'),
+    htmlToText(fields[0] ?? ''),
+    fieldChecksum(fields[0] ?? ''),
+    '',
+  ]);
 }
 
 const DAY_MS = 86_400_000;

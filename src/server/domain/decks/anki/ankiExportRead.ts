@@ -19,6 +19,7 @@ export interface ExportPicture {
 
 export interface ExportCard {
   cardNoteId: string;
+  sourceNoteId: string;
   guid: string;
   title: string;
   question: string | null;
@@ -105,6 +106,7 @@ export function readExportCards(db: Db, deckId: string): ExportCard[] {
     const t = live ? (texts.get(id) ?? []) : [];
     return {
       cardNoteId: r.card_note_id,
+      sourceNoteId: r.source_note_id,
       guid: guids.get(id)?.[0]?.guid ?? derivedGuid(r.card_note_id),
       title: note?.title || r.title || '',
       question: r.question,

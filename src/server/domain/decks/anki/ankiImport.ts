@@ -115,7 +115,7 @@ export async function previewApkgImport(
           studySetTitle: plan.deckName,
           deckTitle: plan.deckName,
           notes: plan.notes.length - known,
-          cards: plan.notes.filter((n) => n.review).length,
+          cards: plan.notes.reduce((sum, n) => sum + n.reviews.length, 0),
           media: available,
         },
         wouldUpdate: known,

@@ -1,21 +1,28 @@
 import type { StoredSchedule } from '../deckScheduling';
-import type { AnkiCollection, AnkiNote } from './ankiCollection';
+import type { AnkiCard, AnkiCollection, AnkiModel, AnkiNote } from './ankiCollection';
 import { scheduleFromAnki } from './ankiSchedule';
+import { renderCard } from './ankiTemplate';
 import { clozeNumbers, clozeQuestion, htmlToText, imageNames, revealClozes, tagToHashtag } from './ankiText';
 
 /**
  * An Anki collection mapped onto what the bridge stores: each note a card of
  * a study set (title from the first field, the other fields as its body,
- * `<img>` media as image parts, tags as hashtags), each note's first Anki card
- * a review card of a deck (a deck holds one review card per study-set card),
- * with its scheduling. Pure: no store, no files.
+ * `<img>` media as image parts, tags as hashtags). A deck holds one review
+ * card per study-set card, so a note Anki made one card of is reviewed
+ * itself, and a note with several cards (templates, reversed, clozes) gets
+ * one child card per Anki card (its rendered front as title, back as body),
+ * each reviewed with its own scheduling. Pure: no store, no files.
  */
 
 export interface PlannedReview {
   ankiCardId: number;
+  /** Anki's card ordinal: the template, or the cloze number - 1. */
+  ord: number;
   /** null: automatic (the card's title asks); else custom text, a cloze kept as `{{cN::…}}`. */
   question: string | null;
   schedule: StoredSchedule;
+  /** Set when the note has several cards: the child card this Anki card becomes. */
+  face?: { title: string; body: string };
 }
 
 export interface PlannedNote {
@@ -25,7 +32,11 @@ export interface PlannedNote {
   hashtags: string[];
   /** Media names of the note's pictures, in field order. */
   images: string[];
-  review: PlannedReview | null;
+  /** Anki's cards of the note, by ordinal: one is reviewed on the note's card, more on child cards. */
+  reviews: PlannedReview[];
+  /** The note type and fields as Anki wrote them, so an export gives the note back whole. */
+  mid: string;
+  fields: string[];
 }
 
 export interface ImportSkip {
@@ -38,6 +49,8 @@ export interface ImportPlan {
   /** The Anki deck most of the cards are in: the new deck's and study set's title. */
   deckName: string;
   notes: PlannedNote[];
+  /** The note types the notes use. */
+  models: AnkiModel[];
   skipped: ImportSkip[];
 }
 
@@ -54,6 +67,7 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
     else cardsByNote.set(c.nid, [c]);
   }
   const deckCounts = new Map<string, number>();
+  const models = new Map<string, AnkiModel>();
   const notes: PlannedNote[] = [];
   const seen = new Set<string>();
   for (const n of col.notes) {
@@ -69,27 +83,18 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
     seen.add(n.guid);
     const mapped = mapFields(n, model.fields, model.cloze);
     const cards = [...(cardsByNote.get(n.id) ?? [])].sort((a, b) => a.ord - b.ord);
-    const first = cards[0];
-    for (const extra of cards.slice(1)) {
-      skipped.push({
-        kind: 'card',
-        ref: `${n.guid}#${extra.ord}`,
-        reason: `card ${extra.ord + 1} of a note with ${cards.length} cards: a deck holds one review card per study-set card, the first was kept`,
-      });
-    }
-    let review: PlannedReview | null = null;
-    if (first) {
-      deckCounts.set(first.did, (deckCounts.get(first.did) ?? 0) + 1);
+    if (cards[0]) deckCounts.set(cards[0].did, (deckCounts.get(cards[0].did) ?? 0) + 1);
+    const reviews = cards.map((c): PlannedReview => {
+      const schedule = scheduleFromAnki(c, col.crt, col.lastReview.get(c.id), now);
+      if (cards.length > 1)
+        return { ankiCardId: c.id, ord: c.ord, question: null, schedule, face: faceOf(n, model, c, mapped.title) };
       const cloze = model.cloze ? clozeNumbers(mapped.firstText) : [];
       const question = cloze.length
-        ? clozeQuestion(mapped.firstText, cloze.includes(first.ord + 1) ? first.ord + 1 : cloze[0])
+        ? clozeQuestion(mapped.firstText, cloze.includes(c.ord + 1) ? c.ord + 1 : cloze[0])
         : null;
-      review = {
-        ankiCardId: first.id,
-        question,
-        schedule: scheduleFromAnki(first, col.crt, col.lastReview.get(first.id), now),
-      };
-    }
+      return { ankiCardId: c.id, ord: c.ord, question, schedule };
+    });
+    models.set(model.id, model);
     for (const img of mapped.images.filter((i) => !IMAGE_EXT.test(i)))
       skipped.push({ kind: 'media', ref: img, reason: 'not a picture format cards show' });
     notes.push({
@@ -98,13 +103,36 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
       body: mapped.body,
       hashtags: mapped.hashtags,
       images: mapped.images.filter((i) => IMAGE_EXT.test(i)),
-      review,
+      reviews,
+      mid: model.id,
+      fields: n.fields,
     });
   }
   const topDeck = [...deckCounts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const name = (topDeck !== undefined ? col.decks.get(topDeck) : undefined) ?? 'Anki import';
   const deckName = name.replace(/::/g, ' / ').trim().slice(0, TOPIC_TITLE_MAX) || 'Anki import';
-  return { deckName, notes, skipped };
+  return { deckName, notes, models: [...models.values()], skipped };
+}
+
+const ANSWER_RULE = /<hr\b[^>]*\bid\s*=\s*["']?answer["']?[^>]*>/i;
+
+/** One Anki card of a note with several, as a child card: its rendered front as title, what the back adds as body. */
+function faceOf(n: AnkiNote, model: AnkiModel, c: AnkiCard, noteTitle: string): { title: string; body: string } {
+  const tmpl = model.cloze ? model.templates[0] : model.templates.find((t) => t.ord === c.ord);
+  const fallback = `${noteTitle.slice(0, 200)} (card ${c.ord + 1})`;
+  if (!tmpl) return { title: fallback, body: '' };
+  const { question, answer } = renderCard(
+    tmpl,
+    { fieldNames: model.fields, fields: n.fields, tags: n.tags, modelName: model.name },
+    c.ord,
+  );
+  const q = htmlToText(question);
+  // Anki's answers repeat the front above <hr id=answer>; the body keeps what comes after.
+  const parts = answer.split(ANSWER_RULE);
+  let a = htmlToText(parts[parts.length - 1]);
+  if (parts.length === 1 && q && a.startsWith(q)) a = a.slice(q.length).trim();
+  const title = q.length > TITLE_MAX ? `${q.slice(0, 200)}…` : q;
+  return { title: title || fallback, body: a };
 }
 
 function mapFields(n: AnkiNote, names: readonly string[], cloze: boolean) {

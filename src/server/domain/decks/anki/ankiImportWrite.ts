@@ -4,7 +4,8 @@ import { newId } from '../../library/ids';
 import { cardIndexBody } from '../../../ground/search/cardIndexText';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
-import type { ImportPlan, PlannedNote } from './ankiImportPlan';
+import { importedTextHash, placeReviewCards, writeAnkiLinks, type ReviewSource } from './ankiImportCards';
+import type { ImportPlan } from './ankiImportPlan';
 import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
 
 /**
@@ -110,22 +111,38 @@ export async function writeImport(
         mediaCount++;
       }
       fts.push([id, target.topicid, cardIndexBody([n.title, n.body, ...n.hashtags.map((h) => `#${h}`)].join('\n'))]);
-      links.push([n.guid, id, target.topicid, target.deckId, now]);
+      links.push([
+        n.guid,
+        id,
+        target.topicid,
+        target.deckId,
+        now,
+        n.mid,
+        JSON.stringify(n.fields),
+        importedTextHash(n.title, n.body),
+      ]);
     });
     insertRows(tx, 'INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at)', notes);
     writeTexts(tx, texts);
     insertRows(tx, 'INSERT OR IGNORE INTO note_hashtags(noteid, path)', tags);
     writeParts(tx, parts);
     insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', fts);
-    insertRows(tx, 'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at)', links);
-    const cardIds = writeReviews(
+    insertRows(
       tx,
-      target.deckId,
-      plan.notes,
-      ids.map((x) => x.id),
-      now,
+      'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
+      links,
     );
-    recordOperation(tx, { topicid: target.topicid, kind: 'anki-import', actor, noteIds: ids.map((x) => x.id), now });
+    const noteIds = ids.map((x) => x.id);
+    const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
+    writeAnkiLinks(tx, plan, sources);
+    const cardIds = writeReviews(tx, target.deckId, sources, now);
+    recordOperation(tx, {
+      topicid: target.topicid,
+      kind: 'anki-import',
+      actor,
+      noteIds: [...noteIds, ...childIds],
+      now,
+    });
     recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
     return {
       deckId: target.deckId,
@@ -153,28 +170,20 @@ const writeParts = (tx: WriteTx, rows: SqlParam[][]) =>
     rows.map(([cid, id, idx, mime, data, blob]) => [cid, id, idx, 'image', mime, data, blob]),
   );
 
-/** Each note's review card: its scheduling from the package (an update takes the package's state). */
-function writeReviews(
-  tx: WriteTx,
-  deckId: string,
-  notes: readonly PlannedNote[],
-  noteIds: readonly string[],
-  now: string,
-): string[] {
+/** Each Anki card's review card: its scheduling from the package (an update takes the package's state). */
+function writeReviews(tx: WriteTx, deckId: string, sources: readonly ReviewSource[], now: string): string[] {
   const existing = new Map(
     allForIds<{ card_note_id: string; source_note_id: string }>(
       tx,
       'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN',
-      noteIds,
+      sources.map((s) => s.sourceId),
       [deckId],
     ).map((r) => [r.source_note_id, r.card_note_id]),
   );
   const inserts: SqlParam[][] = [];
   const updates: SqlParam[][] = [];
   const cardIds: string[] = [];
-  notes.forEach((n, i) => {
-    const r = n.review;
-    if (!r) return;
+  for (const { review: r, sourceId } of sources) {
     const values: SqlParam[] = [
       r.question,
       r.question === null ? 0 : null,
@@ -182,12 +191,12 @@ function writeReviews(
       r.schedule.due,
       now,
     ];
-    const prior = existing.get(noteIds[i]);
+    const prior = existing.get(sourceId);
     const cardId = prior ?? newId();
     if (prior) updates.push([prior, ...values]);
-    else inserts.push([cardId, deckId, noteIds[i], ...values, now]);
+    else inserts.push([cardId, deckId, sourceId, ...values, now]);
     cardIds.push(cardId);
-  });
+  }
   updateRows(
     tx,
     'deck_cards',

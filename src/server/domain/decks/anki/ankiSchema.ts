@@ -1,9 +1,12 @@
+import type { AnkiModel } from './ankiNotetypes';
+
 /**
  * Anki's legacy collection layout (schema 11, what "Support older Anki
  * versions" writes and every Anki 2.1+ and AnkiDroid opens): the tables, and
  * the JSON the col row carries (note types, decks, deck options, settings).
  * Two note types, Basic and Cloze, with fixed ids so a second export maps
- * onto the note types the first one created in Anki.
+ * onto the note types the first one created in Anki; imported note types
+ * go back out under their own ids.
  */
 
 export const ANKI_SCHEMA = `
@@ -38,9 +41,9 @@ const field = (name: string, ord: number) => ({
   size: 20,
   media: [],
 });
-const template = (name: string, qfmt: string, afmt: string) => ({
+const template = (name: string, qfmt: string, afmt: string, ord = 0) => ({
   name,
-  ord: 0,
+  ord,
   qfmt,
   afmt,
   bqfmt: '',
@@ -55,9 +58,10 @@ function model(
   name: string,
   type: 0 | 1,
   fields: string[],
-  tmpl: ReturnType<typeof template>,
+  tmpls: Array<ReturnType<typeof template>>,
   deckId: number,
   mod: number,
+  css = CSS,
 ) {
   return {
     id,
@@ -67,26 +71,43 @@ function model(
     usn: -1,
     sortf: 0,
     did: deckId,
-    tmpls: [tmpl],
+    tmpls,
     flds: fields.map(field),
-    css: CSS,
+    css,
     latexPre: LATEX_PRE,
     latexPost: '\\end{document}',
     latexsvg: false,
-    req: [[0, 'any', [0]]],
+    req: tmpls.map((t) => [t.ord, 'any', [0]]),
     tags: [],
     vers: [],
   };
 }
 
-export function modelsJson(deckId: number, mod: number): string {
+/** Our Basic and Cloze note types, and the imported ones (`kept`) the exported notes still use. */
+export function modelsJson(deckId: number, mod: number, kept: readonly AnkiModel[] = []): string {
+  const imported = Object.fromEntries(
+    kept.map((m) => [
+      m.id,
+      model(
+        Number(m.id),
+        m.name,
+        m.cloze ? 1 : 0,
+        m.fields,
+        m.templates.map((t) => template(t.name, t.qfmt, t.afmt, t.ord)),
+        deckId,
+        mod,
+        m.css || CSS,
+      ),
+    ]),
+  );
   return JSON.stringify({
+    ...imported,
     [BASIC_MODEL_ID]: model(
       BASIC_MODEL_ID,
       'Basic (Study Bridge)',
       0,
       ['Front', 'Back'],
-      template('Card 1', '{{Front}}', '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}'),
+      [template('Card 1', '{{Front}}', '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}')],
       deckId,
       mod,
     ),
@@ -95,7 +116,7 @@ export function modelsJson(deckId: number, mod: number): string {
       'Cloze (Study Bridge)',
       1,
       ['Text', 'Back Extra'],
-      template('Cloze', '{{cloze:Text}}', '{{cloze:Text}}<br>\n{{Back Extra}}'),
+      [template('Cloze', '{{cloze:Text}}', '{{cloze:Text}}<br>\n{{Back Extra}}')],
       deckId,
       mod,
     ),
