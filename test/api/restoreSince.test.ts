@@ -8,6 +8,7 @@ import { linkNotes } from '../../src/server/domain/cards/noteLinks';
 import { contentHash, readSnapshotBytes } from '../../src/server/domain/cards/snapshotContent';
 import { newId } from '../../src/server/domain/library/ids';
 import type { Store } from '../../src/server/ground/store/store';
+import { migrations } from '../../src/server/ground/store/schema';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 
 /**
@@ -141,7 +142,7 @@ describe('restore compares only the cards changed since the snapshot (card_edits
       const t2 = await startBridge({ dataDir });
       try {
         const store = t2.bridge.services.store;
-        assert.equal(store.schemaVersion, 11);
+        assert.equal(store.schemaVersion, migrations.at(-1)!.version);
         assert.equal(
           store.get<{ n: number }>('SELECT count(*) AS n FROM card_edits')!.n,
           store.get<{ n: number }>('SELECT count(*) AS n FROM notes')!.n,

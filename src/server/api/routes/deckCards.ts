@@ -118,6 +118,8 @@ export const dueCard = z.object({
   stability: z.number(),
   difficulty: z.number(),
   lastReviewAt: z.string().nullable(),
+  flag: z.number().int().describe('0 none, 1..7 as Anki (red, orange, green, blue, pink, turquoise, purple)'),
+  leech: z.boolean(),
   nextIntervals: byRating,
   nextDues: byRating,
 });
@@ -133,6 +135,16 @@ export const dueResponse = z.object({
   newCount: z.number().int(),
   learningCount: z.number().int(),
   reviewCount: z.number().int(),
+  heldBack: z
+    .object({ newPerDay: z.number().int(), reviewsPerDay: z.number().int() })
+    .describe("Due cards today's limits keep for a later day, by the limit that held them"),
+  limits: z.object({
+    presetId: z.string(),
+    newPerDay: z.number().int(),
+    reviewsPerDay: z.number().int(),
+    newStudiedToday: z.number().int(),
+    reviewsStudiedToday: z.number().int(),
+  }),
   dueTodayCount: z.number().int(),
   reviewedToday: z.number().int(),
   dayStartsAt: z.string(),
@@ -152,6 +164,8 @@ export const gradeResponse = z.object({
   lapses: z.number().int(),
   previousDue: z.string(),
   reviewLogId: z.string(),
+  leech: z.boolean().describe('This lapse made the card a leech'),
+  suspended: z.boolean().describe("The leech was suspended (the deck's leechAction)"),
 });
 export const reviewLogResponse = z.object({
   deckId: z.string(),
@@ -223,7 +237,7 @@ export const deckCardRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/decks/{id}/due',
     summary:
-      'What to study now, in review order (learning, then review, then new): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added.',
+      "What to study now under the deck's daily limits (learning, then reviews up to reviewsPerDay, then new up to newPerDay; heldBack says what each limit kept back; suspended and buried cards are left out): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added, without limits.",
     params: deckParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(1000).optional(),

@@ -11,6 +11,7 @@ import { noteEditRoutes } from './noteEdits';
 import { noteStructureRoutes } from './noteStructure';
 import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
+import { deckOptionRoutes } from './deckOptions';
 import { libraryChangeRoutes } from './libraryChanges';
 import { bundleRoutes } from './bundles';
 import { noteImageRoutes } from './noteImages';
@@ -39,6 +40,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...searchRoutes,
   ...deckRoutes,
   ...deckCardRoutes,
+  ...deckOptionRoutes,
   ...ankiPackageRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,

@@ -4,43 +4,21 @@ import { recordOperation } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
-import { aliveIds, resolveNote, type DeckCardRow } from './deckCards';
-import {
-  gradeOf,
-  nextDues,
-  nextIntervals,
-  parseSchedule,
-  ratingOf,
-  REVIEW_RATINGS,
-  review,
-  stateName,
-  viewOf,
-  type ReviewRating,
-  type ReviewState,
-  type ScheduleView,
-} from './deckScheduling';
-import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
+import { type DeckCardRow } from './deckCards';
+import { dueQueue } from './deckDue';
+import { isLeechLapse } from './deckOptions';
+import { deckOptionsOf } from './deckPresets';
+import { gradeOf, parseSchedule, ratingOf, review, stateName, type ReviewRating } from './deckScheduling';
+import { buryRelated } from './siblings';
 
 /**
  * Studying a deck: what is due now with both sides resolved (GET
  * /decks/{id}/due), grading one card (POST /decks/{id}/reviews: FSRS
  * reschedules it and a review log row records the grade), and the log itself
  * (GET /decks/{id}/reviews), so parameters can be fitted to the person later.
- * "Today" is the bridge's local day (the person's machine).
+ * "Today" is the study day on the bridge's clock (the person's machine),
+ * starting at the deck's dayStartHour.
  */
-
-export interface DueCard extends ScheduleView {
-  cardNoteId: string;
-  sourceNoteId: string;
-  resolvedNoteId: string;
-  sourceAlive: boolean;
-  question: ReviewQuestion;
-  answer: ReviewAnswer;
-  /** The interval under each button, as ts-fsrs computes it now ("1m", "10m", "3d"). */
-  nextIntervals: Record<ReviewRating, string>;
-  /** The due date each button would give. */
-  nextDues: Record<ReviewRating, string>;
-}
 
 export interface GradeInput {
   cardNoteId: string;
@@ -72,15 +50,6 @@ interface ReviewLogRow {
 /** A client's clock may run this far ahead of ours. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** Learning cards first (they are mid-step), then reviews, then new cards: Anki's order. */
-const ORDER: Record<ReviewState, number> = { learning: 0, relearning: 0, review: 1, new: 2 };
-
-/** Start of the local day holding `now`, and of the next one. */
-export function localDay(now: Date): { start: Date; end: Date } {
-  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate());
-  return { start, end: new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1) };
-}
-
 const logView = (r: ReviewLogRow) => ({
   reviewLogId: r.id,
   cardNoteId: r.card_note_id,
@@ -107,83 +76,9 @@ export class DeckReviews {
     private readonly decks: Decks,
   ) {}
 
-  /**
-   * The cards due at `now` in review order (at most `limit`), both sides resolved; counts cover all of them.
-   * With `until`: the cards due by then, in the order they were added. The list and dueTodayCount read the
-   * same stored due date, so a relearning card is counted alike in each.
-   */
+  /** The cards due at `now` in review order under the deck's daily limits (deckDue.ts). */
   due(deckId: string, opts: { now?: Date; limit?: number; until?: Date } = {}) {
-    const deck = this.decks.get(deckId);
-    const now = opts.now ?? new Date();
-    const nowText = now.toISOString();
-    const horizon = opts.until?.toISOString() ?? nowText;
-    const day = localDay(now);
-    // rowid: the order cards were added (one add call gives all its cards the same created_at).
-    const rows = this.store.all<DeckCardRow & { seq: number }>(
-      'SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) <= ?',
-      [deckId, horizon],
-    );
-    const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
-    const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
-    const due = rows
-      .map((row) => ({ row, schedule: parseSchedule(row.fsrs, row.due_at ?? row.created_at) }))
-      .map((c) => ({ ...c, view: viewOf(c.schedule) }))
-      .sort((a, b) =>
-        opts.until
-          ? a.row.seq - b.row.seq
-          : ORDER[a.view.state] - ORDER[b.view.state] ||
-            cmp(a.view.due, b.view.due) ||
-            cmp(a.row.created_at, b.row.created_at) ||
-            a.row.seq - b.row.seq,
-      );
-    const cards = due.slice(0, opts.limit ?? due.length).map(({ row, schedule, view }): DueCard => {
-      const resolvedNoteId = resolved.get(row.source_note_id)!;
-      const sourceAlive = alive.has(row.source_note_id) && alive.has(resolvedNoteId);
-      // Intervals from now, or from the last review if a client clock placed it later.
-      const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
-      const dues = nextDues(schedule, from);
-      return {
-        cardNoteId: row.card_note_id,
-        sourceNoteId: row.source_note_id,
-        resolvedNoteId,
-        sourceAlive,
-        ...facesOf(this.store, row, resolvedNoteId, sourceAlive),
-        ...view,
-        nextIntervals: nextIntervals(schedule, from),
-        nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<
-          ReviewRating,
-          string
-        >,
-      };
-    });
-    const count = (sql: string, params: (string | number)[]) => this.store.get<{ n: number }>(sql, params)?.n ?? 0;
-    const nextDueAt =
-      this.store.get<{ d: string | null }>(
-        'SELECT min(coalesce(due_at, created_at)) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) > ?',
-        [deckId, horizon],
-      )?.d ?? null;
-    return {
-      deckId,
-      title: deck.title,
-      now: nowText,
-      ...(opts.until ? { until: horizon } : {}),
-      cards,
-      count: cards.length,
-      dueCount: due.length,
-      newCount: due.filter((c) => c.view.state === 'new').length,
-      learningCount: due.filter((c) => ORDER[c.view.state] === 0).length,
-      reviewCount: due.filter((c) => c.view.state === 'review').length,
-      dueTodayCount: count(
-        'SELECT count(*) AS n FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) < ?',
-        [deckId, day.end.toISOString()],
-      ),
-      reviewedToday: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ?', [
-        deckId,
-        day.start.toISOString(),
-      ]),
-      dayStartsAt: day.start.toISOString(),
-      nextDueAt,
-    };
+    return dueQueue(this.store, this.decks, deckId, opts);
   }
 
   /** One grade: FSRS reschedules the card and the review log records it, in one durable write. */
@@ -219,14 +114,25 @@ export class DeckReviews {
           },
         );
       }
-      const outcome = review(before, rating, at);
+      const { options } = deckOptionsOf(tx, deckId);
+      const outcome = review(before, rating, at, options);
       const fsrsJson = JSON.stringify(outcome.schedule);
-      tx.run('UPDATE deck_cards SET fsrs = ?, due_at = ?, modified_at = ? WHERE card_note_id = ?', [
-        fsrsJson,
-        outcome.schedule.due,
-        now,
-        cardNoteId,
-      ]);
+      // A lapse that makes the card a leech: marked, and suspended if the deck says so (Anki's leech action).
+      const leech =
+        outcome.schedule.lapses > before.lapses && isLeechLapse(outcome.schedule.lapses, options.leechThreshold);
+      tx.run(
+        `UPDATE deck_cards SET fsrs = ?, due_at = ?, modified_at = ?, leech = max(leech, ?),
+           queue = CASE WHEN ? THEN 'suspended' WHEN queue = 'buried' THEN NULL ELSE queue END WHERE card_note_id = ?`,
+        [
+          fsrsJson,
+          outcome.schedule.due,
+          now,
+          leech ? 1 : 0,
+          leech && options.leechAction === 'suspend' ? 1 : 0,
+          cardNoteId,
+        ],
+      );
+      buryRelated(tx, { deckId, cardNoteId, sourceNoteId: row.source_note_id, options, at });
       const log = outcome.log;
       tx.run(
         `INSERT INTO review_logs(id, deck_id, card_note_id, rating, state_before, due_before, stability, difficulty, elapsed_days, last_elapsed_days,
@@ -253,7 +159,7 @@ export class DeckReviews {
         ],
       );
       recordOperation(tx, { topicid: deckId, kind: 'review', actor, noteIds: [cardNoteId], now });
-      return { before, outcome, fsrsJson };
+      return { before, outcome, fsrsJson, leech, suspended: leech && options.leechAction === 'suspend' };
     });
     // Proof: the card's schedule and the log row, read back.
     const back = this.store.get<DeckCardRow>('SELECT fsrs, due_at FROM deck_cards WHERE card_note_id = ?', [
@@ -287,6 +193,8 @@ export class DeckReviews {
       lapses: s.lapses,
       previousDue: result.before.due,
       reviewLogId,
+      leech: result.leech,
+      suspended: result.suspended,
     };
   }
 

@@ -3,15 +3,23 @@ import type { Card, Grade } from 'ts-fsrs' with { 'resolution-mode': 'import' };
 
 // ts-fsrs ships a CommonJS build (its `require` export) beside the ESM one;
 // its typings are ESM-only, hence the type-only imports above.
-const { createEmptyCard, fsrs, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
+const { createEmptyCard, fsrs, generatorParameters, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
 type State = TsFsrs.State;
 
 /**
- * Review scheduling: FSRS through ts-fsrs with its default parameters (no
- * fuzz, learning steps 1m/10m, relearning 10m), so "due", "again" and
+ * Review scheduling: FSRS through ts-fsrs (no fuzz) with the deck's desired
+ * retention, maximum interval and (re)learning steps, so "due", "again" and
  * "reschedule" mean what they mean in Anki. The only module that imports
  * ts-fsrs; the rest of the bridge sees plain JSON with ISO dates.
  */
+
+/** What of a deck's options ts-fsrs reads. */
+export interface SchedulerOptions {
+  desiredRetention: number;
+  maximumInterval: number;
+  learningSteps: readonly string[];
+  relearningSteps: readonly string[];
+}
 
 export type ReviewRating = 'again' | 'hard' | 'good' | 'easy';
 export type ReviewState = 'new' | 'learning' | 'review' | 'relearning';
@@ -43,7 +51,29 @@ export interface ScheduleView {
   lastReviewAt: string | null;
 }
 
-const scheduler = fsrs();
+const defaultScheduler = fsrs();
+const schedulers = new Map<string, ReturnType<typeof fsrs>>();
+
+/** One ts-fsrs scheduler per distinct option set (decks sharing a preset share it). */
+function schedulerFor(o: SchedulerOptions | undefined) {
+  if (!o) return defaultScheduler;
+  const key = JSON.stringify([o.desiredRetention, o.maximumInterval, o.learningSteps, o.relearningSteps]);
+  let s = schedulers.get(key);
+  if (!s) {
+    if (schedulers.size > 64) schedulers.clear();
+    s = fsrs(
+      generatorParameters({
+        request_retention: o.desiredRetention,
+        maximum_interval: o.maximumInterval,
+        learning_steps: [...o.learningSteps] as TsFsrs.Steps,
+        relearning_steps: [...o.relearningSteps] as TsFsrs.Steps,
+        enable_fuzz: false,
+      }),
+    );
+    schedulers.set(key, s);
+  }
+  return s;
+}
 
 const GRADES: Record<ReviewRating, Grade> = {
   again: Rating.Again,
@@ -83,7 +113,7 @@ function toCard(s: StoredSchedule): Card {
     learning_steps: s.learning_steps,
     reps: s.reps,
     lapses: s.lapses,
-    state: s.state as State,
+    state: s.state,
     ...(s.last_review ? { last_review: new Date(s.last_review) } : {}),
   };
 }
@@ -128,8 +158,13 @@ export interface ReviewOutcome {
 }
 
 /** Applies one review at `at`. */
-export function review(schedule: StoredSchedule, rating: ReviewRating, at: Date): ReviewOutcome {
-  const { card: next, log } = scheduler.next(toCard(schedule), at, GRADES[rating]);
+export function review(
+  schedule: StoredSchedule,
+  rating: ReviewRating,
+  at: Date,
+  options?: SchedulerOptions,
+): ReviewOutcome {
+  const { card: next, log } = schedulerFor(options).next(toCard(schedule), at, GRADES[rating]);
   return {
     schedule: toStored(next),
     state: STATES[next.state],
@@ -155,8 +190,8 @@ export const ratingOf = (grade: number): ReviewRating | undefined => REVIEW_RATI
 export const stateName = (state: number): ReviewState => STATES[state as State] ?? 'new';
 
 /** The due date each rating would give at `at`. */
-export function nextDues(schedule: StoredSchedule, at: Date): Record<ReviewRating, Date> {
-  const log = scheduler.repeat(toCard(schedule), at);
+export function nextDues(schedule: StoredSchedule, at: Date, options?: SchedulerOptions): Record<ReviewRating, Date> {
+  const log = schedulerFor(options).repeat(toCard(schedule), at);
   return {
     again: log[Rating.Again].card.due,
     hard: log[Rating.Hard].card.due,
@@ -166,8 +201,12 @@ export function nextDues(schedule: StoredSchedule, at: Date): Record<ReviewRatin
 }
 
 /** The intervals under the four buttons, as Anki words them ("1m", "10m", "3d", "1.5mo"). */
-export function nextIntervals(schedule: StoredSchedule, at: Date): Record<ReviewRating, string> {
-  const dues = nextDues(schedule, at);
+export function nextIntervals(
+  schedule: StoredSchedule,
+  at: Date,
+  options?: SchedulerOptions,
+): Record<ReviewRating, string> {
+  const dues = nextDues(schedule, at, options);
   const out = {} as Record<ReviewRating, string>;
   for (const r of REVIEW_RATINGS) out[r] = formatInterval(dues[r].getTime() - at.getTime());
   return out;

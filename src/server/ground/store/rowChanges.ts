@@ -26,6 +26,7 @@ const TABLES: Record<string, { kind: ChangeKind; key: string }> = {
   operations: { kind: 'set', key: 'topicid' }, // also names the cards of the batch, deleted ones included
   deck_cards: { kind: 'deck', key: 'deck_id' },
   review_logs: { kind: 'deck', key: 'deck_id' },
+  deck_settings: { kind: 'deck', key: 'deck_id' },
   documents: { kind: 'document', key: 'bookmd5' },
   page_parts: { kind: 'document', key: 'bookmd5' },
   bundles: { kind: 'bundle', key: 'bundle_id' },

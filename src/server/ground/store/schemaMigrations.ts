@@ -170,6 +170,33 @@ CREATE TRIGGER IF NOT EXISTS card_edits_parts_upd AFTER UPDATE ON note_parts BEG
 `,
   },
   {
+    version: 12,
+    sql: `
+-- Deck options as Anki keeps them: a named preset (JSON options) that decks
+-- share, and which preset each deck uses (none: the built-in default).
+-- A review card can be suspended or buried (queue), flagged (0 none, 1..7 as
+-- Anki's colours) and marked a leech; buried_until is the start of the study
+-- day it comes back.
+CREATE TABLE deck_presets (
+  preset_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  options TEXT NOT NULL,                 -- JSON DeckOptions (decks/deckOptions.ts)
+  created_at TEXT NOT NULL,
+  modified_at TEXT NOT NULL
+);
+CREATE TABLE deck_settings (
+  deck_id TEXT PRIMARY KEY,
+  preset_id TEXT NOT NULL
+);
+-- queue: NULL (studied) | suspended | buried
+ALTER TABLE deck_cards ADD COLUMN queue TEXT;
+ALTER TABLE deck_cards ADD COLUMN buried_until TEXT;
+ALTER TABLE deck_cards ADD COLUMN flag INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE deck_cards ADD COLUMN leech INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX deck_cards_due ON deck_cards(deck_id, due_at);
+`,
+  },
+  {
     version: 13,
     sql: `
 -- Anki's note → cards model: each Anki card (its note's guid and its

@@ -311,8 +311,10 @@ function metaValue(db: Database, key: string): string | undefined {
 
 /** Splits a migration script into statements (no semicolons inside our literals). */
 function splitStatements(script: string): string[] {
+  // Comments go first: one after a statement's `;` on its line would otherwise glue it to the next statement.
   return script
+    .replace(/--.*$/gm, '')
     .split(/;\s*(?:\n|$)/)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .map((s) => s.trim())
     .filter(Boolean);
 }

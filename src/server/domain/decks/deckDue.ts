@@ -1,0 +1,187 @@
+import type { Store } from '../../ground/store/store';
+import type { Decks } from '../library/decks';
+import { aliveIds, resolveNote, type DeckCardRow } from './deckCards';
+import { studyDay, type DeckOptions } from './deckOptions';
+import { deckOptionsOf } from './deckPresets';
+import {
+  nextDues,
+  nextIntervals,
+  parseSchedule,
+  REVIEW_RATINGS,
+  viewOf,
+  type ReviewRating,
+  type ScheduleView,
+} from './deckScheduling';
+import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
+
+/**
+ * What to study now (GET /decks/{id}/due): learning cards (never held back),
+ * then reviews up to the day's review limit, then new cards up to the new
+ * limit (which the review limit also caps, as in Anki's v3 scheduler).
+ * Suspended cards and cards buried until a later study day are left out.
+ * The classes are picked and counted in SQL so a 100k-card deck parses only
+ * the cards it shows.
+ */
+
+export interface DueCard extends ScheduleView {
+  cardNoteId: string;
+  sourceNoteId: string;
+  resolvedNoteId: string;
+  sourceAlive: boolean;
+  question: ReviewQuestion;
+  answer: ReviewAnswer;
+  flag: number;
+  leech: boolean;
+  /** The interval under each button, as ts-fsrs computes it now ("1m", "10m", "3d"). */
+  nextIntervals: Record<ReviewRating, string>;
+  /** The due date each button would give. */
+  nextDues: Record<ReviewRating, string>;
+}
+
+type Row = DeckCardRow & { seq: number; flag: number; leech: number };
+
+/** A card takes part in studying: not suspended, and not buried until a later time. */
+export const STUDIED = `(queue IS NULL OR (queue = 'buried' AND coalesce(buried_until, '') <= ?))`;
+/** FSRS state of a row (0 new … 3 relearning); unreadable state counts as new, as parseSchedule reads it. */
+export const STATE_SQL = `(CASE WHEN json_valid(fsrs) THEN coalesce(json_extract(fsrs, '$.state'), 0) ELSE 0 END)`;
+const DUE_SQL = 'coalesce(due_at, created_at)';
+
+/** What the limits leave for today, and what each held back. */
+export function applyLimits(
+  o: Pick<DeckOptions, 'newPerDay' | 'reviewsPerDay'>,
+  due: { review: number; new: number },
+  studied: { review: number; new: number },
+) {
+  const reviewsLeft = Math.max(0, o.reviewsPerDay - studied.review - studied.new);
+  const reviews = Math.min(due.review, reviewsLeft);
+  const newLeftByNew = Math.max(0, o.newPerDay - studied.new);
+  const newLeft = Math.min(newLeftByNew, reviewsLeft - reviews);
+  const fresh = Math.min(due.new, newLeft);
+  const heldByNew = Math.max(0, due.new - newLeftByNew);
+  return {
+    reviews,
+    new: fresh,
+    newLeft,
+    reviewsLeft,
+    heldBack: { newPerDay: heldByNew, reviewsPerDay: due.review - reviews + (due.new - fresh - heldByNew) },
+  };
+}
+
+export function dueQueue(
+  store: Store,
+  decks: Decks,
+  deckId: string,
+  opts: { now?: Date; limit?: number; until?: Date },
+) {
+  const deck = decks.get(deckId);
+  const { presetId, options } = deckOptionsOf(store, deckId);
+  const now = opts.now ?? new Date();
+  const nowText = now.toISOString();
+  const horizon = opts.until?.toISOString() ?? nowText;
+  const day = studyDay(now, options.dayStartHour);
+  const dayStart = day.start.toISOString();
+  const count = (sql: string, params: (string | number)[]) => store.get<{ n: number }>(sql, params)?.n ?? 0;
+  const pick = (where: string, order: string, limit: number, params: (string | number)[]) =>
+    store.all<Row>(
+      `SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} AND ${where}
+       ORDER BY ${order} LIMIT ?`,
+      [deckId, horizon, nowText, ...params, limit],
+    );
+  const byState = new Map(
+    store
+      .all<{ s: number; n: number }>(
+        `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} GROUP BY s`,
+        [deckId, horizon, nowText],
+      )
+      .map((r) => [r.s, r.n]),
+  );
+  const dueNow = {
+    learning: (byState.get(1) ?? 0) + (byState.get(3) ?? 0),
+    review: byState.get(2) ?? 0,
+    new: byState.get(0) ?? 0,
+  };
+  const studiedToday = (state: number) =>
+    count(
+      'SELECT count(DISTINCT card_note_id) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = ?',
+      [deckId, dayStart, state],
+    );
+  const studied = {
+    new: studiedToday(0),
+    review: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2', [
+      deckId,
+      dayStart,
+    ]),
+  };
+  // ?until= plans ahead: everything due by then, in the order added, without today's limits.
+  const limited = opts.until
+    ? { reviews: dueNow.review, new: dueNow.new, heldBack: { newPerDay: 0, reviewsPerDay: 0 } }
+    : applyLimits(options, dueNow, studied);
+  const max = opts.limit ?? Number.MAX_SAFE_INTEGER;
+  const rows = opts.until
+    ? pick('1', 'rowid', max, [])
+    : [
+        ...pick(`${STATE_SQL} IN (1, 3)`, `${DUE_SQL}, created_at, rowid`, max, []),
+        ...pick(`${STATE_SQL} = 2`, `${DUE_SQL}, created_at, rowid`, limited.reviews, []),
+        ...pick(`${STATE_SQL} = 0`, `${DUE_SQL}, created_at, rowid`, limited.new, []),
+      ].slice(0, max);
+  const cards = rows.map((row) => dueCard(store, row, now, nowText, options));
+  const studying = dueNow.learning + limited.reviews + limited.new;
+  const nextDueAt =
+    store.get<{ d: string | null }>(
+      `SELECT min(${DUE_SQL}) AS d FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} > ? AND ${STUDIED}`,
+      [deckId, horizon, nowText],
+    )?.d ?? null;
+  return {
+    deckId,
+    title: deck.title,
+    now: nowText,
+    ...(opts.until ? { until: horizon } : {}),
+    cards,
+    count: cards.length,
+    dueCount: studying,
+    newCount: limited.new,
+    learningCount: dueNow.learning,
+    reviewCount: limited.reviews,
+    heldBack: limited.heldBack,
+    limits: {
+      presetId,
+      newPerDay: options.newPerDay,
+      reviewsPerDay: options.reviewsPerDay,
+      newStudiedToday: studied.new,
+      reviewsStudiedToday: studied.review,
+    },
+    dueTodayCount: count(`SELECT count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} < ? AND ${STUDIED}`, [
+      deckId,
+      day.end.toISOString(),
+      nowText,
+    ]),
+    reviewedToday: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ?', [
+      deckId,
+      dayStart,
+    ]),
+    dayStartsAt: dayStart,
+    nextDueAt,
+  };
+}
+
+function dueCard(store: Store, row: Row, now: Date, nowText: string, options: DeckOptions): DueCard {
+  const schedule = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
+  const resolvedNoteId = resolveNote(store, row.source_note_id);
+  const alive = aliveIds(store, [row.source_note_id, resolvedNoteId]);
+  const sourceAlive = alive.has(row.source_note_id) && alive.has(resolvedNoteId);
+  // Intervals from now, or from the last review if a client clock placed it later.
+  const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
+  const dues = nextDues(schedule, from, options);
+  return {
+    cardNoteId: row.card_note_id,
+    sourceNoteId: row.source_note_id,
+    resolvedNoteId,
+    sourceAlive,
+    ...facesOf(store, row, resolvedNoteId, sourceAlive),
+    ...viewOf(schedule),
+    flag: row.flag ?? 0,
+    leech: !!row.leech,
+    nextIntervals: nextIntervals(schedule, from, options),
+    nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<ReviewRating, string>,
+  };
+}
