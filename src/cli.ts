@@ -105,8 +105,8 @@ async function serve(argv: string[]): Promise<void> {
     await bridge.close();
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }
 
 async function issueCode(argv: string[], kind: 'install' | 'pair'): Promise<void> {

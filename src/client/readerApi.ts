@@ -1,7 +1,7 @@
 import type { RouteResponseItem } from '../server/api/http/routeTable';
 import type { studySetDocumentsResponse, studySetListResponse } from '../server/api/routes/studySets';
 import type { CardsApi, CreatedCard, SourceAnchor } from './cardsApi';
-import type { Requester, Success } from './requester';
+import type { Requester } from './requester';
 
 /**
  * What the PDF reader asks of the bridge: where a library document's file is,

@@ -15,12 +15,12 @@ const EXCERPT_MAX = 5000;
 
 export interface PdfReaderDeps {
   extensionUri: vscode.Uri;
-  getClient(): BridgeClient | undefined;
+  getClient: () => BridgeClient | undefined;
   log: vscode.LogOutputChannel;
   /** Each book's last page and zoom, and the page tone (readerMemory.ts). */
   memory: ReaderMemory;
   /** The bridge's data folder (library files live in <dataDir>/library/). */
-  dataDir(): string;
+  dataDir: () => string;
   /** The study set open in this window (GET /context), if any. */
   openSet(): Promise<{ topicid: string; title: string } | undefined>;
   /** The reader in front shows this page (undefined: no reader). */

@@ -47,7 +47,7 @@ export class ReaderBookFile implements vscode.Disposable {
     const from = Math.max(0, Math.min(begin, this.length));
     const to = Math.max(from, Math.min(end, this.length));
     this.bytesRead += to - from;
-    if (this.whole) return this.whole.slice(from, to).buffer as ArrayBuffer;
+    if (this.whole) return this.whole.slice(from, to).buffer;
     const out = new Uint8Array(to - from);
     let done = 0;
     while (done < out.length) {

@@ -23,7 +23,7 @@ const defaultPrompt: ApprovalPrompt = async (a, modal) =>
     'Allow',
     'Deny',
     'Show',
-  ) as Promise<ApprovalChoice>;
+  );
 
 /**
  * Agents' calls held for the person (policy studyBridge.approveAgentChanges):

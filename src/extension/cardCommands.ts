@@ -22,7 +22,7 @@ const modalConsent: Consent = (message, detail, button) =>
 
 export interface CardCommandDeps {
   log: vscode.LogOutputChannel;
-  requireClient(): BridgeClient;
+  requireClient: () => BridgeClient;
   refreshViews(): void;
   /** Selects the card in the Study Sets view once it is loaded. */
   revealCard(studySet: StudySet, noteid: string): Promise<void>;

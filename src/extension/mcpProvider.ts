@@ -41,7 +41,7 @@ export function registerMcpProvider(
     return tryRegister(host, subscriptions, version, (h) => mcpAgentToken(h, secrets, log));
   } catch (err) {
     log.info(
-      `MCP server definition provider not registered (VS Code ${vscode.version}): ${err instanceof Error ? err.message : err}`,
+      `MCP server definition provider not registered (VS Code ${vscode.version}): ${err instanceof Error ? err.message : String(err)}`,
     );
     return false;
   }

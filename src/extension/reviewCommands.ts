@@ -9,9 +9,9 @@ import { DueStatusBar } from './dueStatusBar';
 export interface ReviewDeps {
   extensionUri: vscode.Uri;
   log: vscode.LogOutputChannel;
-  getClient(): BridgeClient | undefined;
+  getClient: () => BridgeClient | undefined;
   /** Opens a card's source page in the reader beside the review panel, flashing its rectangle. */
-  openSource(source: { bookmd5: string; page: number; noteid: string; topicid: string }): Promise<unknown>;
+  openSource: (source: { bookmd5: string; page: number; noteid: string; topicid: string }) => Promise<unknown>;
 }
 
 export interface Review {

@@ -29,7 +29,7 @@ export interface Sidebar {
   };
   refresh(): void;
   /** Selects a card in the Study Sets view, held through the refreshes that follow (views/cardReveal.ts). */
-  revealCard(studySet: { topicid: string; title: string }, noteid: string): Promise<void>;
+  revealCard: (studySet: { topicid: string; title: string }, noteid: string) => Promise<void>;
   /** Opens a set as a click on it does: the open one (GET /context), selected and expanded in the Study Sets view. */
   showStudySet(studySet: { topicid: string; title: string }): Promise<void>;
   /** The card selected in the Study Sets view, when it belongs to `topicid`. */

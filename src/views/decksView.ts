@@ -92,7 +92,7 @@ export class DeckCardNode implements BridgeNode {
 
 /** FSRS states by number (ts-fsrs `State`), in case the route answers the enum rather than its name. */
 const STATE_NAMES = ['new', 'learning', 'review', 'relearning'];
-function stateName(state: unknown): string {
+function stateName(state: string | number | null | undefined): string {
   return typeof state === 'number' ? (STATE_NAMES[state] ?? String(state)) : String(state ?? '').toLowerCase();
 }
 

@@ -73,7 +73,10 @@ export class MindMapPanels implements vscode.Disposable {
       vscode.window.registerWebviewPanelSerializer(MIND_MAP_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const set = (state as { studySet?: { topicid?: unknown; title?: unknown } } | undefined)?.studySet;
-          if (typeof set?.topicid !== 'string' || this.panels.has(set.topicid)) return panel.dispose();
+          if (typeof set?.topicid !== 'string' || this.panels.has(set.topicid)) {
+            panel.dispose();
+            return;
+          }
           const studySet =
             (
               await deps

@@ -99,7 +99,7 @@ export class ReviewPanels implements vscode.Disposable {
       'restart',
       () => void this.start(entry, (entry.session = new ReviewSession(deck.deckId, deck.title, backend))),
     );
-    channel.on('close', () => panel.dispose());
+    channel.on('close', () => void panel.dispose());
     channel.on('openSource', () => {
       const source = entry.session.source;
       if (source)

@@ -74,7 +74,7 @@ export class Endpoint<SendEv extends object, RecvEv extends object, SendReq exte
         this.pending.delete(id);
         reject(new ChannelError('TIMEOUT', `${name}: no answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { name, resolve: resolve as (r: unknown) => void, reject, timer });
+      this.pending.set(id, { name, resolve, reject, timer });
       this.send({ channel: 'request', id, name, params });
     });
   }

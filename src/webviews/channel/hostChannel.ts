@@ -9,7 +9,7 @@ export interface HostChannelOptions<P extends ChannelProtocol> {
   /** A check per page notification and request: the page's payloads are not trusted blindly. */
   guards: PageGuards<P>;
   timeoutMs?: number;
-  log?(message: string): void;
+  log?: (message: string) => void;
 }
 
 /**

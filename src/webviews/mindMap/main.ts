@@ -164,11 +164,11 @@ async function draw(data: MindMapData): Promise<void> {
   const newShape = shapeOf(data.root);
   const duration = first || newShape === shape ? 0 : DURATION;
   shape = newShape;
-  let laidOut = 0;
+  let laidOut: number;
   const highlighted = mm.state.highlight ? noteidOf(mm.state.highlight) : undefined;
   mm.options.duration = duration;
   try {
-    await mm.setData(data.root as unknown as IPureNode);
+    await mm.setData(data.root);
     laidOut = performance.now();
     if (highlighted) {
       const node = findNode(mm.state.data, highlighted);

@@ -11,6 +11,8 @@ import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
 import { PageToneButton } from './pageTone';
 import { takeBoot } from './bootHandoff';
+import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs' with { 'resolution-mode': 'import' };
+import type * as ViewerModule from 'pdfjs-dist/legacy/web/pdf_viewer.mjs' with { 'resolution-mode': 'import' };
 
 type Events = ReaderProtocol['hostEvents'];
 
@@ -21,8 +23,8 @@ const mark = (step: Exclude<keyof typeof phases, 'loaded' | 'nav'>) =>
 mark('main');
 const assets = document.body.dataset.assets ?? '';
 
-type PdfJsLib = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
-type ViewerLib = typeof import('pdfjs-dist/legacy/web/pdf_viewer.mjs', { with: { 'resolution-mode': 'import' } });
+type PdfJsLib = typeof PdfJsModule;
+type ViewerLib = typeof ViewerModule;
 type PdfViewer = InstanceType<ViewerLib['PDFViewer']>;
 
 /** pdf_viewer.mjs reads the API from globalThis.pdfjsLib when it loads: the API first. */
@@ -211,7 +213,7 @@ async function outlineOf(
   const pageOf = async (dest: unknown): Promise<number> => {
     try {
       const explicit = typeof dest === 'string' ? await doc.getDestination(dest) : (dest as unknown[] | null);
-      const ref = explicit?.[0];
+      const ref: unknown = explicit?.[0];
       if (Number.isInteger(ref)) return (ref as number) + 1;
       return ref ? (await doc.getPageIndex(ref as never)) + 1 : 0;
     } catch {

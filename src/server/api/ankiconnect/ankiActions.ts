@@ -10,6 +10,10 @@ import type { AnkiMedia } from './ankiMedia';
 import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
 import { deckByName, DuplicateIndex, planNote, type AnkiNotes } from './ankiNotes';
 import { searchNotes } from './ankiSearch';
+import type { ApprovalService } from '../../domain/approvals/approvalService';
+import { CARD_ACTIONS } from './ankiCardActions';
+import { MISC_ACTIONS } from './ankiMiscActions';
+import { NOTE_ACTIONS } from './ankiNoteActions';
 
 /**
  * The AnkiConnect actions this bridge serves, each with the token scope it
@@ -24,6 +28,8 @@ export interface ActionContext {
   notes: AnkiNotes;
   media: AnkiMedia;
   caller: Caller;
+  /** The person's approvals (an agent's deleteNotes waits for them where the policy says so). */
+  approvals?: Pick<ApprovalService, 'policy' | 'hold'>;
 }
 
 type Params = Record<string, unknown>;
@@ -80,6 +86,7 @@ async function withPictures(ctx: ActionContext, note: unknown, current: Record<s
     const name = await ctx.media.store(p as Parameters<AnkiMedia['store']>[0]);
     const tag = `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
     for (const f of Array.isArray(p.fields) ? p.fields : [])
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a field is any JSON value, coerced as before
       if (typeof f === 'string') fields[f] = String(fields[f] ?? current[f] ?? '') + tag;
   }
   return { ...n, fields };
@@ -87,7 +94,23 @@ async function withPictures(ctx: ActionContext, note: unknown, current: Record<s
 
 const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNotes(ctx.store), query);
 
+/** Actions the dispatcher answers itself. */
+const DISPATCHED = ['multi', 'requestPermission'];
+
+/** apiReflect: which of the asked actions (all when `actions` is null) this bridge serves. */
+function reflect(p: Params) {
+  const scopes = Array.isArray(p.scopes) ? p.scopes.filter((s) => s === 'actions') : [];
+  if (!scopes.length) return { scopes: [], actions: [] };
+  const served = [...Object.keys(ACTIONS), ...DISPATCHED].sort();
+  const asked = Array.isArray(p.actions) ? p.actions : null;
+  return { scopes, actions: asked ? served.filter((a) => asked.includes(a)) : served };
+}
+
 export const ACTIONS: Record<string, ActionDecl> = {
+  ...CARD_ACTIONS,
+  ...NOTE_ACTIONS,
+  ...MISC_ACTIONS,
+  apiReflect: { scope: 'read', run: reflect },
   version: { scope: 'read', run: () => 6 },
   deckNames: { scope: 'read', run: (_p, ctx) => ctx.decks.list().map((d) => d.title) },
   deckNamesAndIds: {

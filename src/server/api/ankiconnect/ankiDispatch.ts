@@ -56,9 +56,9 @@ async function runAction(deps: DispatchDeps, caller: Caller, name: unknown, para
   const decl = typeof name === 'string' && Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
   if (!decl) throw new AnkiError('unsupported action');
   if (!covers(caller.scope, decl.scope))
-    throw new Refusal(403, `${name} needs a write token; this key's token (${caller.name}) may only read`);
+    throw new Refusal(403, `${String(name)} needs a write token; this key's token (${caller.name}) may only read`);
   if (decl.scope === 'write' && !deps.entitlements.premium())
-    throw new Refusal(403, `${name} needs the premium entitlement, which is off`);
+    throw new Refusal(403, `${String(name)} needs the premium entitlement, which is off`);
   const ctx: ActionContext = { ...deps, caller };
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
   return decl.scope === 'write' ? deps.serially(async () => decl.run(p, ctx)) : decl.run(p, ctx);

@@ -21,6 +21,7 @@ export function fieldsOf(model: ModelName, fields: Record<string, unknown>): Rec
     const name = FIELD_ALIASES[raw] && model === 'Cloze' ? FIELD_ALIASES[raw] : raw;
     if (!known.includes(name))
       throw new AnkiError(`field ${raw} does not exist in note type ${model} (its fields: ${known.join(', ')})`);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a field is any JSON value, coerced as before
     out[name] = typeof value === 'string' ? value : String(value ?? '');
   }
   return out;

@@ -87,7 +87,7 @@ export async function startAnkiServer(
       ctx.status = 204;
       return;
     }
-    if (!listed && ctx.method !== 'POST') throw forbidden(origin!);
+    if (!listed && ctx.method !== 'POST') throw forbidden(origin);
     if (ctx.method === 'GET') {
       ctx.type = 'text/plain';
       ctx.body = 'AnkiConnect v.6';
@@ -107,12 +107,13 @@ export async function startAnkiServer(
       return reply(ctx, 200, { result: null, error: `the request is not valid JSON: ${(e as Error).message}` });
     }
     const action = (body as { action?: unknown })?.action;
-    if (!listed && action !== 'requestPermission') throw forbidden(origin!);
+    if (!listed && action !== 'requestPermission') throw forbidden(origin);
     if (origin && !listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }); // the page reads its permission answer
     const answer = await dispatch({ ...deps, permission }, body, origin);
     reply(ctx, answer.status, answer.body);
   });
-  const server: Server = createServer(app.callback());
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

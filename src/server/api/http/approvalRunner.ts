@@ -45,7 +45,7 @@ export function approvalRunner(routes: readonly RouteDecl[], services: RouteServ
         bearer: undefined,
         signal: services.closing,
       };
-      const result = await route.handler(input as never);
+      const result = await route.handler(input);
       if (result instanceof Hijack) throw new BridgeError('NOT_HELD', 500, 'This route cannot run from an approval.');
       if (result instanceof Reply)
         return { status: result.status, body: { contentType: result.contentType, bytes: result.body.length } };

@@ -179,7 +179,7 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
     }
 
     // An agent's call the person must approve is held, not run (approvalGate.ts): 202 with the approval.
-    const held = await holdForApproval(route, input as never, services, {
+    const held = await holdForApproval(route, input, services, {
       params: rawParams,
       query: { ...ctx.query },
       body: rawBody,

@@ -181,7 +181,7 @@ export function defineRoute<
   B extends AnyObject,
   R extends AnyObject = AnyObject,
 >(decl: RouteDecl<P, Q, B, R>): RouteDecl {
-  return decl as unknown as RouteDecl;
+  return decl;
 }
 
 /** The fields the success wrapper adds to every JSON success body. */

@@ -44,6 +44,6 @@ export function createRouter(routes: readonly RouteDecl[], services: RouteServic
   return (ctx, next) => {
     const key = ctx.method === 'HEAD' ? undefined : groupKey(ctx.method, ctx.path);
     const dispatch = key === undefined ? undefined : dispatchers.get(key);
-    return dispatch ? dispatch(ctx, next) : next();
+    return dispatch ? (dispatch(ctx, next) as Promise<void>) : next();
   };
 }

@@ -127,7 +127,10 @@ function stringLeaves(
 
 function setAt(root: unknown, path: Array<string | number>, value: string): unknown {
   if (!path.length) return value;
-  const copy: any = Array.isArray(root) ? [...root] : { ...(root as object) };
+  const copy = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as object) }) as Record<
+    string | number,
+    unknown
+  >;
   copy[path[0]] = setAt(copy[path[0]], path.slice(1), value);
   return copy;
 }

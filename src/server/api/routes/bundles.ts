@@ -5,7 +5,6 @@ import { checkBundle, submitBundle } from '../../domain/bundles/bundleSubmit';
 import {
   bundleCheckResponse,
   bundleDiscardResponse,
-  bundleFilesResponse,
   bundleFocusResponse,
   bundleListResponse,
   bundleReceiptResponse,
@@ -77,7 +76,7 @@ export const bundleRoutes: RouteDecl[] = [
     replyType: 'application/json; charset=utf-8',
     handler: async ({ params, query, services }) => {
       const r = services.bundles.files(params.id, query.path);
-      if ('list' in r) return r.list as z.input<typeof bundleFilesResponse>;
+      if ('list' in r) return r.list;
       const type = r.name.endsWith('.json')
         ? 'application/json; charset=utf-8'
         : r.name.endsWith('.md')

@@ -142,7 +142,7 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const s = effectiveSchemas(r);
-    const params = Object.entries(jsonSchema(s.params, 'input').properties ?? {}).map(([name, schema]) => ({
+    const params = Object.entries((jsonSchema(s.params, 'input').properties ?? {}) as Json).map(([name, schema]) => ({
       name,
       in: 'path',
       required: true,

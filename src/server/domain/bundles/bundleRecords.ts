@@ -28,7 +28,7 @@ export interface BundleRequest {
   pagesTotal: number;
 }
 
-export const requestOf = (row: BundleRow): BundleRequest => JSON.parse(row.segments);
+export const requestOf = (row: BundleRow): BundleRequest => JSON.parse(row.segments) as BundleRequest;
 
 export const pagesOf = (req: BundleRequest): number[] =>
   req.segments.flatMap((s) => Array.from({ length: s.endPage - s.startPage + 1 }, (_, i) => s.startPage + i));

@@ -355,7 +355,10 @@ function writeTree(
 
 function readMarker(svc: BundleService, row: BundleRow): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(path.join(svc.folderOf(row.bundle_id), RECEIPT_FILE), 'utf8'));
+    return JSON.parse(readFileSync(path.join(svc.folderOf(row.bundle_id), RECEIPT_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
   } catch {
     return undefined;
   }

@@ -63,7 +63,6 @@ export function* wrapText(text: string, font: FontSpec, maxWidth: number, measur
         continue;
       }
       if (line) yield line;
-      line = '';
       let word = token.trimStart();
       if (measure(word, font) <= maxWidth) {
         line = word;

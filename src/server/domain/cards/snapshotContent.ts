@@ -189,7 +189,9 @@ export const readCardsJson = (db: Db, topicid: string, noteIds: readonly string[
 
 /** JSON as SQLite writes it for the snapshot: byte arrays as `{"$hex"}`. */
 export const toJson = (v: unknown) =>
-  JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x));
+  JSON.stringify(v, (_k, x: unknown) =>
+    x instanceof Uint8Array ? { $hex: Buffer.from(x).toString('hex').toUpperCase() } : x,
+  );
 
 /**
  * The JSON of a snapshot row written before issue 10, whose content is still
@@ -201,7 +203,7 @@ export function inlineJson(data: string | Uint8Array): string {
 }
 
 export function parseContent(json: string): SnapshotContent {
-  const c = JSON.parse(json);
+  const c = JSON.parse(json) as Partial<SnapshotContent>;
   const out: SnapshotContent = {
     format: 1,
     notes: c.notes ?? [],

@@ -66,10 +66,10 @@ export function buildIndex(chunks: readonly SectionChunk[], sqlite: string): Row
     const start = rowStarts(c.bytes, c.firstColumn, c.at);
     if (!start || start.length !== rowIds.length) return undefined;
     if (c.name === 'notes') {
-      ids = rowIds as string[]; // noteid is the key: no id twice
+      ids = rowIds; // noteid is the key: no id twice
       idsJson = Buffer.from(c.noteIdsJson, 'utf8');
     }
-    const note = ids && ordinals(ids, rowIds as string[]);
+    const note = ids && ordinals(ids, rowIds);
     if (!note) return undefined;
     rows[c.name as RowSection] = { start, note };
   }
@@ -206,7 +206,7 @@ export function decodeIndex(buf: Buffer, json: Buffer): RowIndex {
   if (rows.notes.start.length !== ids.length || rows.notes.note.some((o, r) => o !== r))
     throw new Error("the row index's card ids do not match its card rows");
   if (at !== buf.length) throw new Error('the row index has bytes past its end');
-  return { sqlite, ids: ids as string[], idsJson, spans, rows };
+  return { sqlite, ids, idsJson, spans, rows };
 }
 
 /** Rows cover their section's array exactly: `[` row `,` row … `]`, each `{…}`; ordinals ascend. */

@@ -1,4 +1,3 @@
-import type { SqlParam } from '../../ground/store/journal';
 import type { Row, WriteTx } from '../../ground/store/store';
 import { cardIndexBody } from '../../ground/search/cardIndexText';
 import { type Db, type NoteRow, inList, purgeNotes } from './noteRows';
@@ -182,10 +181,7 @@ export function writeBackContent(
   const nowKeys = new Set(nowLinks.map(toJson));
   for (const l of nowLinks)
     if (!wantKeys.has(toJson(l)))
-      tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [
-        l.noteid as SqlParam,
-        l.target_id as SqlParam,
-      ]);
+      tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [l.noteid, l.target_id]);
   insertRows(
     tx,
     'note_links',

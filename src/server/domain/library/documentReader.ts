@@ -207,7 +207,7 @@ export class DocumentReader {
       .map((r) => ({
         contentId: r.content_id,
         kind: r.kind,
-        rect: r.rect ? JSON.parse(r.rect) : null,
+        rect: r.rect ? (JSON.parse(r.rect) as { x: number; y: number; width: number; height: number }) : null,
         topicid: r.topicid,
         contentPath: contentPath(r.content_id),
         mimeType: 'image/png',

@@ -43,8 +43,10 @@ export class PageReader {
 
   /** The AI outline from the row, else the PDF's own from the cache (read again from the PDF if that file is gone). */
   async outline(row: DocumentRow): Promise<{ segments: OutlineSegment[]; source: 'original' | 'ai' }> {
-    if (row.toc_display === 'ai' && row.outline_ai) return { segments: JSON.parse(row.outline_ai), source: 'ai' };
-    if (row.outline_original) return { segments: JSON.parse(row.outline_original), source: 'original' }; // not migrated yet
+    if (row.toc_display === 'ai' && row.outline_ai)
+      return { segments: JSON.parse(row.outline_ai) as OutlineSegment[], source: 'ai' };
+    if (row.outline_original)
+      return { segments: JSON.parse(row.outline_original) as OutlineSegment[], source: 'original' }; // not migrated yet
     let segments = await this.cache.readOutline(row.bookmd5);
     if (!segments) {
       this.docs.assertFile(row);

@@ -1,7 +1,6 @@
 import { rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { BridgeConfig } from '../../config';
 import type { DocumentCatalogue } from './documentCatalogue';
 import { checkFilename, checkFolder } from './libraryPaths';
 import { readInfo, recordDocument, type DocumentUploadDeps } from './documentUpload';

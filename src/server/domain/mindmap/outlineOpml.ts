@@ -71,7 +71,7 @@ export function parseOpml(content: string, maxDepth: number): { title: string | 
       htmlEntities: true,
       isArray: (name) => name === 'outline',
       processEntities: { enabled: true, maxEntityCount: 1, maxEntitySize: 1, maxExpansionDepth: 1 },
-    }).parse(content);
+    }).parse(content) as typeof doc;
   } catch (e) {
     throw invalid(`The OPML could not be read: ${(e as Error).message}.`);
   }

@@ -151,7 +151,7 @@ export function parseTable(head: Uint8Array, fileSize: number): PageEntry[] {
   if (b.length < dataStart) throw new CacheUnreadable('truncated table');
   if (crc32(b.subarray(HEADER_BYTES, dataStart)) !== b.readUInt32LE(12))
     throw new CacheUnreadable('table checksum mismatch');
-  const entries: PageEntry[] = new Array(count);
+  const entries: PageEntry[] = new Array<PageEntry>(count);
   let end = dataStart;
   for (let i = 0; i < count; i++) {
     const at = HEADER_BYTES + i * ENTRY_BYTES;

@@ -57,7 +57,10 @@ export async function migratePagesToCache(
   }
   for (const o of outlines) {
     if (!/^[0-9a-f]{32}$/.test(o.bookmd5)) continue;
-    await replaceDurablyAsync(path.join(dir, o.bookmd5, 'outline.pc'), encodeOutline(JSON.parse(o.outline_original)));
+    await replaceDurablyAsync(
+      path.join(dir, o.bookmd5, 'outline.pc'),
+      encodeOutline(JSON.parse(o.outline_original) as Parameters<typeof encodeOutline>[0]),
+    );
   }
   const fts = !!store.get(`SELECT 1 FROM sqlite_master WHERE name = 'pages_fts'`);
   await store.write((tx) => {

@@ -24,7 +24,7 @@ type PackedItem = [string, number, number, number, number, number, number?];
 
 /** Items as a BLOB: UTF-8 JSON of packed arrays (about half the bytes of the objects). */
 export function encodeItems(items: TextItem[]): Uint8Array {
-  const packed: PackedItem[] = new Array(items.length);
+  const packed: PackedItem[] = new Array<PackedItem>(items.length);
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     const flags = (it.eol ? EOL : 0) | (it.mono ? MONO : 0);

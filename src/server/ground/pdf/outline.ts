@@ -12,7 +12,7 @@ async function destPage(doc: PdfDocument, dest: RawOutlineNode['dest']): Promise
   try {
     const explicit = typeof dest === 'string' ? await doc.getDestination(dest) : dest;
     if (!Array.isArray(explicit) || explicit.length === 0) return undefined;
-    const target = explicit[0];
+    const target: unknown = explicit[0];
     if (typeof target === 'number') return target + 1;
     if (target && typeof target === 'object')
       return (await doc.getPageIndex(target as { num: number; gen: number })) + 1;

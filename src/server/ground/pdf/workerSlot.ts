@@ -71,7 +71,7 @@ export class WorkerSlot {
     this.idleTimer = undefined;
     this.worker.ref();
     this.watchStall();
-    this.worker.postMessage({ ...task.req, id } as WorkerRequest);
+    this.worker.postMessage({ ...task.req, id });
   }
 
   /** Nothing to do: the worker no longer keeps the process alive, and ends after `ms` unless a task comes. */

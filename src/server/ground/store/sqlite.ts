@@ -47,7 +47,7 @@ const caches = new WeakMap<Database, Map<string, Statement>>();
 
 function cached(db: Database, sql: string): Statement {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
+  if (!cache) caches.set(db, (cache = new Map<string, Statement>()));
   let stmt = cache.get(sql);
   if (stmt) {
     cache.delete(sql); // re-inserted below: most recently used last

@@ -2,7 +2,7 @@ import type { default as searchFn } from 'approx-string-match' with { 'resolutio
 
 // approx-string-match ships as ESM only; esbuild's bundle and tsx both load it synchronously.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const search: typeof searchFn = require('approx-string-match').default;
+const search = (require('approx-string-match') as { default: typeof searchFn }).default;
 
 /**
  * Edit distance of `a` and `b` when it is at most `k`, else k + 1. Myers'

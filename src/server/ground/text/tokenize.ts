@@ -100,7 +100,6 @@ const ASCII_HAN = /^[\x00-\x7f\u3001\u3002\u4e00-\u9fef]*$/;
 /** A free text's tokens, with offsets into the text (for search tokenizers and quotes). */
 export function tokenize(text: string): { key: string; from: number; to: number }[] {
   // Plain ASCII (most Latin pages): the same tokens, letters and digits lower-cased, at a third of the cost.
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(text))
     return Array.from(text.matchAll(ASCII_WORD), (m) => ({
       key: m[0].toLowerCase(),
