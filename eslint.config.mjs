@@ -37,6 +37,9 @@ export default defineConfig([
       '@typescript-eslint/require-await': 'off',
       // Control characters are matched on purpose (Anki's \x1f field separator, NULs and C0 stripped from stored text).
       'no-control-regex': 'off',
+      // A caught error (typed unknown) is passed on as it came; a new reason or throw must still be an Error.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
       // `_name` marks a parameter or binding kept on purpose (a callback's signature, a rest-omit).
       '@typescript-eslint/no-unused-vars': [
         'error',
