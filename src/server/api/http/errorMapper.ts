@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { BridgeError, insufficientStorage, isNoSpace } from '../../errors';
+import { heldByAnother } from '../../ground/store/renameReplacing';
 import { BRIDGE_API_VERSION } from '../../version';
 import { lingerIfBodyPending } from './lingeringClose';
 
@@ -19,6 +20,16 @@ export function toBridgeError(e: unknown): BridgeError {
       'STORAGE_IO_ERROR',
       503,
       `The disk holding the library reported ${errno} during this call. It may not have taken effect: check with a read route, then retry; if it persists, check the disk.`,
+      { errno },
+      true,
+    );
+  }
+  // Windows: another program held a file the write had to replace, through every retry (renameReplacing.ts).
+  if (heldByAnother(e) && (e as { syscall?: unknown }).syscall === 'rename') {
+    return new BridgeError(
+      'FILE_IN_USE',
+      503,
+      'Another program holds a file of the library open (a backup, an antivirus scan, a viewer), so this write could not replace it. Nothing was changed: retry in a moment.',
       { errno },
       true,
     );

@@ -67,10 +67,11 @@ export async function openPdf(bytes: Uint8Array, owned = false): Promise<PdfDocu
   const dir = pdfJsAssetDir();
   const task = pdfjs.getDocument({
     data: owned ? bytes : new Uint8Array(bytes),
-    standardFontDataUrl: path.join(dir, 'standard_fonts') + path.sep,
-    cMapUrl: path.join(dir, 'cmaps') + path.sep,
+    // pdf.js insists on a trailing "/" (not path.sep: "C:\x\cmaps\" is refused); Windows reads "C:\x\cmaps/a" fine.
+    standardFontDataUrl: path.join(dir, 'standard_fonts') + '/',
+    cMapUrl: path.join(dir, 'cmaps') + '/',
     cMapPacked: true,
-    wasmUrl: path.join(dir, 'wasm') + path.sep,
+    wasmUrl: path.join(dir, 'wasm') + '/',
     useSystemFonts: false,
     verbosity: 0,
   });
