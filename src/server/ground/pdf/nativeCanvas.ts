@@ -1,3 +1,4 @@
+import { Module } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { BridgeError } from '../../errors';
 
@@ -21,7 +22,9 @@ let unloadable = false;
 function honourNoCanvas(): void {
   if (unloadable || process.env[NO_CANVAS_ENV] !== '1') return;
   unloadable = true;
-  const loader = require('node:module') as { _resolveFilename(request: string, ...rest: unknown[]): string };
+  const loader = Module as unknown as {
+    _resolveFilename: (this: unknown, request: string, ...rest: unknown[]) => string;
+  };
   const resolve = loader._resolveFilename;
   loader._resolveFilename = function (request: string, ...rest: unknown[]) {
     if (request === CANVAS_MODULE || request.startsWith(`${CANVAS_MODULE}/`)) {
@@ -45,6 +48,7 @@ export function nativeCanvas(): CanvasModule {
     honourNoCanvas();
     try {
       // require, not import(): a bundle compiled from V8's code cache has no dynamic-import callback on Node 20.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       loaded = require(CANVAS_MODULE) as CanvasModule;
       return loaded;
     } catch (e) {

@@ -1,7 +1,5 @@
 import { canvasIfLoadable } from './nativeCanvas';
 
-type CSSMatrixClass = typeof import('@thednp/dommatrix', { with: { 'resolution-mode': 'import' } }).default;
-
 /**
  * Gives pdf.js the browser globals it takes from the native canvas, before it
  * loads. pdf.js only polyfills them itself from `@napi-rs/canvas`; where that
@@ -27,6 +25,7 @@ export function provideCanvasGlobals(): void {
     g.Path2D ??= canvas.Path2D;
     return;
   }
-  // Its CommonJS build exports the class itself.
-  g.DOMMatrix = require('@thednp/dommatrix') as CSSMatrixClass;
+  // Its CommonJS build exports the class itself (the package's types describe only its ES module).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  g.DOMMatrix = require('@thednp/dommatrix') as unknown;
 }
