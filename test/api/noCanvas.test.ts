@@ -91,6 +91,18 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
     assert.ok(toc.items.length > 0, 'heading candidates');
   });
 
+  it('a scanned book uploads and is ready; its pages, which need OCR of a picture, read as unreadable', async () => {
+    const scan = await upload(readFileSync(corpusFile('scanned-4ti2-p5-8.pdf')), 'scanned.pdf');
+    const o = await waitReady(client, scan);
+    assert.equal(o.extraction.state, 'ready', JSON.stringify(o.extraction));
+    const pages = (await client.request<any>('GET', `/documents/${scan}/pages`, { query: { start: 1, end: 4 } }))
+      .pages as any[];
+    assert.deepEqual(
+      pages.map((p) => [p.page, p.source]),
+      [1, 2, 3, 4].map((n) => [n, 'unreadable']),
+    );
+  });
+
   it('search finds a word of the book; locate finds a line on its page', async () => {
     const r = await client.request<any>('GET', '/search', { query: { q: 'Graver basis', scope: 'documents' } });
     assert.deepEqual(
