@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import type { BridgeClient } from '../client/bridgeClient';
-import { errorText, type BridgeHost } from './bridgeHost';
+import type { BridgeHost } from './bridgeHost';
+import { addPdfCommand } from './addPdfCommand';
+import { commandGuard, UserFacingError } from './commandGuard';
 
-/** How long Add PDF follows the background reading (OCR of a long scan can take minutes). */
-const READ_WAIT_MS = 10 * 60_000;
+export { commandGuard, UserFacingError, type CommandGuard } from './commandGuard';
 
 export interface CommandDeps {
   host: BridgeHost;
@@ -16,21 +15,6 @@ export interface CommandDeps {
   restartBridge(): Promise<void>;
   /** Reveals the Study Sets view. */
   revealStudySets(): Promise<void>;
-}
-
-/** Wraps a command: a failure is logged and shown, and the command answers undefined. */
-export function commandGuard(log: vscode.LogOutputChannel) {
-  return <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R | undefined> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        const message = errorText(err);
-        log.error(`${name}: ${message}`);
-        void vscode.window.showErrorMessage(`Study Bridge: ${message}`);
-        return undefined;
-      }
-    };
 }
 
 /** Registers the palette / view-title commands; returns their disposables. */
@@ -69,67 +53,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return uri.fsPath;
   });
 
-  /**
-   * Palette / view title: file picker → upload. From a study set's context menu
-   * (`target` is its tree node) the book also joins that set. `file` (or a Uri
-   * as `target`, e.g. from the explorer) skips the picker.
-   */
-  const addPdf = guarded(
-    'add PDF',
-    async (target?: vscode.Uri | { studySet?: { topicid: string } }, file?: vscode.Uri) => {
-      const client = requireClient();
-      const topicid = target && !(target instanceof vscode.Uri) ? target.studySet?.topicid : undefined;
-      const picked =
-        file ??
-        (target instanceof vscode.Uri ? target : undefined) ??
-        (
-          await vscode.window.showOpenDialog({
-            canSelectMany: false,
-            filters: { 'PDF documents': ['pdf'] },
-            openLabel: 'Add to library',
-          })
-        )?.[0];
-      if (!picked) return undefined;
-      const filename = basename(picked.fsPath);
-      // The upload answers at once; the book is read in the background: follow it until every page is in.
-      const { result, extraction } = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Study Bridge: ${filename}`, cancellable: false },
-        async (progress) => {
-          progress.report({ message: 'uploading…' });
-          const bytes =
-            picked.scheme === 'file' ? readFileSync(picked.fsPath) : await vscode.workspace.fs.readFile(picked);
-          const uploaded = await client.uploadDocument(bytes, { filename, topicid });
-          deps.refreshViews();
-          let shown = 0;
-          const deadline = Date.now() + READ_WAIT_MS;
-          for (;;) {
-            const { extraction: ex } = await client.outline(uploaded.bookmd5);
-            if (ex.state === 'ready' || ex.state === 'failed' || Date.now() > deadline)
-              return { result: uploaded, extraction: ex };
-            const pct = ex.pageCount ? Math.floor((100 * ex.extractedPages) / ex.pageCount) : 0;
-            progress.report({
-              message: `reading page ${ex.extractedPages} of ${ex.pageCount}`,
-              increment: pct - shown,
-            });
-            shown = pct;
-            await new Promise((r) => setTimeout(r, 300));
-          }
-        },
-      );
-      deps.refreshViews();
-      const notes = [
-        extraction.state === 'failed' ? `reading failed: ${extraction.error ?? 'unknown error'}` : '',
-        extraction.state !== 'ready' && extraction.state !== 'failed'
-          ? `still reading (${extraction.extractedPages}/${extraction.pageCount} pages)`
-          : '',
-        ...result.warnings,
-      ].filter(Boolean);
-      const message = `Added ${result.filename} (${result.pageCount} pages) to the library${topicid && result.addedToStudySet ? ' and the study set' : ''}.`;
-      if (notes.length) void vscode.window.showWarningMessage(`${message} ${notes.join(' ')}`);
-      else void vscode.window.showInformationMessage(message);
-      return { ...result, extraction };
-    },
-  );
+  const addPdf = addPdfCommand(() => deps.refreshViews(), requireClient, guarded);
 
   /** `title` is for tests and scripted use; without it an input box asks. */
   const newStudySet = guarded('new study set', async (title?: string) => {
@@ -151,26 +75,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const refresh = async () => deps.refreshViews();
 
-  const showActions = guarded('actions', async () => {
-    const running = host.state.mode === 'hosting' || host.state.mode === 'attached';
-    const items: (vscode.QuickPickItem & { command: string })[] = [
-      ...(running
-        ? [
-            { label: '$(plug) Connect an agent…', command: 'studyBridge.connectAgent' },
-            { label: '$(copy) Copy bridge URL', description: host.state.baseUrl, command: 'studyBridge.copyUrl' },
-          ]
-        : []),
-      { label: '$(debug-restart) Restart bridge', command: 'studyBridge.restart' },
-      {
-        label: '$(folder-opened) Open data folder',
-        description: host.state.dataDir,
-        command: 'studyBridge.openDataFolder',
-      },
-      { label: '$(output) Show log', command: 'studyBridge.showLog' },
-    ];
-    const pick = await vscode.window.showQuickPick(items, { title: `Study Bridge (${host.state.mode})` });
-    if (pick) await vscode.commands.executeCommand(pick.command);
-  });
+  const showActions = guarded('actions', () => showBridgeActions(host));
 
   const showLog = async () => log.show(true);
 
@@ -186,4 +91,24 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   ];
 }
 
-export class UserFacingError extends Error {}
+/** The status bar's menu: what can be done with the bridge in its current mode. */
+async function showBridgeActions(host: BridgeHost): Promise<void> {
+  const running = host.state.mode === 'hosting' || host.state.mode === 'attached';
+  const items: (vscode.QuickPickItem & { command: string })[] = [
+    ...(running
+      ? [
+          { label: '$(plug) Connect an agent…', command: 'studyBridge.connectAgent' },
+          { label: '$(copy) Copy bridge URL', description: host.state.baseUrl, command: 'studyBridge.copyUrl' },
+        ]
+      : []),
+    { label: '$(debug-restart) Restart bridge', command: 'studyBridge.restart' },
+    {
+      label: '$(folder-opened) Open data folder',
+      description: host.state.dataDir,
+      command: 'studyBridge.openDataFolder',
+    },
+    { label: '$(output) Show log', command: 'studyBridge.showLog' },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: `Study Bridge (${host.state.mode})` });
+  if (pick) await vscode.commands.executeCommand(pick.command);
+}

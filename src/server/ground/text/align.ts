@@ -77,6 +77,75 @@ const SKIP_QUOTE = 4;
 const MERGE_PAGE = 5;
 const MERGE_QUOTE = 6;
 
+/** The dynamic-programming tables of one alignment: rows are quote tokens, columns page tokens (both from 1). */
+interface Grid {
+  q: readonly KeyToken[];
+  p: readonly KeyToken[];
+  /** Row width: n + 1. */
+  W: number;
+  /** Best score of a cell that ended on a page token (or skipped a quote token). */
+  A: Float64Array;
+  /** Best score of a cell inside a gap (page tokens skipped). */
+  G: Float64Array;
+  backA: Uint8Array;
+  /** 1: opened from A, 2: extended. */
+  backG: Uint8Array;
+  /** Gain of the token step into the cell, for the trace. */
+  gainAt: Float64Array;
+  /**
+   * start[i]: best way to be at quote token i anywhere in the page (free at i = 0, else a jump);
+   * entering the page at a line's start adds the bonus (jumps only, see enter()).
+   */
+  start: Float64Array;
+  jumped: Float64Array;
+  startCol: Int32Array;
+}
+
+function newGrid(q: readonly KeyToken[], p: readonly KeyToken[]): Grid {
+  const m = q.length;
+  const W = p.length + 1;
+  return {
+    q,
+    p,
+    W,
+    A: new Float64Array((m + 1) * W).fill(-Infinity),
+    G: new Float64Array((m + 1) * W).fill(-Infinity),
+    backA: new Uint8Array((m + 1) * W),
+    backG: new Uint8Array((m + 1) * W),
+    gainAt: new Float64Array((m + 1) * W),
+    start: new Float64Array(m + 1),
+    jumped: new Float64Array(m + 1).fill(-Infinity),
+    startCol: new Int32Array(m + 1).fill(-1),
+  };
+}
+
+const enter = (g: Grid, i: number, j: number) =>
+  Math.max(g.start[i], g.jumped[i] + (g.p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
+
+/** Page keys by length, so a quote token is compared once with each distinct key of a length it could match. */
+function keysByLength(p: readonly KeyToken[]): Map<number, string[]> {
+  const byLength = new Map<number, string[]>();
+  for (const key of new Set(p.map((t) => t.key))) {
+    const list = byLength.get(key.length);
+    if (list) list.push(key);
+    else byLength.set(key.length, [key]);
+  }
+  return byLength;
+}
+
+/** The page keys a quote key is similar to, with their similarity. */
+function similarKeys(key: string, byLength: Map<number, string[]>): Map<string, number> {
+  const sims = new Map<string, number>();
+  const k = slack(key.length);
+  for (let len = key.length - k; len <= key.length + k; len++) {
+    for (const pageKey of byLength.get(len) ?? []) {
+      const s = tokenSimilarity(key, pageKey);
+      if (s > 0) sims.set(pageKey, s);
+    }
+  }
+  return sims;
+}
+
 /** Best local alignment of quote tokens `q` on page tokens `p`; undefined when nothing lines up. */
 export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment | undefined {
   const m = q.length;
@@ -84,120 +153,106 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
   if (!m || !n) return undefined;
   let total = 0;
   for (const t of q) total += t.weight;
-  const W = n + 1;
-  const A = new Float64Array((m + 1) * W).fill(-Infinity);
-  const G = new Float64Array((m + 1) * W).fill(-Infinity);
-  const backA = new Uint8Array((m + 1) * W);
-  const backG = new Uint8Array((m + 1) * W); // 1: opened from A, 2: extended
-  const gainAt = new Float64Array((m + 1) * W); // gain of the token step into the cell, for the trace
-  // start[i]: best way to be at quote token i anywhere in the page (free at i = 0, else a jump);
-  // entering the page at a line's start adds the bonus (jumps only, see enter()).
-  const start = new Float64Array(m + 1);
-  const jumped = new Float64Array(m + 1).fill(-Infinity);
-  const enter = (i: number, j: number) =>
-    Math.max(start[i], jumped[i] + (p[j].edge & LINE_START ? LINE_EDGE_BONUS : 0));
-  const startCol = new Int32Array(m + 1).fill(-1);
-  // Page keys by length, so a quote token is compared once with each distinct key of a length it could match.
-  const byLength = new Map<number, string[]>();
-  for (const key of new Set(p.map((t) => t.key))) {
-    const list = byLength.get(key.length);
-    if (list) list.push(key);
-    else byLength.set(key.length, [key]);
-  }
+  const g = newGrid(q, p);
+  const byLength = keysByLength(p);
   // Row 0 holds no match (A and G stay -Infinity); start[0] = 0 is the free start.
   for (let i = 1; i <= m; i++) {
-    const qt = q[i - 1];
-    const sims = new Map<string, number>();
-    const k = slack(qt.key.length);
-    for (let len = qt.key.length - k; len <= qt.key.length + k; len++) {
-      for (const key of byLength.get(len) ?? []) {
-        const s = tokenSimilarity(qt.key, key);
-        if (s > 0) sims.set(key, s);
-      }
-    }
-    for (let j = 1; j <= n; j++) {
-      const c = i * W + j;
-      const d = (i - 1) * W + (j - 1);
-      const st = enter(i - 1, j - 1);
-      const prev = Math.max(A[d], G[d], st);
-      let best = A[(i - 1) * W + j]; // the quote token is not on the page here
-      let how = SKIP_QUOTE;
-      let gain = 0;
-      const s = sims.get(p[j - 1].key) ?? 0;
-      const g = qt.weight * s;
-      if (prev + g > best) {
-        best = prev + g;
-        how = A[d] >= G[d] && A[d] >= st ? FROM_A : G[d] >= st ? FROM_G : FROM_START;
-        gain = g;
-      }
-      if (j >= 2 && joins(qt.key, p[j - 2].key, p[j - 1].key)) {
-        const e = (i - 1) * W + (j - 2);
-        const v = Math.max(A[e], G[e], enter(i - 1, j - 2)) + qt.weight;
-        if (v > best) [best, how, gain] = [v, MERGE_PAGE, qt.weight];
-      }
-      if (i >= 2 && joins(p[j - 1].key, q[i - 2].key, qt.key)) {
-        const e = (i - 2) * W + (j - 1);
-        const v = Math.max(A[e], G[e], enter(i - 2, j - 1)) + q[i - 2].weight + qt.weight;
-        if (v > best) [best, how, gain] = [v, MERGE_QUOTE, q[i - 2].weight + qt.weight];
-      }
-      A[c] = best;
-      backA[c] = how;
-      gainAt[c] = gain;
-      // Skipping page token j - 1; a gap opened after a line's end (a whole inserted line) costs less.
-      const open = A[c - 1] - GAP_OPEN + (j >= 2 && p[j - 2].edge & LINE_END ? LINE_EDGE_BONUS / 2 : 0);
-      const ext = G[c - 1];
-      G[c] = Math.max(open, ext) - GAP_EXTEND;
-      backG[c] = open >= ext ? 1 : 2;
-    }
-    // A jump leaves from the best cell of the row, a line's end costing less; or restart from nothing.
-    let rowBest = -Infinity;
-    let col = -1;
-    for (let j = 1; j <= n; j++) {
-      const v = A[i * W + j] - JUMP + (p[j - 1].edge & LINE_END ? LINE_EDGE_BONUS : 0);
-      if (v > rowBest) [rowBest, col] = [v, j];
-    }
-    jumped[i] = rowBest;
-    startCol[i] = col;
-    start[i] = 0;
+    const sims = similarKeys(q[i - 1].key, byLength);
+    for (let j = 1; j <= n; j++) fillCell(g, i, j, sims);
+    leaveRow(g, i);
   }
   let best = -Infinity;
   let endCol = -1;
-  for (let j = 1; j <= n; j++) if (A[m * W + j] > best) [best, endCol] = [A[m * W + j], j];
+  for (let j = 1; j <= n; j++) if (g.A[m * g.W + j] > best) [best, endCol] = [g.A[m * g.W + j], j];
   if (!(best > 0)) return undefined;
-  return { score: Math.max(0, Math.min(1, Math.round((best / total) * 1000) / 1000)), matched: trace(m, endCol) };
+  return { score: Math.max(0, Math.min(1, Math.round((best / total) * 1000) / 1000)), matched: trace(g, m, endCol) };
+}
 
-  function trace(i: number, j: number): number[] {
-    const out: number[] = [];
-    let state: 'A' | 'G' = 'A';
-    while (i > 0 && j > 0) {
-      const c = i * W + j;
-      if (state === 'G') {
-        state = backG[c] === 1 ? 'A' : 'G';
-        j--;
-        continue;
-      }
-      const how = backA[c];
-      if (how === SKIP_QUOTE) {
-        i--;
-        continue;
-      }
-      if (gainAt[c] > 0) out.push(j - 1);
-      if (how === MERGE_PAGE) out.push(j - 2);
-      const [pi, pj] = how === MERGE_PAGE ? [i - 1, j - 2] : how === MERGE_QUOTE ? [i - 2, j - 1] : [i - 1, j - 1];
-      const from = how === FROM_A ? 'A' : how === FROM_G ? 'G' : how === FROM_START ? 'S' : origin(pi * W + pj, pi, pj);
-      if (from === 'S') {
-        // A free start ends the trace; a jump continues at the best cell of the row it left.
-        if (start[pi] >= jumped[pi] + (p[pj].edge & LINE_START ? LINE_EDGE_BONUS : 0) || startCol[pi] < 0) break;
-        [i, j, state] = [pi, startCol[pi], 'A'];
-      } else [i, j, state] = [pi, pj, from];
+/** Cell (i, j) of A and G: quote token i - 1 on page token j - 1, a split word joined, or a page token skipped. */
+function fillCell(g: Grid, i: number, j: number, sims: Map<string, number>): void {
+  const { q, p, W, A, G } = g;
+  const qt = q[i - 1];
+  const c = i * W + j;
+  const d = (i - 1) * W + (j - 1);
+  const st = enter(g, i - 1, j - 1);
+  const prev = Math.max(A[d], G[d], st);
+  let best = A[(i - 1) * W + j]; // the quote token is not on the page here
+  let how = SKIP_QUOTE;
+  let gain = 0;
+  const s = sims.get(p[j - 1].key) ?? 0;
+  const step = qt.weight * s;
+  if (prev + step > best) {
+    best = prev + step;
+    how = A[d] >= G[d] && A[d] >= st ? FROM_A : G[d] >= st ? FROM_G : FROM_START;
+    gain = step;
+  }
+  if (j >= 2 && joins(qt.key, p[j - 2].key, p[j - 1].key)) {
+    const e = (i - 1) * W + (j - 2);
+    const v = Math.max(A[e], G[e], enter(g, i - 1, j - 2)) + qt.weight;
+    if (v > best) [best, how, gain] = [v, MERGE_PAGE, qt.weight];
+  }
+  if (i >= 2 && joins(p[j - 1].key, q[i - 2].key, qt.key)) {
+    const e = (i - 2) * W + (j - 1);
+    const v = Math.max(A[e], G[e], enter(g, i - 2, j - 1)) + q[i - 2].weight + qt.weight;
+    if (v > best) [best, how, gain] = [v, MERGE_QUOTE, q[i - 2].weight + qt.weight];
+  }
+  A[c] = best;
+  g.backA[c] = how;
+  g.gainAt[c] = gain;
+  // Skipping page token j - 1; a gap opened after a line's end (a whole inserted line) costs less.
+  const open = A[c - 1] - GAP_OPEN + (j >= 2 && p[j - 2].edge & LINE_END ? LINE_EDGE_BONUS / 2 : 0);
+  const ext = G[c - 1];
+  G[c] = Math.max(open, ext) - GAP_EXTEND;
+  g.backG[c] = open >= ext ? 1 : 2;
+}
+
+/** A jump leaves from the best cell of the row, a line's end costing less; or restart from nothing. */
+function leaveRow(g: Grid, i: number): void {
+  let rowBest = -Infinity;
+  let col = -1;
+  for (let j = 1; j < g.W; j++) {
+    const v = g.A[i * g.W + j] - JUMP + (g.p[j - 1].edge & LINE_END ? LINE_EDGE_BONUS : 0);
+    if (v > rowBest) [rowBest, col] = [v, j];
+  }
+  g.jumped[i] = rowBest;
+  g.startCol[i] = col;
+  g.start[i] = 0;
+}
+
+/** The page tokens matched on the best path that ends at (i, j), in quote order. */
+function trace(g: Grid, i: number, j: number): number[] {
+  const { W, backA, backG, gainAt, start, jumped, startCol, p } = g;
+  const out: number[] = [];
+  let state: 'A' | 'G' = 'A';
+  while (i > 0 && j > 0) {
+    const c = i * W + j;
+    if (state === 'G') {
+      state = backG[c] === 1 ? 'A' : 'G';
+      j--;
+      continue;
     }
-    return out.reverse();
+    const how = backA[c];
+    if (how === SKIP_QUOTE) {
+      i--;
+      continue;
+    }
+    if (gainAt[c] > 0) out.push(j - 1);
+    if (how === MERGE_PAGE) out.push(j - 2);
+    const [pi, pj] = how === MERGE_PAGE ? [i - 1, j - 2] : how === MERGE_QUOTE ? [i - 2, j - 1] : [i - 1, j - 1];
+    const from =
+      how === FROM_A ? 'A' : how === FROM_G ? 'G' : how === FROM_START ? 'S' : origin(g, pi * W + pj, pi, pj);
+    if (from === 'S') {
+      // A free start ends the trace; a jump continues at the best cell of the row it left.
+      if (start[pi] >= jumped[pi] + (p[pj].edge & LINE_START ? LINE_EDGE_BONUS : 0) || startCol[pi] < 0) break;
+      [i, j, state] = [pi, startCol[pi], 'A'];
+    } else [i, j, state] = [pi, pj, from];
   }
+  return out.reverse();
+}
 
-  /** Which of A, G or start a merge came from (the same tie order as the forward pass). */
-  function origin(e: number, i: number, j: number): 'A' | 'G' | 'S' {
-    const st = enter(i, j);
-    if (A[e] >= G[e] && A[e] >= st) return 'A';
-    return G[e] >= st ? 'G' : 'S';
-  }
+/** Which of A, G or start a merge came from (the same tie order as the forward pass). */
+function origin(g: Grid, e: number, i: number, j: number): 'A' | 'G' | 'S' {
+  const st = enter(g, i, j);
+  if (g.A[e] >= g.G[e] && g.A[e] >= st) return 'A';
+  return g.G[e] >= st ? 'G' : 'S';
 }
