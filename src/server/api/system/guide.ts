@@ -73,7 +73,7 @@ const rules = `- Requests below are literal: send that JSON, with \`<name>\` rep
 - \`ignoredFields[]\` in an answer: those fields had no effect (check spelling). \`warnings[]\`: something partly failed.
 - Errors: \`{"error":{"code","message","retryable","details"}}\`; a 4xx changed nothing. 429 and retryable 409: wait
   \`details.retryAfterSeconds\`, then retry once. 403 \`MAX_REQUIRED\`: premium is off; reads still work.
-  503 \`RENDERER_UNAVAILABLE\`: this machine cannot draw (card pictures, page images, OCR of scans); text works, do not retry.
+  503 \`RENDERER_UNAVAILABLE\`: no pictures here; text works.
 - Pages: PDF order, 1-based. Ids: \`bookmd5\` a book, \`topicid\` a study set, \`deckId\` a deck (not interchangeable), \`noteid\` a card.
 - Touch only the study sets the person named. \`pageCount:0\` is not an empty book: read \`/pages\`.
 `;
