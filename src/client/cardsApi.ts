@@ -16,7 +16,7 @@ import type { Requester } from './requester';
 
 /**
  * The card library through the typed client: trees, cards, snapshots, deck
- * cards and the change feed. Shapes are the team's agreed answers (issue 7);
+ * cards and the change feed. Shapes are the routes' declared answers (src/server/api/routes);
  * views and commands call these, never raw paths.
  */
 

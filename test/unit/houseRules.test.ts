@@ -149,6 +149,16 @@ describe('house rules: sizes of src/ and the map of its folders', () => {
     for (const key of Object.keys(LONG_FILES)) assert.ok(lengths.has(key), `${key} is listed but gone: drop it`);
   });
 
+  it('no comment in src/ cites an issue number (the tracker is not in the repository: cite a doc or a test)', () => {
+    const cites = files.flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bissues? #?\d+/i.test(line) ? [`${rel(f)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    assert.deepEqual(cites, []);
+  });
+
   it('the limits catch what they are for', () => {
     const lengths = new Map([
       ['a.ts:long', 81],

@@ -72,7 +72,7 @@ export const statusResponse = z.object({
 const feature = z.record(z.string(), z.unknown()).optional();
 export const capabilitiesResponse = z.object({
   routes: z.array(routeInfo),
-  /** Which agent calls wait for the person (issue 18): the policy of this bridge and how the wait works. */
+  /** Which agent calls wait for the person (test/api/approvalsPolicy.test.ts): the policy of this bridge and how the wait works. */
   approvals: z
     .object({
       policy: z.enum(['destructive', 'all-writes', 'never']),

@@ -5,7 +5,7 @@ export interface LoggedOperation {
   topicid: string;
   kind: string;
   actor: string;
-  /** The agent token that wrote it; null for the person (and writes before issue 18). */
+  /** The agent token that wrote it; null for the person (and writes before per-agent tokens). */
   tokenId: string | null;
   agentName: string | null;
   noteIds: string[];

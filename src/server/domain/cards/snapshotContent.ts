@@ -194,7 +194,7 @@ export const toJson = (v: unknown) =>
   );
 
 /**
- * The JSON of a snapshot row written before issue 10, whose content is still
+ * The JSON of a snapshot row written before snapshot files (test/api/snapshotFiles.test.ts), whose content is still
  * inline: a deflated blob, or plain JSON text in the oldest rows. New
  * snapshots keep their content in a file (snapshotFiles.ts).
  */

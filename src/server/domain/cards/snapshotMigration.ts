@@ -6,7 +6,7 @@ const BATCH = 20;
 
 /**
  * At start, before listening: moves snapshot contents still held in
- * library.db (rows from before issue 10: a deflated blob, or plain JSON text)
+ * library.db (rows from before snapshot files, test/api/snapshotFiles.test.ts: a deflated blob, or plain JSON text)
  * into content files, then empties the rows' `data`. Per batch the files are
  * made durable first, then one store.write updates the rows, so a crash
  * anywhere leaves each row either inline or pointing at a complete file.

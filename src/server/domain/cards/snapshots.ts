@@ -15,7 +15,7 @@ import { type SnapshotView, viewOf } from './snapshotView';
  * snapshot sits in the operation log: restore reads the person's edits after it.
  * The content itself is a file (snapshotFiles.ts) named by `content_hash`,
  * made durable before the row is journaled; the row's `data` stays empty
- * (rows from before issue 10 hold it inline until snapshotMigration.ts moves it).
+ * (rows from before snapshot files hold it inline until snapshotMigration.ts moves it).
  */
 
 export type SnapshotKind = 'agent' | 'protection' | 'pre_import' | 'pre_delete' | 'pre_remove';

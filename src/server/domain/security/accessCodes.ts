@@ -75,7 +75,7 @@ export class AccessCodes {
       }
       if (match !== undefined) {
         tx.run('UPDATE access_codes SET used = 1 WHERE code_hash = ?', [match.code_hash]);
-        // Codes issued before issue 18 carry no grant: they made write tokens.
+        // Codes issued before scopes carry no grant: they made write tokens.
         return match.grant_json
           ? (JSON.parse(match.grant_json) as CodeGrant)
           : { name: kind === 'install' ? 'installed agent' : 'paired device', scope: 'write' };

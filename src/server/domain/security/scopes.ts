@@ -2,7 +2,7 @@
  * What a token may do. `read`: GETs and the POSTs that only read (search,
  * batch-get, check, previews) plus every dry-run (an unconfirmed call of a
  * confirm-gated route, which answers what it would do and changes nothing).
- * `write`: everything an agent did before issue 18. `owner`: the person
+ * `write`: everything an agent did before scopes (test/api/tokenIdentity.test.ts). `owner`: the person
  * (the data dir's token file): minting, listing and revoking tokens, codes.
  */
 export type Scope = 'read' | 'write' | 'owner';

@@ -50,7 +50,7 @@ interface Row {
   last_used_at: string | null;
 }
 
-/** Marks a data dir whose token file is the owner's alone (before issue 18 it was also handed to installed agents). */
+/** Marks a data dir whose token file is the owner's alone (before per-agent tokens it was also handed to installed agents). */
 const SCHEME_KEY = 'token_scheme';
 const SCHEME = 'owner+agents';
 export const INSTALLED_AGENT = 'installed agent';
@@ -69,7 +69,7 @@ const OWNER: Caller = Object.freeze({ tokenId: null, name: 'owner', scope: 'owne
 export class TokenRegistry {
   private readonly ownerDigest: Buffer;
   private readonly live = new Map<string, Live>();
-  /** Paired before issue 18: bare SHA-256 hex → row, rekeyed to an HMAC on first use. */
+  /** Paired before per-agent tokens: bare SHA-256 hex → row, rekeyed to an HMAC on first use. */
   private readonly legacy = new Map<string, Row>();
   private readonly usage: TokenUsage;
 
@@ -87,7 +87,7 @@ export class TokenRegistry {
   }
 
   /**
-   * Reads the owner token, or makes one. On the first start after issue 18 the
+   * Reads the owner token, or makes one. On the first start with per-agent tokens the
    * token file's token, which install scripts handed to agents, becomes a write
    * token named "installed agent", and the owner gets a new one. The database
    * learns first, then the file is written: a crash between leaves a token file
@@ -163,7 +163,7 @@ export class TokenRegistry {
     return this.legacy.size ? this.rekey(presented, digest) : undefined;
   }
 
-  /** A token paired before issue 18, presented for the first time since: its bare hash is replaced by the HMAC. */
+  /** A token paired before per-agent tokens (test/api/tokenIdentity.test.ts), presented for the first time since: its bare hash is replaced by the HMAC. */
   private rekey(presented: string, digest: Buffer): Caller | undefined {
     const bare = sha256(presented);
     const row = this.legacy.get(bare.toString('hex'));

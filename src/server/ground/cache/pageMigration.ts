@@ -15,7 +15,7 @@ interface LegacyPage {
 }
 
 /**
- * Moves what data dirs from before issue 10 hold in library.db into the page
+ * Moves what data dirs from before the page cache (test/api/pageCache.test.ts) hold in library.db into the page
  * cache: each document's `pages` rows become its `pages.pc` (packed items kept
  * as they are, older JSON items re-packed, stored blocks kept) and
  * `outline_original` its `outline.pc`; then the moved rows (and `pages_fts`)

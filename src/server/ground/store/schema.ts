@@ -203,14 +203,14 @@ CREATE VIRTUAL TABLE pages_fts USING fts4(bookmd5, page, body, tokenize=unicode6
   {
     version: 2,
     sql: `
--- The card library (issue 7): an operation log (one row per write batch, the
+-- The card library (docs/ARCHITECTURE.md): an operation log (one row per write batch, the
 -- undo group that snapshots and restore read), two-way note links, FSRS state
 -- of review cards, and where a snapshot sits in the log.
 CREATE TABLE operations (
   op_seq INTEGER PRIMARY KEY AUTOINCREMENT,
   topicid TEXT NOT NULL,
   kind TEXT NOT NULL,                    -- the route's verb: create, move, copy, delete, title, restore…
-  actor TEXT NOT NULL,                   -- agent | user (from the bearer token since issue 18)
+  actor TEXT NOT NULL,                   -- agent | user (from the bearer token since per-agent tokens)
   note_ids TEXT NOT NULL,                -- JSON array of the cards the batch touched
   at TEXT NOT NULL
 );

@@ -15,7 +15,7 @@ export const laterMigrations: ReadonlyArray<{ version: number; sql: string }> = 
   {
     version: 5,
     sql: `
--- One row per grade (issue 11): what ts-fsrs's ReviewLog holds, so FSRS
+-- One row per grade (test/api/deckReviews.test.ts): what ts-fsrs's ReviewLog holds, so FSRS
 -- parameters can be fitted to this person later. state_before, due_before,
 -- stability, difficulty and learning_steps are the card's values before the
 -- grade (as ts-fsrs logs them); due_after is where the grade moved it.
@@ -44,14 +44,14 @@ CREATE INDEX review_logs_card ON review_logs(card_note_id, reviewed_at);
   {
     version: 6,
     sql: `
--- Identity is the token (issue 18): every agent has its own named token with
+-- Identity is the token (test/api/tokenIdentity.test.ts): every agent has its own named token with
 -- a scope, and only the HMAC of a token (keyed by <dataDir>/secret) is stored.
 -- Tokens paired before have only a bare SHA-256: kept in legacy_sha256 until
 -- their first use rekeys them. A revoked row keeps its name for the logs.
 CREATE TABLE agent_tokens (
   token_id TEXT PRIMARY KEY,
   token_hmac TEXT UNIQUE,                -- hex HMAC-SHA-256, NULL once revoked
-  legacy_sha256 TEXT UNIQUE,             -- paired before issue 18, until first use
+  legacy_sha256 TEXT UNIQUE,             -- paired before per-agent tokens, until first use
   name TEXT NOT NULL,
   scope TEXT NOT NULL,                   -- read | write
   created_at TEXT NOT NULL,
@@ -61,7 +61,7 @@ CREATE TABLE agent_tokens (
 INSERT INTO agent_tokens(token_id, legacy_sha256, name, scope, created_at)
   SELECT 'tok_' || substr(token_hash, 1, 16), token_hash, device_name, 'write', created_at FROM tokens;
 DROP TABLE tokens;
--- Which agent token wrote (NULL: the person, or before issue 18).
+-- Which agent token wrote (NULL: the person, or before per-agent tokens).
 ALTER TABLE operations ADD COLUMN token_id TEXT;
 ALTER TABLE review_logs ADD COLUMN token_id TEXT;
 -- What an install or pairing code grants: JSON {name, scope}.
@@ -71,7 +71,7 @@ ALTER TABLE access_codes ADD COLUMN grant_json TEXT;
   {
     version: 7,
     sql: `
--- The person approves what cannot be undone (issue 18): an agent's covered
+-- The person approves what cannot be undone (test/api/approvals.test.ts): an agent's covered
 -- call is stored here, not run, until the owner allows or denies it. The
 -- request is kept whole so a pending approval survives a restart; an allowed
 -- one is marked before it runs and its answer saved after, so it runs at
@@ -98,7 +98,7 @@ CREATE INDEX operations_token ON operations(token_id, op_seq);
   {
     version: 8,
     sql: `
--- Anki packages (issue 19): the note guid each imported Anki note became a
+-- Anki packages (test/api/ankiImport.test.ts): the note guid each imported Anki note became a
 -- card under, so importing the same package again updates instead of
 -- duplicating, and an export gives the card its original guid back.
 CREATE TABLE anki_notes (
@@ -114,7 +114,7 @@ CREATE INDEX anki_notes_note ON anki_notes(noteid);
   {
     version: 9,
     sql: `
--- One tokenizer (issue 17): the card index is fed the terms of the text
+-- One tokenizer (test/unit/postings.test.ts): the card index is fed the terms of the text
 -- module (text/searchTerms.ts) joined by spaces, which the simple tokenizer
 -- reads back as they are; unicode61 folded and split text its own way. The
 -- rows are written again at start (cards/cardIndexRebuild.ts). pages_fts has
@@ -130,17 +130,17 @@ DELETE FROM meta WHERE key IN ('card_index_cjk', 'card_index_terms');
   {
     version: 10,
     sql: `
--- Which cards hold an excerpt text (issue 20): the tree shows hasExcerpt for
+-- Which cards hold an excerpt text (test/api/batchGet.test.ts): the tree shows hasExcerpt for
 -- every card, and finding it in note_texts read each card's text rows (most
 -- of a 10k-card tree read). Partial: only excerpt rows, so it stays small.
--- (Version 10: 9 is the card search index rebuild of issue 17.)
+-- (Version 10: 9 is the card search index rebuild for the one tokenizer.)
 CREATE INDEX IF NOT EXISTS note_texts_excerpt ON note_texts(noteid) WHERE excerpt = 1;
 `,
   },
   {
     version: 11,
     sql: `
--- Which cards changed since a snapshot (issue 20): a restore compared all of
+-- Which cards changed since a snapshot (test/api/snapshots.test.ts): a restore compared all of
 -- a set's cards with the snapshot's (most of a 10k-card restore). Triggers
 -- stamp every card whose row, texts, hashtags or parts change with the
 -- newest snapshot's rowid at that moment; cards stamped at or after a
