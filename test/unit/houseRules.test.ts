@@ -79,6 +79,16 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+function folders(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) {
+      const p = path.join(dir, e.name);
+      out.push(p);
+      folders(p, out);
+    }
+  return out;
+}
+
 const rel = (p: string): string => path.relative(ROOT, p).split(path.sep).join('/');
 
 function lineCount(text: string): number {
@@ -157,6 +167,14 @@ describe('house rules: sizes of src/ and the map of its folders', () => {
         .flatMap((line, i) => (/\bissues? #?\d+/i.test(line) ? [`${rel(f)}:${i + 1}: ${line.trim()}`] : [])),
     );
     assert.deepEqual(cites, []);
+  });
+
+  it('every folder under src/ is named in docs/ARCHITECTURE.md', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+    const all = folders(SRC).map(rel);
+    assert.ok(all.length > 30, `${all.length} folders`);
+    const missing = all.filter((f) => !doc.includes(`${f.replace(/^src\//, '')}/`));
+    assert.deepEqual(missing, [], 'folders the architecture doc does not name (as `path/` below src/)');
   });
 
   it('the limits catch what they are for', () => {
