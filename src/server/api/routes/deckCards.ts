@@ -66,6 +66,10 @@ export const reviewCard = z.object({
   lastReviewAt: z.string().nullable(),
   nextIntervals: z.object({ again: z.string(), hard: z.string(), good: z.string(), easy: z.string() }),
   createdAt: z.string(),
+  suspended: z.boolean(),
+  buriedUntil: z.string().nullable().describe('A buried card: when it comes back (the next study day)'),
+  flag: z.number().int().describe('0 none, 1..7 as Anki'),
+  leech: z.boolean(),
 });
 export const deckCardsResponse = z.object({
   deckId: z.string(),

@@ -12,6 +12,7 @@ import { noteStructureRoutes } from './noteStructure';
 import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
 import { deckOptionRoutes } from './deckOptions';
+import { deckCardActionRoutes } from './deckCardActions';
 import { libraryChangeRoutes } from './libraryChanges';
 import { bundleRoutes } from './bundles';
 import { noteImageRoutes } from './noteImages';
@@ -41,6 +42,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...deckRoutes,
   ...deckCardRoutes,
   ...deckOptionRoutes,
+  ...deckCardActionRoutes,
   ...ankiPackageRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,

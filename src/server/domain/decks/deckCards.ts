@@ -45,6 +45,11 @@ export interface DeckCardRow {
   due_at: string | null;
   created_at: string;
   modified_at: string;
+  /** NULL: studied; 'suspended' | 'buried' (cardActions.ts). */
+  queue?: string | null;
+  buried_until?: string | null;
+  flag?: number;
+  leech?: number;
 }
 
 export interface DeckCardView extends ScheduleView {
@@ -58,6 +63,11 @@ export interface DeckCardView extends ScheduleView {
   questionContentId?: string;
   nextIntervals: Record<ReviewRating, string>;
   createdAt: string;
+  suspended: boolean;
+  /** A buried card: when it comes back; null otherwise. */
+  buriedUntil: string | null;
+  flag: number;
+  leech: boolean;
 }
 
 /** One card of an add request, checked against the library. */
@@ -156,10 +166,15 @@ export class DeckCards {
           schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now,
         ),
         createdAt: r.created_at,
+        suspended: r.queue === 'suspended',
+        buriedUntil: r.queue === 'buried' && (r.buried_until ?? '') > nowText ? r.buried_until! : null,
+        flag: r.flag ?? 0,
+        leech: !!r.leech,
       };
     });
-    const dueCount = cards.filter((c) => c.due <= nowText).length;
-    const shown = opts.dueOnly ? cards.filter((c) => c.due <= nowText) : cards;
+    const isDue = (c: DeckCardView) => c.due <= nowText && !c.suspended && !c.buriedUntil;
+    const dueCount = cards.filter(isDue).length;
+    const shown = opts.dueOnly ? cards.filter(isDue) : cards;
     return { deckId, cards: shown, count: shown.length, dueCount };
   }
 

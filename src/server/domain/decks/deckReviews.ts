@@ -211,5 +211,3 @@ export class DeckReviews {
     return { deckId, reviews, count: reviews.length, truncated: rows.length > opts.limit };
   }
 }
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
