@@ -288,7 +288,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
         actions: [
           { action: 'version' },
           { action: 'deckNames' },
-          { action: 'cardsInfo', params: { cards: [1] } },
+          { action: 'createModel', params: { modelName: 'Mine' } },
           { action: 'modelFieldNames', params: { modelName: 'Nope' } },
         ],
       },

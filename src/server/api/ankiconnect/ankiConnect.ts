@@ -7,10 +7,13 @@ import { startAnkiServer, type AnkiServer } from './ankiServer';
 /** Starts the AnkiConnect port on the bridge's services (bridge.ts calls it once the main port listens). */
 export function startAnkiConnect(
   options: { port: number; allowedOrigins?: string[] },
-  services: Pick<BridgeServices, 'config' | 'store' | 'decks' | 'studySets' | 'ui' | 'tokens' | 'entitlements'>,
+  services: Pick<
+    BridgeServices,
+    'config' | 'store' | 'decks' | 'studySets' | 'ui' | 'tokens' | 'entitlements' | 'approvals'
+  >,
   onError: ((e: unknown) => void) | undefined,
 ): Promise<AnkiServer> {
-  const { config, store, decks, studySets, ui, tokens, entitlements } = services;
+  const { config, store, decks, studySets, ui, tokens, entitlements, approvals } = services;
   const media = new AnkiMedia(config);
   const ask = ui.askAnkiConnectPermission?.bind(ui);
   return startAnkiServer(
@@ -28,6 +31,7 @@ export function startAnkiConnect(
       media,
       tokens,
       entitlements,
+      approvals,
       notes: new AnkiNotes({ store, decks, studySets, media }),
       serially: writeQueue(),
       onError: onError ?? (() => undefined),

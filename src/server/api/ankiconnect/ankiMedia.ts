@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { BridgeConfig } from '../../config';
 import { checkAllowedFile } from '../../domain/library/importPath';
@@ -69,6 +70,30 @@ export class AnkiMedia {
     }
     await replaceDurablyAsync(join(this.dir, name), bytes);
     return name;
+  }
+
+  /** The stored files' names matching an Anki glob (`*` any run, `?` one character), sorted. */
+  names(pattern: string): string[] {
+    const re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    );
+    try {
+      return readdirSync(this.dir)
+        .filter((n) => re.test(n))
+        .sort();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+  }
+
+  /** Removes a stored file; none by that name is no error (as Anki). */
+  async remove(name: string): Promise<void> {
+    await rm(join(this.dir, checkMediaName(name)), { force: true });
   }
 
   /** A stored file's bytes; undefined when there is none by that name. */
