@@ -75,6 +75,8 @@ async function main(): Promise<number> {
     codeServerBinOf: (f: Flavour) => string;
   };
   const cs = flavour(flavourName);
+  // Only code-server 4.100 (VS Code 1.100, below engines.vscode now) started the suite from the URL payload.
+  const startsByPayload = cs.version.startsWith('4.100.');
   const codeServerEntry = codeServerBinOf(cs);
   log(`code-server ${cs.version} on ${cs.node === process.execPath ? `this Node ${process.version}` : cs.node}`);
 
@@ -167,7 +169,7 @@ async function main(): Promise<number> {
 
   log('installing the VSIX into code-server');
   run(cs.node, [codeServerEntry, ...csArgs, '--install-extension', vsix], { env, quiet: true });
-  if (cs.name !== 'oldest') {
+  if (!startsByPayload) {
     // Newer code-server ignores the URL payload that starts extension tests: the harness, installed, runs the suite.
     const { createVSIX } = await import('@vscode/vsce');
     const harnessVsix = join(tmp, 'harness.vsix');
@@ -247,7 +249,7 @@ async function main(): Promise<number> {
     const pages: Page[] = [page1];
     page1.on('pageerror', (e) => csLog.write(`[page1 error] ${e.message}\n`));
     // The payload starts extension tests on 4.100; newer code-server runs them through the installed harness.
-    await page1.goto(cs.name === 'oldest' ? `${workbenchUrl}&payload=${encodeURIComponent(payload)}` : workbenchUrl, {
+    await page1.goto(startsByPayload ? `${workbenchUrl}&payload=${encodeURIComponent(payload)}` : workbenchUrl, {
       timeout: 120_000,
     });
     log('workbench 1 opened (runs the suite)');
@@ -542,13 +544,11 @@ function readJson<T>(file: string): T | undefined {
   }
 }
 
+/** This machine's VSIX (npm run package:all leaves one per target beside it). */
 function findVsix(name: string, version: string): string {
-  const candidates = readdirSync(root)
-    .filter((f) => f.startsWith(`${name}-${version}`) && f.endsWith('.vsix'))
-    .map((f) => join(root, f))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (!candidates.length) throw new Error('no VSIX found: run npm run package');
-  return candidates[0];
+  const file = join(root, `${name}-${version}-${process.platform}-${process.arch}.vsix`);
+  if (!existsSync(file)) throw new Error(`no VSIX found (${file}): run npm run package`);
+  return file;
 }
 
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}) {

@@ -13,6 +13,7 @@ import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
 import { deckOptionRoutes } from './deckOptions';
 import { deckCardActionRoutes } from './deckCardActions';
+import { deckStatsRoutes } from './deckStats';
 import { libraryChangeRoutes } from './libraryChanges';
 import { bundleRoutes } from './bundles';
 import { noteImageRoutes } from './noteImages';
@@ -43,6 +44,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...deckCardRoutes,
   ...deckOptionRoutes,
   ...deckCardActionRoutes,
+  ...deckStatsRoutes,
   ...ankiPackageRoutes,
   ...libraryChangeRoutes,
   ...bundleRoutes,

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+
+const DAY = 86_400_000;
+const DAY_START_HOUR = 4; // the Default preset's
+const UNKNOWN = '11111111-2222-4333-8444-555555555555';
+
+/** The study day of an instant, computed apart from the bridge: the local date of (t − dayStartHour). */
+const studyDate = (iso: string) => {
+  const d = new Date(new Date(iso).getTime() - DAY_START_HOUR * 3_600_000);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+};
+
+describe('GET /decks/{id}/stats: counts, forecast, reviews per day, true retention (checked against the log)', () => {
+  let t: TestBridge;
+  let deckId: string;
+  before(async () => {
+    t = await startBridge();
+    const set = await t.client.createStudySet('Stats set');
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++)
+      ids.push(
+        (
+          await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+            body: { title: `stat ${i}`, confirm: true },
+          })
+        ).noteid,
+      );
+    deckId = (await t.client.createDeck('Stats')).deckId;
+    const cards = (
+      await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
+        body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
+      })
+    ).cards.map((c: any) => c.cardNoteId as string);
+    const grade = (i: number, rating: string, daysAgo: number, durationMs: number) =>
+      t.client.request('POST', `/decks/${deckId}/reviews`, {
+        body: {
+          cardNoteId: cards[i],
+          rating,
+          reviewedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+          durationMs,
+          confirm: true,
+        },
+      });
+    for (const i of [0, 1, 2, 3]) await grade(i, 'easy', 60, 3000 + i);
+    await grade(0, 'good', 20, 5000);
+    await grade(1, 'again', 20, 7000);
+    await grade(2, 'hard', 19, 2000);
+    await grade(3, 'good', 2, 1000);
+    await grade(4, 'good', 1, 4000);
+    await t.client.request('POST', `/decks/${deckId}/cards/suspend`, {
+      body: { cardNoteIds: [cards[6]], confirm: true },
+    });
+  });
+  after(() => t.stop());
+
+  it('every figure agrees with an independent count over GET /decks/{id}/reviews and /cards', async () => {
+    const stats = await t.client.request<any>('GET', `/decks/${deckId}/stats`, { query: { forecastDays: '90' } });
+    const log = (await t.client.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
+    const cards = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[];
+    assert.equal(log.length, 9);
+
+    const perDay = new Map<string, { reviews: number; timeMs: number }>();
+    for (const r of log) {
+      const d = perDay.get(studyDate(r.reviewedAt)) ?? { reviews: 0, timeMs: 0 };
+      d.reviews++;
+      d.timeMs += r.durationMs;
+      perDay.set(studyDate(r.reviewedAt), d);
+    }
+    assert.deepEqual(
+      stats.reviewsPerDay,
+      [...perDay].map(([date, d]) => ({ date, ...d })),
+    );
+
+    const reviewState = log.filter((r) => r.stateBefore === 'review');
+    assert.equal(stats.trueRetention.reviews, reviewState.length);
+    assert.equal(stats.trueRetention.passed, reviewState.filter((r) => r.grade > 1).length);
+    assert.equal(stats.trueRetention.rate, stats.trueRetention.passed / stats.trueRetention.reviews);
+    assert.ok(stats.trueRetention.reviews >= 3, 'cards 0, 1 and 2 were reviewed in review state');
+    assert.equal(
+      stats.trueRetention.byInterval.reduce((n: number, b: any) => n + b.reviews, 0),
+      stats.trueRetention.reviews,
+    );
+
+    const byState = (s: string) => cards.filter((c) => !c.suspended && c.state === s).length;
+    assert.deepEqual(stats.counts, {
+      new: byState('new'),
+      learning: byState('learning'),
+      review: byState('review'),
+      relearning: byState('relearning'),
+      suspended: 1,
+      buried: 0,
+      total: 7,
+    });
+
+    const today = stats.forecast[0].date;
+    assert.equal(today, studyDate(stats.now));
+    assert.equal(stats.forecast.length, 90);
+    assert.ok(stats.forecast[0].due >= 2, 'the relearning and learning cards are overdue: counted today');
+    const expected = new Map<string, number>();
+    for (const c of cards.filter((c) => !c.suspended && c.state !== 'new')) {
+      const key = c.due < stats.dayStartsAt ? today : studyDate(c.due);
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+    const got = new Map(stats.forecast.filter((f: any) => f.due > 0).map((f: any) => [f.date, f.due]));
+    for (const [date, n] of expected)
+      if (stats.forecast.some((f: any) => f.date === date)) assert.equal(got.get(date), n, date);
+    assert.equal(
+      [...got.values()].reduce((a: number, b: any) => a + b, 0),
+      [...expected].filter(([d]) => stats.forecast.some((f: any) => f.date === d)).reduce((a, [, n]) => a + n, 0),
+    );
+  });
+
+  it('refusals: forecastDays 0 → 422 INVALID_INPUT; an unknown deck → 404', async () => {
+    const bad = await t.client.raw('GET', `/decks/${deckId}/stats`, { query: { forecastDays: '0' } });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json<any>().error.code, 'INVALID_INPUT');
+    const none = await t.client.raw('GET', `/decks/${UNKNOWN}/stats`);
+    assert.equal(none.status, 404);
+    assert.equal(none.json<any>().error.code, 'TOPIC_NOT_FOUND');
+  });
+});
