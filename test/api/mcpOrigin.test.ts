@@ -26,14 +26,14 @@ describe('MCP: loopback Origin on /mcp, every other Origin refused', function ()
   after(() => t.stop());
 
   // node:http, not fetch: fetch does not let a caller set Host.
-  const post = (path: string, headers: Record<string, string>, body: unknown = INIT) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const post = (path: string, headers: Record<string, string>, body: unknown = INIT, method = 'POST') =>
+    new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
       const req = request(
         {
           host: '127.0.0.1',
           port: t.bridge.port,
           path: `/bridge/v1${path}`,
-          method: 'POST',
+          method,
           headers: {
             'Content-Type': 'application/json',
             Accept: 'application/json, text/event-stream',
@@ -44,11 +44,11 @@ describe('MCP: loopback Origin on /mcp, every other Origin refused', function ()
         (res) => {
           let data = '';
           res.on('data', (c) => (data += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+          res.on('end', () => resolve({ status: res.statusCode!, body: data, headers: res.headers }));
         },
       );
       req.on('error', reject);
-      req.end(JSON.stringify(body));
+      req.end(body === null ? undefined : JSON.stringify(body));
     });
   const auth = () => ({ Authorization: `Bearer ${t.bridge.token}` });
 
@@ -57,6 +57,7 @@ describe('MCP: loopback Origin on /mcp, every other Origin refused', function ()
       const res = await post('/mcp', { ...auth(), Origin: origin });
       assert.equal(res.status, 200, res.body);
       assert.match(res.body, /"protocolVersion":"2025-11-25"/);
+      assert.equal(res.headers['access-control-allow-origin'], origin, 'the page may read the answer');
     });
   }
 
@@ -73,9 +74,36 @@ describe('MCP: loopback Origin on /mcp, every other Origin refused', function ()
       const res = await post('/mcp', { ...auth(), Origin: origin });
       assert.equal(res.status, 403, res.body);
       assert.equal(JSON.parse(res.body).error.code, 'FORBIDDEN_ORIGIN');
+      assert.equal(res.headers['access-control-allow-origin'], undefined);
       assert.equal(storeDigest(t.bridge.services.store), before);
     });
   }
+
+  it("a loopback page's CORS preflight (no token) is answered 204 with the MCP headers allowed", async () => {
+    const res = await post(
+      '/mcp',
+      {
+        Origin: 'http://localhost:6274',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version',
+      },
+      null,
+      'OPTIONS',
+    );
+    assert.equal(res.status, 204);
+    assert.equal(res.headers['access-control-allow-origin'], 'http://localhost:6274');
+    assert.match(String(res.headers['access-control-allow-headers']), /Authorization/);
+    assert.match(String(res.headers['access-control-allow-headers']), /MCP-Protocol-Version/);
+  });
+
+  it('a foreign page gets no preflight, and the REST routes none either', async () => {
+    const evil = await post('/mcp', { Origin: 'http://evil.example.com' }, null, 'OPTIONS');
+    assert.equal(evil.status, 403);
+    assert.equal(evil.headers['access-control-allow-origin'], undefined);
+    const rest = await post('/library/study-sets', { Origin: 'http://localhost:6274' }, null, 'OPTIONS');
+    assert.equal(rest.status, 403);
+    assert.equal(rest.headers['access-control-allow-origin'], undefined);
+  });
 
   it('a loopback page without the token: 401', async () => {
     const res = await post('/mcp', { Origin: 'http://localhost:6274' });

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { errorMapper } from './errorMapper';
 import { loopbackGuard } from './loopbackGuard';
+import { mcpCors } from './mcpCors';
 import { API_PREFIX, createRouter } from './router';
 import type { RouteDecl, RouteServices } from './routeTable';
 
@@ -41,7 +42,9 @@ export function createHttpApp(routes: readonly RouteDecl[], services: RouteServi
   }
   app.use(errorMapper(opts.onInternalError ?? (() => undefined)));
   // MCP clients in a browser on this machine may connect (MCP Streamable HTTP); the REST routes keep "no Origin".
-  app.use(loopbackGuard(opts.port, { loopbackOriginPaths: [`${API_PREFIX}/mcp`] }));
+  const pagePaths = [`${API_PREFIX}/mcp`];
+  app.use(loopbackGuard(opts.port, { loopbackOriginPaths: pagePaths }));
+  app.use(mcpCors(pagePaths));
   app.use(createRouter(routes, services)); // unmatched: falls through, the error mapper answers 404
   return app;
 }
