@@ -137,6 +137,44 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     assert.equal(await client.miscellaneous.sync(), 'not needed: the library is local' as never);
   });
 
+  it('suspend, unsuspend, areSuspended set cards aside; answerCards grades as POST /decks/{id}/reviews with the token as actor', async () => {
+    const [a, b] = (await client.card.cardsInfo({ cards: await client.card.findCards({ query: 'deck:French' }) }))
+      .filter((c: any) => c.reps === 0)
+      .map((c: any) => c.cardId as number);
+    assert.equal(await client.card.suspend({ cards: [a] }), true);
+    assert.equal(await client.card.suspend({ cards: [a] }), false, 'already suspended: nothing changed');
+    assert.deepEqual(await client.card.areSuspended({ cards: [a, b, 42] }), [true, false, null]);
+    const deckId = t.bridge.services.decks.list().find((d) => d.title === 'French')!.deckId;
+    const listed = (await t.client.cards.deckCards(deckId)).cards as any[];
+    assert.equal(listed.filter((c) => c.suspended).length, 1);
+    assert.equal(await client.card.unsuspend({ cards: [a] }), true);
+    assert.deepEqual(await client.card.areSuspended({ cards: [a] }), [false]);
+
+    assert.deepEqual(
+      await client.card.answerCards({
+        answers: [
+          { cardId: b, ease: 4 },
+          { cardId: 42, ease: 3 },
+        ],
+      }),
+      [true, false],
+    );
+    const log = t.bridge.services.store.get<{ rating: number; actor: string; token_id: string | null }>(
+      'SELECT rating, actor, token_id FROM review_logs ORDER BY reviewed_at DESC, rowid DESC LIMIT 1',
+    )!;
+    assert.equal(log.rating, 4);
+    assert.equal(log.actor, 'agent');
+    assert.ok(log.token_id);
+    assert.equal(((await client.card.cardsInfo({ cards: [b] }))[0] as any).reps, 1);
+    const bad = await post(port, {
+      action: 'answerCards',
+      version: 6,
+      key,
+      params: { answers: [{ cardId: b, ease: 9 }] },
+    });
+    assert.deepEqual(bad.json, { result: null, error: 'ease must be 1 (again), 2 (hard), 3 (good) or 4 (easy)' });
+  });
+
   it("deleteNotes by an agent waits for the person's approval; allowed, the note is gone", async () => {
     const before = libraryDigest(t.bridge.services.store);
     const res = await post(port, { action: 'deleteNotes', version: 6, key, params: { notes: [notes[2]] } });
@@ -166,7 +204,7 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     const badKey = await post(port, { action: 'findCards', version: 6, key: 'nope', params: { query: '' } });
     assert.equal(badKey.status, 401);
     assert.equal(badKey.json.result, null);
-    for (const action of ['deleteNotes', 'addTags', 'deleteMediaFile']) {
+    for (const action of ['deleteNotes', 'addTags', 'deleteMediaFile', 'suspend', 'answerCards']) {
       const r = await post(port, { action, version: 6, key: readKey, params: { notes: [notes[0]], tags: 'x' } });
       assert.equal(r.status, 403, action);
     }

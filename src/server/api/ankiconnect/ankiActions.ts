@@ -14,6 +14,7 @@ import type { ApprovalService } from '../../domain/approvals/approvalService';
 import { CARD_ACTIONS } from './ankiCardActions';
 import { MISC_ACTIONS } from './ankiMiscActions';
 import { NOTE_ACTIONS } from './ankiNoteActions';
+import { REVIEW_ACTIONS } from './ankiReviewActions';
 
 /**
  * The AnkiConnect actions this bridge serves, each with the token scope it
@@ -110,6 +111,7 @@ export const ACTIONS: Record<string, ActionDecl> = {
   ...CARD_ACTIONS,
   ...NOTE_ACTIONS,
   ...MISC_ACTIONS,
+  ...REVIEW_ACTIONS,
   apiReflect: { scope: 'read', run: reflect },
   version: { scope: 'read', run: () => 6 },
   deckNames: { scope: 'read', run: (_p, ctx) => ctx.decks.list().map((d) => d.title) },
