@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { unzipSync } from 'fflate';
@@ -114,7 +114,7 @@ describe('a VSIX per target (npm run package:all)', function () {
   // Builds every target once: one production build, then vsce per target (about 30 s each here).
   this.timeout(15 * 60_000);
   let out = '';
-  let packaged: ReturnType<typeof spawnSync>;
+  let packaged: SpawnSyncReturns<string>;
   let seconds = 0;
 
   before(() => {
@@ -131,7 +131,7 @@ describe('a VSIX per target (npm run package:all)', function () {
 
   it('packages every target and prints its table', () => {
     assert.equal(packaged.status, 0, `${packaged.stdout}\n${packaged.stderr}`);
-    const table = String(packaged.stdout);
+    const table = packaged.stdout;
     for (const target of Object.keys(EXPECTED)) assert.match(table, new RegExp(`\\[package\\] ${target} +[\\d.]+ MB`));
     process.stdout.write(`      (package:all took ${seconds.toFixed(0)} s)\n`);
   });
