@@ -40,8 +40,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/extension/bundleCommands.ts:registerBundleCommands': 103,
   'src/extension/sidebar.ts:createSidebar': 104,
   'src/server/api/ankiconnect/ankiServer.ts:startAnkiServer': 94,
-  'src/server/api/http/routeMiddleware.ts:routeMiddleware': 113,
-  'src/server/api/http/routeMiddleware.ts:routeMiddleware/<anonymous>': 109,
   'src/server/api/mcp/routeCall.ts:callRoute': 82,
   'src/server/api/system/openapi.ts:buildOpenApi': 96,
   'src/server/domain/bundles/bundlePrepare.ts:validatePrepare': 104,
@@ -62,6 +60,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport/<anonymous>': 107,
   'src/server/domain/decks/deckDue.ts:dueQueue': 96,
   'src/server/domain/decks/deckReviews.ts:grade': 115,
+  'src/server/domain/decks/deckStats.ts:deckStats': 81,
   'src/server/domain/library/documentUpload.ts:storeUpload': 81,
   'src/server/domain/library/librarySearch.ts:documents': 87,
   'src/server/domain/library/uploadSpool.ts:spoolUpload': 83,
@@ -138,6 +137,8 @@ function overLimit(lengths: Map<string, number>, limit: number, ceilings: Record
     const ceiling = ceilings[key];
     if (ceiling !== undefined && lines > ceiling)
       problems.push(`${key}: ${lines} lines, over its ceiling of ${ceiling}`);
+    else if (ceiling !== undefined && lines <= limit)
+      problems.push(`${key}: ${lines} lines, within the limit: drop it from the list`);
     else if (ceiling === undefined && lines > limit) problems.push(`${key}: ${lines} lines (limit ${limit})`);
   }
   return problems;
@@ -182,10 +183,12 @@ describe('house rules: sizes of src/ and the map of its folders', () => {
       ['a.ts:long', 81],
       ['a.ts:shrunk', 90],
       ['a.ts:grown', 101],
+      ['a.ts:fixed', 80],
     ]);
-    assert.deepEqual(overLimit(lengths, 80, { 'a.ts:shrunk': 95, 'a.ts:grown': 100 }), [
+    assert.deepEqual(overLimit(lengths, 80, { 'a.ts:shrunk': 95, 'a.ts:grown': 100, 'a.ts:fixed': 120 }), [
       'a.ts:long: 81 lines (limit 80)',
       'a.ts:grown: 101 lines, over its ceiling of 100',
+      'a.ts:fixed: 80 lines, within the limit: drop it from the list',
     ]);
   });
 });

@@ -114,73 +114,20 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
   const schemas = effectiveSchemas(route);
   const bodyKeys = new Set(Object.keys(schemas.body.shape));
   return async (ctx: Context) => {
-    const token = bearer(ctx);
-    const caller = services.tokens.identify(token);
-    if (route.auth !== 'none' && !caller) {
-      throw new BridgeError(
-        'UNAUTHORIZED',
-        401,
-        'Missing, invalid or revoked bearer token. Send "Authorization: Bearer <token>" (the owner\'s is <dataDir>/token; agents get their own).',
-      );
-    }
-    // Beyond the token's scope even as a dry-run: refused before the body is read.
-    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, false)))
-      throw scopeRequired(route, caller, neededScope(route, false));
-    if (route.premium && !services.entitlements.premium()) {
-      throw new BridgeError(
-        'MAX_REQUIRED',
-        403,
-        `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`,
-      );
-    }
-
-    let raw: Buffer = Buffer.alloc(0);
-    let rawBody: Record<string, unknown> = {};
-    // A JSON body to a route that takes a file's bytes is a wrong channel, not a bad file (agents over MCP sent {path} here).
-    if (route.rawBody?.mediaType && /^application\/json\b/i.test(ctx.get('Content-Type'))) throw rawBodyRequired(route);
-    // A streamed body is the handler's to read (after the gates below); a declared length over the limit is refused now.
-    if (route.rawBody?.stream) refuseDeclaredOver(ctx, services.config.limits.uploadBytes);
-    else if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
-    else if (route.method === 'POST')
-      rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
-
-    const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-    refuseUnstorable(rawParams, 'params');
-    refuseUnstorable(ctx.query, 'query');
-    const params = validate(schemas.params, rawParams, 'params');
-    const query = validate(schemas.query, schemas.query === emptyObject ? {} : ctx.query, 'query');
-    const body = validate(schemas.body, rawBody, 'body');
-    const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));
-
-    const confirmValue =
-      route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
-    const confirmed =
-      !route.confirm ||
-      route.confirm === 'none' ||
-      confirmValue === true ||
-      confirmValue === '1' ||
-      confirmValue === 'true';
+    const { token, caller } = authorize(route, services, ctx);
+    const { raw, rawBody } = await readBody(route, services, ctx);
+    const parts = parseParts(route, schemas, bodyKeys, ctx, rawBody);
 
     // A read token may ask a write route what it would do (the dry-run below), not do it.
-    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, confirmed)))
-      throw scopeRequired(route, caller, neededScope(route, confirmed));
+    if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, parts.confirmed)))
+      throw scopeRequired(route, caller, neededScope(route, parts.confirmed));
 
-    const input = new Input(params, query, body, raw, caller, token, confirmed, services, ctx);
-
-    if (!confirmed) {
-      const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';
-      const preview = route.dryRun && route.preview ? await route.preview(input as never) : undefined;
-      throw new BridgeError(
-        'CONFIRM_REQUIRED',
-        422,
-        `${route.method} ${route.path} changes the library and needs ${how}. Nothing was changed.${preview ? ' details holds what it would do.' : ''}`,
-        { confirm: route.confirm, dryRun: !!preview, ...preview },
-      );
-    }
+    const input = new Input(parts.params, parts.query, parts.body, raw, caller, token, parts.confirmed, services, ctx);
+    if (!parts.confirmed) throw await confirmRequired(route, input);
 
     // An agent's call the person must approve is held, not run (approvalGate.ts): 202 with the approval.
     const held = await holdForApproval(route, input, services, {
-      params: rawParams,
+      params: parts.rawParams,
       query: { ...ctx.query },
       body: rawBody,
     });
@@ -190,36 +137,127 @@ export function routeMiddleware(route: RouteDecl, services: RouteServices, answe
       ctx.body = { bridgeApiVersion: BRIDGE_API_VERSION, ...held };
       return;
     }
-
-    // A read whose answer only the library's rows decide: served as last made until the next write (answerCache.ts).
-    const cacheKey = route.sameUntilWrite
-      ? `${route.path} ${JSON.stringify(params)} ${JSON.stringify(query)}`
-      : undefined;
-    const cached = cacheKey === undefined ? undefined : answers.get(cacheKey);
-    if (cached) return setJsonBytes(ctx, cached);
-    const mark = cacheKey === undefined ? undefined : answers.markNow();
-
-    const result = await route.handler(input as never);
-    if (result instanceof Hijack) {
-      ctx.respond = false;
-      await result.run(ctx.req, ctx.res);
-      return;
-    }
-    if (result instanceof Reply) {
-      ctx.status = result.status;
-      ctx.type = result.contentType;
-      for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-      ctx.body = result.body;
-      return;
-    }
-    const answer = {
-      bridgeApiVersion: BRIDGE_API_VERSION,
-      ...result,
-      ...(ignoredFields.length ? { ignoredFields } : {}),
-    };
-    if (cacheKey === undefined) return setJsonBody(ctx, answer);
-    const bytes = jsonBytes(answer);
-    answers.set(cacheKey, mark, bytes);
-    setJsonBytes(ctx, bytes);
+    await answer(route, input, ctx, answers, parts);
   };
+}
+
+/** Who asks (the bearer token), refused before the body is read when nothing could let the call through. */
+function authorize(route: RouteDecl, services: RouteServices, ctx: Context) {
+  const token = bearer(ctx);
+  const caller = services.tokens.identify(token);
+  if (route.auth !== 'none' && !caller) {
+    throw new BridgeError(
+      'UNAUTHORIZED',
+      401,
+      'Missing, invalid or revoked bearer token. Send "Authorization: Bearer <token>" (the owner\'s is <dataDir>/token; agents get their own).',
+    );
+  }
+  // Beyond the token's scope even as a dry-run: refused before the body is read.
+  if (caller && route.auth !== 'none' && !covers(caller.scope, neededScope(route, false)))
+    throw scopeRequired(route, caller, neededScope(route, false));
+  if (route.premium && !services.entitlements.premium()) {
+    throw new BridgeError(
+      'MAX_REQUIRED',
+      403,
+      `${route.method} ${route.path} needs the premium entitlement, which is off. Read routes keep working.`,
+    );
+  }
+  return { token, caller };
+}
+
+/** The body: a file's bytes, a JSON object, or nothing yet (a streamed body is the handler's to read). */
+async function readBody(route: RouteDecl, services: RouteServices, ctx: Context) {
+  let raw: Buffer = Buffer.alloc(0);
+  let rawBody: Record<string, unknown> = {};
+  // A JSON body to a route that takes a file's bytes is a wrong channel, not a bad file (agents over MCP sent {path} here).
+  if (route.rawBody?.mediaType && /^application\/json\b/i.test(ctx.get('Content-Type'))) throw rawBodyRequired(route);
+  // A streamed body is the handler's to read (after the gates below); a declared length over the limit is refused now.
+  if (route.rawBody?.stream) refuseDeclaredOver(ctx, services.config.limits.uploadBytes);
+  else if (route.rawBody) raw = await readBytes(ctx, route.rawBody.limitBytes);
+  else if (route.method === 'POST')
+    rawBody = await readJson(ctx, route.jsonLimitBytes ?? services.config.limits.jsonBodyBytes);
+  return { raw, rawBody };
+}
+
+/** The request's parts as validated, the body fields the route ignores, and whether the call is confirmed. */
+interface Parts {
+  rawParams: Record<string, string>;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  ignoredFields: string[];
+  confirmed: boolean;
+}
+
+function parseParts(
+  route: RouteDecl,
+  schemas: ReturnType<typeof effectiveSchemas>,
+  bodyKeys: Set<string>,
+  ctx: Context,
+  rawBody: Record<string, unknown>,
+): Parts {
+  const rawParams = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+  refuseUnstorable(rawParams, 'params');
+  refuseUnstorable(ctx.query, 'query');
+  const params = validate(schemas.params, rawParams, 'params');
+  const query = validate(schemas.query, schemas.query === emptyObject ? {} : ctx.query, 'query');
+  const body = validate(schemas.body, rawBody, 'body');
+  const ignoredFields = Object.keys(rawBody).filter((k) => !bodyKeys.has(k));
+
+  const confirmValue =
+    route.confirm === 'body' ? (body as { confirm?: boolean }).confirm : (query as { confirm?: string }).confirm;
+  const confirmed =
+    !route.confirm ||
+    route.confirm === 'none' ||
+    confirmValue === true ||
+    confirmValue === '1' ||
+    confirmValue === 'true';
+  return { rawParams, params, query, body, ignoredFields, confirmed };
+}
+
+/** 422 CONFIRM_REQUIRED, with what the call would do when the route has a dry-run. */
+async function confirmRequired(route: RouteDecl, input: Input): Promise<BridgeError> {
+  const how = route.confirm === 'query' ? 'the query parameter confirm=1' : 'confirm:true in the body';
+  const preview = route.dryRun && route.preview ? await route.preview(input as never) : undefined;
+  return new BridgeError(
+    'CONFIRM_REQUIRED',
+    422,
+    `${route.method} ${route.path} changes the library and needs ${how}. Nothing was changed.${preview ? ' details holds what it would do.' : ''}`,
+    { confirm: route.confirm, dryRun: !!preview, ...preview },
+  );
+}
+
+/** The handler's answer on the wire: a kept answer, a hijacked response, a Reply, or the success body. */
+async function answer(route: RouteDecl, input: Input, ctx: Context, answers: AnswerCache, parts: Parts) {
+  // A read whose answer only the library's rows decide: served as last made until the next write (answerCache.ts).
+  const cacheKey = route.sameUntilWrite
+    ? `${route.path} ${JSON.stringify(parts.params)} ${JSON.stringify(parts.query)}`
+    : undefined;
+  const cached = cacheKey === undefined ? undefined : answers.get(cacheKey);
+  if (cached) return setJsonBytes(ctx, cached);
+  const mark = cacheKey === undefined ? undefined : answers.markNow();
+
+  const result = await route.handler(input as never);
+  if (result instanceof Hijack) {
+    ctx.respond = false;
+    await result.run(ctx.req, ctx.res);
+    return;
+  }
+  if (result instanceof Reply) {
+    ctx.status = result.status;
+    ctx.type = result.contentType;
+    for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+    ctx.body = result.body;
+    return;
+  }
+  const { ignoredFields } = parts;
+  const body = {
+    bridgeApiVersion: BRIDGE_API_VERSION,
+    ...result,
+    ...(ignoredFields.length ? { ignoredFields } : {}),
+  };
+  if (cacheKey === undefined) return setJsonBody(ctx, body);
+  const bytes = jsonBytes(body);
+  answers.set(cacheKey, mark, bytes);
+  setJsonBytes(ctx, bytes);
 }
