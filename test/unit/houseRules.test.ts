@@ -41,7 +41,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/extension/sidebar.ts:createSidebar': 104,
   'src/server/api/ankiconnect/ankiServer.ts:startAnkiServer': 94,
   'src/server/api/mcp/routeCall.ts:callRoute': 82,
-  'src/server/api/system/openapi.ts:buildOpenApi': 96,
   'src/server/domain/bundles/bundlePrepare.ts:validatePrepare': 104,
   'src/server/domain/bundles/bundlePrepareJob.ts:runJob': 85,
   'src/server/domain/bundles/bundleSubmit.ts:submitBundle': 131,

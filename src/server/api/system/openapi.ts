@@ -141,64 +141,11 @@ export function filterRoutes(
 export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all: readonly RouteDecl[] = routes) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const s = effectiveSchemas(r);
-    const params = Object.entries((jsonSchema(s.params, 'input').properties ?? {}) as Json).map(([name, schema]) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema,
-    }));
-    const q = jsonSchema(s.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
-    const query = Object.entries(q.properties ?? {}).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: q.required?.includes(name) ?? false,
-      schema,
-    }));
     const path = koaPath(r.path)
       .replace(/^\/bridge\/v1/, '')
       .replace(/:(\w+)/g, '{$1}');
     paths[path] ??= {};
-    paths[path][r.method.toLowerCase()] = {
-      operationId: operationId(r.method, r.path),
-      tags: [tagOf(r.path)],
-      summary: r.summary,
-      security: r.auth === 'none' ? [] : [{ bearer: [] }],
-      'x-requires-max': !!r.premium,
-      'x-confirm': r.confirm ?? 'none',
-      'x-dry-run': !!r.dryRun,
-      'x-scope': r.auth === 'none' ? 'none' : routeScope(r),
-      'x-destructive': r.destructive ? (r.destructive.when?.says ?? true) : false,
-      'x-listed': r.listed !== false,
-      parameters: [...params, ...query],
-      ...(r.method === 'POST'
-        ? {
-            requestBody: r.rawBody
-              ? {
-                  required: true,
-                  content: {
-                    'application/octet-stream': {
-                      schema: { type: 'string', format: 'binary', maxLength: r.rawBody.limitBytes },
-                    },
-                  },
-                }
-              : {
-                  content: {
-                    'application/json': {
-                      schema: jsonSchema(s.body, 'input'),
-                      ...(r.example?.body ? { example: r.example.body } : {}),
-                    },
-                  },
-                },
-          }
-        : {}),
-      responses: {
-        '200': successResponse(r),
-        ...(r.method === 'POST' && r.auth !== 'none' && routeScope(r) === 'write' ? { '202': APPROVAL_PENDING } : {}),
-        ...errorResponses(r),
-        default: errorRef('Any other error (5xx: retryable says whether to try again)'),
-      },
-    };
+    paths[path][r.method.toLowerCase()] = operation(r);
   }
   return {
     openapi: '3.1.0',
@@ -211,26 +158,91 @@ export function buildOpenApi(routes: readonly RouteDecl[], baseUrl: string, all:
     servers: [{ url: baseUrl }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error', 'bridgeApiVersion'],
-          properties: {
-            bridgeApiVersion: { type: 'string' },
-            error: {
-              type: 'object',
-              required: ['code', 'message', 'retryable'],
-              properties: {
-                code: { type: 'string' },
-                message: { type: 'string' },
-                retryable: { type: 'boolean' },
-                details: { type: 'object' },
-              },
-            },
-          },
-        },
-      },
+      schemas: { Error: ERROR_SCHEMA },
     },
     paths,
   };
+}
+
+/** The error body every refusal has (errorMapper.ts). */
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error', 'bridgeApiVersion'],
+  properties: {
+    bridgeApiVersion: { type: 'string' },
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'retryable'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        retryable: { type: 'boolean' },
+        details: { type: 'object' },
+      },
+    },
+  },
+};
+
+/** One route as an OpenAPI operation, with the bridge's own x- fields. */
+function operation(r: RouteDecl) {
+  const s = effectiveSchemas(r);
+  return {
+    operationId: operationId(r.method, r.path),
+    tags: [tagOf(r.path)],
+    summary: r.summary,
+    security: r.auth === 'none' ? [] : [{ bearer: [] }],
+    'x-requires-max': !!r.premium,
+    'x-confirm': r.confirm ?? 'none',
+    'x-dry-run': !!r.dryRun,
+    'x-scope': r.auth === 'none' ? 'none' : routeScope(r),
+    'x-destructive': r.destructive ? (r.destructive.when?.says ?? true) : false,
+    'x-listed': r.listed !== false,
+    parameters: parameters(s),
+    ...(r.method === 'POST' ? { requestBody: requestBody(r, s) } : {}),
+    responses: {
+      '200': successResponse(r),
+      ...(r.method === 'POST' && r.auth !== 'none' && routeScope(r) === 'write' ? { '202': APPROVAL_PENDING } : {}),
+      ...errorResponses(r),
+      default: errorRef('Any other error (5xx: retryable says whether to try again)'),
+    },
+  };
+}
+
+/** Path parameters (all required), then query parameters. */
+function parameters(s: ReturnType<typeof effectiveSchemas>) {
+  const params = Object.entries((jsonSchema(s.params, 'input').properties ?? {}) as Json).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema,
+  }));
+  const q = jsonSchema(s.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  const query = Object.entries(q.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: q.required?.includes(name) ?? false,
+    schema,
+  }));
+  return [...params, ...query];
+}
+
+/** A file's bytes, or a JSON body with its example. */
+function requestBody(r: RouteDecl, s: ReturnType<typeof effectiveSchemas>) {
+  return r.rawBody
+    ? {
+        required: true,
+        content: {
+          'application/octet-stream': {
+            schema: { type: 'string', format: 'binary', maxLength: r.rawBody.limitBytes },
+          },
+        },
+      }
+    : {
+        content: {
+          'application/json': {
+            schema: jsonSchema(s.body, 'input'),
+            ...(r.example?.body ? { example: r.example.body } : {}),
+          },
+        },
+      };
 }
