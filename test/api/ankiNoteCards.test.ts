@@ -89,7 +89,8 @@ function notesPackage(crt: number, reversedCards = 2): BuildPackage {
             lapses: 2,
             data: JSON.stringify({ s: 30.5, d: 6.2 }),
           },
-          { ord: 2, type: 0, due: 31 },
+          // Suspended in Anki: set aside here too.
+          { ord: 2, type: 0, queue: -1, due: 31 },
         ],
       },
     ],
@@ -102,7 +103,7 @@ async function readBack(bytes: Uint8Array) {
   const db = collection.getRawCollection();
   const rows = (sql: string) => (db.exec(sql)[0]?.values ?? []) as unknown[][];
   const notes = rows('SELECT n.guid, n.flds, count(c.id) FROM notes n JOIN cards c ON c.nid = n.id GROUP BY n.id');
-  const cards = rows('SELECT n.guid, c.ord, c.type, c.due, c.ivl FROM cards c JOIN notes n ON n.id = c.nid');
+  const cards = rows('SELECT n.guid, c.ord, c.type, c.due, c.ivl, c.queue FROM cards c JOIN notes n ON n.id = c.nid');
   const models = JSON.parse(String(rows('SELECT models FROM col')[0][0])) as Record<string, any>;
   return { notes, cards, models, crt: Number(rows('SELECT crt FROM col')[0][0]) };
 }
@@ -123,6 +124,7 @@ async function reviewCards(t: TestBridge, deckId: string) {
       due: c.state === 'new' ? 'new' : c.due.slice(0, 10),
       reps: c.reps,
       lapses: c.lapses,
+      suspended: c.suspended,
     }))
     .sort((a, b) => `${a.title}|${a.back}`.localeCompare(`${b.title}|${b.back}`));
 }
@@ -185,13 +187,25 @@ describe('Anki notes with several cards: every card comes in and goes out', () =
     assert.deepEqual(
       cards.filter((c) => c.title === 'parler' || c.title === 'to speak'),
       [
-        { title: 'parler', back: 'to speak', state: 'review', due: day(CRT_DAYS_AGO + 3), reps: 4, lapses: 0 },
-        { title: 'to speak', back: 'parler', state: 'new', due: 'new', reps: 0, lapses: 0 },
+        {
+          title: 'parler',
+          back: 'to speak',
+          state: 'review',
+          due: day(CRT_DAYS_AGO + 3),
+          reps: 4,
+          lapses: 0,
+          suspended: false,
+        },
+        { title: 'to speak', back: 'parler', state: 'new', due: 'new', reps: 0, lapses: 0, suspended: false },
       ],
     );
     const c2 = cards.find((c) => c.title.startsWith('Paris is the capital of [...]'))!;
     assert.deepEqual([c2.state, c2.due, c2.reps, c2.lapses], ['review', day(CRT_DAYS_AGO + 12), 6, 2]);
     assert.equal(c2.back, 'Paris is the capital of France, on the Seine.\nGeography');
+    assert.deepEqual(
+      cards.filter((c) => c.suspended).map((c) => c.title),
+      ['Paris is the capital of France, on the [river].'],
+    );
     // {{type:…}} is shown as text on the back; {{^Reading}} shows only where Reading is empty.
     assert.ok(cards.some((c) => c.title === 'the cat [...]' && c.back === 'le chat'));
     assert.ok(cards.some((c) => c.title === 'Le chat dort.' && c.back === 'le chat'));
@@ -215,6 +229,10 @@ describe('Anki notes with several cards: every card comes in and goes out', () =
         .sort();
     assert.deepEqual(ords('six-short'), [0, 1, 2, 4]);
     assert.deepEqual(ords('cloze-3'), [0, 1, 2]);
+    assert.deepEqual(
+      r.cards.filter((c) => c[5] === -1).map((c) => [c[0], c[1]]),
+      [['cloze-3', 2]],
+    );
     const six = Object.values(r.models).find((m: any) => m.name === 'Six ways');
     assert.deepEqual(
       six.tmpls.map((x: any) => [x.ord, x.name]),

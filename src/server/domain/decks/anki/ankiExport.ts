@@ -176,7 +176,7 @@ export async function exportApkg(
         ord,
         nowSec,
         s.type,
-        s.queue,
+        c.suspended ? -1 : s.queue,
         s.due,
         s.ivl,
         s.factor,

@@ -31,6 +31,7 @@ export interface ExportCard {
   /** The resolved card when it is an anchored excerpt (its region is drawn as a picture). */
   excerptNote: NoteRow | null;
   schedule: StoredSchedule;
+  suspended: boolean;
 }
 
 /** A guid in Anki's style (base 91 digits) from a stable seed. */
@@ -119,6 +120,7 @@ export function readExportCards(db: Db, deckId: string): ExportCard[] {
         : [],
       excerptNote: note && note.source_bookmd5 && note.source_rect ? note : null,
       schedule: parseSchedule(r.fsrs, r.due_at ?? r.created_at),
+      suspended: r.queue === 'suspended',
     };
   });
 }

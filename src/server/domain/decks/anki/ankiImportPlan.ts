@@ -21,6 +21,8 @@ export interface PlannedReview {
   /** null: automatic (the card's title asks); else custom text, a cloze kept as `{{cN::…}}`. */
   question: string | null;
   schedule: StoredSchedule;
+  /** Anki's queue -1: the card is set aside until unsuspended. */
+  suspended: boolean;
   /** Set when the note has several cards: the child card this Anki card becomes. */
   face?: { title: string; body: string };
 }
@@ -86,13 +88,21 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
     if (cards[0]) deckCounts.set(cards[0].did, (deckCounts.get(cards[0].did) ?? 0) + 1);
     const reviews = cards.map((c): PlannedReview => {
       const schedule = scheduleFromAnki(c, col.crt, col.lastReview.get(c.id), now);
+      const suspended = c.queue === -1;
       if (cards.length > 1)
-        return { ankiCardId: c.id, ord: c.ord, question: null, schedule, face: faceOf(n, model, c, mapped.title) };
+        return {
+          ankiCardId: c.id,
+          ord: c.ord,
+          question: null,
+          schedule,
+          suspended,
+          face: faceOf(n, model, c, mapped.title),
+        };
       const cloze = model.cloze ? clozeNumbers(mapped.firstText) : [];
       const question = cloze.length
         ? clozeQuestion(mapped.firstText, cloze.includes(c.ord + 1) ? c.ord + 1 : cloze[0])
         : null;
-      return { ankiCardId: c.id, ord: c.ord, question, schedule };
+      return { ankiCardId: c.id, ord: c.ord, question, schedule, suspended };
     });
     models.set(model.id, model);
     for (const img of mapped.images.filter((i) => !IMAGE_EXT.test(i)))

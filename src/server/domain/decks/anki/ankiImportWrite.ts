@@ -189,6 +189,7 @@ function writeReviews(tx: WriteTx, deckId: string, sources: readonly ReviewSourc
       r.question === null ? 0 : null,
       JSON.stringify(r.schedule),
       r.schedule.due,
+      r.suspended ? 'suspended' : null,
       now,
     ];
     const prior = existing.get(sourceId);
@@ -201,13 +202,13 @@ function writeReviews(tx: WriteTx, deckId: string, sources: readonly ReviewSourc
     tx,
     'deck_cards',
     'card_note_id',
-    ['question', 'question_index', 'fsrs', 'due_at', 'modified_at'],
+    ['question', 'question_index', 'fsrs', 'due_at', 'queue', 'modified_at'],
     updates,
   );
   // question_content_id stays NULL: an Anki card asks with its title or its cloze text.
   insertRows(
     tx,
-    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, modified_at, created_at)',
+    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, modified_at, created_at)',
     inserts,
   );
   return cardIds;
