@@ -64,7 +64,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/server/domain/library/librarySearch.ts:documents': 87,
   'src/server/domain/library/uploadSpool.ts:spoolUpload': 83,
   'src/server/domain/mindmap/mindMapPrint.ts:exportPrint': 89,
-  'src/server/worker/workerMain.ts:runBridgeWorker': 82,
   'src/webviews/pdfReader/main.ts:open': 110,
 };
 

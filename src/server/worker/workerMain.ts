@@ -41,7 +41,7 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
         ui.settle(msg.id, msg);
         return;
       case 'checkpoint':
-        void checkpoint(msg.id);
+        void checkpoint(bridge, msg.id, post);
         return;
       case 'close':
         closing ??= close(msg.keepLock);
@@ -52,17 +52,6 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
         return;
     }
   });
-
-  const checkpoint = async (id: number) => {
-    try {
-      if (!bridge) throw new Error('the bridge is not running');
-      const t0 = performance.now();
-      await bridge.services.store.checkpoint();
-      post({ type: 'checkpoint-result', id, ok: true, result: { ms: performance.now() - t0, threadId } });
-    } catch (err) {
-      post({ type: 'checkpoint-result', id, ok: false, error: toWire(err) });
-    }
-  };
 
   const close = async (keepLock?: boolean) => {
     try {
@@ -104,6 +93,18 @@ export function runBridgeWorker(port: MessagePort, data: BridgeWorkerData, boot:
   };
 
   void start(data.options);
+}
+
+/** Checkpoints the running bridge on this thread and answers how long it took. */
+async function checkpoint(bridge: Bridge | undefined, id: number, post: (msg: FromWorker) => void): Promise<void> {
+  try {
+    if (!bridge) throw new Error('the bridge is not running');
+    const t0 = performance.now();
+    await bridge.services.store.checkpoint();
+    post({ type: 'checkpoint-result', id, ok: true, result: { ms: performance.now() - t0, threadId } });
+  } catch (err) {
+    post({ type: 'checkpoint-result', id, ok: false, error: toWire(err) });
+  }
 }
 
 /**
