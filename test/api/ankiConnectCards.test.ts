@@ -175,6 +175,19 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     assert.deepEqual(bad.json, { result: null, error: 'ease must be 1 (again), 2 (hard), 3 (good) or 4 (easy)' });
   });
 
+  it('changeDeck moves review cards (schedule and log with them) to another deck, made when missing', async () => {
+    const cards = await client.card.findCards({ query: 'deck:French' });
+    const reviewed = (await client.card.cardsInfo({ cards })).find((c: any) => c.reps > 0) as any;
+    await client.deck.changeDeck({ cards: [reviewed.cardId], deck: 'French::Reviewed' });
+    assert.deepEqual(await client.card.findCards({ query: '"deck:French::Reviewed"' }), [reviewed.cardId]);
+    const moved = (await client.card.cardsInfo({ cards: [reviewed.cardId] }))[0] as any;
+    assert.deepEqual([moved.deckName, moved.reps], ['French::Reviewed', reviewed.reps]);
+    const rows = (await client.statistic.cardReviews({ deck: 'French::Reviewed', startID: 0 })) as any[];
+    assert.ok(rows.length >= 1);
+    const bad = await post(port, { action: 'changeDeck', version: 6, key, params: { cards: [reviewed.cardId] } });
+    assert.deepEqual(bad.json, { result: null, error: 'deck name is missing' });
+  });
+
   it("deleteNotes by an agent waits for the person's approval; allowed, the note is gone", async () => {
     const before = libraryDigest(t.bridge.services.store);
     const res = await post(port, { action: 'deleteNotes', version: 6, key, params: { notes: [notes[2]] } });
@@ -204,7 +217,7 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     const badKey = await post(port, { action: 'findCards', version: 6, key: 'nope', params: { query: '' } });
     assert.equal(badKey.status, 401);
     assert.equal(badKey.json.result, null);
-    for (const action of ['deleteNotes', 'addTags', 'deleteMediaFile', 'suspend', 'answerCards']) {
+    for (const action of ['deleteNotes', 'addTags', 'deleteMediaFile', 'suspend', 'answerCards', 'changeDeck']) {
       const r = await post(port, { action, version: 6, key: readKey, params: { notes: [notes[0]], tags: 'x' } });
       assert.equal(r.status, 403, action);
     }

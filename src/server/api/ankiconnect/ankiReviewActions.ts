@@ -1,15 +1,22 @@
+import { recordOperation } from '../../domain/cards/noteRows';
 import { CardActions } from '../../domain/decks/cardActions';
+import { nowIso } from '../../domain/library/ids';
 import { DeckReviews } from '../../domain/decks/deckReviews';
 import { REVIEW_RATINGS } from '../../domain/decks/deckScheduling';
 import type { ActionContext, ActionDecl } from './ankiActions';
 import { cardsFor } from './ankiCardActions';
 import { AnkiError } from './ankiError';
+import { ankiIdOf } from './ankiIds';
+import { deckByName } from './ankiNotes';
 
 /**
  * AnkiConnect's actions that study or set cards aside: answerCards grades as
  * POST /decks/{id}/reviews does (FSRS, the review log, the token as the one
  * who graded); suspend and unsuspend as POST /decks/{id}/cards/suspend and
- * unsuspend, deck by deck; areSuspended reads the card's queue.
+ * unsuspend, deck by deck; areSuspended reads the card's queue; changeDeck
+ * moves review cards (scheduling and review log with them) to another deck,
+ * made when missing. A deck holds one review card per study-set card, so a
+ * move onto a deck that already reviews the same card is refused whole.
  */
 
 type Params = Record<string, unknown>;
@@ -76,7 +83,38 @@ async function answer(ctx: ActionContext, p: Params): Promise<boolean[]> {
   return out;
 }
 
+async function changeDeck(ctx: ActionContext, p: Params): Promise<null> {
+  const ids = cardIds(p);
+  if (typeof p.deck !== 'string' || !p.deck.trim()) throw new AnkiError('deck name is missing');
+  const name = p.deck.trim();
+  const moving = [...cardsFor(ctx.store, ids).values()];
+  const target = deckByName(ctx.store, name) ?? (moving.length ? (await ctx.decks.create(name)).deckId : undefined);
+  const todo = moving.filter((r) => r.deck_id !== target);
+  if (!target || !todo.length) return null;
+  const now = nowIso();
+  const actor = ctx.caller.actor;
+  await ctx.store.write((tx) => {
+    for (const r of todo) {
+      if (tx.get('SELECT 1 AS x FROM deck_cards WHERE deck_id = ? AND source_note_id = ?', [target, r.source_note_id]))
+        throw new AnkiError(
+          `card ${ankiIdOf(r.card_note_id)} was not moved: deck ${name} already reviews its note (nothing was moved)`,
+        );
+      tx.run('UPDATE deck_cards SET deck_id = ?, modified_at = ? WHERE card_note_id = ?', [
+        target,
+        now,
+        r.card_note_id,
+      ]);
+      tx.run('UPDATE review_logs SET deck_id = ? WHERE card_note_id = ?', [target, r.card_note_id]);
+    }
+    const noteIds = todo.map((r) => r.card_note_id);
+    for (const deck of new Set([target, ...todo.map((r) => r.deck_id)]))
+      recordOperation(tx, { topicid: deck, kind: 'deck-cards', actor, noteIds, now });
+  });
+  return null;
+}
+
 export const REVIEW_ACTIONS: Record<string, ActionDecl> = {
+  changeDeck: { scope: 'write', run: (p, ctx) => changeDeck(ctx, p) },
   answerCards: { scope: 'write', run: (p, ctx) => answer(ctx, p) },
   suspend: { scope: 'write', run: (p, ctx) => setSuspended(ctx, p, true) },
   unsuspend: { scope: 'write', run: (p, ctx) => setSuspended(ctx, p, false) },
