@@ -52,7 +52,7 @@ async function main() {
   const { store, search } = bridge.services;
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   const rows: Array<Array<string | number>> = [];
-  let segments = 0;
+  let segments: number;
   try {
     const sets: Array<{ topicid: string; rootNoteId: string }> = [];
     for (let s = 0; s < SETS; s++) {

@@ -28,7 +28,7 @@ const SNAPSHOT_RUNS = 5;
 
 type Timing = { p50: number; p95: number };
 /** `timesItself`: fn answers the milliseconds to count (it does untimed work first). */
-async function time(runs: number, fn: (i: number) => Promise<unknown> | unknown, timesItself = false): Promise<Timing> {
+async function time(runs: number, fn: (i: number) => unknown, timesItself = false): Promise<Timing> {
   const started = performance.now();
   // Warm. An in-process phase longer than the server's 5 s keep-alive can leave the
   // client a closed socket: the first request then fails once and is simply sent again.
@@ -385,7 +385,7 @@ async function fromAnotherProcess(
   try {
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
+      child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         if (/listening on/.test(out)) resolve();
       });

@@ -111,7 +111,7 @@ function serve(dataDir: string): Promise<{ child: ChildProcess; ms: number; base
   );
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve({ child, ms: performance.now() - t0, baseUrl: m[1] });
@@ -149,7 +149,6 @@ async function main() {
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
-  const rows: Array<Array<string | number>> = [];
   try {
     // Real pages: the corpus books extracted once, for real.
     const pool: PageData[] = [];

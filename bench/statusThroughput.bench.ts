@@ -18,7 +18,7 @@ function startChild(cmd: string[], pattern: RegExp): Promise<{ child: ChildProce
   const child = spawn(process.execPath, cmd, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += d;
       const m = pattern.exec(out);
       if (m) resolve({ child, port: Number(m[1]) });

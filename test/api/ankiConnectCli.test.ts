@@ -98,9 +98,11 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
       assert.equal(JSON.parse(readFileSync(join(t.dataDir, 'bridge.json'), 'utf8')).ankiConnectPort, undefined);
       const status = await t.owner.status();
       assert.ok(
-        (status.warnings as string[] | undefined)?.some(
+        status.warnings?.some(
           (w) =>
-            w.includes(`Cannot serve AnkiConnect on 127.0.0.1:${port}`) && w.includes('is Anki itself running there?'),
+            typeof w === 'string' &&
+            w.includes(`Cannot serve AnkiConnect on 127.0.0.1:${port}`) &&
+            w.includes('is Anki itself running there?'),
         ),
         JSON.stringify(status.warnings),
       );

@@ -14,15 +14,15 @@ import { vocabPackage } from './ankiFixture';
 /** Reads an .apkg with the independent reader (anki-reader: zip.js + its own sql.js queries). */
 async function readBack(bytes: Buffer) {
   const { readAnkiPackage } = await import('anki-reader');
-  const { collection, media } = await readAnkiPackage(new Blob([new Uint8Array(bytes)]) as never);
+  const { collection, media } = await readAnkiPackage(new Blob([new Uint8Array(bytes)]));
   const decks = Object.values(collection.getDecks()) as any[];
   const deck = decks.find((d) => Object.keys(d.getCards()).length > 0);
-  const cards = deck ? (Object.values(deck.getCards()) as any[]).map((c) => c.cardData) : [];
+  const cards = deck ? Object.values<any>(deck.getCards()).map((c) => c.cardData) : [];
   const db = collection.getRawCollection();
   const notes = db.exec('SELECT id, guid, mid, tags, flds, csum FROM notes ORDER BY id')[0]?.values ?? [];
   const models = JSON.parse(db.exec('SELECT models FROM col')[0].values[0][0] as string);
   const crt = db.exec('SELECT crt FROM col')[0].values[0][0] as number;
-  return { deck, decks, cards, notes, models, crt, db, media: media as Record<string, Blob> };
+  return { deck, decks, cards, notes, models, crt, db, media };
 }
 
 describe('GET /decks/{id}/apkg (read back with anki-reader)', () => {

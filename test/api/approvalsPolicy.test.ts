@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { ServerSentEvent } from '../../src/client/sseParser';
 import { followEvents } from '../../src/client/eventsApi';
-import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
+import { startBridge, tempDir } from '../helpers/bridgeFixture';
 import { card, newSet } from './noteEditsFixture';
 import { libraryDigest, untilState } from './approvalsFixture';
 
@@ -193,7 +193,7 @@ describe('approvals: policies, restart, events, operation log by token', functio
         headers: { Authorization: `Bearer ${other.token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ noteIds: [a], confirm: true }),
       });
-      const held = (await res.json()) as any;
+      const held = await res.json();
       await t.owner.tokens.revoke(other.tokenId);
       const before = libraryDigest(t.bridge.services.store);
       const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {

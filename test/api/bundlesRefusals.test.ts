@@ -44,7 +44,7 @@ describe('bundles: refusals change nothing', function () {
   ) {
     const digest = storeDigest(t.bridge.services.store);
     const before = folders();
-    const r = await t.client.raw(method, path, opts as never);
+    const r = await t.client.raw(method, path, opts);
     const body = r.json<ErrorBody>();
     assert.equal(r.status, status, `${method} ${path}: ${r.text()}`);
     assert.equal(body.error.code, code, r.text());
@@ -384,7 +384,7 @@ describe('bundles: refusals change nothing', function () {
       const job = t.bridge.services.bundles.runner.running!;
       assert.equal(job.bundleId, p.bundleId, 'still preparing');
       const stillPreparing = async (method: 'GET' | 'POST', path: string, opts: { body?: unknown }) => {
-        const r = await t.client.raw(method, path, opts as never);
+        const r = await t.client.raw(method, path, opts);
         assert.equal(r.status, 409, r.text());
         const e = r.json<ErrorBody>().error;
         assert.equal(e.code, 'BUNDLE_PREPARING');

@@ -71,7 +71,7 @@ describe('bundles: a prepare that ended without its row saying so', function () 
     ).bundles.find((b) => b.bundleId === p.bundleId)!;
     assert.deepEqual([listed.state, listed.running], ['preparing', true]);
     await t.client.request('POST', `/bundles/${p.bundleId}/discard`);
-    await job!.done;
+    await job.done;
     await t.bridge.services.extraction.whenReady(scan);
   });
 });

@@ -52,7 +52,7 @@ describe('GET /notes/{id}/render (the whole card as PNG or PDF)', function () {
   });
 
   const render = (noteid: string, query: Record<string, string | number> = {}) =>
-    f.t.client.raw('GET', `/notes/${noteid}/render`, { query: query as never });
+    f.t.client.raw('GET', `/notes/${noteid}/render`, { query });
 
   it('PNG at the requested width (default 800); OCR of the render reads the title, the excerpt text, the comment and the hashtag back', async () => {
     const res = await render(card.noteid, { width: 900 });

@@ -168,8 +168,8 @@ describe('CJK: search, locate, anchor, render and print', function () {
   it('a card render draws CJK with a real font: the same characters in another order render differently', async () => {
     const a = await create({ title: '光合作用', text: 'ミトコンドリア 광합성' });
     const b = await create({ title: '用作合光', text: 'アリドンコトミ 성합광' });
-    const ra = await t.client.raw('GET', `/notes/${a.noteid}/render`, { query: { width: 400 } as never });
-    const rb = await t.client.raw('GET', `/notes/${b.noteid}/render`, { query: { width: 400 } as never });
+    const ra = await t.client.raw('GET', `/notes/${a.noteid}/render`, { query: { width: 400 } });
+    const rb = await t.client.raw('GET', `/notes/${b.noteid}/render`, { query: { width: 400 } });
     assert.equal(ra.status, 200);
     assert.equal(ra.headers.get('x-render-warnings'), null, 'a CJK font was found');
     assert.equal(ra.headers.get('x-render-height'), rb.headers.get('x-render-height'));

@@ -64,7 +64,7 @@ describe('headless CLI: study-bridge serve / install-code / pair-code', function
     const pair = await run(process.execPath, [cliPath, 'pair-code', '--data', dataDir]);
     const code = /Pairing code: (\d{6})/.exec(pair.stdout)?.[1];
     assert.ok(code);
-    assert.match((await new BridgeClient({ baseUrl: a.baseUrl }).pair(code!, 'cli test')).token, /^sbt0\./);
+    assert.match((await new BridgeClient({ baseUrl: a.baseUrl }).pair(code, 'cli test')).token, /^sbt0\./);
 
     a.child.kill('SIGTERM');
     assert.equal((await a.exited).code, 0);

@@ -3,6 +3,7 @@ import { DEFAULT_WINDOWS, LibrarySearch, type SearchWindows } from '../../src/se
 import { CardLengths } from '../../src/server/ground/search/cardLengths';
 import { CommonTerms } from '../../src/server/ground/search/commonTerms';
 import { cardIndexBody } from '../../src/server/ground/search/cardIndexText';
+import type { CreatedCard } from '../../src/client/cardsApi';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 
 // A term in most cards (细胞 in a biology set) is kept in memory and an AND
@@ -49,8 +50,11 @@ describe('Card search: an AND with a term in most cards, checked in memory', fun
     t.bridge.services.store.get<{ docid: number }>('SELECT docid FROM notes_fts_content WHERE c0noteid = ?', [noteid])!
       .docid;
   const newCard = async (title: string, text: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { title, text, confirm: true } }))
-      .noteid as string;
+    (
+      await t.client.request<CreatedCard>('POST', `/study-sets/${topicid}/notes`, {
+        body: { title, text, confirm: true },
+      })
+    ).noteid;
 
   before(async () => {
     t = await startBridge();

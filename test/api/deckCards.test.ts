@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
@@ -18,7 +17,6 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
   });
   after(() => t.stop());
 
-  const newId = () => randomUUID().toUpperCase();
   const digest = () => storeDigest(t.bridge.services.store);
   const deck = async (title = 'Deck') => (await t.client.createDeck(title)).deckId;
 

@@ -34,7 +34,10 @@ describe('a guide-only agent: splits a corpus book, makes a deck and grades a ca
         if (Array.isArray(v)) v.forEach(walk);
         else if (v && typeof v === 'object')
           for (const [k, x] of Object.entries(v)) {
-            if (typeof x === 'string' && !seen.has(k)) (seen.add(k), (values[k] = x));
+            if (typeof x === 'string' && !seen.has(k)) {
+              seen.add(k);
+              values[k] = x;
+            }
             walk(x);
           }
       };

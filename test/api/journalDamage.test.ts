@@ -84,7 +84,7 @@ describe('journal damage: a bad record in the middle loses only itself (child br
     );
     const status = await second.client.status();
     assert.equal(status.recovery?.lostRecords, 1);
-    const keptAs = status.recovery!.keptAs!;
+    const keptAs = status.recovery.keptAs!;
     assert.deepEqual(keptFiles(dataDir, 'damaged'), [keptAs.slice(dataDir.length + 1)]);
     assert.ok(readFileSync(keptAs).equals(journal), 'the damaged journal is kept as it was found');
     assert.equal(statSync(keptAs).mode & 0o777, 0o600);

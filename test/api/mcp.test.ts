@@ -284,12 +284,12 @@ describe('request log: only unexpected errors are internal', () => {
         fetch(`${bridge.baseUrl}${path}`, { headers: { Authorization: `Bearer ${bridge.token}` } });
       const deliberate = await get('/test/deliberate-503');
       assert.equal(deliberate.status, 503);
-      assert.equal(((await deliberate.json()) as any).error.code, 'WORKER_UNAVAILABLE');
+      assert.equal((await deliberate.json()).error.code, 'WORKER_UNAVAILABLE');
       assert.deepEqual(logged, ['error: 503 WORKER_UNAVAILABLE: The PDF worker is restarting.']);
 
       const bug = await get('/test/bug');
       assert.equal(bug.status, 500);
-      const body = (await bug.json()) as any;
+      const body = await bug.json();
       assert.equal(body.error.code, 'INTERNAL');
       assert.ok(!JSON.stringify(body).includes(' at '), 'no stack in the answer');
       assert.equal(logged.length, 2);

@@ -83,7 +83,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
 
   it('maxBytes is respected; a page over the budget on its own is sent shortened, marked, and next still advances', async () => {
     const full = await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: '20', end: '25' } });
-    const { answers, notes } = await follow(
+    const { answers } = await follow(
       'pages 20-25 maxBytes 8000',
       { method: 'GET', path: `/documents/${book}/pages`, query: { start: 20, end: 25 }, maxBytes: 8000 },
       8000,
@@ -183,7 +183,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     assert.equal(tree.count, before + 60, 'the cards were written once');
     // Another token cannot read the held answer.
     const other = await t.bridge.services.tokens.issue('other agent', 'write');
-    const viaOther = await inspector({ ...t, bridge: { ...t.bridge, token: other.token } } as TestBridge, [
+    const viaOther = await inspector({ ...t, bridge: { ...t.bridge, token: other.token } }, [
       '--method',
       'tools/call',
       '--tool-name',

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { normaliseHashtag, parseHashtags } from '../../src/server/domain/cards/noteHashtags';
+import type { RouteResponse } from '../../src/server/api/http/routeTable';
+import type { searchResponse } from '../../src/server/api/routes/search';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { UNKNOWN_ID, card, ids201, newSet, operations, post, read, refused } from './noteEditsFixture';
+
+type SearchResult = RouteResponse<typeof searchResponse>;
 
 const sorted = (a: string[]) => [...a].sort();
 
@@ -102,7 +106,9 @@ describe('POST /notes/hashtags', function () {
   it('a new tag is searchable by the very next request', async () => {
     const a = await card(t, setId, { title: 'Plain card' });
     await edit({ noteIds: [a], operation: 'add', hashtags: ['Zygomorphic'] });
-    const hits = await t.client.request<any>('GET', '/search', { query: { q: 'zygomorphic', scope: 'notes' } });
+    const hits = await t.client.request<SearchResult>('GET', '/search', {
+      query: { q: 'zygomorphic', scope: 'notes' },
+    });
     assert.ok(JSON.stringify(hits).includes(a));
   });
 

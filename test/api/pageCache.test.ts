@@ -24,7 +24,7 @@ async function readingAnswers(t: TestBridge, id: string, pageCount: number) {
   const get = async (path: string) => {
     const r = await t.client.raw('GET', path);
     assert.equal(r.status, 200, `${path}: ${r.text()}`);
-    const { extraction: _e, ...body } = r.json() as Record<string, unknown>;
+    const { extraction: _e, ...body } = r.json<Record<string, unknown>>();
     return body;
   };
   for (let s = 1; s <= pageCount; s += 60)
@@ -204,7 +204,7 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     for (const path of [`/documents/${cad}/pages?start=1&end=7`, `/documents/${cad}/outline`]) {
       const r = await t.client.raw('GET', path);
       assert.equal(r.status, 422, `${path}: ${r.text().slice(0, 300)}`);
-      assert.equal((r.json() as { error: { code: string } }).error.code, 'DOCUMENT_FILE_MISSING');
+      assert.equal(r.json<{ error: { code: string } }>().error.code, 'DOCUMENT_FILE_MISSING');
     }
     renameSync(`${pdf}.away`, pdf);
     const r = await t.client.request<{ pages: unknown[] }>('GET', `/documents/${cad}/pages?start=1&end=7`);

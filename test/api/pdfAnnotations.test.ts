@@ -117,7 +117,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
       cad,
       new Map([
         [PAGE, specs],
-        [3, [{ kind: 'Highlight', quads: [third.box], color: [1, 1, 0] } as AnnotSpec]],
+        [3, [{ kind: 'Highlight', quads: [third.box], color: [1, 1, 0] }]],
       ]),
     );
     bookmd5 = await uploadBytes(book, 'CAD-annotated.pdf');

@@ -157,7 +157,7 @@ describe('the data dir is private to its owner (0700, files 0600)', function () 
       const status = (await client.status()) as { authorized: boolean; warnings?: string[] };
       assert.equal(status.authorized, true);
       assert.equal(status.warnings?.length, 1);
-      assert.match(status.warnings![0], /cannot be made private/);
+      assert.match(status.warnings[0], /cannot be made private/);
       const anonymous = (await new BridgeClient({ baseUrl: child.baseUrl }).status()) as { warnings?: string[] };
       assert.equal(anonymous.warnings, undefined, 'paths and user ids only for the owner');
       const set = await client.createStudySet('Shared machine');

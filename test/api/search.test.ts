@@ -74,7 +74,7 @@ describe('GET /search', function () {
     ['limit 101', { q: 'x', limit: 101 }],
   ] as const) {
     it(`bad input (${label}) → 422 INVALID_INPUT`, async () => {
-      const res = await t.client.raw('GET', '/search', { query: q as Record<string, string> });
+      const res = await t.client.raw('GET', '/search', { query: q });
       assert.equal(res.status, 422);
       assert.equal(res.json<any>().error.code, 'INVALID_INPUT');
     });

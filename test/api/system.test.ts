@@ -131,6 +131,7 @@ describe('system routes', () => {
   it('an internal error is a bare 500 without a stack', async () => {
     const route = allRoutes.find((r) => r.path === '/context')!;
     const ui = t.bridge.services.ui;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the same object below
     const original = ui.context;
     ui.context = async () => {
       throw new Error('secret internal detail');

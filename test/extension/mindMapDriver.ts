@@ -135,7 +135,7 @@ async function toggle(frame: FrameLocator, node: Locator, timeoutMs: number, log
 
 /** The mind map's figures for the run's summary (issue 20's goals), from the suite's metrics. */
 export function mindMapSummary(metrics: Record<string, unknown>): string {
-  const n = (k: string) => (typeof metrics[k] === 'number' ? `${Math.round(metrics[k] as number)}` : '?');
+  const n = (k: string) => (typeof metrics[k] === 'number' ? `${Math.round(metrics[k])}` : '?');
   if (metrics.mindMapFirstDrawMs === undefined && metrics.mindMapRedrawMs === undefined)
     return '  mind map:   (not measured)\n';
   return (

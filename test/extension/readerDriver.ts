@@ -371,7 +371,7 @@ export function readerSummary(metrics: Record<string, unknown>): string {
   const phasesOf = (x: Steps) =>
     x.webviewPhases
       ? Object.entries(x.webviewPhases)
-          .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+          .map(([k, v]) => `${k} ${typeof v === 'string' || typeof v === 'number' ? v : JSON.stringify(v)}`)
           .join(', ')
       : '';
   const steps = (x: Steps) =>

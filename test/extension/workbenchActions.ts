@@ -67,7 +67,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       );
     } catch (e) {
       await page.screenshot({ path: join(out, `rows-timeout-${Date.now()}.png`) });
-      throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`);
+      throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`, { cause: e });
     }
   };
   // A person opens what the extension's reveal left closed (a view refresh in flight can undo an expand).
@@ -254,7 +254,7 @@ async function serveWebview(
     );
   } catch (e) {
     await page.screenshot({ path: join(out, `webview-timeout-${Date.now()}.png`) });
-    throw new Error(`${(e as Error).message}; webview shows: ${body.slice(0, 1500)}`);
+    throw new Error(`${(e as Error).message}; webview shows: ${body.slice(0, 1500)}`, { cause: e });
   }
   const read: Record<string, string[]> = {};
   for (const sel of a.read ?? []) read[sel] = await frame.locator(sel).allInnerTexts();

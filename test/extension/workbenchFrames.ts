@@ -24,9 +24,8 @@ export async function until<T>(
       lastError = e;
     }
     if (Date.now() - t0 > timeoutMs) {
-      const why = lastError
-        ? ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`
-        : '';
+      const last = lastError instanceof Error ? lastError.message : String(lastError);
+      const why = lastError ? ` (last error: ${last})` : '';
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await sleep(everyMs);

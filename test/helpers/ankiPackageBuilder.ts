@@ -195,7 +195,6 @@ export const crtDaysAgo = (daysAgo: number, now = Date.now()) => Math.floor(now 
 
 /** A w × h PNG of one colour with a darker frame, written with zlib alone (no canvas: usable in the extension host). */
 export function solidPng(w: number, h: number, [r, g, b]: [number, number, number]): Uint8Array {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const zlib = require('node:zlib') as typeof import('node:zlib');
   const raw = Buffer.alloc((w * 3 + 1) * h);
   for (let y = 0; y < h; y++) {

@@ -38,7 +38,7 @@ export function spawnBridge(
   );
   return new Promise((resolveStart, reject) => {
     const timer = setTimeout(() => reject(new Error(`bridge did not start: ${err}`)), 20000);
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += d;
       const m = /Study Bridge listening on (http:\/\/127\.0\.0\.1:\d+\/bridge\/v1)\n/.exec(out);
       if (m) {
@@ -46,7 +46,7 @@ export function spawnBridge(
         resolveStart({ child, baseUrl: m[1], stdout: () => out, stderr: () => err, exited });
       }
     });
-    child.stderr!.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => (err += d));
     void exited.then(({ code }) => {
       clearTimeout(timer);
       reject(Object.assign(new Error(`bridge exited with ${code}: ${err}`), { code, stderr: err, stdout: out }));

@@ -135,7 +135,7 @@ export function installResponseCheck(): void {
     }
     return res;
   };
-  globalThis.fetch = Object.assign(checked, { responseChecked: true }) as typeof fetch;
+  globalThis.fetch = Object.assign(checked, { responseChecked: true });
 }
 
 /** Drifts seen since the last call (the root hook fails the test that caused them). */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { z } from 'zod';
 import { allRoutes } from '../../src/server/api/routes';
 import { buildGuide, GUIDE_TOPICS } from '../../src/server/api/system/guide';
 import { fill, literalRequests, placeholders, requestProblems, routeOf } from '../helpers/guideRequests';
@@ -27,13 +26,17 @@ function answerFields(): Set<string> {
   const keys = new Set<string>();
   const walk = (s: any): void => {
     const t = s?.def?.type;
-    if (t === 'object') for (const [k, v] of Object.entries(s.shape)) (keys.add(k), walk(v));
+    if (t === 'object')
+      for (const [k, v] of Object.entries(s.shape)) {
+        keys.add(k);
+        walk(v);
+      }
     else if (t === 'array') walk(s.element);
     else if (t === 'optional' || t === 'nullable' || t === 'default') walk(s.def.innerType);
     else if (t === 'pipe') walk(s.def.out);
     else if (t === 'union') s.def.options.forEach(walk);
   };
-  for (const r of allRoutes) if (r.response) walk(r.response as z.ZodType);
+  for (const r of allRoutes) if (r.response) walk(r.response);
   return keys;
 }
 

@@ -28,7 +28,7 @@ function channels(book: ReaderBookFile) {
   const webview: WebviewPort = {
     postMessage: async (m: unknown) => (later(() => toPage.forEach((l) => l({ data: structuredClone(m) }))), true),
     onDidReceiveMessage: (l: (m: unknown) => void) => ((toHost = l), { dispose: () => (toHost = undefined) }),
-  } as unknown as WebviewPort;
+  };
   const source: MessageSource = {
     addEventListener: (_t, l) => toPage.add(l),
     removeEventListener: (_t, l) => toPage.delete(l),

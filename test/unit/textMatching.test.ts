@@ -61,7 +61,7 @@ describe('text module: one folding, one matcher', () => {
       const a = index.anchor(quote);
       assert.deepEqual([l.found, l.score, a.anchored, a.score], [true, 1, true, 1]);
       assert.deepEqual(l.rect, { x: a.rect!.x, y: a.rect!.y, w: a.rect!.width, h: a.rect!.height });
-      assert.equal(l.rect!.y, 112);
+      assert.equal(l.rect.y, 112);
       assert.equal(
         l.matchedText,
         'every cone is given by its Hilbert ba- sis, computed by the project-and-lift algorithm.',

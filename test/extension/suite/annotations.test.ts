@@ -105,10 +105,10 @@ describe('Highlights already in PDFs (real VS Code)', () => {
       async () => (await api.views.studySets.getChildren(setNode)).find((n) => n.id.endsWith('/documents')),
       'the Documents section',
     );
-    docNode = (await eventually(
+    docNode = await eventually<BridgeNode>(
       async () => (await api.views.studySets.getChildren(section)).find((n) => n.id.endsWith(`/${bookmd5}`)),
       'the book in the set',
-    )) as BridgeNode;
+    );
     await revealSettled(api.trees.studySets, api.views.studySets, setNode, {
       expand: true,
       select: false,
@@ -178,11 +178,11 @@ describe('Highlights already in PDFs (real VS Code)', () => {
   });
 
   it('the reader draws the imported cards over the highlights they came from', async () => {
-    const session = (await vscode.commands.executeCommand('studyBridge.openInReader', {
+    const session = await vscode.commands.executeCommand<PdfReaderSession>('studyBridge.openInReader', {
       bookmd5,
       topicid,
       page: 2,
-    })) as PdfReaderSession;
+    });
     assert.ok(session, 'the reader opened');
     await eventually(
       () => (session.highlightCount === 4 ? true : undefined),
@@ -200,17 +200,20 @@ describe('Highlights already in PDFs (real VS Code)', () => {
   });
 
   it('importing again adds nothing; Export Highlighted PDF… writes a copy with one highlight per card', async () => {
-    const again = (await vscode.commands.executeCommand('studyBridge.importHighlights', docNode)) as {
+    const again = await vscode.commands.executeCommand<{
       created: unknown[];
       alreadyImported: number;
-    };
+    }>('studyBridge.importHighlights', docNode);
     assert.deepEqual([again.created.length, again.alreadyImported], [0, 4]);
     const uri = vscode.Uri.file(join(mkdtempSync(join(tmpdir(), 'sb-annots-')), 'copy.pdf'));
-    const out = (await vscode.commands.executeCommand('studyBridge.exportHighlightedPdf', {
-      topicid,
-      bookmd5,
-      uri,
-    })) as { highlights: number; bytes: number };
+    const out = await vscode.commands.executeCommand<{ highlights: number; bytes: number }>(
+      'studyBridge.exportHighlightedPdf',
+      {
+        topicid,
+        bookmd5,
+        uri,
+      },
+    );
     assert.equal(out.highlights, created.length);
     const bytes = readFileSync(uri.fsPath);
     assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-');

@@ -158,7 +158,7 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
       },
     });
     assert.ok(shown, 'an editor was open when the question came again');
-    const doc = JSON.parse(shown!) as { agent: { name: string }; call: string; summary: { text: string } };
+    const doc = JSON.parse(shown) as { agent: { name: string }; call: string; summary: { text: string } };
     assert.equal(doc.agent.name, 'Claude Code');
     assert.equal(doc.call, 'POST /notes/delete');
     assert.equal(doc.summary.text, 'Claude Code: delete 2 cards');

@@ -8,7 +8,6 @@ import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { BridgeClient } from '../../../src/client/bridgeClient';
 import type { StudyBridgeApi } from '../../../src/extension';
-import type { PreviewState } from '../../../src/webviews/resultEditor/protocol';
 import type { ResultPreviewSession } from '../../../src/editors/resultPreviewSession';
 import type { BridgeNode } from '../../../src/views/bridgeTreeProvider';
 import { INVENTED, prepareAsymptoteBundle, type BundleScenario } from './bundleScenario';
@@ -25,8 +24,6 @@ const label = (n: BridgeNode) => {
   const l = n.treeItem().label;
   return typeof l === 'string' ? l : (l?.label ?? '');
 };
-
-type Checked = Extract<PreviewState, { status: 'checked' }>;
 
 describe('Book splitting: the Bundles view and the result.md editor (real VS Code)', () => {
   let api: StudyBridgeApi;
@@ -86,7 +83,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
       'the text editor of result.md is visible beside the preview',
     );
     const state = await eventually(
-      () => (session.state.status === 'checked' ? (session.state as Checked) : undefined),
+      () => (session.state.status === 'checked' ? session.state : undefined),
       'the first check',
     );
     const excerpts = state.model.nodes.flatMap((n) => n.excerpts);
@@ -112,7 +109,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     }, 'diagnostics for result.md');
     assert.deepEqual(
       diagnostics
-        .map((d) => [d.range.start.line + 1, d.severity, String(d.code)])
+        .map((d) => [d.range.start.line + 1, d.severity, String(typeof d.code === 'object' ? d.code.value : d.code)])
         .sort((a, b) => Number(a[0]) - Number(b[0])),
       [
         [13, vscode.DiagnosticSeverity.Error, 'EXCERPT_NO_MATCH'],
@@ -143,7 +140,7 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     const state = await eventually(
       () =>
         session.state.status === 'checked' && session.state.model.nodes.some((n) => n.title === 'Paths and pens')
-          ? (session.state as Checked)
+          ? session.state
           : undefined,
       'the preview to show the typed heading',
     );
@@ -285,9 +282,13 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
     assert.equal(declined, undefined);
     assert.match(asked[0], /^Discard this bundle\?[\s\S]*cards it imported stay/);
     assert.ok(existsSync(resultUri.fsPath), 'declined: the folder stays');
-    const result = (await vscode.commands.executeCommand('studyBridge.discardBundle', node, {
-      consent: async (_m: string, _d: string, b: string) => b,
-    })) as { discarded: boolean } | undefined;
+    const result = await vscode.commands.executeCommand<{ discarded: boolean } | undefined>(
+      'studyBridge.discardBundle',
+      node,
+      {
+        consent: async (_m: string, _d: string, b: string) => b,
+      },
+    );
     assert.equal(result?.discarded, true);
     assert.ok(!existsSync(s.bundle.bundlePath), 'the bundle folder is gone');
     assert.ok(

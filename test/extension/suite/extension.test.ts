@@ -119,8 +119,10 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
   });
 
   it('New study set… creates one', async () => {
-    const result = (await vscode.commands.executeCommand('studyBridge.newStudySet', 'Thermodynamics')) as
-      { topicid: string } | undefined;
+    const result = await vscode.commands.executeCommand<{ topicid: string } | undefined>(
+      'studyBridge.newStudySet',
+      'Thermodynamics',
+    );
     assert.ok(result?.topicid, 'the command returns the created set');
     const sets = await api.client!.listStudySets();
     assert.ok(sets.some((s) => s.topicid === result.topicid && s.title === 'Thermodynamics'));
@@ -167,11 +169,11 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     const file = join(tmpdir(), `enzymes-${Date.now()}.pdf`);
     writeFileSync(file, await pdf.save());
     const set = (await api.client!.listStudySets()).find((s) => s.title === 'Thermodynamics')!;
-    const result = (await vscode.commands.executeCommand(
+    const result = await vscode.commands.executeCommand<Record<string, unknown> | undefined>(
       'studyBridge.addPdf',
       { studySet: { topicid: set.topicid } },
       vscode.Uri.file(file),
-    )) as Record<string, unknown> | undefined;
+    );
     assert.ok(result, 'the upload answered');
     // The command follows the background reading to the end.
     assert.deepEqual(
@@ -318,7 +320,7 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.equal((ketones.iconPath as vscode.ThemeIcon).id, 'circle-outline', 'no colour: a neutral icon');
 
     // Rendered: expand the set and its branches, then photograph the sidebar.
-    await revealSettled(api.trees.studySets, api.views.studySets, setNode!, {
+    await revealSettled(api.trees.studySets, api.views.studySets, setNode, {
       expand: true,
       select: false,
       focus: false,
@@ -426,11 +428,11 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     assert.match(seen[0], /^Delete “Functional groups”\?/);
     assert.match(seen[0], /1 card will be deleted\. Its 2 children move up to its parent/);
     assert.deepEqual((await agent.cards.batchGet([chem.ids.groups])).notFound, [], 'declined: nothing deleted');
-    const result = (await vscode.commands.executeCommand(
+    const result = await vscode.commands.executeCommand<{ persisted?: boolean } | undefined>(
       'studyBridge.deleteCard',
       groups,
       consentAs(() => true, seen),
-    )) as { persisted?: boolean } | undefined;
+    );
     assert.ok(result, 'deleted');
     const read = await agent.cards.batchGet([chem.ids.groups, chem.ids.alcohols]);
     assert.deepEqual(read.notFound, [chem.ids.groups]);
@@ -484,12 +486,12 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await askRunner('ui-folded-before-restore', { action: 'rows', expect: ['Organic Chemistry'] });
     const seen: string[] = [];
-    const result = (await vscode.commands.executeCommand(
+    const result = await vscode.commands.executeCommand<{ persisted?: boolean } | undefined>(
       'studyBridge.restoreSnapshot',
       setNode,
       chem.snapshotId,
       consentAs(() => true, seen),
-    )) as { persisted?: boolean } | undefined;
+    );
     assert.ok(result?.persisted, `restored: ${JSON.stringify(result)}`);
     const titles = (await agent.cards.tree(chem.topicid!)).nodes.map((n) => n.title);
     assert.ok(

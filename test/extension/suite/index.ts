@@ -13,7 +13,6 @@ interface TestResult {
 
 export async function run(): Promise<void> {
   // mocha 12: the module is a namespace; the class is `.Mocha`.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mochaModule = require('mocha') as { Mocha?: new (o: object) => MochaLike } & (new (o: object) => MochaLike);
   const MochaCtor = mochaModule.Mocha ?? mochaModule;
   const mocha = new MochaCtor({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });

@@ -125,7 +125,7 @@ describe('The PDF reader: highlights, Make card, the current page (real VS Code)
       'studyBridge.openInReader',
       'a click on the document opens the reader',
     );
-    session = (await vscode.commands.executeCommand('studyBridge.openInReader', docNode)) as PdfReaderSession;
+    session = await vscode.commands.executeCommand<PdfReaderSession>('studyBridge.openInReader', docNode);
     assert.ok(session, 'the reader opened');
     await eventually(() => session.firstRenderMs, 'the first page drawn', 75_000).catch((e: Error) => {
       throw new Error(`${e.message}; reader errors: ${JSON.stringify(session.errors)}`);

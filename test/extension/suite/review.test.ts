@@ -129,7 +129,7 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
       const was = stored.get(id)!;
       assert.equal(was.state, 'new');
       const expected = scheduler.next(
-        { ...createEmptyCard(new Date(was.due!)), due: new Date(was.due!) },
+        { ...createEmptyCard(new Date(was.due)), due: new Date(was.due) },
         new Date(entry.reviewedAt),
         GRADE[rating],
       ).card;

@@ -145,7 +145,7 @@ describe('The study UI: agent-applied UI state, re-opening a set, occlusion revi
     // A click runs the item's command (VS Code runs it on every click, selected or not).
     const item = (await rootNode(set.topicid)).treeItem();
     assert.equal(item.command?.command, 'studyBridge.openStudySet');
-    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
     await eventually(
       async () => ((await agent.context()).studySet?.topicid === set.topicid ? true : undefined),
       'the set open again (GET /context)',
