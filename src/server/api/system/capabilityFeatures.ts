@@ -7,8 +7,8 @@ import { MARKUP_KINDS, MAX_IMPORT_CARDS, NOTE_KINDS } from '../../domain/annotat
 
 /** Which routes are served: `served` asks, `feature` gives the block only when its route is. */
 export interface Served {
-  served(method: string, path: string): boolean;
-  feature<T>(method: string, path: string, value: T): T | undefined;
+  served: (method: string, path: string) => boolean;
+  feature: <T>(method: string, path: string, value: T) => T | undefined;
 }
 
 /** Writing cards: create, metadata, copy, hashtags. */
