@@ -1,16 +1,11 @@
-import type { Caller } from '../../domain/security/tokens';
-import type { Scope } from '../../domain/security/scopes';
-import type { Store } from '../../ground/store/store';
-import type { Decks } from '../../domain/library/decks';
-import type { UiHost } from '../../domain/ui/uiHost';
+import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
 import { isModel, MODELS } from './ankiFields';
 import { ankiIdOf } from './ankiIds';
 import type { AnkiMedia } from './ankiMedia';
 import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
-import { deckByName, DuplicateIndex, planNote, type AnkiNotes } from './ankiNotes';
+import { deckByName, DuplicateIndex, planNote } from './ankiNotes';
 import { searchNotes } from './ankiSearch';
-import type { ApprovalService } from '../../domain/approvals/approvalService';
 import { CARD_ACTIONS } from './ankiCardActions';
 import { MISC_ACTIONS } from './ankiMiscActions';
 import { NOTE_ACTIONS } from './ankiNoteActions';
@@ -22,23 +17,9 @@ import { REVIEW_ACTIONS } from './ankiReviewActions';
  * directly; `multi` and `requestPermission` are the dispatcher's.
  */
 
-export interface ActionContext {
-  store: Store;
-  decks: Decks;
-  ui: UiHost;
-  notes: AnkiNotes;
-  media: AnkiMedia;
-  caller: Caller;
-  /** The person's approvals (an agent's deleteNotes waits for them where the policy says so). */
-  approvals?: Pick<ApprovalService, 'policy' | 'hold'>;
-}
+export type { ActionContext, ActionDecl };
 
 type Params = Record<string, unknown>;
-
-export interface ActionDecl {
-  scope: Extract<Scope, 'read' | 'write'>;
-  run(params: Params, ctx: ActionContext): unknown;
-}
 
 const MODEL_IDS: Record<string, number> = { Basic: 1, Cloze: 2 };
 

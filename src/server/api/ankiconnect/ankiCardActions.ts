@@ -6,7 +6,7 @@ import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
 import { fieldValues, readAnkiNotes } from './ankiNoteRead';
 import { deckByName } from './ankiNotes';
 import { searchNotes } from './ankiSearch';
-import type { ActionDecl } from './ankiActions';
+import type { ActionDecl } from './ankiActionTypes';
 
 /**
  * AnkiConnect's card actions. An Anki card is a review card of a deck

@@ -1,4 +1,4 @@
-import type { ActionDecl } from './ankiActions';
+import type { ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
 import { isModel } from './ankiFields';
 

@@ -1,7 +1,7 @@
 import { describeCardDelete } from '../../domain/approvals/approvalSummaries';
 import { deleteNotes, previewDelete } from '../../domain/cards/noteDelete';
 import { editHashtags, type HashtagOperation } from '../../domain/cards/noteHashtags';
-import type { ActionContext, ActionDecl } from './ankiActions';
+import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
 import { hashtagToTag, tagToHashtag } from './ankiFields';
 import { noteIdsFor } from './ankiNoteRead';

@@ -3,7 +3,7 @@ import { CardActions } from '../../domain/decks/cardActions';
 import { nowIso } from '../../domain/library/ids';
 import { DeckReviews } from '../../domain/decks/deckReviews';
 import { REVIEW_RATINGS } from '../../domain/decks/deckScheduling';
-import type { ActionContext, ActionDecl } from './ankiActions';
+import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { cardsFor } from './ankiCardActions';
 import { AnkiError } from './ankiError';
 import { ankiIdOf } from './ankiIds';
