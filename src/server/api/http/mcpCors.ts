@@ -13,11 +13,11 @@ const ALLOW_HEADERS =
 export function mcpCors(paths: readonly string[]) {
   return async (ctx: Context, next: Next) => {
     const origin = ctx.get('Origin');
-    if (!origin || !paths.includes(ctx.path) || !isLoopbackOrigin(origin)) return next();
+    if (!origin || !paths.includes(ctx.path) || !isLoopbackOrigin(origin)) return next() as Promise<void>;
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.set('Vary', 'Origin');
     ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate');
-    if (ctx.method !== 'OPTIONS') return next();
+    if (ctx.method !== 'OPTIONS') return next() as Promise<void>;
     ctx.set('Access-Control-Allow-Methods', 'POST, GET');
     ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
     ctx.set('Access-Control-Max-Age', '600');

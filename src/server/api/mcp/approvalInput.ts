@@ -4,7 +4,9 @@ import type { RouteServices } from '../http/routeTable';
 import { decideAsked, heldOf, type HeldBody } from './approvalCall';
 import { callRoute, type RouteCallArgs } from './routeCall';
 
-type Sdk = typeof import('@modelcontextprotocol/server', { with: { 'resolution-mode': 'import' } });
+import type * as SdkModule from '@modelcontextprotocol/server' with { 'resolution-mode': 'import' };
+
+type Sdk = typeof SdkModule;
 export type StateCodec = ReturnType<Sdk['createRequestStateCodec']>;
 type ServerContext = NonNullable<Parameters<StateCodec['mint']>[1]>;
 

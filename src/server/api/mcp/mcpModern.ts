@@ -68,13 +68,13 @@ async function createChannel(services: RouteServices): Promise<Channel> {
         {
           capabilities: { tools: {} },
           cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
-          requestState: { verify: codec.verify },
+          requestState: { verify: codec.verify.bind(codec) },
         },
       );
       const { guide, call, upload } = bridgeTools(services, token);
-      register(server, guide, guide.run! as never);
-      register(server, call, ((args: never, ctx: never) => askedCall(services, token, args, ctx, codec)) as never);
-      if (upload) register(server, upload, upload.run! as never);
+      register(server, guide, guide.run!);
+      register(server, call, (args: never, ctx: never) => askedCall(services, token, args, ctx, codec));
+      if (upload) register(server, upload, upload.run!);
       return server;
     },
     { legacy: 'reject' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { DeckPresets } from '../../domain/decks/deckPresets';
-import { STEP_PATTERN, type DeckOptions, type Step } from '../../domain/decks/deckOptions';
+import { STEP_PATTERN, type Step } from '../../domain/decks/deckOptions';
 import type { BridgeServices } from '../../services';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
@@ -109,7 +109,7 @@ export const deckOptionRoutes: RouteDecl[] = [
       presets(services).save({
         presetId: body.presetId,
         name: body.name,
-        options: body.options as Partial<DeckOptions>,
+        options: body.options,
       }),
   }),
   defineRoute({

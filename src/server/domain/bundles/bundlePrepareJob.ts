@@ -144,6 +144,7 @@ export class BundlePrepareJob {
     if (job.error) {
       // Answered 507: nothing was prepared, so no failed bundle is left to list either (a retry makes a new one).
       if (failedForSpace(job.error)) await this.withdraw(bundleId).catch(() => this.runner.withdrawn.add(bundleId));
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the job's own error, rethrown as it was caught
       throw job.error;
     }
     return { ...base, state: 'prepared', version: 0, rootNoteId, files: [...BUNDLE_FILES] };

@@ -3,6 +3,7 @@ import type { Card, Grade } from 'ts-fsrs' with { 'resolution-mode': 'import' };
 
 // ts-fsrs ships a CommonJS build (its `require` export) beside the ESM one;
 // its typings are ESM-only, hence the type-only imports above.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createEmptyCard, fsrs, generatorParameters, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
 type State = TsFsrs.State;
 

@@ -51,6 +51,7 @@ export async function spoolUpload(
           // Drain what is still coming, so the refusal can be answered on this connection.
           body.on('error', () => undefined);
           body.resume();
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the stream's or the check's error, passed on as it came
           reject(e);
         };
         const checkFirst = (final: boolean) => {

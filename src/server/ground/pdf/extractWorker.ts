@@ -104,6 +104,7 @@ async function handle(req: WorkerRequest): Promise<void> {
         });
       }
       const meta = await doc.getMetadata().catch(() => undefined);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc types info as Object; the linter resolves it otherwise
       const title = (meta?.info as { Title?: string } | undefined)?.Title;
       send({
         id: req.id,
