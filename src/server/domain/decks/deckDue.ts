@@ -42,8 +42,8 @@ type Row = DeckCardRow & { seq: number; flag: number; leech: number };
 
 /** A card takes part in studying: not suspended, and not buried until a later time. */
 export const STUDIED = `(queue IS NULL OR (queue = 'buried' AND coalesce(buried_until, '') <= ?))`;
-/** FSRS state of a row (0 new … 3 relearning); unreadable state counts as new, as parseSchedule reads it. */
-export const STATE_SQL = `(CASE WHEN json_valid(fsrs) THEN coalesce(json_extract(fsrs, '$.state'), 0) ELSE 0 END)`;
+/** FSRS state of a row (0 new … 3 relearning): the column triggers copy out of the fsrs JSON (migration 14). */
+export const STATE_SQL = 'state';
 const DUE_SQL = 'coalesce(due_at, created_at)';
 
 /** What the limits leave for today, and what each held back. */
@@ -73,7 +73,11 @@ export function dueQueue(
   deckId: string,
   opts: { now?: Date; limit?: number; until?: Date },
 ) {
-  const deck = decks.get(deckId);
+  // The deck's title without its summary counts (four scans of its cards); get() answers the refusals.
+  const deck =
+    store.get<{ title: string }>(`SELECT title FROM topics WHERE topicid = ? AND kind = 'deck' AND hidden = 0`, [
+      deckId,
+    ]) ?? decks.get(deckId);
   const { presetId, options } = deckOptionsOf(store, deckId);
   const now = opts.now ?? new Date();
   const nowText = now.toISOString();

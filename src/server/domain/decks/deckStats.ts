@@ -29,7 +29,9 @@ export function deckStats(
   deckId: string,
   opts: { forecastDays: number; historyDays: number; now?: Date },
 ) {
-  decks.get(deckId);
+  // Existence only: get() also counts the deck's cards.
+  if (!store.get(`SELECT 1 AS x FROM topics WHERE topicid = ? AND kind = 'deck' AND hidden = 0`, [deckId]))
+    decks.get(deckId);
   const { options } = deckOptionsOf(store, deckId);
   const now = opts.now ?? new Date();
   const nowText = now.toISOString();

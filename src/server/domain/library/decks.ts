@@ -33,7 +33,7 @@ SELECT t.topicid, t.title, t.created_at, t.modified_at,
   (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid) AS card_count,
   (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.due_at <= ?1
      AND (c.queue IS NULL OR (c.queue = 'buried' AND coalesce(c.buried_until, '') <= ?1))) AS due_count,
-  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(json_extract(c.fsrs, '$.state'), 0) = 0) AS new_count,
+  (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.state = 0) AS new_count,
   (SELECT min(coalesce(c.due_at, c.created_at)) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(c.due_at, c.created_at) > ?1) AS next_due_at
 FROM topics t WHERE t.kind = 'deck' AND t.hidden = 0`;
 
