@@ -1,17 +1,11 @@
 // What `activate` hands back: the in-VS-Code tests and other extensions read the
 // bridge, the views and the open panels through it.
-import * as vscode from 'vscode';
 import type { BridgeHost } from './bridgeHost';
 import type { BridgeMode, BridgeState } from './bridgeState';
 import type { BridgeStatusBar } from './statusBar';
 import type { LibraryChangeFeed } from './changeFeed';
 import type { Review } from './reviewCommands';
 import type { Sidebar } from './sidebar';
-import type { BridgeNode } from '../views/bridgeTreeProvider';
-import type { StudySetsProvider } from '../views/studySetsView';
-import type { DecksProvider } from '../views/decksView';
-import type { BundlesProvider } from '../views/bundlesView';
-import type { AgentsProvider } from '../views/agentsView';
 import type { MindMapPanels } from '../views/mindMapPanel';
 import type { BridgeClient } from '../client/bridgeClient';
 import type { ResultMarkdownEditorProvider } from '../editors/resultMarkdownEditor';
@@ -33,18 +27,8 @@ export interface StudyBridgeApi {
   /** File behind the "Study Bridge" log channel (the request log). */
   readonly logFile: string;
   readonly mcpRegistered: boolean;
-  readonly views: {
-    studySets: StudySetsProvider;
-    decks: DecksProvider;
-    bundles: BundlesProvider;
-    agents: AgentsProvider;
-  };
-  readonly trees: {
-    studySets: vscode.TreeView<BridgeNode>;
-    decks: vscode.TreeView<BridgeNode>;
-    bundles: vscode.TreeView<BridgeNode>;
-    agents: vscode.TreeView<BridgeNode>;
-  };
+  readonly views: Sidebar['views'];
+  readonly trees: Sidebar['trees'];
   /** The result.md editor (its open previews, their state and problems). */
   readonly resultEditor: ResultMarkdownEditorProvider;
   /** The change feed the views follow (GET /library/changes). */
