@@ -197,6 +197,17 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 });
 
+/** What migrations 12-14 added, taken away again, so a current store reads as schema 8 left it. */
+const UNDO_MIGRATIONS_12_TO_14 = [
+  'DROP TRIGGER deck_cards_state_ins',
+  'DROP TRIGGER deck_cards_state_upd',
+  'DROP INDEX deck_cards_state_due',
+  'DROP INDEX deck_cards_due',
+  ...['state', 'queue', 'buried_until', 'flag', 'leech'].map((c) => `ALTER TABLE deck_cards DROP COLUMN ${c}`),
+  ...['mid', 'fields', 'text_hash'].map((c) => `ALTER TABLE anki_notes DROP COLUMN ${c}`),
+  ...['deck_presets', 'deck_settings', 'anki_cards', 'anki_models'].map((t) => `DROP TABLE ${t}`),
+];
+
 describe('CJK: a data dir from before the shared search terms (schema 8, unicode61)', function () {
   this.timeout(60_000);
   it("migration 9 rebuilds the card index at start with the text module's terms: 结构 and ミトコンドリア find their cards", async () => {
@@ -227,6 +238,8 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
           tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [r.noteid, r.topicid, r.body]);
         tx.run(`UPDATE meta SET value = '8' WHERE key = 'schema_version'`);
         tx.run(`DELETE FROM meta WHERE key = 'card_index_terms'`);
+        // Nor had it what migrations 12-14 add (deck options, Anki's cards, the state column): they run again.
+        for (const sql of UNDO_MIGRATIONS_12_TO_14) tx.run(sql);
       });
       const notes = async (t: TestBridge, q: string) =>
         (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map(

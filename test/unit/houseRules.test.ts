@@ -57,12 +57,9 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/server/domain/decks/anki/ankiExport.ts:exportApkg': 102,
   'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport': 115,
   'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport/<anonymous>': 107,
-  'src/server/domain/decks/deckDue.ts:dueQueue': 96,
   'src/server/domain/decks/deckReviews.ts:grade': 115,
-  'src/server/domain/decks/deckStats.ts:deckStats': 81,
   'src/server/domain/library/documentUpload.ts:storeUpload': 81,
   'src/server/domain/library/librarySearch.ts:documents': 87,
-  'src/server/domain/library/uploadSpool.ts:spoolUpload': 83,
   'src/server/domain/mindmap/mindMapPrint.ts:exportPrint': 89,
   'src/webviews/pdfReader/main.ts:open': 110,
 };

@@ -91,31 +91,8 @@ export function dueQueue(
        ORDER BY ${order} LIMIT ?`,
       [deckId, horizon, nowText, ...params, limit],
     );
-  const byState = new Map(
-    store
-      .all<{ s: number; n: number }>(
-        `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} GROUP BY s`,
-        [deckId, horizon, nowText],
-      )
-      .map((r) => [r.s, r.n]),
-  );
-  const dueNow = {
-    learning: (byState.get(1) ?? 0) + (byState.get(3) ?? 0),
-    review: byState.get(2) ?? 0,
-    new: byState.get(0) ?? 0,
-  };
-  const studiedToday = (state: number) =>
-    count(
-      'SELECT count(DISTINCT card_note_id) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = ?',
-      [deckId, dayStart, state],
-    );
-  const studied = {
-    new: studiedToday(0),
-    review: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2', [
-      deckId,
-      dayStart,
-    ]),
-  };
+  const dueNow = dueByState(store, deckId, horizon, nowText);
+  const studied = studiedSince(store, deckId, dayStart);
   // ?until= plans ahead: everything due by then, in the order added, without today's limits.
   const limited = opts.until
     ? { reviews: dueNow.review, new: dueNow.new, heldBack: { newPerDay: 0, reviewsPerDay: 0 } }
@@ -165,6 +142,38 @@ export function dueQueue(
     ]),
     dayStartsAt: dayStart,
     nextDueAt,
+  };
+}
+
+/** Cards due by `horizon`, by FSRS state: learning (and relearning), review and new. */
+function dueByState(store: Store, deckId: string, horizon: string, nowText: string) {
+  const byState = new Map(
+    store
+      .all<{ s: number; n: number }>(
+        `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} GROUP BY s`,
+        [deckId, horizon, nowText],
+      )
+      .map((r) => [r.s, r.n]),
+  );
+  return {
+    learning: (byState.get(1) ?? 0) + (byState.get(3) ?? 0),
+    review: byState.get(2) ?? 0,
+    new: byState.get(0) ?? 0,
+  };
+}
+
+/** What the study day has used of the limits: new cards first studied, and reviews of review-state cards. */
+function studiedSince(store: Store, deckId: string, dayStart: string) {
+  const count = (sql: string, params: (string | number)[]) => store.get<{ n: number }>(sql, params)?.n ?? 0;
+  return {
+    new: count(
+      'SELECT count(DISTINCT card_note_id) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 0',
+      [deckId, dayStart],
+    ),
+    review: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2', [
+      deckId,
+      dayStart,
+    ]),
   };
 }
 

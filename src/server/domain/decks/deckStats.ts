@@ -39,18 +39,7 @@ export function deckStats(
   const dayOf = (iso: string) => localDate(studyDay(new Date(iso), options.dayStartHour).start);
   const shift = (d: Date, n: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + n, d.getHours());
 
-  const counts = { new: 0, learning: 0, review: 0, relearning: 0, suspended: 0, buried: 0, total: 0 };
-  const names = ['new', 'learning', 'review', 'relearning'] as const;
-  for (const r of store.all<{ s: number; q: string | null; n: number }>(
-    `SELECT ${STATE_SQL} AS s, (CASE WHEN queue = 'buried' AND coalesce(buried_until, '') <= ? THEN NULL ELSE queue END) AS q,
-       count(*) AS n FROM deck_cards WHERE deck_id = ? GROUP BY s, q`,
-    [nowText, deckId],
-  )) {
-    counts.total += r.n;
-    if (r.q === 'suspended') counts.suspended += r.n;
-    else if (r.q === 'buried') counts.buried += r.n;
-    else counts[names[r.s] ?? 'new'] += r.n;
-  }
+  const counts = countsByState(store, deckId, nowText);
 
   // Forecast: cards in the studied queue by the study day they fall due; overdue ones count today.
   const forecastEnd = shift(today.start, opts.forecastDays).toISOString();
@@ -105,4 +94,21 @@ export function deckStats(
       byInterval: retention.map((b) => ({ ...b, rate: rate(b) })),
     },
   };
+}
+
+/** Cards by state; suspended and buried (still buried now) apart from their FSRS state. */
+function countsByState(store: Store, deckId: string, nowText: string) {
+  const counts = { new: 0, learning: 0, review: 0, relearning: 0, suspended: 0, buried: 0, total: 0 };
+  const names = ['new', 'learning', 'review', 'relearning'] as const;
+  for (const r of store.all<{ s: number; q: string | null; n: number }>(
+    `SELECT ${STATE_SQL} AS s, (CASE WHEN queue = 'buried' AND coalesce(buried_until, '') <= ? THEN NULL ELSE queue END) AS q,
+       count(*) AS n FROM deck_cards WHERE deck_id = ? GROUP BY s, q`,
+    [nowText, deckId],
+  )) {
+    counts.total += r.n;
+    if (r.q === 'suspended') counts.suspended += r.n;
+    else if (r.q === 'buried') counts.buried += r.n;
+    else counts[names[r.s] ?? 'new'] += r.n;
+  }
+  return counts;
 }

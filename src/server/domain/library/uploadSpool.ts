@@ -88,14 +88,8 @@ export async function spoolUpload(
             settle();
           }, settle);
         };
-        const interrupted = () =>
-          new BridgeError(
-            'UPLOAD_INTERRUPTED',
-            400,
-            'The upload ended before its last byte arrived. Nothing was stored; send it again.',
-          );
-        const onError = () => settle(interrupted());
-        const onClose = () => !ended && settle(interrupted());
+        const onError = () => settle(uploadInterrupted());
+        const onClose = () => !ended && settle(uploadInterrupted());
         body.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
         body.resume();
       });
@@ -110,6 +104,13 @@ export async function spoolUpload(
   }
   return { path: file, size, md5: hash.digest('hex') };
 }
+
+const uploadInterrupted = () =>
+  new BridgeError(
+    'UPLOAD_INTERRUPTED',
+    400,
+    'The upload ended before its last byte arrived. Nothing was stored; send it again.',
+  );
 
 async function writeAll(fh: import('node:fs/promises').FileHandle, chunk: Buffer): Promise<void> {
   let off = 0;
