@@ -6,6 +6,7 @@ import { BridgeClient } from '../../src/client/bridgeClient';
 import { migrations } from '../../src/server/ground/store/schema';
 import { spawnBridge } from '../helpers/childBridge';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
+import { UNDO_MIGRATIONS_12_TO_14 } from '../helpers/schemaRewind';
 import { CJK_PDF, cjkPdf } from '../helpers/cjkPdf';
 import { upload } from './documentsFixture';
 
@@ -196,17 +197,6 @@ describe('CJK: search, locate, anchor, render and print', function () {
     assert.ok(!text.includes('??'));
   });
 });
-
-/** What migrations 12-14 added, taken away again, so a current store reads as schema 8 left it. */
-const UNDO_MIGRATIONS_12_TO_14 = [
-  'DROP TRIGGER deck_cards_state_ins',
-  'DROP TRIGGER deck_cards_state_upd',
-  'DROP INDEX deck_cards_state_due',
-  'DROP INDEX deck_cards_due',
-  ...['state', 'queue', 'buried_until', 'flag', 'leech'].map((c) => `ALTER TABLE deck_cards DROP COLUMN ${c}`),
-  ...['mid', 'fields', 'text_hash'].map((c) => `ALTER TABLE anki_notes DROP COLUMN ${c}`),
-  ...['deck_presets', 'deck_settings', 'anki_cards', 'anki_models'].map((t) => `DROP TABLE ${t}`),
-];
 
 describe('CJK: a data dir from before the shared search terms (schema 8, unicode61)', function () {
   this.timeout(60_000);

@@ -10,6 +10,7 @@ import { newId } from '../../src/server/domain/library/ids';
 import type { Store } from '../../src/server/ground/store/store';
 import { migrations } from '../../src/server/ground/store/schema';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { UNDO_MIGRATIONS_12_TO_14 } from '../helpers/schemaRewind';
 
 /**
  * A restore compares only the cards stamped since the snapshot (card_edits,
@@ -135,6 +136,7 @@ describe('restore compares only the cards changed since the snapshot (card_edits
           tx.run(`DROP TRIGGER ${r.name}`);
         tx.run('DROP TABLE card_edits');
         tx.run(`UPDATE meta SET value = '10' WHERE key = 'schema_version'`);
+        for (const sql of UNDO_MIGRATIONS_12_TO_14) tx.run(sql);
       });
       await editEverything(t1, topicid, ids);
       await t1.stop();
