@@ -60,7 +60,21 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     );
     assert.equal(byToday.count, expected.length);
     assert.equal(byToday.dueCount, expected.length);
-    assert.equal(byToday.dueTodayCount, byToday.dueCount, 'relearning counted alike in the list and in dueTodayCount');
+    // dueTodayCount ends with the study day (the default preset's day starts at 4:00), a date with the calendar
+    // day: they differ only when the relearning card falls due between the two ends (near midnight or 4:00).
+    const clock = new Date();
+    const studyDayEnd = new Date(
+      clock.getFullYear(),
+      clock.getMonth(),
+      clock.getDate() + (clock.getHours() < 4 ? 0 : 1),
+      4,
+    );
+    const inStudyDay = Date.parse(lapse.due) < studyDayEnd.getTime();
+    assert.equal(
+      byToday.dueTodayCount,
+      byToday.dueCount - (expected.includes(alpha) ? 1 : 0) + (inStudyDay ? 1 : 0),
+      'relearning counted alike in the list and in dueTodayCount, by their own day ends',
+    );
     assert.equal(Date.parse(byToday.until), dayEnd - 1, 'a date means the end of that local day');
     if (expected.includes(alpha))
       assert.equal(byToday.cards.find((c: any) => c.cardNoteId === alpha).state, 'relearning');
