@@ -57,8 +57,8 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
     ]);
   });
 
-  it('sections that only share a boundary page are neighbours, left out', () => {
-    // pp. 66–68: "Implicit scaling" starts on p. 68 and runs to p. 69; "Self & prefix operators" is inside.
+  it('a section that ends on the first page is a neighbour, left out; one that starts on the last page is kept', () => {
+    // pp. 66–68: "Implicit scaling" starts on p. 68 and runs to p. 69: its start is a prepared page, so it is kept.
     const md = draft(books['asymptote.pdf'], 66, 68);
     assert.deepEqual(headings(md), [
       '# 6 Programming',
@@ -66,6 +66,7 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
       '### Arithmetic & logical operators',
       '### Self & prefix operators',
       '### User-defined operators',
+      '## Implicit scaling',
     ]);
     // pp. 19–26 and 90–94 (two runs): "3 Tutorial" › "Paths" and "6 Programming" › "Static" end on the first page; "5 Bezier curves" starts after.
     const two = draftResult(
@@ -92,7 +93,28 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
     );
   });
 
-  it('every range of the corpus books, from every start page: a valid outline holding each section that starts strictly inside', () => {
+  it('several sections starting on the last page: all of them, the one that runs on included, under their own chapter', () => {
+    // 4ti2 p. 10: "…over Q with qsolve" ends there, "Computing extreme rays…" starts there too and runs to p. 14.
+    assert.deepEqual(headings(draft(books['4ti2_manual.pdf'], 8, 10)), [
+      "# Beginner's guide",
+      '## Brief tutorial',
+      '### Solving linear systems over Z with zsolve',
+      '### Solving linear systems over Q with qsolve',
+      '### Computing extreme rays and Hilbert bases',
+    ]);
+    // 4ti2 p. 41: a chapter and its two first sections start on one page; the draft had only the middle one,
+    // under the previous chapter.
+    assert.deepEqual(headings(draft(books['4ti2_manual.pdf'], 39, 41)), [
+      '# Command-line reference',
+      '## zbasis',
+      '## zsolve',
+      '# 4ti2 as a callable library',
+      '## C API header file: 4ti2/4ti2.h',
+      '## Example program: zsolve',
+    ]);
+  });
+
+  it('every range of the corpus books, from every start page: a valid outline holding each section that starts on one of its pages', () => {
     let checked = 0;
     for (const [name, book] of Object.entries(books)) {
       for (let a = 1; a <= book.pages; a += 2) {
@@ -102,7 +124,7 @@ describe('the draft result.md a prepare writes is a valid outline (#18 §3)', ()
           assertValidOutline(md, `${name} ${a}–${b}`);
           const kept = draftSections(book.outline, range(a, b), book.pages);
           for (const s of book.outline)
-            if (s.startPage > a && s.startPage < b)
+            if (s.startPage >= a && s.startPage <= b)
               assert.ok(kept.includes(s), `${name} ${a}–${b}: ${s.title} (p. ${s.startPage})`);
           checked++;
         }

@@ -4,10 +4,12 @@ import type { BundleMeta } from './bundleFiles';
 /**
  * The first draft of result.md: the book's outline over the bundle's pages as
  * headings, a valid outline (the first heading is `#`, none deeper than the one
- * before it + 1). A section that began before the pages and runs on into them
- * gives the context heading (the chapter a mid-chapter range sits in); a
- * section that only shares a boundary page with them (it ends on the first
- * page, or starts on the last and runs on) is a neighbour and left out.
+ * before it + 1). Every section that starts on one of the pages is kept, the
+ * last page included (several sections often start on one page, and the last
+ * of them runs on past it). A section that began before the pages and runs on
+ * into them gives the context heading (the chapter a mid-chapter range sits
+ * in); one that ends on the first page (the next starts there) is a neighbour
+ * and left out.
  */
 
 /** Contiguous runs [first, last] of sorted page numbers. */
@@ -38,8 +40,7 @@ export function draftSections(outline: OutlineSegment[], pages: number[], pageCo
       const start = s.startPage;
       const end = ends[i];
       if (start < a) return end > a; // began before: kept when it runs on past the first page
-      if (start > b) return false;
-      return !(a < b && start === b && end > b); // starts on the last page and runs on: a neighbour
+      return start <= b;
     }),
   );
 }
