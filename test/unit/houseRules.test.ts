@@ -25,7 +25,6 @@ const LONG_FILES: Record<string, number> = {
   'src/server/api/ankiconnect/ankiNotes.ts': 337,
   'src/server/api/routes/deckCards.ts': 317,
   'src/server/api/routes/documents.ts': 329,
-  'src/server/domain/bundles/bundleSubmit.ts': 304,
   'src/server/domain/decks/deckCards.ts': 346,
   'src/server/ground/pdf/extractionPool.ts': 306,
   'src/server/ground/search/bookTextIndex.ts': 324,

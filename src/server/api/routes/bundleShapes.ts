@@ -42,7 +42,18 @@ const problem = z.object({
   code: z.string(),
   message: z.string(),
 });
-const failReason = z.enum(['no_match', 'below_threshold', 'missing_info', 'invalid_excerpt', 'no_coordinates']);
+/** ambiguous: it matches on several pages and neither its section nor reading order told which. */
+const failReason = z.enum([
+  'no_match',
+  'below_threshold',
+  'missing_info',
+  'invalid_excerpt',
+  'no_coordinates',
+  'ambiguous',
+]);
+/** Other pages an excerpt matches on (all of them when none was chosen). */
+const alsoOn = z.array(int());
+const decidedBy = z.enum(['section', 'reading_order']);
 
 /** POST /bundles/prepare: 200 when prepared at once; 202 (async) stops at state "preparing" with no version, root or files. */
 export const prepareResponse = z.object({
@@ -147,6 +158,10 @@ export const bundleCheckResponse = z.object({
       rects: z.array(pdfRect).optional(),
       score: z.number().optional(),
       reason: failReason.optional(),
+      /** True when the excerpt matches on several pages: placed by decidedBy, or not anchored (reason ambiguous). */
+      ambiguous: z.literal(true).optional(),
+      alsoOn: alsoOn.optional(),
+      decidedBy: decidedBy.optional(),
     }),
   ),
   tree: z.array(
@@ -190,8 +205,22 @@ export const bundleReceiptResponse = z.object({
         reason: failReason,
         line: int(),
         score: z.number().optional(),
+        alsoOn: alsoOn.optional(),
       }),
     ),
+    /** Only when some excerpt matches on several pages (first 50): the page chosen (null: none, not anchored) and the others. */
+    ambiguousExcerpts: z
+      .array(
+        z.object({
+          noteid: z.string(),
+          line: int(),
+          excerpt: z.string(),
+          page: int().nullable(),
+          alsoOn,
+          decidedBy: decidedBy.optional(),
+        }),
+      )
+      .optional(),
   }),
   excerptStatsTruncated: z.boolean(),
   /** Only with withBlank. */

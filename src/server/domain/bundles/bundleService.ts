@@ -10,6 +10,8 @@ import type { UiHost } from '../ui/uiHost';
 import { SingleSlotRunner } from './bundleJobRunner';
 import { getBundle, getLiveBundle, pagesOf, requestOf, STALE_PREPARE, type BundleRow } from './bundleRecords';
 import { BundleSource, readBundlePages } from './bundleSource';
+import { sectionRanges } from './excerptPlace';
+import type { DocumentRow } from '../library/documentCatalogue';
 import { isWithin, portableRelativePathProblem } from '../security/portableNames';
 
 /**
@@ -29,7 +31,7 @@ export class BundleService {
   constructor(
     readonly store: Store,
     readonly config: BridgeConfig,
-    private readonly pages: Pick<PageReader, 'storedPages'>,
+    private readonly pages: Pick<PageReader, 'storedPages' | 'outline'>,
     private readonly ui: UiHost,
   ) {}
 
@@ -49,11 +51,22 @@ export class BundleService {
       const pages: StoredPage[] = [];
       for (const seg of req.segments)
         pages.push(...(await readBundlePages(this.pages, row.bookmd5, pagesOf({ ...req, segments: [seg] }))));
-      s = new BundleSource(pages);
+      s = new BundleSource(pages, await this.sectionsOf(row.bookmd5));
       this.sources.set(row.bundle_id, s);
       if (this.sources.size > 4) this.sources.delete(this.sources.keys().next().value!);
     }
     return s;
+  }
+
+  /** The book's outline as section ranges; none when the document or its outline cannot be read. */
+  private async sectionsOf(bookmd5: string) {
+    const doc = this.store.get<DocumentRow>('SELECT * FROM documents WHERE bookmd5 = ?', [bookmd5]);
+    if (!doc) return [];
+    try {
+      return sectionRanges((await this.pages.outline(doc)).segments, doc.page_count);
+    } catch {
+      return []; // the PDF is gone: excerpts that match on several pages are then decided by reading order only
+    }
   }
 
   // ── list, files, focus, discard ──

@@ -1,6 +1,7 @@
 import type { PageReader, StoredPage } from '../library/pageReader';
 import { layoutBlocks } from '../../ground/pdf/layoutBlocks';
 import { AnchorIndex, type AnchorRect, type AnchorResult } from '../../ground/text/anchorIndex';
+import type { SectionRange } from './excerptPlace';
 
 export interface SourceBlock {
   id: string;
@@ -42,7 +43,14 @@ export class BundleSource {
   /** Check runs on every edit of result.md and submit follows it: most excerpts were anchored by the previous call. */
   private readonly anchors = new Map<string, Readonly<AnchorResult>>();
 
-  constructor(private readonly pages: StoredPage[]) {
+  /**
+   * `sections`: the book's outline entries as folded title keys and page
+   * ranges, by which an excerpt that matches on several pages is placed.
+   */
+  constructor(
+    private readonly pages: StoredPage[],
+    readonly sections: readonly { key: string; range: SectionRange }[] = [],
+  ) {
     this.index = new AnchorIndex(pages);
     this.pageSet = new Set(pages.map((p) => p.page));
   }

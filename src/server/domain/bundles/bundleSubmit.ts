@@ -13,13 +13,13 @@ import { RECEIPT_FILE } from './bundleFiles';
 import { requestOf, type BundleRow } from './bundleRecords';
 import type { BundleService } from './bundleService';
 import { sha256 } from './bundleFiles';
-import { buildPlan, type ImportPlan } from './importPlan';
+import { buildPlan } from './importPlan';
+import { ambiguityLines, checkExcerpts, MAX_FAILED_EXCERPTS, problemLines, stats } from './bundleReport';
 import type { BundleSource } from './bundleSource';
-import type { Problem } from './parsedResult';
 import { parseResult } from './resultParser';
 import { writeTree } from './bundleTreeWrite';
 
-export const MAX_FAILED_EXCERPTS = 50;
+export { MAX_FAILED_EXCERPTS } from './bundleReport';
 
 export interface SubmitOptions {
   resultMarkdown?: string;
@@ -67,29 +67,9 @@ function plan(
     warnings.push(
       `excerptMode "child" does not apply: ${row.preset === 'dictionary' ? 'dictionary' : 'block'} bundles always merge excerpts into their cards.`,
     );
+  warnings.push(...ambiguityLines(p));
   return { parsed, plan: p, warnings };
 }
-
-function stats(p: ImportPlan) {
-  // In result.md order (the tree order puts merged sections first).
-  const failed = p.excerpts.filter((e) => !e.anchored).sort((a, b) => a.line - b.line);
-  return {
-    headings: p.headings,
-    importedCards: p.importedCards,
-    wikilinks: p.wikilinks,
-    excerptsTotal: p.excerpts.length,
-    excerptsAnchored: p.excerpts.length - failed.length,
-    failedExcerpts: failed.slice(0, MAX_FAILED_EXCERPTS).map((e) => ({
-      noteid: e.noteid,
-      excerpt: e.excerpt,
-      reason: e.reason!,
-      line: e.line,
-      ...(e.score ? { score: e.score } : {}),
-    })),
-  };
-}
-
-const problemLines = (problems: Problem[]) => problems.map((p) => `line ${p.line}: ${p.message}`);
 
 /** POST /bundles/{id}/check: the same parser and anchorer as submit, nothing written. */
 export async function checkBundle(
@@ -107,22 +87,8 @@ export async function checkBundle(
     state: row.state,
     ok: !parsed.problems.some((x) => x.severity === 'error') && failedTotal === 0 && p.headings === p.importedCards,
     cardsCreated: p.cards.length,
-    parsed: { ...stats(p), failedExcerpts: undefined },
-    // Written out: rest-and-spread of 2,000 records costs several times more.
-    excerpts: p.excerpts
-      .map((e) => ({
-        kind: e.kind,
-        line: e.line,
-        excerpt: e.excerpt,
-        anchored: e.anchored,
-        page: e.page,
-        rect: e.rect,
-        rects: e.rects,
-        score: e.score,
-        reason: e.reason,
-        cardKey: e.noteid,
-      }))
-      .sort((a, b) => a.line - b.line),
+    parsed: { ...stats(p), failedExcerpts: undefined, ambiguousExcerpts: undefined },
+    excerpts: checkExcerpts(p),
     tree: p.cards.map((c) => ({
       key: c.noteid,
       parent: c.parent,
@@ -266,7 +232,7 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
       rootNoteId,
       importedAt: now,
       preImportSnapshotId: snapshotId,
-      parsed: { ...s, failedExcerpts: undefined },
+      parsed: { ...s, failedExcerpts: undefined, ambiguousExcerpts: undefined },
     });
     return receipt;
   } finally {

@@ -1,6 +1,7 @@
 import { newId } from '../library/ids';
 import type { AnchorFailReason, AnchorRect } from '../../ground/text/anchorIndex';
 import type { BundleSource } from './bundleSource';
+import { cardRanges, placeInSection, type DecidedBy, type Placed, type SectionRange } from './excerptPlace';
 import type { ParsedCard, ParsedExcerpt, ParsedResult } from './parsedResult';
 
 /**
@@ -50,6 +51,9 @@ export interface PlannedExcerpt {
   rects?: AnchorRect[];
   score?: number;
   reason?: AnchorFailReason;
+  /** Set when the excerpt matches on several pages: the others (all of them when it is not anchored). */
+  alsoOn?: number[];
+  decidedBy?: DecidedBy;
 }
 
 export interface ImportPlan {
@@ -61,7 +65,11 @@ export interface ImportPlan {
   blanks: number;
 }
 
-function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt, 'noteid'> & { text: string } {
+function anchorOne(
+  e: ParsedExcerpt,
+  source: BundleSource,
+  placed: Placed | undefined,
+): Omit<PlannedExcerpt, 'noteid'> & { text: string } {
   const base = { kind: e.kind, line: e.line, excerpt: e.text.slice(0, 300) };
   if (e.invalid) return { ...base, text: e.text, anchored: false, reason: 'invalid_excerpt' };
   if (e.kind === 'block') {
@@ -73,7 +81,7 @@ function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt,
       return { ...base, text: b.text, anchored: false, page: b.page, reason: 'no_coordinates' };
     return { ...base, text: b.text, anchored: true, page: b.page, rect: b.rect, score: 1 };
   }
-  const r = source.anchor(e.text);
+  const r = placed?.result ?? source.anchor(e.text);
   // Written out, not spread: spreading a fresh object costs microseconds each, and a result.md has thousands.
   return {
     kind: e.kind,
@@ -86,7 +94,20 @@ function anchorOne(e: ParsedExcerpt, source: BundleSource): Omit<PlannedExcerpt,
     rects: r.rects,
     score: r.score,
     reason: r.reason,
+    alsoOn: placed?.alsoOn,
+    decidedBy: placed?.decidedBy,
   };
+}
+
+/** A section's excerpts anchored, the ones that match on several pages placed by the section's context. */
+function anchorSection(g: ParsedCard, source: BundleSource, range: SectionRange | undefined) {
+  const quotes = g.excerpts.filter((e) => !e.invalid && e.kind === 'excerpt');
+  const placed = placeInSection(
+    quotes.map((e) => source.anchor(e.text)),
+    range,
+  );
+  const of = new Map(quotes.map((e, i) => [e, placed[i]]));
+  return g.excerpts.map((e) => anchorOne(e, source, of.get(e)));
 }
 
 /** What the plan lists of an excerpt: all but its full text (written out for the same reason; undefined fields are absent in JSON). */
@@ -101,6 +122,8 @@ function plannedExcerpt(e: ReturnType<typeof anchorOne>, noteid: string): Planne
     rects: e.rects,
     score: e.score,
     reason: e.reason,
+    alsoOn: e.alsoOn,
+    decidedBy: e.decidedBy,
     noteid,
   };
 }
@@ -118,7 +141,7 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
     wikilinks: parsed.wikilinks,
     blanks: 0,
   };
-  const fill = opts.defaultFillIndex;
+  const [fill, ranges] = [opts.defaultFillIndex, cardRanges(cards, source.sections)];
 
   const visit = (c: ParsedCard, parent: string | null, depth: number) => {
     const group = [c, ...(mergedFrom.get(c.index) ?? [])];
@@ -140,7 +163,7 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
     plan.cards.push(card);
     if (c.level > 0) plan.importedCards += group.length;
     const bodyTexts = group.flatMap((g) => g.texts);
-    const anchored = group.map((g) => g.excerpts.map((e) => anchorOne(e, source)));
+    const anchored = group.map((g) => anchorSection(g, source, ranges[g.index]));
     const children = (g: ParsedCard) => {
       for (const child of g.children) if (cards[child].mergedInto === undefined) visit(cards[child], noteid, depth + 1);
     };

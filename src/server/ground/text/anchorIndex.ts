@@ -12,7 +12,9 @@ import { isCjkCode, keyTokens, quoteTokens, type KeyToken } from './tokenize';
  * token alignment scores the best few.
  */
 
-export type AnchorFailReason = 'no_match' | 'below_threshold' | 'missing_info' | 'invalid_excerpt' | 'no_coordinates';
+/** `ambiguous`: it matches on several pages and nothing told which (set by the caller that decides, never here). */
+export type AnchorFailReason =
+  'no_match' | 'below_threshold' | 'missing_info' | 'invalid_excerpt' | 'no_coordinates' | 'ambiguous';
 
 export interface AnchorRect {
   x: number;
@@ -31,6 +33,8 @@ export interface AnchorResult {
   /** 0..1: the alignment score (1 for a verbatim excerpt). */
   score: number;
   reason?: AnchorFailReason;
+  /** Set when the excerpt matches as well on other pages: the same answer placed on each of them, page order. */
+  others?: AnchorResult[];
 }
 
 export interface AnchorPage {
@@ -52,6 +56,10 @@ export const MIN_KEY_CHARS = 6;
 const MAX_FUZZY_KEY = 1500;
 /** Pages aligned per fuzzy excerpt, most seed votes first. */
 const CANDIDATE_PAGES = 3;
+/** A fuzzy match on another page this close to the best one is as good a place: the excerpt is ambiguous. */
+const AMBIGUOUS_MARGIN = 0.05;
+/** Verbatim occurrences looked at per excerpt (a phrase printed on every page is a running head, not a quote). */
+const MAX_OCCURRENCES = 24;
 
 interface PageSpan {
   page: number;
@@ -105,22 +113,29 @@ export class AnchorIndex {
     this.gramIndex();
   }
 
-  /** `minScore`: the acceptance threshold (the bench lowers it to draw the score curve). */
+  /**
+   * `minScore`: the acceptance threshold (the bench lowers it to draw the score
+   * curve). When the excerpt matches on several pages, the answer is placed on
+   * the first and `others` holds it placed on each of the rest: the caller
+   * decides by context (anchoring.md, "Ambiguous excerpts").
+   */
   anchor(text: string, minScore = ACCEPT_SCORE): AnchorResult {
     const q = foldKey(text);
     if (keyWeight(q) < MIN_KEY_CHARS) return { anchored: false, score: 0, reason: 'invalid_excerpt' };
     if (this.empty) return { anchored: false, score: 0, reason: 'missing_info' };
-    const exact = this.exact(q);
-    if (exact >= 0) {
+    const exact = this.exactSpans(q);
+    if (exact.length) {
       // An anchor names one page: a quote over a page break is placed on the page holding most of it.
-      const span = this.mostOf(exact, exact + q.length);
-      return this.place(
-        span,
-        exactMatch(span.items, this.folded, Math.max(exact, span.start), Math.min(exact + q.length, span.end)),
+      const placed = exact.map(([span, at]) =>
+        this.place(
+          span,
+          exactMatch(span.items, this.folded, Math.max(at, span.start), Math.min(at + q.length, span.end), text),
+        ),
       );
+      return withOthers(placed);
     }
     if (q.length > MAX_FUZZY_KEY) return { anchored: false, score: 0, reason: 'no_match' };
-    let best: { span: PageSpan; m: PageMatch } | undefined;
+    const found: { span: PageSpan; m: PageMatch }[] = [];
     const quote = quoteTokens(text);
     for (const span of this.candidates(q)) {
       const m = alignedMatch(
@@ -128,22 +143,43 @@ export class AnchorIndex {
         this.folded,
         (span.tokens ??= keyTokens(span.items, this.folded, span.start, span.end)),
         quote,
+        text,
       );
-      if (m && (!best || m.score > best.m.score)) best = { span, m };
+      if (m) found.push({ span, m });
     }
-    if (!best) return { anchored: false, score: 0, reason: 'no_match' };
-    if (best.m.score >= minScore) return this.place(best.span, best.m);
-    return {
-      anchored: false,
-      score: best.m.score,
-      reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match',
-    };
+    if (!found.length) return { anchored: false, score: 0, reason: 'no_match' };
+    const best = found.reduce((a, b) => (b.m.score > a.m.score ? b : a));
+    if (best.m.score < minScore)
+      return {
+        anchored: false,
+        score: best.m.score,
+        reason: best.m.score >= REJECT_SCORE ? 'below_threshold' : 'no_match',
+      };
+    const close = found
+      .filter((f) => f === best || f.m.score >= Math.max(minScore, best.m.score - AMBIGUOUS_MARGIN))
+      .sort((a, b) => (a === best ? -1 : b === best ? 1 : a.span.page - b.span.page));
+    return withOthers(close.map((f) => this.place(f.span, f.m)));
   }
 
-  private exact(q: string): number {
-    if (q.length < GRAM) return this.key.indexOf(q);
-    for (const h of this.gramIndex().hits(codesOf(q), 0, Infinity)) if (this.key.startsWith(q, h)) return h;
-    return -1;
+  /** Each page an exact key match starts on (or holds most of), with its key position; in page order. */
+  private exactSpans(q: string): [PageSpan, number][] {
+    const out: [PageSpan, number][] = [];
+    const seen = new Set<PageSpan>();
+    const add = (at: number) => {
+      const span = this.mostOf(at, at + q.length);
+      if (!seen.has(span)) out.push([span, at]);
+      seen.add(span);
+    };
+    if (q.length < GRAM) {
+      for (let at = this.key.indexOf(q); at >= 0 && out.length < MAX_OCCURRENCES; at = this.key.indexOf(q, at + 1))
+        add(at);
+      return out;
+    }
+    for (const h of this.gramIndex().hits(codesOf(q), 0, Infinity)) {
+      if (out.length >= MAX_OCCURRENCES) break;
+      if (this.key.startsWith(q, h)) add(h);
+    }
+    return out;
   }
 
   /** Pages where the quote's 8-gram seeds land most often. */
@@ -203,4 +239,11 @@ export class AnchorIndex {
     });
     return { anchored: true, page: span.page, rect: box(m.rect), rects: m.rects.map(box), score: m.score };
   }
+}
+
+/** The first placement that anchored (else the first), with the other anchored ones as `others`. */
+function withOthers(placed: AnchorResult[]): AnchorResult {
+  const anchored = placed.filter((p) => p.anchored);
+  if (anchored.length < 2) return anchored[0] ?? placed[0];
+  return { ...anchored[0], others: anchored.slice(1) };
 }
