@@ -4,15 +4,18 @@ import type { BridgeNode } from './bridgeTreeProvider';
 import type { StudySetsProvider } from './studySetsView';
 import { revealSettled } from './treeReveal';
 
-/** How long a reveal keeps being re-applied after refreshes (an import's refreshes land within it). */
-const HOLD_MS = 5000;
+/** How long a reveal keeps being re-applied after refreshes (an import's refreshes land within it, also on a busy machine). */
+const HOLD_MS = 15_000;
+/** After a reveal, when the selection is checked: a refresh in flight can drop it just after. */
+const CHECK_AFTER_MS = 400;
 
 /**
  * Selects a card in the Study Sets view, and keeps it selected through the
  * refreshes that follow the write that made it (the submit's own refresh, then
  * the change feed's): a reveal that lands while a refresh is in flight is lost
  * when VS Code re-renders from the refresh's start. So each refresh within
- * HOLD_MS re-applies the reveal, until the person selects something else.
+ * HOLD_MS re-applies the reveal, until the person selects something else. A reveal that ended without the
+ * card selected (dropped by a refresh, or given up: views/treeReveal.ts) is applied again, within HOLD_MS.
  */
 export class CardRevealer implements vscode.Disposable {
   private pending?: { topicid: string; noteid: string; nodeId: string; until: number };
@@ -74,7 +77,16 @@ export class CardRevealer implements vscode.Disposable {
     } finally {
       this.applying = false;
     }
+    setTimeout(() => this.check(p), CHECK_AFTER_MS);
     return true;
+  }
+
+  /** Applies `p` again if it is still held and its card is not the selection. */
+  private check(p: NonNullable<CardRevealer['pending']>): void {
+    if (this.pending !== p || this.applying || Date.now() >= p.until) return;
+    if (this.tree.selection[0]?.id === p.nodeId) return;
+    this.log(`reveal of ${p.nodeId}: not selected after the reveal; applying it again`);
+    void this.apply().catch((err: unknown) => this.failed(err));
   }
 
   dispose(): void {

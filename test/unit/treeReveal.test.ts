@@ -61,4 +61,20 @@ describe('revealSettled (selecting in a tree view that is behind the library)', 
     await revealSettled(tree, provider, async () => undefined, { select: true });
     assert.deepEqual(calls.reveals, []);
   });
+
+  it('a reveal VS Code never finishes is given up, the view reloaded, and the reveal tried again', async () => {
+    const calls = { reveals: 0, refreshes: 0, retries: [] as string[] };
+    const tree = {
+      // The first reveal never settles (a view refreshed under it); the next one does.
+      reveal: (_node: string) => (++calls.reveals === 1 ? new Promise<void>(() => undefined) : Promise.resolve()),
+    } as unknown as vscode.TreeView<string>;
+    const provider = {
+      revealAlone: <R>(reveal: () => Promise<R>) => reveal(),
+      refresh: () => void calls.refreshes++,
+    };
+    await revealSettled(tree, provider, 'card', { select: true }, (m) => calls.retries.push(m), 50);
+    assert.equal(calls.reveals, 2);
+    assert.equal(calls.refreshes, 1);
+    assert.match(calls.retries[0], /reveal timed out after 50 ms/);
+  });
 });

@@ -217,8 +217,13 @@ describe('Book splitting: the Bundles view and the result.md editor (real VS Cod
       () => (api.trees.studySets.selection[0]?.id === root.id ? true : undefined),
       'the editor to select the imported root',
     ).catch((e: Error) => {
+      const reveals = (existsSync(api.logFile) ? readFileSync(api.logFile, 'utf8') : '')
+        .split('\n')
+        .filter((l) => /reveal/.test(l))
+        .slice(-12);
       throw new Error(
-        `${e.message} (${root.id}); selected: ${JSON.stringify(api.trees.studySets.selection.map((n) => n.id))}`,
+        `${e.message} (${root.id}); selected: ${JSON.stringify(api.trees.studySets.selection.map((n) => n.id))}; ` +
+          `the log's reveals:\n${reveals.join('\n')}`,
       );
     });
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
