@@ -20,6 +20,8 @@ const entries = [
   { in: 'src/server/worker/bridgeBoot.ts', out: 'bridgeBoot' },
   // A large library's checkpoint, built beside the store from library.db and the journal.
   { in: 'src/server/ground/store/checkpointWorker.ts', out: 'checkpointWorker' },
+  // FSRS's optimizer (fsrs-rs, native), fitting a preset's weights on a thread of its own.
+  { in: 'src/server/ground/fsrs/optimizerWorker.ts', out: 'fsrsOptimizer' },
 ].filter((e) => existsSync(e.in));
 
 // ── assets copied beside the bundles: [from (node_modules-relative or project path), to (dist-relative)] ──
@@ -45,7 +47,14 @@ const options = {
   format: 'cjs',
   sourcemap: production ? false : 'linked',
   minify: production,
-  external: ['vscode', '@napi-rs/canvas', 'tesseract.js', '@tesseract.js-data/eng', 'tsx/cjs/api'],
+  external: [
+    'vscode',
+    '@napi-rs/canvas',
+    '@open-spaced-repetition/binding',
+    'tesseract.js',
+    '@tesseract.js-data/eng',
+    'tsx/cjs/api',
+  ],
   // import() of an external (@napi-rs/canvas, CommonJS) becomes require(): a bundle compiled from V8's code
   // cache (server/ground/threads/codeCache.ts) has no dynamic-import callback on Node 20.
   supported: { 'dynamic-import': false },
@@ -79,6 +88,15 @@ const webviewOptions = {
   logLevel: 'warning',
 };
 
+// The review MCP App's page: the bridge inlines it (and its .css) into ui://study-bridge/review, so
+// every host reads it whole over MCP: always minified (690 KB, not 1.4 MB; the ext-apps SDK is most of it).
+const mcpAppOptions = {
+  ...webviewOptions,
+  entryPoints: [{ in: 'src/webviews/mcpReview/main.ts', out: 'webview/mcpReview' }].filter((e) => existsSync(e.in)),
+  sourcemap: false,
+  minify: true,
+};
+
 mkdirSync(outdir, { recursive: true });
 for (const [from, to] of assets) {
   if (!existsSync(from)) continue;
@@ -91,6 +109,11 @@ if (watch) {
   const ctx = await esbuild.context(options);
   await ctx.watch();
   if (webviews.length) await (await esbuild.context(webviewOptions)).watch();
+  if (mcpAppOptions.entryPoints.length) await (await esbuild.context(mcpAppOptions)).watch();
 } else {
-  await Promise.all([esbuild.build(options), webviews.length ? esbuild.build(webviewOptions) : undefined]);
+  await Promise.all([
+    esbuild.build(options),
+    webviews.length ? esbuild.build(webviewOptions) : undefined,
+    mcpAppOptions.entryPoints.length ? esbuild.build(mcpAppOptions) : undefined,
+  ]);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { DeckPresets } from '../../domain/decks/deckPresets';
-import { STEP_PATTERN, type Step } from '../../domain/decks/deckOptions';
+import { FSRS_PARAMETER_COUNTS, STEP_PATTERN, type Step } from '../../domain/decks/deckOptions';
 import type { BridgeServices } from '../../services';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
@@ -21,6 +21,12 @@ const int = (min: number, max: number, what: string) =>
     .min(min, `${what} must be ${min}..${max}`)
     .max(max, `${what} must be ${min}..${max}`);
 
+const FSRS_HINT = `fsrsParameters is FSRS's weights: ${FSRS_PARAMETER_COUNTS.join(', ')} numbers (FSRS-4.5, -5, -6), or null for the defaults`;
+export const fsrsParameters = z
+  .array(z.number().finite().min(-100, FSRS_HINT).max(100, FSRS_HINT))
+  .refine((w) => FSRS_PARAMETER_COUNTS.includes(w.length), FSRS_HINT)
+  .nullable();
+
 /** Every option, each optional: a write changes the keys it names. */
 const optionsPatch = z
   .object({
@@ -39,6 +45,7 @@ const optionsPatch = z
     leechThreshold: int(1, 99, 'leechThreshold'),
     leechAction: z.enum(['suspend', 'tag'], { error: 'leechAction must be suspend or tag' }),
     dayStartHour: int(0, 23, 'dayStartHour'),
+    fsrsParameters,
   })
   .partial()
   .strict();
@@ -56,6 +63,12 @@ const options = z.object({
   leechThreshold: z.number().int(),
   leechAction: z.enum(['suspend', 'tag']),
   dayStartHour: z.number().int(),
+  fsrsParameters: z
+    .array(z.number())
+    .nullable()
+    .describe(
+      "FSRS's weights fitted to the person (POST /decks/{id}/optimize, or an Anki package's); null: FSRS-6's defaults",
+    ),
 });
 const preset = z.object({
   presetId: z.string(),
@@ -84,7 +97,7 @@ export const deckOptionRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/deck-presets',
     summary:
-      'Deck options presets (as Anki): presetId, name, options {newPerDay, reviewsPerDay, desiredRetention, learningSteps, relearningSteps, maximumInterval, bury*Siblings, leechThreshold, leechAction, dayStartHour}, deckIds using it. "default" is built in.',
+      'Deck options presets (as Anki): presetId, name, options {newPerDay, reviewsPerDay, desiredRetention, learningSteps, relearningSteps, maximumInterval, bury*Siblings, leechThreshold, leechAction, dayStartHour, fsrsParameters}, deckIds using it. "default" is built in.',
     response: z.object({ presets: z.array(preset), count: z.number().int() }),
     handler: async ({ services }) => {
       const list = presets(services).list();

@@ -12,6 +12,7 @@ import { noteStructureRoutes } from './noteStructure';
 import { snapshotRoutes } from './snapshots';
 import { deckCardRoutes } from './deckCards';
 import { deckOptionRoutes } from './deckOptions';
+import { deckOptimizeRoutes } from './deckOptimize';
 import { deckCardActionRoutes } from './deckCardActions';
 import { deckStatsRoutes } from './deckStats';
 import { libraryChangeRoutes } from './libraryChanges';
@@ -43,6 +44,7 @@ export const allRoutes: readonly RouteDecl[] = [
   ...deckRoutes,
   ...deckCardRoutes,
   ...deckOptionRoutes,
+  ...deckOptimizeRoutes,
   ...deckCardActionRoutes,
   ...deckStatsRoutes,
   ...ankiPackageRoutes,

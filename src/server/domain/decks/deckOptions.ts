@@ -29,6 +29,12 @@ export interface DeckOptions {
   leechAction: LeechAction;
   /** Local hour (0..23) at which a new study day begins (Anki's "next day starts at"). */
   dayStartHour: number;
+  /**
+   * FSRS's model weights (17, 19 or 21 numbers: FSRS-4.5, -5, -6), fitted to
+   * the person by POST /decks/{id}/optimize or brought by an Anki package;
+   * null: FSRS-6's defaults.
+   */
+  fsrsParameters: number[] | null;
 }
 
 export const DEFAULT_OPTIONS: Readonly<DeckOptions> = Object.freeze<DeckOptions>({
@@ -44,7 +50,11 @@ export const DEFAULT_OPTIONS: Readonly<DeckOptions> = Object.freeze<DeckOptions>
   leechThreshold: 8,
   leechAction: 'tag',
   dayStartHour: 4,
+  fsrsParameters: null,
 });
+
+/** The weight counts ts-fsrs reads: FSRS-4.5 (17), FSRS-5 (19), FSRS-6 (21). */
+export const FSRS_PARAMETER_COUNTS: readonly number[] = [17, 19, 21];
 
 export const DEFAULT_PRESET_ID = 'default';
 export const DEFAULT_PRESET_NAME = 'Default';

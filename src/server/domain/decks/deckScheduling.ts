@@ -4,7 +4,7 @@ import type { Card, Grade } from 'ts-fsrs' with { 'resolution-mode': 'import' };
 // ts-fsrs ships a CommonJS build (its `require` export) beside the ESM one;
 // its typings are ESM-only, hence the type-only imports above.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createEmptyCard, fsrs, generatorParameters, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
+const { createEmptyCard, default_w, fsrs, generatorParameters, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
 type State = TsFsrs.State;
 
 /**
@@ -20,10 +20,15 @@ export interface SchedulerOptions {
   maximumInterval: number;
   learningSteps: readonly string[];
   relearningSteps: readonly string[];
+  /** FSRS weights fitted to the person (null or absent: FSRS-6's defaults). */
+  fsrsParameters?: readonly number[] | null;
 }
 
 export type ReviewRating = 'again' | 'hard' | 'good' | 'easy';
 export type ReviewState = 'new' | 'learning' | 'review' | 'relearning';
+
+/** FSRS-6's default weights (what a deck without fitted ones schedules with). */
+export const DEFAULT_FSRS_WEIGHTS: readonly number[] = Object.freeze([...default_w]);
 
 export const REVIEW_RATINGS: readonly ReviewRating[] = ['again', 'hard', 'good', 'easy'];
 
@@ -58,7 +63,8 @@ const schedulers = new Map<string, ReturnType<typeof fsrs>>();
 /** One ts-fsrs scheduler per distinct option set (decks sharing a preset share it). */
 function schedulerFor(o: SchedulerOptions | undefined) {
   if (!o) return defaultScheduler;
-  const key = JSON.stringify([o.desiredRetention, o.maximumInterval, o.learningSteps, o.relearningSteps]);
+  const w = o.fsrsParameters?.length ? [...o.fsrsParameters] : undefined;
+  const key = JSON.stringify([o.desiredRetention, o.maximumInterval, o.learningSteps, o.relearningSteps, w]);
   let s = schedulers.get(key);
   if (!s) {
     if (schedulers.size > 64) schedulers.clear();
@@ -69,6 +75,7 @@ function schedulerFor(o: SchedulerOptions | undefined) {
         learning_steps: [...o.learningSteps] as TsFsrs.Steps,
         relearning_steps: [...o.relearningSteps] as TsFsrs.Steps,
         enable_fuzz: false,
+        ...(w ? { w } : {}),
       }),
     );
     schedulers.set(key, s);
