@@ -124,11 +124,12 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     assert.deepEqual(Object.keys(await client.model.modelTemplates({ modelName: 'Cloze' })), ['Cloze']);
     const missing = await post(port, { action: 'modelStyling', version: 6, key, params: { modelName: 'Nope' } });
     assert.deepEqual(missing.json, { result: null, error: 'model was not found: Nope' });
+    // Files named as pictures must begin as those pictures do (their signatures; the rest is not read).
     await client.media.storeMediaFile({
       filename: 'cat.png',
-      data: Buffer.from('not really a png').toString('base64'),
+      data: Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('rest')]).toString('base64'),
     });
-    await client.media.storeMediaFile({ filename: 'dog.jpg', data: Buffer.from('x').toString('base64') });
+    await client.media.storeMediaFile({ filename: 'dog.jpg', data: Buffer.from('ffd8ff00', 'hex').toString('base64') });
     assert.deepEqual(await client.media.getMediaFilesNames({ pattern: '*.png' }), ['cat.png']);
     await client.media.deleteMediaFile({ filename: 'cat.png' });
     assert.deepEqual(await client.media.getMediaFilesNames({ pattern: '*' }), ['dog.jpg']);

@@ -4,7 +4,9 @@ import { isModel, MODELS } from './ankiFields';
 import { ankiIdOf } from './ankiIds';
 import type { AnkiMedia } from './ankiMedia';
 import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
-import { deckByName, DuplicateIndex, planNote } from './ankiNotes';
+import { deckByName } from './ankiNotes';
+import { DuplicateIndex, planNote } from './ankiNotePlan';
+import { checkDeckName } from './ankiLimits';
 import { searchNotes } from './ankiSearch';
 import { CARD_ACTIONS } from './ankiCardActions';
 import { MISC_ACTIONS } from './ankiMiscActions';
@@ -103,8 +105,8 @@ export const ACTIONS: Record<string, ActionDecl> = {
   createDeck: {
     scope: 'write',
     run: async (p, ctx) => {
-      if (typeof p.deck !== 'string' || !p.deck.trim()) throw new AnkiError('deck name is missing');
-      const id = deckByName(ctx.store, p.deck.trim()) ?? (await ctx.decks.create(p.deck.trim())).deckId;
+      const name = checkDeckName(p.deck);
+      const id = deckByName(ctx.store, name) ?? (await ctx.decks.create(name)).deckId;
       return ankiIdOf(id) ?? null;
     },
   },
@@ -147,11 +149,11 @@ export const ACTIONS: Record<string, ActionDecl> = {
         c.error === null ? { canAdd: true } : { canAdd: false, error: c.error },
       ),
   },
-  findNotes: { scope: 'read', run: (p, ctx) => findIds(ctx, p.query).map((n) => ankiIdOf(n.noteid)) },
+  findNotes: { scope: 'read', run: async (p, ctx) => (await findIds(ctx, p.query)).map((n) => ankiIdOf(n.noteid)) },
   notesInfo: {
     scope: 'read',
-    run: (p, ctx) => {
-      if (p.query !== undefined) return findIds(ctx, p.query).map(noteInfo);
+    run: async (p, ctx) => {
+      if (p.query !== undefined) return (await findIds(ctx, p.query)).map(noteInfo);
       const asked = noteList(p);
       const ids = noteIdsFor(ctx.store, asked);
       const notes = new Map(readAnkiNotes(ctx.store, [...new Set(ids.values())]).map((n) => [n.noteid, n]));
@@ -185,7 +187,7 @@ export const ACTIONS: Record<string, ActionDecl> = {
     scope: 'write',
     // Opens the first card found in the person's window (its study set, the card focused); answers the review cards found.
     run: async (p, ctx) => {
-      const found = findIds(ctx, p.query ?? '');
+      const found = await findIds(ctx, p.query ?? '');
       const first = found[0];
       if (first) {
         const title =

@@ -94,8 +94,8 @@ function cardInfo(db: Db, r: CardRow, position: number) {
 }
 
 /** findCards's ids: the review cards of the notes the query finds, in the order found. */
-const findCardIds = (db: Db, query: unknown) =>
-  searchNotes(readAnkiNotes(db), query).flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)!));
+const findCardIds = async (db: Db, query: unknown) =>
+  (await searchNotes(readAnkiNotes(db), query)).flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)!));
 
 /** Each review of the cards, as Anki's revlog rows (id = review time in ms, ease 1–4, intervals in days). */
 function reviewsOf(db: Db, cardNoteIds: readonly string[]) {

@@ -2,6 +2,7 @@ import type { BridgeServices } from '../../services';
 import { AnkiMedia } from './ankiMedia';
 import { AnkiNotes } from './ankiNotes';
 import { writeQueue } from './ankiDispatch';
+import { ANKI_BODY_LIMIT } from './ankiLimits';
 import { startAnkiServer, type AnkiServer } from './ankiServer';
 
 /** Starts the AnkiConnect port on the bridge's services (bridge.ts calls it once the main port listens). */
@@ -20,8 +21,7 @@ export function startAnkiConnect(
     {
       port: options.port,
       allowedOrigins: options.allowedOrigins ?? [],
-      // Files come as base64: a third more than the upload limit, capped at 256 MB of JSON.
-      bodyLimitBytes: Math.min(Math.ceil(config.limits.uploadBytes * 1.37) + 4096, 256 * 1024 * 1024),
+      bodyLimitBytes: ANKI_BODY_LIMIT,
       ...(ask ? { ask } : {}),
     },
     {

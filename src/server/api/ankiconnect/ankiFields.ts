@@ -29,22 +29,86 @@ export function fieldsOf(model: ModelName, fields: Record<string, unknown>): Rec
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
+/**
+ * Field HTML is scanned once, left to right, by hand: the regexes this replaced
+ * (`<[^>]*>`, `\[sound:[^\]]*\]`, `<script…</script>`, `[ \t]+\n`) each
+ * rescanned to the end of the text from every unclosed opener, quadratic in a
+ * long field.
+ */
+
+/** `text` without the spans that `opener` starts and the first `close` after it ends (an unclosed one stays). */
+function dropSpans(text: string, opener: RegExp, close: string): string {
+  let out = '';
+  let at = 0;
+  opener.lastIndex = 0;
+  for (let m = opener.exec(text); m; m = opener.exec(text)) {
+    const end = text.indexOf(close, opener.lastIndex);
+    if (end < 0) break; // no close after this one: none after a later one either
+    out += text.slice(at, m.index);
+    at = end + close.length;
+    opener.lastIndex = at;
+  }
+  return out + text.slice(at);
+}
+
+const BLOCK_END = /^<\/(div|p|li|h[1-6]|tr)\s*>$/i;
+const LINE_BREAK = /^<br\s*\/?>$/i;
+const RAW_BLOCK = /^<(script|style)\b/i;
+
+/** Tags removed (a line break for `<br>` and block ends), `<script>`/`<style>` with their content. */
+function stripTags(html: string): string {
+  let out = '';
+  let at = 0;
+  const closes = new Map<string, number>();
+  for (let lt = html.indexOf('<'); lt >= 0; lt = html.indexOf('<', at)) {
+    const gt = html.indexOf('>', lt);
+    if (gt < 0) break;
+    out += html.slice(at, lt);
+    const tag = html.slice(lt, gt + 1);
+    at = gt + 1;
+    const raw = RAW_BLOCK.exec(tag)?.[1].toLowerCase();
+    if (raw) {
+      // The next `</script>` after this one, found once per kind: later openers reuse it while it lies ahead.
+      let end = closes.get(raw);
+      if (end === undefined || (end >= 0 && end < at)) {
+        const close = new RegExp(`</${raw}\\s*>`, 'gi');
+        close.lastIndex = at;
+        end = close.exec(html) ? close.lastIndex : -1;
+        closes.set(raw, end);
+      }
+      if (end >= 0) at = end;
+      continue;
+    }
+    if (LINE_BREAK.test(tag) || BLOCK_END.test(tag)) out += '\n';
+  }
+  return out + html.slice(at);
+}
+
+/** Each line without its trailing spaces and tabs. */
+function trimLineEnds(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      let end = line.length;
+      while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+      return line.slice(0, end);
+    })
+    .join('\n');
+}
+
 /** HTML of a field → the text a card shows: breaks and blocks become line breaks, tags go, entities decode. */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/\[sound:[^\]]*\]/gi, '')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(div|p|li|h[1-6]|tr)\s*>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
+  const text = stripTags(dropSpans(html, /\[sound:/gi, ']')).replace(
+    /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi,
+    (all, e: string) => {
       if (e[0] === '#') {
         const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
         return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
       }
       return ENTITIES[e.toLowerCase()] ?? all;
-    })
-    .replace(/[ \t]+\n/g, '\n')
+    },
+  );
+  return trimLineEnds(text)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
@@ -53,8 +117,15 @@ export function htmlToText(html: string): string {
 export const textToHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');
 
+/** Pictures one field may name. */
+const MAX_FIELD_IMAGES = 100;
+
 /** The media file names `<img src="…">` of a field refers to (bare names only: a URL is not a media file). */
 export function imageNames(html: string): string[] {
+  // Each unclosed `<img` is read to the end of the field: their number is bounded, not the regex rewritten.
+  const tags = html.match(/<img\b/gi)?.length ?? 0;
+  if (tags > MAX_FIELD_IMAGES)
+    throw new AnkiError(`a field has ${tags} <img> tags; a card takes at most ${MAX_FIELD_IMAGES} pictures per field`);
   const out: string[] = [];
   for (const m of html.matchAll(/<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
     const src = decodeEntities((m[1] ?? m[2] ?? m[3] ?? '').trim());
@@ -69,28 +140,75 @@ const decodeEntities = (s: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'");
 
-const CLOZE_DELETION = /\{\{c(\d+)::([\s\S]*?)(?:::[\s\S]*?)?\}\}/g;
+const CLOZE_OPENER = /\{\{c\d+::/g;
+
+/**
+ * Each `{{cN::answer}}` or `{{cN::answer::hint}}` of a Cloze Text, in order:
+ * the answer ends at the first `::` or `}}`, the deletion at the first `}}`.
+ * By hand, left to right: a lazy regex rescanned the rest of the text from
+ * every unclosed opener.
+ */
+function clozeDeletions(text: string): Array<{ from: number; to: number; answer: string }> {
+  const out: Array<{ from: number; to: number; answer: string }> = [];
+  CLOZE_OPENER.lastIndex = 0;
+  for (let m = CLOZE_OPENER.exec(text); m; m = CLOZE_OPENER.exec(text)) {
+    const start = CLOZE_OPENER.lastIndex;
+    const close = text.indexOf('}}', start);
+    if (close < 0) break;
+    const inside = text.slice(start, close);
+    const hint = inside.indexOf('::');
+    out.push({ from: m.index, to: close + 2, answer: hint < 0 ? inside : inside.slice(0, hint) });
+    CLOZE_OPENER.lastIndex = close + 2;
+  }
+  return out;
+}
 
 /** A Cloze note's Text → the card's title (answers shown) and the review question (`{{cloze}}` where each deletion was). */
 export function clozeParts(text: string): { title: string; question: string; deletions: number } {
-  let deletions = 0;
-  const title = text.replace(CLOZE_DELETION, (_a, _n, answer: string) => answer);
-  const question = text.replace(CLOZE_DELETION, () => {
-    deletions++;
-    return '{{cloze}}';
-  });
-  return { title, question, deletions };
+  const found = clozeDeletions(text);
+  let title = '';
+  let question = '';
+  let at = 0;
+  for (const d of found) {
+    title += text.slice(at, d.from) + d.answer;
+    question += `${text.slice(at, d.from)}{{cloze}}`;
+    at = d.to;
+  }
+  return { title: title + text.slice(at), question: question + text.slice(at), deletions: found.length };
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * What each `{{cloze}}` of the question stands for in the title: `pieces` are
+ * the question's text around them, each gap at least one character, the
+ * shortest gaps first (as the lazy regex this replaced, without its
+ * backtracking): a piece placed at its earliest place leaves the most room
+ * for the rest, so if that fails, every placement does.
+ */
+function gapsOf(title: string, pieces: readonly string[]): string[] | undefined {
+  const head = pieces[0];
+  const last = pieces[pieces.length - 1];
+  const tail = title.length - last.length;
+  if (tail <= head.length || !title.startsWith(head) || !title.endsWith(last)) return undefined;
+  const gaps: string[] = [];
+  let pos = head.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const at = title.indexOf(piece, pos + 1);
+    if (at < 0 || at + piece.length >= tail) return undefined;
+    gaps.push(title.slice(pos, at));
+    pos = at + piece.length;
+  }
+  if (tail <= pos) return undefined;
+  gaps.push(title.slice(pos, tail));
+  return gaps;
+}
 
 /** The Text field again from a title and a question: each `{{cloze}}` becomes `{{cN::what the title has there}}`. */
 export function clozeText(title: string, question: string): string {
   const pieces = question.split(/\{\{\s*cloze\s*\}\}/i);
   if (pieces.length < 2) return title;
-  const match = new RegExp(`^${pieces.map(escapeRegExp).join('([\\s\\S]+?)')}$`).exec(title);
-  if (!match) return pieces.map((p, i) => (i ? `{{c${i}::…}}${p}` : p)).join('');
-  return pieces.map((p, i) => (i ? `{{c${i}::${match[i]}}}${p}` : p)).join('');
+  const gaps = gapsOf(title, pieces);
+  if (!gaps) return pieces.map((p, i) => (i ? `{{c${i}::…}}${p}` : p)).join('');
+  return pieces.map((p, i) => (i ? `{{c${i}::${gaps[i - 1]}}}${p}` : p)).join('');
 }
 
 /** An Anki tag → our hashtag path: `::` is the hierarchy, anything a hashtag cannot hold becomes `_`. */

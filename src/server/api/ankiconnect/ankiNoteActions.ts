@@ -3,7 +3,8 @@ import { deleteNotes, previewDelete } from '../../domain/cards/noteDelete';
 import { editHashtags, type HashtagOperation } from '../../domain/cards/noteHashtags';
 import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
-import { hashtagToTag, tagToHashtag } from './ankiFields';
+import { hashtagToTag } from './ankiFields';
+import { tagsToHashtags } from './ankiLimits';
 import { noteIdsFor } from './ankiNoteRead';
 
 /**
@@ -30,10 +31,7 @@ function notesOf(ctx: ActionContext, params: Params, key = 'notes'): string[] {
 function hashtagsOf(tags: unknown): string[] {
   const list = typeof tags === 'string' ? tags.split(/\s+/) : Array.isArray(tags) ? tags : undefined;
   if (!list) throw new AnkiError('tags must be a string of space-separated tags or a list');
-  return list
-    .filter((t): t is string => typeof t === 'string' && t.trim() !== '')
-    .map((t) => tagToHashtag(t.trim()))
-    .filter((t): t is string => !!t);
+  return tagsToHashtags(list);
 }
 
 async function editTags(ctx: ActionContext, noteIds: string[], operation: HashtagOperation, hashtags: string[]) {

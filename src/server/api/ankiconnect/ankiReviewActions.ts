@@ -7,6 +7,7 @@ import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { cardsFor } from './ankiCardActions';
 import { AnkiError } from './ankiError';
 import { ankiIdOf } from './ankiIds';
+import { checkDeckName } from './ankiLimits';
 import { deckByName } from './ankiNotes';
 
 /**
@@ -85,8 +86,7 @@ async function answer(ctx: ActionContext, p: Params): Promise<boolean[]> {
 
 async function changeDeck(ctx: ActionContext, p: Params): Promise<null> {
   const ids = cardIds(p);
-  if (typeof p.deck !== 'string' || !p.deck.trim()) throw new AnkiError('deck name is missing');
-  const name = p.deck.trim();
+  const name = checkDeckName(p.deck);
   const moving = [...cardsFor(ctx.store, ids).values()];
   const target = deckByName(ctx.store, name) ?? (moving.length ? (await ctx.decks.create(name)).deckId : undefined);
   const todo = moving.filter((r) => r.deck_id !== target);

@@ -1,7 +1,11 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { QUERY_LIMITS } from '../../ground/text/searchTerms';
 import { ankiIdOf } from './ankiIds';
 import { fieldValues, type AnkiNote } from './ankiNoteRead';
 import { AnkiError } from './ankiError';
 import { htmlToText } from './ankiFields';
+import { compileGlob, containsGlob } from './ankiGlob';
 
 /**
  * findNotes's query, the part of Anki's search syntax tools send: terms
@@ -9,11 +13,33 @@ import { htmlToText } from './ankiFields';
  * match; `-` negates a term; `*` is a wildcard. `deck:Name` (its subdecks
  * too), `tag:Name` (its child tags too), `note:Basic|Cloze`, `nid:1,2`,
  * `added:N` (the last N days), `Field:text` for one field, and plain text in any field (case-insensitive).
+ *
+ * Bounded as REST search is: at most QUERY_LIMITS characters and terms,
+ * matched without backtracking (ankiGlob.ts), the notes tested in slices that
+ * give the event loop back, and the whole search ended after SEARCH_BUDGET_MS.
  */
 
-type Test = (n: AnkiNote) => boolean;
+/** A note as the terms read it: each field's text made once, on first use. */
+class NoteView {
+  private fields?: Array<[string, string]>;
+  constructor(readonly note: AnkiNote) {}
+  field(name: string): string[] {
+    this.fields ??= Object.entries(fieldValues(this.note)).map(([k, html]) => [k.toLowerCase(), htmlToText(html)]);
+    return this.fields.filter(([k]) => k === name).map(([, text]) => text);
+  }
+}
 
-/** The query's terms, quotes removed. */
+type Test = (n: NoteView) => boolean;
+
+/** Longest a search may take, in slices, before it ends with an error instead. */
+export const SEARCH_BUDGET_MS = 5000;
+/** Longest the search holds the event loop at once. */
+const SLICE_MS = 20;
+/** added:N beyond this many days leaves the range of a date. */
+const MAX_ADDED_DAYS = 10_000_000;
+const UNSERVED = /^(is|prop|rated|edited|introduced|flag|card|cid|mid|did|dupe|re|w|nc)$/;
+
+/** The query's terms, quotes removed (its length is checked first: the pattern below is not linear). */
 export function queryTerms(query: string): string[] {
   const out: string[] = [];
   for (const m of query.matchAll(/(-?)(?:"((?:[^"\\]|\\.)*)"|((?:[^\s"]|"(?:[^"\\]|\\.)*")+))/g)) {
@@ -23,16 +49,23 @@ export function queryTerms(query: string): string[] {
   return out;
 }
 
-/** `*` any run, `_` one character; everything else literal; case-insensitive; whole value. */
-const glob = (pattern: string) =>
-  new RegExp(
-    `^${pattern
-      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '[\\s\\S]*')
-      .replace(/_/g, '.')}$`,
-    'i',
-  );
-const contains = (pattern: string) => glob(`*${pattern}*`);
+function addedSince(value: string): string {
+  // Added in the last N days, today counting as the first (from local midnight), as Anki counts.
+  const days = /^\d{1,8}$/.test(value) ? Number(value) : NaN;
+  if (!(days >= 1 && days <= MAX_ADDED_DAYS))
+    throw new AnkiError(`added:${value.slice(0, 40)}: a whole number of days from 1 to ${MAX_ADDED_DAYS}`);
+  const since = new Date();
+  since.setHours(0, 0, 0, 0);
+  since.setDate(since.getDate() - (days - 1));
+  return since.toISOString();
+}
+
+/** A name and its children (`Parent::Child` for decks, `parent/child` for tags). */
+function nameOrChild(value: string, separator: string): (name: string) => boolean {
+  const exact = compileGlob(value);
+  const child = compileGlob(`${value}${separator}*`);
+  return (name) => exact(name) || child(name);
+}
 
 function termTest(term: string): Test {
   const colon = term.indexOf(':');
@@ -41,64 +74,81 @@ function termTest(term: string): Test {
   switch (key) {
     case 'deck': {
       if (value === '*') return () => true;
-      const exact = glob(value);
-      const child = glob(`${value}::*`);
-      return (n) => n.decks.some((d) => exact.test(d.title) || child.test(d.title));
+      const deck = nameOrChild(value, '::');
+      return ({ note }) => note.decks.some((d) => deck(d.title));
     }
     case 'tag': {
       const tag = value.replace(/::/g, '/');
-      if (tag === '' || tag === 'none') return (n) => n.hashtags.length === 0;
-      const exact = glob(tag);
-      const child = glob(`${tag}/*`);
-      return (n) => n.hashtags.some((h) => exact.test(h) || child.test(h));
+      if (tag === '' || tag === 'none') return ({ note }) => note.hashtags.length === 0;
+      const path = nameOrChild(tag, '/');
+      return ({ note }) => note.hashtags.some(path);
     }
     case 'note': {
-      const model = glob(value);
-      return (n) => model.test(n.model);
+      const model = compileGlob(value);
+      return ({ note }) => model(note.model);
     }
     case 'nid': {
       const ids = new Set(value.split(',').map((s) => Number(s.trim())));
-      return (n) => ids.has(ankiIdOf(n.noteid) ?? -1);
+      return ({ note }) => ids.has(ankiIdOf(note.noteid) ?? -1);
     }
     case 'added': {
-      // Added in the last N days, today counting as the first (from local midnight), as Anki counts.
-      const days = Number(value);
-      if (!Number.isInteger(days) || days < 1) throw new AnkiError(`added:${value}: a whole number of days ≥ 1`);
-      const since = new Date();
-      since.setHours(0, 0, 0, 0);
-      since.setDate(since.getDate() - (days - 1));
-      const from = since.toISOString();
-      return (n) => n.created >= from;
+      const from = addedSince(value);
+      return ({ note }) => note.created >= from;
     }
-    case '':
-      break;
+    case '': {
+      const text = containsGlob(value);
+      return ({ note: n }) => text(n.title) || text(n.body) || (n.question !== null && text(n.question));
+    }
     default: {
-      if (/^(is|prop|rated|edited|introduced|flag|card|cid|mid|did|dupe|re|w|nc)$/.test(key)) {
+      if (UNSERVED.test(key))
         throw new AnkiError(
           `search term ${key}: is not served by this bridge (served: deck:, tag:, note:, nid:, added:, Field:text, plain text)`,
         );
-      }
-      const field = key;
-      const match = glob(value);
-      return (n) =>
-        Object.entries(fieldValues(n)).some(
-          ([name, html]) => name.toLowerCase() === field && match.test(htmlToText(html)),
-        );
+      const match = compileGlob(value);
+      return (n) => n.field(key).some(match);
     }
   }
-  const text = contains(value);
-  return (n) => text.test(n.title) || text.test(n.body) || (n.question !== null && text.test(n.question));
 }
 
-/** The notes among `notes` that match every term of `query` (an empty query matches all). */
-export function searchNotes(notes: readonly AnkiNote[], query: unknown): AnkiNote[] {
+/** The query's tests, refused when it is longer or has more terms than a search may. */
+export function compileQuery(query: unknown): Test[] {
   if (typeof query !== 'string') throw new AnkiError('findNotes needs a query string');
-  const tests = queryTerms(query).map((t): Test => {
+  if (query.length > QUERY_LIMITS.chars)
+    throw new AnkiError(
+      `the query has ${query.length} characters; a search takes at most ${QUERY_LIMITS.chars} (as GET /search): narrow it, e.g. with deck: or tag:`,
+    );
+  const terms = queryTerms(query);
+  if (terms.length > QUERY_LIMITS.terms)
+    throw new AnkiError(`the query has ${terms.length} terms; a search takes at most ${QUERY_LIMITS.terms}`);
+  return terms.map((t): Test => {
     if (t.startsWith('-') && t.length > 1) {
       const test = termTest(t.slice(1));
       return (n) => !test(n);
     }
     return termTest(t);
   });
-  return notes.filter((n) => tests.every((test) => test(n)));
+}
+
+const tooCostly = () =>
+  new AnkiError(
+    `QUERY_TOO_COSTLY: the search ran over its ${SEARCH_BUDGET_MS / 1000} s budget and was stopped; narrow it (fewer wildcards, a deck: or tag: term)`,
+  );
+
+/** The notes among `notes` that match every term of `query` (an empty query matches all). */
+export async function searchNotes(notes: readonly AnkiNote[], query: unknown): Promise<AnkiNote[]> {
+  const tests = compileQuery(query);
+  const out: AnkiNote[] = [];
+  const start = performance.now();
+  let slice = start;
+  for (const note of notes) {
+    const now = performance.now();
+    if (now - start > SEARCH_BUDGET_MS) throw tooCostly();
+    if (now - slice > SLICE_MS) {
+      await yieldToLoop();
+      slice = performance.now();
+    }
+    const view = new NoteView(note);
+    if (tests.every((test) => test(view))) out.push(note);
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import { toBridgeError } from '../http/errorMapper';
 import { lingerIfBodyPending } from '../http/lingeringClose';
 import { loopbackGuard } from '../http/loopbackGuard';
 import { readBytes } from '../http/requestBody';
+import { refuseUnstorable } from '../http/storableText';
 import { dispatch, type DispatchDeps } from './ankiDispatch';
 
 /**
@@ -14,7 +15,11 @@ import { dispatch, type DispatchDeps } from './ankiDispatch';
  * rule as the main port; a browser Origin is refused with 403 unless listed
  * (or granted by the person through requestPermission, for this run), and
  * only requestPermission is answered to an origin not listed. Listed origins
- * get CORS headers.
+ * get CORS headers, their preflights too; an unlisted origin's preflight is
+ * refused as its POST would be (as AnkiConnect, whose webCorsOriginList is
+ * only http://localhost by default): such a page asks requestPermission with
+ * a simple request (text/plain), which needs no preflight. Text the store
+ * cannot hold is refused as on the REST port (422 UNSTORABLE_TEXT).
  */
 
 export interface AnkiServerOptions {
@@ -76,14 +81,8 @@ export async function startAnkiServer(
     const listed = origin === undefined || allowed.has(origin);
     if (origin && listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' });
     if (ctx.method === 'OPTIONS') {
-      // A page may ask permission before it is listed: its preflight passes, its other actions do not.
-      if (origin)
-        ctx.set({
-          'Access-Control-Allow-Origin': origin,
-          'Access-Control-Allow-Methods': 'POST',
-          'Access-Control-Allow-Headers': 'Content-Type',
-          Vary: 'Origin',
-        });
+      if (!listed) throw forbidden(origin);
+      if (origin) ctx.set({ 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type' });
       ctx.status = 204;
       return;
     }
@@ -106,6 +105,7 @@ export async function startAnkiServer(
     } catch (e) {
       return reply(ctx, 200, { result: null, error: `the request is not valid JSON: ${(e as Error).message}` });
     }
+    refuseUnstorable(body, 'body', text);
     const action = (body as { action?: unknown })?.action;
     if (!listed && action !== 'requestPermission') throw forbidden(origin);
     if (origin && !listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }); // the page reads its permission answer

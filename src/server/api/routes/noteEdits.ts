@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { appendComment, deleteComment, editComment } from '../../domain/cards/noteComments';
 import { editFold, previewFold } from '../../domain/cards/noteFold';
-import { editHashtags, previewHashtags } from '../../domain/cards/noteHashtags';
+import { editHashtags, MAX_HASHTAGS_PER_CALL, previewHashtags } from '../../domain/cards/noteHashtags';
 import { editMetadata, previewMetadata } from '../../domain/cards/noteMetadata';
 import { editText, editTitle } from '../../domain/cards/noteTitleText';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
@@ -34,7 +34,7 @@ const commentText = z
 const hashtagBody = z.object({
   noteIds: noteIdList(200),
   operation: z.enum(['add', 'remove', 'replace']),
-  hashtags: z.array(z.string()).max(100, 'at most 100 hashtags per call'),
+  hashtags: z.array(z.string()).max(MAX_HASHTAGS_PER_CALL, `at most ${MAX_HASHTAGS_PER_CALL} hashtags per call`),
   includeDescendants: z.boolean().optional(),
 });
 const metadataBody = z.object({

@@ -19,6 +19,8 @@ import { type Db, getNotes, inList, reindexNote } from './noteRows';
  */
 const SEGMENT = /^[\p{L}\p{N}_][\p{L}\p{M}\p{N}_.-]*$/u;
 export const MAX_HASHTAG_LENGTH = 200;
+/** Hashtags one call may name (POST /notes/hashtags, AnkiConnect's tags of a note). */
+export const MAX_HASHTAGS_PER_CALL = 100;
 export const HASHTAG_RULE =
   'a full path of segments separated by "/", an optional leading "#", each segment letters, digits, "_", "-" or "." (starting with a letter, digit or "_"), no spaces, no empty segments, at most 200 characters';
 

@@ -93,8 +93,11 @@ export interface QueryPart {
   bonus: string[];
 }
 
+/** A search query's limits, on every port: its length in characters, and the pieces (terms) it is read as. */
+export const QUERY_LIMITS = { chars: 200, terms: 16 } as const;
+
 /** Pieces of a query, at most `max` (a query is not a document). */
-export function searchQuery(q: string, max = 16): QueryPart[] {
+export function searchQuery(q: string, max: number = QUERY_LIMITS.terms): QueryPart[] {
   return pieces(q)
     .slice(0, max)
     .map((p): QueryPart => {
