@@ -99,9 +99,10 @@ describe('POST /decks/import refusals: 4xx with a clear code, nothing written', 
     await refused(t, declareSize(bytes, 'collection.anki2', 0xfffffff0), 413, 'APKG_TOO_LARGE');
   });
 
-  it('an entry that inflates beyond what it declares (a lying header) → 422 APKG_DAMAGED, never inflated past the declared size', async () => {
+  it('an entry that inflates beyond what it declares (a lying header) → 413 APKG_TOO_LARGE, never inflated past the declared size', async () => {
     const bomb = zipSync({ 'collection.anki2': new Uint8Array(4 * 1024 * 1024), media: strToU8('{}') });
-    await refused(t, declareSize(bomb, 'collection.anki2', 1024), 422, 'APKG_DAMAGED');
+    const err = await refused(t, declareSize(bomb, 'collection.anki2', 1024), 413, 'APKG_TOO_LARGE');
+    assert.equal(err.details.limitBytes, 1024);
   });
 
   it('a package bigger than the upload limit → 413 PAYLOAD_TOO_LARGE', async () => {

@@ -21,6 +21,9 @@ import { WIKILINK, resolveMerges, stripLinks } from './resultWikilinks';
 const md = new MarkdownIt('commonmark').disable('reference');
 /** Outlines nest bullets down to 64 card levels (a list level is two block levels); commonmark's default stops at 20. */
 const mdOutline = new MarkdownIt('commonmark', { maxNesting: 160 }).disable('reference');
+// Only the block structure and each inline's raw content are read: the inline pass (links, emphasis) is skipped,
+// and with it markdown-it's link-label scan, quadratic on a run of `[` (800 KB of them took a minute).
+for (const parser of [md, mdOutline]) parser.core.ruler.disable(['inline', 'text_join']);
 type Token = ReturnType<typeof md.parse>[number];
 
 export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedResult {

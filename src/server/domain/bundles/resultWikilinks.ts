@@ -6,7 +6,7 @@ import type { ParsedResult } from './parsedResult';
  * with a warning (never a link).
  */
 
-export const WIKILINK = /\[\[([^\]\n]+)\]\]/g;
+export const WIKILINK = /\[\[([^[\]\n]+)\]\]/g;
 
 /** Drops `[[ ]]` from body text, counting them, with a warning: they are never links. */
 export function stripLinks(text: string, line: number, parsed: ParsedResult): string {

@@ -1,36 +1,55 @@
 import { Decompress } from 'fzstd';
-import { apkgDamaged, apkgTooLarge } from './apkgZip';
+import { apkgDamaged, apkgTooLarge } from './apkgZipErrors';
+import { zstdBound } from './zstdFrames';
 
 /**
  * The newer package format (collection.anki21b, Anki 2.1.50+): the
  * collection and every media file are zstd-compressed, and the media list is
  * a protobuf (MediaEntries { repeated MediaEntry entries = 1 }, MediaEntry
  * { string name = 1; uint32 size = 2; bytes sha1 = 3; uint32
- * legacy_zip_filename = 255 }). Decoded with fzstd, output bounded by `limit`.
+ * legacy_zip_filename = 255 }). Decoded with fzstd, output and work bounded
+ * first (zstdFrames.ts).
  */
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+/** Compressed bytes decoded between two turns of the event loop. */
+const SLICE = 256 * 1024;
 
 export const isZstd = (b: Uint8Array) => b.length >= 4 && ZSTD_MAGIC.every((m, i) => b[i] === m);
 
-/** Decompresses a zstd frame, refusing (413) once the output passes `limit` bytes. */
-export function unzstd(bytes: Uint8Array, limit: number, what: string): Uint8Array {
+/**
+ * Decompresses zstd data, refusing (413) once the output passes `limit`
+ * bytes or the size its frames declare. The frames are walked first
+ * (zstdBound), then fed to the decoder in slices with a turn of the event
+ * loop between them, so other requests are answered meanwhile.
+ */
+export async function unzstd(bytes: Uint8Array, limit: number, what: string): Promise<Uint8Array> {
+  const { declared } = zstdBound(bytes, limit, what);
+  const cap = Math.min(limit, declared ?? limit);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const d = new Decompress((chunk) => {
     size += chunk.length;
-    if (size > limit) throw apkgTooLarge(`${what} decompresses to more than ${limit} bytes`, limit);
+    if (size > cap)
+      throw apkgTooLarge(
+        declared !== undefined && declared < limit
+          ? `${what} decompresses beyond the ${declared} bytes it declares`
+          : `${what} decompresses to more than ${limit} bytes`,
+        cap,
+      );
     chunks.push(chunk);
   });
   try {
-    // Pushed in slices so the limit is checked as the output grows, not after it all exists.
-    const step = 1 << 20;
-    for (let i = 0; i < bytes.length; i += step)
-      d.push(bytes.subarray(i, Math.min(bytes.length, i + step)), i + step >= bytes.length);
+    for (let i = 0; i < bytes.length; i += SLICE) {
+      d.push(bytes.subarray(i, Math.min(bytes.length, i + SLICE)), i + SLICE >= bytes.length);
+      await new Promise((r) => setImmediate(r));
+    }
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_TOO_LARGE') throw e;
     throw apkgDamaged(`${what} is not valid zstd (${(e as Error).message})`);
   }
+  if (declared !== undefined && size !== declared)
+    throw apkgDamaged(`${what} decompresses to ${size} bytes, not the ${declared} it declares`);
   const out = new Uint8Array(size);
   let o = 0;
   for (const c of chunks) {

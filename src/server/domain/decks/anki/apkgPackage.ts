@@ -45,7 +45,7 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
     const mapBytes = await zip.read('media');
     if (mapBytes && mapBytes.length) {
       if (isZstd(mapBytes)) {
-        for (const [name, entry] of mediaEntries(unzstd(mapBytes, limits.entryBytes, 'the media list')))
+        for (const [name, entry] of mediaEntries(await unzstd(mapBytes, limits.entryBytes, 'the media list')))
           if (names.has(entry)) media.set(name, entry);
       } else {
         let map: unknown;
@@ -71,7 +71,7 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
         const entry = media.get(name);
         const bytes = entry === undefined ? undefined : await zip.read(entry);
         // Newer packages compress each media file with zstd too.
-        return bytes && newer && isZstd(bytes) ? unzstd(bytes, MAX_MEDIA_BYTES, `media file "${name}"`) : bytes;
+        return bytes && newer && isZstd(bytes) ? await unzstd(bytes, MAX_MEDIA_BYTES, `media file "${name}"`) : bytes;
       },
       close: () => zip.close(),
     };
@@ -85,7 +85,9 @@ export async function openApkg(path: string, limits: ZipLimits = APKG_LIMITS): P
 async function readNewer(zip: ZipFile, limits: ZipLimits) {
   const packed = (await zip.read('collection.anki21b'))!;
   try {
-    return await readCollection(isZstd(packed) ? unzstd(packed, limits.entryBytes, 'collection.anki21b') : packed);
+    return await readCollection(
+      isZstd(packed) ? await unzstd(packed, limits.entryBytes, 'collection.anki21b') : packed,
+    );
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_DAMAGED') throw formatUnsupported();
     throw e;

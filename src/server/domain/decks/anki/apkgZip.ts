@@ -1,47 +1,23 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
-import { inflateSync } from 'fflate';
-import { BridgeError, invalidInput } from '../../../errors';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { crc32, createInflateRaw } from 'node:zlib';
+import { apkgDamaged, apkgTooLarge, type ZipEntry, type ZipLimits } from './apkgZipErrors';
+import { readDirectory } from './apkgZipDirectory';
+
+export { apkgDamaged, apkgTooLarge, type ZipEntry, type ZipLimits } from './apkgZipErrors';
 
 /**
  * Reads the entries of a zip (an .apkg) from a file one at a time, so memory
- * holds at most one inflated entry. Every size is checked against the
- * limits before inflating (the central directory's declared size), and the
- * inflated bytes are checked against that declared size and the entry's CRC:
- * a zip bomb or a lying header is refused, never followed.
+ * holds at most one inflated entry. Every declared size is checked against
+ * the limits before inflating; the inflation itself is streamed off the
+ * event loop (zlib's thread pool) and stopped as soon as the output passes
+ * the declared size, so a lying header costs no more than an honest one.
+ * The result is checked against the entry's CRC.
  */
 
-export interface ZipEntry {
-  name: string;
-  method: number;
-  compressedSize: number;
-  size: number;
-  crc: number;
-  localOffset: number;
-}
-
-export interface ZipLimits {
-  /** Largest inflated size of any one entry. */
-  entryBytes: number;
-  /** Largest sum of the inflated sizes of the entries read. */
-  totalBytes: number;
-}
-
-export const apkgDamaged = (why: string) =>
-  invalidInput(`The file is not a readable Anki package: ${why}. Nothing was stored.`, { reason: why }, 'APKG_DAMAGED');
-
-export const apkgTooLarge = (why: string, limitBytes: number) =>
-  new BridgeError(
-    'APKG_TOO_LARGE',
-    413,
-    `The Anki package inflates beyond what the bridge reads safely: ${why}. Nothing was stored.`,
-    { limitBytes },
-  );
-
-const EOCD_SIG = 0x06054b50;
-const CDH_SIG = 0x02014b50;
 const LFH_SIG = 0x04034b50;
-const MAX_COMMENT = 0xffff;
+const CHUNK = 64 * 1024;
 
 export class ZipFile {
   private inflated = 0;
@@ -86,26 +62,23 @@ export class ZipFile {
         this.limits.totalBytes,
       );
     this.inflated += e.size;
+    if (e.method !== 0 && e.method !== 8) throw apkgDamaged(`entry "${name}" uses compression method ${e.method}`);
+    if (e.method === 0 && e.compressedSize !== e.size)
+      throw apkgDamaged(`entry "${name}" is stored but declares two different sizes`);
     const local = Buffer.alloc(30);
     await this.fh.read(local, 0, 30, e.localOffset);
     if (local.readUInt32LE(0) !== LFH_SIG) throw apkgDamaged(`entry "${name}" has no local header`);
     const start = e.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-    const packed = Buffer.alloc(e.compressedSize);
-    const { bytesRead } = await this.fh.read(packed, 0, e.compressedSize, start);
-    if (bytesRead !== e.compressedSize) throw apkgDamaged(`entry "${name}" is cut short`);
-    let out: Uint8Array;
-    if (e.method === 0) out = packed;
-    else if (e.method === 8) {
-      // The output buffer is exactly the declared size: a stream that inflates further is cut there, and the CRC check below refuses it.
-      try {
-        out = inflateSync(packed, { out: new Uint8Array(e.size) });
-      } catch (err) {
-        throw apkgDamaged(`entry "${name}" does not inflate (${(err as Error).message})`);
-      }
-    } else throw apkgDamaged(`entry "${name}" uses compression method ${e.method}`);
-    if (out.length !== e.size || crc32(out) >>> 0 !== e.crc)
-      throw apkgDamaged(`entry "${name}" does not match its declared size and checksum`);
+    if (start + e.compressedSize > (await this.fh.stat()).size) throw apkgDamaged(`entry "${name}" is cut short`);
+    const out = await inflateEntry(this.packed(start, e.compressedSize), e);
+    if (crc32(out) >>> 0 !== e.crc) throw apkgDamaged(`entry "${name}" does not match its checksum`);
     return out;
+  }
+
+  /** The entry's stored bytes as a stream, read from the file in chunks (never held whole). */
+  private packed(start: number, length: number): Readable {
+    if (length === 0) return Readable.from([]);
+    return this.fh.createReadStream({ start, end: start + length - 1, autoClose: false, highWaterMark: CHUNK });
   }
 
   close(): Promise<void> {
@@ -113,46 +86,31 @@ export class ZipFile {
   }
 }
 
-async function readDirectory(fh: FileHandle): Promise<Map<string, ZipEntry>> {
-  const { size } = await fh.stat();
-  if (size < 22) throw apkgDamaged('it is too short to be a zip');
-  const tailLen = Math.min(size, 22 + MAX_COMMENT);
-  const tail = Buffer.alloc(tailLen);
-  await fh.read(tail, 0, tailLen, size - tailLen);
-  let eocd = -1;
-  for (let i = tailLen - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === EOCD_SIG) {
-      eocd = i;
-      break;
+/**
+ * Inflates (or copies, method 0) an entry into a buffer of its declared size,
+ * refusing with 413 once the output passes that size: the header's size is
+ * the budget, whatever the deflate stream says.
+ */
+async function inflateEntry(packed: Readable, e: ZipEntry): Promise<Uint8Array> {
+  const out = new Uint8Array(e.size);
+  let n = 0;
+  // Kept aside: stopping the pipeline makes it reject with its own AbortError, not with the reason.
+  let refusal: Error | undefined;
+  const collect = async (chunks: AsyncIterable<Buffer>) => {
+    for await (const c of chunks) {
+      if (n + c.length > out.length)
+        throw (refusal = apkgTooLarge(`"${e.name}" inflates beyond the ${e.size} bytes it declares`, e.size));
+      out.set(c, n);
+      n += c.length;
     }
+  };
+  try {
+    if (e.method === 0) await pipeline(packed, collect);
+    else await pipeline(packed, createInflateRaw({ chunkSize: CHUNK }), collect);
+  } catch (err) {
+    if (refusal) throw refusal;
+    throw apkgDamaged(`entry "${e.name}" does not inflate (${(err as Error).message})`);
   }
-  if (eocd < 0) throw apkgDamaged('it is not a zip (no end of central directory)');
-  const count = tail.readUInt16LE(eocd + 10);
-  const dirSize = tail.readUInt32LE(eocd + 12);
-  const dirOffset = tail.readUInt32LE(eocd + 16);
-  if (count === 0xffff || dirOffset === 0xffffffff) throw apkgDamaged('zip64 archives are not read');
-  if (dirOffset + dirSize > size) throw apkgDamaged('its central directory lies outside the file');
-  const dir = Buffer.alloc(dirSize);
-  await fh.read(dir, 0, dirSize, dirOffset);
-  const entries = new Map<string, ZipEntry>();
-  let p = 0;
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > dir.length || dir.readUInt32LE(p) !== CDH_SIG) throw apkgDamaged('its central directory is damaged');
-    const nameLen = dir.readUInt16LE(p + 28);
-    const extraLen = dir.readUInt16LE(p + 30);
-    const commentLen = dir.readUInt16LE(p + 32);
-    const entry: ZipEntry = {
-      method: dir.readUInt16LE(p + 10),
-      crc: dir.readUInt32LE(p + 16),
-      compressedSize: dir.readUInt32LE(p + 20),
-      size: dir.readUInt32LE(p + 24),
-      localOffset: dir.readUInt32LE(p + 42),
-      name: dir.toString('utf8', p + 46, p + 46 + nameLen),
-    };
-    if (entry.localOffset + 30 + entry.compressedSize > size)
-      throw apkgDamaged(`entry "${entry.name}" lies outside the file`);
-    entries.set(entry.name, entry);
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return entries;
+  if (n !== e.size) throw apkgDamaged(`entry "${e.name}" inflates to ${n} bytes, not the ${e.size} it declares`);
+  return out;
 }
