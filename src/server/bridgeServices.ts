@@ -149,7 +149,12 @@ export async function buildServices(inp: ServiceInputs): Promise<BuiltServices> 
     uiState: new UiStateService({ store, ui, closing }),
     legacySync: new LegacySync({ store, config, closing }),
     events: new LibraryEvents(store, config.limits.eventRingSize),
-    approvals: new ApprovalService(store, options.approvals ?? 'never', config.limits.approvalTtlMs),
+    approvals: new ApprovalService(
+      store,
+      options.approvals ?? 'never',
+      config.limits.approvalTtlMs,
+      join(config.dataDir, 'approvals'),
+    ),
     routes,
     routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
     closing,

@@ -36,12 +36,11 @@ export async function holdForApproval(
   const caller = input.caller;
   if (!caller || caller.tokenId === null || route.auth === 'none') return undefined;
   if (!(await needsApproval(route, input, services.approvals.policy))) return undefined;
+  const request: HeldRequest = { method: route.method, path: route.path, ...sent };
+  // Over the agent's quota or the held size: refused before the dry-run is worked out.
+  services.approvals.admit(caller.tokenId, request);
   const summary = await summarize(route, input, caller.name);
-  const approval = await services.approvals.hold(
-    { tokenId: caller.tokenId, name: caller.name },
-    { method: route.method, path: route.path, ...sent },
-    summary,
-  );
+  const approval = await services.approvals.hold({ tokenId: caller.tokenId, name: caller.name }, request, summary);
   return {
     approvalId: approval.approvalId,
     state: approval.state,

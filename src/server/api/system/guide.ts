@@ -3,6 +3,7 @@ import type { RouteDecl } from '../http/routeTable';
 import { BRIDGE_API_VERSION } from '../../version';
 import { WORKFLOWS } from './guideWorkflows';
 import { routeTable, routesMarkdown } from './guideRoutes';
+import { MAX_PENDING_PER_AGENT } from '../../domain/approvals/heldRequests';
 import { apiFingerprint } from './routeFingerprint';
 import { proofOf } from './routeProof';
 
@@ -35,7 +36,9 @@ const MORE: { needs: string; text: string }[] = [
   },
   {
     needs: '/approvals/{id}',
-    text: "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer), `denied` or `expired`. MCP clients with elicitation are asked directly.",
+    text:
+      "Approvals: a call that loses the person's data (`destructive` in `/capabilities`) may answer 202 `{approvalId, state:'pending', summary}`: nothing changed yet, do not resend; poll `GET /approvals/<approvalId>` (or event `approval`) until `allowed` (`result`: the answer), `denied` or `expired`. MCP clients with elicitation are asked directly. " +
+      `≤ ${MAX_PENDING_PER_AGENT} pending per token (429 \`TOO_MANY_PENDING\`).`,
   },
   {
     needs: '/context',

@@ -4,6 +4,7 @@ import { effectiveSchemas } from '../http/routeMiddleware';
 import type { RouteDecl } from '../http/routeTable';
 import { notFound } from '../../errors';
 import { routeScope } from '../../domain/security/scopes';
+import { MAX_HELD_BYTES, MAX_PENDING_PER_AGENT } from '../../domain/approvals/heldRequests';
 import { BRIDGE_API_VERSION } from '../../version';
 import { apiFingerprint } from './routeFingerprint';
 
@@ -80,6 +81,12 @@ function errorResponses(r: RouteDecl): Record<string, unknown> {
     add(403, `SCOPE_REQUIRED: the token's scope is below ${routeScope(r)} (details.scopeRequired)`);
   if (r.params) add(404, '*_NOT_FOUND: the path names nothing');
   if (r.method === 'POST') add(413, 'PAYLOAD_TOO_LARGE: the body exceeds the limit');
+  // An agent's call the approval policy holds (the 202 below) is bounded per agent and in size (approvals/heldRequests.ts).
+  const holdable = r.method === 'POST' && r.auth !== 'none' && routeScope(r) === 'write';
+  if (holdable) {
+    add(413, `APPROVAL_BODY_TOO_LARGE: a call held for approval carries at most ${MAX_HELD_BYTES / 1024 / 1024} MiB`);
+    add(429, `TOO_MANY_PENDING: this agent token already has ${MAX_PENDING_PER_AGENT} calls waiting for approval`);
+  }
   if (r.params || r.query || r.body) add(422, 'INVALID_INPUT: the request does not match its schema');
   if (r.confirm && r.confirm !== 'none')
     add(

@@ -1,93 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import { BridgeError, conflict, notFound } from '../../errors';
 import type { Store } from '../../ground/store/store';
+import { HeldRequests, MAX_PENDING_PER_AGENT, ON_DISK, tooManyPending } from './heldRequests';
+import {
+  APPROVAL_POLICIES,
+  type Approval,
+  type ApprovalPolicy,
+  type ApprovalRunner,
+  type ApprovalState,
+  type ApprovalSummary,
+  type CallResult,
+  type Decision,
+  type HeldRequest,
+} from './approvalTypes';
+import { INTERRUPTED, view, type Row } from './approvalRows';
 
-/** Which agent calls wait for the person: setting studyBridge.approveAgentChanges, `serve --approvals`. */
-export type ApprovalPolicy = 'destructive' | 'all-writes' | 'never';
-export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['destructive', 'all-writes', 'never'];
-export type ApprovalState = 'pending' | 'allowed' | 'denied' | 'expired';
-export type Decision = 'allow' | 'deny';
-
-/** The held call, as sent (validated again when it runs). */
-export interface HeldRequest {
-  method: 'GET' | 'POST';
-  /** The route's declared path, e.g. /notes/{id}/title. */
-  path: string;
-  params: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: Record<string, unknown>;
-}
-
-/** What the call would do: one line for the person, and the route's dry-run where it has one. */
-export interface ApprovalSummary {
-  text: string;
-  dryRun?: Record<string, unknown>;
-}
-
-export interface CallResult {
-  status: number;
-  body: unknown;
-}
-
-export interface Approval {
-  approvalId: string;
-  state: ApprovalState;
-  agent: { tokenId: string; name: string };
-  method: string;
-  path: string;
-  summary: ApprovalSummary;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt: string | null;
-  decidedBy: string | null;
-  /** The allowed call's answer; absent until it has answered. */
-  result?: CallResult;
-}
-
-/** Runs an allowed call as the agent that asked (the HTTP layer supplies it: http/approvalRunner.ts). */
-export type ApprovalRunner = (request: HeldRequest, tokenId: string) => Promise<CallResult>;
-
-interface Row {
-  approval_id: string;
-  token_id: string;
-  agent_name: string;
-  method: string;
-  path: string;
-  request_json: string;
-  summary_json: string;
-  state: ApprovalState;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  result_json: string | null;
-}
-
-const INTERRUPTED: CallResult = {
-  status: 503,
-  body: {
-    error: {
-      code: 'APPROVAL_INTERRUPTED',
-      message:
-        'The bridge stopped while this allowed call ran; it was not run again. Read the library to see whether it took effect.',
-      retryable: false,
-    },
-  },
+export { APPROVAL_POLICIES };
+export type {
+  Approval,
+  ApprovalPolicy,
+  ApprovalRunner,
+  ApprovalState,
+  ApprovalSummary,
+  CallResult,
+  Decision,
+  HeldRequest,
 };
-
-const view = (r: Row): Approval => ({
-  approvalId: r.approval_id,
-  state: r.state,
-  agent: { tokenId: r.token_id, name: r.agent_name },
-  method: r.method,
-  path: r.path,
-  summary: JSON.parse(r.summary_json) as ApprovalSummary,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  decidedAt: r.decided_at,
-  decidedBy: r.decided_by,
-  ...(r.result_json ? { result: JSON.parse(r.result_json) as CallResult } : {}),
-});
 
 /**
  * Agent calls held for the person's decision. Every state change is a store
@@ -102,12 +40,17 @@ export class ApprovalService {
   /** Approvals being decided now: a second decision waits for nothing and is refused. */
   private readonly deciding = new Set<string>();
   private runner: ApprovalRunner | undefined;
+  private readonly held: HeldRequests;
 
+  /** `heldDir`: where held requests are kept, a file each (heldRequests.ts). */
   constructor(
     private readonly store: Store,
     readonly policy: ApprovalPolicy,
     private readonly ttlMs: number,
-  ) {}
+    heldDir: string,
+  ) {
+    this.held = new HeldRequests(heldDir);
+  }
 
   /** Set once the route table is up (the runner dispatches to it). */
   setRunner(runner: ApprovalRunner): void {
@@ -128,16 +71,23 @@ export class ApprovalService {
           ]);
       });
     }
-    for (const r of this.store.all<Row>(`SELECT * FROM approvals WHERE state = 'pending'`))
-      this.schedule(r.approval_id, r.expires_at);
+    const pending = this.store.all<Row>(`SELECT approval_id, expires_at FROM approvals WHERE state = 'pending'`);
+    for (const r of pending) this.schedule(r.approval_id, r.expires_at);
+    await this.held.sweep(new Set(pending.map((r) => r.approval_id)));
   }
 
-  /** Holds a call; answers the pending approval. */
+  /**
+   * Holds a call; answers the pending approval. Its request goes to a file
+   * (413 APPROVAL_BODY_TOO_LARGE over the cap); an agent with
+   * MAX_PENDING_PER_AGENT calls pending gets 429 TOO_MANY_PENDING, counted
+   * inside the write so calls racing in cannot pass the bound together.
+   */
   async hold(
     agent: { tokenId: string; name: string },
     request: HeldRequest,
     summary: ApprovalSummary,
   ): Promise<Approval> {
+    const bytes = this.admit(agent.tokenId, request); // before the file is written
     const now = new Date();
     const row: Row = {
       approval_id: `apr_${randomBytes(8).toString('hex')}`,
@@ -145,7 +95,7 @@ export class ApprovalService {
       agent_name: agent.name,
       method: request.method,
       path: request.path,
-      request_json: JSON.stringify(request),
+      request_json: ON_DISK,
       summary_json: JSON.stringify(summary),
       state: 'pending',
       created_at: now.toISOString(),
@@ -154,25 +104,49 @@ export class ApprovalService {
       decided_by: null,
       result_json: null,
     };
-    await this.store.write((tx) =>
-      tx.run(
-        `INSERT INTO approvals(approval_id, token_id, agent_name, method, path, request_json, summary_json, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          row.approval_id,
-          row.token_id,
-          row.agent_name,
-          row.method,
-          row.path,
-          row.request_json,
-          row.summary_json,
-          row.state,
-          row.created_at,
-          row.expires_at,
-        ],
-      ),
-    );
+    await this.held.save(row.approval_id, bytes);
+    try {
+      await this.store.write((tx) => {
+        this.refuseOverLimit(tx, agent.tokenId);
+        tx.run(
+          `INSERT INTO approvals(approval_id, token_id, agent_name, method, path, request_json, summary_json, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            row.approval_id,
+            row.token_id,
+            row.agent_name,
+            row.method,
+            row.path,
+            row.request_json,
+            row.summary_json,
+            row.state,
+            row.created_at,
+            row.expires_at,
+          ],
+        );
+      });
+    } catch (e) {
+      await this.held.remove(row.approval_id);
+      throw e;
+    }
     this.schedule(row.approval_id, row.expires_at);
     return view(row);
+  }
+
+  /** The request's stored bytes, if the agent may hold one more: 413 APPROVAL_BODY_TOO_LARGE, 429 TOO_MANY_PENDING. */
+  admit(tokenId: string, request: HeldRequest): Buffer {
+    const bytes = HeldRequests.serialize(request);
+    this.refuseOverLimit(this.store, tokenId);
+    return bytes;
+  }
+
+  /** 429 TOO_MANY_PENDING when the agent has its quota of calls pending; retry once the oldest of them expires. */
+  private refuseOverLimit(db: Pick<Store, 'get'>, tokenId: string): void {
+    const p = db.get<{ n: number; oldest: string | null }>(
+      `SELECT count(*) AS n, min(expires_at) AS oldest FROM approvals WHERE state = 'pending' AND token_id = ? AND expires_at > ?`,
+      [tokenId, new Date().toISOString()],
+    )!;
+    if (p.n < MAX_PENDING_PER_AGENT) return;
+    throw tooManyPending(p.n, Math.max(1, Math.ceil((Date.parse(p.oldest ?? '') - Date.now()) / 1000) || 1));
   }
 
   private row(approvalId: string): Row | undefined {
@@ -247,7 +221,7 @@ export class ApprovalService {
         const r = this.row(approvalId)!;
         let result: CallResult;
         try {
-          result = await this.runner(JSON.parse(r.request_json) as HeldRequest, r.token_id);
+          result = await this.runner(await this.held.load(approvalId, r.request_json), r.token_id);
         } catch {
           result = INTERRUPTED;
         }
@@ -255,6 +229,7 @@ export class ApprovalService {
           tx.run('UPDATE approvals SET result_json = ? WHERE approval_id = ?', [JSON.stringify(result), approvalId]),
         );
       }
+      await this.held.remove(approvalId);
       return view(this.row(approvalId)!);
     } finally {
       this.deciding.delete(approvalId);
@@ -267,6 +242,7 @@ export class ApprovalService {
     await this.store.write((tx) =>
       tx.run(`UPDATE approvals SET state = 'expired' WHERE approval_id = ? AND state = 'pending'`, [approvalId]),
     );
+    await this.held.remove(approvalId);
     return this.row(approvalId);
   }
 
