@@ -4,6 +4,8 @@
  * - a route whose query takes `start`/`end` and whose cut items carry
  *   ascending `page` numbers (page text): the next page range, a plain call
  *   of the route itself;
+ * - a call whose body lists ids and whose cut items are those ids' records
+ *   (batch-get): the ids not sent yet, a plain call too;
  * - any other call that only reads (GET, a read-scoped POST, a dry-run): the
  *   same call again with a `cursor` the MCP layer applies to the answer;
  * - a call that wrote: never run twice; the rest is held for a while and the
@@ -11,7 +13,7 @@
  */
 import type { RouteDecl } from '../http/routeTable';
 import { neededScope } from '../../domain/security/scopes';
-import type { ItemCursor } from './jsonCut';
+import { streamFields, type ItemCursor } from './jsonCut';
 
 /** The MCP-level cursor of study_call: an item cursor over the answer's arrays (or a character offset for text), optionally on a held answer. */
 export interface CallCursor {
@@ -80,6 +82,40 @@ export function nextPageRange(
   return { ...args, query: { ...(args.query ?? {}), start, end } };
 }
 
+/**
+ * The ids not sent yet when the call's body names records by a list of ids
+ * and the cut items are those records, each carrying its id (batch-get's
+ * `noteIds` → `notes[].noteid`): the same call for those ids only, so the
+ * rest comes as a plain call, the list echoed shrinks and nothing is read
+ * twice. Ids with no record (\`notFound\`, never sent yet) stay in the list.
+ */
+export function nextIdList(answer: Record<string, unknown>, rest: ItemCursor, args: CallShape): CallShape | undefined {
+  const body = args.body;
+  const lists = Object.entries(body ?? {}).filter(
+    (e): e is [string, string[]] => Array.isArray(e[1]) && e[1].length > 0 && e[1].every((x) => typeof x === 'string'),
+  );
+  const items = answer[rest.field];
+  // A plain call answers every stream field again: only when the cut one comes first is nothing repeated.
+  if (lists.length !== 1 || !Array.isArray(items) || rest.from < 1 || streamFields(answer)[0] !== rest.field)
+    return undefined;
+  const [listKey, ids] = lists[0];
+  const records = items as Array<Record<string, unknown> | null>;
+  // Ids compare case-blind: the bridge answers UUIDs in capitals whatever case they were asked in.
+  const key = (id: string) => id.toUpperCase();
+  const position = new Map(ids.map((id, i) => [key(id), i]));
+  // Each record names one id of the list, in the list's order (so no two records share an id).
+  const idKey = Object.keys(records[0] ?? {}).find((k) =>
+    records.every((r, i) => {
+      const at = r && typeof r[k] === 'string' ? position.get(key(r[k])) : undefined;
+      const before = i > 0 ? position.get(key(records[i - 1]![k] as string))! : -1;
+      return at !== undefined && at > before;
+    }),
+  );
+  if (!idKey) return undefined;
+  const sent = new Set(records.slice(0, rest.from).map((r) => key(r![idKey] as string)));
+  return { ...args, body: { ...body, [listKey]: ids.filter((id) => !sent.has(key(id))) } };
+}
+
 /** `next` for a cut answer: the study_call arguments that fetch the rest. */
 export function nextCall(
   route: RouteDecl | undefined,
@@ -95,7 +131,9 @@ export function nextCall(
     return { ...rerunSafe, cursor: { ...rest, held: heldId } };
   }
   if (answer && rest.field !== undefined) {
-    const range = nextPageRange(route, answer, { field: rest.field, from: rest.from }, args);
+    const range =
+      nextPageRange(route, answer, { field: rest.field, from: rest.from }, args) ??
+      nextIdList(answer, { field: rest.field, from: rest.from }, args);
     if (range) return range;
   }
   return { ...args, cursor: rest };

@@ -23,3 +23,13 @@ export const MAX_RESULT_BYTES = 100 * 1024;
 /** Images are sent within this many pixels on the long edge (what vision models take in unscaled); `imageMaxPx` may ask for 64–4096. */
 export const DEFAULT_IMAGE_MAX_PX = 1568;
 export const IMAGE_MAX_PX_RANGE: readonly [number, number] = [64, 4096];
+
+/**
+ * A card as POST /notes/batch-get answers it, made the usual way (a title, one
+ * excerpt anchored on a page, a sentence or two of text): 1.7–1.9 KB measured
+ * on the corpus books (test/api/mcpBatchGet.test.ts measures it again).
+ */
+export const TYPICAL_CARD_BYTES = 1800;
+
+/** Cards of typical size that fit in one study_call result of `budget` bytes, beside the answer's envelope and the note. */
+export const cardsPerResult = (budget = DEFAULT_RESULT_BYTES) => Math.floor((budget - 1024) / TYPICAL_CARD_BYTES);

@@ -15,6 +15,10 @@ export const deckImportResponse = z.object({
   updated: z.number().int().describe('Notes imported before (same guid), updated in place'),
   cards: z.number().int().describe('Review cards written (one per note)'),
   media: z.number().int().describe('Pictures stored as image parts'),
+  presetId: z
+    .string()
+    .optional()
+    .describe('The deck\'s options preset, "Anki: <options group>", from the package\'s deck options (dconf)'),
   skipped,
 });
 
@@ -24,7 +28,7 @@ export const ankiPackageRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/decks/import',
     summary:
-      'Imports an Anki package (.apkg raw bytes; query filename): each note → a card of a new study set (first field the title, pictures as image parts, tags as hashtags with :: → /), its first card → a review card of a new deck named after the Anki deck, scheduling kept (FSRS memory state where Anki wrote one). The same package again updates by note guid. Without confirm=1 → 422 whose details preview it. Newer-format-only packages → 422 APKG_FORMAT_UNSUPPORTED; damaged → 422 APKG_DAMAGED; over the upload limit → 413.',
+      'Imports an Anki package (.apkg raw bytes; query filename): each note → a card of a new study set (first field the title, pictures as image parts, tags as hashtags with :: → /), its first card → a review card of a new deck named after the Anki deck, scheduling kept (FSRS memory state where Anki wrote one), the deck options (limits, steps, maximum interval, bury, leech, desired retention, FSRS weights, day start) into the preset "Anki: <group>". The same package again updates by note guid. Without confirm=1 → 422 whose details preview it. Newer-format-only packages → 422 APKG_FORMAT_UNSUPPORTED; damaged → 422 APKG_DAMAGED; over the upload limit → 413.',
     premium: true,
     confirm: 'query',
     dryRun: true,
@@ -41,7 +45,7 @@ export const ankiPackageRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/decks/{id}/apkg',
     summary:
-      'The deck as an Anki package (.apkg, legacy collection.anki2 that Anki 2.1+ and AnkiDroid open): one Basic note per review card (Cloze when the question holds a cloze), excerpt regions and pictures as media, hashtags as tags, a stable guid per card (a second export updates in Anki), due, interval, reps, lapses and the FSRS memory state.',
+      'The deck as an Anki package (.apkg, legacy collection.anki2 that Anki 2.1+ and AnkiDroid open): one Basic note per review card (Cloze when the question holds a cloze), excerpt regions and pictures as media, hashtags as tags, a stable guid per card (a second export updates in Anki), due, interval, reps, lapses and the FSRS memory state; the deck options as its options group (dconf).',
     params: z.object({ id: topicId }),
     example: { params: { id: EXAMPLE_UUID } },
     replyType: 'application/octet-stream',

@@ -4,7 +4,8 @@
  * an earlier answer. The unit test guideLiterals.test.ts parses every such
  * span and validates it against its route's declared schemas, so a renamed
  * field fails a test instead of misleading an agent. `<<proof METHOD /path>>`
- * is replaced by the route's proof field (routeProof.ts).
+ * is replaced by the route's proof field (routeProof.ts), `<<importFolders>>` by
+ * the folders this bridge imports from by path (guide.ts).
  */
 
 export interface Workflow {
@@ -26,14 +27,15 @@ const read = `1. \`GET /search?q=drawing%20commands&scope=documents\` → \`docu
 
 const upload = `1. \`POST /library/study-sets {"title":"Asymptote","confirm":true}\` → \`topicid\`, <<proof POST /library/study-sets>>.
 2. \`POST /library/documents/upload?filename=asymptote.pdf&topicid=<topicid>&confirm=1\` with the PDF's bytes as the body
-   (not JSON; MCP: the \`study_upload\` tool) → \`bookmd5\`, \`created\`, \`addedToStudySet\`. A PDF on this machine:
-   \`POST /library/documents/import {"path":"~/Downloads/asymptote.pdf","topicid":"<topicid>","confirm":true}\`.
+   (MCP: \`bodyBase64\`) → \`bookmd5\`, \`created\`, \`addedToStudySet\`. A PDF in <<importFolders>>:
+   \`POST /library/documents/import {"path":"~/Downloads/asymptote.pdf","topicid":"<topicid>","confirm":true}\`;
+   else upload the bytes (403 \`PATH_NOT_ALLOWED\`).
 `;
 
-const split = `1. Pick chapters from the outline (Read a book). Prepare ≤ 60 pages (\`async\` above 10; 429 \`PREPARE_BUSY\`: wait):
+const split = `1. Pick chapters from the outline. Prepare ≤ 60 pages (\`async\` above 10; 429 \`PREPARE_BUSY\`: wait):
    \`POST /bundles/prepare {"topicid":"<topicid>","bookmd5":"<bookmd5>","segments":[{"startPage":19,"endPage":26}],"preset":"book-breakdown","anchorMode":"page_text","async":true}\`
    → 202 \`bundleId\`, \`bundlePath\`. Scans, formulas, exams: \`"anchorMode":"block"\` (exams \`"preset":"exam-general"\`).
-2. \`GET /bundles\` about every 15 s until the bundle's \`state\` is \`prepared\`.
+2. \`GET /bundles\` every 15 s until its \`state\` is \`prepared\`.
 3. Read \`GET /bundles/<bundleId>/files?path=source.json\` (the pages' text; also \`TASK.md\`, \`OUTPUT-CONTRACT.md\`).
 4. Write \`result.md\`, starting from the draft there: \`#\`…\`######\` headings = cards, one per concept; under each,
    \`[excerpt: …]\` quoting the page verbatim (never paraphrased). Same machine: write the file \`<bundlePath>/result.md\`;
@@ -60,10 +62,11 @@ const edit = `1. \`POST /study-sets/<topicid>/snapshots {"description":"Before r
    \`USER_EDITS_PRESENT\` lists the person's edits: \`"force":true\` only with their consent.
 `;
 
-const decks = `1. \`POST /decks {"title":"Asymptote review","confirm":true}\` → \`deckId\`, <<proof POST /decks>>. Decks are not study sets.
+const decks = `1. \`POST /decks {"title":"Asymptote review","confirm":true}\` → \`deckId\`, <<proof POST /decks>>.
 2. \`POST /decks/<deckId>/cards {"cards":[{"sourceNoteId":"<noteid>"}],"confirm":true}\` → <<proof POST /decks/{id}/cards>>
    (\`"question":"A pen holds {{cloze}}"\` for a cloze). Adding a card again reschedules it.
-3. \`GET /decks/<deckId>/due\` → \`cards[]\` in review order: ask \`question.text\`, reveal \`answer\`. What is due by a date, in
+3. \`GET /decks/<deckId>\` → \`cardCount\`, \`counts\` and \`due\` by state, \`nextDueAt\`.
+   \`GET /decks/<deckId>/due\` → \`cards[]\` in review order: ask \`question.text\`, reveal \`answer\`. Due by a date, in
    the order added: \`GET /decks/<deckId>/due?until=2030-01-31\`.
 4. \`POST /decks/<deckId>/reviews {"cardNoteId":"<cardNoteId>","rating":"good","confirm":true}\` (again|hard|good|easy; let the
    person choose) → <<proof POST /decks/{id}/reviews>>, \`due\`, \`reviewLogId\`.

@@ -12,6 +12,7 @@ import {
   type ReviewRating,
   type ScheduleView,
 } from './deckScheduling';
+import { nextDueAt } from './nextDue';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
 
 /**
@@ -107,11 +108,6 @@ export function dueQueue(
       ].slice(0, max);
   const cards = rows.map((row) => dueCard(store, row, now, nowText, options));
   const studying = dueNow.learning + limited.reviews + limited.new;
-  const nextDueAt =
-    store.get<{ d: string | null }>(
-      `SELECT min(${DUE_SQL}) AS d FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} > ? AND ${STUDIED}`,
-      [deckId, horizon, nowText],
-    )?.d ?? null;
   return {
     deckId,
     title: deck.title,
@@ -141,7 +137,7 @@ export function dueQueue(
       dayStart,
     ]),
     dayStartsAt: dayStart,
-    nextDueAt,
+    nextDueAt: nextDueAt(store, deckId, nowText),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
 import { studyDay } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
-import { STATE_SQL } from './deckDue';
+import { STATE_SQL, STUDIED } from './deckDue';
 
 /**
  * A deck's statistics as Anki shows them: card counts by state, the due
@@ -96,14 +96,25 @@ export function deckStats(
   };
 }
 
-/** Cards by state; suspended and buried (still buried now) apart from their FSRS state. */
-function countsByState(store: Store, deckId: string, nowText: string) {
+/**
+ * GET /decks/{id}: the deck's summary (size, dueCount, nextDueAt as the deck list has them), its cards by
+ * state, and the cards due now by state (before the daily limits /due applies; suspended and buried left out).
+ */
+export function deckOverview(decks: Decks, store: Store, deckId: string, now = new Date()) {
+  const summary = decks.get(deckId);
+  const nowText = now.toISOString();
+  const { suspended: _s, buried: _b, ...due } = countsByState(store, deckId, nowText, true);
+  return { ...summary, now: nowText, counts: countsByState(store, deckId, nowText), due };
+}
+
+/** Cards by state; suspended and buried (still buried now) apart from their FSRS state. `dueOnly`: those due at `nowText`. */
+function countsByState(store: Store, deckId: string, nowText: string, dueOnly = false) {
   const counts = { new: 0, learning: 0, review: 0, relearning: 0, suspended: 0, buried: 0, total: 0 };
   const names = ['new', 'learning', 'review', 'relearning'] as const;
   for (const r of store.all<{ s: number; q: string | null; n: number }>(
     `SELECT ${STATE_SQL} AS s, (CASE WHEN queue = 'buried' AND coalesce(buried_until, '') <= ? THEN NULL ELSE queue END) AS q,
-       count(*) AS n FROM deck_cards WHERE deck_id = ? GROUP BY s, q`,
-    [nowText, deckId],
+       count(*) AS n FROM deck_cards WHERE deck_id = ? ${dueOnly ? `AND due_at <= ? AND ${STUDIED}` : ''} GROUP BY s, q`,
+    dueOnly ? [nowText, deckId, nowText, nowText] : [nowText, deckId],
   )) {
     counts.total += r.n;
     if (r.q === 'suspended') counts.suspended += r.n;

@@ -1,5 +1,6 @@
 import { invalidInput, notFound } from '../../errors';
 import type { Store } from '../../ground/store/store';
+import { nextDueSql } from '../decks/nextDue';
 import { newId, nowIso } from './ids';
 
 export interface DeckSummary {
@@ -11,7 +12,7 @@ export interface DeckSummary {
   dueCount: number;
   /** Review cards never reviewed yet. */
   newCount: number;
-  /** When the next card not due yet comes due (as GET /decks/{id}/due says); null when none waits. */
+  /** When the next card not due yet comes due (decks/nextDue.ts, the same in every view); null when none waits. */
   nextDueAt: string | null;
   lastModifiedAt: string;
   createdAt: string;
@@ -34,7 +35,7 @@ SELECT t.topicid, t.title, t.created_at, t.modified_at,
   (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.due_at <= ?1
      AND (c.queue IS NULL OR (c.queue = 'buried' AND coalesce(c.buried_until, '') <= ?1))) AS due_count,
   (SELECT count(*) FROM deck_cards c WHERE c.deck_id = t.topicid AND c.state = 0) AS new_count,
-  (SELECT min(coalesce(c.due_at, c.created_at)) FROM deck_cards c WHERE c.deck_id = t.topicid AND coalesce(c.due_at, c.created_at) > ?1) AS next_due_at
+  (SELECT ${nextDueSql('c.', '?1')} FROM deck_cards c WHERE c.deck_id = t.topicid) AS next_due_at
 FROM topics t WHERE t.kind = 'deck' AND t.hidden = 0`;
 
 const toSummary = (r: DeckRow): DeckSummary => ({

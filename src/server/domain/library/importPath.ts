@@ -14,6 +14,10 @@ function realFolder(folder: string): string {
   }
 }
 
+/** An upload carries the bytes, so it is not bound to these folders. */
+const UPLOAD_INSTEAD =
+  'Upload its bytes instead, which works from anywhere: POST /library/documents/upload?filename=<name>&confirm=1 with the file as the body (MCP: study_call with bodyBase64). ';
+
 /** Case-blind on Windows, where `c:\users\a` and `C:\Users\A` are one folder. */
 const within = (root: string, file: string) => isWithin(root, file);
 
@@ -77,7 +81,7 @@ export function checkAllowedFile(
     throw new BridgeError(
       'PATH_NOT_ALLOWED',
       403,
-      `${expanded} is outside the folders ${what} may be imported from: ${allowed.join(', ')} (setting studyBridge.importFolders, CLI --import-folders). Move or copy the file there, or ask the person to add its folder. Nothing was stored.`,
+      `${expanded} is outside the folders ${what} may be imported from by path: ${allowed.join(', ')} (setting studyBridge.importFolders, CLI --import-folders). ${what === 'PDFs' ? UPLOAD_INSTEAD : ''}Or move or copy the file there, or ask the person to add its folder. Nothing was stored.`,
       { path: expanded, allowedFolders: allowed },
     );
   }

@@ -1,5 +1,6 @@
 import { loadSqlite, queryAll } from '../../../ground/store/sqlite';
 import { apkgDamaged } from './apkgZip';
+import { deckConfigOf, type AnkiDeckConfig } from './ankiDeckConfig';
 import { decksOf, hasNotetypeTables, notetypesOf, type AnkiModel } from './ankiNotetypes';
 
 /**
@@ -46,6 +47,8 @@ export interface AnkiCollection {
   cards: AnkiCard[];
   /** Epoch ms of each card's last review (revlog), where the package has one. */
   lastReview: Map<number, number>;
+  /** Each deck's options group (schema 11's dconf), by deck id; empty when the package keeps them elsewhere. */
+  deckConfigs: Map<string, AnkiDeckConfig>;
 }
 
 const MODEL_CLOZE = 1;
@@ -61,9 +64,10 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
     throw apkgDamaged(`its collection is not a readable SQLite database (${(e as Error).message})`);
   }
   try {
-    const col = queryAll<{ crt: number; models: string; decks: string }>(
+    // conf and dconf (options) are read when there: a col row without them still imports.
+    const col = queryAll<{ crt: number; models: string; decks: string; conf?: string; dconf?: string }>(
       db,
-      'SELECT crt, models, decks FROM col LIMIT 1',
+      'SELECT * FROM col LIMIT 1',
     )[0];
     if (!col) throw apkgDamaged('its collection has no col row');
     // Schema 15+ (collection.anki21b) keeps note types and decks in tables; older ones in the col row's JSON.
@@ -93,7 +97,8 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
     if (hasRevlog)
       for (const r of queryAll<{ cid: number; at: number }>(db, 'SELECT cid, max(id) AS at FROM revlog GROUP BY cid'))
         lastReview.set(r.cid, r.at);
-    return { crt: Number(col.crt) || 0, models, decks, notes, cards, lastReview };
+    const deckConfigs = newer ? new Map<string, AnkiDeckConfig>() : deckConfigsOf(col, decks);
+    return { crt: Number(col.crt) || 0, models, decks, notes, cards, lastReview, deckConfigs };
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_DAMAGED') throw e;
     throw apkgDamaged(`its collection does not have Anki's tables (${(e as Error).message})`);
@@ -142,6 +147,27 @@ function decksFromJson(json: string): Map<string, string> {
   for (const [id, d] of Object.entries(parseJson(json, 'decks') as Record<string, { name?: string }>))
     decks.set(String(id), String(d.name ?? 'Default'));
   return decks;
+}
+
+/** Options read leniently: a package whose dconf or conf is not JSON still imports, with the bridge's defaults. */
+function deckConfigsOf(col: { decks: string; conf?: string; dconf?: string }, decks: Map<string, string>) {
+  const lenient = (text: string) => {
+    try {
+      const v = JSON.parse(text) as unknown;
+      return v && typeof v === 'object' ? (v as Record<string, never>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const deckRows = lenient(String(col.decks));
+  const dconf = lenient(String(col.dconf ?? ''));
+  const rollover = (lenient(String(col.conf ?? '')) as { rollover?: unknown }).rollover;
+  const out = new Map<string, AnkiDeckConfig>();
+  for (const id of decks.keys()) {
+    const c = deckConfigOf(id, deckRows, dconf, rollover);
+    if (c) out.set(id, c);
+  }
+  return out;
 }
 
 function parseJson(text: string, what: string): unknown {

@@ -4,6 +4,7 @@ import { partPicture } from '../../cards/noteContent';
 import type { Decks } from '../../library/decks';
 import { loadSqlite } from '../../../ground/store/sqlite';
 import type { Store } from '../../../ground/store/store';
+import { deckOptionsOf } from '../deckPresets';
 import { readAnkiOrigins } from './ankiExportNotes';
 import { readExportCards, type ExportCard } from './ankiExportRead';
 import { ANKI_SCHEMA, BASIC_MODEL_ID, CLOZE_MODEL_ID, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
@@ -112,6 +113,7 @@ export async function exportApkg(
   now = new Date(),
 ): Promise<{ bytes: Buffer; filename: string; cards: number; media: number }> {
   const deck = deps.decks.get(deckId);
+  const { options, name: presetName } = deckOptionsOf(deps.store, deckId);
   const cards = readExportCards(deps.store, deckId);
   const { origins, models } = readAnkiOrigins(
     deps.store,
@@ -136,10 +138,11 @@ export async function exportApkg(
       crt,
       now.getTime(),
       now.getTime(),
-      confJson(ankiDeckId, cards.length + 1),
+      confJson(ankiDeckId, cards.length + 1, options.dayStartHour),
       modelsJson(ankiDeckId, nowSec, [...models.values()]),
       decksJson(ankiDeckId, deck.title.replace(/::/g, ':'), nowSec),
-      dconfJson(nowSec),
+      // A preset an import made ("Anki: <group>") goes back under the group's own name.
+      dconfJson(nowSec, options, presetName.replace(/^Anki: /, '')),
       '{}',
     ]);
     const noteStmt = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');

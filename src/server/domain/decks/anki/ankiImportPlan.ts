@@ -1,3 +1,4 @@
+import type { AnkiDeckConfig } from './ankiDeckConfig';
 import type { StoredSchedule } from '../deckScheduling';
 import type { AnkiCard, AnkiCollection, AnkiModel, AnkiNote } from './ankiCollection';
 import { scheduleFromAnki } from './ankiSchedule';
@@ -51,6 +52,8 @@ export interface ImportPlan {
   /** The Anki deck most of the cards are in: the new deck's and study set's title. */
   deckName: string;
   notes: PlannedNote[];
+  /** The options group of that deck (Anki's dconf), when the package carries one. */
+  deckConfig?: AnkiDeckConfig;
   /** The note types the notes use. */
   models: AnkiModel[];
   skipped: ImportSkip[];
@@ -121,7 +124,8 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
   const topDeck = [...deckCounts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const name = (topDeck !== undefined ? col.decks.get(topDeck) : undefined) ?? 'Anki import';
   const deckName = name.replace(/::/g, ' / ').trim().slice(0, TOPIC_TITLE_MAX) || 'Anki import';
-  return { deckName, notes, models: [...models.values()], skipped };
+  const deckConfig = topDeck !== undefined ? col.deckConfigs.get(topDeck) : undefined;
+  return { deckName, notes, models: [...models.values()], skipped, ...(deckConfig ? { deckConfig } : {}) };
 }
 
 const ANSWER_RULE = /<hr\b[^>]*\bid\s*=\s*["']?answer["']?[^>]*>/i;

@@ -6,6 +6,7 @@ import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
 import { importedTextHash, placeReviewCards, writeAnkiLinks, type ReviewSource } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
+import { importDeckOptions } from './ankiImportOptions';
 import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
 
 /**
@@ -136,6 +137,7 @@ export async function writeImport(
     const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
     writeAnkiLinks(tx, plan, sources);
     const cardIds = writeReviews(tx, target.deckId, sources, now);
+    const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
     recordOperation(tx, {
       topicid: target.topicid,
       kind: 'anki-import',
@@ -152,6 +154,7 @@ export async function writeImport(
       updated: updatedIds.length,
       cards: cardIds.length,
       media: mediaCount,
+      ...(preset ? { presetId: preset.presetId } : {}),
     };
   });
 }

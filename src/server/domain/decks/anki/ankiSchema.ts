@@ -1,3 +1,5 @@
+import type { DeckOptions } from '../deckOptions';
+import { dconfEntry } from './ankiDeckConfig';
 import type { AnkiModel } from './ankiNotetypes';
 
 /**
@@ -147,27 +149,15 @@ export function decksJson(deckId: number, name: string, mod: number): string {
   return JSON.stringify({ 1: deck(1, 'Default', mod), [deckId]: deck(deckId, name, mod) });
 }
 
-export function dconfJson(mod: number): string {
-  return JSON.stringify({
-    1: {
-      id: 1,
-      name: 'Default',
-      mod,
-      usn: -1,
-      maxTaken: 60,
-      autoplay: true,
-      timer: 0,
-      replayq: true,
-      dyn: false,
-      new: { bury: false, delays: [1, 10], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
-      rev: { bury: false, ease4: 1.3, ivlFct: 1, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
-      lapse: { delays: [10], leechAction: 1, leechFails: 8, minInt: 1, mult: 0 },
-    },
-  });
+/** The options group (id 1) every exported deck uses: the deck's own options, under its preset's name. */
+export function dconfJson(mod: number, options?: DeckOptions, name = 'Default'): string {
+  return JSON.stringify({ 1: dconfEntry(1, name, options, mod) });
 }
 
-export function confJson(deckId: number, nextPos: number): string {
+export function confJson(deckId: number, nextPos: number, dayStartHour = 4): string {
   return JSON.stringify({
+    // Anki's "next day starts at" (a collection setting in Anki, a deck option here).
+    rollover: dayStartHour,
     activeDecks: [deckId],
     curDeck: deckId,
     newSpread: 0,

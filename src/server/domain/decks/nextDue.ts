@@ -1,0 +1,28 @@
+import type { Store } from '../../ground/store/store';
+
+/**
+ * `nextDueAt`, one definition for every view that answers it (the deck list,
+ * GET /decks/{id}, GET /decks/{id}/due with or without ?until=): the earliest
+ * moment after now at which a card that is not due now can be studied: its due
+ * date, or the end of its burying when that is later. Suspended cards never
+ * come due. ?until= only chooses which cards a list holds, so it does not move
+ * this (it did: null in a plan three days ahead, set in the plain queue).
+ */
+
+/** When a card (columns prefixed `c`, e.g. `c.` or ``) can be studied. */
+const studyAt = (c: string) =>
+  `max(coalesce(${c}due_at, ${c}created_at), CASE WHEN ${c}queue = 'buried' THEN coalesce(${c}buried_until, '') ELSE '' END)`;
+
+/** An aggregate over deck_cards rows: their nextDueAt after the SQL value `now` (a parameter such as `?1`). */
+export const nextDueSql = (c: string, now: string) =>
+  `min(CASE WHEN coalesce(${c}queue, '') <> 'suspended' AND ${studyAt(c)} > ${now} THEN ${studyAt(c)} END)`;
+
+/** The deck's nextDueAt at `nowText` (ISO); null when no card waits. */
+export function nextDueAt(store: Store, deckId: string, nowText: string): string | null {
+  return (
+    store.get<{ d: string | null }>(`SELECT ${nextDueSql('', '?1')} AS d FROM deck_cards WHERE deck_id = ?2`, [
+      nowText,
+      deckId,
+    ])?.d ?? null
+  );
+}
