@@ -109,6 +109,10 @@ export const locateResponse = z.object({
   rects: z.array(rect).optional(),
   pageSize: z.object({ width: z.number(), height: z.number() }).optional(),
   algorithm: z.string(),
+  /** True when the text stands on two or more pages of the book (this one included when found here). */
+  ambiguous: z.literal(true).optional(),
+  /** The other pages of the book the text stands on (a book extracted to the end; absent when none). */
+  alsoOn: z.array(z.number().int()).optional(),
   navigated: z.boolean().optional(),
   reason: z.string().optional(),
 });
@@ -278,7 +282,7 @@ export const documentRoutes = [
     path: '/documents/{id}/locate',
     scope: 'read', // reads only: a read token may call it
     summary:
-      'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; navigate:true scrolls there.',
+      'Finds text on a page (fuzzy): found, matchedText, score, rect; statuses no_match / page_unreadable; alsoOn: the other pages it stands on (ambiguous: true when on 2+); navigate:true scrolls there.',
     params: docParams,
     body: z.object({
       page: pageNumber.pipe(z.number()),

@@ -23,12 +23,18 @@ const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const setParams = z.object({ id: topicId });
 
 const notAnchoredWarnings = z.array(
-  z.object({
-    code: z.literal('EXCERPT_NOT_ANCHORED'),
-    reason: z.enum(['no_match', 'page_unreadable']),
-    message: z.string(),
-  }),
+  z.union([
+    z.object({
+      code: z.literal('EXCERPT_NOT_ANCHORED'),
+      reason: z.enum(['no_match', 'page_unreadable']),
+      message: z.string(),
+    }),
+    /** Anchored on the given page; the text stands on alsoOn too. */
+    z.object({ code: z.literal('EXCERPT_AMBIGUOUS'), alsoOn: z.array(z.number().int()), message: z.string() }),
+  ]),
 );
+/** When the excerpt stands on several pages of the book: anchored on the page given, alsoOn the others. */
+const ambiguity = { ambiguous: z.literal(true).optional(), alsoOn: z.array(z.number().int()).optional() };
 export const noteCreateResponse = z.object({
   noteid: z.string(),
   topicid: z.string(),
@@ -36,6 +42,7 @@ export const noteCreateResponse = z.object({
   title: z.string(),
   persisted: z.literal(true),
   sourceAnchor,
+  ...ambiguity,
   warnings: notAnchoredWarnings.optional(),
 });
 /** The route's answer: one card (noteCreateResponse), or with `cards` one entry per card in batch order. */
@@ -51,6 +58,7 @@ export const noteCreateRouteResponse = noteCreateResponse
           parentNoteId: z.string(),
           title: z.string(),
           sourceAnchor,
+          ...ambiguity,
           warnings: notAnchoredWarnings.optional(),
         }),
       )
@@ -193,7 +201,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/study-sets/{id}/notes',
     summary:
-      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched, warnings EXCERPT_NOT_ANCHORED when not found). cards: [...] (≤ 200, parentIndex = an earlier card of the batch) creates a whole tree in one write and one undo step. True dry-run. Verify persisted:true.",
+      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched on excerpt.page, warnings EXCERPT_NOT_ANCHORED when not found; on several pages: anchored on excerpt.page with ambiguous, alsoOn and warning EXCERPT_AMBIGUOUS, and 422 AMBIGUOUS_EXCERPT when it is not on excerpt.page but on several others). cards: [...] (≤ 200, parentIndex = an earlier card of the batch) creates a whole tree in one write and one undo step. True dry-run. Verify persisted:true.",
     premium: true,
     confirm: 'body',
     dryRun: true,

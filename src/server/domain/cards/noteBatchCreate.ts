@@ -94,6 +94,7 @@ export function previewBatch(planned: readonly PlannedBatchCard[]) {
     ...(plan.source
       ? { excerpt: { bookmd5: plan.source.bookmd5, page: plan.source.page, anchored: plan.source.rect !== null } }
       : {}),
+    ...(plan.alsoOn ? { ambiguous: true as const, alsoOn: plan.alsoOn } : {}),
     ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
   }));
   return {
@@ -139,6 +140,7 @@ export async function writeBatch(
       parentNoteId: parentIds[index],
       title: plan.title,
       sourceAnchor,
+      ...(plan.alsoOn ? { ambiguous: true as const, alsoOn: plan.alsoOn } : {}),
       ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
     };
   });

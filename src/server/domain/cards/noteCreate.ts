@@ -18,6 +18,9 @@ export interface CardCreateDeps {
 }
 import { getNote, insertNote, recordOperation, reindexNote, type NoteRow } from './noteRows';
 import { cutTitle, sourceAnchorOf, type SourceAnchor } from './sourceAnchor';
+import { locateExcerpt, type CreateCardWarning } from './excerptLocate';
+
+export type { CreateCardWarning } from './excerptLocate';
 
 export interface CreateCardInput {
   topicid: string;
@@ -34,13 +37,6 @@ export interface CreateCardInput {
   colorIndex?: number;
   fillIndex?: number;
   actor: Actor;
-}
-
-export interface CreateCardWarning {
-  code: 'EXCERPT_NOT_ANCHORED';
-  /** no_match: the text is not on that page; page_unreadable: the page has no readable text layer (scan without OCR text). */
-  reason: 'no_match' | 'page_unreadable';
-  message: string;
 }
 
 /** Parent must be a visible card of this set: 404 NOTE_NOT_FOUND, another set's card → 422 NOTES_IN_DIFFERENT_SETS. */
@@ -109,6 +105,8 @@ export interface CardPlan {
   colorIndex: number | null;
   fillIndex: number | null;
   warnings: CreateCardWarning[];
+  /** The other pages the excerpt stands on, when it stands on several (anchored on the given page). */
+  alsoOn?: number[];
 }
 
 /**
@@ -137,27 +135,11 @@ export async function planCard(
     if (ex.rect)
       source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
   }
+  let alsoOn: number[] | undefined;
   if (input.excerpt && !source) {
-    const ex = input.excerpt;
-    // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
-    const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
-    source = {
-      bookmd5: ex.bookmd5,
-      page: ex.page,
-      rect: loc.found && loc.rect ? loc.rect : null,
-      ...(loc.found && loc.rects ? { rects: loc.rects } : {}),
-    };
-    if (!source.rect) {
-      const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
-      warnings.push({
-        code: 'EXCERPT_NOT_ANCHORED',
-        reason,
-        message:
-          reason === 'page_unreadable'
-            ? `Page ${ex.page} has no readable text, so the excerpt could not be placed; the card keeps the page without a rectangle.`
-            : `The excerpt was not found on page ${ex.page} (best score ${loc.score.toFixed(2)}); the card keeps the page without a rectangle. Quote the page verbatim (GET /documents/{id}/pages) to anchor it.`,
-      });
-    }
+    const located = await locateExcerpt(services, input.excerpt);
+    ({ source, alsoOn } = located);
+    warnings.push(...located.warnings);
   }
   const body = input.excerpt ? input.excerpt.text : hasText ? text : undefined;
   return {
@@ -169,6 +151,7 @@ export async function planCard(
     colorIndex: input.colorIndex ?? null,
     fillIndex: input.fillIndex ?? null,
     warnings,
+    ...(alsoOn ? { alsoOn } : {}),
   };
 }
 
@@ -259,6 +242,7 @@ export async function createCard(services: CardCreateDeps, input: CreateCardInpu
     title: plan.title,
     persisted: true,
     sourceAnchor,
+    ...(plan.alsoOn ? { ambiguous: true as const, alsoOn: plan.alsoOn } : {}),
     ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { locateText } from '../../ground/text/locate';
 import type { DocumentCatalogue, DocumentRow } from './documentCatalogue';
 import type { ExtractionScheduler } from './extractionScheduler';
 import type { PageReader } from './pageReader';
+import { BookAnchors } from './bookAnchors';
 
 export const MAX_PAGES_PER_CALL = 60;
 export const TOC_SCAN_BUDGET_MS = 45_000;
@@ -14,12 +15,15 @@ export class DocumentReader {
   private readonly bodyHeights = new Map<string, number>();
   /** Page reads and toc-candidates scans running now; they share a concurrency of 2. */
   private scanning = 0;
+  private readonly bookAnchors: BookAnchors;
 
   constructor(
     private readonly docs: DocumentCatalogue,
     private readonly extraction: Pick<ExtractionScheduler, 'waitForPages'>,
     private readonly pageReader: PageReader,
-  ) {}
+  ) {
+    this.bookAnchors = new BookAnchors(pageReader);
+  }
 
   private async withScanSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.scanning >= 2)
@@ -159,6 +163,10 @@ export class DocumentReader {
     await this.extraction.waitForPages(row, [page]);
     const stored = (await this.pageReader.storedPages(id, page, page))[0];
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
+    // The other pages the quote stands on (a book extracted to the end): the caller picks, or is told it picked one of several.
+    const on = await this.bookAnchors.pagesOf(row, text);
+    const alsoOn = (on ?? []).filter((p) => p !== page);
+    const ambiguous = alsoOn.length + (r.found ? 1 : 0) >= 2;
     // Navigation scrolls the open document only; another open document is left alone.
     let navigated: boolean | undefined;
     let reason: string | undefined;
@@ -185,6 +193,8 @@ export class DocumentReader {
           }
         : {}),
       algorithm: r.algorithm,
+      ...(ambiguous ? { ambiguous } : {}),
+      ...(alsoOn.length ? { alsoOn } : {}),
       ...(navigate ? { navigated, ...(reason ? { reason } : {}) } : {}),
     };
   }
