@@ -26,6 +26,8 @@ const USAGE = `Usage:
   study-bridge pair-code [--data DIR] [--scope read|write]
       Print a 6-digit pairing code (valid 5 minutes, once) for a token of that scope.`;
 
+/** How long a stop (SIGTERM, SIGINT) waits for running requests and the store before the process ends anyway. */
+const STOP_GRACE_MS = 1800;
 const defaultDataDir = () => process.env.STUDY_BRIDGE_DATA || join(homedir(), '.study-bridge');
 
 function fail(message: string, code = 1): never {
@@ -102,6 +104,12 @@ async function serve(argv: string[]): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    // A stop is honoured within STOP_GRACE_MS even while a request runs: the store is journaled, so ending
+    // mid-write loses nothing acknowledged (the next start replays or drops the unfinished transaction).
+    setTimeout(() => {
+      process.stderr.write(`Study Bridge stopped after ${STOP_GRACE_MS} ms with work still running\n`);
+      process.exit(0);
+    }, STOP_GRACE_MS).unref();
     await bridge.close();
     process.exit(0);
   };

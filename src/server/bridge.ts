@@ -207,7 +207,8 @@ function closer(r: Running): Bridge['close'] {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
+        // A running request gets one second to answer: a stop is honoured within two.
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
       });
       await services.extraction.close();
       await services.tokens.flush();
