@@ -33,9 +33,15 @@ describe('MCP channel (POST /mcp)', () => {
 
   const text = (r: any) => (r.content as Array<{ type: string; text: string }>)[0].text;
 
-  it('lists exactly study_guide, study_call and study_upload', async () => {
+  it('lists exactly study_guide, study_call, study_upload and the two review tools', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
+    assert.deepEqual(tools.map((x) => x.name).sort(), [
+      'study_call',
+      'study_guide',
+      'study_review_grade',
+      'study_review_next',
+      'study_upload',
+    ]);
     const call = tools.find((x) => x.name === 'study_call')!;
     assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), [
       'body',
@@ -86,7 +92,7 @@ describe('MCP channel (POST /mcp)', () => {
     );
     try {
       const { tools } = await c.listTools();
-      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide']);
+      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_review_next']);
       assert.deepEqual(tools.find((x) => x.name === 'study_call')!.annotations, {
         title: 'Study Bridge route',
         readOnlyHint: true,

@@ -61,7 +61,14 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance, Node 24)', f
     ]);
     assert.equal(code, 0, out.slice(-4000));
     const summary = out.slice(out.indexOf('=== SUMMARY ==='));
-    for (const scenario of ['server-initialize', 'logging-set-level', 'ping', 'tools-list', 'dns-rebinding-protection'])
+    for (const scenario of [
+      'server-initialize',
+      'logging-set-level',
+      'ping',
+      'tools-list',
+      'resources-list',
+      'dns-rebinding-protection',
+    ])
       assert.match(summary, new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`), summary);
     // The checks each scenario wrote: the rebinding scenario's two checks both succeeded.
     const rebinding = readdirSync(dir).find((d) => d.startsWith('server-dns-rebinding-protection'))!;

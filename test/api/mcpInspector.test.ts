@@ -25,12 +25,12 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
     assert.equal(anon.status, 401, 'the token gate still comes first');
   });
 
-  it('tools/list ten times in a row lists the three tools every time', async () => {
+  it('tools/list ten times in a row lists the five tools every time', async () => {
     for (let run = 1; run <= 10; run++) {
       const { tools } = await inspector(t, ['--method', 'tools/list']);
       assert.deepEqual(
         tools.map((x: { name: string }) => x.name).sort(),
-        ['study_call', 'study_guide', 'study_upload'],
+        ['study_call', 'study_guide', 'study_review_grade', 'study_review_next', 'study_upload'],
         `run ${run}`,
       );
     }

@@ -70,7 +70,13 @@ describe('MCP 2026-07-28 (stateless, per-request _meta)', function () {
     try {
       assert.equal(c.getNegotiatedProtocolVersion?.() ?? MODERN, MODERN);
       const { tools } = await c.listTools();
-      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
+      assert.deepEqual(tools.map((x) => x.name).sort(), [
+        'study_call',
+        'study_guide',
+        'study_review_grade',
+        'study_review_next',
+        'study_upload',
+      ]);
       const guide: any = await c.callTool({ name: 'study_guide', arguments: {} });
       assert.match(guide.content[0].text, /Study Bridge/);
     } finally {
@@ -88,7 +94,7 @@ describe('MCP 2026-07-28 (stateless, per-request _meta)', function () {
     const body = await rpc(r);
     assert.equal(body.result.cacheScope, 'private');
     assert.ok(body.result.ttlMs > 0, JSON.stringify(body.result).slice(0, 200));
-    assert.ok(body.result.tools.length === 3);
+    assert.equal(body.result.tools.length, 5);
   });
 
   it('server/discover answers the supported versions and capabilities', async () => {
@@ -151,7 +157,7 @@ describe('MCP 2026-07-28 (stateless, per-request _meta)', function () {
     const c = await connect(read.token);
     try {
       const { tools } = await c.listTools();
-      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide']);
+      assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_review_next']);
       assert.equal(tools.find((x) => x.name === 'study_call')!.annotations?.readOnlyHint, true);
       const res: any = await c.callTool({
         name: 'study_call',

@@ -43,7 +43,13 @@ describe('MCP 2026-07-28 with the v2 client: the whole job', function () {
 
   it('upload, anchored tree, deck, review', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name).sort(), ['study_call', 'study_guide', 'study_upload']);
+    assert.deepEqual(tools.map((x) => x.name).sort(), [
+      'study_call',
+      'study_guide',
+      'study_review_grade',
+      'study_review_next',
+      'study_upload',
+    ]);
     const set = await call('POST', '/library/study-sets', { body: { title: 'Asymptote, v2 client', confirm: true } });
     const up = json(
       await client.callTool({

@@ -6,11 +6,18 @@ import { callWithApproval } from './approvalCall';
 import { brokerFor } from './mcpElicitation';
 import { isModernRequest, serveModern } from './mcpModern';
 import { bridgeTools } from './mcpTools';
+import { reviewAppResource, reviewTools } from './reviewTools';
 
-const toolConfig = <S>(tool: { description: string; shape: S; annotations: object }) => ({
+const toolConfig = <S>(tool: {
+  description: string;
+  shape: S;
+  annotations: object;
+  meta?: Record<string, unknown>;
+}) => ({
   description: tool.description,
   inputSchema: tool.shape,
   annotations: tool.annotations,
+  ...(tool.meta ? { _meta: tool.meta } : {}),
 });
 
 /**
@@ -41,9 +48,10 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     ]);
     // logging: clients may set a level (logging/setLevel); this server sends no log messages.
+    // resources: the review MCP App's page (reviewTools.ts).
     const server = new McpServer(
       { name: 'study-bridge', version: SERVER_VERSION },
-      { capabilities: { tools: {}, logging: {} } },
+      { capabilities: { tools: {}, resources: {}, logging: {} } },
     );
     const { guide, call, upload } = bridgeTools(services, token);
     server.registerTool(guide.name, toolConfig(guide), (args) => guide.run!(args as never));
@@ -57,6 +65,12 @@ export function mcpExchange(services: RouteServices, raw: Buffer, token: string)
       }),
     );
     if (upload) server.registerTool(upload.name, toolConfig(upload), (args) => upload.run!(args as never));
+    const review = reviewTools(services, token);
+    for (const tool of [review.next, review.grade]) {
+      if (tool) server.registerTool(tool.name, toolConfig(tool), (args) => tool.run!(args as never));
+    }
+    const app = reviewAppResource;
+    server.registerResource(app.name, app.uri, app.config, app.read);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayAsk });
     res.on('close', () => {
       void transport.close();

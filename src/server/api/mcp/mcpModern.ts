@@ -5,6 +5,7 @@ import type { RouteServices } from '../http/routeTable';
 import { SERVER_VERSION } from '../../version';
 import { bridgeTools, type BridgeTool } from './mcpTools';
 import { askedCall } from './approvalInput';
+import { reviewAppResource, reviewTools } from './reviewTools';
 
 const importSdk = () => import('@modelcontextprotocol/server');
 type Sdk = Awaited<ReturnType<typeof importSdk>>;
@@ -47,7 +48,12 @@ export async function isModernRequest(req: IncomingMessage, message: unknown): P
 function register(server: McpServer, tool: BridgeTool<never>, run: (args: never, ctx: never) => Promise<unknown>) {
   server.registerTool(
     tool.name,
-    { description: tool.description, inputSchema: z.object(tool.shape), annotations: tool.annotations },
+    {
+      description: tool.description,
+      inputSchema: z.object(tool.shape),
+      annotations: tool.annotations,
+      ...(tool.meta ? { _meta: tool.meta } : {}),
+    },
     run as never,
   );
 }
@@ -66,7 +72,7 @@ async function createChannel(services: RouteServices): Promise<Channel> {
       const server = new McpServer(
         { name: 'study-bridge', version: SERVER_VERSION },
         {
-          capabilities: { tools: {} },
+          capabilities: { tools: {}, resources: {} },
           cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
           requestState: { verify: codec.verify.bind(codec) },
         },
@@ -75,6 +81,11 @@ async function createChannel(services: RouteServices): Promise<Channel> {
       register(server, guide, guide.run!);
       register(server, call, (args: never, ctx: never) => askedCall(services, token, args, ctx, codec));
       if (upload) register(server, upload, upload.run!);
+      const review = reviewTools(services, token);
+      register(server, review.next, review.next.run!);
+      if (review.grade) register(server, review.grade, review.grade.run!);
+      const app = reviewAppResource;
+      server.registerResource(app.name, app.uri, app.config, app.read);
       return server;
     },
     { legacy: 'reject' },

@@ -83,6 +83,8 @@ export interface BridgeTool<A = Record<string, unknown>> {
     idempotentHint?: boolean;
     openWorldHint: boolean;
   };
+  /** The tool's `_meta` in tools/list (the review tools name their MCP App there). */
+  meta?: Record<string, unknown>;
   run?: (args: A) => Promise<CallToolResult>;
 }
 

@@ -226,7 +226,7 @@ export const systemRoutes = [
     method: 'POST',
     path: '/mcp',
     summary:
-      'MCP channel (Streamable HTTP, stateless): tools study_guide, study_call and study_upload. Protocol 2026-07-28 (per-request _meta, no initialize) and 2025-11-25 and older (initialize handshake). Send Accept: application/json, text/event-stream.',
+      'MCP channel (Streamable HTTP, stateless): tools study_guide, study_call, study_upload, study_review_next and study_review_grade (with the review MCP App, resource ui://study-bridge/review). Protocol 2026-07-28 (per-request _meta, no initialize) and 2025-11-25 and older (initialize handshake). Send Accept: application/json, text/event-stream.',
     rawBody: { limitBytes: MCP_MESSAGE_BYTES },
     // A JSON-RPC answer written on the raw response (MCP transport), not the success wrapper.
     replyType: 'application/json',
