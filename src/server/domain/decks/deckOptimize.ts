@@ -1,6 +1,12 @@
 import { BridgeError } from '../../errors';
 import type { Store } from '../../ground/store/store';
-import { fitOffThread, type CardHistory, type FitResult, type FitStage } from '../../ground/fsrs/optimizer';
+import {
+  fitOffThread,
+  packHistories,
+  type CardHistory,
+  type FitResult,
+  type FitStage,
+} from '../../ground/fsrs/optimizer';
 import type { Decks } from '../library/decks';
 import { studyDay } from './deckOptions';
 import { DeckPresets } from './deckPresets';
@@ -115,7 +121,12 @@ export async function optimizeDeck(
   const h = historyOf(store, decks, deckId);
   const t0 = performance.now();
   const fit: FitResult = await fitOffThread(
-    { cards: h.cards, splitAt: h.splitAt, current: h.current, numRelearningSteps: h.relearningSteps },
+    {
+      histories: packHistories(h.cards),
+      splitAt: h.splitAt,
+      current: h.current,
+      numRelearningSteps: h.relearningSteps,
+    },
     opts.onProgress ?? (() => undefined),
     opts.signal,
   );

@@ -5,6 +5,7 @@ import { workerScript } from '../threads/workerScript';
 import { FSRS_BINDING_MODULE } from './fsrsBinding';
 import type { FitInput, FitMessage, FitResult, FitStage } from './fsrsFitTypes';
 
+export { packHistories } from './fsrsFitTypes';
 export type { CardHistory, FitInput, FitResult, FitStage, Score } from './fsrsFitTypes';
 
 /** 503: fsrs-rs has no build that loads here; the rest of the bridge, scheduling included, works. */
@@ -40,7 +41,13 @@ export function fitOffThread(
           true,
         ),
       );
-    const worker = new Worker(script, { eval: isEval, workerData: input, name: 'study-bridge-fsrs' });
+    const { starts, ratings, deltaDays, at } = input.histories;
+    const worker = new Worker(script, {
+      eval: isEval,
+      workerData: input,
+      transferList: [starts.buffer, ratings.buffer, deltaDays.buffer, at.buffer] as ArrayBuffer[],
+      name: 'study-bridge-fsrs',
+    });
     let done = false;
     const finish = (f: () => void) => {
       if (done) return;

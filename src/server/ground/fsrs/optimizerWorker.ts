@@ -11,14 +11,20 @@ async function run(input: FitInput): Promise<void> {
   const loaded = loadBinding();
   if ('loadError' in loaded) return post({ kind: 'unavailable', loadError: loaded.loadError });
   const b = loaded.binding;
-  post({ kind: 'progress', stage: 'prepare', current: 0, total: input.cards.length });
+  const h = input.histories;
+  const cards = h.starts.length - 1;
+  post({ kind: 'progress', stage: 'prepare', current: 0, total: cards });
   const train: InstanceType<typeof b.FSRSBindingItem>[] = [];
   const test: InstanceType<typeof b.FSRSBindingItem>[] = [];
-  for (const c of input.cards) {
-    const reviews = c.ratings.map((r, i) => new b.FSRSBindingReview(r, i === 0 ? 0 : c.deltaDays[i]));
+  for (let c = 0; c < cards; c++) {
+    const from = h.starts[c];
+    const to = h.starts[c + 1];
+    const reviews = [];
+    for (let k = from; k < to; k++)
+      reviews.push(new b.FSRSBindingReview(h.ratings[k], k === from ? 0 : h.deltaDays[k]));
     // An item per grade after the first: the grade to predict, with the card's history before it.
     for (let i = 1; i < reviews.length; i++)
-      (c.at[i] >= input.splitAt ? test : train).push(new b.FSRSBindingItem(reviews.slice(0, i + 1)));
+      (h.at[from + i] >= input.splitAt ? test : train).push(new b.FSRSBindingItem(reviews.slice(0, i + 1)));
   }
   const notEnough = (message: string) =>
     post({ kind: 'notEnough', trainItems: train.length, testItems: test.length, message });
