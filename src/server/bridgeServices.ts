@@ -159,7 +159,7 @@ export async function buildServices(inp: ServiceInputs): Promise<BuiltServices> 
     routeSummary: { apiFingerprint: apiFingerprint(routes), routeCount: listedRoutes(routes).length },
     closing,
     instanceNonce: inp.instanceNonce,
-    guide: buildGuide(routes),
+    guide: buildGuide(routes, { importFolders: config.importFolders }),
     baseUrl: inp.baseUrl,
     warnings: inp.warnings,
   };

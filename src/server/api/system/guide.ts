@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { sep } from 'node:path';
 import type { RouteDecl } from '../http/routeTable';
 import { BRIDGE_API_VERSION } from '../../version';
+import { cardsPerResult, DEFAULT_IMAGE_MAX_PX, DEFAULT_RESULT_BYTES, MAX_RESULT_BYTES } from '../mcp/mcpBudget';
 import { WORKFLOWS } from './guideWorkflows';
 import { routeTable, routesMarkdown } from './guideRoutes';
 import { MAX_PENDING_PER_AGENT } from '../../domain/approvals/heldRequests';
@@ -54,26 +57,26 @@ const MORE: { needs: string; text: string }[] = [
   },
   {
     needs: '/documents/{id}/annotations/import',
-    text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with the set\'s excerpts as highlights.',
+    text: 'Highlights already in a PDF: `POST /documents/<bookmd5>/annotations/import {"topicid":"<topicid>","confirm":true}` makes them cards (again: nothing new); `GET /study-sets/<topicid>/annotated-pdf?bookmd5=<bookmd5>` answers the book with them as highlights.',
   },
   {
     needs: '/mcp',
-    text: "MCP `study_call` results hold ≤ 24 KB (`maxBytes` ≤ 100 KB); longer: `truncated:true` + `next`, pass it as the next call's arguments. Images ≤ 1568 px (`imageMaxPx`).",
+    text: `MCP \`study_call\` results ≤ ${DEFAULT_RESULT_BYTES / 1024} KB, about ${cardsPerResult()} batch-get cards (\`maxBytes\` ≤ ${MAX_RESULT_BYTES / 1024} KB); longer: \`truncated:true\` + \`next\`: the next call's arguments. Images ≤ ${DEFAULT_IMAGE_MAX_PX} px (\`imageMaxPx\`).`,
   },
 ];
 
 const start = `- Base URL \`http://127.0.0.1:<port>/bridge/v1\` (port in \`<dataDir>/bridge.json\`; 42380–42399). \`GET /status\` (no token) proves
   it is up; when its \`guide.sha256\` changes, read this guide again (never re-install).
-- Send \`Authorization: Bearer <token>\` (yours: \`~/.config/study-bridge/token\`; named, revocable; what you write is recorded as
-  yours). Never send \`Origin\`. Beyond your token's scope: 403 \`SCOPE_REQUIRED\`: ask the person, do not retry.
-- Routes: the table with gates and proofs is \`GET /guide/routes\`; each route's \`example\` request is in \`GET /capabilities\`;
-  bodies and answers of one route: \`GET /openapi.json?path=/decks/{id}/cards\`. \`study_guide\` (MCP) takes a topic.
+- Send \`Authorization: Bearer <token>\` (yours: \`~/.config/study-bridge/token\`; what you write is recorded as yours). Never
+  send \`Origin\`. Beyond your token's scope: 403 \`SCOPE_REQUIRED\`: ask the person, do not retry.
+- Routes with gates and proofs: \`GET /guide/routes\`; an \`example\` request each: \`GET /capabilities\`; one route's
+  bodies and answers: \`GET /openapi.json?path=/decks/{id}/cards\`. \`study_guide\` (MCP) takes a topic.
 `;
 
 const rules = `- Requests below are literal: send that JSON, with \`<name>\` replaced by the field \`name\` of an earlier answer (or what it describes).
 - Writes change nothing without \`"confirm":true\` (upload: \`?confirm=1\`): the 422 \`CONFIRM_REQUIRED\` is a free dry-run whose
   \`details\` preview the change. Success is the proof field (\`persisted:true\`, \`isStudySet:true\`…), never a bare 200.
-- \`ignoredFields[]\` in an answer: those fields had no effect (check spelling). \`warnings[]\`: something partly failed.
+- \`ignoredFields[]\`: fields that had no effect (check spelling). \`warnings[]\`: something partly failed.
 - Errors: \`{"error":{"code","message","retryable","details"}}\`; a 4xx changed nothing. 429 and retryable 409: wait
   \`details.retryAfterSeconds\`, then retry once. 403 \`MAX_REQUIRED\`: premium is off; reads still work.
   503 \`RENDERER_UNAVAILABLE\`: no pictures here; text works.
@@ -89,14 +92,30 @@ function namedRoutes(routes: readonly RouteDecl[], text: string): RouteDecl[] {
   return routes.filter((r) => r.listed !== false && spans.includes(`${r.method} ${r.path.replace(/\{[^}]+\}/g, '*')}`));
 }
 
+/** What the guide says of this bridge's settings. */
+export interface GuideSettings {
+  /** Where a PDF may be imported by path besides the library (setting importFolders, CLI --import-folders). */
+  importFolders?: readonly string[];
+}
+
+/** "the library, `~/Documents`, `~/Downloads`": where import by path reads (the home folder as ~, to keep it short). */
+function importFolderList(folders: readonly string[]): string {
+  const home = homedir();
+  const short = (f: string) => (f.startsWith(home + sep) ? `~${f.slice(home.length)}` : f);
+  return ['the library', ...folders.map((f) => `\`${short(f)}\``)].join(', ');
+}
+
 /** The runtime guide for agents, generated from the route table so it cannot drift from it. */
-export function buildGuide(routes: readonly RouteDecl[]): Guide {
+export function buildGuide(routes: readonly RouteDecl[], settings: GuideSettings = {}): Guide {
   const has = (path: string) => routes.some((r) => r.path === path);
+  const folders = settings.importFolders ? importFolderList(settings.importFolders) : 'the library or an import folder';
   // Proof fields come from the routes' answer schemas (routeProof.ts), never typed into the prose.
   const proofs = (text: string) =>
-    text.replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) =>
-      proofOf(routes, `${method} ${path}`),
-    );
+    text
+      .replace(/<<proof (GET|POST) (\S+)>>/g, (_m, method: string, path: string) =>
+        proofOf(routes, `${method} ${path}`),
+      )
+      .replace(/<<importFolders>>/g, folders);
   const workflows = WORKFLOWS.filter((w) => w.needs.every(has)).map((w) => ({ ...w, text: proofs(w.text) }));
   const more = MORE.filter((m) => has(m.needs)).map((m) => `- ${m.text}\n`);
   const markdown = `# Study Bridge — runtime guide for agents

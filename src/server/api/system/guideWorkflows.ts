@@ -29,7 +29,7 @@ const upload = `1. \`POST /library/study-sets {"title":"Asymptote","confirm":tru
 2. \`POST /library/documents/upload?filename=asymptote.pdf&topicid=<topicid>&confirm=1\` with the PDF's bytes as the body
    (MCP: \`bodyBase64\`) → \`bookmd5\`, \`created\`, \`addedToStudySet\`. A PDF in <<importFolders>>:
    \`POST /library/documents/import {"path":"~/Downloads/asymptote.pdf","topicid":"<topicid>","confirm":true}\`;
-   else upload the bytes (403 \`PATH_NOT_ALLOWED\`).
+   else upload the bytes.
 `;
 
 const split = `1. Pick chapters from the outline. Prepare ≤ 60 pages (\`async\` above 10; 429 \`PREPARE_BUSY\`: wait):
@@ -65,7 +65,7 @@ const edit = `1. \`POST /study-sets/<topicid>/snapshots {"description":"Before r
 const decks = `1. \`POST /decks {"title":"Asymptote review","confirm":true}\` → \`deckId\`, <<proof POST /decks>>.
 2. \`POST /decks/<deckId>/cards {"cards":[{"sourceNoteId":"<noteid>"}],"confirm":true}\` → <<proof POST /decks/{id}/cards>>
    (\`"question":"A pen holds {{cloze}}"\` for a cloze). Adding a card again reschedules it.
-3. \`GET /decks/<deckId>\` → \`cardCount\`, \`counts\` and \`due\` by state, \`nextDueAt\`.
+3. \`GET /decks/<deckId>\` → \`cardCount\`, \`counts\`/\`due\` by state, \`nextDueAt\`.
    \`GET /decks/<deckId>/due\` → \`cards[]\` in review order: ask \`question.text\`, reveal \`answer\`. Due by a date, in
    the order added: \`GET /decks/<deckId>/due?until=2030-01-31\`.
 4. \`POST /decks/<deckId>/reviews {"cardNoteId":"<cardNoteId>","rating":"good","confirm":true}\` (again|hard|good|easy; let the
