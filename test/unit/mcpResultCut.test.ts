@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { cutJson, shorten } from '../../src/server/api/mcp/jsonCut';
 import { budgetAnswer } from '../../src/server/api/mcp/resultBudget';
-import { nextPageRange } from '../../src/server/api/mcp/continuation';
+import { nextIdList, nextPageRange } from '../../src/server/api/mcp/continuation';
 import { allRoutes as routes } from '../../src/server/api/routes';
 
 const bytes = (s: string) => Buffer.byteLength(s);
@@ -95,6 +95,27 @@ describe('MCP result cut (jsonCut, resultBudget)', () => {
     });
     const bestFirst = { items: [7, 3, 5].map((page) => ({ page })) };
     assert.equal(nextPageRange(tocRoute, bestFirst, { field: 'items', from: 1 }, args), undefined);
+  });
+
+  it('a list of ids continues with the ids not sent yet only where each item is one id of the list, in its order, first', () => {
+    const args = { method: 'POST' as const, path: '/notes/batch-get', body: { noteIds: ['a', 'x', 'B', 'c', 'd'] } };
+    const answer = { notes: ['A', 'b', 'C', 'D'].map((noteid) => ({ noteid, title: noteid })), notFound: ['X'] };
+    // Case-blind (ids come back in capitals); the unknown id stays for the next call to report.
+    assert.deepEqual(nextIdList(answer, { field: 'notes', from: 2 }, args)?.body, { noteIds: ['x', 'c', 'd'] });
+    // Two items of one id (cards by tag, say): not a list of records by id.
+    const byTag = { notes: [{ tag: 'a' }, { tag: 'a' }, { tag: 'c' }] };
+    const tags = { ...args, body: { tags: ['a', 'c'] } };
+    assert.equal(nextIdList(byTag, { field: 'notes', from: 2 }, tags), undefined);
+    // Another stream before the cut one would be answered again by a plain call.
+    const after = { before: [1, 2], notes: answer.notes };
+    assert.equal(nextIdList(after, { field: 'notes', from: 2 }, args), undefined);
+    // Out of the list's order, or two id lists in the body: undefined.
+    const shuffled = { notes: ['c', 'a'].map((noteid) => ({ noteid })) };
+    assert.equal(nextIdList(shuffled, { field: 'notes', from: 1 }, args), undefined);
+    assert.equal(
+      nextIdList(answer, { field: 'notes', from: 2 }, { ...args, body: { ...args.body, more: ['q'] } }),
+      undefined,
+    );
   });
 
   it('text answers are cut at a line end, within the budget with the note, and resume at the character after', () => {
