@@ -249,4 +249,32 @@ describe('MCP review app: study_review_next, study_review_grade, ui://study-brid
     assert.equal(entry.tokenId, t.bridge.services.tokens.identify(token())!.tokenId);
     assert.equal(entry.stateBefore, 'new');
   });
+
+  it('grading the last card due answers "nothing due" with when the next one is, as text and for the app', async () => {
+    const c = await legacy();
+    try {
+      let r: any = await c.callTool({ name: 'study_review_next', arguments: { deckId } });
+      for (let i = 0; i < 5 && r.structuredContent.card; i++) {
+        r = await c.callTool({
+          name: 'study_review_grade',
+          arguments: { deckId, cardNoteId: r.structuredContent.card.cardNoteId, rating: 'easy' },
+        });
+        assert.equal(r.isError, undefined, JSON.stringify(r).slice(0, 300));
+        assert.match(r.content[0].text, /^Stored: easy \(reviewLogId [0-9A-Fa-f-]+\); next due /);
+      }
+      assert.equal(r.structuredContent.card, null);
+      assert.equal(r.structuredContent.graded.rating, 'easy');
+      assert.equal(r.content.length, 1);
+      assert.match(
+        r.content[0].text,
+        /Nothing is due now in "Asymptote deck" \(deckId [^)]+\): the next card is due \d{4}-/,
+      );
+      assert.ok(Date.parse(r.structuredContent.nextDueAt) > Date.now());
+    } finally {
+      await c.close();
+    }
+    const log = await t.client.request<any>('GET', `/decks/${deckId}/reviews`);
+    assert.ok(log.reviews.length >= 2);
+    assert.ok(log.reviews.every((e: any) => e.actor === 'agent'));
+  });
 });
