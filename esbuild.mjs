@@ -20,6 +20,8 @@ const entries = [
   { in: 'src/server/worker/bridgeBoot.ts', out: 'bridgeBoot' },
   // A large library's checkpoint, built beside the store from library.db and the journal.
   { in: 'src/server/ground/store/checkpointWorker.ts', out: 'checkpointWorker' },
+  // A large outline import's parse, stopped when it runs over its budget.
+  { in: 'src/server/domain/mindmap/outlineWorker.ts', out: 'outlineWorker' },
   // FSRS's optimizer (fsrs-rs, native), fitting a preset's weights on a thread of its own.
   { in: 'src/server/ground/fsrs/optimizerWorker.ts', out: 'fsrsOptimizer' },
 ].filter((e) => existsSync(e.in));

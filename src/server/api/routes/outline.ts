@@ -3,13 +3,8 @@ import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
 import { readSetOutline } from '../../domain/mindmap/outlineTree';
 import { toOpml } from '../../domain/mindmap/outlineOpml';
 import { toMarkdown } from '../../domain/mindmap/outlineMarkdown';
-import {
-  MAX_OUTLINE_CARDS,
-  MAX_OUTLINE_DEPTH,
-  planOutline,
-  previewOutline,
-  writeOutline,
-} from '../../domain/mindmap/outlineImport';
+import { MAX_OUTLINE_CARDS, MAX_OUTLINE_DEPTH, previewOutline, writeOutline } from '../../domain/mindmap/outlineImport';
+import { planOutlineBounded } from '../../domain/mindmap/outlinePlanThread';
 import { topicTitle } from './topicFields';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
@@ -46,7 +41,7 @@ export const outlineRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/library/study-sets/import',
-    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); a single top item becomes the root card, unless title is given (then a root card bearing title holds the outline). At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML. True dry-run: wouldCreate, topTitles.`,
+    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); a single top item becomes the root card, unless title is given (then a root card bearing title holds the outline). At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML; a large outline is parsed on a worker thread and stopped after 10 s (422 OUTLINE_TOO_COSTLY). True dry-run: wouldCreate, topTitles.`,
     premium: true,
     confirm: 'body',
     dryRun: true,
@@ -60,8 +55,8 @@ export const outlineRoutes: RouteDecl[] = [
     example: {
       body: { format: 'md', content: '# Linear algebra\n\n## Vectors\n\n- Dot product\n', title: 'Linear algebra' },
     },
-    preview: async ({ body }) => previewOutline(planOutline(body.format, body.content, body.title)),
+    preview: async ({ body }) => previewOutline(await planOutlineBounded(body.format, body.content, body.title)),
     handler: async ({ body, services, actor }) =>
-      writeOutline(services.store, planOutline(body.format, body.content, body.title), actor),
+      writeOutline(services.store, await planOutlineBounded(body.format, body.content, body.title), actor),
   }),
 ];
