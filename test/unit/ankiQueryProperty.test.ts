@@ -109,6 +109,28 @@ describe('AnkiConnect query matcher and field readers: properties (fast-check)',
     );
   });
 
+  it('a search past its time budget ends with QUERY_TOO_COSTLY, in AnkiConnect terms, and gives the loop back meanwhile', async () => {
+    const long = 'A'.repeat(2_000);
+    const notes = Array.from({ length: 200_000 }, () => note(long, long));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      await assert.rejects(searchNotes(notes, '*a*a*a*c', 300), (e: Error) => {
+        assert.ok(e instanceof AnkiError);
+        assert.match(e.message, /^QUERY_TOO_COSTLY: .*0\.3 s budget/);
+        return true;
+      });
+      assert.equal(
+        (await searchNotes([note('ab', ''), note('b', '')], 'a*')).length,
+        1,
+        'within its budget it answers',
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    assert.ok(ticks > 0, 'timers ran while the search went on');
+  });
+
   it('field HTML → text agrees with the regexes it replaced', () => {
     const HTML = ['<', '>', '/', 'br', 'div', 'script', 'style', '[sound:', ']', 'a', ' ', '\t', '\n', '&amp;', '&lt;'];
     fc.assert(

@@ -30,10 +30,10 @@ export function fieldsOf(model: ModelName, fields: Record<string, unknown>): Rec
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 /**
- * Field HTML is scanned once, left to right, by hand: the regexes this replaced
- * (`<[^>]*>`, `\[sound:[^\]]*\]`, `<script…</script>`, `[ \t]+\n`) each
- * rescanned to the end of the text from every unclosed opener, quadratic in a
- * long field.
+ * Field HTML is read in steps of the same order and meaning as the regexes
+ * they replaced (`\[sound:[^\]]*\]`, `<script…</script>`, `<[^>]*>`,
+ * `[ \t]+\n`), found with indexOf instead: each of those rescanned the rest
+ * of the text from every unclosed opener, quadratic in a long field.
  */
 
 /** `text` without the spans that `opener` starts and the first `close` after it ends (an unclosed one stays). */
@@ -51,35 +51,40 @@ function dropSpans(text: string, opener: RegExp, close: string): string {
   return out + text.slice(at);
 }
 
-const BLOCK_END = /^<\/(div|p|li|h[1-6]|tr)\s*>$/i;
-const LINE_BREAK = /^<br\s*\/?>$/i;
-const RAW_BLOCK = /^<(script|style)\b/i;
+/** `<script>…</script>` and `<style>…</style>` blocks removed (an unclosed one stays). */
+function dropRawBlocks(html: string): string {
+  const opener = /<(script|style)\b/gi;
+  // Per kind, the first close found at or after some point: reused while it lies ahead, so the text is read once.
+  const closes = new Map<string, { start: number; end: number }>();
+  let out = '';
+  let at = 0;
+  for (let m = opener.exec(html); m; m = opener.exec(html)) {
+    const kind = m[1].toLowerCase();
+    let close = closes.get(kind);
+    if (!close || (close.start >= 0 && close.start < opener.lastIndex)) {
+      const re = new RegExp(`</${kind}\\s*>`, 'gi');
+      re.lastIndex = opener.lastIndex;
+      const found = re.exec(html);
+      close = found ? { start: found.index, end: re.lastIndex } : { start: -1, end: -1 };
+      closes.set(kind, close);
+    }
+    if (close.start < 0) continue;
+    out += html.slice(at, m.index);
+    at = close.end;
+    opener.lastIndex = at;
+  }
+  return out + html.slice(at);
+}
 
-/** Tags removed (a line break for `<br>` and block ends), `<script>`/`<style>` with their content. */
+/** Every `<…>` removed; from a `<` with no `>` after it, the rest stays. */
 function stripTags(html: string): string {
   let out = '';
   let at = 0;
-  const closes = new Map<string, number>();
   for (let lt = html.indexOf('<'); lt >= 0; lt = html.indexOf('<', at)) {
     const gt = html.indexOf('>', lt);
     if (gt < 0) break;
     out += html.slice(at, lt);
-    const tag = html.slice(lt, gt + 1);
     at = gt + 1;
-    const raw = RAW_BLOCK.exec(tag)?.[1].toLowerCase();
-    if (raw) {
-      // The next `</script>` after this one, found once per kind: later openers reuse it while it lies ahead.
-      let end = closes.get(raw);
-      if (end === undefined || (end >= 0 && end < at)) {
-        const close = new RegExp(`</${raw}\\s*>`, 'gi');
-        close.lastIndex = at;
-        end = close.exec(html) ? close.lastIndex : -1;
-        closes.set(raw, end);
-      }
-      if (end >= 0) at = end;
-      continue;
-    }
-    if (LINE_BREAK.test(tag) || BLOCK_END.test(tag)) out += '\n';
   }
   return out + html.slice(at);
 }
@@ -98,16 +103,16 @@ function trimLineEnds(text: string): string {
 
 /** HTML of a field → the text a card shows: breaks and blocks become line breaks, tags go, entities decode. */
 export function htmlToText(html: string): string {
-  const text = stripTags(dropSpans(html, /\[sound:/gi, ']')).replace(
-    /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi,
-    (all, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
-      }
-      return ENTITIES[e.toLowerCase()] ?? all;
-    },
-  );
+  const lines = dropRawBlocks(dropSpans(html, /\[sound:/gi, ']'))
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(div|p|li|h[1-6]|tr)\s*>/gi, '\n');
+  const text = stripTags(lines).replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+    }
+    return ENTITIES[e.toLowerCase()] ?? all;
+  });
   return trimLineEnds(text)
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -129,20 +129,24 @@ export function compileQuery(query: unknown): Test[] {
   });
 }
 
-const tooCostly = () =>
+const tooCostly = (budgetMs: number) =>
   new AnkiError(
-    `QUERY_TOO_COSTLY: the search ran over its ${SEARCH_BUDGET_MS / 1000} s budget and was stopped; narrow it (fewer wildcards, a deck: or tag: term)`,
+    `QUERY_TOO_COSTLY: the search ran over its ${budgetMs / 1000} s budget and was stopped; narrow it (fewer wildcards, a deck: or tag: term)`,
   );
 
 /** The notes among `notes` that match every term of `query` (an empty query matches all). */
-export async function searchNotes(notes: readonly AnkiNote[], query: unknown): Promise<AnkiNote[]> {
+export async function searchNotes(
+  notes: readonly AnkiNote[],
+  query: unknown,
+  budgetMs = SEARCH_BUDGET_MS,
+): Promise<AnkiNote[]> {
   const tests = compileQuery(query);
   const out: AnkiNote[] = [];
   const start = performance.now();
   let slice = start;
   for (const note of notes) {
     const now = performance.now();
-    if (now - start > SEARCH_BUDGET_MS) throw tooCostly();
+    if (now - start > budgetMs) throw tooCostly(budgetMs);
     if (now - slice > SLICE_MS) {
       await yieldToLoop();
       slice = performance.now();
