@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
-import type { BridgeClient } from '../../src/client/bridgeClient';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { BridgeClient as Client } from '../../src/client/bridgeClient';
+import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
 const { createEmptyCard, fsrs, generatorParameters, Rating } = require('ts-fsrs') as typeof TsFsrs;
@@ -24,7 +24,7 @@ function random(seed: number) {
 }
 
 /** A set with `n` cards and a deck reading them, through the routes. */
-async function seed(client: BridgeClient, n: number, title: string) {
+async function seed(client: Client, n: number, title: string) {
   const set = await client.createStudySet(`${title} set`);
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
@@ -52,7 +52,7 @@ async function seed(client: BridgeClient, n: number, title: string) {
  * true weights give (a grade of again otherwise), from `days` ago up to now.
  * Stops a card after `maxPerCard` grades. Answers the number of grades.
  */
-async function study(client: BridgeClient, deckId: string, cardIds: string[], days: number, maxPerCard: number) {
+async function study(client: Client, deckId: string, cardIds: string[], days: number, maxPerCard: number) {
   const rnd = random(7);
   const truth = fsrs(generatorParameters({ w: TRUE_WEIGHTS, enable_fuzz: false }));
   const now = Date.now();
@@ -236,5 +236,37 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
       body: { presetId: 'default', options: { fsrsParameters: null }, confirm: true },
     });
     assert.equal(set.options.fsrsParameters, null);
+  });
+
+  it('no token or a bad one → 401, a read token → 403 SCOPE_REQUIRED, premium off → 403 MAX_REQUIRED; nothing changed', async () => {
+    // A token's use is recorded (agent_tokens); nothing else may change.
+    const digest = () => storeDigest(t.bridge.services.store).replace(/^agent_tokens=.*$/m, '');
+    const before = digest();
+    const body = { body: { confirm: true } };
+    const path = `/decks/${deck.deckId}/optimize`;
+    assert.equal((await t.anonymous.raw('POST', path, body)).json<any>().error.code, 'UNAUTHORIZED');
+    const bad = new Client({ baseUrl: t.bridge.baseUrl, token: 'sb_not_a_token' });
+    assert.equal((await bad.raw('POST', path, body)).status, 401);
+    const read = await t.bridge.services.tokens.issue('optimize reader', 'read');
+    const reader = new Client({ baseUrl: t.bridge.baseUrl, token: read.token });
+    const refused = await reader.raw('POST', path, body);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json<any>().error.code, 'SCOPE_REQUIRED');
+    assert.equal(digest(), before);
+
+    const dataDir = tempDir('sb-optimize-premium-');
+    const on = await startBridge({ dataDir });
+    const p = await seed(on.client, 1, 'Premium');
+    await on.stop();
+    const off = await startBridge({ dataDir, premium: false });
+    try {
+      const offBefore = storeDigest(off.bridge.services.store);
+      const res = await off.client.raw('POST', `/decks/${p.deckId}/optimize`, body);
+      assert.equal(res.status, 403);
+      assert.equal(res.json<any>().error.code, 'MAX_REQUIRED');
+      assert.equal(storeDigest(off.bridge.services.store), offBefore);
+    } finally {
+      await off.stop();
+    }
   });
 });
