@@ -87,7 +87,7 @@ export function nextPageRange(
  * and the cut items are those records, each carrying its id (batch-get's
  * `noteIds` → `notes[].noteid`): the same call for those ids only, so the
  * rest comes as a plain call, the list echoed shrinks and nothing is read
- * twice. Ids with no record (\`notFound\`, never sent yet) stay in the list.
+ * twice. Ids with no record (`notFound`, not sent yet) stay in the list.
  */
 export function nextIdList(answer: Record<string, unknown>, rest: ItemCursor, args: CallShape): CallShape | undefined {
   const body = args.body;
