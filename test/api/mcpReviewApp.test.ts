@@ -228,6 +228,9 @@ describe('MCP review app: study_review_next, study_review_grade, ui://study-brid
       await app.getByText(/^Saved: good\./).waitFor();
       await app.getByText('Pens', { exact: true }).waitFor();
       writeFileSync(join(OUT, 'next.png'), await page.screenshot({ fullPage: true }));
+      // The review panel's keys work here too: Space shows the next card's answer.
+      await page.keyboard.press('Space');
+      await app.getByText('What a pen holds: colour, width, font.').waitFor();
       const calls = await page.evaluate(() => window.appToolCalls);
       assert.equal(calls.length, 1);
       assert.equal(calls[0].name, 'study_review_grade');

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps' with { 'resolution-mode': 'import' };
 import type { ReviewAppState } from '../../server/api/mcp/reviewCard';
-import { render, type Rating, type Shown } from './view';
+import { RATINGS, render, type Rating, type Shown } from './view';
 import './review.css';
 
 /**
@@ -116,5 +116,14 @@ async function start(): Promise<void> {
   await a.connect();
   follow(a.getHostContext());
 }
+
+// The review panel's keys: Space or Enter shows the answer, 1–4 grade it.
+document.addEventListener('keydown', (e) => {
+  if (!shown?.state.card || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (!shown.revealed && (e.key === ' ' || e.key === 'Enter')) reveal();
+  else if (shown.revealed && /^[1-4]$/.test(e.key)) void grade(RATINGS[Number(e.key) - 1]);
+  else return;
+  e.preventDefault();
+});
 
 void start();
