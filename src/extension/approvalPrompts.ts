@@ -28,13 +28,16 @@ const defaultPrompt: ApprovalPrompt = async (a, modal) =>
 /**
  * Agents' calls held for the person (policy studyBridge.approveAgentChanges):
  * each pending one is asked once per window as it arrives (event `approval`
- * on the change feed), with the agent's name and the dry-run; the status bar
+ * on the change feed), with the agent's name and the dry-run; an agent's
+ * calls that arrive together share one notification; the status bar
  * counts those still pending, and a click asks again. Decided with the owner
  * token this window holds.
  */
 export class ApprovalPrompts implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly asked = new Set<string>();
+  /** Agents (token ids) with a prompt on screen. */
+  private readonly asking = new Set<string>();
   private pending: PendingApproval[] = [];
   /** What Show displays, by approval id (the read-only documents' content). */
   private readonly shown = new Map<string, string>();
@@ -62,13 +65,37 @@ export class ApprovalPrompts implements vscode.Disposable {
       this.pending = [];
     }
     this.render();
+    // One prompt per agent however many calls it sent; calls arriving while it is open come in the next one.
+    const fresh = new Map<string, PendingApproval[]>();
     for (const a of this.pending) {
-      if (this.asked.has(a.approvalId)) continue;
-      this.asked.add(a.approvalId);
-      this.ask(a, defaultPrompt).catch((e) =>
-        this.log.warn(`approval prompt: ${e instanceof Error ? e.message : String(e)}`),
-      );
+      if (this.asked.has(a.approvalId) || this.asking.has(a.agent.tokenId)) continue;
+      fresh.set(a.agent.tokenId, [...(fresh.get(a.agent.tokenId) ?? []), a]);
     }
+    for (const [tokenId, calls] of fresh) {
+      for (const a of calls) this.asked.add(a.approvalId);
+      this.asking.add(tokenId);
+      (calls.length === 1 ? this.ask(calls[0], defaultPrompt) : this.askGroup(calls))
+        .catch((e) => this.log.warn(`approval prompt: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => {
+          this.asking.delete(tokenId);
+          void this.refresh();
+        });
+    }
+  }
+
+  /** Several calls of one agent in one notification: Review asks about each in turn, Deny all drops them. */
+  private async askGroup(calls: PendingApproval[]): Promise<void> {
+    const choice = await vscode.window.showWarningMessage(
+      `Study Bridge: agent "${calls[0].agent.name}" asks for ${calls.length} changes, e.g. ${calls[0].summary.text}`,
+      { detail: calls.map((a) => a.summary.text).join('\n') },
+      'Review',
+      'Deny all',
+    );
+    if (choice === 'Review') for (const a of calls) await this.ask(a, defaultPrompt);
+    const client = this.getClient();
+    if (choice !== 'Deny all' || !client) return;
+    for (const a of calls) await client.approvals.decide(a.approvalId, 'deny').catch(() => undefined);
+    this.log.info(`approvals of ${calls[0].agent.name}: ${calls.length} denied`);
   }
 
   private render(): void {
