@@ -1,4 +1,5 @@
 import type { Rect, TextItem } from '../../ground/pdf/pdfTypes';
+import { charCentre } from '../../ground/text/glyphBoxes';
 import { joinRuns } from '../../ground/text/keySpan';
 
 /** Slack around a quad, in points: readers draw quads a hair inside or outside the glyphs. */
@@ -9,8 +10,8 @@ const inside = (x: number, y: number, q: Rect) =>
 
 /**
  * The page's text under a text-markup annotation: every character whose
- * centre lies in one of the quads (characters placed proportionally inside
- * their item, as the anchoring side cuts rectangles), in the page's content
+ * centre lies in one of the quads (characters placed where their glyphs
+ * are, as the anchoring side cuts rectangles: glyphBoxes.ts), in the page's content
  * order. Contiguous characters of an item form one run; runs are joined as
  * the text engine joins a match's lines (a space, none between CJK).
  */
@@ -21,10 +22,9 @@ export function textUnderQuads(items: readonly TextItem[], quads: readonly Rect[
     // Cheap reject: the item's line crosses no quad.
     if (!quads.some((q) => cy >= q.y - SLACK && cy <= q.y + q.h + SLACK && it.x <= q.x + q.w && it.x + it.w >= q.x))
       continue;
-    const len = it.str.length || 1;
     let run = '';
     for (let k = 0; k < it.str.length; k++) {
-      const cx = it.x + (it.w * (k + 0.5)) / len;
+      const cx = charCentre(it, k);
       if (quads.some((q) => inside(cx, cy, q))) run += it.str[k];
       else if (run) {
         runs.push(run);

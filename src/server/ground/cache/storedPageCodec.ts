@@ -19,8 +19,39 @@ export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 const EOL = 1;
 const MONO = 2;
 
-/** One item as [str, x, y, w, h, flags, fontHeight?]: fontHeight only when it differs from h. */
-type PackedItem = [string, number, number, number, number, number, number?];
+/**
+ * One item as [str, x, y, w, h, flags, fontHeight?, edges?, asc?, desc?]: fontHeight only when it differs
+ * from h (null when later fields follow); glyph edges as hundredths of a point, each edge the step from the
+ * one before (small integers, mostly repeated, that deflate well); the font's ascent and descent.
+ */
+type PackedItem = [
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  (number | null)?,
+  (number[] | null)?,
+  number?,
+  number?,
+];
+
+/** Glyph edges [l0, r0, l1, r1, ...] as steps in hundredths of a point. */
+function packEdges(gx: number[]): number[] {
+  let prev = 0;
+  return gx.map((e) => {
+    const v = Math.round(e * 100);
+    const step = v - prev;
+    prev = v;
+    return step;
+  });
+}
+
+function unpackEdges(steps: number[]): number[] {
+  let at = 0;
+  return steps.map((s) => (at += s) / 100);
+}
 
 /** Items as a BLOB: UTF-8 JSON of packed arrays (about half the bytes of the objects). */
 export function encodeItems(items: TextItem[]): Uint8Array {
@@ -28,10 +59,12 @@ export function encodeItems(items: TextItem[]): Uint8Array {
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     const flags = (it.eol ? EOL : 0) | (it.mono ? MONO : 0);
-    packed[i] =
-      it.fontHeight === it.h
-        ? [it.str, it.x, it.y, it.w, it.h, flags]
-        : [it.str, it.x, it.y, it.w, it.h, flags, it.fontHeight];
+    const p: PackedItem = [it.str, it.x, it.y, it.w, it.h, flags];
+    const geometry = !!it.gx || it.asc !== undefined;
+    if (it.fontHeight !== it.h || geometry) p.push(it.fontHeight === it.h ? null : it.fontHeight);
+    if (geometry) p.push(it.gx ? packEdges(it.gx) : null);
+    if (it.asc !== undefined && it.desc !== undefined) p.push(it.asc, it.desc);
+    packed[i] = p;
   }
   return encoder.encode(JSON.stringify(packed));
 }
@@ -41,10 +74,12 @@ export function decodeItems(stored: string | Uint8Array | null | undefined): Tex
   if (stored == null) return [];
   const parsed = JSON.parse(typeof stored === 'string' ? stored : decoder.decode(stored)) as (PackedItem | TextItem)[];
   if (!parsed.length || !Array.isArray(parsed[0])) return parsed as TextItem[];
-  return (parsed as PackedItem[]).map(([str, x, y, w, h, flags, fontHeight]) => {
+  return (parsed as PackedItem[]).map(([str, x, y, w, h, flags, fontHeight, edges, asc, desc]) => {
     const it: TextItem = { str, x, y, w, h, fontHeight: fontHeight ?? h };
     if (flags & EOL) it.eol = true;
     if (flags & MONO) it.mono = true;
+    if (edges) it.gx = unpackEdges(edges);
+    if (asc !== undefined && desc !== undefined) [it.asc, it.desc] = [asc, desc];
     return it;
   });
 }

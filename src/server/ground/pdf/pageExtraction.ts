@@ -1,6 +1,7 @@
 import { loadPdfJs, type PdfDocument } from './pdfjsLoader';
 import type { PageData } from './pdfTypes';
 import { isReadableText, itemsToText, positionItems, type RawTextItem } from './pageText';
+import { pageGlyphEdges } from './glyphEdges';
 import { layoutBlocks } from './layoutBlocks';
 import { renderPageImage } from './pageRender';
 import type { PageOcr } from './pageOcr';
@@ -49,7 +50,12 @@ export async function extractPage(
     for (const [name, style] of Object.entries(content.styles ?? {})) {
       if ((style as { fontFamily?: string }).fontFamily === 'monospace') mono.add(name);
     }
-    const items = positionItems(content.items as RawTextItem[], viewport.transform, mono);
+    const raw = content.items as RawTextItem[];
+    const edges = raw.some((it) => it.str?.trim()) ? await pageGlyphEdges(await loadPdfJs(), page, raw) : [];
+    const items = positionItems(raw, viewport.transform, mono, {
+      edges,
+      styles: content.styles,
+    });
     const text = itemsToText(items);
     data = {
       page: pageNo,

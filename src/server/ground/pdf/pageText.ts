@@ -23,23 +23,50 @@ const multiply = (m1: number[], m2: number[]): Matrix => [
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** What pdf.js tells of a font in `getTextContent().styles`. */
+export interface FontStyle {
+  fontFamily?: string;
+  ascent?: number;
+  descent?: number;
+}
+
+/** Glyph edges and font metrics beside the items (pageExtraction.ts). */
+export interface ItemGeometry {
+  /** Per raw item (index-aligned): glyphEdges.ts's edges in user space. */
+  edges?: (number[] | undefined)[];
+  styles?: Record<string, FontStyle>;
+}
+
+/** The font's ascent and descent in points, when plausible (some fonts report 0 or a whole em box). */
+function fontExtent(style: FontStyle | undefined, fontHeight: number): { asc?: number; desc?: number } {
+  const a = style?.ascent;
+  const d = style?.descent;
+  if (!(typeof a === 'number' && typeof d === 'number' && a > 0.3 && a <= 1.5 && d < 0 && d >= -0.6)) return {};
+  return { asc: round2(a * fontHeight), desc: round2(-d * fontHeight) };
+}
+
 /**
  * Turns pdf.js text items into positioned items in top-left viewport space.
  * Whitespace-only items are dropped; their line break moves to the item before.
  * `monoFonts` names the fonts pdf.js classifies as monospace (for code blocks).
  */
-export function positionItems(raw: RawTextItem[], viewportTransform: number[], monoFonts?: Set<string>): TextItem[] {
+export function positionItems(
+  raw: RawTextItem[],
+  viewportTransform: number[],
+  monoFonts?: Set<string>,
+  geometry: ItemGeometry = {},
+): TextItem[] {
   const out: TextItem[] = [];
-  for (const it of raw) {
-    if (typeof it.str !== 'string') continue;
+  // Horizontal (or near) text: the run extends rightwards from the baseline origin.
+  const scale = Math.hypot(viewportTransform[0], viewportTransform[1]) || 1;
+  raw.forEach((it, index) => {
+    if (typeof it.str !== 'string') return;
     if (it.str.trim() === '') {
       if (it.hasEOL && out.length) out[out.length - 1].eol = true;
-      continue;
+      return;
     }
     const m = multiply(viewportTransform, it.transform);
     const fontHeight = Math.hypot(m[2], m[3]) || Math.abs(it.height) || 1;
-    // Horizontal (or near) text: the run extends rightwards from the baseline origin.
-    const scale = Math.hypot(viewportTransform[0], viewportTransform[1]) || 1;
     const w = Math.abs(it.width) * scale;
     const item: TextItem & { mono?: boolean } = {
       str: it.str,
@@ -51,8 +78,11 @@ export function positionItems(raw: RawTextItem[], viewportTransform: number[], m
     };
     if (it.hasEOL) item.eol = true;
     if (monoFonts && it.fontName && monoFonts.has(it.fontName)) item.mono = true;
+    const edges = geometry.edges?.[index];
+    if (edges && edges.length === it.str.length * 2) item.gx = edges.map((e) => round2(e * scale));
+    Object.assign(item, fontExtent(it.fontName ? geometry.styles?.[it.fontName] : undefined, fontHeight));
     out.push(item);
-  }
+  });
   return out;
 }
 

@@ -20,6 +20,16 @@ export interface TextItem extends Rect {
   eol?: boolean;
   /** True when pdf.js classifies the font as monospace. */
   mono?: boolean;
+  /**
+   * Left and right edge of each UTF-16 unit of `str`, in points from `x`
+   * along the run ([l0, r0, l1, r1, ...]), from the glyphs' own advances
+   * (glyphEdges.ts). Absent for OCR items and pages read before it: there a
+   * character gets an even share of `w`.
+   */
+  gx?: number[];
+  /** The font's ascent and descent in points above and below the baseline (`y + h`), when the font tells them. */
+  asc?: number;
+  desc?: number;
 }
 
 export interface LayoutBlock {

@@ -1,5 +1,7 @@
 import type { Rect, TextItem } from '../pdf/pdfTypes';
 import type { FoldedText } from './fold';
+import { charEnd, glyphBand, spanEdges } from './glyphBoxes';
+import { quoteEnds, walkAfter, walkBefore, type ItemRun } from './quoteEnds';
 
 /**
  * Maps matched key ranges back to a page: rectangles (one per line or
@@ -7,8 +9,8 @@ import type { FoldedText } from './fold';
  */
 
 /** The items' parts covered by key chars [start, last], in order: [item, from, to) per run. */
-function runsOf(f: FoldedText, start: number, last: number): { item: number; from: number; to: number }[] {
-  const runs: { item: number; from: number; to: number }[] = [];
+function runsOf(f: FoldedText, start: number, last: number): ItemRun[] {
+  const runs: ItemRun[] = [];
   let k = start;
   while (k <= last) {
     const item = f.itemOf[k];
@@ -38,27 +40,41 @@ function sameLine(a: Rect, b: Rect): boolean {
 
 /**
  * One rectangle per line or fragment under key ranges [start, end) (in page
- * order of the match), each the union of the matched parts of its items, cut
- * proportionally inside each item. Empty when nothing has a size.
+ * order of the match), each the union of the matched parts of its items:
+ * from the first glyph's left edge to the last glyph's right edge
+ * (glyphBoxes.ts), over the font's ascent and descent. The key holds
+ * letters and digits only, so punctuation the quote begins or ends with is
+ * added from the page beside the match, as matchedText takes it. Empty
+ * when nothing has a size.
  */
 export function rectsOfKeys(
   items: readonly TextItem[],
   f: FoldedText,
   ranges: readonly (readonly [number, number])[],
+  quote?: string,
 ): Rect[] {
+  if (!ranges.length) return [];
+  const runs = ranges.flatMap(([start, end]) => runsOf(f, start, end - 1));
+  const last = runs[runs.length - 1];
+  last.to = charEnd(items[last.item].str, last.to);
+  const { head, tail } = quoteEnds(quote);
+  const all = [
+    ...walkBefore(items, runs[0].item, runs[0].from, head),
+    ...runs,
+    ...walkAfter(items, last.item, last.to, tail),
+  ];
   const rects: Rect[] = [];
-  for (const [start, end] of ranges) {
-    for (const { item, from, to } of runsOf(f, start, end - 1)) {
-      const it = items[item];
-      const len = it.str.length || 1;
-      const r: Rect = { x: it.x + (it.w * from) / len, y: it.y, w: (it.w * (to - from)) / len, h: it.h };
-      if (!(r.w > 0 && r.h > 0)) continue;
-      const last = rects[rects.length - 1];
-      if (last && sameLine(last, r)) rects[rects.length - 1] = unionRect(last, r);
-      else rects.push(r);
-    }
+  for (const { item, from, to } of all) {
+    const it = items[item];
+    const [left, right] = spanEdges(it, from, to);
+    const band = glyphBand(it);
+    const box: Rect = { x: left, y: band.y, w: right - left, h: band.h };
+    if (!(box.w > 0 && box.h > 0)) continue;
+    const prev = rects[rects.length - 1];
+    if (prev && sameLine(prev, box)) rects[rects.length - 1] = unionRect(prev, box);
+    else rects.push(box);
   }
-  return rects.map((r) => ({ x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) }));
+  return rects.map((b) => ({ x: round(b.x), y: round(b.y), w: round(b.w), h: round(b.h) }));
 }
 
 /** Union of rectangles (undefined for none). */

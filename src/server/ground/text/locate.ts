@@ -36,8 +36,8 @@ export function locateText(items: readonly TextItem[], text: string, minScore = 
   const at = keyString(page).indexOf(q);
   const m =
     at >= 0
-      ? exactMatch(items, page, at, at + q.length)
-      : alignedMatch(items, page, keyTokens(items, page), quoteTokens(text).slice(0, MAX_TOKENS));
+      ? exactMatch(items, page, at, at + q.length, text)
+      : alignedMatch(items, page, keyTokens(items, page), quoteTokens(text).slice(0, MAX_TOKENS), text);
   if (!m || m.score < minScore) return { found: false, status: 'no_match', score: m?.score ?? 0, algorithm };
   return {
     found: true,

@@ -14,10 +14,16 @@ export interface PageMatch {
   rect?: Rect;
 }
 
-/** The exact key range [start, end) as a match (score 1). */
-export function exactMatch(items: readonly TextItem[], f: FoldedText, start: number, end: number): PageMatch {
+/** The exact key range [start, end) as a match (score 1); `quote` adds the punctuation it begins or ends with to the rectangles. */
+export function exactMatch(
+  items: readonly TextItem[],
+  f: FoldedText,
+  start: number,
+  end: number,
+  quote?: string,
+): PageMatch {
   const ranges: [number, number][] = [[start, end]];
-  const rects = rectsOfKeys(items, f, ranges);
+  const rects = rectsOfKeys(items, f, ranges, quote);
   return { score: 1, ranges, rects, rect: unionOf(rects) };
 }
 
@@ -27,11 +33,12 @@ export function alignedMatch(
   f: FoldedText,
   page: readonly KeyToken[],
   quote: readonly KeyToken[],
+  quoteText?: string,
 ): PageMatch | undefined {
   const a = align(quote, page);
   if (!a) return undefined;
   const ranges = a.matched.map((j): [number, number] => [page[j].start, page[j].end]);
-  const rects = rectsOfKeys(items, f, ranges);
+  const rects = rectsOfKeys(items, f, ranges, quoteText);
   return { score: a.score, ranges, rects, rect: unionOf(rects) };
 }
 

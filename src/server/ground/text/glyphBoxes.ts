@@ -1,0 +1,44 @@
+import type { TextItem } from '../pdf/pdfTypes';
+
+/**
+ * Where characters of a text item stand on the page: their glyphs' own
+ * edges (`gx`, from the fonts' advances) when extraction measured them, else
+ * an even share of the item's width (OCR items, pages read before glyph
+ * edges). Anchor rectangles and the text under an annotation's quads both
+ * read positions here, so what one writes the other reads back.
+ */
+
+const hasEdges = (it: TextItem) => !!it.gx && it.gx.length === it.str.length * 2;
+
+/** Left and right edge, in page points, of the UTF-16 units [from, to) of an item's string (to > from). */
+export function spanEdges(it: TextItem, from: number, to: number): [number, number] {
+  if (hasEdges(it)) return [it.x + it.gx![2 * from], it.x + it.gx![2 * (to - 1) + 1]];
+  const len = it.str.length || 1;
+  return [it.x + (it.w * from) / len, it.x + (it.w * to) / len];
+}
+
+/** The horizontal centre of unit `k` of an item's string. */
+export function charCentre(it: TextItem, k: number): number {
+  const [l, r] = spanEdges(it, k, k + 1);
+  return (l + r) / 2;
+}
+
+/**
+ * Top and height of an item's glyphs: from the font's ascent (or the item's
+ * own top, whichever is higher) down to its descent below the baseline, so
+ * a highlight holds the descenders too. Items without font metrics keep
+ * their own box.
+ */
+export function glyphBand(it: TextItem): { y: number; h: number } {
+  const baseline = it.y + it.h;
+  const top = baseline - Math.max(it.h, it.asc ?? 0);
+  return { y: top, h: baseline + (it.desc ?? 0) - top };
+}
+
+const isMark = (c: string) => /[\p{M}\udc00-\udfff]/u.test(c);
+
+/** The end of the character that ends at `to` of `str`: past a surrogate pair's second half and combining marks. */
+export function charEnd(str: string, to: number): number {
+  while (to < str.length && isMark(str[to])) to++;
+  return to;
+}
