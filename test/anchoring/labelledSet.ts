@@ -34,6 +34,8 @@ export interface LabelledQuote {
 
 export interface LabelledSet {
   books: Map<string, PageData[]>;
+  /** The PDF of each book (corpus files and the made layouts). */
+  files: Map<string, string>;
   quotes: LabelledQuote[];
   /** Windows left out because some of their words are not in our text layer of the page (a glyph our extraction reads differently). */
   skipped: number;
@@ -56,7 +58,7 @@ export function pdftotextPage(file: string, page: number, args: string[]): strin
 }
 
 /** Every token of the quote occurs on the page (as a multiset), so a miss is the matcher's, not the text layer's. */
-function onPageWords(page: PageData, text: string): boolean {
+export function onPageWords(page: PageData, text: string): boolean {
   const have = new Map<string, number>();
   for (const t of keyTokens(page.items, foldItems(page.items))) have.set(t.key, (have.get(t.key) ?? 0) + 1);
   for (const t of quoteTokens(text)) {
@@ -67,7 +69,7 @@ function onPageWords(page: PageData, text: string): boolean {
   return true;
 }
 
-async function extractFile(file: string): Promise<PageData[]> {
+export async function extractFile(file: string): Promise<PageData[]> {
   const pages: PageData[] = [];
   const h = sharedPool().extractDocument({ key: file, path: file }, { onPage: (p) => pages.push(p) });
   await h.info;
@@ -139,7 +141,7 @@ export async function labelledSet(): Promise<LabelledSet> {
     const src = realWindows[Math.floor(random() * realWindows.length)];
     quotes.push({ book: src.book, page: src.page, text, kind: 'invented', positive: false });
   }
-  return { books, quotes, skipped };
+  return { books, files: new Map(files.map((f) => [basename(f), f])), quotes, skipped };
 }
 
 export { shuffle };

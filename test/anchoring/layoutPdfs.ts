@@ -14,7 +14,7 @@ import { corpusFile } from '../unit/pdfCorpus';
  * spaces and light punctuation only, for WinAnsi standard fonts), each used
  * once so no text repeats between pages.
  */
-function manualProse(): string[] {
+export function manualProse(): string[] {
   const text = execFileSync('pdftotext', ['-f', '5', '-l', '80', corpusFile('asymptote.pdf'), '-'], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
