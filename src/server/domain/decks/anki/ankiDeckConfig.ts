@@ -89,7 +89,7 @@ export function optionsFromDconf(c: Dconf, rollover?: unknown): Partial<DeckOpti
     fsrsParameters: weightsOf(c),
     dayStartHour: intIn(rollover, 0, 23),
   };
-  return Object.fromEntries(Object.entries(read).filter(([, v]) => v !== undefined)) as Partial<DeckOptions>;
+  return Object.fromEntries(Object.entries(read).filter(([, v]) => v !== undefined));
 }
 
 /** The options group of the deck `deckId` in the col row's JSON, or undefined when the package has none for it. */
@@ -100,7 +100,7 @@ export function deckConfigOf(
   rollover: unknown,
 ): AnkiDeckConfig | undefined {
   const confId = decks[deckId]?.conf;
-  const c = confId === undefined ? undefined : dconf[String(confId)];
+  const c = typeof confId === 'number' || typeof confId === 'string' ? dconf[String(confId)] : undefined;
   if (!c || typeof c !== 'object') return undefined;
   const name = typeof c.name === 'string' && c.name.trim() ? c.name.trim().slice(0, 180) : 'Default';
   return { name, options: optionsFromDconf(c, rollover) };
