@@ -100,12 +100,19 @@ async function serve(argv: string[]): Promise<void> {
   process.stdout.write(`Study Bridge listening on ${bridge.baseUrl}\n`);
   if (bridge.ankiConnectPort !== undefined)
     process.stdout.write(`AnkiConnect (v6) on http://127.0.0.1:${bridge.ankiConnectPort}\n`);
+  stopOnSignals(bridge);
+}
+
+/**
+ * SIGINT/SIGTERM close the bridge; a stop is honoured within STOP_GRACE_MS even while a request runs. The store
+ * is journaled, so ending mid-write loses nothing acknowledged (the next start replays or drops the unfinished
+ * transaction).
+ */
+function stopOnSignals(bridge: { close(): Promise<void> }): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    // A stop is honoured within STOP_GRACE_MS even while a request runs: the store is journaled, so ending
-    // mid-write loses nothing acknowledged (the next start replays or drops the unfinished transaction).
     setTimeout(() => {
       process.stderr.write(`Study Bridge stopped after ${STOP_GRACE_MS} ms with work still running\n`);
       process.exit(0);
