@@ -107,6 +107,15 @@ async function fieldsOf(
   return { mid: BASIC_MODEL_ID, ord: 0, fields: [front ?? textToHtml(c.question ?? c.title), answer] };
 }
 
+/** Day numbers count from crt: a day start early enough that no due date falls before it. */
+function collectionCreated(cards: ExportCard[], now: Date): number {
+  const earliest = Math.min(
+    now.getTime(),
+    ...cards.filter((c) => c.schedule.state === 2).map((c) => Date.parse(c.schedule.due)),
+  );
+  return Math.floor(earliest / 86_400_000) * 86_400;
+}
+
 export async function exportApkg(
   deps: AnkiExportDeps,
   deckId: string,
@@ -120,12 +129,7 @@ export async function exportApkg(
     cards.map((c) => c.sourceNoteId),
   );
   const nowSec = Math.floor(now.getTime() / 1000);
-  // Day numbers count from crt: a day start early enough that no due date falls before it.
-  const earliest = Math.min(
-    now.getTime(),
-    ...cards.filter((c) => c.schedule.state === 2).map((c) => Date.parse(c.schedule.due)),
-  );
-  const crt = Math.floor(earliest / 86_400_000) * 86_400;
+  const crt = collectionCreated(cards, now);
   const ankiDeckId = stableId(deckId);
   const SQL = await loadSqlite();
   const db = new SQL.Database();

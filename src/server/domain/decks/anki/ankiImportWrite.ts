@@ -64,34 +64,7 @@ export async function writeImport(
         : { id: newId(), isNew: true };
     });
     const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
-    // Updated cards: title follows the package; body, hashtags, Anki pictures and index row are rewritten below.
-    updateRows(
-      tx,
-      'notes',
-      'noteid',
-      ['title', 'modified_at'],
-      plan.notes.flatMap((n, i) => (ids[i].isNew ? [] : [[ids[i].id, n.title, now]])),
-    );
-    runForIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', updatedIds);
-    runForIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', updatedIds);
-    runForIds(
-      tx,
-      `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
-      updatedIds,
-    );
-    runForIds(
-      tx,
-      'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
-      updatedIds,
-    );
-    const nextPart = new Map(
-      allForIds<{ noteid: string; m: number }>(
-        tx,
-        'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid',
-        updatedIds,
-      ).map((r) => [r.noteid, r.m]),
-    );
-
+    const nextPart = clearUpdated(tx, plan, ids, updatedIds, now);
     const notes: SqlParam[][] = [];
     const texts: SqlParam[][] = [];
     const tags: SqlParam[][] = [];
@@ -157,6 +130,42 @@ export async function writeImport(
       ...(preset ? { presetId: preset.presetId } : {}),
     };
   });
+}
+
+/** Updated cards: title follows the package; body, hashtags, Anki pictures and index row are rewritten by the caller. */
+function clearUpdated(
+  tx: WriteTx,
+  plan: ImportPlan,
+  ids: { id: string; isNew: boolean }[],
+  updatedIds: string[],
+  now: string,
+): Map<string, number> {
+  updateRows(
+    tx,
+    'notes',
+    'noteid',
+    ['title', 'modified_at'],
+    plan.notes.flatMap((n, i) => (ids[i].isNew ? [] : [[ids[i].id, n.title, now]])),
+  );
+  runForIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', updatedIds);
+  runForIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', updatedIds);
+  runForIds(
+    tx,
+    `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
+    updatedIds,
+  );
+  runForIds(
+    tx,
+    'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
+    updatedIds,
+  );
+  return new Map(
+    allForIds<{ noteid: string; m: number }>(
+      tx,
+      'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid',
+      updatedIds,
+    ).map((r) => [r.noteid, r.m]),
+  );
 }
 
 const writeTexts = (tx: WriteTx, rows: SqlParam[][]) =>
