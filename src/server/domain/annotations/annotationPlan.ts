@@ -1,6 +1,6 @@
 import { BridgeError } from '../../errors';
 import type { Rect } from '../../ground/pdf/pdfTypes';
-import type { PageAnnotation } from '../../ground/pdf/pdfAnnotations';
+import type { AnnotationSkip, PageAnnotation } from '../../ground/pdf/pdfAnnotations';
 import type { ExtractionPool } from '../../ground/pdf/extractionPool';
 import { EXPORT_AUTHOR } from '../../ground/pdf/highlightWrite';
 import { assertStudySet } from '../library/studySets';
@@ -13,6 +13,7 @@ import { anchorBoxes, type PdfBox } from '../cards/anchorRects';
 import type { Db } from '../cards/noteRows';
 import { textUnderQuads } from './quadText';
 import { nearestPaletteIndex } from './paletteColor';
+import { readAnnotationPages } from './annotationPages';
 
 /** Most cards one import creates. */
 export const MAX_IMPORT_CARDS = 5000;
@@ -28,7 +29,7 @@ export interface AnnotationImportDeps {
   documents: DocumentCatalogue;
   extraction: Pick<ExtractionScheduler, 'waitForPages'>;
   pages: Pick<PageReader, 'storedPages'>;
-  pool: Pick<ExtractionPool, 'annotations'>;
+  pool: Pick<ExtractionPool, 'annotationPages'>;
 }
 
 /** One card an annotation becomes. `rects` (PDF points, top-left): its quads, or its rectangle for a note. */
@@ -44,11 +45,7 @@ export interface PlannedAnnotationCard {
   colorIndex: number | null;
 }
 
-export interface Skipped {
-  kind: string;
-  page: number;
-  reason: string;
-}
+export type Skipped = AnnotationSkip;
 
 export interface AnnotationImportPlan {
   topicid: string;
@@ -171,6 +168,14 @@ function cardOf(a: PageAnnotation, items: Parameters<typeof textUnderQuads>[0]):
   };
 }
 
+const tooMany = (count: number | string) =>
+  new BridgeError(
+    'TOO_MANY_ANNOTATIONS',
+    422,
+    `The PDF has ${count} annotations to import; at most ${MAX_IMPORT_CARDS} at once. Nothing was changed.`,
+    { max: MAX_IMPORT_CARDS, count },
+  );
+
 /** Reading order: page, then top to bottom, then left to right. */
 const readingOrder = (a: PageAnnotation, b: PageAnnotation) =>
   a.page - b.page ||
@@ -192,8 +197,25 @@ export async function planAnnotationImport(
   assertStudySet(deps.store, topicid);
   deps.documents.assertFile(row);
   const all = Array.from({ length: row.page_count }, (_, i) => i + 1);
-  const annots = (await deps.pool.annotations(deps.documents.source(row), all)).sort(readingOrder);
-  if (!annots.length) {
+  const existing = existingAnchors(deps.store, topicid, bookmd5);
+  // Read a page at a time; past what could still be imported (MAX_IMPORT_CARDS beyond the cards the set already
+  // has here) pages are still read, to count, but their annotations are not kept.
+  const keep = MAX_IMPORT_CARDS + [...existing.values()].reduce((n, l) => n + l.length, 0);
+  const annots: PageAnnotation[] = [];
+  const skipped: Skipped[] = [];
+  let cardKinds = 0;
+  let dropped = 0;
+  await readAnnotationPages(deps.pool, deps.documents.source(row), all, (p) => {
+    cardKinds += p.annotations.filter((a) => MARKUP_KINDS.has(a.kind) || NOTE_KINDS.has(a.kind)).length;
+    if (annots.length < keep) annots.push(...p.annotations);
+    else dropped += p.annotations.length;
+    skipped.push(...p.skipped);
+  });
+  if (cardKinds > keep) throw tooMany(`more than ${keep}`);
+  if (dropped)
+    skipped.push({ kind: 'Annotations', page: row.page_count, reason: `${dropped} more annotations were not listed.` });
+  annots.sort(readingOrder);
+  if (!annots.length && !skipped.length) {
     throw new BridgeError(
       'NO_ANNOTATIONS',
       422,
@@ -209,20 +231,12 @@ export async function planAnnotationImport(
     items.set(p, stored && stored.ocr !== 2 ? stored.items : []);
   }
   const cards: PlannedAnnotationCard[] = [];
-  const skipped: Skipped[] = [];
   for (const a of annots) {
     const c = cardOf(a, items.get(a.page) ?? []);
     if ('reason' in c) skipped.push(c);
     else cards.push(c);
   }
-  const { fresh, already } = notYetImported(cards, existingAnchors(deps.store, topicid, bookmd5));
-  if (fresh.length > MAX_IMPORT_CARDS) {
-    throw new BridgeError(
-      'TOO_MANY_ANNOTATIONS',
-      422,
-      `The PDF has ${fresh.length} annotations to import; at most ${MAX_IMPORT_CARDS} at once. Nothing was changed.`,
-      { max: MAX_IMPORT_CARDS, count: fresh.length },
-    );
-  }
+  const { fresh, already } = notYetImported(cards, existing);
+  if (fresh.length > MAX_IMPORT_CARDS) throw tooMany(fresh.length);
   return { topicid, bookmd5, cards: fresh, skipped, alreadyImported: already };
 }

@@ -13,7 +13,8 @@ import { extractPage } from './pageExtraction';
 import { PageOcr } from './pageOcr';
 import { renderPageImage } from './pageRender';
 import { writeFlatExport } from './flatExport';
-import { readAnnotations, unprintedPages } from './pdfAnnotations';
+import { MAX_ANNOTATIONS_PER_PAGE, MAX_CONTENTS_CHARS, readPageAnnotations } from './pdfAnnotations';
+import { scanAnnotations } from './annotationScan';
 import { buildAnnotatedPdf } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
 import {
@@ -93,6 +94,27 @@ function getDoc(source: PdfSource): Promise<PdfDocument> {
 
 const send = (msg: WorkerResponse, transfer?: ArrayBuffer[]) => port.postMessage(msg, transfer ?? []);
 
+/**
+ * A page's annotations at a time: what a page costs is given back before the
+ * next, and a page over budget ends only itself. Pages the scan refuses
+ * (too many annotations, a note of megabytes) are not given to pdf.js.
+ */
+async function readAnnotationTask(req: Extract<WorkerRequest, { kind: 'annotations' }>): Promise<void> {
+  const doc = await getDoc(req.source);
+  const { bytes } = await sourceBytes(req.source);
+  const scan = await scanAnnotations(bytes, MAX_ANNOTATIONS_PER_PAGE, MAX_CONTENTS_CHARS);
+  for (const p of req.pages) {
+    if (p < 1 || p > doc.numPages) continue;
+    const refused = scan?.refused.get(p);
+    const read = refused
+      ? { page: p, annotations: [], skipped: [{ kind: 'Annotations', page: p, reason: refused }] }
+      : await readPageAnnotations(doc, p, scan?.unprinted);
+    send({ id: req.id, kind: 'annotationPage', ...read });
+    checkWorkerMemory(sumOpenBytes());
+  }
+  send({ id: req.id, kind: 'done' });
+}
+
 async function handle(req: WorkerRequest): Promise<void> {
   switch (req.kind) {
     case 'info': {
@@ -149,12 +171,8 @@ async function handle(req: WorkerRequest): Promise<void> {
       send({ id: req.id, kind: 'export', pageCount: r.pageCount, bytes: r.bytes });
       return;
     }
-    case 'annotations': {
-      const doc = await getDoc(req.source);
-      const unprinted = await unprintedPages((await sourceBytes(req.source)).bytes);
-      send({ id: req.id, kind: 'annotations', annotations: await readAnnotations(doc, req.pages, unprinted) });
-      return;
-    }
+    case 'annotations':
+      return readAnnotationTask(req);
     case 'annotate': {
       const { bytes } = await sourceBytes(req.source);
       openBytes.set('#export', 2 * bytes.byteLength);

@@ -1,6 +1,6 @@
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
-import type { PageAnnotation } from './pdfAnnotations';
+import type { PageAnnotations } from './pdfAnnotations';
 import type { HighlightAnnot } from './highlightWrite';
 import type { PdfSource, WorkerResponse } from './workerProtocol';
 import type { ImageFormat } from './pageRender';
@@ -132,11 +132,9 @@ export class ExtractionPool {
     return { pageCount: msg.pageCount, bytes: msg.bytes };
   }
 
-  /** The annotations of the given pages, read by pdf.js. */
-  async annotations(source: PdfSource, pages: number[]): Promise<PageAnnotation[]> {
-    const msg = await this.run({ kind: 'annotations', source, pages }).catch(answerTooComplex);
-    if (msg.kind !== 'annotations') throw new PdfTaskError('unexpected worker answer');
-    return msg.annotations;
+  /** The annotations of the given pages, a page at a time (`onPage`); rejects on the first page not delivered. */
+  async annotationPages(source: PdfSource, pages: number[], onPage: (p: PageAnnotations) => void): Promise<void> {
+    await this.run({ kind: 'annotations', source, pages }, (m) => m.kind === 'annotationPage' && onPage(m));
   }
 
   /** A copy of the PDF with Highlight annotations added; `pages` (all of them) sizes the time budget. */

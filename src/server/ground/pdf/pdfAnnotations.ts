@@ -1,4 +1,3 @@
-import { pdfLib } from './pdfLib';
 import type { PdfDocument } from './pdfjsLoader';
 import type { Rect } from './pdfTypes';
 
@@ -48,54 +47,111 @@ function boxOf(points: number[][]): Rect {
   return { x: round2(x), y: round2(y), w: round2(Math.max(...xs) - x), h: round2(Math.max(...ys) - y) };
 }
 
-const PRINT = 4;
-const HIDDEN = 2;
-
 /**
- * Pages holding a note a person wrote without the Print flag, from a quick
- * pdf-lib read of each page's /Annots (undefined when pdf-lib cannot read the
- * file). pdf.js's "print" intent lists annotations without reading the page's
- * text, its "display" intent reads the text under every markup annotation,
- * a page's worth of work each, and only it lists unprinted ones: so display
- * is used only on these pages.
+ * Most annotations read from one page. A reader's densely marked page has a
+ * few dozen (a highlight and a note per line is ~100); past this the page is
+ * machine-made, and its annotations would only bury the set's cards.
  */
-export async function unprintedPages(bytes: Uint8Array): Promise<Set<number> | undefined> {
-  try {
-    const { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } = pdfLib();
-    const doc = await PDFDocument.load(bytes, {
-      ignoreEncryption: true,
-      updateMetadata: false,
-      throwOnInvalidObject: false,
-    });
-    const pages = new Set<number>();
-    doc.getPages().forEach((page, i) => {
-      const annots = page.node.lookup(PDFName.of('Annots'));
-      if (!(annots instanceof PDFArray)) return;
-      for (let k = 0; k < annots.size(); k++) {
-        const a = annots.lookup(k);
-        if (!(a instanceof PDFDict)) continue;
-        const sub = a.lookup(PDFName.of('Subtype'));
-        if (sub instanceof PDFName && NOT_NOTES.has(sub.decodeText())) continue;
-        const f = a.lookup(PDFName.of('F'));
-        const flags = f instanceof PDFNumber ? f.asNumber() : 0;
-        if (!(flags & PRINT) && !(flags & HIDDEN)) {
-          pages.add(i + 1);
-          return;
-        }
-      }
-    });
-    return pages;
-  } catch {
-    return undefined;
-  }
+export const MAX_ANNOTATIONS_PER_PAGE = 500;
+/** Longest /Contents imported: what a card's text holds (POST /notes/{id}/texts accepts 100,000 characters). */
+export const MAX_CONTENTS_CHARS = 100_000;
+
+/** An annotation (or, kind 'Annotations', a page's worth of them) the import leaves out, and why. */
+export interface AnnotationSkip {
+  kind: string;
+  page: number;
+  reason: string;
 }
 
+/** One page's annotations as the import reads them: at most MAX_ANNOTATIONS_PER_PAGE, the others skipped. */
+export interface PageAnnotations {
+  page: number;
+  annotations: PageAnnotation[];
+  skipped: AnnotationSkip[];
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
 /**
- * The annotations of the given pages (1-based; out-of-range ones skipped),
- * page by page in the order pdf.js lists them. Links, form fields and popups
- * are left out. `unprinted` (from unprintedPages): the pages that need
- * pdf.js's display intent; the others are read with the cheaper print intent.
+ * The annotations of one page, in the order pdf.js lists them. Links, form
+ * fields and popups are left out; an over-long /Contents skips its
+ * annotation, and past MAX_ANNOTATIONS_PER_PAGE the page's rest is skipped
+ * with one entry saying how many. `unprinted` (from annotationScan.ts): the
+ * pages that need pdf.js's display intent; the others are read with the
+ * cheaper print intent.
  */
+export async function readPageAnnotations(
+  doc: PdfDocument,
+  pageNo: number,
+  unprinted?: Set<number>,
+): Promise<PageAnnotations> {
+  const out: PageAnnotations = { page: pageNo, annotations: [], skipped: [] };
+  const page = await doc.getPage(pageNo);
+  try {
+    const viewport = page.getViewport({ scale: 1 });
+    const toView = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
+    const intent = !unprinted || unprinted.has(pageNo) ? 'display' : 'print';
+    const raws = (await page.getAnnotations({ intent })) as RawAnnotation[];
+    let over = 0;
+    let listed = 0;
+    for (const a of raws) {
+      if (!a.subtype || NOT_NOTES.has(a.subtype) || !a.rect) continue;
+      listed++;
+      if (out.annotations.length >= MAX_ANNOTATIONS_PER_PAGE) {
+        over++;
+        continue;
+      }
+      const contents = a.contentsObj?.str ?? '';
+      if (contents.length > MAX_CONTENTS_CHARS) {
+        out.skipped.push({
+          kind: a.subtype,
+          page: pageNo,
+          reason: `Its note (/Contents) is ${fmt(contents.length)} characters; a card holds at most ${fmt(MAX_CONTENTS_CHARS)}, so it was not imported.`,
+        });
+        continue;
+      }
+      out.annotations.push(annotationOf(a, pageNo, contents, toView));
+    }
+    if (over)
+      out.skipped.push({
+        kind: 'Annotations',
+        page: pageNo,
+        reason: `The page has ${fmt(listed)} annotations; the first ${fmt(MAX_ANNOTATIONS_PER_PAGE)} were read and the other ${fmt(over)} skipped: at most ${fmt(MAX_ANNOTATIONS_PER_PAGE)} annotations a page are imported.`,
+      });
+  } finally {
+    page.cleanup();
+  }
+  return out;
+}
+
+/** One annotation of pdf.js in the pipeline's coordinates. */
+function annotationOf(
+  a: RawAnnotation,
+  pageNo: number,
+  contents: string,
+  toView: (x: number, y: number) => number[],
+): PageAnnotation {
+  const [x1, y1, x2, y2] = a.rect!;
+  const quads: Rect[] = [];
+  const q = a.quadPoints;
+  for (let i = 0; q && i + 7 < q.length; i += 8) {
+    quads.push(boxOf([0, 2, 4, 6].map((k) => toView(q[i + k], q[i + k + 1]))));
+  }
+  const c = a.color;
+  return {
+    page: pageNo,
+    kind: a.subtype!,
+    rect: boxOf([toView(x1, y1), toView(x2, y2)]),
+    quads,
+    ...(c && c.length >= 3 ? { color: [c[0], c[1], c[2]] as [number, number, number] } : {}),
+    contents,
+    // Only compared with our exports' author: a long one is no author of ours.
+    author: (a.titleObj?.str ?? '').slice(0, 1000),
+    ...(a.subtype === 'Ink' ? { strokes: a.inkLists?.length ?? 0 } : {}),
+  };
+}
+
+/** The annotations of the given pages (1-based; out-of-range ones skipped), page by page, within the caps above. */
 export async function readAnnotations(
   doc: PdfDocument,
   pages: readonly number[],
@@ -104,35 +160,7 @@ export async function readAnnotations(
   const out: PageAnnotation[] = [];
   for (const pageNo of pages) {
     if (pageNo < 1 || pageNo > doc.numPages) continue;
-    const page = await doc.getPage(pageNo);
-    try {
-      const viewport = page.getViewport({ scale: 1 });
-      const toView = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
-      const intent = !unprinted || unprinted.has(pageNo) ? 'display' : 'print';
-      const raws = (await page.getAnnotations({ intent })) as RawAnnotation[];
-      for (const a of raws) {
-        if (!a.subtype || NOT_NOTES.has(a.subtype) || !a.rect) continue;
-        const [x1, y1, x2, y2] = a.rect;
-        const quads: Rect[] = [];
-        const q = a.quadPoints;
-        for (let i = 0; q && i + 7 < q.length; i += 8) {
-          quads.push(boxOf([0, 2, 4, 6].map((k) => toView(q[i + k], q[i + k + 1]))));
-        }
-        const c = a.color;
-        out.push({
-          page: pageNo,
-          kind: a.subtype,
-          rect: boxOf([toView(x1, y1), toView(x2, y2)]),
-          quads,
-          ...(c && c.length >= 3 ? { color: [c[0], c[1], c[2]] as [number, number, number] } : {}),
-          contents: a.contentsObj?.str ?? '',
-          author: a.titleObj?.str ?? '',
-          ...(a.subtype === 'Ink' ? { strokes: a.inkLists?.length ?? 0 } : {}),
-        });
-      }
-    } finally {
-      page.cleanup();
-    }
+    out.push(...(await readPageAnnotations(doc, pageNo, unprinted)).annotations);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import type { DocumentInfo, PageData, Rect } from './pdfTypes';
 import type { Highlight } from './flatExport';
-import type { PageAnnotation } from './pdfAnnotations';
+import type { PageAnnotations } from './pdfAnnotations';
 import type { HighlightAnnot } from './highlightWrite';
 import type { ImageFormat } from './pageRender';
 
@@ -20,7 +20,7 @@ export type WorkerRequest =
   /** `format`: PNG (default: exact, for card images and OCR) or WebP (the reader's opening picture: 3–4× smaller). */
   | { id: number; kind: 'render'; source: PdfSource; page: number; scale: number; region?: Rect; format?: ImageFormat }
   | { id: number; kind: 'export'; source: PdfSource; pages: number[]; highlights: Highlight[]; outPath: string }
-  /** The annotations of these pages (pdf.js getAnnotations). */
+  /** The annotations of these pages (pdf.js getAnnotations), answered a page at a time (annotationPage), then done. */
   | { id: number; kind: 'annotations'; source: PdfSource; pages: number[] }
   /** A copy of the PDF with Highlight annotations added (pdf-lib); `pages`: its page count, for the time budget. */
   | { id: number; kind: 'annotate'; source: PdfSource; highlights: HighlightAnnot[]; pages: number[] }
@@ -32,7 +32,7 @@ export type WorkerResponse =
   | { id: number; kind: 'page'; page: PageData }
   | { id: number; kind: 'render'; bytes: Uint8Array; width: number; height: number }
   | { id: number; kind: 'export'; pageCount: number; bytes: number }
-  | { id: number; kind: 'annotations'; annotations: PageAnnotation[] }
+  | ({ id: number; kind: 'annotationPage' } & PageAnnotations)
   | { id: number; kind: 'annotated'; pdf: Uint8Array }
   | { id: number; kind: 'done' }
   | { id: number; kind: 'error'; message: string; code?: string; errno?: string };

@@ -95,7 +95,7 @@ export class WorkerSlot {
   private answer(msg: WorkerResponse): void {
     const task = this.busy;
     if (!task || msg.id !== task.id) return;
-    if (msg.kind === 'page') {
+    if (msg.kind === 'page' || msg.kind === 'annotationPage') {
       this.watchStall();
       task.onMessage(msg);
       return;
@@ -134,12 +134,12 @@ export class WorkerSlot {
     if (this.stallTimer) clearTimeout(this.stallTimer);
     const task = this.busy;
     if (!task) return;
-    // An export (or an annotation read) goes through every page it is given in one go.
-    const ms =
-      this.budget.pageMs + (task.req.kind !== 'pages' && 'pages' in task.req ? task.req.pages.length * 250 : 0);
+    // An export goes through every page it is given in one go; page and annotation reads answer page by page.
+    const perPage = task.req.kind === 'pages' || task.req.kind === 'annotations';
+    const ms = this.budget.pageMs + (!perPage && 'pages' in task.req ? task.req.pages.length * 250 : 0);
     this.stallTimer = setTimeout(() => {
       if (this.busy !== task) return;
-      const what = task.req.kind === 'pages' ? 'a page' : `the ${task.req.kind} step`;
+      const what = perPage ? 'a page' : `the ${task.req.kind} step`;
       this.busy = undefined;
       this.end();
       task.reject(tooComplex(`reading ${what} took more than ${Math.round(ms / 1000)} s`));
