@@ -23,6 +23,9 @@ export function charCentre(it: TextItem, k: number): number {
   return (l + r) / 2;
 }
 
+/** poppler's descent for a font that gives none (GfxFont), in ems. */
+const DEFAULT_DESCENT = 0.35;
+
 /**
  * Top and height of an item's glyphs: from the font's ascent (or the item's
  * own top, whichever is higher) down to its descent below the baseline, so
@@ -32,7 +35,9 @@ export function charCentre(it: TextItem, k: number): number {
 export function glyphBand(it: TextItem): { y: number; h: number } {
   const baseline = it.y + it.h;
   const top = baseline - Math.max(it.h, it.asc ?? 0);
-  return { y: top, h: baseline + (it.desc ?? 0) - top };
+  // A text-layer font that tells no plausible descent (pdf.js reads 0 for some TeX maths fonts): poppler's default.
+  const desc = it.desc ?? (it.gx ? DEFAULT_DESCENT * it.h : 0);
+  return { y: top, h: baseline + desc - top };
 }
 
 const isMark = (c: string) => /[\p{M}\udc00-\udfff]/u.test(c);

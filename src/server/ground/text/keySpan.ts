@@ -55,6 +55,15 @@ export function rectsOfKeys(
 ): Rect[] {
   if (!ranges.length) return [];
   const runs = ranges.flatMap(([start, end]) => runsOf(f, start, end - 1));
+  // Between two runs the quote goes on: what stands beside a run up to a space ("Note." before a line break) is in it.
+  for (let k = 0; k + 1 < runs.length; k++) {
+    const [a, b] = [runs[k], runs[k + 1]];
+    if (a.item === b.item) continue;
+    const sa = items[a.item].str;
+    while (a.to < sa.length && !/\s/.test(sa[a.to])) a.to++;
+    const sb = items[b.item].str;
+    while (b.from > 0 && !/\s/.test(sb[b.from - 1])) b.from--;
+  }
   const last = runs[runs.length - 1];
   last.to = charEnd(items[last.item].str, last.to);
   const { head, tail } = quoteEnds(quote);
