@@ -165,6 +165,19 @@ describe('AnkiConnect port under a hostile client: bounded time, size and text (
     );
   });
 
+  it('an id list (nid:) is bounded by its count, not by the 200 characters of a text search', async () => {
+    // 2,000 ids (~30,000 characters): scripts select the notes they hold this way.
+    const many = [fits, ...Array.from({ length: 1999 }, (_, i) => 1_000_000_000_000 + i)].join(',');
+    assert.deepEqual((await whileAlive(invoke('findNotes', { query: `nid:${many}` }))).json, {
+      result: [fits],
+      error: null,
+    });
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => i + 1).join(',');
+    refused(await invoke('findNotes', { query: `nid:${tooMany}` }), /10001 ids; a search takes at most 10000/);
+    // The text beside an id list still counts.
+    refused(await invoke('findNotes', { query: `nid:${fits} ${'x'.repeat(200)}` }), /besides its id lists/);
+  });
+
   it('added:99999999999999999999 (and added:0) are refused with the range of added:', async () => {
     refused(await invoke('findNotes', { query: 'added:99999999999999999999' }), /added:.*whole number of days/);
     refused(await invoke('notesInfo', { query: 'added:0' }), /added:.*whole number of days/);

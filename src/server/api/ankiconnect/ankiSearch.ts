@@ -110,12 +110,21 @@ function termTest(term: string): Test {
   }
 }
 
+const ID_LIST = /\bnid:[\d,]+/g;
+const MAX_QUERY_IDS = 10_000;
+
 /** The query's tests, refused when it is longer or has more terms than a search may. */
 export function compileQuery(query: unknown): Test[] {
   if (typeof query !== 'string') throw new AnkiError('findNotes needs a query string');
-  if (query.length > QUERY_LIMITS.chars)
+  // An id list (`nid:1,2,…`, as scripts select notes they hold) costs one set lookup a note whatever its
+  // length, so it is bounded by its own count, not by the characters a search of text may have.
+  const ids = query.match(ID_LIST)?.reduce((n, list) => n + list.split(',').length, 0) ?? 0;
+  if (ids > MAX_QUERY_IDS)
+    throw new AnkiError(`the query lists ${ids} ids; a search takes at most ${MAX_QUERY_IDS} (ask in several calls)`);
+  const costed = query.replace(ID_LIST, 'nid:0');
+  if (costed.length > QUERY_LIMITS.chars)
     throw new AnkiError(
-      `the query has ${query.length} characters; a search takes at most ${QUERY_LIMITS.chars} (as GET /search): narrow it, e.g. with deck: or tag:`,
+      `the query has ${costed.length} characters besides its id lists; a search takes at most ${QUERY_LIMITS.chars} (as GET /search): narrow it, e.g. with deck: or tag:`,
     );
   const terms = queryTerms(query);
   if (terms.length > QUERY_LIMITS.terms)
