@@ -169,7 +169,7 @@ export function placeGlyphs(
 
 /** The parts of a pdf.js page we read. */
 interface PageLike {
-  getOperatorList(): Promise<OperatorListLike>;
+  getOperatorList(opts: { annotationMode: number }): Promise<OperatorListLike>;
   commonObjs: { has(name: string): boolean; get(name: string): unknown };
 }
 
@@ -180,12 +180,13 @@ interface PageLike {
  * keep even shares.
  */
 export async function pageGlyphEdges(
-  pdfjs: Pick<PdfJs, 'OPS'>,
+  pdfjs: Pick<PdfJs, 'OPS' | 'AnnotationMode'>,
   page: PageLike,
   items: RawTextItem[],
 ): Promise<(number[] | undefined)[]> {
   try {
-    const list = await page.getOperatorList();
+    // Annotations have no text of the page: pdf.js would build every one's appearance (50,000 highlights: +600 MB).
+    const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
     const fontOf = (name: string) =>
       page.commonObjs.has(name)
         ? (page.commonObjs.get(name) as { fontMatrix?: number[]; vertical?: boolean })

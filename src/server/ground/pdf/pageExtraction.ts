@@ -18,7 +18,7 @@ async function paintsImage(doc: PdfDocument, pageNo: number): Promise<boolean> {
   ]);
   const page = await doc.getPage(pageNo);
   try {
-    const list = await page.getOperatorList();
+    const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
     return list.fnArray.some((fn) => imageOps.has(fn));
   } finally {
     page.cleanup();
