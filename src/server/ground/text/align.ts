@@ -1,4 +1,5 @@
 import { boundedDistance } from './editDistance';
+import { coverage, orderedNeed, RARE_NEED } from './coverage';
 import { LINE_END, LINE_START, type KeyToken } from './tokenize';
 
 /**
@@ -11,7 +12,10 @@ import { LINE_END, LINE_START, type KeyToken } from './tokenize';
  * sentence needs a gap or a jump between every two words and scores low.
  * Gaps and jumps between whole lines cost less than ones inside a line:
  * extractors disagree about the order of lines, not of words in a line.
- * Score = best total / quote weight, 0..1.
+ * Score = best total / quote weight, 0..1, capped by the share of the
+ * quote matched in runs of words and of its rare words matched, which a
+ * shorter quote needs more of (coverage.ts): one global threshold on the
+ * total alone let short shuffles of a page's words through.
  */
 
 /** Costs in units of key chars. Chosen with the labelled set (bench/anchoring.bench.ts). */
@@ -67,6 +71,8 @@ export interface Alignment {
   score: number;
   /** Page token indices the quote matched, in quote order (several per quote token when a word was split). */
   matched: number[];
+  /** 0..1: the share of the quote's weight matched in runs of words in order (see coverage()). */
+  ordered: number;
 }
 
 // Back-pointers of a cell of A (ended on a page token or skipped a quote token).
@@ -165,7 +171,13 @@ export function align(q: readonly KeyToken[], p: readonly KeyToken[]): Alignment
   let endCol = -1;
   for (let j = 1; j <= n; j++) if (g.A[m * g.W + j] > best) [best, endCol] = [g.A[m * g.W + j], j];
   if (!(best > 0)) return undefined;
-  return { score: Math.max(0, Math.min(1, Math.round((best / total) * 1000) / 1000)), matched: trace(g, m, endCol) };
+  const pairs: [number, number][] = [];
+  const matched = trace(g, m, endCol, pairs);
+  const { ordered, rare } = coverage(q, pairs, total);
+  // The score is the coverage, capped by the order-aware and rare-word coverage its length asks for (see coverage()).
+  const cap = ACCEPT_SCORE * Math.min(ordered / orderedNeed(m), rare / RARE_NEED);
+  const score = Math.min(best / total, cap);
+  return { score: Math.max(0, Math.min(1, Math.round(score * 1000) / 1000)), matched, ordered };
 }
 
 /** Cell (i, j) of A and G: quote token i - 1 on page token j - 1, a split word joined, or a page token skipped. */
@@ -219,8 +231,8 @@ function leaveRow(g: Grid, i: number): void {
   g.start[i] = 0;
 }
 
-/** The page tokens matched on the best path that ends at (i, j), in quote order. */
-function trace(g: Grid, i: number, j: number): number[] {
+/** The page tokens matched on the best path that ends at (i, j), in quote order; `pairs` gets [quote token, page token] of each. */
+function trace(g: Grid, i: number, j: number, pairs: [number, number][]): number[] {
   const { W, backA, backG, gainAt, start, jumped, startCol, p } = g;
   const out: number[] = [];
   let state: 'A' | 'G' = 'A';
@@ -238,6 +250,9 @@ function trace(g: Grid, i: number, j: number): number[] {
     }
     if (gainAt[c] > 0) out.push(j - 1);
     if (how === MERGE_PAGE) out.push(j - 2);
+    if (gainAt[c] > 0) pairs.push([i - 1, j - 1]);
+    if (how === MERGE_PAGE) pairs.push([i - 1, j - 2]);
+    if (how === MERGE_QUOTE) pairs.push([i - 2, j - 1]);
     const [pi, pj] = how === MERGE_PAGE ? [i - 1, j - 2] : how === MERGE_QUOTE ? [i - 2, j - 1] : [i - 1, j - 1];
     const from =
       how === FROM_A ? 'A' : how === FROM_G ? 'G' : how === FROM_START ? 'S' : origin(g, pi * W + pj, pi, pj);
