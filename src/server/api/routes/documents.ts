@@ -6,6 +6,7 @@ import { checkTocMode, planToc, writeToc } from '../../domain/library/documentTo
 import { exportDocument } from '../../domain/library/documentExport';
 import { partImagePng } from '../../domain/library/partImage';
 import { docParams, bookmd5Param, flag, isOn, pageNumber, refuseVirtual } from './documentParams';
+import { locateResponse } from './locateShapes';
 
 const EX_ID = '0123456789abcdef0123456789abcdef';
 const pageParams = z.object({ id: bookmd5Param, page: pageNumber });
@@ -96,25 +97,6 @@ export const tocWriteResponse = z.object({
     .optional(),
   pageCount: z.number().int().optional(),
   persisted: z.boolean(),
-});
-export const locateResponse = z.object({
-  bookmd5: z.string(),
-  page: z.number().int(),
-  found: z.boolean(),
-  status: z.string(),
-  matchedText: z.string().optional(),
-  score: z.number(),
-  rect: rect.optional(),
-  /** One per line or fragment of the match; rect is their union. */
-  rects: z.array(rect).optional(),
-  pageSize: z.object({ width: z.number(), height: z.number() }).optional(),
-  algorithm: z.string(),
-  /** True when the text stands on two or more pages of the book (this one included when found here). */
-  ambiguous: z.literal(true).optional(),
-  /** The other pages of the book the text stands on (a book extracted to the end; absent when none). */
-  alsoOn: z.array(z.number().int()).optional(),
-  navigated: z.boolean().optional(),
-  reason: z.string().optional(),
 });
 export const exportResponse = z.object({
   bookmd5: z.string(),
