@@ -80,7 +80,9 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.equal(first.count, 20);
     assert.equal(first.dueCount, 20);
     assert.deepEqual(first.heldBack, { newPerDay: 19_980, reviewsPerDay: 0 });
-    assert.equal(first.limits.presetId, 'default');
+    // The package's own options group (Anki's Default: 20 new a day) came in as the deck's preset.
+    assert.equal(first.limits.presetId, imported.json<any>().presetId);
+    assert.notEqual(first.limits.presetId, 'default');
     assert.equal(first.limits.newPerDay, 20);
     assert.equal(first.limits.newStudiedToday, 0);
     assert.ok(first.cards.every((c: any) => c.state === 'new'));
