@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
-import { withoutRects } from '../helpers/anchorAnswers';
+import { withoutAdditions, withoutRects } from '../helpers/anchorAnswers';
 import { loadSqlite } from '../../src/server/ground/store/sqlite';
 
 const fixture = join(__dirname, '../fixtures/legacy-v5');
@@ -133,18 +133,6 @@ describe('migration of a data dir written by the previous build (schema v5)', fu
 });
 
 /** Tree nodes gained displayTitle after the fixture was recorded (#17): the title, as every fixture card has one. */
-/**
- * Fields later builds add to an answer the previous build gave: a located quote that stands on several pages
- * says so (`ambiguous`, `alsoOn`). Only together, and everything the previous build answered stays the same.
- */
-function withoutAdditions(body: any): any {
-  if (!body || typeof body !== 'object' || !('alsoOn' in body)) return body;
-  const { alsoOn, ambiguous, ...rest } = body;
-  assert.equal(ambiguous, true, 'alsoOn comes with ambiguous: true');
-  assert.ok(Array.isArray(alsoOn) && alsoOn.length > 0, 'alsoOn lists the other pages');
-  return rest;
-}
-
 function withDisplayTitles(body: any): any {
   if (!body || !Array.isArray(body.nodes)) return body;
   return {

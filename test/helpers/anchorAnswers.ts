@@ -14,3 +14,15 @@ export function withoutRects(v: any): any {
     assert.deepEqual(v.rects, v.rect ? [v.rect] : [], 'old anchors read as rects = [rect]');
   return out;
 }
+
+/**
+ * Fields later builds add to an answer the previous build gave: a located quote that stands on several pages
+ * says so (`ambiguous`, `alsoOn`). Only together, and everything the previous build answered stays the same.
+ */
+export function withoutAdditions(body: any): any {
+  if (!body || typeof body !== 'object' || !('alsoOn' in body)) return body;
+  const { alsoOn, ambiguous, ...rest } = body;
+  assert.equal(ambiguous, true, 'alsoOn comes with ambiguous: true');
+  assert.ok(Array.isArray(alsoOn) && alsoOn.length > 0, 'alsoOn lists the other pages');
+  return rest;
+}
