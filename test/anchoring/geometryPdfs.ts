@@ -7,8 +7,7 @@
  * and an HTML page printed by Chromium (justified, letter-spaced, italic and
  * bold runs, a list).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   PDFDocument,
@@ -26,6 +25,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { manualProse } from './layoutPdfs';
+import { printHtmlToPdf } from '../helpers/chromiumPrint';
 
 const SIZE = 10;
 const LEAD = 12;
@@ -137,12 +137,8 @@ async function latexLike(prose: string[]): Promise<Uint8Array> {
   return doc.save();
 }
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 function chromiumPdf(dir: string, prose: string[]): string {
   const pdf = join(dir, 'chromium-page.pdf');
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install chromium (see .ci/run)`);
-  mkdirSync(dir, { recursive: true });
   const p = (k: number) => prose.slice(k * 3, k * 3 + 3).join(' ');
   const emphasised = (s: string) =>
     s
@@ -156,28 +152,15 @@ function chromiumPdf(dir: string, prose: string[]): string {
     `<ul><li>${p(2)}</li><li>${p(3)}</li></ul>`,
     `<div class="cols"><p>${emphasised(p(4))}</p><p>${p(5)}</p><p>${p(6)}</p></div>`,
   ].join('\n');
-  const page = join(dir, 'chromium-page.html');
-  writeFileSync(
-    page,
+  return printHtmlToPdf(
     `<!doctype html><html><head><meta charset="utf-8"><style>
       body { font-family: "DejaVu Serif", serif; font-size: 13px; margin: 48px; line-height: 1.35; }
       .j { text-align: justify; } .spaced { letter-spacing: 0.4px; }
       .cols { column-count: 2; column-gap: 28px; text-align: justify; font-family: "DejaVu Sans", sans-serif; }
     </style></head><body>${body}</body></html>`,
+    pdf,
+    'the geometry test page',
   );
-  const args = [
-    '--headless',
-    '--disable-gpu',
-    '--no-pdf-header-footer',
-    `--user-data-dir=${join(dir, 'profile')}`,
-    `--print-to-pdf=${pdf}`,
-    `file://${page}`,
-  ];
-  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  execFileSync(CHROMIUM, args, { stdio: 'ignore', timeout: 120_000 });
-  if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-')
-    throw new Error('Chromium did not print the geometry test page');
-  return pdf;
 }
 
 /** Writes the two PDFs into `dir`; returns their paths. */

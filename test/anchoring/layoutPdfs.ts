@@ -15,7 +15,12 @@ import { corpusFile } from '../unit/pdfCorpus';
  * once so no text repeats between pages.
  */
 export function manualProse(): string[] {
-  const text = execFileSync('pdftotext', ['-f', '5', '-l', '80', corpusFile('asymptote.pdf'), '-'], {
+  return corpusSentences('asymptote.pdf', 5, 80);
+}
+
+/** Distinct plain sentences (40–200 characters, light punctuation) of a corpus book's pages, as pdftotext reads them. */
+export function corpusSentences(file: string, first: number, last: number): string[] {
+  const text = execFileSync('pdftotext', ['-f', String(first), '-l', String(last), corpusFile(file), '-'], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -12,7 +12,8 @@ import { basename, join } from 'node:path';
 import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
 import { corpusFile } from '../unit/pdfCorpus';
 import { sharedPool } from '../unit/pdfExtracted';
-import { writeLayoutPdfs } from './layoutPdfs';
+import { corpusSentences, writeLayoutPdfs } from './layoutPdfs';
+import { printHtmlToPdf } from '../helpers/chromiumPrint';
 
 export interface ProducerBook {
   file: string;
@@ -20,23 +21,6 @@ export interface ProducerBook {
   /** As pdfinfo reads it. */
   producer: string;
   pages: PageData[];
-}
-
-/** Plain sentences of the 4ti2 manual and the Asymptote manual's later pages (the layout PDFs take pages 5–80). */
-function prose(file: string, first: number, last: number): string[] {
-  const text = execFileSync('pdftotext', ['-f', String(first), '-l', String(last), corpusFile(file), '-'], {
-    encoding: 'utf8',
-    maxBuffer: 16 << 20,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  return [
-    ...new Set(
-      text
-        .replace(/-\n/g, '')
-        .replace(/\s+/g, ' ')
-        .match(/[A-Z][A-Za-z ,;'()]{40,200}\./g) ?? [],
-    ),
-  ];
 }
 
 /** Paragraphs of five sentences from `from` on (round the list again when it ends). */
@@ -59,18 +43,11 @@ function groffPdf(dir: string, paras: string[]): string {
 }
 
 function chromiumPdf(dir: string, paras: string[]): string {
-  const src = join(dir, 'chromium.html');
-  writeFileSync(
-    src,
+  return printHtmlToPdf(
     `<!doctype html><html><head><meta charset="utf-8"><style>body{font:11pt serif;column-count:2;column-gap:2em}h1{column-span:all}</style></head><body><h1>Drawing with paths</h1>${paras.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</body></html>`,
+    join(dir, 'chromium.pdf'),
+    'the producers test page',
   );
-  const out = join(dir, 'chromium.pdf');
-  execFileSync(
-    'chromium',
-    ['--headless', '--no-sandbox', '--disable-gpu', '--no-pdf-header-footer', `--print-to-pdf=${out}`, src],
-    { stdio: 'ignore', timeout: 120_000 },
-  );
-  return out;
 }
 
 function libreOfficePdf(dir: string, paras: string[]): string {
@@ -116,7 +93,7 @@ export const producerOf = (file: string) =>
 /** The books, pdfTeX's first; LibreOffice's only where `soffice` runs. */
 export async function producerBooks(): Promise<ProducerBook[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-producers-'));
-  const asy = [...prose('asymptote.pdf', 81, 196), ...prose('4ti2_manual.pdf', 1, 59)];
+  const asy = [...corpusSentences('asymptote.pdf', 81, 196), ...corpusSentences('4ti2_manual.pdf', 1, 59)];
   const files = [corpusFile('4ti2_manual.pdf'), corpusFile('CAD.pdf'), corpusFile('asymptote.pdf')];
   files.push(groffPdf(dir, paragraphs(asy, 0, 60)));
   files.push(chromiumPdf(dir, paragraphs(asy, 300, 60)));

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { printHtmlToPdf } from './chromiumPrint';
 
 /**
  * A PDF with Chinese, Japanese and Korean text, printed by Chromium from an
@@ -17,8 +17,6 @@ export const CJK_PDF = {
   japanese: 'ミトコンドリアは細胞のエネルギー工場であり、呼吸によってエネルギーを取り出す。',
   korean: '광합성은 식물이 빛 에너지를 이용하여 포도당을 만드는 과정이다.',
 };
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function html(): string {
   const zh = [
@@ -41,22 +39,5 @@ export function cjkPdf(): string {
   const dir = join(tmpdir(), `sb-cjk-pdf-${process.pid}`);
   const pdf = join(dir, 'cjk.pdf');
   if (existsSync(pdf)) return pdf;
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install chromium (see .ci/run)`);
-  mkdirSync(dir, { recursive: true });
-  const page = join(dir, 'cjk.html');
-  writeFileSync(page, html());
-  const args = [
-    '--headless',
-    '--disable-gpu',
-    '--no-pdf-header-footer',
-    `--user-data-dir=${join(dir, 'profile')}`,
-    `--print-to-pdf=${pdf}`,
-    `file://${page}`,
-  ];
-  // Chromium refuses to run as root without --no-sandbox (CI containers run as root).
-  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  execFileSync(CHROMIUM, args, { stdio: 'ignore', timeout: 120_000 });
-  if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-')
-    throw new Error('Chromium did not print the CJK test PDF');
-  return pdf;
+  return printHtmlToPdf(html(), pdf, 'the CJK test PDF');
 }
