@@ -2,6 +2,8 @@
 // installed VSIX and the real bridge it hosts. No mocks.
 import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -89,6 +91,30 @@ describe('Study Bridge extension (installed VSIX, real VS Code)', () => {
       `rendered status bar shows :${port}: ${JSON.stringify(rendered.texts)}`,
     );
     metrics.port = port;
+  });
+
+  it('runs where the workspace runs (extensionKind workspace): the UI is a browser, and a process on this host reaches the bridge', async () => {
+    // code-server is VS Code's remote shape: the workbench runs in a browser, the extension host on the server.
+    // A workspace extension lands beside the server's terminal, where agents run (Remote-SSH, WSL, Codespaces alike).
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.equal(
+      ext?.extensionKind,
+      vscode.ExtensionKind.Workspace,
+      'the extension host it runs in is the workspace one',
+    );
+    assert.equal(vscode.env.uiKind, vscode.UIKind.Web, 'the workbench UI is a browser, not this process');
+    const probe = `fetch('http://127.0.0.1:${api.port}/bridge/v1/status').then(r=>r.json()).then(b=>console.log(b.instanceNonce))`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      timeout: 20_000,
+    });
+    const seen = stdout.trim();
+    assert.equal(
+      seen,
+      api.state.instanceNonce,
+      'a separate process on the extension host machine (an agent) reaches it',
+    );
+    metrics.remoteShape = { remoteName: vscode.env.remoteName ?? null, uiKind: 'web', extensionKind: 'workspace' };
   });
 
   it('shows a study set created through the API in the Study Sets view after refresh', async () => {
