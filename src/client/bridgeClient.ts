@@ -19,6 +19,7 @@ import { ReviewApi } from './reviewApi';
 import { TokensApi, type AgentScope } from './tokensApi';
 import { ApprovalsApi } from './approvalsApi';
 import { AnkiApi } from './ankiApi';
+import { DeckOptionsApi } from './deckOptionsApi';
 import type { RawResponse, RequestOptions, Requester, Success } from './requester';
 
 export type { RawResponse, RequestOptions, Success } from './requester';
@@ -123,6 +124,8 @@ export class BridgeClient implements Requester {
   readonly approvals = new ApprovalsApi(this);
   /** Anki packages: import into a new deck, export a deck. */
   readonly anki = new AnkiApi(this);
+  /** Deck options: the presets decks share and which one a deck uses. */
+  readonly deckOptions = new DeckOptionsApi(this);
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');

@@ -16,6 +16,7 @@ import { registerReview, type Review } from './reviewCommands';
 import { registerMindMapCommands } from './mindMapCommands';
 import { registerReaderCommands } from './readerCommands';
 import { registerGoToCard } from './goToCardCommands';
+import { registerDeckOptions } from './deckOptionsCommands';
 
 /** What the window's parts are wired with (made in activate). */
 export interface Wiring {
@@ -43,6 +44,7 @@ export function openPanels(w: Wiring): Panels {
   const resultEditor = openResultEditor(w);
   // The review panel opens a card's source in the reader, made just below.
   const review = openReview(w, (s) => reader.openBook({ ...s, beside: true, preserveFocus: true }));
+  openDeckOptions(w, review);
   const mindMaps = openMindMaps(w);
   const reader = openReader(w);
   return { resultEditor, review, mindMaps, reader };
@@ -91,6 +93,21 @@ function openReview(w: Wiring, openSource: Parameters<typeof registerReview>[0][
     w.bridgeHost.onDidChange((state) => state.mode !== 'starting' && void review.dueStatus.refresh()),
   );
   return review;
+}
+
+/** Deck Options (a deck's preset and its limits): a save refreshes the due counts it changes. */
+function openDeckOptions(w: Wiring, review: Review): void {
+  const deckOptions = registerDeckOptions({
+    extensionUri: w.context.extensionUri,
+    log: w.log,
+    getClient: w.getClient,
+    requireClient: w.requireClient,
+    onSaved: () => {
+      void review.dueStatus.refresh();
+      w.refreshViews();
+    },
+  });
+  w.context.subscriptions.push(...deckOptions.disposables);
 }
 
 /** Mind maps of study sets: they follow the change feed like the views. */

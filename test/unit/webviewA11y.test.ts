@@ -10,12 +10,14 @@ import { mindMapBody } from '../../src/webviews/mindMap/markup';
 import { readerBody } from '../../src/webviews/pdfReader/markup';
 import { RESULT_EDITOR_BODY } from '../../src/webviews/resultEditor/markup';
 import { REVIEW_BODY } from '../../src/webviews/review/markup';
+import { DECK_OPTIONS_BODY } from '../../src/webviews/deckOptions/markup';
 
 const PAGES: Record<string, string> = {
   review: REVIEW_BODY,
   'mind map': mindMapBody('Organic chemistry'),
   reader: readerBody('{&quot;webviewSection&quot;:&quot;pdfText&quot;}'),
   'result.md preview': RESULT_EDITOR_BODY,
+  'deck options': DECK_OPTIONS_BODY,
 };
 
 /** The opening tags of the page's controls. */
@@ -40,6 +42,7 @@ describe('webview accessibility', () => {
     assert.match(readerBody(''), /id="notice"[^>]*role="status"/);
     assert.match(readerBody(''), /id="findCount"[^>]*aria-live="polite"/);
     assert.match(RESULT_EDITOR_BODY, /id="status"[^>]*aria-live="polite"/);
+    assert.match(DECK_OPTIONS_BODY, /id="message"[^>]*role="status"/);
   });
 
   it('mind-map cards are focusable buttons (Tab reaches them; Enter opens one); the reader pages take focus to scroll', () => {
