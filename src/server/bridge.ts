@@ -203,13 +203,15 @@ function closer(r: Running): Bridge['close'] {
     (closing ??= (async () => {
       r.shutdown.abort(); // also ends the open GET /events streams
       services.storage.close();
-      await r.at.anki?.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // A running request gets one second to answer: a stop is honoured within two.
-        setTimeout(() => server.closeAllConnections(), 1000).unref();
-      });
+      // Both ports at once: a running request gets one second to answer, so a stop is honoured within two.
+      await Promise.all([
+        r.at.anki?.close(),
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 1000).unref();
+        }),
+      ]);
       await services.extraction.close();
       await services.tokens.flush();
       services.approvals.close();

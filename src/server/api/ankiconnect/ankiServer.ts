@@ -135,7 +135,7 @@ export async function startAnkiServer(
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
+        setTimeout(() => server.closeAllConnections(), 1000).unref(); // as the main port: a stop within 2 s
       }),
   };
 }
