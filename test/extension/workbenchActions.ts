@@ -18,8 +18,9 @@ export interface RunnerIo {
  * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
  *                 answer the input box it opens (its prefilled value is returned)
  * (screenshot and context-menu first open the rows labelled `expand`, in order, where a reveal left them closed)
- * - webview:      in the webview whose page has `marker` (a CSS selector), click
- *                 `click`, wait for `waitFor` and for every `expect` text, save
+ * - webview:      in the webview whose page has `marker` (a CSS selector), type
+ *                 each `fill` value into its selector's field, click `click`,
+ *                 wait for `waitFor` and for every `expect` text, save
  *                 the window as `screenshot`; returns the texts of `read` selectors
  * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
  */
@@ -30,6 +31,7 @@ export type UiAction =
   | {
       action: 'webview';
       marker: string;
+      fill?: Record<string, string>;
       click?: string;
       clickShows?: string[];
       waitFor?: string;
@@ -231,6 +233,8 @@ async function serveWebview(
       .locator('body')
       .innerText()
       .catch((e) => `(unreadable: ${(e as Error).message})`);
+  for (const [field, value] of Object.entries(a.fill ?? {}))
+    await frame.locator(field).first().fill(value, { timeout: timeoutMs });
   if (a.click) await clickTaken(frame, a.click, a.clickShows, timeoutMs, log);
   if (a.waitFor) {
     await frame

@@ -33,6 +33,7 @@ export async function run(): Promise<void> {
     extension: () => require('./extension.test'),
     bundles: () => require('./bundles.test'),
     review: () => require('./review.test'),
+    deckOptions: () => require('./deckOptions.test'),
     // Before mindMap: it closes every editor, and the map mindMap leaves open is what the reload check restores.
     studyUi: () => require('./studyUi.test'),
     mindMap: () => require('./mindMap.test'),
