@@ -7,7 +7,7 @@ import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead
 import { deckByName } from './ankiNotes';
 import { DuplicateIndex, planNote } from './ankiNotePlan';
 import { checkDeckName } from './ankiLimits';
-import { searchNotes } from './ankiSearch';
+import { findAnkiNotes } from './ankiNotePages';
 import { CARD_ACTIONS } from './ankiCardActions';
 import { MISC_ACTIONS } from './ankiMiscActions';
 import { NOTE_ACTIONS } from './ankiNoteActions';
@@ -76,7 +76,7 @@ async function withPictures(ctx: ActionContext, note: unknown, current: Record<s
   return { ...n, fields };
 }
 
-const findIds = (ctx: ActionContext, query: unknown) => searchNotes(readAnkiNotes(ctx.store), query);
+const findIds = (ctx: ActionContext, query: unknown) => findAnkiNotes(ctx.store, query);
 
 /** Actions the dispatcher answers itself. */
 const DISPATCHED = ['multi', 'requestPermission'];

@@ -5,7 +5,7 @@ import { MODELS } from './ankiFields';
 import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
 import { fieldValues, readAnkiNotes } from './ankiNoteRead';
 import { deckByName } from './ankiNotes';
-import { searchNotes } from './ankiSearch';
+import { findAnkiNotes } from './ankiNotePages';
 import type { ActionDecl } from './ankiActionTypes';
 
 /**
@@ -95,7 +95,7 @@ function cardInfo(db: Db, r: CardRow, position: number) {
 
 /** findCards's ids: the review cards of the notes the query finds, in the order found. */
 const findCardIds = async (db: Db, query: unknown) =>
-  (await searchNotes(readAnkiNotes(db), query)).flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)!));
+  (await findAnkiNotes(db, query)).flatMap((n) => n.decks.map((d) => ankiIdOf(d.cardNoteId)!));
 
 /** Each review of the cards, as Anki's revlog rows (id = review time in ms, ease 1–4, intervals in days). */
 function reviewsOf(db: Db, cardNoteIds: readonly string[]) {

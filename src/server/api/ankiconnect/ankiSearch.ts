@@ -61,7 +61,7 @@ function addedSince(value: string): string {
 }
 
 /** A name and its children (`Parent::Child` for decks, `parent/child` for tags). */
-function nameOrChild(value: string, separator: string): (name: string) => boolean {
+export function nameOrChild(value: string, separator: string): (name: string) => boolean {
   const exact = compileGlob(value);
   const child = compileGlob(`${value}${separator}*`);
   return (name) => exact(name) || child(name);
@@ -143,9 +143,9 @@ const tooCostly = (budgetMs: number) =>
     `QUERY_TOO_COSTLY: the search ran over its ${budgetMs / 1000} s budget and was stopped; narrow it (fewer wildcards, a deck: or tag: term)`,
   );
 
-/** The notes among `notes` that match every term of `query` (an empty query matches all). */
+/** The notes among `notes` (an array, or pages of them) that match every term of `query` (an empty query matches all). */
 export async function searchNotes(
-  notes: readonly AnkiNote[],
+  notes: readonly AnkiNote[] | AsyncIterable<readonly AnkiNote[]>,
   query: unknown,
   budgetMs = SEARCH_BUDGET_MS,
 ): Promise<AnkiNote[]> {
@@ -153,15 +153,21 @@ export async function searchNotes(
   const out: AnkiNote[] = [];
   const start = performance.now();
   let slice = start;
-  for (const note of notes) {
-    const now = performance.now();
-    if (now - start > budgetMs) throw tooCostly(budgetMs);
-    if (now - slice > SLICE_MS) {
-      await yieldToLoop();
-      slice = performance.now();
+  const pages = Symbol.asyncIterator in notes ? notes : [notes];
+  for await (const page of pages) {
+    for (const note of page) {
+      const now = performance.now();
+      if (now - start > budgetMs) throw tooCostly(budgetMs);
+      if (now - slice > SLICE_MS) {
+        await yieldToLoop();
+        slice = performance.now();
+      }
+      const view = new NoteView(note);
+      if (tests.every((test) => test(view))) out.push(note);
     }
-    const view = new NoteView(note);
-    if (tests.every((test) => test(view))) out.push(note);
+    // Reading the next page holds the loop too: it starts on a fresh slice.
+    await yieldToLoop();
+    slice = performance.now();
   }
   return out;
 }

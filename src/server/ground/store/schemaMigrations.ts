@@ -237,4 +237,14 @@ CREATE TRIGGER IF NOT EXISTS deck_cards_state_upd AFTER UPDATE OF fsrs ON deck_c
 CREATE INDEX IF NOT EXISTS deck_cards_state_due ON deck_cards(deck_id, state, due_at);
 `,
   },
+  {
+    version: 15,
+    sql: `
+-- AnkiConnect reads notes in the order of their review cards, a page at a
+-- time (created_at, then rowid, which the index holds), and a note's cards by
+-- its id; without these each page or note read scanned every review card.
+CREATE INDEX IF NOT EXISTS deck_cards_created ON deck_cards(created_at);
+CREATE INDEX IF NOT EXISTS deck_cards_note ON deck_cards(source_note_id);
+`,
+  },
 ];
