@@ -6,7 +6,7 @@ import type { Requester } from './requester';
 /**
  * What the PDF reader asks of the bridge: where a library document's file is,
  * the anchored cards of a set in one book, and Make card (an excerpt card
- * anchored to the selection's rectangle).
+ * anchored to the selected text's glyphs).
  */
 
 export interface LibraryFile {
@@ -31,7 +31,8 @@ export interface ExcerptCard {
     bookmd5: string;
     page: number;
     text: string;
-    rect: { x: number; y: number; width: number; height: number };
+    /** The selection's box as the browser drew it: a hint where on the page the text is (the anchor is the glyphs'). */
+    near: { x: number; y: number; width: number; height: number };
   };
 }
 
@@ -87,7 +88,10 @@ export class ReaderApi {
     return out;
   }
 
-  /** POST /study-sets/{id}/notes with excerpt.rect: the card is anchored to exactly the selection. */
+  /**
+   * POST /study-sets/{id}/notes with excerpt.near: the selected text is matched on its page near the selection's
+   * box, and the card anchored to its glyphs, one rectangle per line (warning EXCERPT_SELECTION_BOX: to the box).
+   */
   makeCard(topicid: string, card: ExcerptCard) {
     return this.http.request<CreatedCard & { title: string }>('POST', `/study-sets/${seg(topicid)}/notes`, {
       body: { ...card, confirm: true },

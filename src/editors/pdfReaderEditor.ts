@@ -231,7 +231,9 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
   /**
    * Make card: the selected text of the reader in front becomes an excerpt
    * card under the card selected in the Study Sets view (or the set's root),
-   * anchored to the selection's rectangle.
+   * anchored by the bridge to the selected text's glyphs on the page (the
+   * selection's box only picks where on the page, and is the anchor when the
+   * text cannot be found there).
    */
   async makeCard(session = this.active): Promise<CreatedCard & { title: string }> {
     if (!session) throw new ReaderError('Open a book in the reader first.');
@@ -250,9 +252,12 @@ export class PdfReaderEditorProvider implements vscode.CustomReadonlyEditorProvi
     const parentNoteId = this.deps.selectedCard(session.topicid);
     const created = await client.reader.makeCard(session.topicid, {
       parentNoteId,
-      excerpt: { bookmd5: session.bookmd5, page: sel.page, text: sel.text, rect: sel.rect },
+      excerpt: { bookmd5: session.bookmd5, page: sel.page, text: sel.text, near: sel.rect },
     });
-    session.notice(`Card made from page ${sel.page}: “${created.title}”`);
+    // Text the bridge cannot find near the selection keeps the selection's box: the person is told.
+    const warnings = (created.warnings ?? []) as Array<{ code: string; message: string }>;
+    const boxed = warnings.find((w) => w.code === 'EXCERPT_SELECTION_BOX');
+    session.notice(`Card made from page ${sel.page}: “${created.title}”${boxed ? `. ${boxed.message}` : ''}`);
     await session.reloadHighlights();
     this.deps.refreshViews();
     void this.deps

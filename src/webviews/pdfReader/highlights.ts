@@ -73,9 +73,12 @@ export class HighlightLayer {
     else view.div.prepend(layer);
   }
 
-  /** The card under a point of the page (PDF points, top-left), two points of slack. */
+  /**
+   * The card under a point of the page (PDF points, top-left): in one of the boxes drawn, which cover the glyphs
+   * (the bridge's rectangles), with a quarter point for rounding, so a click beside a highlight is not on its card.
+   */
   hit(pageNumber: number, x: number, y: number): ReaderHighlight | undefined {
-    const slack = 2;
+    const slack = 0.25;
     return this.byPage
       .get(pageNumber)
       ?.find((h) =>

@@ -35,7 +35,10 @@ export interface OutlineEntry {
   level: number;
 }
 
-/** What the person selected in the text layer: the first page it touches, its text, and its bounding box there. */
+/**
+ * What the person selected in the text layer: the first page it touches, its text, and its bounding box there.
+ * The box is the browser's (its fonts, not the PDF's glyphs): Make card sends it as a hint where the text is.
+ */
 export interface ReaderSelection {
   page: number;
   text: string;

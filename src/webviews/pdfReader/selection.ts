@@ -6,8 +6,10 @@ import type { PageViewLike } from './highlights';
 /**
  * The selection in the text layer as a card excerpt: the first page it
  * touches, the text selected on that page, and the bounding box of the
- * selected glyph runs there in PDF points (top-left origin), i.e. the page's
- * viewport at scale 1, as the bridge's rectangles are.
+ * selected runs there in PDF points (top-left origin), i.e. the page's
+ * viewport at scale 1, as the bridge's rectangles are. The box is the
+ * browser's (the webview's fonts stretched to pdf.js's widths), so it is only
+ * a hint where the text is: the bridge anchors the card to the glyphs.
  */
 export function readSelection(pageView: (page: number) => PageViewLike | undefined): ReaderSelection | null {
   const sel = document.getSelection();

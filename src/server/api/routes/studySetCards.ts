@@ -29,6 +29,12 @@ const notAnchoredWarnings = z.array(
       reason: z.enum(['no_match', 'page_unreadable']),
       message: z.string(),
     }),
+    /** Not found near excerpt.near: anchored to that box. */
+    z.object({
+      code: z.literal('EXCERPT_SELECTION_BOX'),
+      reason: z.enum(['no_match', 'page_unreadable']),
+      message: z.string(),
+    }),
     /** Anchored on the given page; the text stands on alsoOn too. */
     z.object({ code: z.literal('EXCERPT_AMBIGUOUS'), alsoOn: z.array(z.number().int()), message: z.string() }),
   ]),
@@ -132,6 +138,13 @@ export const studySetOpenResponse = z.object({
   tempOpen: z.boolean(),
 });
 
+const pageBox = (name: string) =>
+  z.object({
+    x: z.number().finite().min(0, `${name}.x must be ≥ 0`),
+    y: z.number().finite().min(0, `${name}.y must be ≥ 0`),
+    width: z.number().finite().positive(`${name}.width must be > 0`).max(14_400),
+    height: z.number().finite().positive(`${name}.height must be > 0`).max(14_400),
+  });
 /** POST /study-sets/{id}/notes's body (the client's NewCard is its z.input). */
 export const createNoteRequest = z.object({
   parentNoteId: noteId.optional(),
@@ -142,15 +155,10 @@ export const createNoteRequest = z.object({
       bookmd5: bookmd5Param,
       page: pageNumber.pipe(z.number()),
       text: z.string().min(1, 'excerpt.text must not be empty').max(5000, 'excerpt.text: at most 5000 characters'),
-      // The reader's selection (PDF points, top-left origin): anchors the card to exactly this instead of the text match.
-      rect: z
-        .object({
-          x: z.number().finite().min(0, 'excerpt.rect.x must be ≥ 0'),
-          y: z.number().finite().min(0, 'excerpt.rect.y must be ≥ 0'),
-          width: z.number().finite().positive('excerpt.rect.width must be > 0').max(14_400),
-          height: z.number().finite().positive('excerpt.rect.height must be > 0').max(14_400),
-        })
-        .optional(),
+      // PDF points, top-left origin: anchors the card to exactly this instead of the text match.
+      rect: pageBox('excerpt.rect').optional(),
+      // The reader's selection box: where on the page the text is (it picks among several places; else the anchor).
+      near: pageBox('excerpt.near').optional(),
     })
     .optional(),
   colorIndex: colorIndex.optional(),
@@ -201,7 +209,7 @@ export const studySetCardRoutes: RouteDecl[] = [
     method: 'POST',
     path: '/study-sets/{id}/notes',
     summary:
-      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched on excerpt.page, warnings EXCERPT_NOT_ANCHORED when not found; on several pages: anchored on excerpt.page with ambiguous, alsoOn and warning EXCERPT_AMBIGUOUS, and 422 AMBIGUOUS_EXCERPT when it is not on excerpt.page but on several others). cards: [...] (≤ 200, parentIndex = an earlier card of the batch) creates a whole tree in one write and one undo step. True dry-run. Verify persisted:true.",
+      "Creates a card under parentNoteId (default the set's root card) from title, text and/or excerpt {bookmd5, page, text, rect?, near?}; an excerpt is anchored to its rectangle on the page (excerpt.rect in PDF points, top-left, is stored as given; else the text is matched on excerpt.page, glyph-true, one rectangle per line; excerpt.near, a selection's box, picks the place on that page, and is the anchor with warning EXCERPT_SELECTION_BOX when the text is not found there; warnings EXCERPT_NOT_ANCHORED when not found; on several pages: anchored on excerpt.page with ambiguous, alsoOn and warning EXCERPT_AMBIGUOUS, and 422 AMBIGUOUS_EXCERPT when it is not on excerpt.page but on several others). cards: [...] (≤ 200, parentIndex = an earlier card of the batch) creates a whole tree in one write and one undo step. True dry-run. Verify persisted:true.",
     premium: true,
     confirm: 'body',
     dryRun: true,

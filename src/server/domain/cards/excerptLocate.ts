@@ -11,6 +11,12 @@ export type CreateCardWarning =
       message: string;
     }
   | {
+      /** Not found near the reader's selection: anchored to the selection's box as the reader drew it. */
+      code: 'EXCERPT_SELECTION_BOX';
+      reason: 'no_match' | 'page_unreadable';
+      message: string;
+    }
+  | {
       /** Anchored on the given page, which decided among the pages the text stands on (alsoOn: the others). */
       code: 'EXCERPT_AMBIGUOUS';
       alsoOn: number[];
@@ -30,7 +36,10 @@ const pageList = (pages: number[]) =>
   pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.slice(0, -1).join(', ')} and ${pages[pages.length - 1]}`;
 
 /**
- * Anchors an excerpt with the matcher of POST /documents/{id}/locate. The
+ * Anchors an excerpt with the matcher of POST /documents/{id}/locate. With
+ * `near` (the reader's selection box) the page is the person's and the box
+ * picks the place on it; text the matcher cannot find there is anchored to
+ * the box itself, and a warning says the rectangle is the selection's. The
  * given page is the hint: the text found there is anchored there, and when it
  * also stands on other pages the answer says so. Not found there but standing
  * on several other pages, nothing tells which: 422 AMBIGUOUS_EXCERPT, the
@@ -39,10 +48,11 @@ const pageList = (pages: number[]) =>
  */
 export async function locateExcerpt(
   services: { documentReader: Pick<DocumentReader, 'locate'>; ui: UiHost },
-  ex: { bookmd5: string; page: number; text: string },
+  ex: { bookmd5: string; page: number; text: string; near?: Box },
 ): Promise<LocatedExcerpt> {
   // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
-  const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui);
+  const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui, ex.near);
+  if (ex.near && !(loc.found && loc.rect)) return selectionBox(ex.page, ex.bookmd5, ex.near, loc);
   const alsoOn = loc.alsoOn ?? [];
   if (!loc.found && alsoOn.length >= 2)
     throw invalidInput(
@@ -77,4 +87,28 @@ export async function locateExcerpt(
     message: `The excerpt stands on page ${ex.page} and also on ${pageList(alsoOn)}; it was anchored on page ${ex.page}, the page given. Check it is the one meant.`,
   });
   return { source, warnings, alsoOn };
+}
+
+/** The reader's selection box as the anchor: the text is not on the page as the bridge reads it. */
+function selectionBox(
+  page: number,
+  bookmd5: string,
+  near: Box,
+  loc: { status: string; score: number },
+): LocatedExcerpt {
+  const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
+  const why =
+    reason === 'page_unreadable'
+      ? `page ${page} has no readable text`
+      : `the selected text was not found near it on page ${page} (best score ${loc.score.toFixed(2)})`;
+  return {
+    source: { bookmd5, page, rect: { x: near.x, y: near.y, width: near.width, height: near.height } },
+    warnings: [
+      {
+        code: 'EXCERPT_SELECTION_BOX',
+        reason,
+        message: `The card is anchored to the selection's box as the reader drew it, not to the glyphs: ${why}.`,
+      },
+    ],
+  };
 }

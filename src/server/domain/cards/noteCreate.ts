@@ -27,12 +27,16 @@ export interface CreateCardInput {
   parentNoteId?: string;
   title?: string;
   text?: string;
-  /** `rect` (PDF points, top-left origin): the reader's selection, stored as the anchor instead of the text match. */
+  /**
+   * `rect` (PDF points, top-left origin): stored as the anchor instead of the text match. `near`: the reader's
+   * selection box, a hint: the text is matched on the page near it (glyph-true rectangles), else the box is the anchor.
+   */
   excerpt?: {
     bookmd5: string;
     page: number;
     text: string;
     rect?: { x: number; y: number; width: number; height: number };
+    near?: { x: number; y: number; width: number; height: number };
   };
   colorIndex?: number;
   fillIndex?: number;
@@ -53,8 +57,8 @@ export function parentIn(db: Pick<Store, 'get' | 'all'>, topicid: string, parent
 }
 
 /**
- * The reader's selection rectangle, kept as given (the person chose exactly
- * this): the document and page must exist (404 DOCUMENT_NOT_FOUND, 422
+ * A rectangle given with an excerpt (kept as the anchor, or a hint where the
+ * text is): the document and page must exist (404 DOCUMENT_NOT_FOUND, 422
  * PAGE_OUT_OF_RANGE) and, once the page size is known, the rectangle must lie
  * on the page (422 RECT_OUTSIDE_PAGE). No text matching, so no extraction wait.
  */
@@ -63,6 +67,7 @@ async function givenRect(
   bookmd5: string,
   page: number,
   rect: { x: number; y: number; width: number; height: number },
+  field = 'excerpt.rect',
 ) {
   const row = services.documents.get(bookmd5);
   if (page > row.page_count)
@@ -79,7 +84,7 @@ async function givenRect(
     (rect.x + rect.width > size.width + 0.5 || rect.y + rect.height > size.height + 0.5)
   ) {
     throw invalidInput(
-      `excerpt.rect ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`,
+      `${field} ${JSON.stringify(rect)} does not lie on page ${page} (${size.width} × ${size.height} points, top-left origin). Nothing was changed.`,
       { rect, pageSize: { width: size.width, height: size.height } },
       'RECT_OUTSIDE_PAGE',
     );
@@ -132,8 +137,14 @@ export async function planCard(
   if (input.excerpt) {
     const ex = input.excerpt;
     if (!ex.text.trim()) throw invalidInput('excerpt.text must not be blank.', { field: 'excerpt.text' });
+    if (ex.rect && ex.near)
+      throw invalidInput(
+        'Send excerpt.rect (the anchor as given) or excerpt.near (a hint where the text is), not both. Nothing was changed.',
+        { fields: ['excerpt.rect', 'excerpt.near'] },
+      );
     if (ex.rect)
       source = { bookmd5: ex.bookmd5, page: ex.page, rect: await givenRect(services, ex.bookmd5, ex.page, ex.rect) };
+    if (ex.near) await givenRect(services, ex.bookmd5, ex.page, ex.near, 'excerpt.near');
   }
   let alsoOn: number[] | undefined;
   if (input.excerpt && !source) {

@@ -7,6 +7,8 @@ import type { ExtractionScheduler } from './extractionScheduler';
 import type { PageReader } from './pageReader';
 import { BookAnchors } from './bookAnchors';
 
+type Box = { x: number; y: number; width: number; height: number };
+
 export const MAX_PAGES_PER_CALL = 60;
 export const TOC_SCAN_BUDGET_MS = 45_000;
 
@@ -152,7 +154,11 @@ export class DocumentReader {
     });
   }
 
-  async locate(id: string, page: number, text: string, navigate: boolean, ui: UiHost) {
+  /**
+   * `near` (PDF points, top-left): a box on the page the quote was selected in (the reader's Make card). It decides
+   * among the places the quote stands on that page, and the page is then the person's: no other page is looked up.
+   */
+  async locate(id: string, page: number, text: string, navigate: boolean, ui: UiHost, near?: Box) {
     const row = this.docs.get(id);
     if (page > row.page_count)
       throw invalidInput(
@@ -162,9 +168,10 @@ export class DocumentReader {
       );
     await this.extraction.waitForPages(row, [page]);
     const stored = (await this.pageReader.storedPages(id, page, page))[0];
-    const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text);
+    const hint = near && { x: near.x, y: near.y, w: near.width, h: near.height };
+    const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text, undefined, hint);
     // The other pages the quote stands on (a book extracted to the end): the caller picks, or is told it picked one of several.
-    const on = await this.bookAnchors.pagesOf(row, text);
+    const on = near ? [] : await this.bookAnchors.pagesOf(row, text);
     const alsoOn = (on ?? []).filter((p) => p !== page);
     const ambiguous = alsoOn.length + (r.found ? 1 : 0) >= 2;
     // Navigation scrolls the open document only; another open document is left alone.
