@@ -22,8 +22,22 @@ export interface BuildCard {
   reps?: number;
   lapses?: number;
   data?: string;
-  /** Epoch ms of reviews to write to revlog. */
+  /** Epoch ms of reviews to write to revlog (ease 3, a review). */
   reviews?: number[];
+  /** Full revlog rows (id = epoch ms of the review). */
+  revlog?: BuildRevlog[];
+  /** Anki's flag colour, 0–7. */
+  flags?: number;
+}
+
+/** One revlog row: ease 1–4 (0 for a manual reschedule), ivl/lastIvl days (negative: seconds), time ms, type 0 learn 1 review 2 relearn 3 filtered 4 manual. */
+export interface BuildRevlog {
+  id: number;
+  ease: number;
+  ivl?: number;
+  lastIvl?: number;
+  time?: number;
+  type?: number;
 }
 
 export interface BuildNote {
@@ -132,8 +146,8 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
   ]);
   db.exec('BEGIN');
   const ns = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
-  const cs = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)');
-  const rs = db.prepare('INSERT INTO revlog VALUES (?, ?, -1, 3, ?, 0, 2500, 6000, 1)');
+  const cs = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?)');
+  const rs = db.prepare('INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, 2500, ?, ?)');
   let cardId = 1_700_000_000_000;
   p.notes.forEach((n, i) => {
     const nid = 1_650_000_000_000 + i;
@@ -164,9 +178,12 @@ CREATE TABLE graves (usn integer not null, oid integer not null, type integer no
         c.factor ?? (c.type ? 2500 : 0),
         c.reps ?? 0,
         c.lapses ?? 0,
+        c.flags ?? 0,
         c.data ?? '',
       ]);
-      for (const at of c.reviews ?? []) rs.run([at, cid, c.ivl ?? 0]);
+      for (const at of c.reviews ?? []) rs.run([at, cid, 3, c.ivl ?? 0, 0, 6000, 1]);
+      for (const r of c.revlog ?? [])
+        rs.run([r.id, cid, r.ease, r.ivl ?? 0, r.lastIvl ?? 0, r.time ?? 6000, r.type ?? 1]);
     }
   });
   ns.free();

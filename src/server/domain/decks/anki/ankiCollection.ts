@@ -2,11 +2,12 @@ import { loadSqlite, queryAll } from '../../../ground/store/sqlite';
 import { apkgDamaged } from './apkgZip';
 import { deckConfigOf, type AnkiDeckConfig } from './ankiDeckConfig';
 import { decksOf, hasNotetypeTables, notetypesOf, type AnkiModel } from './ankiNotetypes';
+import { revlogOf, type AnkiRevlog } from './ankiRevlog';
 
 /**
  * What an Anki collection (collection.anki2 / .anki21, schema 11) holds that
- * an import needs: note types (fields, cloze or not), decks, notes, cards and
- * the last review of each card. Read with sql.js from the inflated bytes.
+ * an import needs: note types (fields, cloze or not), decks, notes, cards
+ * with their flags and the review log of each card. Read with sql.js from the inflated bytes.
  */
 
 export type { AnkiModel };
@@ -36,6 +37,8 @@ export interface AnkiCard extends AnkiCardSchedule {
   nid: number;
   did: string;
   ord: number;
+  /** Flag colour, 0 none, 1–7 (the low 3 bits of Anki's `flags`). */
+  flags: number;
 }
 
 export interface AnkiCollection {
@@ -45,8 +48,8 @@ export interface AnkiCollection {
   decks: Map<string, string>;
   notes: AnkiNote[];
   cards: AnkiCard[];
-  /** Epoch ms of each card's last review (revlog), where the package has one. */
-  lastReview: Map<number, number>;
+  /** Each card's graded reviews (revlog), oldest first, where the package has them. */
+  revlog: Map<number, AnkiRevlog[]>;
   /** Each deck's options group (schema 11's dconf), by deck id; empty when the package keeps them elsewhere. */
   deckConfigs: Map<string, AnkiDeckConfig>;
 }
@@ -88,17 +91,10 @@ export async function readCollection(bytes: Uint8Array): Promise<AnkiCollection>
       queryAll<{ name: string }>(db, "SELECT name FROM pragma_table_info('cards') WHERE name = 'data'").length > 0;
     const cards = queryAll<AnkiCard & { did: number | string }>(
       db,
-      `SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, ${hasData ? 'data' : "''"} AS data FROM cards ORDER BY nid, ord`,
-    ).map((c) => ({ ...c, did: String(c.did), data: String(c.data ?? '') }));
-    const lastReview = new Map<number, number>();
-    const hasRevlog =
-      queryAll<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'revlog'").length >
-      0;
-    if (hasRevlog)
-      for (const r of queryAll<{ cid: number; at: number }>(db, 'SELECT cid, max(id) AS at FROM revlog GROUP BY cid'))
-        lastReview.set(r.cid, r.at);
+      `SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, flags, ${hasData ? 'data' : "''"} AS data FROM cards ORDER BY nid, ord`,
+    ).map((c) => ({ ...c, did: String(c.did), flags: Number(c.flags) & 7, data: String(c.data ?? '') }));
     const deckConfigs = newer ? new Map<string, AnkiDeckConfig>() : deckConfigsOf(col, decks);
-    return { crt: Number(col.crt) || 0, models, decks, notes, cards, lastReview, deckConfigs };
+    return { crt: Number(col.crt) || 0, models, decks, notes, cards, revlog: revlogOf(db), deckConfigs };
   } catch (e) {
     if ((e as { code?: string }).code === 'APKG_DAMAGED') throw e;
     throw apkgDamaged(`its collection does not have Anki's tables (${(e as Error).message})`);

@@ -6,7 +6,7 @@ import { loadSqlite } from '../../../ground/store/sqlite';
 import type { Store } from '../../../ground/store/store';
 import { deckOptionsOf } from '../deckPresets';
 import { readAnkiOrigins } from './ankiExportNotes';
-import { readExportCards, type ExportCard } from './ankiExportRead';
+import { ankiQueue, readExportCards, type ExportCard } from './ankiExportRead';
 import { ANKI_SCHEMA, BASIC_MODEL_ID, CLOZE_MODEL_ID, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
 import { scheduleToAnki } from './ankiSchedule';
 import { clozeNumbers, fieldChecksum, hasAnkiCloze, hashtagToTag, htmlToText, textToHtml } from './ankiText';
@@ -150,7 +150,7 @@ export async function exportApkg(
       '{}',
     ]);
     const noteStmt = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
-    const cardStmt = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)');
+    const cardStmt = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?)');
     db.exec('BEGIN');
     const baseId = now.getTime();
     let position = 0;
@@ -183,12 +183,13 @@ export async function exportApkg(
         ord,
         nowSec,
         s.type,
-        c.suspended ? -1 : s.queue,
+        ankiQueue(c, s.queue, now),
         s.due,
         s.ivl,
         s.factor,
         s.reps,
         s.lapses,
+        c.flag,
         s.data,
       ]);
     }

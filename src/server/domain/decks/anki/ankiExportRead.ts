@@ -32,7 +32,15 @@ export interface ExportCard {
   excerptNote: NoteRow | null;
   schedule: StoredSchedule;
   suspended: boolean;
+  /** Buried until this instant (ISO), or null. */
+  buriedUntil: string | null;
+  /** Flag colour, 0 none, 1–7. */
+  flag: number;
 }
+
+/** Anki's queue of an exported card: -1 suspended, -3 buried (by hand) while its day lasts, else its schedule's. */
+export const ankiQueue = (c: ExportCard, scheduled: number, now: Date) =>
+  c.suspended ? -1 : c.buriedUntil && Date.parse(c.buriedUntil) > now.getTime() ? -3 : scheduled;
 
 /** A guid in Anki's style (base 91 digits) from a stable seed. */
 export function derivedGuid(seed: string): string {
@@ -59,10 +67,10 @@ function byNote<T extends { noteid: string }>(db: Db, select: string, ids: reado
   return out;
 }
 
+type Row = DeckCardRow & { queue: string | null; buried_until: string | null; flag: number | null };
+
 export function readExportCards(db: Db, deckId: string): ExportCard[] {
-  const rows = db.all<DeckCardRow>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [
-    deckId,
-  ]);
+  const rows = db.all<Row>('SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid', [deckId]);
   const refs = new Set(
     db
       .all<{ noteid: string }>(
@@ -121,6 +129,8 @@ export function readExportCards(db: Db, deckId: string): ExportCard[] {
       excerptNote: note && note.source_bookmd5 && note.source_rect ? note : null,
       schedule: parseSchedule(r.fsrs, r.due_at ?? r.created_at),
       suspended: r.queue === 'suspended',
+      buriedUntil: r.queue === 'buried' ? (r.buried_until ?? null) : null,
+      flag: r.flag ?? 0,
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { AnkiDeckConfig } from './ankiDeckConfig';
 import type { StoredSchedule } from '../deckScheduling';
 import type { AnkiCard, AnkiCollection, AnkiModel, AnkiNote } from './ankiCollection';
+import type { AnkiRevlog } from './ankiRevlog';
 import { scheduleFromAnki } from './ankiSchedule';
 import { renderCard } from './ankiTemplate';
 import { clozeNumbers, clozeQuestion, htmlToText, imageNames, revealClozes, tagToHashtag } from './ankiText';
@@ -22,8 +23,12 @@ export interface PlannedReview {
   /** null: automatic (the card's title asks); else custom text, a cloze kept as `{{cN::…}}`. */
   question: string | null;
   schedule: StoredSchedule;
-  /** Anki's queue -1: the card is set aside until unsuspended. */
-  suspended: boolean;
+  /** Anki's queue -1: set aside until unsuspended; -2/-3: buried until the next study day. */
+  queue: 'suspended' | 'buried' | null;
+  /** Flag colour, 0 none, 1–7. */
+  flag: number;
+  /** The card's graded reviews, oldest first. */
+  revlog: AnkiRevlog[];
   /** Set when the note has several cards: the child card this Anki card becomes. */
   face?: { title: string; body: string };
 }
@@ -90,22 +95,17 @@ export function planImport(col: AnkiCollection, now: Date): ImportPlan {
     const cards = [...(cardsByNote.get(n.id) ?? [])].sort((a, b) => a.ord - b.ord);
     if (cards[0]) deckCounts.set(cards[0].did, (deckCounts.get(cards[0].did) ?? 0) + 1);
     const reviews = cards.map((c): PlannedReview => {
-      const schedule = scheduleFromAnki(c, col.crt, col.lastReview.get(c.id), now);
-      const suspended = c.queue === -1;
-      if (cards.length > 1)
-        return {
-          ankiCardId: c.id,
-          ord: c.ord,
-          question: null,
-          schedule,
-          suspended,
-          face: faceOf(n, model, c, mapped.title),
-        };
+      const revlog = col.revlog.get(c.id) ?? [];
+      const schedule = scheduleFromAnki(c, col.crt, revlog.at(-1)?.id, now);
+      const queue: PlannedReview['queue'] =
+        c.queue === -1 ? 'suspended' : c.queue === -2 || c.queue === -3 ? 'buried' : null;
+      const own = { ankiCardId: c.id, ord: c.ord, schedule, queue, flag: c.flags, revlog };
+      if (cards.length > 1) return { ...own, question: null, face: faceOf(n, model, c, mapped.title) };
       const cloze = model.cloze ? clozeNumbers(mapped.firstText) : [];
       const question = cloze.length
         ? clozeQuestion(mapped.firstText, cloze.includes(c.ord + 1) ? c.ord + 1 : cloze[0])
         : null;
-      return { ankiCardId: c.id, ord: c.ord, question, schedule, suspended };
+      return { ...own, question };
     });
     models.set(model.id, model);
     for (const img of mapped.images.filter((i) => !IMAGE_EXT.test(i)))

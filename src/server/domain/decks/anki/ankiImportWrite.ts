@@ -4,9 +4,10 @@ import { newId } from '../../library/ids';
 import { cardIndexBody } from '../../../ground/search/cardIndexText';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
-import { importedTextHash, placeReviewCards, writeAnkiLinks, type ReviewSource } from './ankiImportCards';
+import { importedTextHash, placeReviewCards, writeAnkiLinks } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
+import { writeReviews } from './ankiImportReviews';
 import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
 
 /**
@@ -109,8 +110,9 @@ export async function writeImport(
     const noteIds = ids.map((x) => x.id);
     const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
     writeAnkiLinks(tx, plan, sources);
-    const cardIds = writeReviews(tx, target.deckId, sources, now);
+    // Options first: a buried card's day ends at the deck's day start.
     const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
+    const cardIds = writeReviews(tx, target.deckId, sources, actor, now);
     recordOperation(tx, {
       topicid: target.topicid,
       kind: 'anki-import',
@@ -181,50 +183,6 @@ const writeParts = (tx: WriteTx, rows: SqlParam[][]) =>
     'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)',
     rows.map(([cid, id, idx, mime, data, blob]) => [cid, id, idx, 'image', mime, data, blob]),
   );
-
-/** Each Anki card's review card: its scheduling from the package (an update takes the package's state). */
-function writeReviews(tx: WriteTx, deckId: string, sources: readonly ReviewSource[], now: string): string[] {
-  const existing = new Map(
-    allForIds<{ card_note_id: string; source_note_id: string }>(
-      tx,
-      'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN',
-      sources.map((s) => s.sourceId),
-      [deckId],
-    ).map((r) => [r.source_note_id, r.card_note_id]),
-  );
-  const inserts: SqlParam[][] = [];
-  const updates: SqlParam[][] = [];
-  const cardIds: string[] = [];
-  for (const { review: r, sourceId } of sources) {
-    const values: SqlParam[] = [
-      r.question,
-      r.question === null ? 0 : null,
-      JSON.stringify(r.schedule),
-      r.schedule.due,
-      r.suspended ? 'suspended' : null,
-      now,
-    ];
-    const prior = existing.get(sourceId);
-    const cardId = prior ?? newId();
-    if (prior) updates.push([prior, ...values]);
-    else inserts.push([cardId, deckId, sourceId, ...values, now]);
-    cardIds.push(cardId);
-  }
-  updateRows(
-    tx,
-    'deck_cards',
-    'card_note_id',
-    ['question', 'question_index', 'fsrs', 'due_at', 'queue', 'modified_at'],
-    updates,
-  );
-  // question_content_id stays NULL: an Anki card asks with its title or its cloze text.
-  insertRows(
-    tx,
-    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, modified_at, created_at)',
-    inserts,
-  );
-  return cardIds;
-}
 
 function knownNotes(tx: WriteTx, guids: readonly string[]): Map<string, Known> {
   const rows = allForIds<Known>(

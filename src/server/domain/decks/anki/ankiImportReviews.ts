@@ -1,0 +1,99 @@
+import type { Actor } from '../../../actor';
+import { newId } from '../../library/ids';
+import type { SqlParam } from '../../../ground/store/journal';
+import type { WriteTx } from '../../../ground/store/store';
+import { studyDay } from '../deckOptions';
+import { deckOptionsOf } from '../deckPresets';
+import type { ReviewSource } from './ankiImportCards';
+import { REVIEW_LOG_COLUMNS, reviewLogValues } from './ankiRevlog';
+import { allForIds, insertRows, updateRows } from './sqlBatches';
+
+/**
+ * Each Anki card's review card and review log. The card takes the package's
+ * scheduling, queue (suspended, or buried until the end of the deck's study
+ * day) and flag, also on an update. Its revlog rows join our review log as
+ * POST /decks/{id}/reviews writes it; on an update a review already logged
+ * at the same instant (an earlier import, or our own review that an export
+ * carried out) is not logged twice.
+ */
+
+export function writeReviews(
+  tx: WriteTx,
+  deckId: string,
+  sources: readonly ReviewSource[],
+  actor: Actor,
+  now: string,
+): string[] {
+  const existing = new Map(
+    allForIds<{ card_note_id: string; source_note_id: string }>(
+      tx,
+      'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN',
+      sources.map((s) => s.sourceId),
+      [deckId],
+    ).map((r) => [r.source_note_id, r.card_note_id]),
+  );
+  const buriedUntil = studyDay(new Date(now), deckOptionsOf(tx, deckId).options.dayStartHour).end.toISOString();
+  const inserts: SqlParam[][] = [];
+  const updates: SqlParam[][] = [];
+  const cardIds: string[] = [];
+  for (const { review: r, sourceId } of sources) {
+    const values: SqlParam[] = [
+      r.question,
+      r.question === null ? 0 : null,
+      JSON.stringify(r.schedule),
+      r.schedule.due,
+      r.queue,
+      r.queue === 'buried' ? buriedUntil : null,
+      r.flag,
+      now,
+    ];
+    const prior = existing.get(sourceId);
+    const cardId = prior ?? newId();
+    if (prior) updates.push([prior, ...values]);
+    else inserts.push([cardId, deckId, sourceId, ...values, now]);
+    cardIds.push(cardId);
+  }
+  updateRows(
+    tx,
+    'deck_cards',
+    'card_note_id',
+    ['question', 'question_index', 'fsrs', 'due_at', 'queue', 'buried_until', 'flag', 'modified_at'],
+    updates,
+  );
+  // question_content_id stays NULL: an Anki card asks with its title or its cloze text.
+  insertRows(
+    tx,
+    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at)',
+    inserts,
+  );
+  writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);
+  return cardIds;
+}
+
+function writeReviewLogs(
+  tx: WriteTx,
+  deckId: string,
+  sources: readonly ReviewSource[],
+  cardIds: readonly string[],
+  updated: ReadonlySet<string>,
+  actor: Actor,
+): void {
+  const logged = new Set(
+    allForIds<{ card_note_id: string; reviewed_at: string }>(
+      tx,
+      'SELECT card_note_id, reviewed_at FROM review_logs WHERE card_note_id IN $IN',
+      [...updated],
+    ).map((r) => `${r.card_note_id} ${r.reviewed_at}`),
+  );
+  const rows: SqlParam[][] = [];
+  sources.forEach(({ review }, i) => {
+    if (!review.revlog.length) return;
+    const cardId = cardIds[i];
+    for (const values of reviewLogValues(review.revlog, actor)) {
+      // values[9] is reviewed_at.
+      if (updated.has(cardId) && logged.has(`${cardId} ${values[9]}`)) continue;
+      rows.push([newId(), deckId, cardId, ...values]);
+    }
+  });
+  insertRows(tx, `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`, rows);
+}
