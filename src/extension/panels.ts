@@ -16,6 +16,7 @@ import { registerReview, type Review } from './reviewCommands';
 import { registerMindMapCommands } from './mindMapCommands';
 import { registerReaderCommands } from './readerCommands';
 import { registerGoToCard } from './goToCardCommands';
+import { wireAnkiGui } from './ankiGuiWindow';
 import { registerDeckOptions } from './deckOptionsCommands';
 
 /** What the window's parts are wired with (made in activate). */
@@ -89,6 +90,7 @@ function openReview(w: Wiring, openSource: Parameters<typeof registerReview>[0][
   });
   w.context.subscriptions.push(
     ...review.disposables,
+    ...wireAnkiGui({ ...w, revealCard: w.sidebar.revealCard, reviewPanels: review.panels }),
     w.feed.onDidChange(() => void review.dueStatus.refresh()),
     w.bridgeHost.onDidChange((state) => state.mode !== 'starting' && void review.dueStatus.refresh()),
   );

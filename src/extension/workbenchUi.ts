@@ -1,12 +1,17 @@
 import * as vscode from 'vscode';
 import {
   MemoryUiHost,
+  type AnkiGuiAnswer,
+  type AnkiGuiRequest,
   type OpenRequest,
   type UiContext,
   type UiHost,
   type UiKeyOutcome,
 } from '../server/domain/ui/uiHost';
 import { WorkbenchUiState } from './workbenchUiState';
+
+/** What AnkiConnect's guiAddCards asks to add. */
+export type AddCardDraft = Extract<AnkiGuiRequest, { kind: 'addCards' }>['draft'] & object;
 
 /**
  * The bridge's view of this window (GET /context): the study set or document
@@ -20,6 +25,12 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
   private readonly opened = new vscode.EventEmitter<OpenRequest>();
   /** An agent asked to show something. */
   readonly onDidOpen = this.opened.event;
+
+  private readonly addCardAsked = new vscode.EventEmitter<AddCardDraft | null>();
+  /** AnkiConnect's guiAddCards: start New Card with this draft (null: in the set chosen then). */
+  readonly onDidAskAddCard = this.addCardAsked.event;
+  /** The review card the review panel in front shows (set once the review panels exist). */
+  reviewCard: () => { deckId: string; cardNoteId: string } | undefined = () => undefined;
 
   /** UI-state keys (POST /ui-state/apply) mapped onto the workbench. */
   private readonly uiState = new WorkbenchUiState();
@@ -45,6 +56,19 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
       allow,
     );
     return answer === allow;
+  }
+
+  /** AnkiConnect's gui actions: answered at once; what the person does next is theirs. */
+  async ankiGui(req: AnkiGuiRequest): Promise<AnkiGuiAnswer> {
+    if (req.kind === 'editNote') {
+      await this.open({ topicid: req.topicid, title: req.title, isDeck: false, noteid: req.noteid });
+      return {};
+    }
+    if (req.kind === 'addCards') {
+      this.addCardAsked.fire(req.draft);
+      return {};
+    }
+    return { shown: this.reviewCard() ?? null };
   }
 
   async context(): Promise<UiContext> {
@@ -88,5 +112,6 @@ export class WorkbenchUi implements UiHost, vscode.Disposable {
 
   dispose(): void {
     this.opened.dispose();
+    this.addCardAsked.dispose();
   }
 }

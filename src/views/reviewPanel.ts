@@ -35,6 +35,14 @@ export class ReviewPanels implements vscode.Disposable {
     return this.panels.get(deckId)?.session;
   }
 
+  /** The card the review panel in front shows (the active one, else a visible one), if any. */
+  shownCard(): { deckId: string; cardNoteId: string } | undefined {
+    const entries = [...this.panels.values()];
+    const front = entries.find((e) => e.panel.active) ?? entries.find((e) => e.panel.visible);
+    const card = front?.session.current;
+    return front && card ? { deckId: front.session.deckId, cardNoteId: card.cardNoteId } : undefined;
+  }
+
   async open(deck: ReviewDeckRef): Promise<ReviewSession> {
     const client = this.getClient();
     if (!client) throw new Error('The bridge is not running.');

@@ -165,7 +165,11 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Geography');
     const due = await t.owner.request<any>('GET', `/decks/${deck.deckId}/due`);
     assert.equal(due.count, 1);
-    assert.deepEqual(due.cards[0].question, { kind: 'cloze', text: '[…] is the capital of […]' });
+    assert.deepEqual(due.cards[0].question, {
+      kind: 'cloze',
+      text: '[…] is the capital of […]',
+      html: '<span class="cloze">[…]</span> is the capital of <span class="cloze">[…]</span>',
+    });
     assert.equal(due.cards[0].answer.title, 'Paris is the capital of France');
     assert.equal(due.cards[0].answer.body, 'since 508');
     assert.deepEqual(await client.note.findNotes({ query: 'note:Cloze' }), [noteId]);
@@ -288,7 +292,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
         actions: [
           { action: 'version' },
           { action: 'deckNames' },
-          { action: 'createModel', params: { modelName: 'Mine' } },
+          { action: 'guiDeckOverview', params: { name: 'Geography' } },
           { action: 'modelFieldNames', params: { modelName: 'Nope' } },
         ],
       },

@@ -47,10 +47,13 @@ describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect
     const all = await client.miscellaneous.apiReflect({ scopes: ['actions'], actions: null });
     for (const a of ['findCards', 'cardsInfo', 'addTags', 'deleteNotes', 'apiReflect', 'multi', 'addNote'])
       assert.ok(all.actions.includes(a), a);
-    assert.ok(!all.actions.includes('createModel'));
-    const asked = await client.miscellaneous.apiReflect({ scopes: ['actions'], actions: ['findCards', 'createModel'] });
+    assert.ok(!all.actions.includes('guiDeckOverview'));
+    const asked = await client.miscellaneous.apiReflect({
+      scopes: ['actions'],
+      actions: ['findCards', 'guiDeckOverview'],
+    });
     assert.deepEqual(asked, { scopes: ['actions'], actions: ['findCards'] });
-    const res = await post(port, { action: 'createModel', version: 6, key, params: {} });
+    const res = await post(port, { action: 'guiDeckOverview', version: 6, key, params: {} });
     assert.deepEqual([res.status, res.json], [200, { result: null, error: 'unsupported action' }]);
   });
 

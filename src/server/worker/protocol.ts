@@ -22,7 +22,15 @@ export interface WorkerBridgeOptions {
 }
 
 /** The optional UiHost methods the main thread implements (the proxy offers only these). */
-export type OptionalUiMethod = 'judgeUiKey' | 'applyUiState' | 'liveUiState' | 'askAnkiConnectPermission';
+/** The UiHost methods a window may lack; the worker's stand-in has those the window has. */
+export const OPTIONAL_UI_METHODS = [
+  'judgeUiKey',
+  'applyUiState',
+  'liveUiState',
+  'askAnkiConnectPermission',
+  'ankiGui',
+] as const;
+export type OptionalUiMethod = (typeof OPTIONAL_UI_METHODS)[number];
 export type UiMethod = 'context' | 'open' | OptionalUiMethod;
 
 export interface BridgeWorkerData {

@@ -1,4 +1,4 @@
-import type { OpenRequest, UiContext, UiHost, UiKeyOutcome } from '../domain/ui/uiHost';
+import type { AnkiGuiAnswer, AnkiGuiRequest, OpenRequest, UiContext, UiHost, UiKeyOutcome } from '../domain/ui/uiHost';
 import { fromWire, type FromWorker, type OptionalUiMethod, type UiMethod, type WireError } from './protocol';
 
 /** A UI call the window has not answered after this long is given up (GET /context then says app_not_responding). */
@@ -22,6 +22,7 @@ export class RemoteUiHost implements UiHost {
   applyUiState?: (patch: Record<string, unknown>) => Promise<void>;
   liveUiState?: () => Promise<Record<string, unknown>>;
   askAnkiConnectPermission?: (origin: string) => Promise<boolean>;
+  ankiGui?: (req: AnkiGuiRequest) => Promise<AnkiGuiAnswer>;
 
   constructor(
     private readonly post: (msg: FromWorker) => void,
@@ -34,6 +35,7 @@ export class RemoteUiHost implements UiHost {
     // The person may take a while to answer: the call's timeout then denies, as AnkiConnect's own prompt would not.
     if (methods.includes('askAnkiConnectPermission'))
       this.askAnkiConnectPermission = (origin) => this.call('askAnkiConnectPermission', [origin]) as Promise<boolean>;
+    if (methods.includes('ankiGui')) this.ankiGui = (req) => this.call('ankiGui', [req]) as Promise<AnkiGuiAnswer>;
     if (methods.includes('liveUiState'))
       this.liveUiState = () => this.call('liveUiState', []) as Promise<Record<string, unknown>>;
   }

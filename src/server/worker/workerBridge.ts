@@ -11,6 +11,7 @@ import {
   type BridgeWorkerData,
   type CheckpointResult,
   type FromWorker,
+  OPTIONAL_UI_METHODS,
   type OptionalUiMethod,
   type ToWorker,
   type WorkerBridgeOptions,
@@ -68,9 +69,7 @@ export class BridgeWorkerThread {
       return Promise.reject(err);
     }
     const { ui, onRequest: _r, onError: _e, onExit: _x, ...options } = opts;
-    const uiMethods = (['judgeUiKey', 'applyUiState', 'liveUiState', 'askAnkiConnectPermission'] as const).filter(
-      (m) => typeof ui?.[m] === 'function',
-    ) as OptionalUiMethod[];
+    const uiMethods: OptionalUiMethod[] = OPTIONAL_UI_METHODS.filter((m) => typeof ui?.[m] === 'function');
     const reuse = this.worker;
     const worker = reuse ?? this.spawn({ kind: 'study-bridge-worker', options, uiMethods });
     const session: Session = { worker, opts, release, ready: false, closeRequested: false, checkpoints: new Map() };

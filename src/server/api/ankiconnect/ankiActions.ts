@@ -1,6 +1,6 @@
 import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
-import { isModel, MODELS } from './ankiFields';
+import { madeModels, modelByName, modelNames } from './ankiModels';
 import { ankiIdOf } from './ankiIds';
 import type { AnkiMedia } from './ankiMedia';
 import { fieldValues, noteIdsFor, noteInfo, readAnkiNotes } from './ankiNoteRead';
@@ -9,6 +9,7 @@ import { DuplicateIndex, planNote } from './ankiNotePlan';
 import { checkDeckName } from './ankiLimits';
 import { findAnkiNotes } from './ankiNotePages';
 import { CARD_ACTIONS } from './ankiCardActions';
+import { GUI_ACTIONS } from './ankiGuiActions';
 import { MISC_ACTIONS } from './ankiMiscActions';
 import { NOTE_ACTIONS } from './ankiNoteActions';
 import { REVIEW_ACTIONS } from './ankiReviewActions';
@@ -94,6 +95,7 @@ export const ACTIONS: Record<string, ActionDecl> = {
   ...CARD_ACTIONS,
   ...NOTE_ACTIONS,
   ...MISC_ACTIONS,
+  ...GUI_ACTIONS,
   ...REVIEW_ACTIONS,
   apiReflect: { scope: 'read', run: reflect },
   version: { scope: 'read', run: () => 6 },
@@ -110,15 +112,15 @@ export const ACTIONS: Record<string, ActionDecl> = {
       return ankiIdOf(id) ?? null;
     },
   },
-  modelNames: { scope: 'read', run: () => Object.keys(MODELS) },
-  modelNamesAndIds: { scope: 'read', run: () => MODEL_IDS },
-  modelFieldNames: {
+  modelNames: { scope: 'read', run: (_p, ctx) => modelNames(ctx.store) },
+  modelNamesAndIds: {
     scope: 'read',
-    run: (p) => {
-      if (!isModel(p.modelName)) throw new AnkiError(`model was not found: ${String(p.modelName)}`);
-      return [...MODELS[p.modelName]];
-    },
+    run: (_p, ctx) => ({
+      ...MODEL_IDS,
+      ...Object.fromEntries(madeModels(ctx.store).map((m) => [m.name, Number(m.id)])),
+    }),
   },
+  modelFieldNames: { scope: 'read', run: (p, ctx) => [...modelByName(ctx.store, p.modelName).fields] },
   addNote: {
     scope: 'write',
     run: async (p, ctx) => {

@@ -3,7 +3,7 @@ import type { Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
 import { MODELS } from './ankiFields';
 import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
-import { fieldValues, readAnkiNotes } from './ankiNoteRead';
+import { fieldValues, noteModel, readAnkiNotes } from './ankiNoteRead';
 import { deckByName } from './ankiNotes';
 import { findAnkiNotes } from './ankiNotePages';
 import type { ActionDecl } from './ankiActionTypes';
@@ -63,23 +63,24 @@ function ankiDue(s: StoredSchedule, position: number): number {
   return Math.floor(Date.parse(s.due) / 1000);
 }
 
-function cardInfo(db: Db, r: CardRow, position: number) {
+/** cardsInfo's entry of one review card (`position`: its place among new cards). */
+export function cardInfo(db: Db, r: CardRow, position: number) {
   const note = readAnkiNotes(db, [r.source_note_id])[0];
   const s = scheduleOf(r);
-  const model = note?.model ?? 'Basic';
+  const model = note ? noteModel(note) : { name: 'Basic', fields: MODELS.Basic };
   const values = note ? fieldValues(note) : {};
-  const [front, back] = MODELS[model];
+  const [front, back] = model.fields;
   const question = values[front] ?? '';
   return {
     cardId: ankiIdOf(r.card_note_id)!,
-    fields: Object.fromEntries(MODELS[model].map((f, order) => [f, { value: values[f] ?? '', order }])),
+    fields: Object.fromEntries(model.fields.map((f, order) => [f, { value: values[f] ?? '', order }])),
     fieldOrder: 0,
     question,
-    answer: `${question}<hr id=answer>${values[back] ?? ''}`,
-    modelName: model,
+    answer: `${question}<hr id=answer>${back === undefined ? '' : (values[back] ?? '')}`,
+    modelName: model.name,
     ord: 0,
     deckName: r.deck_title,
-    css: '',
+    css: note?.made?.model.css ?? '',
     factor: 2500,
     interval: intervalOf(s),
     note: ankiIdOf(r.source_note_id) ?? null,

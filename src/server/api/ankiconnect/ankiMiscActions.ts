@@ -1,28 +1,24 @@
 import type { ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
-import { isModel } from './ankiFields';
+import { createModel, modelByName } from './ankiModels';
 
 /**
- * AnkiConnect's note-type, media and housekeeping actions: the two note types
- * served (Basic, Cloze) with their templates and styling, the media folder's
- * names and removal, and sync (the library is local: nothing to do).
+ * AnkiConnect's note-type, media and housekeeping actions: the note types
+ * (Basic, Cloze and those made by createModel) with their templates and
+ * styling, the media folder's names and removal, and sync (the library is
+ * local: nothing to do).
  */
 
-const CSS =
-  '.card {\n font-family: arial;\n font-size: 20px;\n text-align: center;\n color: black;\n background-color: white;\n}\n';
-const TEMPLATES = {
-  Basic: { 'Card 1': { Front: '{{Front}}', Back: '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}' } },
-  Cloze: { Cloze: { Front: '{{cloze:Text}}', Back: '{{cloze:Text}}<br>\n{{Back Extra}}' } },
-};
-
-function modelOf(p: Record<string, unknown>) {
-  if (!isModel(p.modelName)) throw new AnkiError(`model was not found: ${String(p.modelName)}`);
-  return p.modelName;
-}
-
 export const MISC_ACTIONS: Record<string, ActionDecl> = {
-  modelStyling: { scope: 'read', run: (p) => (modelOf(p), { css: CSS }) },
-  modelTemplates: { scope: 'read', run: (p) => TEMPLATES[modelOf(p)] },
+  modelStyling: { scope: 'read', run: (p, ctx) => ({ css: modelByName(ctx.store, p.modelName).css }) },
+  modelTemplates: {
+    scope: 'read',
+    run: (p, ctx) =>
+      Object.fromEntries(
+        modelByName(ctx.store, p.modelName).templates.map((t) => [t.name, { Front: t.qfmt, Back: t.afmt }]),
+      ),
+  },
+  createModel: { scope: 'write', run: (p, ctx) => createModel(ctx.store, p) },
   getMediaFilesNames: {
     scope: 'read',
     run: (p, ctx) => ctx.media.names(typeof p.pattern === 'string' ? p.pattern : '*'),

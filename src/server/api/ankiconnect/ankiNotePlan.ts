@@ -1,9 +1,11 @@
 import { hashtagKey } from '../../domain/cards/noteHashtags';
 import type { Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
-import { clozeParts, fieldsOf, htmlToText, imageNames, isModel, MODELS, type ModelName } from './ankiFields';
+import { clozeParts, fieldsOf, htmlToText, imageNames, MODELS, type ModelName } from './ankiFields';
 import { checkCardText, checkDeckName, checkFieldSizes, tagsToHashtags } from './ankiLimits';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
+import { madeCardText, madeFieldValues } from './ankiModelNotes';
+import { modelByName, modelNames, type ResolvedModel } from './ankiModels';
 
 /**
  * An addNote `note` checked, within the limits of ankiLimits.ts, and turned
@@ -22,9 +24,74 @@ export interface NotePlan {
   question: string | null;
   hashtags: string[];
   images: Array<{ field: string; name: string; mime: string; bytes: Buffer }>;
+  /** A note of a type made by createModel: the type's id and name, and every field's HTML as sent. */
+  made?: { mid: string; name: string; fields: string[] };
 }
 
 const DUPLICATE = 'cannot create note because it is a duplicate';
+
+/** The note type a note names, or Anki's refusal naming the types served. */
+function resolveModel(db: Db, name: unknown): ResolvedModel {
+  try {
+    return modelByName(db, name);
+  } catch (e) {
+    if (e instanceof AnkiError) throw new AnkiError(`${e.message} (served: ${modelNames(db).join(', ')})`);
+    throw e;
+  }
+}
+
+/** The pictures the fields name, read from the media folder; each must be there and be a picture. */
+function picturesOf(media: Pick<AnkiMedia, 'read'>, fields: Record<string, string>): NotePlan['images'] {
+  const images: NotePlan['images'] = [];
+  for (const [field, html] of Object.entries(fields)) {
+    for (const name of imageNames(html)) {
+      const bytes = media.read(name);
+      if (!bytes) throw new AnkiError(`media file ${name} was not found: store it with storeMediaFile first`);
+      const mime = imageTypeOf(bytes);
+      if (!mime) throw new AnkiError(`media file ${name} is not a PNG, JPEG, GIF or WebP image`);
+      images.push({ field, name, mime, bytes });
+    }
+  }
+  return images;
+}
+
+type CardPlan = Pick<NotePlan, 'title' | 'body' | 'question' | 'images' | 'made'>;
+
+/** The card a note's fields make: Basic's and Cloze's by their two fields, a made type's by all of its fields. */
+function cardOf(
+  deps: { media: Pick<AnkiMedia, 'read'> },
+  model: ResolvedModel,
+  given: Record<string, unknown>,
+): CardPlan {
+  if (model.made) {
+    const values = madeFieldValues(model, given);
+    const fields = Object.fromEntries(model.fields.map((f, i) => [f, values[i]]));
+    checkFieldSizes(fields);
+    const images = picturesOf(deps.media, fields);
+    const text = madeCardText(model, values);
+    if (!text.firstText && !images.some((i) => i.field === model.fields[0]))
+      throw new AnkiError('cannot create note because it is empty');
+    const made = { mid: model.made.id, name: model.name, fields: values };
+    return { title: text.title, body: text.body, question: text.question, images, made };
+  }
+  const kind = model.kind;
+  const fields = fieldsOf(kind, given);
+  checkFieldSizes(fields);
+  const [first, second] = MODELS[kind];
+  const images = picturesOf(deps.media, { [first]: fields[first], [second]: fields[second] });
+  const firstText = htmlToText(fields[first]);
+  if (!firstText && !images.some((i) => i.field === first))
+    throw new AnkiError('cannot create note because it is empty');
+  let title = firstText;
+  let question: string | null = null;
+  if (kind === 'Cloze') {
+    const cloze = clozeParts(firstText);
+    if (!cloze.deletions)
+      throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
+    [title, question] = [cloze.title, cloze.question];
+  }
+  return { title, body: htmlToText(fields[second]), question, images };
+}
 
 /** Checks one addNote `note` param and reads its media; AnkiError when Anki would refuse it. */
 export function planNote(
@@ -40,48 +107,14 @@ export function planNote(
     options?: { allowDuplicate?: unknown; duplicateScope?: unknown };
   };
   const deckName = checkDeckName(n.deckName);
-  if (!isModel(n.modelName))
-    throw new AnkiError(`model was not found: ${String(n.modelName)} (served: ${Object.keys(MODELS).join(', ')})`);
+  const model = resolveModel(deps.store, n.modelName);
   if (!n.fields || typeof n.fields !== 'object') throw new AnkiError('note fields are missing');
-  const model = n.modelName;
-  const fields = fieldsOf(model, n.fields as Record<string, unknown>);
-  checkFieldSizes(fields);
-  const [first, second] = MODELS[model];
-  const images: NotePlan['images'] = [];
-  for (const field of [first, second]) {
-    for (const name of imageNames(fields[field])) {
-      const bytes = deps.media.read(name);
-      if (!bytes) throw new AnkiError(`media file ${name} was not found: store it with storeMediaFile first`);
-      const mime = imageTypeOf(bytes);
-      if (!mime) throw new AnkiError(`media file ${name} is not a PNG, JPEG, GIF or WebP image`);
-      images.push({ field, name, mime, bytes });
-    }
-  }
-  const firstText = htmlToText(fields[first]);
-  if (!firstText && !images.some((i) => i.field === first))
-    throw new AnkiError('cannot create note because it is empty');
-  let title = firstText;
-  let question: string | null = null;
-  if (model === 'Cloze') {
-    const cloze = clozeParts(firstText);
-    if (!cloze.deletions)
-      throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
-    [title, question] = [cloze.title, cloze.question];
-  }
+  const card = cardOf(deps, model, n.fields as Record<string, unknown>);
   const tags = Array.isArray(n.tags) ? n.tags : typeof n.tags === 'string' ? n.tags.split(/\s+/) : [];
   const hashtags = new Map<string, string>();
   for (const path of tagsToHashtags(tags)) if (!hashtags.has(hashtagKey(path))) hashtags.set(hashtagKey(path), path);
-  const body = htmlToText(fields[second]);
-  checkCardText(title, body);
-  const plan: NotePlan = {
-    deckName,
-    model,
-    title,
-    body,
-    question,
-    hashtags: [...hashtags.values()],
-    images,
-  };
+  checkCardText(card.title, card.body);
+  const plan: NotePlan = { deckName, model: model.kind, ...card, hashtags: [...hashtags.values()] };
   if (n.options?.allowDuplicate !== true && duplicates.has(plan, n.options?.duplicateScope === 'deck'))
     throw new AnkiError(DUPLICATE);
   return plan;
@@ -98,24 +131,27 @@ export class DuplicateIndex {
 
   constructor(private readonly db: Db) {}
 
-  private static key = (model: ModelName, first: string) => `${model}\u0000${first}`;
+  private static key = (model: string, first: string) => `${model}\u0000${first}`;
 
   private load(): Map<string, Set<string>> {
     if (this.entries) return this.entries;
     this.entries = new Map();
-    const rows = this.db.all<{ title: string; question: string | null; deck: string }>(
-      `SELECT n.title, c.question, lower(d.title) AS deck FROM deck_cards c
+    // A note of a made type counts under that type's name (Anki compares within a note type).
+    const rows = this.db.all<{ title: string; question: string | null; deck: string; made: string | null }>(
+      `SELECT n.title, c.question, lower(d.title) AS deck, json_extract(m.model, '$.name') AS made FROM deck_cards c
        JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
-       JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0`,
+       JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
+       LEFT JOIN anki_notes a ON a.noteid = n.noteid
+       LEFT JOIN anki_models m ON m.mid = a.mid AND json_valid(m.model) AND json_extract(m.model, '$.ankiConnect') = 1`,
     );
     for (const r of rows) {
       const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
-      this.add(cloze ? 'Cloze' : 'Basic', cloze ? r.question! : r.title, r.deck);
+      this.add(r.made ?? (cloze ? 'Cloze' : 'Basic'), cloze ? r.question! : r.title, r.deck);
     }
     return this.entries;
   }
 
-  private add(model: ModelName, first: string, deckLower: string): void {
+  private add(model: string, first: string, deckLower: string): void {
     const k = DuplicateIndex.key(model, first);
     const decks = this.entries!.get(k) ?? new Set<string>();
     decks.add(deckLower);
@@ -123,13 +159,13 @@ export class DuplicateIndex {
   }
 
   has(plan: NotePlan, sameDeck: boolean): boolean {
-    const decks = this.load().get(DuplicateIndex.key(plan.model, plan.question ?? plan.title));
+    const decks = this.load().get(DuplicateIndex.key(plan.made?.name ?? plan.model, plan.question ?? plan.title));
     return !!decks && (!sameDeck || decks.has(plan.deckName.toLowerCase()));
   }
 
   /** A note planned in this call counts for the next ones. */
   remember(plan: NotePlan): void {
     this.load();
-    this.add(plan.model, plan.question ?? plan.title, plan.deckName.toLowerCase());
+    this.add(plan.made?.name ?? plan.model, plan.question ?? plan.title, plan.deckName.toLowerCase());
   }
 }

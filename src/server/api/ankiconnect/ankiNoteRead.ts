@@ -2,6 +2,7 @@ import { inList, type Db } from '../../domain/cards/noteRows';
 import type { SqlParam } from '../../ground/store/journal';
 import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
 import { clozeText, hashtagToTag, MODELS, textToHtml, type ModelName } from './ankiFields';
+import type { MadeModel } from './ankiModels';
 
 /**
  * The notes AnkiConnect sees: the study-set cards that review cards of a
@@ -24,6 +25,8 @@ export interface AnkiNote {
   hashtags: string[];
   /** Media file names of the image parts a client stored, by field. */
   images: Array<{ field: string; name: string }>;
+  /** A note of a type made by createModel: that type and its fields' HTML as stored. */
+  made?: { model: MadeModel; values: string[] };
 }
 
 interface CandidateRow {
@@ -105,8 +108,24 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
       const media = mediaOf(p.data);
       if (media) byId.get(p.noteid)!.images.push(media);
     }
+    readMade(db, chunk, byId);
   }
   return [...byId.values()];
+}
+
+/** The made type and stored fields of those of the notes that have them. */
+function readMade(db: Db, chunk: SqlParam[], byId: Map<string, AnkiNote>): void {
+  const rows = db.all<{ noteid: string; fields: string; model: string }>(
+    `SELECT a.noteid, a.fields, m.model FROM anki_notes a JOIN anki_models m ON m.mid = a.mid
+     WHERE a.noteid IN ${inList(chunk.length)} AND a.fields IS NOT NULL AND json_valid(m.model)
+       AND json_extract(m.model, '$.ankiConnect') = 1`,
+    chunk,
+  );
+  for (const r of rows) {
+    const model = JSON.parse(r.model) as MadeModel;
+    const values = JSON.parse(r.fields) as string[];
+    byId.get(r.noteid)!.made = { model, values: model.fields.map((_f, i) => values[i] ?? '') };
+  }
 }
 
 /** The client's media name and field an image part came from (data JSON), if it came from one. */
@@ -137,8 +156,15 @@ export function noteIdsFor(db: Db, ids: readonly unknown[]): Map<number, string>
   return out;
 }
 
+/** The note type's name and field names of a note. */
+export const noteModel = (note: AnkiNote): { name: string; fields: readonly string[] } =>
+  note.made
+    ? { name: note.made.model.name, fields: note.made.model.fields }
+    : { name: note.model, fields: MODELS[note.model] };
+
 /** The fields of a note as a client reads them (HTML), in the model's order. */
 export function fieldValues(note: AnkiNote): Record<string, string> {
+  if (note.made) return Object.fromEntries(note.made.model.fields.map((f, i) => [f, note.made!.values[i]]));
   const [first, second] = MODELS[note.model];
   const firstText = note.model === 'Cloze' && note.question ? clozeText(note.title, note.question) : note.title;
   const withImages = (field: string, text: string) =>
@@ -153,12 +179,13 @@ export function fieldValues(note: AnkiNote): Record<string, string> {
 /** notesInfo's entry of one note. */
 export function noteInfo(note: AnkiNote) {
   const values = fieldValues(note);
+  const model = noteModel(note);
   return {
     noteId: ankiIdOf(note.noteid)!,
     profile: 'Study Bridge',
-    modelName: note.model,
+    modelName: model.name,
     tags: note.hashtags.map(hashtagToTag),
-    fields: Object.fromEntries(MODELS[note.model].map((f, order) => [f, { value: values[f], order }])),
+    fields: Object.fromEntries(model.fields.map((f, order) => [f, { value: values[f], order }])),
     mod: Math.floor(Date.parse(note.modified) / 1000),
     cards: note.decks.map((d) => ankiIdOf(d.cardNoteId)).filter((x): x is number => x !== undefined),
   };

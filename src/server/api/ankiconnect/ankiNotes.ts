@@ -10,8 +10,9 @@ import { AnkiError } from './ankiError';
 import { clozeParts, fieldsOf, htmlToText, imageNames, MODELS } from './ankiFields';
 import { checkCardText, checkFieldSizes } from './ankiLimits';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
-import { readAnkiNotes } from './ankiNoteRead';
+import { readAnkiNotes, type AnkiNote } from './ankiNoteRead';
 import type { NotePlan } from './ankiNotePlan';
+import { madeCardText, madeFieldValues, rewriteMadeNote, writeMadeNote } from './ankiModelNotes';
 
 /**
  * Notes added through AnkiConnect: each a card of the deck's study set (its
@@ -37,7 +38,7 @@ export function deckByName(db: Db, name: string): string | undefined {
 }
 
 /** The study set the deck's cards mostly come from, else a set titled like the deck. */
-function setOfDeck(db: Db, deckId: string | undefined, title: string): string | undefined {
+export function setOfDeck(db: Db, deckId: string | undefined, title: string): string | undefined {
   const fromCards = deckId
     ? db.get<{ topicid: string }>(
         `SELECT n.topicid FROM deck_cards c JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
@@ -86,6 +87,12 @@ export class AnkiNotes {
         for (const path of p.hashtags)
           tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [noteIds[i], path]);
         insertImages(tx, noteIds[i], p.images, 0);
+        if (p.made)
+          writeMadeNote(
+            tx,
+            { noteid: noteIds[i], topicid: t.topicid, deckId: t.deckId, title: p.title, body: p.body, now },
+            p.made,
+          );
         reindexNote(tx, noteIds[i]);
         const schedule = newSchedule(new Date(now));
         const cardNoteId = newId();
@@ -124,27 +131,22 @@ export class AnkiNotes {
 
   /** updateNoteFields: the fields given replace the card's title, body, Cloze question and that field's images. */
   async updateFields(noteid: string, fields: Record<string, unknown>, actor: Actor): Promise<void> {
-    const { store, media } = this.deps;
-    const note = readAnkiNotes(store, [noteid])[0];
+    const note = readAnkiNotes(this.deps.store, [noteid])[0];
     if (!note) throw new AnkiError('note was not found');
+    const change = note.made ? this.madeChange(note, fields) : this.builtinChange(note, fields);
+    checkCardText(change.title, change.body);
+    await this.writeChange(note, change, actor);
+  }
+
+  /** A Basic or Cloze note's change: the fields given, and only those. */
+  private builtinChange(note: AnkiNote, fields: Record<string, unknown>): FieldChange {
     const given = fieldsOf(note.model, fields);
     checkFieldSizes(given);
     const [first, second] = MODELS[note.model];
     const touched = MODELS[note.model].filter((f) =>
       Object.keys(fields).some((k) => k === f || (k === 'Extra' && f === 'Back Extra')),
     );
-    const images: NotePlan['images'] = [];
-    for (const field of touched) {
-      for (const name of imageNames(given[field])) {
-        const bytes = media.read(name);
-        const mime = bytes && imageTypeOf(bytes);
-        if (!bytes || !mime)
-          throw new AnkiError(
-            `media file ${name} was not found or is not an image: store it with storeMediaFile first`,
-          );
-        images.push({ field, name, mime, bytes });
-      }
-    }
+    const images = this.picturesOf(touched, given);
     let title: string | undefined;
     let question: string | undefined;
     if (touched.includes(first)) {
@@ -156,9 +158,44 @@ export class AnkiNotes {
       } else title = text;
     }
     const body = touched.includes(second) ? htmlToText(given[second]) : undefined;
-    checkCardText(title, body);
+    return { title, question, body, touched, images };
+  }
+
+  /** A made type's note: the fields given over the stored ones, the card's text made again from them all. */
+  private madeChange(note: AnkiNote, fields: Record<string, unknown>): FieldChange {
+    const model = note.made!.model;
+    const resolved = { ...model, kind: model.cloze ? ('Cloze' as const) : ('Basic' as const), made: model };
+    const values = madeFieldValues(resolved, fields, note.made!.values);
+    const byName = Object.fromEntries(model.fields.map((f, i) => [f, values[i]]));
+    checkFieldSizes(byName);
+    const touched = model.fields.filter((f) => Object.hasOwn(fields, f));
+    const images = this.picturesOf(touched, byName);
+    const text = madeCardText(resolved, values);
+    const question = text.question ?? undefined;
+    return { title: text.title, body: text.body, question, touched, images, madeFields: values };
+  }
+
+  private picturesOf(touched: readonly string[], given: Record<string, string>): NotePlan['images'] {
+    const images: NotePlan['images'] = [];
+    for (const field of touched) {
+      for (const name of imageNames(given[field])) {
+        const bytes = this.deps.media.read(name);
+        const mime = bytes && imageTypeOf(bytes);
+        if (!bytes || !mime)
+          throw new AnkiError(
+            `media file ${name} was not found or is not an image: store it with storeMediaFile first`,
+          );
+        images.push({ field, name, mime, bytes });
+      }
+    }
+    return images;
+  }
+
+  private async writeChange(note: AnkiNote, change: FieldChange, actor: Actor): Promise<void> {
+    const { title, question, body, touched, images } = change;
+    const noteid = note.noteid;
     const now = nowIso();
-    await store.write((tx) => {
+    await this.deps.store.write((tx) => {
       if (title !== undefined) tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);
       if (question !== undefined)
         tx.run(
@@ -183,11 +220,23 @@ export class AnkiNotes {
       const next =
         tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
       insertImages(tx, noteid, images, next);
+      if (change.madeFields) rewriteMadeNote(tx, noteid, change.madeFields, { title: title!, body: body! });
       tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
       reindexNote(tx, noteid);
       recordOperation(tx, { topicid: note.topicid, kind: 'text', actor, noteIds: [noteid], now });
     });
   }
+}
+
+/** What updateNoteFields changes: undefined parts stay as they are. */
+interface FieldChange {
+  title?: string;
+  question?: string;
+  body?: string;
+  touched: readonly string[];
+  images: NotePlan['images'];
+  /** A made type's note: every field's HTML, to store. */
+  madeFields?: string[];
 }
 
 /** Image parts from a client's media, remembering the file name and field (notesInfo gives them back as `<img>`). */

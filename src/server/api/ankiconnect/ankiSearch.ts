@@ -85,7 +85,7 @@ function termTest(term: string): Test {
     }
     case 'note': {
       const model = compileGlob(value);
-      return ({ note }) => model(note.model);
+      return ({ note }) => model(note.made?.model.name ?? note.model);
     }
     case 'nid': {
       const ids = new Set(value.split(',').map((s) => Number(s.trim())));

@@ -30,6 +30,21 @@ export interface UiKeyOutcome {
   keep?: boolean;
 }
 
+/**
+ * AnkiConnect's gui actions as the window takes them: show a note's card where
+ * it is edited, start adding a card with a note's text, or tell which review
+ * card the review panel shows.
+ */
+export type AnkiGuiRequest =
+  | { kind: 'editNote'; topicid: string; title: string; noteid: string }
+  | { kind: 'addCards'; draft: { topicid: string; setTitle: string; title: string; text: string } | null }
+  | { kind: 'currentCard' };
+
+export interface AnkiGuiAnswer {
+  /** currentCard: the review card the review panel in front shows, null when none does. */
+  shown?: { deckId: string; cardNoteId: string } | null;
+}
+
 export interface UiHost {
   context(): Promise<UiContext>;
   /** Asynchronous by contract: accepted now, visible through context() later. */
@@ -48,6 +63,8 @@ export interface UiHost {
   liveUiState?(): Promise<Record<string, unknown>>;
   /** AnkiConnect's requestPermission from a browser origin not listed: asks the person (headless has none: denied). */
   askAnkiConnectPermission?(origin: string): Promise<boolean>;
+  /** AnkiConnect's guiEditNote, guiAddCards and guiCurrentCard (headless has none: they answer "not available"). */
+  ankiGui?(req: AnkiGuiRequest): Promise<AnkiGuiAnswer>;
 }
 
 /** Headless UI: remembers what was opened, nothing more. */

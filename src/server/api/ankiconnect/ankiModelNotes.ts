@@ -1,0 +1,97 @@
+import { importedTextHash } from '../../domain/decks/anki/ankiImportCards';
+import type { WriteTx } from '../../ground/store/store';
+import { AnkiError } from './ankiError';
+import { clozeParts, htmlToText } from './ankiFields';
+import type { ResolvedModel } from './ankiModels';
+
+/**
+ * A note of a note type made by createModel, as a card: its first field the
+ * title (a cloze type's deletions shown, its question with `{{cloze}}` where
+ * they are), the second field the body and later fields after it under their
+ * names, as an imported note's fields are laid out. The fields' HTML is kept
+ * as the client sent it (anki_notes), so notesInfo gives each field back.
+ */
+
+/** The note's field values in the type's order; a field the type lacks is refused, as for Basic and Cloze. */
+export function madeFieldValues(
+  model: ResolvedModel,
+  given: Record<string, unknown>,
+  current: readonly string[] = [],
+): string[] {
+  const values = model.fields.map((_f, i) => current[i] ?? '');
+  for (const [name, value] of Object.entries(given ?? {})) {
+    const i = model.fields.indexOf(name);
+    if (i < 0)
+      throw new AnkiError(
+        `field ${name} does not exist in note type ${model.name} (its fields: ${model.fields.join(', ')})`,
+      );
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a field is any JSON value, coerced as Basic's are
+    values[i] = typeof value === 'string' ? value : String(value ?? '');
+  }
+  return values;
+}
+
+/** The card a made type's note becomes: title, body and, for a cloze type, the review question. */
+export function madeCardText(
+  model: ResolvedModel,
+  values: readonly string[],
+): { firstText: string; title: string; body: string; question: string | null } {
+  const texts = values.map(htmlToText);
+  const firstText = texts[0] ?? '';
+  let title = firstText;
+  let question: string | null = null;
+  if (model.kind === 'Cloze') {
+    const cloze = clozeParts(firstText);
+    if (!cloze.deletions)
+      throw new AnkiError(
+        `cannot create note because it has no cloze deletions: mark them in ${model.fields[0]} as {{c1::…}}`,
+      );
+    [title, question] = [cloze.title, cloze.question];
+  }
+  const rest = texts
+    .slice(1)
+    .map((t, i) => (!t ? '' : i === 0 ? t : `${model.fields[i + 1]}: ${t}`))
+    .filter(Boolean);
+  return { firstText, title, body: rest.join('\n\n'), question };
+}
+
+/**
+ * A made type's note is kept as an imported note is (anki_notes: its type and
+ * fields; anki_cards: its one card, ordinal 0), so notesInfo reads its fields
+ * back and an export gives it back with its note type while it reads as added.
+ */
+export function writeMadeNote(
+  tx: WriteTx,
+  note: { noteid: string; topicid: string; deckId: string; title: string; body: string; now: string },
+  made: { mid: string; fields: readonly string[] },
+): void {
+  const guid = `sb-${note.noteid}`;
+  tx.run(
+    'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      guid,
+      note.noteid,
+      note.topicid,
+      note.deckId,
+      note.now,
+      made.mid,
+      JSON.stringify(made.fields),
+      importedTextHash(note.title, note.body),
+    ],
+  );
+  tx.run('INSERT OR REPLACE INTO anki_cards(guid, ord, noteid) VALUES (?, 0, ?)', [guid, note.noteid]);
+}
+
+/** updateNoteFields on a made type's note: its stored fields and the hash of the text they now make. */
+export function rewriteMadeNote(
+  tx: WriteTx,
+  noteid: string,
+  fields: readonly string[],
+  text: { title: string; body: string },
+): void {
+  tx.run('UPDATE anki_notes SET fields = ?, text_hash = ? WHERE noteid = ?', [
+    JSON.stringify(fields),
+    importedTextHash(text.title, text.body),
+    noteid,
+  ]);
+}
