@@ -113,17 +113,27 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(res.nextDueAt, null, 'nothing due later');
     const byId = new Map((res.cards as any[]).map((c) => [c.cardNoteId, c]));
     const [auto, cloze, custom] = s.cardIds.map((id: string) => byId.get(id));
-    assert.deepEqual(auto.question, { kind: 'title', text: 'Chain rule' });
+    // Each side also as the bridge's sanitised HTML: a card made of text shows that text.
+    assert.deepEqual(auto.question, { kind: 'title', text: 'Chain rule', html: 'Chain rule' });
     assert.deepEqual(auto.answer, {
       title: 'Chain rule',
       body: "(f∘g)' = (f'∘g)·g'",
       excerpt: false,
       page: null,
       comments: ['Leibniz: dz/dx = dz/dy · dy/dx', 'see also the inverse rule'],
+      html: "(f∘g)' = (f'∘g)·g'",
     });
-    assert.deepEqual(cloze.question, { kind: 'cloze', text: 'd/dx xⁿ = […] for every n' });
+    assert.deepEqual(cloze.question, {
+      kind: 'cloze',
+      text: 'd/dx xⁿ = […] for every n',
+      html: 'd/dx xⁿ = <span class="cloze">[…]</span> for every n',
+    });
     assert.equal(cloze.answer.body, 'n·xⁿ⁻¹');
-    assert.deepEqual(custom.question, { kind: 'text', text: 'State the mean value theorem' });
+    assert.deepEqual(custom.question, {
+      kind: 'text',
+      text: 'State the mean value theorem',
+      html: 'State the mean value theorem',
+    });
     assert.equal(auto.sourceNoteId, s.sourceIds[0]);
     assert.equal(auto.sourceAlive, true);
 

@@ -34,6 +34,16 @@ const dataUrl = (r: ToolResult, index: number | undefined) => {
   return c?.type === 'image' && c.data ? `data:${c.mimeType ?? 'image/png'};base64,${c.data}` : undefined;
 };
 
+/** The pictures the card HTML names, as data: URLs by media name. */
+function namedPictures(r: ToolResult, named: Record<string, number> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, index] of Object.entries(named ?? {})) {
+    const url = dataUrl(r, index);
+    if (url) out[name] = url;
+  }
+  return out;
+}
+
 /** A refusal's message, from the route's `{error:{message}}` body when it is one. */
 function refusal(r: ToolResult): string {
   const text = r.content?.find((c) => c.type === 'text')?.text ?? 'The bridge refused.';
@@ -61,6 +71,7 @@ function show(r: ToolResult): void {
     state,
     questionImage: dataUrl(r, state.images.question),
     answerImage: dataUrl(r, state.images.answer),
+    pictures: namedPictures(r, state.images.named),
     revealed: false,
     busy: false,
     ...(g

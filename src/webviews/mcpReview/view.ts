@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { ReviewAppState } from '../../server/api/mcp/reviewCard';
-import { clear, el } from '../pageDom';
+import { clear, drawCardHtml, el } from '../pageDom';
 
 /**
  * The review card as the MCP App draws it: the question, Show answer, then
@@ -17,6 +17,8 @@ export interface Shown {
   /** The pictures as data: URLs (read from the tool result's image content). */
   questionImage?: string;
   answerImage?: string;
+  /** The pictures the card HTML names, as data: URLs by media name. */
+  pictures?: Record<string, string>;
   revealed: boolean;
   busy: boolean;
   message?: { text: string; kind: 'info' | 'error' };
@@ -41,7 +43,12 @@ function answerPart(shown: Shown): HTMLElement {
   box.setAttribute('aria-label', 'Answer');
   if (a.title && a.title !== card!.question.text) box.append(el('h2', 'answer-title', a.title));
   if (shown.answerImage) box.append(picture(shown.answerImage, a.page ? `The excerpt on page ${a.page}` : 'Answer'));
-  if (a.body) box.append(el('p', a.excerpt ? 'body excerpt' : 'body', a.body));
+  if (a.html) {
+    // The bridge's sanitised card HTML, drawn as it is.
+    const body = el('div', a.excerpt ? 'body excerpt' : 'body');
+    drawCardHtml(body, a.html, shown.pictures);
+    box.append(body);
+  } else if (a.body) box.append(el('p', a.excerpt ? 'body excerpt' : 'body', a.body));
   if (a.excerpt && a.page) box.append(el('p', 'muted', `Excerpt of p. ${a.page}`));
   for (const c of a.comments) box.append(el('p', 'comment', c));
   if (!card!.sourceAlive) box.append(el('p', 'muted', 'The card this one reads is gone: its stored text shows.'));
@@ -81,7 +88,11 @@ export function render(root: HTMLElement, shown: Shown, on: Handlers): void {
   const q = el('section', 'question');
   q.setAttribute('aria-label', 'Question');
   if (shown.questionImage) q.append(picture(shown.questionImage, 'Question'));
-  else q.append(el('p', 'question-text', card.question.text));
+  else if (card.question.html) {
+    const text = el('div', 'question-text');
+    drawCardHtml(text, card.question.html, shown.pictures);
+    q.append(text);
+  } else q.append(el('p', 'question-text', card.question.text));
   root.append(q);
   if (!shown.revealed) {
     const show = el('button', 'show', 'Show answer');

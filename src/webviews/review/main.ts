@@ -5,7 +5,7 @@
 // answer, 1–4 grade, O opens an excerpt's page beside the panel. Bundled by esbuild (esbuild.mjs) into dist/webview/review.js.
 import type { ReviewRating } from '../../client/reviewApi';
 import { PageChannel } from '../channel/pageChannel';
-import { clear, el, plural, showMessage } from '../pageDom';
+import { clear, drawCardHtml, el, plural, showMessage } from '../pageDom';
 import { RATINGS, type ReviewCardModel, type ReviewProtocol, type ReviewViewState } from './protocol';
 
 type SummaryState = Extract<ReviewViewState, { status: 'summary' }>;
@@ -57,6 +57,8 @@ function renderQuestion(card: ReviewCardModel): void {
   }
   const text = el('div', `text ${q.kind}`);
   if (q.kind === 'content_part') text.textContent = `${q.contentKind || 'part'} ${q.contentId}`;
+  // The bridge's sanitised card HTML (an imported Anki card's template, or the text as HTML).
+  else if (q.html) drawCardHtml(text, q.html, card.media?.pictures);
   else questionText(text, q.text || '(no question)');
   questionEl.appendChild(text);
 }
@@ -92,7 +94,9 @@ function renderAnswer(card: ReviewCardModel): void {
       el('p', 'gone', 'The book of this excerpt is no longer in the library: the stored text is below.'),
     );
   if (card.question.kind !== 'title' && a.title) answerEl.appendChild(el('div', 'title', a.title));
-  answerEl.appendChild(el('div', `body${a.excerpt ? ' excerpt' : ''}`, a.body || '(no body)'));
+  const body = el('div', `body${a.excerpt ? ' excerpt' : ''}`, a.html ? undefined : a.body || '(no body)');
+  if (a.html) drawCardHtml(body, a.html, media?.pictures);
+  answerEl.appendChild(body);
   if (media?.source) {
     const open = button(
       'open-source secondary',

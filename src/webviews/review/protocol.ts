@@ -19,6 +19,8 @@ export interface ReviewMedia {
   questionImage?: string;
   /** The answer's picture: the excerpt's page region, or the occlusion part without its masks. */
   answerImage?: string;
+  /** The pictures the card HTML names (its `<img src>` media names), as data: URLs by name. */
+  pictures?: Record<string, string>;
   /** Where the excerpt is in its book ("Open p. N" opens the reader there). */
   source?: { bookmd5: string; page: number; noteid: string; topicid: string };
 }

@@ -19,7 +19,8 @@ type DueCard = ReturnType<DeckReviews['due']>['cards'][number];
 export interface ReviewAppCard {
   cardNoteId: string;
   state: DueCard['state'];
-  question: { kind: DueCard['question']['kind']; text: string };
+  /** html: the bridge's sanitised card HTML (domain/decks/cardHtml.ts), which the App draws as it is. */
+  question: { kind: DueCard['question']['kind']; text: string; html: string };
   answer: DueCard['answer'];
   nextIntervals: Record<ReviewRating, string>;
   /** false: the card it reads is gone; the stored texts show, without pictures. */
@@ -33,8 +34,8 @@ export interface ReviewAppState {
   /** When the next card is due, if none is now (null: the deck has no cards). */
   nextDueAt: string | null;
   card: ReviewAppCard | null;
-  /** Where the pictures are in the result's `content`. */
-  images: { question?: number; answer?: number };
+  /** Where the pictures are in the result's `content`; `named`: those the card HTML names, by media name. */
+  images: { question?: number; answer?: number; named?: Record<string, number> };
   /** study_review_grade: the grade just stored (the route's proof fields). */
   graded?: { cardNoteId: string; rating: ReviewRating; due: string; scheduledDays: number; reviewLogId: string };
 }
@@ -77,6 +78,22 @@ export const routeRefusal = (a: Answer): CallToolResult => ({
 });
 
 const seg = encodeURIComponent;
+
+/** The pictures the card HTML names (Anki media), read as the panel reads them. */
+async function namedPictures(services: RouteServices, token: string, card: DueCard) {
+  const read = async ({ name, noteId, contentId }: DueCard['pictures'][number]) => {
+    const a = await askRoute(services, token, 'GET', `/notes/${seg(noteId)}/content/${seg(contentId)}`, {
+      query: { maxEdge: MAX_EDGE },
+    });
+    const ok = a.status === 200 && a.type.startsWith('image/');
+    return [
+      name,
+      ok ? { data: a.bytes.toString('base64'), mimeType: a.type.split(';')[0].trim() } : undefined,
+    ] as const;
+  };
+  const pics = card.sourceAlive ? await Promise.all(card.pictures.map(read)) : [];
+  return pics.flatMap(([name, pic]) => (pic ? [[name, pic] as const] : []));
+}
 
 /** A card's pictures as the review panel shows them (views/reviewMedia.ts reads the same routes). */
 async function pictures(services: RouteServices, token: string, card: DueCard) {
@@ -145,7 +162,7 @@ export async function dueCardResult(
       ? {
           cardNoteId: first.cardNoteId,
           state: first.state,
-          question: { kind: first.question.kind, text: first.question.text },
+          question: { kind: first.question.kind, text: first.question.text, html: first.question.html },
           answer: first.answer,
           nextIntervals: first.nextIntervals,
           sourceAlive: first.sourceAlive,
@@ -160,6 +177,10 @@ export async function dueCardResult(
     const pic = pics[side];
     if (!pic) continue;
     state.images[side] = images.length + 1;
+    images.push({ type: 'image', data: pic.data, mimeType: pic.mimeType });
+  }
+  for (const [name, pic] of first ? await namedPictures(services, token, first) : []) {
+    (state.images.named ??= {})[name] = images.length + 1;
     images.push({ type: 'image', data: pic.data, mimeType: pic.mimeType });
   }
   const lead = graded

@@ -7,6 +7,7 @@ import { dueHorizon } from '../../domain/decks/dueHorizon';
 import type { BridgeServices } from '../../services';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 import { noteId } from './noteParams';
+import { facePictures, reviewAnswer, reviewQuestion } from './reviewFaceShapes';
 
 /** Routes: review cards of decks, studying them (due, grades, the review log; FSRS) and deck open. */
 
@@ -102,19 +103,9 @@ export const dueCard = z.object({
   sourceNoteId: z.string(),
   resolvedNoteId: z.string(),
   sourceAlive: z.boolean(),
-  question: z.object({
-    kind: z.enum(['title', 'cloze', 'text', 'content_part']),
-    text: z.string(),
-    contentId: z.string().optional(),
-    contentKind: z.string().nullable().optional(),
-  }),
-  answer: z.object({
-    title: z.string(),
-    body: z.string(),
-    excerpt: z.boolean(),
-    page: z.number().int().nullable(),
-    comments: z.array(z.string()),
-  }),
+  question: reviewQuestion,
+  answer: reviewAnswer,
+  pictures: facePictures,
   due: z.string(),
   state: reviewState,
   reps: z.number().int(),
@@ -241,7 +232,7 @@ export const deckCardRoutes: RouteDecl[] = [
     method: 'GET',
     path: '/decks/{id}/due',
     summary:
-      "What to study now under the deck's daily limits (learning, then reviews up to reviewsPerDay, then new up to newPerDay; heldBack says what each limit kept back; suspended and buried cards are left out): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […])}, answer {title, body, comments}, nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added, without limits.",
+      "What to study now under the deck's daily limits (learning, then reviews up to reviewsPerDay, then new up to newPerDay; heldBack says what each limit kept back; suspended and buried cards are left out): each card with question {kind title|cloze|text|content_part, text ({{cloze}} shown as […]), html}, answer {title, body, comments, html}, pictures (the media the html names), nextIntervals and nextDues for again|hard|good|easy; dueCount, newCount, dueTodayCount, reviewedToday, nextDueAt. ?until=<ISO date or date-time>: what is due by then, in the order added, without limits.",
     params: deckParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(1000).optional(),

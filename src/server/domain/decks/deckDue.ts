@@ -14,6 +14,7 @@ import {
 } from './deckScheduling';
 import { nextDueAt } from './nextDue';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
+import type { FacePicture } from './anki/ankiFaceHtml';
 
 /**
  * What to study now (GET /decks/{id}/due): learning cards (never held back),
@@ -31,6 +32,8 @@ export interface DueCard extends ScheduleView {
   sourceAlive: boolean;
   question: ReviewQuestion;
   answer: ReviewAnswer;
+  /** The pictures the sides' HTML names by media name, and where their bytes are. */
+  pictures: FacePicture[];
   flag: number;
   leech: boolean;
   /** The interval under each button, as ts-fsrs computes it now ("1m", "10m", "3d"). */

@@ -1,12 +1,16 @@
 import type { Db } from '../cards/noteRows';
 import { modeOf, type DeckCardRow } from './deckCards';
 import { displayTitle } from '../cards/displayTitle';
+import { ankiFaceHtml, facePictures, type FacePicture } from './anki/ankiFaceHtml';
+import { sanitizeCardHtml, textAsHtml } from './cardHtml';
 
 /**
  * The two sides of a review card as the person sees them: the question
  * (the source card's title, a custom text with `{{cloze}}` hidden, or a
  * content part of the card) and the answer (the source card's body and
- * comments). Read from the card a review card resolves to.
+ * comments). Read from the card a review card resolves to. Each side also
+ * comes as HTML, always through the allow-list of cardHtml.ts: an imported
+ * Anki card's template rendered (while it reads as imported), else the text.
  */
 
 export interface ReviewQuestion {
@@ -14,6 +18,8 @@ export interface ReviewQuestion {
   kind: 'title' | 'cloze' | 'text' | 'content_part';
   /** What to show: `{{cloze}}` replaced by `[…]`. */
   text: string;
+  /** The same as sanitised HTML (the cloze mask as `<span class="cloze">`); empty for a content part. */
+  html: string;
   /** content_part: the part's id and kind (text, image…). */
   contentId?: string;
   contentKind?: string | null;
@@ -29,12 +35,21 @@ export interface ReviewAnswer {
   page: number | null;
   /** Its comments (index 1..N) in order. */
   comments: string[];
+  /** The body as sanitised HTML (an imported Anki card: what its template's back adds). */
+  html: string;
 }
 
 /** What `{{cloze}}` becomes on the question side. */
 export const CLOZE_MASK = '[…]';
 // Ours ({{cloze}}) and Anki's ({{c1::answer}} or {{c1::answer::hint}}, as imported from a package).
 const CLOZE = /\{\{\s*cloze\s*\}\}|\{\{c\d+::[\s\S]*?(?:::([\s\S]*?))?\}\}/gi;
+
+/** Text as HTML with each cloze drawn as its mask (or hint) in a `cloze` span. */
+const clozeHtml = (text: string) =>
+  textAsHtml(text).replace(
+    CLOZE,
+    (_m, hint?: string) => `<span class="cloze">${hint ? `[${hint}]` : CLOZE_MASK}</span>`,
+  );
 
 export function hideCloze(text: string): { text: string; hidden: boolean } {
   let hidden = false;
@@ -47,6 +62,23 @@ export function hideCloze(text: string): { text: string; hidden: boolean } {
 
 /** Both sides of `row`; `resolvedNoteId` is the card it reads, `alive` whether that card is visible. */
 export function facesOf(
+  db: Db,
+  row: DeckCardRow,
+  resolvedNoteId: string,
+  alive: boolean,
+): { question: ReviewQuestion; answer: ReviewAnswer; pictures: FacePicture[] } {
+  const faces = textFaces(db, row, resolvedNoteId, alive);
+  const anki = alive && faces.question.kind !== 'content_part' ? ankiFaceHtml(db, resolvedNoteId) : undefined;
+  if (anki) [faces.question.html, faces.answer.html] = [anki.question, anki.answer];
+  // The one place a face's HTML is made safe: every side goes through the allow-list.
+  faces.question.html = sanitizeCardHtml(faces.question.html);
+  faces.answer.html = sanitizeCardHtml(faces.answer.html);
+  const pictures = anki ? facePictures(db, resolvedNoteId, [faces.question.html, faces.answer.html]) : [];
+  return { ...faces, pictures };
+}
+
+/** Both sides as text, and that text as HTML (not yet sanitised). */
+function textFaces(
   db: Db,
   row: DeckCardRow,
   resolvedNoteId: string,
@@ -71,11 +103,12 @@ export function facesOf(
     excerpt: !!body?.excerpt,
     page: body?.excerpt ? (note?.source_page ?? null) : null,
     comments: texts.filter((t) => t.idx > 0).map((t) => t.text),
+    html: textAsHtml(body?.text ?? ''),
   };
   const mode = modeOf(row);
   if (mode === 'custom_text') {
     const { text, hidden } = hideCloze(row.question!);
-    return { question: { kind: hidden ? 'cloze' : 'text', text }, answer };
+    return { question: { kind: hidden ? 'cloze' : 'text', text, html: clozeHtml(row.question!) }, answer };
   }
   if (mode === 'content_part') {
     const part = db.get<{ kind: string }>('SELECT kind FROM note_parts WHERE content_id = ?', [
@@ -85,6 +118,7 @@ export function facesOf(
       question: {
         kind: 'content_part',
         text: row.question_content_id!,
+        html: '',
         contentId: row.question_content_id!,
         contentKind: part?.kind ?? null,
       },
@@ -93,5 +127,6 @@ export function facesOf(
   }
   // Automatic: the source's title; the review card's own title when the source is gone.
   // An untitled source (an excerpt card) asks with the first words of its excerpt or body.
-  return { question: { kind: 'title', text: title || row.title || displayTitle('', body?.text) }, answer };
+  const text = title || row.title || displayTitle('', body?.text);
+  return { question: { kind: 'title', text, html: textAsHtml(text) }, answer };
 }
