@@ -150,7 +150,7 @@ export class DeckOptionsPanel {
     }
   }
 
-  /** A new preset named in an input box: Anki's defaults, or a copy of `cloneFrom`'s saved options. */
+  /** A new preset named in an input box: Anki's defaults, or a copy of `cloneFrom` (fitted FSRS weights included). */
   private async addPreset(cloneFrom?: string): Promise<SaveAnswer | { ok: false; cancelled: true }> {
     const client = this.requireReady();
     const source = cloneFrom ? this.presetOf(cloneFrom) : undefined;
@@ -162,7 +162,11 @@ export class DeckOptionsPanel {
     });
     if (name === undefined) return { ok: false, cancelled: true };
     try {
-      const made = await client.deckOptions.savePreset({ name, options: source?.options });
+      const options = source
+        ? (await client.deckOptions.presets()).presets.find((p) => p.presetId === source.presetId)?.options
+        : undefined;
+      if (source && !options) throw new ChannelError('PRESET_NOT_FOUND', `"${source.name}" no longer exists.`);
+      const made = await client.deckOptions.savePreset({ name, options });
       await this.load();
       return { ok: true, message: `Added "${made.name}". Save to use it for this deck.`, presetId: made.presetId };
     } catch (e) {

@@ -19,7 +19,8 @@ export interface RunnerIo {
  *                 answer the input box it opens (its prefilled value is returned)
  * (screenshot and context-menu first open the rows labelled `expand`, in order, where a reveal left them closed)
  * - webview:      in the webview whose page has `marker` (a CSS selector), type
- *                 each `fill` value into its selector's field, click `click`,
+ *                 each `fill` value into its selector's field, click `click`
+ *                 (answering the input box it opens with `input`),
  *                 wait for `waitFor` and for every `expect` text, save
  *                 the window as `screenshot`; returns the texts of `read` selectors
  * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
@@ -33,6 +34,7 @@ export type UiAction =
       marker: string;
       fill?: Record<string, string>;
       click?: string;
+      input?: string;
       clickShows?: string[];
       waitFor?: string;
       expect?: string[];
@@ -236,6 +238,12 @@ async function serveWebview(
   for (const [field, value] of Object.entries(a.fill ?? {}))
     await frame.locator(field).first().fill(value, { timeout: timeoutMs });
   if (a.click) await clickTaken(frame, a.click, a.clickShows, timeoutMs, log);
+  if (a.input !== undefined) {
+    const box = page.locator('.quick-input-widget .quick-input-box input').first();
+    await box.waitFor({ state: 'visible', timeout: timeoutMs });
+    await box.fill(a.input);
+    await box.press('Enter');
+  }
   if (a.waitFor) {
     await frame
       .locator(a.waitFor)

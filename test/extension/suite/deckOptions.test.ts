@@ -13,6 +13,11 @@ import { suiteAgent } from './suiteAgent';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const DECK_TITLE = 'Deck options demo';
+/** FSRS-6 weights as Optimize would leave them: the page never shows them, a save keeps them and a clone copies them. */
+const FITTED = [
+  0.2172, 1.1771, 3.2602, 16.1507, 7.0114, 0.57, 2.0966, 0.0069, 1.5261, 0.112, 1.0178, 1.849, 0.1133, 0.3127, 2.2934,
+  0.2191, 3.0004, 0.7536, 0.3332, 0.1437, 0.2,
+];
 
 interface WebviewSeen {
   body: string;
@@ -45,12 +50,13 @@ describe('Deck Options: a deck’s preset edited in its panel (real VS Code)', (
     await agent.request('POST', `/decks/${deck.deckId}/cards`, {
       body: { cards: sources.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
     });
-    const preset = await agent.deckOptions.savePreset({ name: 'Biology exam' });
+    const preset = await agent.deckOptions.savePreset({ name: 'Biology exam', options: { fsrsParameters: FITTED } });
     await agent.deckOptions.assign(deck.deckId, preset.presetId);
     const before = await agent.deckOptions.ofDeck(deck.deckId);
     assert.equal(before.presetId, preset.presetId);
     assert.equal(before.options.newPerDay, 20, "Anki's default");
     assert.equal(before.options.desiredRetention, 0.9);
+    assert.deepEqual(before.options.fsrsParameters, FITTED);
     const defaultBefore = (await agent.deckOptions.presets()).presets.find((p) => p.presetId === 'default')!;
 
     // The person: Review Decks view → right-click the deck → Deck Options….
@@ -105,6 +111,37 @@ describe('Deck Options: a deck’s preset edited in its panel (real VS Code)', (
     );
     const defaultAfter = (await agent.deckOptions.presets()).presets.find((p) => p.presetId === 'default')!;
     assert.deepEqual(defaultAfter.options, defaultBefore.options, 'the Default preset is untouched');
+
+    // Clone preset: named in VS Code's input box, chosen in the form; Save makes the deck use it.
+    const cloned = await askRunner<WebviewSeen>('deck-options-clone', {
+      action: 'webview',
+      marker: '#preset option',
+      click: '#clonePreset',
+      clickShows: ['#save:disabled'],
+      input: 'Biology cram',
+      waitFor: '.message.saved',
+      expect: ['Added "Biology cram"', 'will use "Biology cram" once saved'],
+      read: ['#preset option:checked'],
+    });
+    assert.deepEqual(cloned.read['#preset option:checked'], ['Biology cram (0 decks)']);
+    await askRunner<WebviewSeen>('deck-options-clone-saved', {
+      action: 'webview',
+      marker: '#preset option',
+      fill: { '#newPerDay': '50' },
+      click: '#save',
+      clickShows: ['.message.saved:has-text("now uses")', '#save:disabled'],
+      waitFor: '.message.saved:has-text("now uses")',
+      expect: [`Saved: "${DECK_TITLE}" now uses "Biology cram".`],
+      screenshot: 'deck-options-clone.png',
+    });
+    const moved = await agent.deckOptions.ofDeck(deck.deckId);
+    assert.notEqual(moved.presetId, preset.presetId, 'the deck uses the clone');
+    assert.equal(moved.name, 'Biology cram');
+    assert.deepEqual(moved.options, { ...after.options, newPerDay: 50 }, 'the clone copies the saved options');
+    const all = (await agent.deckOptions.presets()).presets;
+    const original = all.find((p) => p.presetId === preset.presetId)!;
+    assert.deepEqual(original.deckIds, [], 'the first preset is used by no deck now');
+    assert.equal(original.options.newPerDay, 35, 'and keeps its options');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
