@@ -166,6 +166,39 @@ describe('AnkiConnect: createModel → addNote → notesInfo', function () {
     assert.deepEqual(updated.fields.Word, { value: '<b>猫</b>', order: 0 });
   });
 
+  it('the deck’s .apkg gives the note back with its made type and fields (read by anki-reader)', async () => {
+    const decks = (await t.owner.request<any>('GET', '/decks')).decks;
+    const deck = decks.find((d: any) => d.title === 'Japanese');
+    const res = await t.client.raw('GET', `/decks/${deck.deckId}/apkg`);
+    assert.equal(res.status, 200);
+    const { readAnkiPackage } = await import('anki-reader');
+    const { collection } = await readAnkiPackage(new Blob([new Uint8Array(res.bytes)]));
+    const db = collection.getRawCollection();
+    const rows = (sql: string) => (db.exec(sql)[0]?.values ?? []) as unknown[][];
+    const models = JSON.parse(String(rows('SELECT models FROM col')[0][0])) as Record<string, any>;
+    const vocab = Object.values(models).find((m: any) => m.name === 'Vocab (reading)');
+    assert.ok(
+      vocab,
+      `the made type is exported: ${Object.values(models)
+        .map((m: any) => m.name)
+        .join(', ')}`,
+    );
+    assert.deepEqual(
+      vocab.flds.map((f: any) => f.name),
+      VOCAB.inOrderFields,
+    );
+    assert.deepEqual(
+      vocab.tmpls.map((x: any) => x.name),
+      ['Recognise', 'Card 2'],
+    );
+    const notes = rows('SELECT n.flds, n.mid FROM notes n');
+    assert.deepEqual(
+      notes.map((n) => String(n[0]).split('\x1f')),
+      [['<b>猫</b>', 'cat', 'ネコ']],
+    );
+    assert.equal(String(notes[0][1]), String(vocab.id));
+  });
+
   it('a made cloze type: its first field’s deletions make the review question', async () => {
     const added = await call('addNote', {
       note: {
