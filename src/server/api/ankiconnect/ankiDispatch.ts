@@ -4,6 +4,7 @@ import { covers } from '../../domain/security/scopes';
 import type { Caller, TokenRegistry } from '../../domain/security/tokens';
 import { AnkiError } from './ankiError';
 import { ACTIONS, type ActionContext } from './ankiActions';
+import { checkListLengths, MAX_LIST_ITEMS } from './ankiLimits';
 
 /**
  * One AnkiConnect request: `{action, version, params, key}` → `{result, error}`.
@@ -30,7 +31,6 @@ export interface AnkiReply {
 
 const KEY_MESSAGE =
   'valid api key must be provided: send a Study Bridge token as "key" (Connected Agents in VS Code, or study-bridge install-code)';
-const MAX_MULTI = 1000;
 
 /** Refusals that are not the action's but the caller's: answered with their 4xx status. */
 class Refusal extends Error {
@@ -61,6 +61,7 @@ async function runAction(deps: DispatchDeps, caller: Caller, name: unknown, para
     throw new Refusal(403, `${String(name)} needs the premium entitlement, which is off`);
   const ctx: ActionContext = { ...deps, caller };
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+  checkListLengths(name as string, p);
   return decl.scope === 'write' ? deps.serially(async () => decl.run(p, ctx)) : decl.run(p, ctx);
 }
 
@@ -77,7 +78,8 @@ const shaped = (version: number, result: unknown): unknown => (version >= 5 ? { 
 async function multi(deps: DispatchDeps, caller: Caller, params: unknown, version: number): Promise<unknown[]> {
   const actions = (params as { actions?: unknown })?.actions;
   if (!Array.isArray(actions)) throw new AnkiError('multi needs params.actions, a list');
-  if (actions.length > MAX_MULTI) throw new AnkiError(`multi takes at most ${MAX_MULTI} actions`);
+  if (actions.length > MAX_LIST_ITEMS)
+    throw new AnkiError(`multi: actions has ${actions.length} items; one call takes at most ${MAX_LIST_ITEMS}`);
   const out: unknown[] = [];
   for (const a of actions as Array<{ action?: unknown; params?: unknown; version?: unknown }>) {
     const v = typeof a?.version === 'number' ? a.version : version;
