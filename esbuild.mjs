@@ -74,6 +74,7 @@ const webviews = [
   { in: 'src/webviews/pdfReader/main.ts', out: 'webview/pdfReader' },
   { in: 'src/webviews/resultEditor/main.ts', out: 'webview/resultEditor' },
   { in: 'src/webviews/review/main.ts', out: 'webview/review' },
+  { in: 'src/webviews/deckStats/main.ts', out: 'webview/deckStats' },
   { in: 'src/webviews/deckOptions/main.ts', out: 'webview/deckOptions' },
   // The PDF reader's pdf.js worker: a classic script the webview starts from a blob URL.
   { in: 'node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs', out: 'webview/pdfReader.worker' },

@@ -18,6 +18,7 @@ import { registerAgentCommands } from './extension/agentCommands';
 import { registerApprovalPrompts } from './extension/approvalPrompts';
 import { registerAnnotationCommands } from './extension/annotationCommands';
 import { registerAnkiCommands } from './extension/ankiCommands';
+import { registerDeckStats } from './extension/deckStatsCommands';
 import { openPanels, type Panels, type Wiring } from './extension/panels';
 import { studyBridgeApi, type StudyBridgeApi } from './extension/extensionApi';
 
@@ -147,7 +148,7 @@ function followBridge(state: BridgeState, w: Wiring, statusBar: BridgeStatusBar,
   } else void w.feed.stop();
 }
 
-/** The commands of the bridge, agents, annotations, Anki and cards; a settings change restarts the bridge. */
+/** The commands of the bridge, agents, annotations, Anki, deck statistics and cards; a settings change restarts the bridge. */
 function registerWindowCommands(w: Wiring): void {
   const { log, requireClient, refreshViews, sidebar, ui } = w;
   const restartBridge = async () => {
@@ -167,6 +168,7 @@ function registerWindowCommands(w: Wiring): void {
     ...registerAgentCommands({ log, requireClient, agents: sidebar.views.agents }),
     ...registerAnnotationCommands({ log, requireClient, refreshViews }),
     ...registerAnkiCommands({ log, requireClient, refreshViews }),
+    ...registerDeckStats({ extensionUri: w.context.extensionUri, log, getClient: w.getClient, requireClient }),
     ...registerCardCommands({
       log,
       requireClient,

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 
 const DAY = 86_400_000;
 const DAY_START_HOUR = 4; // the Default preset's
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
+// ts-fsrs's CommonJS build (its typings are ESM-only).
+const { default_w } = require('ts-fsrs') as typeof TsFsrs;
 
 /** The study day of an instant, computed apart from the bridge: the local date of (t − dayStartHour). */
 const studyDate = (iso: string) => {
@@ -108,6 +111,34 @@ describe('GET /decks/{id}/stats: counts, forecast, reviews per day, true retenti
     assert.equal(
       [...got.values()].reduce((a: number, b: any) => a + b, 0),
       [...expected].filter(([d]) => stats.forecast.some((f: any) => f.date === d)).reduce((a, [, n]) => a + n, 0),
+    );
+  });
+
+  it("?retrievability=true: each card's recall probability by FSRS-6's curve, from its stability and last review", async () => {
+    const plain = await t.client.request<any>('GET', `/decks/${deckId}/stats`);
+    assert.equal(plain.retrievability, undefined, 'asked for only');
+    const stats = await t.client.request<any>('GET', `/decks/${deckId}/stats`, { query: { retrievability: 'true' } });
+    const cards = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[];
+    // FSRS-6: R(t) = (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1 (R(S) = 90 %), d = w[20].
+    const d = default_w[20];
+    const f = Math.pow(0.9, -1 / d) - 1;
+    const recall = cards
+      .filter((c) => !c.suspended && c.state !== 'new')
+      .map((c) => Math.pow(1 + (f * (Date.parse(stats.now) - Date.parse(c.lastReviewAt))) / DAY / c.stability, -d));
+    assert.equal(recall.length, 5, 'cards 0-4 were graded; 5 is new, 6 suspended');
+    assert.equal(stats.retrievability.cards, recall.length);
+    const mean = recall.reduce((a, b) => a + b, 0) / recall.length;
+    assert.ok(Math.abs(stats.retrievability.average - mean) < 1e-9, `${stats.retrievability.average} vs ${mean}`);
+    const expected = new Array(10).fill(0);
+    for (const r of recall) expected[Math.min(9, Math.floor(r * 10))]++;
+    assert.deepEqual(
+      stats.retrievability.buckets.map((b: any) => b.cards),
+      expected,
+    );
+    assert.equal(stats.retrievability.buckets[9].range, '90-100%');
+    assert.ok(
+      recall.some((r) => r < 0.9),
+      'card 1 (again 20 days ago) or 0 (good 20 days ago) is below 90 %',
     );
   });
 

@@ -13,7 +13,9 @@ import { buildApkg, crtDaysAgo, solidPng, type BuildPackage } from '../helpers/a
  * SVG, a frame, styles that load or run) reviews with its formatting, ruby,
  * table and picture kept and everything that runs or loads gone, read through
  * GET /decks/{id}/due and through MCP's study_review_next (the MCP App's
- * structuredContent). A card made of text (REST) shows its text, escaped.
+ * structuredContent, drawn by the App in Chromium). Notes AnkiConnect adds
+ * or changes under a type a client made go through the same allow-list. A
+ * card made of text (REST) shows its text, escaped.
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -94,7 +96,7 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
   };
   const due = (deckId: string) => t.client.request<any>('GET', `/decks/${deckId}/due`);
 
-  before(async () => (t = await startBridge()));
+  before(async () => (t = await startBridge({ ankiConnect: { port: 0 } })));
   after(() => t.stop());
 
   it('GET /decks/{id}/due: formatting, ruby, table and picture kept; scripts, handlers, script URLs gone', async () => {
@@ -241,6 +243,54 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
       await browser.close();
       await c.close();
     }
+  });
+
+  it('AnkiConnect addNote and updateNoteFields of a made note type: the fields through its template, sanitised', async () => {
+    const key = (await t.bridge.services.tokens.issue('anki-client', 'write')).token;
+    const call = async (action: string, params: Record<string, unknown>) => {
+      const res = await fetch(`http://127.0.0.1:${t.bridge.ankiConnectPort!}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ action, version: 6, key, params }),
+      });
+      const body = (await res.json()) as { result: any; error: string | null };
+      assert.equal(body.error, null, `${action}: ${body.error}`);
+      return body.result;
+    };
+    await call('createModel', {
+      modelName: 'Hostile type',
+      inOrderFields: ['Front', 'Back'],
+      cardTemplates: [
+        { Name: 'Card 1', Front: '<div class="q">{{Front}}</div>', Back: '{{FrontSide}}<hr id=answer>{{Back}}' },
+      ],
+    });
+    const noteId = await call('addNote', {
+      note: {
+        deckName: 'Hostile AnkiConnect',
+        modelName: 'Hostile type',
+        fields: {
+          Front:
+            '<u>under</u><script>alert(1)</script><a href="javascript:alert(2)">j</a><svg onload="alert(3)"></svg>',
+          Back: '<ol><li>one</li></ol><iframe src="https://evil.example/"></iframe><p onclick="alert(4)">p</p>',
+        },
+      },
+    });
+    const deck = (await t.client.listDecks()).find((d) => d.title === 'Hostile AnkiConnect')!;
+    let [card] = (await due(deck.deckId)).cards;
+    assert.equal(
+      card.question.html,
+      '<div class="q"><u>under</u><a rel="noopener noreferrer" target="_blank">j</a></div>',
+    );
+    assert.equal(card.answer.html, '<ol><li>one</li></ol><p>p</p>');
+    await call('updateNoteFields', {
+      note: {
+        id: noteId,
+        fields: { Back: '<i>new</i><a href="vbscript:x" onmouseover="alert(5)">v</a><style>*{}</style>' },
+      },
+    });
+    [card] = (await due(deck.deckId)).cards;
+    assert.equal(card.answer.html, '<i>new</i><a rel="noopener noreferrer" target="_blank">v</a>');
+    assert.doesNotMatch(card.question.html + card.answer.html, RUNS);
   });
 
   it('a card made of text (REST) shows its text, escaped, never as markup', async () => {

@@ -44,6 +44,7 @@ export async function run(): Promise<void> {
     annotations: () => require('./annotations.test'),
     approvals: () => require('./approvals.test'),
     anki: () => require('./anki.test'),
+    deckStats: () => require('./deckStats.test'),
   };
   for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 

@@ -3,12 +3,14 @@ import type { Decks } from '../library/decks';
 import { studyDay } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
 import { STATE_SQL, STUDIED } from './deckDue';
+import { retrievabilityOf } from './deckRetrievability';
 
 /**
  * A deck's statistics as Anki shows them: card counts by state, the due
  * forecast per study day, reviews per day with time spent, and true retention
  * (the pass rate of reviews of cards in review state, overall and by the
- * interval the card had). Days are the deck's study days (dayStartHour),
+ * interval the card had), and on request the cards' recall probability now
+ * (deckRetrievability.ts). Days are the deck's study days (dayStartHour),
  * named by their local date.
  */
 
@@ -27,7 +29,7 @@ export function deckStats(
   store: Store,
   decks: Decks,
   deckId: string,
-  opts: { forecastDays: number; historyDays: number; now?: Date },
+  opts: { forecastDays: number; historyDays: number; now?: Date; retrievability?: boolean },
 ) {
   // Existence only: get() also counts the deck's cards.
   if (!store.get(`SELECT 1 AS x FROM topics WHERE topicid = ? AND kind = 'deck' AND hidden = 0`, [deckId]))
@@ -93,6 +95,7 @@ export function deckStats(
       rate: rate(total),
       byInterval: retention.map((b) => ({ ...b, rate: rate(b) })),
     },
+    ...(opts.retrievability ? { retrievability: retrievabilityOf(store, deckId, now, options.fsrsParameters) } : {}),
   };
 }
 

@@ -1,0 +1,181 @@
+// Statistics and Optimize in the real VS Code: an agent builds a deck and grades it through the API
+// (reviews spread over two months); the person opens Deck Statistics from the deck's context menu in
+// the Review Decks view; the page's charts and their text summaries carry GET /decks/{id}/stats's
+// numbers. Statistics of All Decks adds every deck up. Optimize FSRS Parameters on so short a
+// history shows the bridge's refusal (or, where fsrs-rs does not load, its 503) as a notification.
+import { suiteAgent } from './suiteAgent';
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { BridgeClient } from '../../../src/client/bridgeClient';
+import type { DeckStats } from '../../../src/client/deckStatsApi';
+import type { StudyBridgeApi } from '../../../src/extension';
+import type { OptimizeOutcome } from '../../../src/extension/optimizeCommand';
+import type { DeckStatsViewState } from '../../../src/webviews/deckStats/protocol';
+import { askRunner } from './signals';
+
+const EXTENSION_ID = 'study-bridge.study-bridge';
+const DAY = 86_400_000;
+const DECK = 'Statistics demo';
+const pct = (r: number | null) => (r === null ? '—' : `${Math.round(r * 1000) / 10}%`);
+
+interface WebviewSeen {
+  body: string;
+  read: Record<string, string[]>;
+}
+
+describe('Statistics and Optimize of a deck (real VS Code)', () => {
+  let api: StudyBridgeApi;
+  let agent: BridgeClient;
+  let deckId: string;
+
+  before(async () => {
+    api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
+    await api.whenSettled();
+    agent = await suiteAgent(api.dataDir);
+    // Six cards; five graded over two months (passes and a lapse), one suspended.
+    const set = await agent.createStudySet('Statistics set');
+    const sources: string[] = [];
+    for (let i = 0; i < 6; i++)
+      sources.push((await agent.cards.create(set.topicid, { title: `Fact ${i + 1}`, text: `answer ${i + 1}` })).noteid);
+    deckId = (await agent.createDeck(DECK)).deckId;
+    await agent.request('POST', `/decks/${deckId}/cards`, {
+      body: { cards: sources.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
+    });
+    const cards = (await agent.cards.deckCards(deckId)).cards.map((c) => c.cardNoteId);
+    const grade = (i: number, rating: 'again' | 'hard' | 'good' | 'easy', daysAgo: number) =>
+      agent.reviews.grade(deckId, {
+        cardNoteId: cards[i],
+        rating,
+        reviewedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+        durationMs: 4000 + i * 500,
+      });
+    for (const i of [0, 1, 2, 3]) await grade(i, 'easy', 45);
+    await grade(0, 'good', 12);
+    await grade(1, 'again', 12);
+    await grade(2, 'good', 3);
+    await grade(3, 'hard', 3);
+    await grade(4, 'good', 0);
+    await agent.request('POST', `/decks/${deckId}/cards/suspend`, { body: { cardNoteIds: [cards[5]], confirm: true } });
+  });
+
+  it("Deck Statistics (the deck's context menu) draws GET /decks/{id}/stats: counts, forecast, heatmap, retention, retrievability", async () => {
+    const stats = await agent.request<DeckStats>('GET', `/decks/${deckId}/stats`, {
+      query: { forecastDays: 90, retrievability: true },
+    });
+    assert.equal(stats.counts.total, 6);
+    assert.equal(stats.counts.suspended, 1);
+    const r = stats.retrievability;
+    assert.ok(r, 'asked for');
+    assert.equal(
+      stats.reviewsPerDay.reduce((n, d) => n + d.reviews, 0),
+      9,
+    );
+
+    await vscode.commands.executeCommand('studyBridge.decks.focus');
+    await askRunner('deck-stats-open', { action: 'context-menu', row: DECK, item: 'Deck Statistics' });
+    const c = stats.counts;
+    const countsText =
+      `New ${c.new} · Learning ${c.learning} · Review ${c.review} · Relearning ${c.relearning} · ` +
+      `Suspended ${c.suspended} · Buried ${c.buried} · Total ${c.total}`;
+    const due30 = stats.forecast.slice(0, 30).reduce((n, d) => n + d.due, 0);
+    const t = stats.trueRetention;
+    const seen = await askRunner<WebviewSeen>(
+      'deck-stats-page',
+      {
+        action: 'webview',
+        marker: '#heatmap-chart',
+        waitFor: '#retrievability-chart svg',
+        expect: [`Statistics: ${DECK}`, countsText],
+        read: [
+          '#counts-summary',
+          '#forecast-summary',
+          '#heatmap-summary',
+          '#retention-summary',
+          '#retrievability-summary',
+          '#counts-chart',
+          '#retention-chart',
+        ],
+        screenshot: 'deck-stats.png',
+        timeoutMs: 60_000,
+      },
+      120_000,
+    );
+    const read = (sel: string) => seen.read[sel]?.[0] ?? '';
+    assert.equal(read('#counts-summary'), countsText);
+    assert.match(
+      read('#forecast-summary'),
+      new RegExp(`^${due30} cards? due in the next 30 days; today ${stats.forecast[0].due} `),
+    );
+    assert.match(
+      read('#heatmap-summary'),
+      new RegExp(`^9 reviews on ${stats.reviewsPerDay.length} days in the last 365 days`),
+    );
+    assert.match(
+      read('#retention-summary'),
+      new RegExp(`^True retention ${pct(t.rate).replace('.', '\\.')} \\(${t.passed} passed of ${t.reviews} review`),
+    );
+    assert.match(
+      read('#retrievability-summary'),
+      new RegExp(
+        `^${r.cards} cards? with a memory state; average recall probability now ${pct(r.average).replace('.', '\\.')}`,
+      ),
+    );
+    // The drawings' own labels: every state with its count beside its bar, every interval's rate.
+    const countsChart = read('#counts-chart');
+    for (const [label, n] of [
+      ['New', c.new],
+      ['Review', c.review],
+      ['Suspended', c.suspended],
+    ] as const)
+      assert.match(countsChart, new RegExp(`${label}\\s+${n}\\b`), `${label} ${n} in the counts chart: ${countsChart}`);
+    for (const b of t.byInterval.filter((x) => x.reviews > 0))
+      assert.ok(read('#retention-chart').includes(`(${b.passed}/${b.reviews})`), read('#retention-chart'));
+  });
+
+  it('Statistics of All Decks: the counts of every deck added up', async () => {
+    const state = await vscode.commands.executeCommand<DeckStatsViewState>('studyBridge.allDeckStatistics');
+    assert.equal(state?.status, 'ready', JSON.stringify(state));
+    if (state.status !== 'ready') return;
+    let total = 0;
+    let reviews = 0;
+    const decks = await agent.listDecks();
+    for (const d of decks) {
+      const s = await agent.request<DeckStats>('GET', `/decks/${d.deckId}/stats`);
+      total += s.counts.total;
+      reviews += s.reviewsPerDay.reduce((n, x) => n + x.reviews, 0);
+    }
+    assert.equal(state.stats.deckCount, decks.length);
+    assert.equal(state.stats.counts.total, total);
+    assert.equal(
+      state.stats.reviewsPerDay.reduce((n, x) => n + x.reviews, 0),
+      reviews,
+    );
+  });
+
+  it('Optimize FSRS Parameters on 9 reviews: the refusal, with how many reviews exist and are needed, as a notification', async () => {
+    const outcome = await vscode.commands.executeCommand<OptimizeOutcome>('studyBridge.optimizeDeck', {
+      deckId,
+      title: DECK,
+    });
+    assert.equal(outcome?.outcome, 'refused', JSON.stringify(outcome));
+    if (outcome.outcome !== 'refused') return;
+    if (outcome.code === 'FSRS_OPTIMIZER_UNAVAILABLE') assert.match(outcome.message, /cannot run on/);
+    else {
+      assert.equal(outcome.code, 'REVIEW_HISTORY_TOO_SHORT');
+      assert.equal(outcome.details?.reviews, 9);
+      assert.match(outcome.message, /needs at least \d+ reviews .*; they have 9\./);
+    }
+    const expect = outcome.code === 'REVIEW_HISTORY_TOO_SHORT' ? 'they have 9' : 'cannot run on';
+    await askRunner('deck-optimize-refused', {
+      action: 'notification',
+      expect: [expect],
+      file: 'deck-optimize-refused.png',
+    });
+    // Nothing was changed: the preset keeps the defaults.
+    const options = await agent.request<{ options: { fsrsParameters: number[] | null } }>(
+      'GET',
+      `/decks/${deckId}/options`,
+    );
+    assert.equal(options.options.fsrsParameters, null);
+  });
+});
