@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryUiHost } from '../../src/server/domain/ui/uiHost';
+import { MemoryUiHost, type AnkiGuiAnswer, type AnkiGuiRequest } from '../../src/server/domain/ui/uiHost';
 import type { HostedBridge } from '../../src/server/worker/hostedBridge';
 import { startWorkerBridge } from '../../src/server/worker/workerBridge';
 import { tempDir } from '../helpers/bridgeFixture';
@@ -14,6 +14,11 @@ class AskingUi extends MemoryUiHost {
   async askAnkiConnectPermission(origin: string): Promise<boolean> {
     this.asked.push(origin);
     return origin === 'chrome-extension://allowed-by-the-person';
+  }
+  readonly gui: string[] = [];
+  async ankiGui(req: AnkiGuiRequest): Promise<AnkiGuiAnswer> {
+    this.gui.push(req.kind);
+    return req.kind === 'currentCard' ? { shown: null } : {};
   }
 }
 
@@ -69,5 +74,14 @@ describe('AnkiConnect in the worker-thread bridge (VS Code): requestPermission a
     assert.deepEqual(denied.json, { result: { permission: 'denied' }, error: null });
     assert.equal((await invoke(port, { action: 'version', version: 6, key: bridge.token }, page)).status, 403);
     assert.deepEqual(ui.asked, [other, page]);
+  });
+
+  it('guiCurrentCard and guiAddCards reach the window across the thread (not the headless "not available")', async () => {
+    const port = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')).ankiConnectPort as number;
+    const current = await invoke(port, { action: 'guiCurrentCard', version: 6, key: bridge.token });
+    assert.deepEqual(current.json, { result: null, error: null });
+    const add = await invoke(port, { action: 'guiAddCards', version: 6, key: bridge.token });
+    assert.deepEqual(add.json, { result: 0, error: null });
+    assert.deepEqual(ui.gui, ['currentCard', 'addCards']);
   });
 });
