@@ -38,4 +38,20 @@ describe('pdf pipeline: locate text on a page', function () {
     const line = page.text.split('\n').find((l) => l.length > 40)!;
     assert.equal(locateText(page.items, line).found, true);
   });
+
+  it('near a box: the place of a quote that stands twice on the page is the one the box points at, verbatim or not', () => {
+    const line = 'Alpha beta gamma delta epsilon zeta eta theta iota kappa';
+    const item = (y: number) => ({ str: line, x: 72, y, w: 300, h: 10, fontHeight: 10, eol: true });
+    const filler = (y: number) => ({ ...item(y), str: 'other words of the page between the two places' });
+    const items = [item(100), filler(120), filler(140), item(400), filler(420)];
+    const lower = { x: 70, y: 398, w: 305, h: 14 };
+    for (const quote of [line, line.replace('gamma', 'gamna').replace('theta', 'thetta')]) {
+      const first = locateText(items, quote);
+      assert.equal(first.found, true, quote);
+      assert.equal(first.rect!.y < 150, true, `no box: the first place (${JSON.stringify(first.rect)})`);
+      const near = locateText(items, quote, undefined, lower);
+      assert.equal(near.found, true);
+      assert.ok(near.rect!.y > 390 && near.rect!.y < 410, `the box's place: ${JSON.stringify(near.rect)}`);
+    }
+  });
 });
