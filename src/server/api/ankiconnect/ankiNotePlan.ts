@@ -1,11 +1,11 @@
 import { hashtagKey } from '../../domain/cards/noteHashtags';
-import type { Db } from '../../domain/cards/noteRows';
+import { inList, type Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
 import { clozeParts, fieldsOf, htmlToText, imageNames, MODELS, type ModelName } from './ankiFields';
 import { checkCardText, checkDeckName, checkFieldSizes, tagsToHashtags } from './ankiLimits';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { madeCardText, madeFieldValues } from './ankiModelNotes';
-import { modelByName, modelNames, type ResolvedModel } from './ankiModels';
+import { madeModels, modelByName, modelNames, type ResolvedModel } from './ankiModels';
 
 /**
  * An addNote `note` checked, within the limits of ankiLimits.ts, and turned
@@ -137,16 +137,18 @@ export class DuplicateIndex {
     if (this.entries) return this.entries;
     this.entries = new Map();
     // A note of a made type counts under that type's name (Anki compares within a note type).
-    const rows = this.db.all<{ title: string; question: string | null; deck: string; made: string | null }>(
-      `SELECT n.title, c.question, lower(d.title) AS deck, json_extract(m.model, '$.name') AS made FROM deck_cards c
+    const made = new Map(madeModels(this.db).map((m) => [m.id, m.name]));
+    const mids = [...made.keys()];
+    const rows = this.db.all<{ title: string; question: string | null; deck: string; mid: string | null }>(
+      `SELECT n.title, c.question, lower(d.title) AS deck, ${mids.length ? 'a.mid' : 'NULL'} AS mid FROM deck_cards c
        JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
        JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
-       LEFT JOIN anki_notes a ON a.noteid = n.noteid
-       LEFT JOIN anki_models m ON m.mid = a.mid AND json_valid(m.model) AND json_extract(m.model, '$.ankiConnect') = 1`,
+       ${mids.length ? `LEFT JOIN anki_notes a ON a.noteid = n.noteid AND a.mid IN ${inList(mids.length)}` : ''}`,
+      mids,
     );
     for (const r of rows) {
       const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
-      this.add(r.made ?? (cloze ? 'Cloze' : 'Basic'), cloze ? r.question! : r.title, r.deck);
+      this.add((r.mid && made.get(r.mid)) ?? (cloze ? 'Cloze' : 'Basic'), cloze ? r.question! : r.title, r.deck);
     }
     return this.entries;
   }

@@ -2,7 +2,7 @@ import { inList, type Db } from '../../domain/cards/noteRows';
 import type { SqlParam } from '../../ground/store/journal';
 import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
 import { clozeText, hashtagToTag, MODELS, textToHtml, type ModelName } from './ankiFields';
-import type { MadeModel } from './ankiModels';
+import { madeModelsById, type MadeModel } from './ankiModels';
 
 /**
  * The notes AnkiConnect sees: the study-set cards that review cards of a
@@ -88,6 +88,7 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
     if (isCloze(r.question) && note.model === 'Basic') [note.model, note.question] = ['Cloze', r.question];
   }
   const ids = [...byId.keys()];
+  const made = ids.length ? madeModelsById(db) : new Map<string, MadeModel>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500) as SqlParam[];
     const list = inList(chunk.length);
@@ -108,21 +109,22 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
       const media = mediaOf(p.data);
       if (media) byId.get(p.noteid)!.images.push(media);
     }
-    readMade(db, chunk, byId);
+    readMade(db, chunk, byId, made);
   }
   return [...byId.values()];
 }
 
-/** The made type and stored fields of those of the notes that have them. */
-function readMade(db: Db, chunk: SqlParam[], byId: Map<string, AnkiNote>): void {
-  const rows = db.all<{ noteid: string; fields: string; model: string }>(
-    `SELECT a.noteid, a.fields, m.model FROM anki_notes a JOIN anki_models m ON m.mid = a.mid
-     WHERE a.noteid IN ${inList(chunk.length)} AND a.fields IS NOT NULL AND json_valid(m.model)
-       AND json_extract(m.model, '$.ankiConnect') = 1`,
-    chunk,
+/** The made type and stored fields of those of the notes that have them (`made`: the made types, by id). */
+function readMade(db: Db, chunk: SqlParam[], byId: Map<string, AnkiNote>, made: Map<string, MadeModel>): void {
+  if (!made.size) return;
+  const mids = [...made.keys()];
+  const rows = db.all<{ noteid: string; fields: string; mid: string }>(
+    `SELECT noteid, fields, mid FROM anki_notes
+     WHERE noteid IN ${inList(chunk.length)} AND fields IS NOT NULL AND mid IN ${inList(mids.length)}`,
+    [...chunk, ...mids],
   );
   for (const r of rows) {
-    const model = JSON.parse(r.model) as MadeModel;
+    const model = made.get(r.mid)!;
     const values = JSON.parse(r.fields) as string[];
     byId.get(r.noteid)!.made = { model, values: model.fields.map((_f, i) => values[i] ?? '') };
   }
