@@ -176,6 +176,11 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     const expected = scheduler.repeat({ ...createEmptyCard(new Date(card.due)), due: new Date(card.due) }, at);
     assert.equal(card.nextIntervals.again, '30m');
     assert.equal(card.nextDues.good, expected[Rating.Good].card.due.toISOString());
+    // GET /decks/{id}/cards words the intervals with the deck's options too (the defaults': again 1m, easy 8d).
+    const listed = async (id: string) =>
+      (await t.client.request<any>('GET', `/decks/${s.deckId}/cards`)).cards.find((c: any) => c.cardNoteId === id);
+    assert.deepEqual((await listed(s.cardIds[0])).nextIntervals, card.nextIntervals);
+    assert.equal(card.nextIntervals.easy, '2d');
     const easy = await grade(s.deckId, s.cardIds[0], 'easy');
     assert.equal(easy.scheduledDays, 2, 'easy on a new card is capped at maximumInterval');
 
@@ -192,6 +197,12 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.equal(r.state, 'review');
     assert.equal(r.scheduledDays, intervalAt(0.8));
     assert.ok(intervalAt(0.8) > intervalAt(0.9), 'a lower desired retention gives a longer interval');
+    // A review card's intervals in GET cards are the ones the due queue shows (desired retention 0.8).
+    const planned = (
+      await t.client.request<any>('GET', `/decks/${s.deckId}/due`, { query: { until: '2100-01-01' } })
+    ).cards.find((c: any) => c.cardNoteId === s.cardIds[1]);
+    assert.equal(planned.state, 'review');
+    assert.deepEqual((await listed(s.cardIds[1])).nextIntervals, planned.nextIntervals);
   });
 
   it('a preset is shared: changing it changes every deck that uses it; the Default preset is listed with its decks', async () => {

@@ -24,7 +24,6 @@ const LONG_FILES: Record<string, number> = {
   'src/extension/bridgeHost.ts': 323,
   'src/server/api/routes/deckCards.ts': 308,
   'src/server/api/routes/documents.ts': 315,
-  'src/server/domain/decks/deckCards.ts': 346,
   'src/server/ground/pdf/extractionPool.ts': 306,
   'src/server/ground/search/bookTextIndex.ts': 324,
   'src/server/ground/store/journal.ts': 315,

@@ -4,15 +4,8 @@ import { inList, recordOperation, type Db } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
-import {
-  newSchedule,
-  nextIntervals,
-  parseSchedule,
-  viewOf,
-  type ReviewRating,
-  type ScheduleView,
-} from './deckScheduling';
-import { displayTitle } from '../cards/displayTitle';
+import { newSchedule } from './deckScheduling';
+import { listDeckCards } from './deckCardList';
 
 /**
  * Review cards of a deck. A review card is a `deck_cards` row (not a note)
@@ -50,24 +43,6 @@ export interface DeckCardRow {
   buried_until?: string | null;
   flag?: number;
   leech?: number;
-}
-
-export interface DeckCardView extends ScheduleView {
-  cardNoteId: string;
-  sourceNoteId: string;
-  resolvedNoteId: string;
-  sourceAlive: boolean;
-  title: string;
-  questionMode: QuestionMode;
-  question?: string;
-  questionContentId?: string;
-  nextIntervals: Record<ReviewRating, string>;
-  createdAt: string;
-  suspended: boolean;
-  /** A buried card: when it comes back; null otherwise. */
-  buriedUntil: string | null;
-  flag: number;
-  leech: boolean;
 }
 
 /** One card of an add request, checked against the library. */
@@ -118,64 +93,9 @@ export class DeckCards {
     private readonly decks: Decks,
   ) {}
 
-  /** The deck's review cards by due date, then creation; `dueOnly` keeps those due at `now`. */
-  list(
-    deckId: string,
-    opts: { dueOnly?: boolean; now?: Date } = {},
-  ): { deckId: string; cards: DeckCardView[]; count: number; dueCount: number } {
-    this.decks.get(deckId);
-    const now = opts.now ?? new Date();
-    const nowText = now.toISOString();
-    const rows = this.store.all<DeckCardRow>(
-      'SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY due_at, created_at, rowid',
-      [deckId],
-    );
-    const resolved = new Map(rows.map((r) => [r.source_note_id, resolveNote(this.store, r.source_note_id)]));
-    const alive = aliveIds(this.store, [...rows.map((r) => r.source_note_id), ...resolved.values()]);
-    const titles = new Map<string, string>();
-    for (const id of resolved.values()) {
-      if (!alive.has(id)) continue;
-      const title = this.store.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [id])?.title ?? '';
-      // An untitled source (an excerpt card) shows the first words of its excerpt or body.
-      const lead = title.trim()
-        ? undefined
-        : this.store.get<{ text: string }>(
-            `SELECT text FROM note_texts WHERE noteid = ? AND trim(text) <> '' ORDER BY excerpt DESC, idx LIMIT 1`,
-            [id],
-          )?.text;
-      titles.set(id, lead === undefined ? title : displayTitle(title, lead));
-    }
-    const cards = rows.map((r): DeckCardView => {
-      const resolvedNoteId = resolved.get(r.source_note_id)!;
-      const sourceAlive = alive.has(r.source_note_id) && alive.has(resolvedNoteId);
-      const schedule = parseSchedule(r.fsrs, r.due_at ?? r.created_at);
-      const mode = modeOf(r);
-      return {
-        cardNoteId: r.card_note_id,
-        sourceNoteId: r.source_note_id,
-        resolvedNoteId,
-        sourceAlive,
-        title: r.title ?? (sourceAlive ? (titles.get(resolvedNoteId) ?? '') : ''),
-        questionMode: mode,
-        ...(mode === 'custom_text' ? { question: r.question! } : {}),
-        ...(mode === 'content_part' ? { questionContentId: r.question_content_id! } : {}),
-        ...viewOf(schedule),
-        // Intervals from now, or from the last review if a client clock placed it later.
-        nextIntervals: nextIntervals(
-          schedule,
-          schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now,
-        ),
-        createdAt: r.created_at,
-        suspended: r.queue === 'suspended',
-        buriedUntil: r.queue === 'buried' && (r.buried_until ?? '') > nowText ? r.buried_until! : null,
-        flag: r.flag ?? 0,
-        leech: !!r.leech,
-      };
-    });
-    const isDue = (c: DeckCardView) => c.due <= nowText && !c.suspended && !c.buriedUntil;
-    const dueCount = cards.filter(isDue).length;
-    const shown = opts.dueOnly ? cards.filter(isDue) : cards;
-    return { deckId, cards: shown, count: shown.length, dueCount };
+  /** The deck's review cards by due date, then creation (deckCardList.ts). */
+  list(deckId: string, opts: { dueOnly?: boolean; now?: Date } = {}) {
+    return listDeckCards(this.store, this.decks, deckId, opts);
   }
 
   /** The dry-run: what an add would do, after the same checks, changing nothing. */

@@ -4,8 +4,8 @@ import { aliveIds, resolveNote, type DeckCardRow } from './deckCards';
 import { studyDay, type DeckOptions } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
 import {
+  formatInterval,
   nextDues,
-  nextIntervals,
   parseSchedule,
   REVIEW_RATINGS,
   viewOf,
@@ -13,6 +13,7 @@ import {
   type ScheduleView,
 } from './deckScheduling';
 import { nextDueAt } from './nextDue';
+import { dueByState, DUE_SQL, pickDue, studiedSince, STUDIED } from './dueCounts';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
 import type { FacePicture } from './anki/ankiFaceHtml';
 
@@ -21,8 +22,8 @@ import type { FacePicture } from './anki/ankiFaceHtml';
  * then reviews up to the day's review limit, then new cards up to the new
  * limit (which the review limit also caps, as in Anki's v3 scheduler).
  * Suspended cards and cards buried until a later study day are left out.
- * The classes are picked and counted in SQL so a 100k-card deck parses only
- * the cards it shows.
+ * The classes are picked and counted in SQL (dueCounts.ts) so a 100k-card
+ * deck parses only the cards it shows.
  */
 
 export interface DueCard extends ScheduleView {
@@ -43,12 +44,6 @@ export interface DueCard extends ScheduleView {
 }
 
 type Row = DeckCardRow & { seq: number; flag: number; leech: number };
-
-/** A card takes part in studying: not suspended, and not buried until a later time. */
-export const STUDIED = `(queue IS NULL OR (queue = 'buried' AND coalesce(buried_until, '') <= ?))`;
-/** FSRS state of a row (0 new … 3 relearning): the column triggers copy out of the fsrs JSON (migration 14). */
-export const STATE_SQL = 'state';
-const DUE_SQL = 'coalesce(due_at, created_at)';
 
 /** What the limits leave for today, and what each held back. */
 export function applyLimits(
@@ -89,26 +84,21 @@ export function dueQueue(
   const day = studyDay(now, options.dayStartHour);
   const dayStart = day.start.toISOString();
   const count = (sql: string, params: (string | number)[]) => store.get<{ n: number }>(sql, params)?.n ?? 0;
-  const pick = (where: string, order: string, limit: number, params: (string | number)[]) =>
-    store.all<Row>(
-      `SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} AND ${where}
-       ORDER BY ${order} LIMIT ?`,
-      [deckId, horizon, nowText, ...params, limit],
-    );
-  const dueNow = dueByState(store, deckId, horizon, nowText);
+  const dueNow = dueByState(store, deckId, horizon, nowText, day.end.toISOString());
   const studied = studiedSince(store, deckId, dayStart);
   // ?until= plans ahead: everything due by then, in the order added, without today's limits.
   const limited = opts.until
     ? { reviews: dueNow.review, new: dueNow.new, heldBack: { newPerDay: 0, reviewsPerDay: 0 } }
     : applyLimits(options, dueNow, studied);
   const max = opts.limit ?? Number.MAX_SAFE_INTEGER;
-  const rows = opts.until
-    ? pick('1', 'rowid', max, [])
-    : [
-        ...pick(`${STATE_SQL} IN (1, 3)`, `${DUE_SQL}, created_at, rowid`, max, []),
-        ...pick(`${STATE_SQL} = 2`, `${DUE_SQL}, created_at, rowid`, limited.reviews, []),
-        ...pick(`${STATE_SQL} = 0`, `${DUE_SQL}, created_at, rowid`, limited.new, []),
-      ].slice(0, max);
+  const pick = (states: number[], limit: number) =>
+    pickDue(store, { deckId, states, horizon, nowText, limit: Math.min(limit, max) });
+  const rows: Row[] = opts.until
+    ? store.all<Row>(
+        `SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} ORDER BY rowid LIMIT ?`,
+        [deckId, horizon, nowText, max],
+      )
+    : [...pick([1, 3], max), ...pick([2], limited.reviews), ...pick([0], limited.new)].slice(0, max);
   const cards = rows.map((row) => dueCard(store, row, now, nowText, options));
   const studying = dueNow.learning + limited.reviews + limited.new;
   return {
@@ -130,49 +120,13 @@ export function dueQueue(
       newStudiedToday: studied.new,
       reviewsStudiedToday: studied.review,
     },
-    dueTodayCount: count(`SELECT count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} < ? AND ${STUDIED}`, [
-      deckId,
-      day.end.toISOString(),
-      nowText,
-    ]),
+    dueTodayCount: dueNow.today,
     reviewedToday: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ?', [
       deckId,
       dayStart,
     ]),
     dayStartsAt: dayStart,
     nextDueAt: nextDueAt(store, deckId, nowText),
-  };
-}
-
-/** Cards due by `horizon`, by FSRS state: learning (and relearning), review and new. */
-function dueByState(store: Store, deckId: string, horizon: string, nowText: string) {
-  const byState = new Map(
-    store
-      .all<{ s: number; n: number }>(
-        `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} GROUP BY s`,
-        [deckId, horizon, nowText],
-      )
-      .map((r) => [r.s, r.n]),
-  );
-  return {
-    learning: (byState.get(1) ?? 0) + (byState.get(3) ?? 0),
-    review: byState.get(2) ?? 0,
-    new: byState.get(0) ?? 0,
-  };
-}
-
-/** What the study day has used of the limits: new cards first studied, and reviews of review-state cards. */
-function studiedSince(store: Store, deckId: string, dayStart: string) {
-  const count = (sql: string, params: (string | number)[]) => store.get<{ n: number }>(sql, params)?.n ?? 0;
-  return {
-    new: count(
-      'SELECT count(DISTINCT card_note_id) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 0',
-      [deckId, dayStart],
-    ),
-    review: count('SELECT count(*) AS n FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2', [
-      deckId,
-      dayStart,
-    ]),
   };
 }
 
@@ -184,6 +138,7 @@ function dueCard(store: Store, row: Row, now: Date, nowText: string, options: De
   // Intervals from now, or from the last review if a client clock placed it later.
   const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
   const dues = nextDues(schedule, from, options);
+  const ms = (r: ReviewRating) => dues[r].getTime() - from.getTime();
   return {
     cardNoteId: row.card_note_id,
     sourceNoteId: row.source_note_id,
@@ -193,7 +148,10 @@ function dueCard(store: Store, row: Row, now: Date, nowText: string, options: De
     ...viewOf(schedule),
     flag: row.flag ?? 0,
     leech: !!row.leech,
-    nextIntervals: nextIntervals(schedule, from, options),
+    nextIntervals: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, formatInterval(ms(r))])) as Record<
+      ReviewRating,
+      string
+    >,
     nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<ReviewRating, string>,
   };
 }

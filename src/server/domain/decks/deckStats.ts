@@ -2,7 +2,7 @@ import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
 import { studyDay } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
-import { STATE_SQL, STUDIED } from './deckDue';
+import { DUE_SQL, STATE_SQL, STUDIED } from './dueCounts';
 import { retrievabilityOf } from './deckRetrievability';
 
 /**
@@ -38,44 +38,31 @@ export function deckStats(
   const now = opts.now ?? new Date();
   const nowText = now.toISOString();
   const today = studyDay(now, options.dayStartHour);
-  const dayOf = (iso: string) => localDate(studyDay(new Date(iso), options.dayStartHour).start);
   const shift = (d: Date, n: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + n, d.getHours());
 
   const counts = countsByState(store, deckId, nowText);
-
   // Forecast: cards in the studied queue by the study day they fall due; overdue ones count today.
-  const forecastEnd = shift(today.start, opts.forecastDays).toISOString();
   const forecast = new Map<string, number>();
-  for (let i = 0; i < opts.forecastDays; i++) forecast.set(localDate(shift(today.start, i)), 0);
-  const todayKey = localDate(today.start);
-  for (const r of store.all<{ d: string }>(
-    `SELECT coalesce(due_at, created_at) AS d FROM deck_cards WHERE deck_id = ? AND coalesce(due_at, created_at) < ?
-       AND coalesce(queue, '') <> 'suspended' AND ${STATE_SQL} <> 0`,
-    [deckId, forecastEnd],
-  )) {
-    const key = r.d < today.start.toISOString() ? todayKey : dayOf(r.d);
-    forecast.set(key, (forecast.get(key) ?? 0) + 1);
-  }
+  const days = Array.from({ length: opts.forecastDays }, (_, i) => shift(today.start, i));
+  const dueIn = (queue: string) =>
+    `(SELECT count(*) FROM deck_cards WHERE deck_id = ?1 AND ${queue} AND ${STATE_SQL} IN (1, 2, 3)
+      AND ${DUE_SQL} >= days.a AND ${DUE_SQL} < days.b)`;
+  const counted = perStudyDay<{ n: number }>(
+    store,
+    [deckId],
+    // The first day also holds what is overdue: it starts at the empty string.
+    days.map((d, i) => [i ? d.toISOString() : '', shift(d, 1).toISOString()]),
+    `${dueIn('queue IS NULL')} + ${dueIn(`queue = 'buried'`)} AS n`,
+  );
+  days.forEach((d, i) => forecast.set(localDate(d), counted[i].n));
 
   // Reviews per day and true retention over the history window.
-  const since = shift(today.start, -(opts.historyDays - 1)).toISOString();
-  const perDay = new Map<string, { reviews: number; timeMs: number }>();
-  const retention = BUCKETS.map((b) => ({ interval: b.label, reviews: 0, passed: 0 }));
-  for (const r of store.all<{ at: string; ms: number | null; s: number; g: number; e: number }>(
-    `SELECT reviewed_at AS at, duration_ms AS ms, state_before AS s, rating AS g, elapsed_days AS e
-       FROM review_logs WHERE deck_id = ? AND reviewed_at >= ? ORDER BY reviewed_at`,
-    [deckId, since],
-  )) {
-    const key = dayOf(r.at);
-    const day = perDay.get(key) ?? { reviews: 0, timeMs: 0 };
-    day.reviews++;
-    day.timeMs += r.ms ?? 0;
-    perDay.set(key, day);
-    if (r.s !== 2) continue;
-    const bucket = retention[BUCKETS.findIndex((b) => r.e < b.below)];
-    bucket.reviews++;
-    if (r.g > 1) bucket.passed++;
-  }
+  const { perDay, retention } = reviewsByDay(
+    store,
+    deckId,
+    Array.from({ length: opts.historyDays }, (_, i) => shift(today.start, i - opts.historyDays + 1)),
+    shift,
+  );
   const total = retention.reduce((a, b) => ({ reviews: a.reviews + b.reviews, passed: a.passed + b.passed }), {
     reviews: 0,
     passed: 0,
@@ -114,15 +101,81 @@ export function deckOverview(decks: Decks, store: Store, deckId: string, now = n
 function countsByState(store: Store, deckId: string, nowText: string, dueOnly = false) {
   const counts = { new: 0, learning: 0, review: 0, relearning: 0, suspended: 0, buried: 0, total: 0 };
   const names = ['new', 'learning', 'review', 'relearning'] as const;
+  const add = (s: number, q: string | null, n: number) => {
+    if (q === 'suspended') counts.suspended += n;
+    else if (q === 'buried') counts.buried += n;
+    else counts[names[s] ?? 'new'] += n;
+  };
+  if (dueOnly) {
+    for (const r of store.all<{ s: number; q: string | null; n: number }>(
+      `SELECT ${STATE_SQL} AS s, (CASE WHEN queue = 'buried' AND coalesce(buried_until, '') <= ? THEN NULL ELSE queue END) AS q,
+         count(*) AS n FROM deck_cards WHERE deck_id = ? AND due_at <= ? AND ${STUDIED} GROUP BY s, q`,
+      [nowText, deckId, nowText, nowText],
+    )) {
+      counts.total += r.n;
+      add(r.s, r.q, r.n);
+    }
+    return counts;
+  }
+  // Every card, from the index alone; then the buried cards whose burying has ended count in their state.
   for (const r of store.all<{ s: number; q: string | null; n: number }>(
-    `SELECT ${STATE_SQL} AS s, (CASE WHEN queue = 'buried' AND coalesce(buried_until, '') <= ? THEN NULL ELSE queue END) AS q,
-       count(*) AS n FROM deck_cards WHERE deck_id = ? ${dueOnly ? `AND due_at <= ? AND ${STUDIED}` : ''} GROUP BY s, q`,
-    dueOnly ? [nowText, deckId, nowText, nowText] : [nowText, deckId],
+    `SELECT ${STATE_SQL} AS s, queue AS q, count(*) AS n FROM deck_cards WHERE deck_id = ? GROUP BY q, s`,
+    [deckId],
   )) {
     counts.total += r.n;
-    if (r.q === 'suspended') counts.suspended += r.n;
-    else if (r.q === 'buried') counts.buried += r.n;
-    else counts[names[r.s] ?? 'new'] += r.n;
+    add(r.s, r.q, r.n);
+  }
+  for (const r of store.all<{ s: number; n: number }>(
+    `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards
+     WHERE deck_id = ? AND queue = 'buried' AND coalesce(buried_until, '') <= ? GROUP BY s`,
+    [deckId, nowText],
+  )) {
+    counts.buried -= r.n;
+    add(r.s, null, r.n);
   }
   return counts;
+}
+
+/**
+ * One row per study day [a, b): `select` reads the day as days.a and days.b (correlated subqueries over an
+ * index range each), so SQL sums every day without sorting the rows. `params` are ?1… before the days'.
+ */
+function perStudyDay<T>(store: Store, params: string[], days: Array<[string, string]>, select: string): T[] {
+  if (!days.length) return [];
+  const at = params.length + 1;
+  const values = days.map((_, i) => `(${i}, ?${at + 2 * i}, ?${at + 2 * i + 1})`).join(', ');
+  return store.all<T>(`WITH days(i, a, b) AS (VALUES ${values}) SELECT ${select} FROM days ORDER BY i`, [
+    ...params,
+    ...days.flat(),
+  ]);
+}
+
+/** Reviews per study day (count, time) and true retention by interval bucket, summed in SQL. */
+function reviewsByDay(store: Store, deckId: string, days: Date[], shift: (d: Date, n: number) => Date) {
+  const perDay = new Map<string, { reviews: number; timeMs: number }>();
+  const rows = perStudyDay<{ j: string }>(
+    store,
+    [deckId],
+    days.map((d) => [d.toISOString(), shift(d, 1).toISOString()]),
+    `(SELECT json_array(count(*), sum(coalesce(duration_ms, 0))) FROM review_logs
+      WHERE deck_id = ?1 AND reviewed_at >= days.a AND reviewed_at < days.b) AS j`,
+  );
+  rows.forEach((r, i) => {
+    const [n, ms] = JSON.parse(r.j) as Array<number | null>;
+    if (n) perDay.set(localDate(days[i]), { reviews: n, timeMs: ms ?? 0 });
+  });
+  // The bucket's number: how many bucket bounds the interval has reached.
+  const bucket = BUCKETS.filter((b) => Number.isFinite(b.below))
+    .map((b) => `(elapsed_days >= ${b.below})`)
+    .join(' + ');
+  const retention = BUCKETS.map((b) => ({ interval: b.label, reviews: 0, passed: 0 }));
+  for (const r of store.all<{ b: number; n: number; p: number }>(
+    `SELECT ${bucket} AS b, count(*) AS n, sum(rating > 1) AS p FROM review_logs
+     WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2 GROUP BY b`,
+    [deckId, days.length ? days[0].toISOString() : ''],
+  )) {
+    retention[r.b].reviews += r.n;
+    retention[r.b].passed += r.p;
+  }
+  return { perDay, retention };
 }

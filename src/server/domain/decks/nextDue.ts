@@ -17,12 +17,21 @@ const studyAt = (c: string) =>
 export const nextDueSql = (c: string, now: string) =>
   `min(CASE WHEN coalesce(${c}queue, '') <> 'suspended' AND ${studyAt(c)} > ${now} THEN ${studyAt(c)} END)`;
 
-/** The deck's nextDueAt at `nowText` (ISO); null when no card waits. */
+/**
+ * The deck's nextDueAt at `nowText` (ISO); null when no card waits. The same as nextDueSql over the deck,
+ * read as index ranges: the first due moment after now of each state of the studied queue, and the buried cards.
+ */
 export function nextDueAt(store: Store, deckId: string, nowText: string): string | null {
+  const due = 'coalesce(due_at, created_at)';
+  const queued = [0, 1, 2, 3].map(
+    (s) =>
+      `SELECT min(${due}) AS d FROM deck_cards WHERE deck_id = ?1 AND queue IS NULL AND state = ${s} AND ${due} > ?2`,
+  );
+  const buried = `SELECT min(${studyAt('')}) AS d FROM deck_cards WHERE deck_id = ?1 AND queue = 'buried' AND ${studyAt('')} > ?2`;
   return (
-    store.get<{ d: string | null }>(`SELECT ${nextDueSql('', '?1')} AS d FROM deck_cards WHERE deck_id = ?2`, [
-      nowText,
+    store.get<{ d: string | null }>(`SELECT min(d) AS d FROM (${[...queued, buried].join(' UNION ALL ')})`, [
       deckId,
+      nowText,
     ])?.d ?? null
   );
 }

@@ -2,7 +2,7 @@ import { inList } from '../cards/noteRows';
 import type { WriteTx } from '../../ground/store/store';
 import { resolveNote } from './deckCards';
 import { studyDay, type DeckOptions } from './deckOptions';
-import { STATE_SQL } from './deckDue';
+import { STATE_SQL } from './dueCounts';
 
 /**
  * Bury siblings, as Anki's option of that name: once a card is answered, the

@@ -247,4 +247,16 @@ CREATE INDEX IF NOT EXISTS deck_cards_created ON deck_cards(created_at);
 CREATE INDEX IF NOT EXISTS deck_cards_note ON deck_cards(source_note_id);
 `,
   },
+  {
+    version: 16,
+    sql: `
+-- The due queue and statistics by index ranges (bench/decks.bench.ts): a
+-- deck's cards by queue, state and due moment (the very expression the
+-- queries use, coalesce(due_at, created_at)), then creation, so counts read
+-- only index entries and picks stop at their limit; the review log with what
+-- statistics read of each review, so they never read its rows.
+CREATE INDEX IF NOT EXISTS deck_cards_queue_state_due ON deck_cards(deck_id, queue, state, coalesce(due_at, created_at), created_at);
+CREATE INDEX IF NOT EXISTS review_logs_deck_stats ON review_logs(deck_id, reviewed_at, state_before, rating, elapsed_days, duration_ms);
+`,
+  },
 ];
