@@ -38,6 +38,8 @@ export interface BridgeLimits {
   eventBufferBytes: number;
   /** How long an agent's held call waits for the person's decision before it expires. */
   approvalTtlMs: number;
+  /** How long a large outline import's parse may run (on its worker) before 422 OUTLINE_TOO_COSTLY. */
+  outlineBudgetMs: number;
 }
 
 export const defaultLimits: BridgeLimits = {
@@ -51,6 +53,7 @@ export const defaultLimits: BridgeLimits = {
   eventRingSize: 10_000,
   eventBufferBytes: 1024 * 1024,
   approvalTtlMs: 10 * 60_000,
+  outlineBudgetMs: 10_000,
 };
 
 /** Where the person keeps PDFs unless they configure otherwise. */

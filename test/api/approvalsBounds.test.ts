@@ -7,6 +7,7 @@
  * survive a restart without being read back into memory.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
@@ -168,7 +169,7 @@ describe('approvals bounded: per agent, in size, and kept on disk (child bridge,
 describe('approvals bounded: a held call carries at most 4 MiB', function () {
   this.timeout(120_000);
 
-  it('policy all-writes, a 5 MiB outline import from an agent: 413 APPROVAL_BODY_TOO_LARGE, nothing stored, no approval', async () => {
+  it('policy all-writes, a 5 MiB result.md submit from an agent: 413 APPROVAL_BODY_TOO_LARGE, nothing stored, no approval', async () => {
     const dataDir = tempDir('sb-approvals-size-');
     const t = await startBridge({ dataDir, approvals: 'all-writes' });
     try {
@@ -176,10 +177,9 @@ describe('approvals bounded: a held call carries at most 4 MiB', function () {
         baseUrl: t.bridge.baseUrl,
         token: (await t.owner.tokens.create('Big agent', 'write')).token,
       });
-      const content = `# Big\n${'- a line of the outline\n'.repeat(Math.ceil((5 * MB) / 23))}`;
-      const r = await agent.raw('POST', '/library/study-sets/import', {
-        body: { format: 'md', title: 'Big', content, confirm: true },
-      });
+      // A route whose body may pass 4 MiB (result.md, 16 MiB; an outline import is held to 2 MiB now).
+      const resultMarkdown = `# Big\n${'- a line of the outline\n'.repeat(Math.ceil((5 * MB) / 23))}`;
+      const r = await agent.raw('POST', `/bundles/${randomUUID().toUpperCase()}/submit`, { body: { resultMarkdown } });
       assert.equal(r.status, 413, r.text().slice(0, 300));
       const err = r.json<any>().error;
       assert.equal(err.code, 'APPROVAL_BODY_TOO_LARGE');

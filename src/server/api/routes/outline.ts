@@ -4,12 +4,17 @@ import { readSetOutline } from '../../domain/mindmap/outlineTree';
 import { toOpml } from '../../domain/mindmap/outlineOpml';
 import { toMarkdown } from '../../domain/mindmap/outlineMarkdown';
 import { MAX_OUTLINE_CARDS, MAX_OUTLINE_DEPTH, previewOutline, writeOutline } from '../../domain/mindmap/outlineImport';
-import { planOutlineBounded } from '../../domain/mindmap/outlinePlanThread';
+import { OUTLINE_BUDGET_MS, planOutlineBounded } from '../../domain/mindmap/outlinePlanThread';
 import { topicTitle } from './topicFields';
 import { EXAMPLE_UUID, topicId } from './idParams';
 
-/** Outline imports may be big (5,000 cards with their texts); the body limit bounds the content. */
-const OUTLINE_LIMIT_BYTES = 8 * 1024 * 1024;
+/**
+ * The body of an outline import. Measured: a 200-page manual (the corpus's
+ * asymptote.pdf) with every paragraph a card, 1,456 cards, is 415 KB of
+ * Markdown and 457 KB of OPML; 2 MiB leaves four times that, and 5,000 cards
+ * of 400 characters each.
+ */
+export const OUTLINE_LIMIT_BYTES = 2 * 1024 * 1024;
 const formats = z.enum(['opml', 'md'], { error: 'format must be opml or md' });
 
 const importResponse = z.object({
@@ -41,7 +46,7 @@ export const outlineRoutes: RouteDecl[] = [
   defineRoute({
     method: 'POST',
     path: '/library/study-sets/import',
-    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); a single top item becomes the root card, unless title is given (then a root card bearing title holds the outline). At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML; a large outline is parsed on a worker thread and stopped after 10 s (422 OUTLINE_TOO_COSTLY). True dry-run: wouldCreate, topTitles.`,
+    summary: `Creates a new study set from a mind-map outline: format opml (OPML 2.0) or md (read by the result.md parser; bullets are cards too); a single top item becomes the root card, unless title is given (then a root card bearing title holds the outline). At most ${MAX_OUTLINE_CARDS} cards (422 TOO_MANY_CARDS), ${MAX_OUTLINE_DEPTH} levels; malformed OPML → 422 INVALID_OPML; a body over ${OUTLINE_LIMIT_BYTES / 1024 / 1024} MiB → 413 PAYLOAD_TOO_LARGE; a large outline is parsed on a worker thread and stopped after ${OUTLINE_BUDGET_MS / 1000} s (422 OUTLINE_TOO_COSTLY). True dry-run: wouldCreate, topTitles.`,
     premium: true,
     confirm: 'body',
     dryRun: true,
@@ -55,8 +60,15 @@ export const outlineRoutes: RouteDecl[] = [
     example: {
       body: { format: 'md', content: '# Linear algebra\n\n## Vectors\n\n- Dot product\n', title: 'Linear algebra' },
     },
-    preview: async ({ body }) => previewOutline(await planOutlineBounded(body.format, body.content, body.title)),
+    preview: async ({ body, services }) =>
+      previewOutline(
+        await planOutlineBounded(body.format, body.content, body.title, services.config.limits.outlineBudgetMs),
+      ),
     handler: async ({ body, services, actor }) =>
-      writeOutline(services.store, await planOutlineBounded(body.format, body.content, body.title), actor),
+      writeOutline(
+        services.store,
+        await planOutlineBounded(body.format, body.content, body.title, services.config.limits.outlineBudgetMs),
+        actor,
+      ),
   }),
 ];

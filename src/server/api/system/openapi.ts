@@ -95,9 +95,12 @@ function errorResponses(r: RouteDecl): Record<string, unknown> {
         ? 'CONFIRM_REQUIRED: not confirmed; details holds the dry-run preview'
         : 'CONFIRM_REQUIRED: not confirmed; nothing changed',
     );
-  for (const m of r.summary.matchAll(/\b(4\d\d)\b/g)) {
+  // The refusals a summary names (`422 OUTLINE_TOO_COSTLY`) by code, beside the gates' own of the same status.
+  for (const m of r.summary.matchAll(/\b(4\d\d)\b(?: ([A-Z][A-Z_]+[A-Z])\b)?/g)) {
     const status = Number(m[1]);
-    if (!why.has(status)) add(status, 'see the summary');
+    const named = m[2] && !why.get(status)?.some((w) => w.startsWith(`${m[2]}:`));
+    if (named) add(status, `${m[2]}: see the summary`);
+    else if (!why.has(status)) add(status, 'see the summary');
   }
   const out: Record<string, unknown> = {};
   for (const status of [...why.keys()].sort()) out[String(status)] = errorRef(why.get(status)!.join('; '));

@@ -15,12 +15,12 @@ import { planOutline, type OutlineFormat, type OutlinePlan } from './outlineImpo
 const INLINE_CHARS = 64 * 1024;
 export const OUTLINE_BUDGET_MS = 10_000;
 
-const tooCostly = () =>
+const tooCostly = (budgetMs: number) =>
   new BridgeError(
     'OUTLINE_TOO_COSTLY',
     422,
-    `The outline took more than ${OUTLINE_BUDGET_MS / 1000} s to read and was stopped; split it or simplify its Markdown. Nothing was changed.`,
-    { budgetMs: OUTLINE_BUDGET_MS },
+    `The outline took more than ${budgetMs / 1000} s to read and was stopped; split it or simplify its Markdown. Nothing was changed.`,
+    { budgetMs },
   );
 
 type Answer = {
@@ -28,7 +28,13 @@ type Answer = {
   error?: { code?: string; status?: number; message: string; details?: Record<string, unknown> };
 };
 
-export async function planOutlineBounded(format: OutlineFormat, content: string, title?: string): Promise<OutlinePlan> {
+/** The plan of `content`, or 422 OUTLINE_TOO_COSTLY when a worker's parse runs over `budgetMs`. */
+export async function planOutlineBounded(
+  format: OutlineFormat,
+  content: string,
+  title?: string,
+  budgetMs = OUTLINE_BUDGET_MS,
+): Promise<OutlinePlan> {
   if (content.length <= INLINE_CHARS) return planOutline(format, content, title);
   const { script, eval: isEval } = workerScript(path.join(__dirname, 'outlineWorker.ts'), 'outlineWorker.js');
   return new Promise((resolve, reject) => {
@@ -47,7 +53,7 @@ export async function planOutlineBounded(format: OutlineFormat, content: string,
       fn();
       void worker.terminate();
     };
-    const timer = setTimeout(() => settle(() => reject(tooCostly())), OUTLINE_BUDGET_MS);
+    const timer = setTimeout(() => settle(() => reject(tooCostly(budgetMs))), budgetMs);
     worker.once('message', (m: Answer) =>
       settle(() => {
         if (m.plan) return resolve(m.plan);
