@@ -63,6 +63,10 @@ describe('AnkiConnect: Yomitan’s call sequence with its request shapes', funct
     assert.equal(new Set(all.actions).size, all.actions.length);
     for (const a of ['createModel', 'guiCurrentCard', 'guiAddCards', 'guiEditNote', 'multi', 'findNotes'])
       assert.ok(all.actions.includes(a), a);
+    for (const a of all.actions as string[]) {
+      const answer = await invoke(a, {});
+      assert.notEqual(answer?.error, 'unsupported action', `${a} is listed but not served`);
+    }
 
     assert.deepEqual(ok(await invoke('deckNames', {}), 'deckNames'), ['Japanese::Mining']);
     const models = ok(await invoke('modelNames', {}), 'modelNames');
