@@ -102,7 +102,7 @@ export class BridgeHost implements vscode.Disposable {
   dispose(): Promise<void> {
     return (this.disposing ??= (async () => {
       this.disposed = true;
-      await this.serialize(() => this.stopNow());
+      await this.serialize(() => this.stopNow({ within: 1_500 })); // the window closes: over within 2 s, thread end included
       this.changed.dispose();
       this.requested.dispose();
     })());
@@ -294,14 +294,14 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   /** `keepThread`: a restart reuses the idle worker thread; any other stop ends it. */
-  private async stopNow(opts?: { keepLock?: boolean; keepThread?: boolean }): Promise<void> {
+  private async stopNow(opts?: { keepLock?: boolean; keepThread?: boolean; within?: number }): Promise<void> {
     this.clearWatch();
     this.clientInstance = undefined;
     const bridge = this.bridge;
     this.bridge = undefined;
     if (bridge) {
       try {
-        await bridge.close({ keepLock: opts?.keepLock });
+        await bridge.close(opts);
         this.log.info('bridge closed (checkpoint written, lock released)');
       } catch (err) {
         this.log.error(`closing the bridge failed: ${errorText(err)}`);

@@ -263,7 +263,8 @@ describe('The bridge thread at a stop', function () {
     await sleep(300);
     const t0 = Date.now();
     const settled = await Promise.race([
-      b.close().then(
+      b.close({ within: 1_500 }).then(
+        // as the extension does when its window closes
         () => 'closed',
         () => 'cut',
       ),

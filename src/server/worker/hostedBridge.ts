@@ -21,8 +21,12 @@ export interface HostedBridge {
   codeCache?: CodeCacheState;
   /** Folds the journal into library.db now (the event-loop test asks for one). */
   checkpoint(): Promise<CheckpointResult>;
-  /** Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock (`keepLock`: see Bridge.close). */
-  close(opts?: { keepLock?: boolean }): Promise<void>;
+  /**
+   * Finishes in-flight requests, checkpoints, removes bridge.json, releases the lock (`keepLock`: see Bridge.close).
+   * `within`: in a worker, the thread is ended after that many ms however far the close got (VS Code closing); a cut
+   * checkpoint loses nothing acknowledged, the next start replays the journal.
+   */
+  close(opts?: { keepLock?: boolean; within?: number }): Promise<void>;
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type WorkerBridgeOptions,
 } from './protocol';
 
-/** How long a close may take (checkpoint included) before the worker is ended anyway. */
+/** How long a close may take (checkpoint included) before the worker is ended anyway, unless the caller says `within`. */
 const CLOSE_TIMEOUT_MS = 30_000;
 
 export interface WorkerBridgeStart extends WorkerBridgeOptions {
@@ -185,12 +185,13 @@ export class BridgeWorkerThread {
     }
   }
 
-  private async close(s: Session, opts?: { keepLock?: boolean }): Promise<void> {
+  private async close(s: Session, opts?: { keepLock?: boolean; within?: number }): Promise<void> {
     s.closeRequested = true;
     const done = new Promise<void>((resolve, reject) => (s.closed = { resolve, reject }));
+    const limit = opts?.within ?? CLOSE_TIMEOUT_MS;
     const timer = setTimeout(
-      () => s.closed?.reject(new Error(`the bridge worker did not close within ${CLOSE_TIMEOUT_MS} ms`)),
-      CLOSE_TIMEOUT_MS,
+      () => s.closed?.reject(new Error(`the bridge worker did not close within ${limit} ms`)),
+      limit,
     );
     this.send({ type: 'close', keepLock: opts?.keepLock });
     try {
