@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import type { PendingApproval } from '../client/approvalsApi';
+import { freshGroups, groupNotice } from '../client/approvalGroups';
 import type { LibraryChangeFeed } from './changeFeed';
 
 export type ApprovalChoice = 'Allow' | 'Deny' | 'Show' | undefined;
@@ -66,12 +67,8 @@ export class ApprovalPrompts implements vscode.Disposable {
     }
     this.render();
     // One prompt per agent however many calls it sent; calls arriving while it is open come in the next one.
-    const fresh = new Map<string, PendingApproval[]>();
-    for (const a of this.pending) {
-      if (this.asked.has(a.approvalId) || this.asking.has(a.agent.tokenId)) continue;
-      fresh.set(a.agent.tokenId, [...(fresh.get(a.agent.tokenId) ?? []), a]);
-    }
-    for (const [tokenId, calls] of fresh) {
+    for (const calls of freshGroups(this.pending, this.asked, this.asking)) {
+      const tokenId = calls[0].agent.tokenId;
       for (const a of calls) this.asked.add(a.approvalId);
       this.asking.add(tokenId);
       (calls.length === 1 ? this.ask(calls[0], defaultPrompt) : this.askGroup(calls))
@@ -85,9 +82,10 @@ export class ApprovalPrompts implements vscode.Disposable {
 
   /** Several calls of one agent in one notification: Review asks about each in turn, Deny all drops them. */
   private async askGroup(calls: PendingApproval[]): Promise<void> {
+    const notice = groupNotice(calls);
     const choice = await vscode.window.showWarningMessage(
-      `Study Bridge: agent "${calls[0].agent.name}" asks for ${calls.length} changes, e.g. ${calls[0].summary.text}`,
-      { detail: calls.map((a) => a.summary.text).join('\n') },
+      notice.message,
+      { detail: notice.detail },
       'Review',
       'Deny all',
     );
