@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { newId } from '../../library/ids';
 import { cardIndexBody } from '../../../ground/search/cardIndexText';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 import type { ImportPlan, PlannedReview } from './ankiImportPlan';
-import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
+import { allForIds, ascendingIds, insertRows, runForIds, updateRows } from './sqlBatches';
 
 /**
  * The cards an import reviews. A note Anki made one card of is reviewed on
@@ -49,6 +48,8 @@ export function placeReviewCards(
   const texts: SqlParam[][] = [];
   const fts: SqlParam[][] = [];
   const repoint: SqlParam[][] = [];
+  const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
+  let nextFresh = 0;
   plan.notes.forEach((n, i) => {
     if (n.reviews.length <= 1) {
       for (const r of n.reviews) sources.push({ review: r, sourceId: noteIds[i], guid: n.guid });
@@ -57,7 +58,7 @@ export function placeReviewCards(
     n.reviews.forEach((r, position) => {
       const face = r.face!;
       const prior = known.get(`${n.guid} ${r.ord}`);
-      const id = prior ?? newId();
+      const id = prior ?? fresh[nextFresh++];
       if (prior) updates.push([id, face.title, now]);
       else inserts.push([id, target.topicid, noteIds[i], position, face.title, now, now]);
       if (!prior && position === 0 && updatedIds.has(noteIds[i])) repoint.push([noteIds[i], id]);
@@ -92,7 +93,10 @@ export function writeAnkiLinks(tx: WriteTx, plan: ImportPlan, sources: readonly 
   insertRows(
     tx,
     'INSERT OR REPLACE INTO anki_cards(guid, ord, noteid)',
-    sources.map((s) => [s.guid, s.review.ord, s.sourceId]),
+    // In key order (guid, ord): see ascendingIds.
+    sources
+      .map((s) => [s.guid, s.review.ord, s.sourceId])
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Number(a[1]) - Number(b[1]))),
   );
   insertRows(
     tx,

@@ -1,12 +1,11 @@
 import type { Actor } from '../../../actor';
-import { newId } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 import { studyDay } from '../deckOptions';
 import { deckOptionsOf } from '../deckPresets';
 import type { ReviewSource } from './ankiImportCards';
 import { REVIEW_LOG_COLUMNS, reviewLogValues } from './ankiRevlog';
-import { allForIds, insertRows, updateRows } from './sqlBatches';
+import { allForIds, ascendingIds, insertRows, updateRows } from './sqlBatches';
 
 /**
  * Each Anki card's review card and review log. The card takes the package's
@@ -36,7 +35,8 @@ export function writeReviews(
   const inserts: SqlParam[][] = [];
   const updates: SqlParam[][] = [];
   const cardIds: string[] = [];
-  for (const { review: r, sourceId } of sources) {
+  const fresh = ascendingIds(sources.length);
+  for (const [i, { review: r, sourceId }] of sources.entries()) {
     const values: SqlParam[] = [
       r.question,
       r.question === null ? 0 : null,
@@ -48,7 +48,7 @@ export function writeReviews(
       now,
     ];
     const prior = existing.get(sourceId);
-    const cardId = prior ?? newId();
+    const cardId = prior ?? fresh[i];
     if (prior) updates.push([prior, ...values]);
     else inserts.push([cardId, deckId, sourceId, ...values, now]);
     cardIds.push(cardId);
@@ -92,8 +92,9 @@ function writeReviewLogs(
     for (const values of reviewLogValues(review.revlog, actor)) {
       // values[9] is reviewed_at.
       if (updated.has(cardId) && logged.has(`${cardId} ${values[9]}`)) continue;
-      rows.push([newId(), deckId, cardId, ...values]);
+      rows.push(['', deckId, cardId, ...values]);
     }
   });
+  ascendingIds(rows.length).forEach((id, i) => (rows[i][0] = id));
   insertRows(tx, `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`, rows);
 }

@@ -8,7 +8,7 @@ import { importedTextHash, placeReviewCards, writeAnkiLinks } from './ankiImport
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
 import { writeReviews } from './ankiImportReviews';
-import { allForIds, insertRows, runForIds, updateRows } from './sqlBatches';
+import { allForIds, ascendingIds, byKey, insertRows, runForIds, updateRows } from './sqlBatches';
 
 /**
  * The import's one transaction. A note guid seen before (anki_notes) updates
@@ -58,11 +58,12 @@ export async function writeImport(
     let position =
       tx.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [target.rootId])
         ?.p ?? 0;
-    const ids = plan.notes.map((n) => {
+    const fresh = ascendingIds(plan.notes.length);
+    const ids = plan.notes.map((n, i) => {
       const prior = known.get(n.guid);
       return prior && prior.topicid === target.topicid
         ? { id: prior.noteid, isNew: false }
-        : { id: newId(), isNew: true };
+        : { id: fresh[i], isNew: true };
     });
     const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
     const nextPart = clearUpdated(tx, plan, ids, updatedIds, now);
@@ -105,7 +106,7 @@ export async function writeImport(
     insertRows(
       tx,
       'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
-      links,
+      byKey(links),
     );
     const noteIds = ids.map((x) => x.id);
     const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);

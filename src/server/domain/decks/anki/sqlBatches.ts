@@ -1,3 +1,4 @@
+import { newId } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 
@@ -6,6 +7,18 @@ import type { WriteTx } from '../../../ground/store/store';
  * per chunk instead of one statement per row, since each statement sql.js
  * runs (and the journal records) costs far more than a row does.
  */
+
+/**
+ * `n` new ids in ascending order. Rows keyed by random ids land on random
+ * pages of each index, so a large import keeps re-reading and re-writing
+ * pages SQLite's small cache has already let go; rows inserted in key order
+ * fill each page once.
+ */
+export const ascendingIds = (n: number): string[] => Array.from({ length: n }, newId).sort();
+
+/** Rows ordered by their first value (a key): inserted in key order, as above. */
+export const byKey = <T extends SqlParam[]>(rows: T[]): T[] =>
+  rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
 
 const CHUNK_ROWS = 200;
 

@@ -1,0 +1,147 @@
+// Importing a 20,000-note "Basic (and reversed card)" package (40,000 cards,
+// a third of them reviewed with three revlog rows each) into a new library:
+// goal ≤ 5 s and peak RSS ≤ +300 MB. Each run imports in its own process, so
+// its peak RSS is the import's alone. `npm run bench -- ankiReversed`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BridgeClient } from '../src/client/bridgeClient';
+import { createBridge } from '../src/server/bridge';
+import { buildApkg, crtDaysAgo, type BuildCard, type BuildNote } from '../test/helpers/ankiPackageBuilder';
+import { printTable } from './table';
+
+const NOTES = 20_000;
+/** Runs (processes); ANKI_BENCH_RUNS=1 for a quick figure on a busy machine. */
+const RUNS = Number(process.env.ANKI_BENCH_RUNS) || 3;
+const DAY_MS = 86_400_000;
+
+function reviewed(i: number, ord: number): BuildCard {
+  if ((i + ord) % 3 !== 0) return { ord, type: 0, due: i };
+  const t = Date.now() - 20 * DAY_MS + i;
+  return {
+    ord,
+    type: 2,
+    queue: i % 50 === 0 ? -1 : 2,
+    due: 30 + (i % 60),
+    ivl: 1 + (i % 40),
+    reps: 3,
+    lapses: i % 2,
+    factor: 2500,
+    flags: i % 8,
+    data: JSON.stringify({ s: 5 + (i % 30), d: 3 + (i % 5) }),
+    revlog: [
+      { id: t, ease: 3, ivl: -600, lastIvl: 0, time: 5000, type: 0 },
+      { id: t + 3 * DAY_MS, ease: 1 + (i % 4), ivl: 1, lastIvl: -600, time: 7000, type: 0 },
+      { id: t + 9 * DAY_MS, ease: 3, ivl: 1 + (i % 40), lastIvl: 1, time: 4000, type: 1 },
+    ],
+  };
+}
+
+async function reversedPackage(): Promise<Uint8Array> {
+  const notes: BuildNote[] = [];
+  for (let i = 0; i < NOTES; i++)
+    notes.push({
+      guid: `rev${i.toString(36)}`,
+      model: 'Basic (and reversed card)',
+      fields: [`front <b>${i}</b> of a word`, `back ${i}: its meaning, with an example.`],
+      tags: [`Level::${i % 10}`],
+      cards: [reviewed(i, 0), reviewed(i, 1)],
+    });
+  return buildApkg({
+    crt: crtDaysAgo(30),
+    models: [
+      {
+        name: 'Basic (and reversed card)',
+        fields: ['Front', 'Back'],
+        templates: [
+          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
+          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
+        ],
+      },
+    ],
+    decks: ['Bench::Reversed'],
+    notes,
+  });
+}
+
+/** One import into a new library, in this process: prints `{ ms, rssMb, cards }`. */
+async function child(file: string) {
+  const apkg = readFileSync(file);
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-ankirev-'));
+  const bridge = await createBridge({ dataDir, port: 0, store: { idleCheckpointMs: 0 } });
+  const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
+  try {
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const r = await client.anki.importPackage(apkg, 'bench.apkg');
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const peak = process.resourceUsage().maxRSS * 1024;
+    if (r.cards !== NOTES * 2) throw new Error(`import: ${JSON.stringify({ ...r, skipped: r.skipped.length })}`);
+    process.stdout.write(
+      JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, rssMb: (peak - before) / 1048576, cards: r.cards }),
+    );
+  } finally {
+    await bridge.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  process.stderr.write(`  … building a ${NOTES}-note Basic (and reversed card) package\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-ankirev-pkg-'));
+  const file = join(dir, 'reversed.apkg');
+  writeFileSync(file, await reversedPackage());
+  const runs: Array<{ ms: number; cpuMs: number; rssMb: number }> = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--child', file], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      if (r.status !== 0) throw new Error(`run ${run + 1} failed (${r.status})`);
+      runs.push(JSON.parse(r.stdout.trim().split('\n').pop()!));
+      process.stderr.write(
+        `  … run ${run + 1}: ${runs.at(-1)!.ms.toFixed(0)} ms, +${runs.at(-1)!.rssMb.toFixed(0)} MB\n`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const ms = median(runs.map((r) => r.ms));
+  const mb = Math.max(...runs.map((r) => r.rssMb));
+  printTable(
+    [
+      'what (HTTP, real bridge, new library)',
+      'runs',
+      'median ms',
+      'max ms',
+      'median CPU ms',
+      'peak RSS MB',
+      'goal',
+      '',
+    ],
+    [
+      [
+        `import ${NOTES} Basic+reversed notes (${NOTES * 2} cards)`,
+        RUNS,
+        ms,
+        Math.max(...runs.map((r) => r.ms)),
+        median(runs.map((r) => r.cpuMs)),
+        `+${mb.toFixed(0)}`,
+        '≤ 5000 ms, ≤ +300 MB',
+        ms <= 5000 && mb <= 300 ? 'meets' : 'MISSES',
+      ],
+    ],
+  );
+}
+
+const at = process.argv.indexOf('--child');
+(at >= 0 ? child(process.argv[at + 1]) : main()).catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
