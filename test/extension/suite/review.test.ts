@@ -13,6 +13,7 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import type { ReviewSeen } from '../reviewDriver';
 import { askRunner, outDir } from './signals';
 import { eventually } from './eventually';
+import { buildApkg, solidPng } from '../../helpers/ankiPackageBuilder';
 
 const { createEmptyCard, fsrs, Rating } = require('ts-fsrs') as typeof TsFsrs;
 const scheduler = fsrs();
@@ -217,5 +218,55 @@ describe('Reviews: the review panel of a deck, graded with the keyboard (real VS
     reader.panel.dispose();
     await vscode.commands.executeCommand('workbench.action.joinAllGroups');
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+  it("an imported Anki card shows its template's HTML as the bridge sanitised it: formatting, ruby, table and picture; nothing hostile", async function () {
+    this.timeout(150_000);
+    const bytes = await buildApkg({
+      crt: Math.floor(Date.now() / 86_400_000 - 5) * 86_400,
+      decks: ['Hostile fields'],
+      models: [{ name: 'Basic', fields: ['Front', 'Back'], templates: 1 }],
+      notes: [
+        {
+          guid: 'panel-hostile',
+          model: 'Basic',
+          fields: [
+            '<b>Bold</b> <ruby>漢<rt>kan</rt></ruby> <img src="cat.png" onerror="alert(1)"><script>alert(2)</script>' +
+              '<svg onload="alert(3)"></svg><a href="javascript:alert(4)">link</a>',
+            '<table><tr><td>cell</td></tr></table><iframe src="https://evil.example/"></iframe>',
+          ],
+          cards: [{ ord: 0 }],
+        },
+      ],
+      media: { 'cat.png': solidPng(8, 8, [40, 160, 90]) },
+    });
+    const res = await agent.raw('POST', '/decks/import', { bytes, query: { filename: 'Hostile.apkg', confirm: 1 } });
+    assert.equal(res.status, 200, res.text());
+    const { deckId } = res.json<{ deckId: string }>();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const session = await api.review.panels.open({ deckId, title: 'Hostile fields' });
+    const view = await eventually(() => {
+      const v = session.view();
+      return v.status === 'card' && v.card.media ? v : undefined;
+    }, 'the card with its pictures');
+    if (view.status !== 'card') throw new Error('no card');
+    // The host read the picture the HTML names, as a data: URL for the page.
+    assert.match(view.card.media?.pictures?.['cat.png'] ?? '', /^data:image\/png;base64,/);
+    const hostile =
+      '.card script, .card iframe, .card svg, .card [onerror], .card [onload], .card a[href^="javascript"]';
+    const shown = await askRunner<{ read: Record<string, string[]> }>('review-html', {
+      action: 'webview',
+      marker: '#grades',
+      click: '#show',
+      waitFor: '.answer td',
+      expect: ['Bold', 'cell'],
+      read: ['.question b', '.question rt', '.question img', '.answer td', hostile],
+      screenshot: 'review-html.png',
+    });
+    assert.deepEqual(shown.read['.question b'], ['Bold']);
+    assert.deepEqual(shown.read['.question rt'], ['kan']);
+    assert.equal(shown.read['.question img'].length, 1, 'the picture is drawn, not named');
+    assert.deepEqual(shown.read['.answer td'], ['cell']);
+    assert.deepEqual(shown.read[hostile], []);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
