@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { gradeRequest } from '../server/api/routes/deckCards';
+import type { gradeRequest } from '../server/api/routes/deckStudyShapes';
 import type { DeckReviews } from '../server/domain/decks/deckReviews';
 import type { ReviewRating } from '../server/domain/decks/deckScheduling';
 import type { Requester, Success } from './requester';

@@ -22,7 +22,6 @@ const MAX_FILE_LINES = 300;
 const LONG_FILES: Record<string, number> = {
   'src/editors/pdfReaderSession.ts': 348,
   'src/extension/bridgeHost.ts': 323,
-  'src/server/api/routes/deckCards.ts': 308,
   'src/server/api/routes/documents.ts': 315,
   'src/server/ground/pdf/extractionPool.ts': 306,
   'src/server/ground/search/bookTextIndex.ts': 324,
