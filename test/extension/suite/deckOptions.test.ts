@@ -142,6 +142,19 @@ describe('Deck Options: a deck’s preset edited in its panel (real VS Code)', (
     const original = all.find((p) => p.presetId === preset.presetId)!;
     assert.deepEqual(original.deckIds, [], 'the first preset is used by no deck now');
     assert.equal(original.options.newPerDay, 35, 'and keeps its options');
+
+    // A name another preset has: the bridge's 409 is shown under the name, nothing renamed.
+    const taken = await askRunner<WebviewSeen>('deck-options-name-taken', {
+      action: 'webview',
+      marker: '#preset option',
+      fill: { '#name': 'biology exam (vs code)' },
+      click: '#save',
+      clickShows: ['.message.error', '#save:disabled'],
+      waitFor: '#err-name:not([hidden])',
+      read: ['#err-name'],
+    });
+    assert.match(taken.read['#err-name'][0], /A preset named "biology exam \(vs code\)" exists; choose another name/);
+    assert.equal((await agent.deckOptions.ofDeck(deck.deckId)).name, 'Biology cram', 'not renamed');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
