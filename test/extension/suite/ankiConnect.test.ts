@@ -9,6 +9,7 @@ import { askRunner } from './signals';
 import { eventually } from './eventually';
 import { suiteAgent } from './suiteAgent';
 import { revealSettled } from '../../../src/views/treeReveal';
+import { ankiIdOf } from '../../../src/server/api/ankiconnect/ankiIds';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
@@ -39,8 +40,25 @@ async function invoke(port: number, action: string, key: string, params: unknown
   return body.result;
 }
 
+/** guiCurrentCard's answer (AnkiConnect's README). */
+interface CurrentCard {
+  cardId: number;
+  question: string;
+  answer: string;
+  deckName: string;
+  modelName: string;
+  buttons: number[];
+  nextReviews: string[];
+}
+
 describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', () => {
   let api: StudyBridgeApi;
+  /** Set by the first test (the port turned on, the suite agent's key): the gui tests call the same port. */
+  let port = 0;
+  let key = '';
+  /** The AnkiConnect ids of the three notes the first test adds. */
+  let noteIds: number[] = [];
+  let agent: Awaited<ReturnType<typeof suiteAgent>>;
   const config = () => vscode.workspace.getConfiguration('studyBridge');
 
   before(async () => {
@@ -64,13 +82,13 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     this.timeout(180_000);
     assert.equal(ankiPort(api.dataDir), undefined, 'off by default');
     await config().update('ankiConnect.port', 0, vscode.ConfigurationTarget.Global);
-    const port = await eventually(
+    port = await eventually(
       async () => (up((await api.whenSettled()).mode) ? ankiPort(api.dataDir) : undefined),
       'bridge.json ankiConnectPort',
       120_000,
     );
-    const agent = await suiteAgent(api.dataDir);
-    const key = agent.token!;
+    agent = await suiteAgent(api.dataDir);
+    key = agent.token!;
     assert.equal(await invoke(port, 'version', key), 6);
 
     assert.equal(
@@ -98,6 +116,7 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     ];
     const ids = await invoke(port, 'addNotes', key, { notes });
     assert.equal(ids.length, 3);
+    noteIds = ids;
 
     await vscode.commands.executeCommand('studyBridge.decks.focus');
     // Revealed once the view itself knows the node: a refresh under way (the feed's event) can make VS Code
@@ -142,5 +161,87 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
       got.notes[0].parts.filter((p) => p.kind === 'image').map((p) => p.mimeType),
       ['image/png'],
     );
+  });
+
+  it("guiEditNote selects the note's card in the Study Sets view; a screenshot shows it selected", async function () {
+    this.timeout(180_000);
+    assert.ok(port, 'the port the first test turned on');
+    const deck = (await agent.listDecks()).find((d) => d.title === 'Yomitan Japanese')!;
+    const fire = (await agent.cards.deckCards(deck.deckId)).cards.find((c) => c.title === '火 (ひ)')!;
+    const noteId = noteIds[1];
+    assert.equal(noteId, ankiIdOf(fire.sourceNoteId), 'the note AnkiConnect finds is the card made above');
+
+    // Another row selected first: the selection must move to the card, not be found there already.
+    await vscode.commands.executeCommand('studyBridge.studySets.focus');
+    const roots = await api.views.studySets.getChildren();
+    if (roots.length)
+      await api.trees.studySets.reveal(roots[0], { select: true, focus: false }).then(undefined, () => undefined);
+    assert.equal(await invoke(port, 'guiEditNote', key, { note: noteId }), null);
+    const selectedId = await eventually(
+      () => {
+        const id = api.trees.studySets.selection[0]?.id;
+        return id?.startsWith('card/') && id.endsWith(`/${fire.sourceNoteId}`) ? id : undefined;
+      },
+      `the card ${fire.sourceNoteId} selected in the Study Sets view`,
+      90_000,
+    );
+    assert.ok(selectedId);
+    const shot = await askRunner<{ rows: string[] }>('ui-ankiconnect-edit', {
+      action: 'screenshot',
+      file: 'ankiconnect-gui-edit-note.png',
+      sidebarWidth: 520,
+      expect: ['火 (ひ)'],
+    });
+    assert.ok(
+      shot.rows.some((r) => r.includes('火 (ひ)')),
+      `the card's row is shown: ${shot.rows.join(' | ')}`,
+    );
+
+    // A note that does not exist: AnkiConnect's error, nothing selected anew.
+    const res = await fetch(`http://127.0.0.1:${port}`, {
+      method: 'POST',
+      body: JSON.stringify({ action: 'guiEditNote', version: 6, key, params: { note: 1 } }),
+    });
+    assert.match(((await res.json()) as { error: string }).error, /note was not found/);
+  });
+
+  it("guiCurrentCard: null without a review panel, then the card the review panel shows in AnkiConnect's shape", async function () {
+    this.timeout(180_000);
+    assert.ok(port, 'the port the first test turned on');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await eventually(() => (api.review.panels.shownCard() === undefined ? true : undefined), 'no review panel open');
+    assert.equal(await invoke(port, 'guiCurrentCard', key), null);
+
+    const deck = (await agent.listDecks()).find((d) => d.title === 'Yomitan Japanese')!;
+    assert.ok((await agent.reviews.due(deck.deckId)).dueCount > 0, 'the deck has a due card');
+    await vscode.commands.executeCommand('studyBridge.reviewDeck', { deckId: deck.deckId, title: deck.title });
+    const session = await eventually(() => api.review.panels.session(deck.deckId), 'the review panel of the deck');
+    const shown = await eventually(
+      () => (session.view().status === 'card' ? session.current : undefined),
+      'the first card in the review panel',
+      60_000,
+    );
+    const current = await eventually<CurrentCard>(
+      async () => ((await invoke(port, 'guiCurrentCard', key)) as CurrentCard | null) ?? undefined,
+      'guiCurrentCard answering the shown card',
+      30_000,
+    );
+    assert.equal(current.cardId, ankiIdOf(shown.cardNoteId));
+    assert.equal(current.deckName, 'Yomitan Japanese');
+    assert.deepEqual(current.buttons, [1, 2, 3, 4]);
+    assert.equal(typeof current.question, 'string');
+    assert.equal(typeof current.answer, 'string');
+    assert.ok(current.question.length > 0 && current.answer.length > 0, JSON.stringify(current));
+    assert.equal(current.nextReviews.length, 4);
+    const deckCards = (await invoke(port, 'findCards', key, { query: '"deck:Yomitan Japanese"' })) as number[];
+    assert.ok(deckCards.includes(current.cardId), 'a card of the deck');
+    const [info] = (await invoke(port, 'cardsInfo', key, { cards: [current.cardId] })) as Array<{
+      question: string;
+      answer: string;
+    }>;
+    assert.equal(current.question, info.question, 'the question cardsInfo gives');
+    assert.equal(current.answer, info.answer, 'the answer cardsInfo gives');
+    metrics.ankiConnectCurrentCard = { cardId: current.cardId, modelName: current.modelName };
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
