@@ -52,7 +52,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/server/domain/cards/studySetDelete.ts:deleteStudySet/<anonymous>': 86,
   'src/server/domain/decks/anki/ankiExport.ts:exportApkg': 99,
   'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport': 90,
-  'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport/<anonymous>': 82,
   'src/server/domain/decks/deckReviews.ts:grade': 115,
   'src/server/domain/library/documentUpload.ts:storeUpload': 81,
   'src/server/domain/library/librarySearch.ts:documents': 87,

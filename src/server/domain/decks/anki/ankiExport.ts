@@ -124,10 +124,8 @@ export async function exportApkg(
   const deck = deps.decks.get(deckId);
   const { options, name: presetName } = deckOptionsOf(deps.store, deckId);
   const cards = readExportCards(deps.store, deckId);
-  const { origins, models } = readAnkiOrigins(
-    deps.store,
-    cards.map((c) => c.sourceNoteId),
-  );
+  const sourceIds = cards.map((c) => c.sourceNoteId);
+  const { origins, models } = readAnkiOrigins(deps.store, sourceIds);
   const nowSec = Math.floor(now.getTime() / 1000);
   const crt = collectionCreated(cards, now);
   const ankiDeckId = stableId(deckId);

@@ -42,6 +42,23 @@ interface Known {
   deck_id: string;
 }
 
+/** The planned notes' rows, each table in one multi-row statement. */
+function writeNoteRows(
+  tx: WriteTx,
+  rows: Record<'notes' | 'texts' | 'tags' | 'parts' | 'fts' | 'links', SqlParam[][]>,
+): void {
+  insertRows(tx, 'INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at)', rows.notes);
+  writeTexts(tx, rows.texts);
+  insertRows(tx, 'INSERT OR IGNORE INTO note_hashtags(noteid, path)', rows.tags);
+  writeParts(tx, rows.parts);
+  insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', rows.fts);
+  insertRows(
+    tx,
+    'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
+    byKey(rows.links),
+  );
+}
+
 export async function writeImport(
   store: Store,
   plan: ImportPlan,
@@ -98,16 +115,7 @@ export async function writeImport(
         importedTextHash(n.title, n.body),
       ]);
     });
-    insertRows(tx, 'INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at)', notes);
-    writeTexts(tx, texts);
-    insertRows(tx, 'INSERT OR IGNORE INTO note_hashtags(noteid, path)', tags);
-    writeParts(tx, parts);
-    insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', fts);
-    insertRows(
-      tx,
-      'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
-      byKey(links),
-    );
+    writeNoteRows(tx, { notes, texts, tags, parts, fts, links });
     const noteIds = ids.map((x) => x.id);
     const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
     writeAnkiLinks(tx, plan, sources);
