@@ -7,7 +7,7 @@ import { nowIso } from '../library/ids';
 import { studyDay } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
 import { newSchedule, parseSchedule } from './deckScheduling';
-import type { DeckCardRow } from './deckCards';
+import type { DeckCardRow } from './deckCardRows';
 
 /**
  * Card management as Anki's browser has it: suspend and unsuspend, bury

@@ -1,7 +1,7 @@
 import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
 import { displayTitle } from '../cards/displayTitle';
-import { aliveIds, modeOf, resolveNote, type DeckCardRow, type QuestionMode } from './deckCards';
+import { aliveIds, modeOf, resolveNote, type DeckCardRow, type QuestionMode } from './deckCardRows';
 import { deckOptionsOf } from './deckPresets';
 import { nextIntervals, parseSchedule, viewOf, type ReviewRating, type ScheduleView } from './deckScheduling';
 

@@ -1,6 +1,6 @@
 import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
-import { aliveIds, resolveNote, type DeckCardRow } from './deckCards';
+import { aliveIds, resolveNote, type DeckCardRow } from './deckCardRows';
 import { studyDay, type DeckOptions } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
 import {

@@ -4,7 +4,7 @@ import { recordOperation } from '../cards/noteRows';
 import type { Decks } from '../library/decks';
 import { newId, nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
-import { type DeckCardRow } from './deckCards';
+import { type DeckCardRow } from './deckCardRows';
 import { dueQueue } from './deckDue';
 import { isLeechLapse } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';

@@ -1,5 +1,5 @@
 import type { Store } from '../../ground/store/store';
-import type { DeckCardRow } from './deckCards';
+import type { DeckCardRow } from './deckCardRows';
 
 /**
  * The due queue's SQL: which cards are due, counted and picked through the

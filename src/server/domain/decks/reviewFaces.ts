@@ -1,5 +1,5 @@
 import type { Db } from '../cards/noteRows';
-import { modeOf, type DeckCardRow } from './deckCards';
+import { modeOf, type DeckCardRow } from './deckCardRows';
 import { displayTitle } from '../cards/displayTitle';
 import { ankiFaceHtml, facePictures, type FacePicture } from './anki/ankiFaceHtml';
 import { sanitizeCardHtml, textAsHtml } from './cardHtml';

@@ -1,6 +1,6 @@
 import { inList } from '../cards/noteRows';
 import type { WriteTx } from '../../ground/store/store';
-import { resolveNote } from './deckCards';
+import { resolveNote } from './deckCardRows';
 import { studyDay, type DeckOptions } from './deckOptions';
 import { STATE_SQL } from './dueCounts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { inList, type Db, type NoteRow } from '../../cards/noteRows';
-import { aliveIds, resolveNote, type DeckCardRow } from '../deckCards';
+import { aliveIds, resolveNote, type DeckCardRow } from '../deckCardRows';
 import { parseSchedule, type StoredSchedule } from '../deckScheduling';
 
 /**
