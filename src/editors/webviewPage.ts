@@ -30,6 +30,20 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.cha
 export const webviewAsset = (webview: vscode.Webview, extensionUri: vscode.Uri, ...path: string[]) =>
   webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path)).toString();
 
+/** The folders a page may load from: our bundled scripts and media. */
+export const pageRoots = (extensionUri: vscode.Uri) => [
+  vscode.Uri.joinPath(extensionUri, 'dist', 'webview'),
+  vscode.Uri.joinPath(extensionUri, 'media'),
+];
+
+/** A panel for one of our pages, kept alive while hidden (its state is the host's; redrawing costs a fetch). */
+export const openPagePanel = (viewType: string, title: string, extensionUri: vscode.Uri) =>
+  vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
+    enableScripts: true,
+    retainContextWhenHidden: true,
+    localResourceRoots: pageRoots(extensionUri),
+  });
+
 export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, spec: WebviewPageSpec): string {
   const nonce = randomBytes(16).toString('base64');
   const src = webview.cspSource;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { BridgeClientError, type BridgeClient } from '../client/bridgeClient';
 import type { PresetView } from '../client/deckOptionsApi';
-import { webviewPage } from '../editors/webviewPage';
+import { openPagePanel, webviewPage } from '../editors/webviewPage';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { ChannelError } from '../webviews/channel/protocol';
 import { DECK_OPTIONS_BODY } from '../webviews/deckOptions/markup';
@@ -69,19 +69,7 @@ export class DeckOptionsPanel {
     onDispose: () => void,
   ) {
     this.current = { status: 'loading', deck };
-    this.webviewPanel = vscode.window.createWebviewPanel(
-      'studyBridge.deckOptions',
-      `Deck Options: ${deck.title}`,
-      vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
-          vscode.Uri.joinPath(deps.extensionUri, 'media'),
-        ],
-      },
-    );
+    this.webviewPanel = openPagePanel('studyBridge.deckOptions', `Deck Options: ${deck.title}`, deps.extensionUri);
     this.webviewPanel.webview.html = webviewPage(this.webviewPanel.webview, deps.extensionUri, {
       title: 'Deck Options',
       styles: [

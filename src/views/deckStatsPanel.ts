@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { fetchDeckStats } from '../client/deckStatsApi';
-import { webviewPage } from '../editors/webviewPage';
+import { openPagePanel, webviewPage } from '../editors/webviewPage';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import { DECK_STATS_BODY } from '../webviews/deckStats/markup';
 import { deckStatsGuards, type DeckStatsProtocol, type DeckStatsViewState } from '../webviews/deckStats/protocol';
@@ -44,19 +44,7 @@ export class DeckStatsPanels implements vscode.Disposable {
       existing.panel.reveal();
       return this.load(existing);
     }
-    const panel = vscode.window.createWebviewPanel(
-      'studyBridge.deckStats',
-      `Statistics: ${target.title}`,
-      vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
-          vscode.Uri.joinPath(this.extensionUri, 'media'),
-        ],
-      },
-    );
+    const panel = openPagePanel('studyBridge.deckStats', `Statistics: ${target.title}`, this.extensionUri);
     panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
       title: 'Statistics',
       styles: [

@@ -1,4 +1,4 @@
-import { escapeHtml, webviewPage } from '../editors/webviewPage';
+import { escapeHtml, pageRoots, webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { BridgeClientError } from '../client/bridgeClient';
@@ -154,10 +154,7 @@ export class MindMapPanel implements vscode.Disposable {
     /** A panel VS Code restored after a window reload (its page's state holds the folds and zoom). */
     restored?: vscode.WebviewPanel,
   ) {
-    const roots = [
-      vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
-      vscode.Uri.joinPath(deps.extensionUri, 'media'),
-    ];
+    const roots = pageRoots(deps.extensionUri);
     this.panel =
       restored ??
       vscode.window.createWebviewPanel(MIND_MAP_VIEW_TYPE, `Mind Map: ${studySet.title}`, vscode.ViewColumn.Active, {

@@ -1,4 +1,4 @@
-import { webviewPage } from '../editors/webviewPage';
+import { openPagePanel, webviewPage } from '../editors/webviewPage';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import { HostChannel } from '../webviews/channel/hostChannel';
@@ -60,19 +60,7 @@ export class ReviewPanels implements vscode.Disposable {
       await this.start(existing, session);
       return session;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'studyBridge.review',
-      `Review: ${deck.title}`,
-      vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
-          vscode.Uri.joinPath(this.extensionUri, 'media'),
-        ],
-      },
-    );
+    const panel = openPagePanel('studyBridge.review', `Review: ${deck.title}`, this.extensionUri);
     panel.webview.html = reviewPanelHtml(panel.webview, this.extensionUri);
     const channel = new HostChannel<ReviewProtocol>(panel.webview, {
       guards: reviewGuards,
