@@ -208,7 +208,7 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
   it("guiCurrentCard: null without a review panel, then the card the review panel shows in AnkiConnect's shape", async function () {
     this.timeout(180_000);
     assert.ok(port, 'the port the first test turned on');
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeReviewTabs();
     await eventually(() => (api.review.panels.shownCard() === undefined ? true : undefined), 'no review panel open');
     assert.equal(await invoke(port, 'guiCurrentCard', key), null);
 
@@ -242,6 +242,14 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     assert.equal(current.question, info.question, 'the question cardsInfo gives');
     assert.equal(current.answer, info.answer, 'the answer cardsInfo gives');
     metrics.ankiConnectCurrentCard = { cardId: current.cardId, modelName: current.modelName };
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeReviewTabs();
   });
 });
+
+/** Closes the review panels only: the mind map the mindMap suite left open is what the run's reload check restores. */
+async function closeReviewTabs(): Promise<void> {
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('studyBridge.review'));
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+}

@@ -96,6 +96,8 @@ describe('Highlights already in PDFs (real VS Code)', () => {
     );
 
     await vscode.commands.executeCommand('workbench.view.extension.studyBridge');
+    // The earlier suites' sets, folded: the set's rows then stand within the view (a list draws only what shows).
+    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await vscode.commands.executeCommand('studyBridge.refresh');
     const setNode = await eventually(
       async () => (await api.views.studySets.getChildren()).find((n) => n.id === `studySet/${topicid}`),

@@ -12,6 +12,8 @@ import type { StudyBridgeApi } from '../../../src/extension';
 import type { OptimizeOutcome } from '../../../src/extension/optimizeCommand';
 import type { DeckStatsViewState } from '../../../src/webviews/deckStats/protocol';
 import { askRunner } from './signals';
+import { eventually } from './eventually';
+import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
 const DAY = 86_400_000;
@@ -38,6 +40,9 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
     for (let i = 0; i < 6; i++)
       sources.push((await agent.cards.create(set.topicid, { title: `Fact ${i + 1}`, text: `answer ${i + 1}` })).noteid);
     deckId = (await agent.createDeck(DECK)).deckId;
+    // A preset of its own: Optimize fits a preset's whole history, and the earlier suites graded decks on Default.
+    const preset = await agent.deckOptions.savePreset({ name: 'Statistics demo', options: {} });
+    await agent.deckOptions.assign(deckId, preset.presetId);
     await agent.request('POST', `/decks/${deckId}/cards`, {
       body: { cards: sources.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
     });
@@ -72,6 +77,12 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
     );
 
     await vscode.commands.executeCommand('studyBridge.decks.focus');
+    // By now the view lists every earlier suite's decks: bring this one into the part the list draws.
+    const deckNode = await eventually(
+      async () => (await api.views.decks.getChildren()).find((n) => n.id.endsWith(deckId)),
+      'the deck in the Decks view',
+    );
+    await revealSettled(api.trees.decks, api.views.decks, deckNode, { select: false, focus: false });
     await askRunner('deck-stats-open', { action: 'context-menu', row: DECK, item: 'Deck Statistics' });
     const c = stats.counts;
     const countsText =
