@@ -236,7 +236,7 @@ async function main(): Promise<number> {
       ],
     });
     const context = await browser.newContext({
-      viewport: { width: 1400, height: 1300 } /* tall: the full run's sidebar lists 20+ sets and decks */,
+      viewport: { width: 1400, height: 900 },
     });
     // The second window is a second tab of this browser, which sends the first to the background (its frames then
     // come about once a second) until it is brought to the front again. A browser of its own kept the first in front, but then, on VS Code 1.139, the

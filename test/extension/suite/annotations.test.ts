@@ -162,10 +162,11 @@ describe('Highlights already in PDFs (real VS Code)', () => {
       notes.every((n) => n.sourceAnchor.bookmd5 === bookmd5 && n.sourceAnchor.page === 2 && n.sourceAnchor.rect),
     );
 
-    // Rendered: the set's cards in the Study Sets view.
+    // Rendered: the set's cards in the Study Sets view, the other sets folded so its rows stand within the view.
     await vscode.commands.executeCommand('studyBridge.refresh');
+    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     await revealSettled(api.trees.studySets, api.views.studySets, setNode, {
-      expand: true,
+      expand: 3,
       select: false,
       focus: false,
     });
