@@ -203,6 +203,9 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
       body: JSON.stringify({ action: 'guiEditNote', version: 6, key, params: { note: 1 } }),
     });
     assert.match(((await res.json()) as { error: string }).error, /note was not found/);
+    // The reveal scrolled the view down to the card: fold the sets again, so the later suites find their rows
+    // at the top of the list (a list draws only the rows that show).
+    await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
   });
 
   it("guiCurrentCard: null without a review panel, then the card the review panel shows in AnkiConnect's shape", async function () {
