@@ -203,8 +203,10 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
       body: JSON.stringify({ action: 'guiEditNote', version: 6, key, params: { note: 1 } }),
     });
     assert.match(((await res.json()) as { error: string }).error, /note was not found/);
-    // The reveal scrolled the view down to the card: fold the sets again, so the later suites find their rows
-    // at the top of the list (a list draws only the rows that show).
+    // The reveal scrolled the view down to the card, and holds that selection for 15 s (views/cardReveal.ts): a
+    // refresh meanwhile scrolls back to it. Let the hold end, then fold the sets again, so the later suites find
+    // their rows at the top of the list (a list draws only the rows that show).
+    await new Promise((r) => setTimeout(r, 16_000));
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
   });
 
