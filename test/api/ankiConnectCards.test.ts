@@ -2,21 +2,13 @@ import assert from 'node:assert/strict';
 import type { YankiConnect as YankiConnectType } from 'yanki-connect' with { 'resolution-mode': 'import' };
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { libraryDigest, untilState } from './approvalsFixture';
+import { post } from '../helpers/ankiConnectPost';
 
 /** AnkiConnect's card, tag, statistics, note-type and media actions through yanki-connect, and their refusals. */
 
 async function yanki(port: number, key: string | undefined): Promise<YankiConnectType> {
   const { YankiConnect } = await import('yanki-connect');
   return new YankiConnect({ host: 'http://127.0.0.1', port, key, autoLaunch: false });
-}
-
-async function post(port: number, body: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as { result: any; error: string | null } };
 }
 
 describe('AnkiConnect: cards, tags, statistics, note types, media (yanki-connect)', function () {

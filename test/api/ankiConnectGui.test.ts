@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { MemoryUiHost, type AnkiGuiAnswer, type AnkiGuiRequest } from '../../src/server/domain/ui/uiHost';
 import { startBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { post } from '../helpers/ankiConnectPost';
 
 /**
  * AnkiConnect's guiEditNote, guiAddCards and guiCurrentCard: headless (no
@@ -9,15 +10,6 @@ import { storeDigest } from '../helpers/storeDigest';
  * window (here the UiHost port's in-memory stand-in, which records what it is
  * asked and says which card its review panel shows) they ask it.
  */
-
-async function post(port: number, body: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as { result: any; error: string | null } };
-}
 
 /** A window: remembers each gui request; its review panel shows `shown`. */
 class WindowUi extends MemoryUiHost {

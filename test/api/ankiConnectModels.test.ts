@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { post } from '../helpers/ankiConnectPost';
 
 /** AnkiConnect's createModel: a note type a client makes, then notes of it added, read, searched and changed. */
-
-async function post(port: number, body: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as { result: any; error: string | null } };
-}
 
 const VOCAB = {
   modelName: 'Vocab (reading)',
