@@ -200,8 +200,13 @@ export async function serveReader(page: Page, a: ReaderAction, out: string): Pro
         await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 2 });
         await page.mouse.move(e.x + e.width - 1, e.y + e.height / 2, { steps: 2 });
         await page.mouse.up();
-        const selected = await span.evaluate(() => document.getSelection()?.toString() ?? '');
-        if (selected.trim()) break;
+        // A drag must take the line from its first character: on VS Code 1.139 one began a character late
+        // ("ccept an optional…"), which no word box of poppler's matches; that counts as a drag that missed.
+        const [selected, lineText] = await span.evaluate((s) => [
+          document.getSelection()?.toString() ?? '',
+          s.textContent ?? '',
+        ]);
+        if (selected.trim() && selected.trim().startsWith(lineText.trim().slice(0, 8))) break;
         if (Date.now() - t0 > SLOW_DRAG_MS) dragsLost = true;
         await sleep(700);
       }
