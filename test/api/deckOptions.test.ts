@@ -268,6 +268,15 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
       const clash = await t.client.raw('POST', '/deck-presets', { body: { name: 'unique NAME', confirm: true } });
       assert.equal(clash.status, 409);
       assert.equal(clash.json<any>().error.code, 'PRESET_NAME_TAKEN');
+      // Renaming a preset to the built-in's name, whether or not Default was ever edited (and so has a row).
+      const named = (await t.client.request<any>('GET', '/deck-presets')).presets.find(
+        (p: any) => p.name === 'Unique name',
+      );
+      const toDefault = await t.client.raw('POST', '/deck-presets', {
+        body: { presetId: named.presetId, name: 'DEFAULT', confirm: true },
+      });
+      assert.equal(toDefault.status, 409, toDefault.text());
+      assert.equal(toDefault.json<any>().error.code, 'PRESET_NAME_TAKEN');
       assert.equal(digest(), mid);
       assert.notEqual(before, mid);
     });

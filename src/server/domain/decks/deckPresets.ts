@@ -108,7 +108,11 @@ export class DeckPresets {
         'SELECT preset_id FROM deck_presets WHERE lower(name) = lower(?) AND preset_id <> ?',
         [name, presetId],
       );
-      if (clash || (presetId !== DEFAULT_PRESET_ID && name.toLowerCase() === DEFAULT_PRESET_NAME.toLowerCase() && !row))
+      // The built-in Default holds its name before it has a row; a renamed one (with a row) frees it.
+      const defaultUnsaved = !tx.get('SELECT 1 AS x FROM deck_presets WHERE preset_id = ?', [DEFAULT_PRESET_ID]);
+      const takesDefault =
+        presetId !== DEFAULT_PRESET_ID && defaultUnsaved && name.toLowerCase() === DEFAULT_PRESET_NAME.toLowerCase();
+      if (clash || takesDefault)
         throw conflict(
           'PRESET_NAME_TAKEN',
           `A preset named "${name}" exists; choose another name. Nothing was changed.`,
