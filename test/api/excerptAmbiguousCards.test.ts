@@ -85,4 +85,31 @@ describe('excerpts that stand on several pages: locate and card creation', funct
       ],
     );
   });
+
+  it('with excerpt.near (Make card) the page is the selection’s, and the other pages are answered all the same', async () => {
+    // The box over "The REAL type." on page 3 (its first line, baseline 250 of 300: top-left y ≈ 40..54).
+    const near = { x: 38, y: 38, width: 90, height: 16 };
+    const res = await create({ excerpt: { bookmd5: book, page: 3, text: 'The REAL type.', near } });
+    assert.equal(res.sourceAnchor.page, 3);
+    assert.ok(res.sourceAnchor.rect && res.sourceAnchor.rect.y < 60, JSON.stringify(res.sourceAnchor.rect));
+    assert.deepEqual([res.ambiguous, res.alsoOn], [true, [2]]);
+    assert.deepEqual(
+      res.warnings.map((w: any) => [w.code, w.alsoOn]),
+      [['EXCERPT_AMBIGUOUS', [2]]],
+    );
+    // Not on the selection's page at all: anchored to the box (never 422), and the pages it stands on are named.
+    const off = await create({ excerpt: { bookmd5: book, page: 1, text: 'The REAL type.', near } });
+    assert.deepEqual(off.sourceAnchor.rect, near);
+    assert.deepEqual([off.ambiguous, off.alsoOn], [true, [2, 3]]);
+    assert.deepEqual(
+      off.warnings.map((w: any) => w.code),
+      ['EXCERPT_SELECTION_BOX'],
+    );
+    assert.match(off.warnings[0].message, /stands on pages 2 and 3/);
+    // A quote that stands once: nothing more to say.
+    const once = await create({
+      excerpt: { bookmd5: book, page: 3, text: 'Its precision is that of a double on every platform', near },
+    });
+    assert.deepEqual([once.ambiguous, once.alsoOn], [undefined, undefined]);
+  });
 });

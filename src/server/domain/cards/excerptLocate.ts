@@ -39,7 +39,8 @@ const pageList = (pages: number[]) =>
  * Anchors an excerpt with the matcher of POST /documents/{id}/locate. With
  * `near` (the reader's selection box) the page is the person's and the box
  * picks the place on it; text the matcher cannot find there is anchored to
- * the box itself, and a warning says the rectangle is the selection's. The
+ * the box itself, and a warning says the rectangle is the selection's (and
+ * names the pages the text does stand on, alsoOn). The
  * given page is the hint: the text found there is anchored there, and when it
  * also stands on other pages the answer says so. Not found there but standing
  * on several other pages, nothing tells which: 422 AMBIGUOUS_EXCERPT, the
@@ -52,8 +53,8 @@ export async function locateExcerpt(
 ): Promise<LocatedExcerpt> {
   // 404 DOCUMENT_NOT_FOUND, 422 PAGE_OUT_OF_RANGE, 409 EXTRACTION_IN_PROGRESS come from locate itself, before anything is written.
   const loc = await services.documentReader.locate(ex.bookmd5, ex.page, ex.text, false, services.ui, ex.near);
-  if (ex.near && !(loc.found && loc.rect)) return selectionBox(ex.page, ex.bookmd5, ex.near, loc);
   const alsoOn = loc.alsoOn ?? [];
+  if (ex.near && !(loc.found && loc.rect)) return selectionBox(ex.page, ex.bookmd5, ex.near, loc, alsoOn);
   if (!loc.found && alsoOn.length >= 2)
     throw invalidInput(
       `The excerpt is not on page ${ex.page}, and it stands on ${pageList(alsoOn)}: send excerpt.page, the page it is quoted from. Nothing was changed.`,
@@ -95,6 +96,7 @@ function selectionBox(
   bookmd5: string,
   near: Box,
   loc: { status: string; score: number },
+  alsoOn: number[],
 ): LocatedExcerpt {
   const reason = loc.status === 'page_unreadable' ? 'page_unreadable' : 'no_match';
   const why =
@@ -107,8 +109,9 @@ function selectionBox(
       {
         code: 'EXCERPT_SELECTION_BOX',
         reason,
-        message: `The card is anchored to the selection's box as the reader drew it, not to the glyphs: ${why}.`,
+        message: `The card is anchored to the selection's box as the reader drew it, not to the glyphs: ${why}.${alsoOn.length ? ` The text stands on ${pageList(alsoOn)}.` : ''}`,
       },
     ],
+    ...(alsoOn.length ? { alsoOn } : {}),
   };
 }

@@ -156,7 +156,8 @@ export class DocumentReader {
 
   /**
    * `near` (PDF points, top-left): a box on the page the quote was selected in (the reader's Make card). It decides
-   * among the places the quote stands on that page, and the page is then the person's: no other page is looked up.
+   * among the places the quote stands on that page, and the page is then the person's; the other pages the quote
+   * stands on are answered all the same (alsoOn), so an agent sees that the quote is not unique.
    */
   async locate(id: string, page: number, text: string, navigate: boolean, ui: UiHost, near?: Box) {
     const row = this.docs.get(id);
@@ -171,7 +172,7 @@ export class DocumentReader {
     const hint = near && { x: near.x, y: near.y, w: near.width, h: near.height };
     const r = locateText(stored?.ocr === 2 ? [] : (stored?.items ?? []), text, undefined, hint);
     // The other pages the quote stands on (a book extracted to the end): the caller picks, or is told it picked one of several.
-    const on = near ? [] : await this.bookAnchors.pagesOf(row, text);
+    const on = await this.bookAnchors.pagesOf(row, text);
     const alsoOn = (on ?? []).filter((p) => p !== page);
     const ambiguous = alsoOn.length + (r.found ? 1 : 0) >= 2;
     // Navigation scrolls the open document only; another open document is left alone.
