@@ -24,9 +24,6 @@ const LONG_FILES: Record<string, number> = {
   'src/extension/bridgeHost.ts': 323,
   'src/server/api/routes/documents.ts': 315,
   'src/server/ground/pdf/extractionPool.ts': 306,
-  'src/server/ground/search/bookTextIndex.ts': 324,
-  'src/server/ground/store/journal.ts': 315,
-  'src/server/ground/store/store.ts': 320,
   'src/views/mindMapPanel.ts': 314,
   'src/webviews/pdfReader/main.ts': 340,
 };

@@ -1,10 +1,11 @@
-import { closeSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceDurably } from '../store/durableFiles';
 import { mkdirPrivate } from '../store/privateFiles';
 import { isNoSpace } from '../../errors';
 import { ByteLru } from '../cache/byteLru';
-import { prefixKey, wordKey, type Bloom } from './bloom';
+import { prefixKey, wordKey } from './bloom';
+import { INDEX_FILE, indexFilePath, readBody, readFilter, unlinkQuiet, type BookFilter } from './bookIndexFile';
 import { matchPages } from './bookQuery';
 import {
   CorruptIndexError,
@@ -14,7 +15,6 @@ import {
   decodeHeader,
   encodeBook,
   type BookBody,
-  type BookHeader,
 } from './indexFormat';
 
 export interface BookTextIndexOptions {
@@ -41,14 +41,8 @@ export interface TextSearchResult {
   unsearched: string[];
 }
 
-interface Filter {
-  header: BookHeader;
-  bloom: Bloom;
-}
-
 /** ~800 books' bodies at 160 KB each: a query that must read every book stays mostly in memory. */
 const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
-const FILE = /^([0-9a-f]{32})\.idx$/;
 
 /**
  * Document-text search outside the database: one immutable index file per
@@ -59,9 +53,9 @@ const FILE = /^([0-9a-f]{32})\.idx$/;
  * a rare one only the few that hold it.
  */
 export class BookTextIndex {
-  private readonly filters = new Map<string, Filter>();
+  private readonly filters = new Map<string, BookFilter>();
   private readonly bodies: ByteLru<string, BookBody>;
-  private readonly rebuilding = new Map<string, Promise<Filter | undefined>>();
+  private readonly rebuilding = new Map<string, Promise<BookFilter | undefined>>();
   private readonly removed = new Set<string>();
   /** Books whose index file could not be written for space: searched from memory until the next start rebuilds the file. */
   private readonly unsaved = new Map<string, BookBody>();
@@ -86,12 +80,12 @@ export class BookTextIndex {
     }
     const ready = new Set(readyBooks);
     for (const f of readdirSync(dir)) {
-      const m = FILE.exec(f);
+      const m = INDEX_FILE.exec(f);
       if (!m || !ready.has(m[1])) unlinkQuiet(join(dir, f)); // temp files, orphans of deleted books
     }
     for (const bookmd5 of readyBooks) {
       try {
-        this.setFilter(bookmd5, this.readFilter(bookmd5));
+        this.setFilter(bookmd5, readFilter(this.path(bookmd5)));
       } catch {
         void this.ensure(bookmd5);
       }
@@ -195,10 +189,7 @@ export class BookTextIndex {
     if (!filter || this.bodies.bytes + filter.header.bodyBytes > maxBytes) return false;
     if (this.bodies.get(bookmd5)) return true;
     try {
-      const body = decodeBody(
-        filter.header,
-        readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes),
-      );
+      const body = readBody(this.path(bookmd5), filter.header);
       this.bodies.set(bookmd5, body, body.bytes);
     } catch {
       // a damaged file is the search's to rebuild
@@ -214,10 +205,7 @@ export class BookTextIndex {
       const filter = this.filters.get(bookmd5) ?? (await this.ensure(bookmd5));
       if (!filter) return undefined;
       try {
-        const body = decodeBody(
-          filter.header,
-          readAt(this.path(bookmd5), HEADER_BYTES + filter.header.bloomBytes, filter.header.bodyBytes),
-        );
+        const body = readBody(this.path(bookmd5), filter.header);
         this.bodies.set(bookmd5, body, body.bytes);
         return body;
       } catch (e) {
@@ -229,7 +217,7 @@ export class BookTextIndex {
   }
 
   /** The book's filter, rebuilding its file from the page texts when needed; undefined when that fails. */
-  private ensure(bookmd5: string): Promise<Filter | undefined> {
+  private ensure(bookmd5: string): Promise<BookFilter | undefined> {
     const known = this.filters.get(bookmd5);
     if (known) return Promise.resolve(known);
     let job = this.rebuilding.get(bookmd5);
@@ -250,7 +238,7 @@ export class BookTextIndex {
     return job;
   }
 
-  private write(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): Filter {
+  private write(bookmd5: string, pages: ReadonlyArray<{ page: number; text: string }>): BookFilter {
     const bytes = encodeBook(pages);
     const file = this.path(bookmd5);
     const header = decodeHeader(bytes);
@@ -272,13 +260,7 @@ export class BookTextIndex {
     return filter;
   }
 
-  private readFilter(bookmd5: string): Filter {
-    const file = this.path(bookmd5);
-    const header = decodeHeader(readAt(file, 0, HEADER_BYTES));
-    return { header, bloom: decodeBloom(header, readAt(file, HEADER_BYTES, header.bloomBytes)) };
-  }
-
-  private setFilter(bookmd5: string, f: Filter): void {
+  private setFilter(bookmd5: string, f: BookFilter): void {
     this.dropFilter(bookmd5);
     this.filters.set(bookmd5, f);
     this.totals.pages += f.header.pageCount;
@@ -294,31 +276,6 @@ export class BookTextIndex {
   }
 
   private path(bookmd5: string): string {
-    return join(this.options.dir, `${bookmd5}.idx`);
-  }
-}
-
-/** `length` bytes at `offset`; a short file is damage, not a shorter answer. */
-function readAt(file: string, offset: number, length: number): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const b = Buffer.allocUnsafeSlow(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, b, got, length - got, offset + got);
-      if (n === 0) throw new CorruptIndexError('index file is shorter than its header says');
-      got += n;
-    }
-    return b;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function unlinkQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
+    return indexFilePath(this.options.dir, bookmd5);
   }
 }

@@ -23,28 +23,10 @@
  *   evidence survives and the next start finds nothing new to report.
  */
 
-import {
-  constants,
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  existsSync,
-} from 'node:fs';
-import { dirname } from 'node:path';
-import { fsyncDir, writeDurably } from './durableFiles';
-import { renameReplacingSync } from './renameReplacing';
-import { write as fsWrite, fsync as fsFsync, ftruncate as fsFtruncate } from 'node:fs';
-import { promisify } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
-const writeAsync = promisify(fsWrite);
-const fsyncAsync = promisify(fsFsync);
-const ftruncateAsync = promisify(fsFtruncate);
+export { JournalWriter } from './journalWriter';
 
 export type SqlParam = string | number | null | Uint8Array;
 export interface JournalRecord {
@@ -53,8 +35,6 @@ export interface JournalRecord {
 }
 
 const HEADER = 8;
-/** Not O_APPEND: batches are written at the durable end, over what a failed batch may have left. */
-const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
 
 const withBytes = (rec: JournalRecord) => rec.stmts.some(([, params]) => params.some((p) => p instanceof Uint8Array));
 
@@ -186,130 +166,4 @@ export function parseJournal(buf: Buffer): JournalRead {
   }
   // The loop ends at the file's end or at a bad record nothing intact follows: a torn tail.
   return { records, ranges, damaged, validBytes: off, tornBytes: buf.length - off, bytes: buf };
-}
-
-/**
- * The open journal file. `append` writes a batch of records (group commit:
- * the store gathers the writes that arrive during one fsync into the next
- * batch) and resolves once they are on disk. `bytes` counts only what is
- * durable. A batch that fails is cut off again (truncate + fsync) so the file
- * holds exactly the acknowledged records; if even that fails, the file is
- * marked dirty and the next append repairs it first, so nothing is appended
- * after bytes of a failed batch.
- */
-export class JournalWriter {
-  private fd: number;
-  private size: number;
-  /** The file may hold bytes past `size` (a failed batch that could not be cut off yet). */
-  private dirty = false;
-  private flushing: Promise<void> | null = null;
-
-  constructor(
-    readonly path: string,
-    truncateTo?: number,
-  ) {
-    const created = !existsSync(path);
-    this.fd = openSync(path, OPEN_FLAGS, 0o600);
-    // A new file's name must be durable too, or a power loss could take the whole journal with it.
-    if (created) fsyncDir(dirname(path));
-    if (truncateTo !== undefined && fstatSync(this.fd).size !== truncateTo) {
-      ftruncateSync(this.fd, truncateTo);
-      fsyncSync(this.fd);
-    }
-    this.size = fstatSync(this.fd).size;
-  }
-
-  /** Durable bytes: every acknowledged record, nothing else. */
-  get bytes(): number {
-    return this.size;
-  }
-
-  /** Writes and fsyncs `records` after the durable ones; one batch at a time. */
-  append(records: Buffer): Promise<void> {
-    if (this.flushing) throw new Error('journal append while a batch is in flight');
-    const p = this.flush(records).finally(() => (this.flushing = null));
-    this.flushing = p;
-    return p;
-  }
-
-  private async flush(all: Buffer): Promise<void> {
-    if (this.dirty) await this.cutBack();
-    try {
-      let written = 0;
-      // Positioned writes: after a cut-back the next batch goes exactly where the durable records end.
-      while (written < all.length)
-        written += (await writeAsync(this.fd, all, written, all.length - written, this.size + written)).bytesWritten;
-      await fsyncAsync(this.fd);
-    } catch (e) {
-      this.dirty = true;
-      await this.cutBack().catch(() => undefined);
-      throw e;
-    }
-    this.size += all.length;
-  }
-
-  /** Cuts the file back to its durable records (a failed batch may have left some of its bytes). */
-  private async cutBack(): Promise<void> {
-    await ftruncateAsync(this.fd, this.size);
-    await fsyncAsync(this.fd);
-    this.dirty = false;
-  }
-
-  /** True while a batch is being written. */
-  get busy(): boolean {
-    return this.flushing !== null;
-  }
-
-  /** Resolves when the batch in flight (if any) has settled. */
-  async drain(): Promise<void> {
-    while (this.flushing) await this.flushing.catch(() => undefined);
-  }
-
-  /** Empties the journal (after a checkpoint made its records redundant). */
-  truncate(): void {
-    ftruncateSync(this.fd, 0);
-    fsyncSync(this.fd);
-    this.size = 0;
-    this.dirty = false;
-  }
-
-  /**
-   * Drops the first `offset` bytes: the records a checkpoint now holds. What
-   * was appended after them (while the checkpoint was being written) moves to
-   * a new file that replaces this one atomically, so a crash at any point
-   * leaves either the old journal or the new one, both complete. Call only
-   * when nothing is being flushed (after drain(), without yielding).
-   */
-  rebase(offset: number): void {
-    if (this.flushing) throw new Error('journal rebase during a flush');
-    if (offset >= this.size) return this.truncate();
-    const tail = Buffer.alloc(this.size - offset);
-    let read = 0;
-    while (read < tail.length) {
-      const n = readSync(this.fd, tail, read, tail.length - read, offset + read);
-      // A file cut shorter behind our back (damage): fail this checkpoint rather than loop for ever.
-      if (n === 0) throw new Error(`library.journal holds ${offset + read} bytes; ${this.size} were written`);
-      read += n;
-    }
-    const tmp = `${this.path}.rebase`;
-    writeDurably(tmp, tail);
-    // Windows refuses a rename over a file that is open, our own descriptor included: it is closed first.
-    closeSync(this.fd);
-    try {
-      renameReplacingSync(tmp, this.path);
-    } catch (e) {
-      // The old journal is still whole under its name: reopened, it goes on as before.
-      this.fd = openSync(this.path, OPEN_FLAGS, 0o600);
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    this.fd = openSync(this.path, OPEN_FLAGS, 0o600);
-    fsyncDir(dirname(this.path));
-    this.size = tail.length;
-    this.dirty = false;
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
 }

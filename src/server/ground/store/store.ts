@@ -5,12 +5,13 @@ import { isNoSpace } from '../../errors';
 import { CheckpointFile } from './checkpointFile';
 import { buildReplicaOffThread } from './checkpointReplica';
 import { GroupCommit, type Row, type WriteTx } from './groupCommit';
-import { JournalWriter, type SqlParam } from './journal';
+import type { SqlParam } from './journal';
+import { JournalWriter } from './journalWriter';
 import { journalFailure } from './journalFailure';
 import { replayJournal } from './journalRecovery';
 import { RowChanges, type CardIndexChange, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
-import { migrations } from './schema';
+import { metaValue, runMigrations, schemaVersionOf } from './schemaUpgrade';
 import { openDatabase, queryAll } from './sqlite';
 import type { CheckpointStats, StoreOptions } from './storeOptions';
 
@@ -91,25 +92,13 @@ export class Store {
       (e) => journalFailure(e, dir),
       (revision) => store.acknowledged(revision),
     );
-    await store.migrate();
+    await runMigrations(db, (fn) => store.write(fn));
     store.rowChanges = new RowChanges(db);
     return store;
   }
 
   get schemaVersion(): number {
-    return Number(metaValue(this.db, 'schema_version') ?? 0);
-  }
-
-  private async migrate(): Promise<void> {
-    const hasMeta = this.get(`SELECT name FROM sqlite_master WHERE type='table' AND name='meta'`);
-    const current = hasMeta ? this.schemaVersion : 0;
-    for (const m of migrations) {
-      if (m.version <= current) continue;
-      await this.write((tx) => {
-        for (const stmt of splitStatements(m.sql)) tx.run(stmt);
-        tx.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, [String(m.version)]);
-      });
-    }
+    return schemaVersionOf(this.db);
   }
 
   /** Read outside a transaction. */
@@ -298,23 +287,4 @@ export class Store {
     this.journal.close();
     this.db.close();
   }
-}
-
-function metaValue(db: Database, key: string): string | undefined {
-  try {
-    const res = db.exec('SELECT value FROM meta WHERE key = ?', [key]);
-    return res[0]?.values[0]?.[0] as string | undefined;
-  } catch {
-    return undefined; // no meta table yet
-  }
-}
-
-/** Splits a migration script into statements (no semicolons inside our literals). */
-function splitStatements(script: string): string[] {
-  // Comments go first: one after a statement's `;` on its line would otherwise glue it to the next statement.
-  return script
-    .replace(/--.*$/gm, '')
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
