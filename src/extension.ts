@@ -168,7 +168,13 @@ function registerWindowCommands(w: Wiring): void {
     ...registerAgentCommands({ log, requireClient, agents: sidebar.views.agents }),
     ...registerAnnotationCommands({ log, requireClient, refreshViews }),
     ...registerAnkiCommands({ log, requireClient, refreshViews }),
-    ...registerDeckStats({ extensionUri: w.context.extensionUri, log, getClient: w.getClient, requireClient }),
+    ...registerDeckStats({
+      extensionUri: w.context.extensionUri,
+      log,
+      getClient: w.getClient,
+      requireClient,
+      onLibraryChange: w.feed.onDidChange,
+    }),
     ...registerCardCommands({
       log,
       requireClient,

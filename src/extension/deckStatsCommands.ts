@@ -10,6 +10,8 @@ export interface DeckStatsDeps {
   log: vscode.LogOutputChannel;
   getClient: () => BridgeClient | undefined;
   requireClient: () => BridgeClient;
+  /** Anyone's write to the library: open Statistics panels follow it. */
+  onLibraryChange: vscode.Event<unknown>;
 }
 
 type DeckTarget = DeckNode | { deckId: string; title?: string } | undefined;
@@ -44,7 +46,7 @@ async function resolveDeck(
  */
 export function registerDeckStats(deps: DeckStatsDeps): vscode.Disposable[] {
   const guarded = commandGuard(deps.log);
-  const panels = new DeckStatsPanels(deps.extensionUri, deps.getClient, deps.log);
+  const panels = new DeckStatsPanels(deps);
 
   const deckStatistics = guarded('deck statistics', async (target?: DeckTarget) => {
     const picked = await resolveDeck(deps.requireClient(), target, 'Statistics of which deck?', true);

@@ -350,35 +350,59 @@ async function main(): Promise<number> {
     //    restores its editors, and the mind map the suite left open comes back through its serializer.
     const expected = suite.metrics.mindMapExpected as
       { count: number; transform: string | null; titles: string[] } | undefined;
-    if (expected && page1.isClosed()) {
-      await check(
-        checks,
-        'after a window reload the mind map is restored with its folds (mind-map-restored.png)',
-        async () => {
-          const page3 = await context.newPage();
-          page3.on('pageerror', (e) => csLog.write(`[page3 error] ${e.message}\n`));
-          await page3.goto(workbenchUrl, { timeout: 120_000 });
-          // A restored editor in the background is only deserialized when shown: bring the map's tab forward.
-          const tab = page3.locator('.tabs-container .tab', { hasText: 'Mind Map:' }).first();
-          await tab.waitFor({ state: 'visible', timeout: 90_000 });
-          await tab.click();
-          const seen = await serveMindMap(
-            page3,
-            { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' },
-            { out, log },
-          );
-          const missing = expected.titles.filter((t) => !seen.titles.includes(t));
-          if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
-          // The zoom is recorded, not asserted: the transform read before the reload is the DOM's, which may still be
-          // in the Fit button's transition, while the page saves d3's final one.
-          metrics.mindMapRestored = {
-            count: seen.count,
-            transform: seen.transform,
-            transformBefore: expected.transform,
-          };
-          await page3.close({ runBeforeUnload: true });
-        },
-      );
+    const statsExpected = suite.metrics.deckStatsExpected as { title: string; heatmap: string } | undefined;
+    if ((expected || statsExpected) && page1.isClosed()) {
+      const page3 = await context.newPage();
+      page3.on('pageerror', (e) => csLog.write(`[page3 error] ${e.message}\n`));
+      // A restored editor in the background is only deserialized when shown: bring its tab forward.
+      const showTab = async (label: string) => {
+        const tab = page3.locator('.tabs-container .tab', { hasText: label }).first();
+        await tab.waitFor({ state: 'visible', timeout: 90_000 });
+        await tab.click();
+      };
+      await page3.goto(workbenchUrl, { timeout: 120_000 }).catch((e: Error) => csLog.write(`[page3] ${e.message}\n`));
+      if (expected)
+        await check(
+          checks,
+          'after a window reload the mind map is restored with its folds (mind-map-restored.png)',
+          async () => {
+            await showTab('Mind Map:');
+            const seen = await serveMindMap(
+              page3,
+              { action: 'mind-map', waitCount: expected.count, timeoutMs: 90_000, screenshot: 'mind-map-restored.png' },
+              { out, log },
+            );
+            const missing = expected.titles.filter((t) => !seen.titles.includes(t));
+            if (missing.length) throw new Error(`restored map lacks ${JSON.stringify(missing)} (the unfolded sub-map)`);
+            // The zoom is recorded, not asserted: the transform read before the reload is the DOM's, which may still be
+            // in the Fit button's transition, while the page saves d3's final one.
+            metrics.mindMapRestored = {
+              count: seen.count,
+              transform: seen.transform,
+              transformBefore: expected.transform,
+            };
+          },
+        );
+      if (statsExpected)
+        await check(
+          checks,
+          "after a window reload a deck's Statistics panel is back with its numbers (deck-stats-restored.png)",
+          async () => {
+            await showTab(statsExpected.title);
+            await serveUiAction(
+              page3,
+              {
+                action: 'webview',
+                marker: '#heatmap-chart',
+                expect: [statsExpected.heatmap],
+                screenshot: 'deck-stats-restored.png',
+                timeoutMs: 60_000,
+              },
+              { out, log },
+            );
+          },
+        );
+      await page3.close({ runBeforeUnload: true });
     }
   } finally {
     clearTimeout(watchdog);

@@ -60,11 +60,17 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       .catch(() => [] as string[]);
   const waitRows = async (expect: string[], timeoutMs = 20_000) => {
     let last: string[] = [];
+    const t0 = Date.now();
+    let wheels = 0;
     try {
       return await until(
         async () => {
           last = await sidebarRows();
-          return expect.every((t) => last.some((r) => r.includes(t))) ? last : undefined;
+          if (expect.every((t) => last.some((r) => r.includes(t)))) return last;
+          // A view draws only the rows in its pane (a virtual list): after the earlier suites' sets and decks,
+          // the row may be below (or above) what is drawn. After 2 s a person scrolls the views to find it.
+          if (Date.now() - t0 > 2_000) await scrollSidebarLists(page, wheels++);
+          return undefined;
         },
         timeoutMs,
         `sidebar rows with ${JSON.stringify(expect)}`,
@@ -166,6 +172,23 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       await box.press('Enter');
       return { clicked: a.item, prefilled };
     }
+  }
+}
+
+/**
+ * One wheel step over every list in the sidebar: down for 8 steps, then up for 8, and again (the row looked for
+ * may be on either side of what each pane draws).
+ */
+async function scrollSidebarLists(page: Page, step: number): Promise<void> {
+  const lists = page.locator('.part.sidebar .pane-body .monaco-list');
+  for (let i = 0; i < (await lists.count().catch(() => 0)); i++) {
+    const box = await lists
+      .nth(i)
+      .boundingBox()
+      .catch(() => null);
+    if (!box || box.height < 20) continue;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, step % 16 < 8 ? 220 : -220);
   }
 }
 

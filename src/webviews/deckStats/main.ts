@@ -4,7 +4,7 @@
 // writes each chart's numbers as text beneath it. The host owns the data; the
 // forecast's 30/90 days is this page's view of the 90 it holds. Bundled by
 // esbuild (esbuild.mjs) into dist/webview/deckStats.js.
-import { PageChannel } from '../channel/pageChannel';
+import { PageChannel, vscodeApi } from '../channel/pageChannel';
 import { clear, plural, showMessage } from '../pageDom';
 import { columns, heatmap, rows, type Row } from './charts';
 import type { DeckStatsProtocol, DeckStatsViewState, StatsModel } from './protocol';
@@ -147,4 +147,6 @@ for (const b of rangeButtons)
   });
 $('refresh').addEventListener('click', () => host.notify('refresh'));
 host.on('state', render);
+// VS Code keeps this through a window reload and hands it to the host's serializer.
+host.on('target', (target) => vscodeApi().setState({ target }));
 host.ready();

@@ -48,6 +48,8 @@ export type DeckStatsViewState =
 export interface DeckStatsProtocol {
   hostEvents: {
     state: DeckStatsViewState;
+    /** What the panel shows (deckId null: all decks): the page keeps it, so a window reload can bring the panel back. */
+    target: { deckId: string | null; title: string };
   };
   pageEvents: {
     /** Fetch the statistics again. */

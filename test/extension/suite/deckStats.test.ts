@@ -16,6 +16,7 @@ import { eventually } from './eventually';
 import { revealSettled } from '../../../src/views/treeReveal';
 
 const EXTENSION_ID = 'study-bridge.study-bridge';
+const metrics = (globalThis as { __studyBridgeMetrics?: Record<string, unknown> }).__studyBridgeMetrics ?? {};
 const DAY = 86_400_000;
 const DECK = 'Statistics demo';
 const pct = (r: number | null) => (r === null ? '—' : `${Math.round(r * 1000) / 10}%`);
@@ -29,6 +30,7 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
   let api: StudyBridgeApi;
   let agent: BridgeClient;
   let deckId: string;
+  let cards: string[];
 
   before(async () => {
     api = await vscode.extensions.getExtension<StudyBridgeApi>(EXTENSION_ID)!.activate();
@@ -46,7 +48,7 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
     await agent.request('POST', `/decks/${deckId}/cards`, {
       body: { cards: sources.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
     });
-    const cards = (await agent.cards.deckCards(deckId)).cards.map((c) => c.cardNoteId);
+    cards = (await agent.cards.deckCards(deckId)).cards.map((c) => c.cardNoteId);
     const grade = (i: number, rating: 'again' | 'hard' | 'good' | 'easy', daysAgo: number) =>
       agent.reviews.grade(deckId, {
         cardNoteId: cards[i],
@@ -143,6 +145,18 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
       assert.ok(read('#retention-chart').includes(`(${b.passed}/${b.reviews})`), read('#retention-chart'));
   });
 
+  it('a grade while the panel shows redraws it: the panel follows the change feed (10 reviews now)', async () => {
+    await agent.reviews.grade(deckId, { cardNoteId: cards[4], rating: 'good', durationMs: 5000 });
+    const seen = await askRunner<WebviewSeen>(
+      'deck-stats-follows',
+      { action: 'webview', marker: '#heatmap-chart', expect: ['10 reviews on'], read: ['#heatmap-summary'] },
+      60_000,
+    );
+    assert.match(seen.read['#heatmap-summary']?.[0] ?? '', /^10 reviews on /);
+    // The window reload at the end of the run brings this panel back (test/extension/run.ts).
+    metrics.deckStatsExpected = { title: `Statistics: ${DECK}`, heatmap: '10 reviews on' };
+  });
+
   it('Statistics of All Decks: the counts of every deck added up', async () => {
     const state = await vscode.commands.executeCommand<DeckStatsViewState>('studyBridge.allDeckStatistics');
     assert.equal(state?.status, 'ready', JSON.stringify(state));
@@ -163,7 +177,7 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
     );
   });
 
-  it('Optimize FSRS Parameters on 9 reviews: the refusal, with how many reviews exist and are needed, as a notification', async () => {
+  it('Optimize FSRS Parameters on 10 reviews: the refusal, with how many reviews exist and are needed, as a notification', async () => {
     const outcome = await vscode.commands.executeCommand<OptimizeOutcome>('studyBridge.optimizeDeck', {
       deckId,
       title: DECK,
@@ -173,10 +187,10 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
     if (outcome.code === 'FSRS_OPTIMIZER_UNAVAILABLE') assert.match(outcome.message, /cannot run on/);
     else {
       assert.equal(outcome.code, 'REVIEW_HISTORY_TOO_SHORT');
-      assert.equal(outcome.details?.reviews, 9);
-      assert.match(outcome.message, /needs at least \d+ reviews .*; they have 9\./);
+      assert.equal(outcome.details?.reviews, 10);
+      assert.match(outcome.message, /needs at least \d+ reviews .*; they have 10\./);
     }
-    const expect = outcome.code === 'REVIEW_HISTORY_TOO_SHORT' ? 'they have 9' : 'cannot run on';
+    const expect = outcome.code === 'REVIEW_HISTORY_TOO_SHORT' ? 'they have 10' : 'cannot run on';
     await askRunner('deck-optimize-refused', {
       action: 'notification',
       expect: [expect],

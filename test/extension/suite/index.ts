@@ -46,11 +46,7 @@ export async function run(): Promise<void> {
     anki: () => require('./anki.test'),
     deckStats: () => require('./deckStats.test'),
   };
-  // Run only when named (--suites=deckOptions,deckStats): in the full run their right-click and first page load
-  // timed out now and then (20 s) behind the other suites' state; alone they pass.
-  const namedOnly = new Set(['deckOptions', 'deckStats']);
-  for (const [name, load] of Object.entries(files))
-    if (only?.length ? only.includes(name) : !namedOnly.has(name)) load();
+  for (const [name, load] of Object.entries(files)) if (!only?.length || only.includes(name)) load();
 
   const t0 = Date.now();
   await new Promise<void>((resolve) => {
