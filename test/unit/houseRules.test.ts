@@ -22,7 +22,6 @@ const MAX_FILE_LINES = 300;
 const LONG_FILES: Record<string, number> = {
   'src/editors/pdfReaderSession.ts': 348,
   'src/extension/bridgeHost.ts': 323,
-  'src/server/api/routes/documents.ts': 315,
   'src/server/ground/pdf/extractionPool.ts': 306,
   'src/views/mindMapPanel.ts': 314,
   'src/webviews/pdfReader/main.ts': 340,
@@ -32,8 +31,6 @@ const LONG_FILES: Record<string, number> = {
 const LONG_FUNCTIONS: Record<string, number> = {
   'src/extension/bundleCommands.ts:registerBundleCommands': 103,
   'src/extension/sidebar.ts:createSidebar': 104,
-  'src/server/api/ankiconnect/ankiServer.ts:startAnkiServer': 94,
-  'src/server/api/mcp/routeCall.ts:callRoute': 82,
   'src/server/domain/bundles/bundlePrepare.ts:validatePrepare': 104,
   'src/server/domain/bundles/bundlePrepareJob.ts:runJob': 85,
   'src/server/domain/bundles/bundleSubmit.ts:submitBundle': 131,

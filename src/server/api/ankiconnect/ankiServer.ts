@@ -50,33 +50,9 @@ const reply = (ctx: Koa.Context, status: number, body: unknown) => {
   ctx.body = JSON.stringify(body);
 };
 
-export async function startAnkiServer(
-  opts: AnkiServerOptions,
-  deps: Omit<DispatchDeps, 'permission'>,
-): Promise<AnkiServer> {
-  const allowed = new Set(opts.allowedOrigins.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean));
-  let port = 0;
-  const permission = async (origin: string | undefined) => {
-    if (origin === undefined || allowed.has(origin)) return true;
-    if (!opts.ask || !(await opts.ask(origin).catch(() => false))) return false;
-    allowed.add(origin);
-    return true;
-  };
-  const app = new Koa();
-  app.silent = true;
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (e) {
-      const err = toBridgeError(e);
-      if (err.status >= 500) deps.onError(e);
-      lingerIfBodyPending(ctx.req);
-      // AnkiConnect's shape (exactly two fields: clients check), the status saying what kind of refusal.
-      reply(ctx, err.status, { result: null, error: `${err.code}: ${err.message}` });
-    }
-  });
-  app.use(loopbackGuard(() => port, { originChecked: true }));
-  app.use(async (ctx) => {
+/** CORS for listed origins, the GET banner, and each POST parsed and dispatched; refusals are thrown to the error middleware. */
+function answerRequests(opts: AnkiServerOptions, deps: DispatchDeps, allowed: ReadonlySet<string>): Koa.Middleware {
+  return async (ctx) => {
     const origin = ctx.get('Origin') || undefined;
     const listed = origin === undefined || allowed.has(origin);
     if (origin && listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' });
@@ -109,15 +85,16 @@ export async function startAnkiServer(
     const action = (body as { action?: unknown })?.action;
     if (!listed && action !== 'requestPermission') throw forbidden(origin);
     if (origin && !listed) ctx.set({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }); // the page reads its permission answer
-    const answer = await dispatch({ ...deps, permission }, body, origin);
+    const answer = await dispatch(deps, body, origin);
     reply(ctx, answer.status, answer.body);
-  });
-  const handle = app.callback();
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.keepAliveTimeout = 5000;
+  };
+}
+
+/** Listens on 127.0.0.1:`port`; a port taken (Anki itself, often) is PORT_UNAVAILABLE. */
+async function listenLoopback(server: Server, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
@@ -125,9 +102,42 @@ export async function startAnkiServer(
     throw new BridgeError(
       'PORT_UNAVAILABLE',
       500,
-      `Cannot serve AnkiConnect on 127.0.0.1:${opts.port}: ${(e as Error).message} (is Anki itself running there?).`,
+      `Cannot serve AnkiConnect on 127.0.0.1:${port}: ${(e as Error).message} (is Anki itself running there?).`,
     );
   });
+}
+
+export async function startAnkiServer(
+  opts: AnkiServerOptions,
+  deps: Omit<DispatchDeps, 'permission'>,
+): Promise<AnkiServer> {
+  const allowed = new Set(opts.allowedOrigins.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean));
+  let port = 0;
+  const permission = async (origin: string | undefined) => {
+    if (origin === undefined || allowed.has(origin)) return true;
+    if (!opts.ask || !(await opts.ask(origin).catch(() => false))) return false;
+    allowed.add(origin);
+    return true;
+  };
+  const app = new Koa();
+  app.silent = true;
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (e) {
+      const err = toBridgeError(e);
+      if (err.status >= 500) deps.onError(e);
+      lingerIfBodyPending(ctx.req);
+      // AnkiConnect's shape (exactly two fields: clients check), the status saying what kind of refusal.
+      reply(ctx, err.status, { result: null, error: `${err.code}: ${err.message}` });
+    }
+  });
+  app.use(loopbackGuard(() => port, { originChecked: true }));
+  app.use(answerRequests(opts, { ...deps, permission }, allowed));
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5000;
+  await listenLoopback(server, opts.port);
   port = (server.address() as AddressInfo).port;
   return {
     port,

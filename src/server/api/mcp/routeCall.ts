@@ -115,8 +115,22 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
       throw e;
     }
   }
+  return binaryAnswer({ status: res.status, isError, bytes, type, mimeType, method: args.method, url });
+}
+
+/** A PDF embedded as a resource when small enough; other bytes only described, to be read over HTTP. */
+function binaryAnswer(r: {
+  status: number;
+  isError: boolean;
+  bytes: Buffer;
+  type: string;
+  mimeType: string;
+  method: string;
+  url: URL;
+}): CallToolResult {
+  const { isError, bytes, type, mimeType, url } = r;
   if (mimeType === 'application/pdf') {
-    const note = `HTTP ${res.status}: a PDF of ${bytes.length} bytes from ${args.method} ${url.pathname}`;
+    const note = `HTTP ${r.status}: a PDF of ${bytes.length} bytes from ${r.method} ${url.pathname}`;
     // Embedded as a resource up to a size an MCP client can hold in one message; larger ones are read over HTTP.
     if (bytes.length > PDF_EMBED_LIMIT)
       return {
@@ -141,7 +155,7 @@ export async function callRoute(services: RouteServices, token: string, args: Ro
     content: [
       {
         type: 'text',
-        text: `HTTP ${res.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${args.method} ${url.pathname})`,
+        text: `HTTP ${r.status}: ${bytes.length} bytes of ${type || 'binary data'} (read it over HTTP: ${r.method} ${url.pathname})`,
       },
     ],
   };
