@@ -53,17 +53,41 @@ function cappedHexString(this: Parser) {
   return Object.assign(PDFHexString.of(''), { scannedLength: Math.ceil(digits / 2) });
 }
 
-/** Runs `fn` with pdf-lib's string parses capped; the worker runs one task at a time, so no other load sees them. */
-async function withCappedStrings<T>(fn: () => Promise<T>): Promise<T> {
+/** The entries of an annotation the scan reads; the rest (quads, appearance, dates…) are dropped as parsed. */
+const SCANNED_KEYS = new Set(['Type', 'Subtype', 'Contents', 'F']);
+
+type DictLike = { keys(): { decodeText(): string }[]; delete(key: unknown): boolean; has(key: unknown): boolean };
+
+/**
+ * pdf-lib's dictionary parse, keeping of an annotation (a dict with /Rect
+ * and /Subtype) only what the scan reads: pdf-lib parses every object of the
+ * file up front, and 50,000 highlights kept whole (quads, colours, rects as
+ * objects) cost it ~100 MB of heap, the worker's RSS twice that.
+ */
+function leanDict(parseDict: () => DictLike) {
+  const { PDFName } = pdfLib();
+  const [rect, subtype] = [PDFName.of('Rect'), PDFName.of('Subtype')];
+  return function (this: unknown) {
+    const dict = parseDict.call(this);
+    if (dict.has(rect) && dict.has(subtype))
+      for (const key of dict.keys()) if (!SCANNED_KEYS.has(key.decodeText())) dict.delete(key);
+    return dict;
+  };
+}
+
+/** Runs `fn` with pdf-lib's parses made lean (above); the worker runs one task at a time, so no other load sees them. */
+async function withLeanParse<T>(fn: () => Promise<T>): Promise<T> {
   const proto = pdfLib().PDFObjectParser.prototype as unknown as Record<string, unknown>;
-  const [literal, hex] = [proto.parseString, proto.parseHexString];
+  const [literal, hex, dict] = [proto.parseString, proto.parseHexString, proto.parseDict];
   proto.parseString = cappedString;
   proto.parseHexString = cappedHexString;
+  proto.parseDict = leanDict(dict as () => DictLike);
   try {
     return await fn();
   } finally {
     proto.parseString = literal;
     proto.parseHexString = hex;
+    proto.parseDict = dict;
   }
 }
 
@@ -84,7 +108,7 @@ export async function scanAnnotations(
 ): Promise<AnnotationScan | undefined> {
   try {
     const { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } = pdfLib();
-    const doc = await withCappedStrings(() =>
+    const doc = await withLeanParse(() =>
       PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false }),
     );
     const scan: AnnotationScan = { unprinted: new Set(), refused: new Map() };

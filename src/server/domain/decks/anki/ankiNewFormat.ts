@@ -12,19 +12,18 @@ import { zstdBound } from './zstdFrames';
  */
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
-/** Compressed bytes decoded between two turns of the event loop. */
-const SLICE = 256 * 1024;
 
 export const isZstd = (b: Uint8Array) => b.length >= 4 && ZSTD_MAGIC.every((m, i) => b[i] === m);
 
 /**
  * Decompresses zstd data, refusing (413) once the output passes `limit`
  * bytes or the size its frames declare. The frames are walked first
- * (zstdBound), then fed to the decoder in slices with a turn of the event
- * loop between them, so other requests are answered meanwhile.
+ * (zstdBound), then fed to the decoder in slices of bounded work (block
+ * boundaries zstdBound chose) with a turn of the event loop between them,
+ * so other requests are answered meanwhile.
  */
 export async function unzstd(bytes: Uint8Array, limit: number, what: string): Promise<Uint8Array> {
-  const { declared } = zstdBound(bytes, limit, what);
+  const { declared, cuts } = zstdBound(bytes, limit, what);
   const cap = Math.min(limit, declared ?? limit);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -40,8 +39,10 @@ export async function unzstd(bytes: Uint8Array, limit: number, what: string): Pr
     chunks.push(chunk);
   });
   try {
-    for (let i = 0; i < bytes.length; i += SLICE) {
-      d.push(bytes.subarray(i, Math.min(bytes.length, i + SLICE)), i + SLICE >= bytes.length);
+    let from = 0;
+    for (const to of cuts) {
+      d.push(bytes.subarray(from, to), to === bytes.length);
+      from = to;
       await new Promise((r) => setImmediate(r));
     }
   } catch (e) {

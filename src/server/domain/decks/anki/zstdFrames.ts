@@ -13,6 +13,18 @@ import { apkgDamaged, apkgTooLarge } from './apkgZipErrors';
 export const MAX_ZSTD_WINDOW = 8 * 1024 * 1024;
 /** Bytes of window the decoder may move in all (a window per block): 2,048 full blocks of an 8 MiB window; Anki's 256 MiB collection moves 4 GiB. */
 const MAX_WINDOW_WORK = 2048 * MAX_ZSTD_WINDOW;
+/**
+ * Window work beyond the output: 128 bytes moved per byte decoded (an 8 MiB
+ * window over full 128 KiB blocks is 64) plus 64 MiB. Tiny blocks under a
+ * large window (2,000 one-byte RLE blocks: 16 GiB moved, seconds of CPU for
+ * 2 KB) are refused before decoding.
+ */
+const WORK_PER_OUTPUT_BYTE = 128;
+const WORK_FLOOR = 64 * 1024 * 1024;
+/** Window work decoded between two turns of the event loop (tens of ms): the decoder cannot be interrupted mid-push. */
+const TURN_WORK = 64 * 1024 * 1024;
+/** Compressed bytes decoded between two turns of the event loop. */
+const TURN_BYTES = 256 * 1024;
 const MAX_BLOCK = 128 * 1024;
 const ZSTD_MAGIC = 0xfd2fb528;
 
@@ -21,13 +33,12 @@ export interface ZstdBound {
   maxOutput: number;
   /** The frames' declared content size, when every frame declares one. */
   declared?: number;
+  /** Offsets (block ends, ascending, the last is the data's end) to feed the decoder up to, a turn of the event loop each. */
+  cuts: number[];
 }
 
 const tooCostly = (what: string, limit: number) =>
-  apkgTooLarge(
-    `${what} has more zstd blocks than its size explains (over ${MAX_WINDOW_WORK} bytes of window work)`,
-    limit,
-  );
+  apkgTooLarge(`${what} has more zstd blocks than its size explains (too much window work for its output)`, limit);
 
 /** Reads a frame header at `p`: where its blocks start, its window and its declared content size. */
 function frameHeader(b: Uint8Array, p: number, what: string) {
@@ -65,6 +76,8 @@ export function zstdBound(b: Uint8Array, limit: number, what: string): ZstdBound
   let exact = 0;
   let work = 0;
   let declared: number | undefined = 0;
+  const cuts: number[] = [];
+  let [cutWork, cutAt] = [0, 0];
   while (p < b.length) {
     if (p + 8 > b.length) throw apkgDamaged(`${what} is cut short`);
     const magic = view.getUint32(p, true);
@@ -92,11 +105,17 @@ export function zstdBound(b: Uint8Array, limit: number, what: string): ZstdBound
       p += 3 + (type === 1 ? 1 : size);
       if (exact > limit) throw apkgTooLarge(`${what} decompresses to more than ${limit} bytes`, limit);
       if (work > MAX_WINDOW_WORK) throw tooCostly(what, limit);
+      if (work - cutWork >= TURN_WORK || p - cutAt >= TURN_BYTES) {
+        cuts.push(p);
+        [cutWork, cutAt] = [work, p];
+      }
     }
     p += h.checksum ? 4 : 0;
   }
   if (p > b.length) throw apkgDamaged(`${what} is cut short`);
+  if (work > WORK_FLOOR + WORK_PER_OUTPUT_BYTE * maxOutput) throw tooCostly(what, limit);
+  if (cuts.at(-1) !== b.length) cuts.push(b.length);
   if (declared !== undefined && declared > limit)
     throw apkgTooLarge(`${what} declares ${declared} bytes (limit ${limit})`, limit);
-  return { maxOutput, ...(declared !== undefined ? { declared } : {}) };
+  return { maxOutput, cuts, ...(declared !== undefined ? { declared } : {}) };
 }
