@@ -48,6 +48,37 @@ function pairingWarning(preset: string, anchorMode: string): string | undefined 
  * segments merged and sorted, the page and async limits.
  */
 export function validatePrepare(body: PrepareBody, doc: DocumentRow): PrepareRequest {
+  const { preset, anchorMode, fill } = checkStyle(body);
+  const merged = checkSegments(body.segments, doc);
+  const pages = merged.flatMap((s) => Array.from({ length: s.endPage - s.startPage + 1 }, (_, i) => s.startPage + i));
+  const async = body.async === true;
+  checkPageLimits(pages.length, async);
+  const warnings: string[] = [];
+  const pw = pairingWarning(preset, anchorMode);
+  if (pw) warnings.push(pw);
+  const title =
+    body.title?.trim() ||
+    merged
+      .map((s) => s.title)
+      .filter(Boolean)
+      .join(' + ') ||
+    `${doc.filename.replace(/\.pdf$/i, '')} p. ${merged.map((s) => (s.startPage === s.endPage ? s.startPage : `${s.startPage}–${s.endPage}`)).join(', ')}`;
+  return {
+    topicid: body.topicid,
+    bookmd5: body.bookmd5,
+    segments: merged,
+    pages,
+    preset,
+    anchorMode,
+    title,
+    defaultFillIndex: fill ?? null,
+    async,
+    warnings,
+  };
+}
+
+/** The preset, anchor mode and default fill, each against its whitelist. */
+function checkStyle(body: PrepareBody) {
   const preset = body.preset ?? 'book-breakdown';
   if (!(PRESETS as readonly string[]).includes(preset)) {
     throw invalidInput(
@@ -72,13 +103,18 @@ export function validatePrepare(body: PrepareBody, doc: DocumentRow): PrepareReq
       'INVALID_FILL_INDEX',
     );
   }
-  if (!body.segments.length)
+  return { preset, anchorMode, fill };
+}
+
+/** Each segment within the document's real pages, then all of them merged and in PDF order. */
+function checkSegments(segments: PrepareBody['segments'], doc: DocumentRow): PrepareRequest['segments'] {
+  if (!segments.length)
     throw invalidInput(
       'segments is empty: give at least one {startPage, endPage}.',
       { field: 'segments' },
       'INVALID_SEGMENTS',
     );
-  const segs = body.segments.map((s, i) => {
+  const segs = segments.map((s, i) => {
     const endPage = s.endPage ?? s.startPage;
     if (s.startPage >= VIRTUAL_PAGE_BASE || endPage >= VIRTUAL_PAGE_BASE) {
       throw invalidInput(
@@ -112,42 +148,23 @@ export function validatePrepare(body: PrepareBody, doc: DocumentRow): PrepareReq
       last.title ??= s.title;
     } else merged.push({ ...s });
   }
-  const pages = merged.flatMap((s) => Array.from({ length: s.endPage - s.startPage + 1 }, (_, i) => s.startPage + i));
-  if (pages.length > MAX_BUNDLE_PAGES) {
+  return merged;
+}
+
+/** A bundle's page ceiling, and the smaller one a synchronous prepare has. */
+function checkPageLimits(pagesTotal: number, async: boolean): void {
+  if (pagesTotal > MAX_BUNDLE_PAGES) {
     throw invalidInput(
-      `These segments cover ${pages.length} actual pages; a bundle holds at most ${MAX_BUNDLE_PAGES}. Split the work into several bundles.`,
-      { pagesTotal: pages.length, maxPages: MAX_BUNDLE_PAGES },
+      `These segments cover ${pagesTotal} actual pages; a bundle holds at most ${MAX_BUNDLE_PAGES}. Split the work into several bundles.`,
+      { pagesTotal, maxPages: MAX_BUNDLE_PAGES },
       'TOO_MANY_PAGES',
     );
   }
-  const async = body.async === true;
-  if (!async && pages.length > MAX_SYNC_PAGES) {
+  if (!async && pagesTotal > MAX_SYNC_PAGES) {
     throw invalidInput(
-      `${pages.length} pages need async:true (synchronous prepare is for at most ${MAX_SYNC_PAGES} pages); then poll GET /bundles.`,
-      { pagesTotal: pages.length, maxSyncPages: MAX_SYNC_PAGES },
+      `${pagesTotal} pages need async:true (synchronous prepare is for at most ${MAX_SYNC_PAGES} pages); then poll GET /bundles.`,
+      { pagesTotal, maxSyncPages: MAX_SYNC_PAGES },
       'ASYNC_REQUIRED',
     );
   }
-  const warnings: string[] = [];
-  const pw = pairingWarning(preset, anchorMode);
-  if (pw) warnings.push(pw);
-  const title =
-    body.title?.trim() ||
-    merged
-      .map((s) => s.title)
-      .filter(Boolean)
-      .join(' + ') ||
-    `${doc.filename.replace(/\.pdf$/i, '')} p. ${merged.map((s) => (s.startPage === s.endPage ? s.startPage : `${s.startPage}–${s.endPage}`)).join(', ')}`;
-  return {
-    topicid: body.topicid,
-    bookmd5: body.bookmd5,
-    segments: merged,
-    pages,
-    preset,
-    anchorMode,
-    title,
-    defaultFillIndex: fill ?? null,
-    async,
-    warnings,
-  };
 }

@@ -157,14 +157,7 @@ export class BundlePrepareJob {
     const { bundleId, req } = a;
     const partial = path.join(this.folders.bundlesDir, `${bundleId}.partial`);
     try {
-      const pages: StoredPage[] = [];
-      for (let i = 0; i < req.pages.length; i += CHUNK_PAGES) {
-        ctl.checkpoint();
-        const chunk = req.pages.slice(i, i + CHUNK_PAGES);
-        await this.waitForPages(ctl, req.bookmd5, chunk);
-        pages.push(...(await readBundlePages(this.pages, req.bookmd5, chunk)));
-        ctl.progress(pages.length);
-      }
+      const pages = await this.readPages(ctl, req);
       ctl.checkpoint();
       const meta: BundleMeta = {
         bundleId,
@@ -182,28 +175,7 @@ export class BundlePrepareJob {
       };
       const doc = this.documents.get(req.bookmd5);
       const draft = draftResult(meta, (await this.pages.outline(doc)).segments, doc.page_count);
-      rmSync(partial, { recursive: true, force: true });
-      mkdirPrivate(partial);
-      const write = (name: string, content: string) => writePrivateFile(path.join(partial, name), content);
-      write('TASK.md', taskMarkdown(meta));
-      write('OUTPUT-CONTRACT.md', outputContract(meta));
-      write('manifest.json', manifestJson(meta, pages));
-      write('source.json', sourceJson(meta, pages));
-      write('result.md', draft);
-      write(
-        RECEIPT_FILE,
-        JSON.stringify(
-          {
-            bundleId,
-            jobId: a.jobId,
-            state: 'prepared',
-            draftSha256: sha256(draft),
-            note: 'Written by the bridge. Do not edit or delete.',
-          },
-          null,
-          2,
-        ),
-      );
+      writeFolder(partial, meta, pages, draft);
       ctl.checkpoint();
       // On Windows a reader of a file inside (an indexer, an editor) holds the folder for a moment.
       renameReplacingSync(partial, this.folders.folderOf(bundleId));
@@ -234,6 +206,19 @@ export class BundlePrepareJob {
       }
       throw e;
     }
+  }
+
+  /** The bundle's pages, CHUNK_PAGES at a time, with a checkpoint before each chunk and progress after. */
+  private async readPages(ctl: JobControl, req: PrepareRequest): Promise<StoredPage[]> {
+    const pages: StoredPage[] = [];
+    for (let i = 0; i < req.pages.length; i += CHUNK_PAGES) {
+      ctl.checkpoint();
+      const chunk = req.pages.slice(i, i + CHUNK_PAGES);
+      await this.waitForPages(ctl, req.bookmd5, chunk);
+      pages.push(...(await readBundlePages(this.pages, req.bookmd5, chunk)));
+      ctl.progress(pages.length);
+    }
+    return pages;
   }
 
   /** Deletes the rows of prepares answered 507 that a full disk kept (at the next prepare, or once writable). */
@@ -267,4 +252,30 @@ export class BundlePrepareJob {
       }
     }
   }
+}
+
+/** The bundle folder's files, written afresh into `partial` (renamed into place once whole). */
+function writeFolder(partial: string, meta: BundleMeta, pages: StoredPage[], draft: string): void {
+  rmSync(partial, { recursive: true, force: true });
+  mkdirPrivate(partial);
+  const write = (name: string, content: string) => writePrivateFile(path.join(partial, name), content);
+  write('TASK.md', taskMarkdown(meta));
+  write('OUTPUT-CONTRACT.md', outputContract(meta));
+  write('manifest.json', manifestJson(meta, pages));
+  write('source.json', sourceJson(meta, pages));
+  write('result.md', draft);
+  write(
+    RECEIPT_FILE,
+    JSON.stringify(
+      {
+        bundleId: meta.bundleId,
+        jobId: meta.jobId,
+        state: 'prepared',
+        draftSha256: sha256(draft),
+        note: 'Written by the bridge. Do not edit or delete.',
+      },
+      null,
+      2,
+    ),
+  );
 }

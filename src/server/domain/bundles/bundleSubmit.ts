@@ -4,7 +4,7 @@ import { writePrivateFile } from '../../ground/store/privateFiles';
 import * as path from 'node:path';
 import { conflict, invalidInput, notFound } from '../../errors';
 import type { Actor } from '../../actor';
-import { descendantIds, getNote, purgeNotes, recordOperation } from '../cards/noteRows';
+import { descendantIds, purgeNotes, recordOperation } from '../cards/noteRows';
 import { SnapshotFiles } from '../cards/snapshotFiles';
 import { takeSnapshotTx } from '../cards/snapshots';
 import { nowIso } from '../library/ids';
@@ -13,11 +13,12 @@ import { RECEIPT_FILE } from './bundleFiles';
 import { requestOf, type BundleRow } from './bundleRecords';
 import type { BundleService } from './bundleService';
 import { sha256 } from './bundleFiles';
-import { buildPlan } from './importPlan';
+import { buildPlan, type ImportPlan } from './importPlan';
 import { ambiguityLines, checkExcerpts, MAX_FAILED_EXCERPTS, problemLines, stats } from './bundleReport';
 import type { BundleSource } from './bundleSource';
 import { parseResult } from './resultParser';
 import { writeTree } from './bundleTreeWrite';
+import { type SubmitTarget, submitTarget } from './submitTarget';
 
 export { MAX_FAILED_EXCERPTS } from './bundleReport';
 
@@ -123,116 +124,22 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
   svc.submitting.add(bundleId);
   try {
     assertStudySet(svc.store, row.topicid);
-    const text = await resultText(svc, row, opts.resultMarkdown);
-    const source = await svc.source(row); // read before the checks below, so nothing awaits between them and the write
-    if (!text.trim())
-      throw invalidInput(
-        'result.md is empty; nothing was imported. OUTPUT-CONTRACT.md gives the grammar.',
-        { bundleId },
-        'RESULT_EMPTY',
-      );
-    const marker = readMarker(svc, row);
-    if (marker?.draftSha256 === sha256(text)) {
-      throw invalidInput(
-        'result.md is still the untouched draft; nothing was imported. Write the cards first (TASK.md), and use POST /bundles/{id}/check to test — submit is not a test.',
-        { bundleId },
-        'RESULT_IS_DRAFT',
-      );
-    }
-    const rootNoteId = row.root_note_id!;
-    const existing = svc.store.get<{ parent_id: string | null; position: number; hidden: number }>(
-      'SELECT parent_id, position, hidden FROM notes WHERE noteid = ?',
-      [rootNoteId],
-    );
-    const setRoot = svc.store.get<{ root_note_id: string }>('SELECT root_note_id FROM topics WHERE topicid = ?', [
-      row.topicid,
-    ])!.root_note_id;
-    const oldTree = existing ? [rootNoteId, ...allDescendants(svc, rootNoteId)] : [];
-    let parentId = existing && !existing.hidden && existing.parent_id ? existing.parent_id : setRoot;
-    if (opts.targetParentNoteId) {
-      const target = getNote(svc.store, opts.targetParentNoteId);
-      if (target.topicid !== row.topicid) {
-        throw invalidInput(
-          `targetParentNoteId ${target.noteid} belongs to another study set than this bundle's (${row.topicid}). Nothing was imported.`,
-          { targetParentNoteId: target.noteid },
-          'TARGET_IN_OTHER_SET',
-        );
-      }
-      if (oldTree.includes(target.noteid)) {
-        throw invalidInput(
-          'targetParentNoteId lies inside the tree this submit replaces. Nothing was imported.',
-          { targetParentNoteId: target.noteid },
-          'TARGET_INSIDE_IMPORT',
-        );
-      }
-      parentId = target.noteid;
-    }
-    const { parsed, plan: p, warnings } = plan(svc, row, text, opts, rootNoteId, source);
+    const { text, source, marker } = await submittedResult(svc, row, opts);
+    const target = submitTarget(svc, row, opts.targetParentNoteId);
+    const { parsed, plan: p, warnings } = plan(svc, row, text, opts, target.rootNoteId, source);
     const now = nowIso();
     const version = row.version + 1;
-    const req = requestOf(row);
-    let snapshotId = '';
-    await svc.store.write((tx) => {
-      snapshotId = takeSnapshotTx(
-        tx,
-        SnapshotFiles.of(svc.config.dataDir),
-        row.topicid,
-        `Before importing bundle "${req.title}" (version ${version})`,
-        now,
-        'pre_import',
-      );
-      purgeNotes(tx, oldTree);
-      const position = existing && parentId === existing.parent_id ? existing.position : undefined;
-      writeTree(tx, p, row.topicid, parentId, position, now);
-      recordOperation(tx, {
-        topicid: row.topicid,
-        kind: 'import',
-        actor,
-        noteIds: [...oldTree, ...p.cards.map((c) => c.noteid)],
-        now,
-      });
-      tx.run(`UPDATE bundles SET state = 'imported', version = ?, updated_at = ? WHERE bundle_id = ?`, [
-        version,
-        now,
-        bundleId,
-      ]);
-    });
-    const persisted = descendantIds(svc.store, rootNoteId).length + 1 === p.cards.length;
-    const s = stats(p);
-    const failedTotal = s.excerptsTotal - s.excerptsAnchored;
-    if (s.headings !== s.importedCards)
-      warnings.push(`${s.headings - s.importedCards} heading(s) were not imported (lost cards): see problems.`);
-    if (failedTotal)
-      warnings.push(
-        `${failedTotal} of ${s.excerptsTotal} excerpts did not anchor: see parsed.failedExcerpts (line and reason).`,
-      );
-    const receipt = {
-      bundleId,
-      rootNoteId,
-      version,
-      replaced: oldTree.length > 0,
-      preImportSnapshotId: snapshotId,
-      persisted,
-      cardsCreated: p.cards.length,
-      receipt: p.cards.map((c) => ({ noteid: c.noteid, title: c.title, parent: c.parent ?? parentId, depth: c.depth })),
-      parsed: s,
-      excerptStatsTruncated: failedTotal > MAX_FAILED_EXCERPTS,
-      ...(opts.withBlank
-        ? {
-            blankInsertion: { requested: s.excerptsAnchored, created: p.blanks, failed: s.excerptsAnchored - p.blanks },
-          }
-        : {}),
-      problems: parsed.problems,
-      warnings: [...warnings, ...problemLines(parsed.problems)],
-    };
+    const snapshotId = await replaceTree(svc, row, p, target, actor, now, version);
+    const persisted = descendantIds(svc.store, target.rootNoteId).length + 1 === p.cards.length;
+    const receipt = receiptOf(row, opts, target, { parsed, plan: p, warnings }, { version, snapshotId, persisted });
     writeMarker(svc, row, {
       ...marker,
       state: 'imported',
       version,
-      rootNoteId,
+      rootNoteId: target.rootNoteId,
       importedAt: now,
       preImportSnapshotId: snapshotId,
-      parsed: { ...s, failedExcerpts: undefined, ambiguousExcerpts: undefined },
+      parsed: { ...receipt.parsed, failedExcerpts: undefined, ambiguousExcerpts: undefined },
     });
     return receipt;
   } finally {
@@ -240,14 +147,109 @@ export async function submitBundle(svc: BundleService, bundleId: string, opts: S
   }
 }
 
-/** Every descendant, hidden ones too: a replace removes the whole old tree. */
-function allDescendants(svc: BundleService, rootId: string): string[] {
-  return svc.store
-    .all<{ noteid: string }>(
-      `WITH RECURSIVE sub(noteid) AS (SELECT noteid FROM notes WHERE parent_id = ? UNION ALL SELECT n.noteid FROM notes n JOIN sub ON n.parent_id = sub.noteid) SELECT noteid FROM sub`,
-      [rootId],
-    )
-    .map((r) => r.noteid);
+/** The result.md to import, its source, and the prepare's marker; an empty file or the untouched draft is refused. */
+async function submittedResult(svc: BundleService, row: BundleRow, opts: SubmitOptions) {
+  const bundleId = row.bundle_id;
+  const text = await resultText(svc, row, opts.resultMarkdown);
+  const source = await svc.source(row); // read before the checks below, so nothing awaits between them and the write
+  if (!text.trim())
+    throw invalidInput(
+      'result.md is empty; nothing was imported. OUTPUT-CONTRACT.md gives the grammar.',
+      { bundleId },
+      'RESULT_EMPTY',
+    );
+  const marker = readMarker(svc, row);
+  if (marker?.draftSha256 === sha256(text)) {
+    throw invalidInput(
+      'result.md is still the untouched draft; nothing was imported. Write the cards first (TASK.md), and use POST /bundles/{id}/check to test — submit is not a test.',
+      { bundleId },
+      'RESULT_IS_DRAFT',
+    );
+  }
+  return { text, source, marker };
+}
+
+/** One transaction: snapshot the set, drop the old tree, write the planned one, mark the bundle imported. */
+async function replaceTree(
+  svc: BundleService,
+  row: BundleRow,
+  p: ImportPlan,
+  target: SubmitTarget,
+  actor: Actor,
+  now: string,
+  version: number,
+): Promise<string> {
+  const { existing, oldTree, parentId } = target;
+  const req = requestOf(row);
+  let snapshotId = '';
+  await svc.store.write((tx) => {
+    snapshotId = takeSnapshotTx(
+      tx,
+      SnapshotFiles.of(svc.config.dataDir),
+      row.topicid,
+      `Before importing bundle "${req.title}" (version ${version})`,
+      now,
+      'pre_import',
+    );
+    purgeNotes(tx, oldTree);
+    const position = existing && parentId === existing.parent_id ? existing.position : undefined;
+    writeTree(tx, p, row.topicid, parentId, position, now);
+    recordOperation(tx, {
+      topicid: row.topicid,
+      kind: 'import',
+      actor,
+      noteIds: [...oldTree, ...p.cards.map((c) => c.noteid)],
+      now,
+    });
+    tx.run(`UPDATE bundles SET state = 'imported', version = ?, updated_at = ? WHERE bundle_id = ?`, [
+      version,
+      now,
+      row.bundle_id,
+    ]);
+  });
+  return snapshotId;
+}
+
+/** What submit answers: the cards written, the parse and anchoring stats, and every warning. */
+function receiptOf(
+  row: BundleRow,
+  opts: SubmitOptions,
+  target: SubmitTarget,
+  { parsed, plan: p, warnings }: ReturnType<typeof plan>,
+  done: { version: number; snapshotId: string; persisted: boolean },
+) {
+  const s = stats(p);
+  const failedTotal = s.excerptsTotal - s.excerptsAnchored;
+  if (s.headings !== s.importedCards)
+    warnings.push(`${s.headings - s.importedCards} heading(s) were not imported (lost cards): see problems.`);
+  if (failedTotal)
+    warnings.push(
+      `${failedTotal} of ${s.excerptsTotal} excerpts did not anchor: see parsed.failedExcerpts (line and reason).`,
+    );
+  return {
+    bundleId: row.bundle_id,
+    rootNoteId: target.rootNoteId,
+    version: done.version,
+    replaced: target.oldTree.length > 0,
+    preImportSnapshotId: done.snapshotId,
+    persisted: done.persisted,
+    cardsCreated: p.cards.length,
+    receipt: p.cards.map((c) => ({
+      noteid: c.noteid,
+      title: c.title,
+      parent: c.parent ?? target.parentId,
+      depth: c.depth,
+    })),
+    parsed: s,
+    excerptStatsTruncated: failedTotal > MAX_FAILED_EXCERPTS,
+    ...(opts.withBlank
+      ? {
+          blankInsertion: { requested: s.excerptsAnchored, created: p.blanks, failed: s.excerptsAnchored - p.blanks },
+        }
+      : {}),
+    problems: parsed.problems,
+    warnings: [...warnings, ...problemLines(parsed.problems)],
+  };
 }
 
 function readMarker(svc: BundleService, row: BundleRow): Record<string, unknown> | undefined {

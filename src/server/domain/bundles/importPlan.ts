@@ -128,6 +128,20 @@ function plannedExcerpt(e: ReturnType<typeof anchorOne>, noteid: string): Planne
   };
 }
 
+/** What planning a tree reads and adds to, card after card. */
+interface Planner {
+  cards: ParsedCard[];
+  /** Sections merged (`## [[Title]]`) into each card, by its index. */
+  mergedFrom: Map<number, ParsedCard[]>;
+  plan: ImportPlan;
+  source: BundleSource;
+  opts: PlanOptions;
+  fill: number | null;
+  ranges: ReturnType<typeof cardRanges>;
+}
+
+type Anchored = ReturnType<typeof anchorOne>;
+
 export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: PlanOptions): ImportPlan {
   const { cards } = parsed;
   const mergedFrom = new Map<number, ParsedCard[]>();
@@ -142,85 +156,100 @@ export function buildPlan(parsed: ParsedResult, source: BundleSource, opts: Plan
     blanks: 0,
   };
   const [fill, ranges] = [opts.defaultFillIndex, cardRanges(cards, source.sections)];
-
-  const visit = (c: ParsedCard, parent: string | null, depth: number) => {
-    const group = [c, ...(mergedFrom.get(c.index) ?? [])];
-    const noteid = parent === null ? opts.rootNoteId : newId();
-    const color = group.find((g) => g.colorIndex !== undefined)?.colorIndex ?? null;
-    const ownFill = group.find((g) => g.fillIndex !== undefined)?.fillIndex;
-    const card: PlannedCard = {
-      noteid,
-      parent,
-      depth,
-      title: parent === null ? opts.title : c.title,
-      texts: [],
-      source: null,
-      colorIndex: color,
-      fillIndex: ownFill ?? fill,
-      kind: 'card',
-      line: c.line,
-    };
-    plan.cards.push(card);
-    if (c.level > 0) plan.importedCards += group.length;
-    const bodyTexts = group.flatMap((g) => g.texts);
-    const anchored = group.map((g) => anchorSection(g, source, ranges[g.index]));
-    const children = (g: ParsedCard) => {
-      for (const child of g.children) if (cards[child].mergedInto === undefined) visit(cards[child], noteid, depth + 1);
-    };
-    if (opts.excerptMode === 'merge') {
-      const excerpts = anchored.flat();
-      const first = excerpts.find((e) => e.anchored);
-      if (first) {
-        card.source = { bookmd5: opts.bookmd5, page: first.page!, rect: first.rect!, rects: first.rects };
-        card.texts.push({ text: first.text, excerpt: true });
-      }
-      if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
-      for (const e of excerpts) {
-        if (e !== first) card.texts.push({ text: e.text, excerpt: e.anchored });
-        plan.excerpts.push(plannedExcerpt(e, noteid));
-        if (e.anchored && opts.withBlank) addBlank(noteid, depth + 1, e.line);
-      }
-      group.forEach(children);
-      return;
-    }
-    if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
-    // Each section in file order: its excerpt cards, then its sub-headings (a merged section comes after the target's own).
-    group.forEach((g, gi) => {
-      for (const e of anchored[gi]) {
-        const id = newId();
-        plan.cards.push({
-          noteid: id,
-          parent: noteid,
-          depth: depth + 1,
-          title: '',
-          texts: [{ text: e.text, excerpt: e.anchored }],
-          source: e.anchored ? { bookmd5: opts.bookmd5, page: e.page!, rect: e.rect!, rects: e.rects } : null,
-          colorIndex: null,
-          fillIndex: fill,
-          kind: e.anchored ? 'excerpt' : 'card',
-          line: e.line,
-        });
-        plan.excerpts.push(plannedExcerpt(e, id));
-        if (e.anchored && opts.withBlank) addBlank(noteid, depth + 1, e.line);
-      }
-      children(g);
-    });
-  };
-  const addBlank = (parent: string, depth: number, line: number) => {
-    plan.blanks++;
-    plan.cards.push({
-      noteid: newId(),
-      parent,
-      depth,
-      title: '',
-      texts: [],
-      source: null,
-      colorIndex: null,
-      fillIndex: fill,
-      kind: 'blank',
-      line,
-    });
-  };
-  visit(cards[0], null, 0);
+  planCard({ cards, mergedFrom, plan, source, opts, fill, ranges }, cards[0], null, 0);
   return plan;
+}
+
+/** A heading's card (with the sections merged into it), its excerpts, then its sub-headings, depth first. */
+function planCard(p: Planner, c: ParsedCard, parent: string | null, depth: number): void {
+  const { plan, opts } = p;
+  const group = [c, ...(p.mergedFrom.get(c.index) ?? [])];
+  const noteid = parent === null ? opts.rootNoteId : newId();
+  const color = group.find((g) => g.colorIndex !== undefined)?.colorIndex ?? null;
+  const ownFill = group.find((g) => g.fillIndex !== undefined)?.fillIndex;
+  const card: PlannedCard = {
+    noteid,
+    parent,
+    depth,
+    title: parent === null ? opts.title : c.title,
+    texts: [],
+    source: null,
+    colorIndex: color,
+    fillIndex: ownFill ?? p.fill,
+    kind: 'card',
+    line: c.line,
+  };
+  plan.cards.push(card);
+  if (c.level > 0) plan.importedCards += group.length;
+  const bodyTexts = group.flatMap((g) => g.texts);
+  const anchored = group.map((g) => anchorSection(g, p.source, p.ranges[g.index]));
+  const children = (g: ParsedCard) => {
+    for (const child of g.children)
+      if (p.cards[child].mergedInto === undefined) planCard(p, p.cards[child], noteid, depth + 1);
+  };
+  if (opts.excerptMode === 'merge') {
+    mergeExcerpts(p, card, anchored.flat(), bodyTexts);
+    group.forEach(children);
+    return;
+  }
+  if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
+  // Each section in file order: its excerpt cards, then its sub-headings (a merged section comes after the target's own).
+  group.forEach((g, gi) => {
+    excerptCards(p, card, anchored[gi]);
+    children(g);
+  });
+}
+
+/** Merge mode: the first anchored excerpt is the card's source and first text, the body next, then the other excerpts. */
+function mergeExcerpts(p: Planner, card: PlannedCard, excerpts: Anchored[], bodyTexts: string[]): void {
+  const { opts } = p;
+  const first = excerpts.find((e) => e.anchored);
+  if (first) {
+    card.source = { bookmd5: opts.bookmd5, page: first.page!, rect: first.rect!, rects: first.rects };
+    card.texts.push({ text: first.text, excerpt: true });
+  }
+  if (bodyTexts.length) card.texts.push({ text: bodyTexts.join('\n\n'), excerpt: false });
+  for (const e of excerpts) {
+    if (e !== first) card.texts.push({ text: e.text, excerpt: e.anchored });
+    p.plan.excerpts.push(plannedExcerpt(e, card.noteid));
+    if (e.anchored && opts.withBlank) addBlank(p, card.noteid, card.depth + 1, e.line);
+  }
+}
+
+/** Child mode: one child card per excerpt of a section (an excerpt card when anchored, a plain one when not). */
+function excerptCards(p: Planner, card: PlannedCard, excerpts: Anchored[]): void {
+  const { opts } = p;
+  for (const e of excerpts) {
+    const id = newId();
+    p.plan.cards.push({
+      noteid: id,
+      parent: card.noteid,
+      depth: card.depth + 1,
+      title: '',
+      texts: [{ text: e.text, excerpt: e.anchored }],
+      source: e.anchored ? { bookmd5: opts.bookmd5, page: e.page!, rect: e.rect!, rects: e.rects } : null,
+      colorIndex: null,
+      fillIndex: p.fill,
+      kind: e.anchored ? 'excerpt' : 'card',
+      line: e.line,
+    });
+    p.plan.excerpts.push(plannedExcerpt(e, id));
+    if (e.anchored && opts.withBlank) addBlank(p, card.noteid, card.depth + 1, e.line);
+  }
+}
+
+function addBlank(p: Planner, parent: string, depth: number, line: number): void {
+  p.plan.blanks++;
+  p.plan.cards.push({
+    noteid: newId(),
+    parent,
+    depth,
+    title: '',
+    texts: [],
+    source: null,
+    colorIndex: null,
+    fillIndex: p.fill,
+    kind: 'blank',
+    line,
+  });
 }

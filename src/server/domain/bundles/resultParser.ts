@@ -26,6 +26,22 @@ const mdOutline = new MarkdownIt('commonmark', { maxNesting: 160 }).disable('ref
 for (const parser of [md, mdOutline]) parser.core.ruler.disable(['inline', 'text_join']);
 type Token = ReturnType<typeof md.parse>[number];
 
+/** Where the walk over the token stream stands. */
+interface Walk {
+  parsed: ParsedResult;
+  opts: ParseOptions;
+  /** The open cards, root first; the last one takes content. */
+  stack: ParsedCard[];
+  inHeading: number;
+  blockLine: number;
+  listDepth: number;
+  /** A bullet card whose title (the item's first inline) is still to come. */
+  awaitingTitle?: ParsedCard;
+  listCards: ParsedCard[];
+}
+
+const current = (w: Walk): ParsedCard => w.stack[w.stack.length - 1];
+
 export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedResult {
   const parsed: ParsedResult = { cards: [], headings: 0, wikilinks: 0, problems: [] };
   const root: ParsedCard = {
@@ -39,141 +55,136 @@ export function parseResult(markdown: string, opts: ParseOptions = {}): ParsedRe
     excerpts: [],
   };
   parsed.cards.push(root);
-  const stack: ParsedCard[] = [root];
-  const current = () => stack[stack.length - 1];
+  const w: Walk = { parsed, opts, stack: [root], inHeading: 0, blockLine: 1, listDepth: 0, listCards: [] };
   const tokens: Token[] = (opts.listItemsAsCards ? mdOutline : md).parse(markdown, {});
-  let inHeading = 0;
-  let blockLine = 1;
-  let listDepth = 0;
-  /** A bullet card whose title (the item's first inline) is still to come. */
-  let awaitingTitle: ParsedCard | undefined;
-  const listCards: ParsedCard[] = [];
-
-  const addContent = (card: ParsedCard, raw: string, line: number, asList: boolean) => {
-    const scan = scanMarkers(raw, line, parsed.problems);
-    card.excerpts.push(...scan.excerpts);
-    if (scan.style) Object.assign(card, scan.style);
-    let rest = scan.rest.trim();
-    if (rest) {
-      rest = opts.stripWikilinks
-        ? rest.replace(WIKILINK, (_a, t: string) => (parsed.wikilinks++, t))
-        : stripLinks(rest, line, parsed);
-      card.texts.push(asList ? `• ${rest}` : rest);
-    }
-  };
-
-  for (const t of tokens) {
-    if (t.map) blockLine = t.map[0] + 1;
-    if (t.type === 'heading_open') inHeading = Number(t.tag.slice(1));
-    else if (t.type === 'heading_close') inHeading = 0;
-    else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') listDepth++;
-    else if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') listDepth--;
-    else if (opts.listItemsAsCards && t.type === 'list_item_open') {
-      // Bullets sit below the six heading levels: level 6 + list depth.
-      const parent = current();
-      awaitingTitle = {
-        index: parsed.cards.length,
-        title: '',
-        level: 6 + listDepth,
-        line: blockLine,
-        parent: parent.index,
-        children: [],
-        texts: [],
-        excerpts: [],
-      };
-      parsed.cards.push(awaitingTitle);
-      parent.children.push(awaitingTitle.index);
-      stack.push(awaitingTitle);
-      listCards.push(awaitingTitle);
-    } else if (opts.listItemsAsCards && t.type === 'list_item_close') {
-      const card = listCards.pop();
-      while (stack.length > 1 && stack.pop() !== card);
-      awaitingTitle = undefined;
-    } else if (t.type === 'inline' && (inHeading || awaitingTitle)) {
-      let card: ParsedCard;
-      if (awaitingTitle) {
-        card = awaitingTitle;
-        awaitingTitle = undefined;
-      } else {
-        parsed.headings++;
-        const level = inHeading;
-        while (current().level >= level) stack.pop();
-        const parent = current();
-        if (level > parent.level + 1 && parent.level > 0) {
-          parsed.problems.push({
-            line: blockLine,
-            severity: 'warning',
-            code: 'LEVEL_SKIPPED',
-            message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".`,
-          });
-        }
-        card = {
-          index: parsed.cards.length,
-          title: '',
-          level,
-          line: blockLine,
-          parent: parent.index,
-          children: [],
-          texts: [],
-          excerpts: [],
-        };
-        parsed.cards.push(card);
-        parent.children.push(card.index);
-        stack.push(card);
-      }
-      const scan = scanMarkers(t.content, blockLine, parsed.problems);
-      card.excerpts.push(...scan.excerpts);
-      if (scan.style) Object.assign(card, scan.style);
-      let title = scan.rest.trim();
-      const merge = /^\[\[([^\]\n]+)\]\]$/.exec(title);
-      if (merge && !opts.stripWikilinks) {
-        parsed.wikilinks++;
-        card.mergeTitle = merge[1].trim();
-        title = card.mergeTitle;
-      } else {
-        title = opts.stripWikilinks
-          ? title.replace(WIKILINK, (_a, x: string) => (parsed.wikilinks++, x))
-          : stripLinks(title, blockLine, parsed);
-      }
-      if (!title)
-        parsed.problems.push({
-          line: blockLine,
-          severity: 'warning',
-          code: 'EMPTY_TITLE',
-          message: 'This heading has no title; the card is imported without one.',
-        });
-      card.title = title;
-    } else if (t.type === 'inline') {
-      // A 7th level is not a heading in Markdown: tell the author instead of importing it as text.
-      // Each such line is one lost heading; the paragraph's other lines stay content.
-      const lines = t.content.split('\n');
-      let from = 0;
-      lines.forEach((l, i) => {
-        const deep = /^#{7,}(\s|$)/.exec(l);
-        if (!deep) return;
-        if (i > from)
-          addContent(
-            current(),
-            lines.slice(from, i).join('\n'),
-            blockLine + from,
-            listDepth > 0 && !opts.listItemsAsCards,
-          );
-        from = i + 1;
-        parsed.headings++;
-        parsed.problems.push({
-          line: blockLine + i,
-          severity: 'error',
-          code: 'TOO_DEEP',
-          message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.`,
-        });
-      });
-      if (from < lines.length)
-        addContent(current(), lines.slice(from).join('\n'), blockLine + from, listDepth > 0 && !opts.listItemsAsCards);
-    } else if (t.type === 'fence' || t.type === 'code_block') {
-      const text = t.content.replace(/\n$/, '');
-      if (text.trim()) current().texts.push(text);
-    }
-  }
+  for (const t of tokens) readToken(w, t);
   resolveMerges(parsed);
   return parsed;
+}
+
+function readToken(w: Walk, t: Token): void {
+  if (t.map) w.blockLine = t.map[0] + 1;
+  if (t.type === 'heading_open') w.inHeading = Number(t.tag.slice(1));
+  else if (t.type === 'heading_close') w.inHeading = 0;
+  else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') w.listDepth++;
+  else if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') w.listDepth--;
+  else if (w.opts.listItemsAsCards && t.type === 'list_item_open') {
+    // Bullets sit below the six heading levels: level 6 + list depth.
+    w.awaitingTitle = openCard(w, 6 + w.listDepth);
+    w.listCards.push(w.awaitingTitle);
+  } else if (w.opts.listItemsAsCards && t.type === 'list_item_close') {
+    const card = w.listCards.pop();
+    while (w.stack.length > 1 && w.stack.pop() !== card);
+    w.awaitingTitle = undefined;
+  } else if (t.type === 'inline' && (w.inHeading || w.awaitingTitle)) {
+    let card: ParsedCard;
+    if (w.awaitingTitle) {
+      card = w.awaitingTitle;
+      w.awaitingTitle = undefined;
+    } else card = openHeading(w, w.inHeading);
+    setTitle(w, card, t.content);
+  } else if (t.type === 'inline') addParagraph(w, t.content);
+  else if (t.type === 'fence' || t.type === 'code_block') {
+    const text = t.content.replace(/\n$/, '');
+    if (text.trim()) current(w).texts.push(text);
+  }
+}
+
+/** A new card at `level`, child of the current card, now current itself. */
+function openCard(w: Walk, level: number): ParsedCard {
+  const parent = current(w);
+  const card: ParsedCard = {
+    index: w.parsed.cards.length,
+    title: '',
+    level,
+    line: w.blockLine,
+    parent: parent.index,
+    children: [],
+    texts: [],
+    excerpts: [],
+  };
+  w.parsed.cards.push(card);
+  parent.children.push(card.index);
+  w.stack.push(card);
+  return card;
+}
+
+/** A heading closes every open card at its level or deeper, then opens its own. */
+function openHeading(w: Walk, level: number): ParsedCard {
+  w.parsed.headings++;
+  while (current(w).level >= level) w.stack.pop();
+  const parent = current(w);
+  if (level > parent.level + 1 && parent.level > 0) {
+    w.parsed.problems.push({
+      line: w.blockLine,
+      severity: 'warning',
+      code: 'LEVEL_SKIPPED',
+      message: `Heading level ${level} follows level ${parent.level}; it becomes a child of "${parent.title}".`,
+    });
+  }
+  return openCard(w, level);
+}
+
+/** A heading's (or bullet's) text: its markers, a `[[Title]]` merge, else the title with links dropped. */
+function setTitle(w: Walk, card: ParsedCard, raw: string): void {
+  const { parsed, opts, blockLine } = w;
+  const scan = scanMarkers(raw, blockLine, parsed.problems);
+  card.excerpts.push(...scan.excerpts);
+  if (scan.style) Object.assign(card, scan.style);
+  let title = scan.rest.trim();
+  const merge = /^\[\[([^\]\n]+)\]\]$/.exec(title);
+  if (merge && !opts.stripWikilinks) {
+    parsed.wikilinks++;
+    card.mergeTitle = merge[1].trim();
+    title = card.mergeTitle;
+  } else {
+    title = opts.stripWikilinks
+      ? title.replace(WIKILINK, (_a, x: string) => (parsed.wikilinks++, x))
+      : stripLinks(title, blockLine, parsed);
+  }
+  if (!title)
+    parsed.problems.push({
+      line: blockLine,
+      severity: 'warning',
+      code: 'EMPTY_TITLE',
+      message: 'This heading has no title; the card is imported without one.',
+    });
+  card.title = title;
+}
+
+/** Body text for the current card. */
+function addParagraph(w: Walk, content: string): void {
+  // A 7th level is not a heading in Markdown: tell the author instead of importing it as text.
+  // Each such line is one lost heading; the paragraph's other lines stay content.
+  const asList = w.listDepth > 0 && !w.opts.listItemsAsCards;
+  const lines = content.split('\n');
+  let from = 0;
+  lines.forEach((l, i) => {
+    const deep = /^#{7,}(\s|$)/.exec(l);
+    if (!deep) return;
+    if (i > from) addContent(w, current(w), lines.slice(from, i).join('\n'), w.blockLine + from, asList);
+    from = i + 1;
+    w.parsed.headings++;
+    w.parsed.problems.push({
+      line: w.blockLine + i,
+      severity: 'error',
+      code: 'TOO_DEEP',
+      message: `A heading of level ${deep[0].trim().length} is deeper than 6 levels; it was not imported (lost card). Restructure to at most ######.`,
+    });
+  });
+  if (from < lines.length) addContent(w, current(w), lines.slice(from).join('\n'), w.blockLine + from, asList);
+}
+
+function addContent(w: Walk, card: ParsedCard, raw: string, line: number, asList: boolean): void {
+  const { parsed, opts } = w;
+  const scan = scanMarkers(raw, line, parsed.problems);
+  card.excerpts.push(...scan.excerpts);
+  if (scan.style) Object.assign(card, scan.style);
+  let rest = scan.rest.trim();
+  if (rest) {
+    rest = opts.stripWikilinks
+      ? rest.replace(WIKILINK, (_a, t: string) => (parsed.wikilinks++, t))
+      : stripLinks(rest, line, parsed);
+    card.texts.push(asList ? `• ${rest}` : rest);
+  }
 }

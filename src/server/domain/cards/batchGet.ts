@@ -84,6 +84,18 @@ const toNote = (t: NoteTuple): Omit<NoteRow, 'position' | 'hidden'> => ({
 });
 type Note = ReturnType<typeof toNote>;
 
+type TextTuple = [string, number, string, number, string];
+type PartTuple = [string, string, number, string, string | null, string | null];
+
+/** What a batch reads besides the cards' own rows, each keyed by card (texts and parts by the card holding the content). */
+interface BatchRows {
+  texts: Map<string, TextTuple[]>;
+  parts: Map<string, PartTuple[]>;
+  tags: Map<string, [string, string][]>;
+  links: Map<string, [string, string][]>;
+  childCounts: Map<string, number>;
+}
+
 /**
  * POST /notes/batch-get: up to 200 cards in a fixed number of queries.
  * A reference copy reads title, texts, parts and source of its original
@@ -115,9 +127,18 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
   );
   const contentOf = (r: Note) => (r.reference_of ? (originals.get(r.reference_of) ?? r) : r);
   const contentIds = [...new Set(rows.map((r) => contentOf(r).noteid))];
+  const batch = readBatchRows(db, found, contentIds);
+  const notes = found.map((id) => {
+    const n = byId.get(id)!;
+    return cardOf(n, contentOf(n), batch);
+  });
+  return { notes, notFound, count: notes.length };
+}
 
+/** The texts, parts, hashtags, links and child counts of `found` cards (content from `contentIds`): one query each. */
+function readBatchRows(db: Db, found: string[], contentIds: string[]): BatchRows {
   const texts = group(
-    packed<[string, number, string, number, string]>(
+    packed<TextTuple>(
       db,
       'noteid, idx, text, excerpt, kind',
       `note_texts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx`,
@@ -125,7 +146,7 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
     ),
   );
   const parts = group(
-    packed<[string, string, number, string, string | null, string | null]>(
+    packed<PartTuple>(
       db,
       'noteid, content_id, idx, kind, mime_type, data',
       `note_parts WHERE noteid IN ${inList(contentIds.length)} ORDER BY noteid, idx, content_id`,
@@ -158,88 +179,92 @@ export function batchGet(db: Db, noteIds: readonly string[]) {
       found,
     ),
   );
+  return { texts, parts, tags, links, childCounts };
+}
 
-  const notes = found.map((id) => {
-    const n = byId.get(id)!;
-    const c = contentOf(n);
-    const t: NoteTextRow[] = (texts.get(c.noteid) ?? []).map(([noteid, idx, text, excerpt, kind]) => ({
-      noteid,
-      idx,
-      text,
-      excerpt,
+/** One card as batch-get answers it: `n` its own row, `c` the row holding its content (n itself, or its original). */
+function cardOf(n: Note, c: Note, batch: BatchRows) {
+  const id = n.noteid;
+  const t: NoteTextRow[] = (batch.texts.get(c.noteid) ?? []).map(([noteid, idx, text, excerpt, kind]) => ({
+    noteid,
+    idx,
+    text,
+    excerpt,
+    kind,
+  }));
+  const hashtags = (batch.tags.get(id) ?? []).map((h) => h[1]);
+  return {
+    noteid: id,
+    topicid: n.topicid,
+    parent: n.parent_id,
+    title: c.title,
+    kind: n.kind,
+    referenceOf: n.reference_of,
+    texts: t.map((x) => ({ index: x.idx, text: x.text, excerpt: x.excerpt === 1, noteid: x.noteid, kind: x.kind })),
+    parts: cardPartsOf(c, t, batch.parts.get(c.noteid) ?? []),
+    metadata: { colorIndex: n.color_index, fillIndex: n.fill_index },
+    hashtags,
+    hashtagPaths: hashtags.map(hashtagPath),
+    sourceAnchor: sourceAnchorOf(
+      c,
+      t.some((x) => x.excerpt === 1),
+    ),
+    links: [...new Set((batch.links.get(id) ?? []).map((l) => l[1]))],
+    folded: n.folded === 1,
+    isSubMapRoot: n.sub_map === 1,
+    childCount: batch.childCounts.get(id) ?? 0,
+    createdAt: n.created_at,
+    modifiedAt: n.modified_at,
+  };
+}
+
+/** A card's parts in visual order: title, body, the excerpt's page region, stored parts, then the comments. */
+function cardPartsOf(c: Note, t: NoteTextRow[], stored: PartTuple[]): CardPart[] {
+  const cardParts: CardPart[] = [];
+  const addText = (x: NoteTextRow) =>
+    cardParts.push({
+      contentId: null,
+      index: cardParts.length,
+      kind: x.kind,
+      noteid: x.noteid,
+      excerpt: x.excerpt === 1,
+      mimeType: TEXT_MIME,
+      textIndex: x.idx,
+    });
+  if (c.title)
+    cardParts.push({
+      contentId: null,
+      index: 0,
+      kind: 'title',
+      noteid: c.noteid,
+      excerpt: false,
+      mimeType: TEXT_MIME,
+    });
+  const body = t.find((x) => x.idx === 0);
+  if (body) addText(body);
+  // An anchored excerpt shows the page region under it (GET /notes/{id}/content/excerpt-<noteid>); its row exists once masks are stored.
+  if (c.source_rect && c.source_page && !stored.some((p) => p[3] === 'excerpt_image')) {
+    cardParts.push({
+      contentId: excerptContentId(c.noteid),
+      index: cardParts.length,
+      kind: 'excerpt_image',
+      noteid: c.noteid,
+      excerpt: true,
+      mimeType: 'image/png',
+    });
+  }
+  for (const [noteid, contentId, , kind, mimeType, data] of stored) {
+    const occlusion = occlusionIn(data);
+    cardParts.push({
+      contentId,
+      index: cardParts.length,
       kind,
-    }));
-    const cardParts: CardPart[] = [];
-    const addText = (x: NoteTextRow) =>
-      cardParts.push({
-        contentId: null,
-        index: cardParts.length,
-        kind: x.kind,
-        noteid: x.noteid,
-        excerpt: x.excerpt === 1,
-        mimeType: TEXT_MIME,
-        textIndex: x.idx,
-      });
-    if (c.title)
-      cardParts.push({
-        contentId: null,
-        index: 0,
-        kind: 'title',
-        noteid: c.noteid,
-        excerpt: false,
-        mimeType: TEXT_MIME,
-      });
-    const body = t.find((x) => x.idx === 0);
-    if (body) addText(body);
-    const stored = parts.get(c.noteid) ?? [];
-    // An anchored excerpt shows the page region under it (GET /notes/{id}/content/excerpt-<noteid>); its row exists once masks are stored.
-    if (c.source_rect && c.source_page && !stored.some((p) => p[3] === 'excerpt_image')) {
-      cardParts.push({
-        contentId: excerptContentId(c.noteid),
-        index: cardParts.length,
-        kind: 'excerpt_image',
-        noteid: c.noteid,
-        excerpt: true,
-        mimeType: 'image/png',
-      });
-    }
-    for (const [noteid, contentId, , kind, mimeType, data] of stored) {
-      const occlusion = occlusionIn(data);
-      cardParts.push({
-        contentId,
-        index: cardParts.length,
-        kind,
-        noteid,
-        excerpt: kind === 'excerpt_image',
-        mimeType,
-        ...(occlusion ? { occlusion } : {}),
-      });
-    }
-    for (const x of t) if (x.idx > 0) addText(x);
-    const hashtags = (tags.get(id) ?? []).map((h) => h[1]);
-    return {
-      noteid: id,
-      topicid: n.topicid,
-      parent: n.parent_id,
-      title: c.title,
-      kind: n.kind,
-      referenceOf: n.reference_of,
-      texts: t.map((x) => ({ index: x.idx, text: x.text, excerpt: x.excerpt === 1, noteid: x.noteid, kind: x.kind })),
-      parts: cardParts,
-      metadata: { colorIndex: n.color_index, fillIndex: n.fill_index },
-      hashtags,
-      hashtagPaths: hashtags.map(hashtagPath),
-      sourceAnchor: sourceAnchorOf(
-        c,
-        t.some((x) => x.excerpt === 1),
-      ),
-      links: [...new Set((links.get(id) ?? []).map((l) => l[1]))],
-      folded: n.folded === 1,
-      isSubMapRoot: n.sub_map === 1,
-      childCount: childCounts.get(id) ?? 0,
-      createdAt: n.created_at,
-      modifiedAt: n.modified_at,
-    };
-  });
-  return { notes, notFound, count: notes.length };
+      noteid,
+      excerpt: kind === 'excerpt_image',
+      mimeType,
+      ...(occlusion ? { occlusion } : {}),
+    });
+  }
+  for (const x of t) if (x.idx > 0) addText(x);
+  return cardParts;
 }

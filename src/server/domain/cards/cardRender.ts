@@ -1,3 +1,4 @@
+import type { PDFPage } from 'pdf-lib';
 import type { Store } from '../../ground/store/store';
 import type { ExcerptRenderDeps } from './cardImages';
 import { cjkRenderWarning, cssFont, ensureRenderFonts, type FontSpec } from './cardFonts';
@@ -94,7 +95,6 @@ const rgbOf = async (hex: string) => {
  */
 export async function renderCardPdf(services: Services, layout: CardLayout): Promise<Buffer> {
   const { PDFDocument, StandardFonts } = await import('pdf-lib');
-  const { createCanvas } = nativeCanvas();
   // No creation/modification dates: the same card gives the same bytes (the MCP channel and HTTP agree, caches can key on it).
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle('Study Bridge card');
@@ -120,19 +120,7 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
 
   for (const item of layout.items) {
     if (item.kind === 'box') {
-      // A box (the excerpt bar) may span pages: draw its part on each.
-      for (let i = 0; i < tops.length; i++) {
-        const from = Math.max(item.y, tops[i]);
-        const to = Math.min(item.y + item.h, i + 1 < tops.length ? tops[i + 1] : Infinity, tops[i] + pageH);
-        if (to <= from) continue;
-        pages[i].drawRectangle({
-          x: item.x * PX_TO_PT,
-          y: toPdfY(i, to),
-          width: item.w * PX_TO_PT,
-          height: (to - from) * PX_TO_PT,
-          color: await rgbOf(item.colour),
-        });
-      }
+      await drawBox(pages, tops, pageH, toPdfY, item);
       continue;
     }
     const i = pageOf(item.y);
@@ -149,16 +137,8 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
         });
         continue;
       }
-      const ctx0 = createCanvas(1, 1).getContext('2d');
-      ctx0.font = cssFont(item.font);
-      const w = Math.max(1, Math.ceil(ctx0.measureText(item.text).width) + 2);
-      const c = createCanvas(w * 2, item.h * 2);
-      const ctx = c.getContext('2d');
-      ctx.scale(2, 2);
-      ctx.font = cssFont(item.font);
-      ctx.fillStyle = item.colour;
-      ctx.fillText(item.text, 0, baseline(0, item.h, item.font));
-      const img = await pdf.embedPng(await c.encode('png'));
+      const { png, w } = await linePng(item);
+      const img = await pdf.embedPng(png);
       page.drawImage(img, {
         x: item.x * PX_TO_PT,
         y: toPdfY(i, item.y + item.h),
@@ -179,4 +159,41 @@ export async function renderCardPdf(services: Services, layout: CardLayout): Pro
     });
   }
   return Buffer.from(await pdf.save());
+}
+
+/** A box (the excerpt bar) may span pages: its part on each. */
+async function drawBox(
+  pages: PDFPage[],
+  tops: number[],
+  pageH: number,
+  toPdfY: (i: number, y: number) => number,
+  item: Extract<LayoutItem, { kind: 'box' }>,
+): Promise<void> {
+  for (let i = 0; i < tops.length; i++) {
+    const from = Math.max(item.y, tops[i]);
+    const to = Math.min(item.y + item.h, i + 1 < tops.length ? tops[i + 1] : Infinity, tops[i] + pageH);
+    if (to <= from) continue;
+    pages[i].drawRectangle({
+      x: item.x * PX_TO_PT,
+      y: toPdfY(i, to),
+      width: item.w * PX_TO_PT,
+      height: (to - from) * PX_TO_PT,
+      color: await rgbOf(item.colour),
+    });
+  }
+}
+
+/** A text line Helvetica cannot encode, as a PNG at twice its pixels; `w` its width in layout pixels. */
+async function linePng(item: Extract<LayoutItem, { kind: 'text' }>): Promise<{ png: Buffer; w: number }> {
+  const { createCanvas } = nativeCanvas();
+  const ctx0 = createCanvas(1, 1).getContext('2d');
+  ctx0.font = cssFont(item.font);
+  const w = Math.max(1, Math.ceil(ctx0.measureText(item.text).width) + 2);
+  const c = createCanvas(w * 2, item.h * 2);
+  const ctx = c.getContext('2d');
+  ctx.scale(2, 2);
+  ctx.font = cssFont(item.font);
+  ctx.fillStyle = item.colour;
+  ctx.fillText(item.text, 0, baseline(0, item.h, item.font));
+  return { png: await c.encode('png'), w };
 }

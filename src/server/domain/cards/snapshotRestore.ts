@@ -141,26 +141,7 @@ export async function restoreSnapshot(
   const label = snapshotLabel(snap.kind, snap.description);
 
   return store.write((tx) => {
-    // Checked inside the transaction: no edit can slip in between the check and the restore.
-    const changedNodes = userEditsSince(tx, snap, snapshot);
-    if (changedNodes.length && !opts.force) {
-      throw conflict(
-        'USER_EDITS_PRESENT',
-        `The person changed ${changedNodes.length} card(s) since snapshot version ${snap.version}; restoring would overwrite those edits. Show changedNodes to the person and send force:true only with their consent. Nothing was changed.`,
-        { snapshotId, topicid, wouldRestoreToVersion: snap.version, changedNodes },
-      );
-    }
-    const since = currentCardsSince(tx, topicid, snapshotId, snapshot);
-    // Only the cards that can differ are parsed; parsed before the protection snapshot, so a damaged row index writes nothing.
-    const content = since.candidates ? snapshot.cards(since.candidates) : snapshot.full();
-    const taken = idsTakenElsewhere(tx, topicid, snapshot.noteIds, since.ids);
-    if (taken.length) {
-      throw conflict(
-        'SNAPSHOT_CONFLICT',
-        `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`,
-        { noteIds: taken.slice(0, 50) },
-      );
-    }
+    const { changedNodes, since, content } = checkRestorable(tx, snap, snapshot, opts.force);
     const now = nowIso();
     const protection = writeSnapshotTx(
       tx,
@@ -199,4 +180,32 @@ export async function restoreSnapshot(
       ...(changedNodes.length ? { overwrittenUserEdits: changedNodes } : {}),
     };
   });
+}
+
+/**
+ * The gates checked inside the restore's transaction (no edit can slip in between the check and the
+ * restore): the person's edits since (unless force), then card ids another set took since.
+ */
+function checkRestorable(db: Db, snap: SnapshotRow, snapshot: SnapshotView, force: boolean) {
+  const { topicid, snapshot_id: snapshotId } = snap;
+  const changedNodes = userEditsSince(db, snap, snapshot);
+  if (changedNodes.length && !force) {
+    throw conflict(
+      'USER_EDITS_PRESENT',
+      `The person changed ${changedNodes.length} card(s) since snapshot version ${snap.version}; restoring would overwrite those edits. Show changedNodes to the person and send force:true only with their consent. Nothing was changed.`,
+      { snapshotId, topicid, wouldRestoreToVersion: snap.version, changedNodes },
+    );
+  }
+  const since = currentCardsSince(db, topicid, snapshotId, snapshot);
+  // Only the cards that can differ are parsed; parsed before the protection snapshot, so a damaged row index writes nothing.
+  const content = since.candidates ? snapshot.cards(since.candidates) : snapshot.full();
+  const taken = idsTakenElsewhere(db, topicid, snapshot.noteIds, since.ids);
+  if (taken.length) {
+    throw conflict(
+      'SNAPSHOT_CONFLICT',
+      `${taken.length} card id(s) of the snapshot now belong to another study set, so it cannot be written back. Nothing was changed.`,
+      { noteIds: taken.slice(0, 50) },
+    );
+  }
+  return { changedNodes, since, content };
 }

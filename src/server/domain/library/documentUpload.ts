@@ -139,18 +139,7 @@ async function storeUpload(
   }
   const info = await readInfo(deps, bookmd5, part);
 
-  // Never overwrite: a clash in the asked folder puts the file at the root under a free name.
-  let targetFolder = folder;
-  let movedToFolder = folder !== '';
-  if (folder && nameTaken(store, config, folder, filename)) {
-    targetFolder = '';
-    movedToFolder = false;
-    warnings.push(
-      `"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`,
-    );
-  }
-  const finalName = freeName(store, config, targetFolder, filename);
-  if (finalName !== filename) warnings.push(`"${filename}" already exists there; stored as "${finalName}".`);
+  const { targetFolder, finalName, movedToFolder } = placeUpload(store, config, folder, filename, warnings);
   const abs = insideLibrary(config.libraryDir, targetFolder, finalName);
   mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
   // The .part is fsynced: on disk before the record that points at it is acknowledged (the record is fsynced by the journal).
@@ -206,6 +195,22 @@ export async function recordDocument(
     );
     if (d.topicid) addDocumentToSetTx(tx, d.topicid, d.bookmd5, now);
   });
+}
+
+/** Where the file goes, never overwriting: a clash in the asked folder puts it at the root, under a free name. */
+function placeUpload(store: Store, config: BridgeConfig, folder: string, filename: string, warnings: string[]) {
+  let targetFolder = folder;
+  let movedToFolder = folder !== '';
+  if (folder && nameTaken(store, config, folder, filename)) {
+    targetFolder = '';
+    movedToFolder = false;
+    warnings.push(
+      `"${folder}/${filename}" already exists; the file was kept at the library root instead (never overwritten).`,
+    );
+  }
+  const finalName = freeName(store, config, targetFolder, filename);
+  if (finalName !== filename) warnings.push(`"${filename}" already exists there; stored as "${finalName}".`);
+  return { targetFolder, finalName, movedToFolder };
 }
 
 /**

@@ -176,35 +176,7 @@ export class LibrarySearch {
     );
     const docCount = this.store.get<{ n: number }>('SELECT count(*) AS n FROM documents')!.n;
 
-    type Page = { page: number; score: number };
-    const pagesOf = new Map<string, Page[]>();
-    let pagesScanned = 0;
-    let pagesCut = false;
-    const indexWords = words.flatMap((w) => w.terms);
-    if (indexWords.length) {
-      const ready = this.store
-        .all<{ bookmd5: string }>(
-          `SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`,
-        )
-        .map((r) => r.bookmd5);
-      const found = await this.text.index.search(
-        indexWords,
-        ready,
-        this.windows.pages,
-        this.windows.books,
-        words.flatMap((w) => w.bonus),
-      );
-      pagesScanned = found.hits.length;
-      // A book whose index could not be rebuilt was not searched: say so rather than answer as if it held nothing.
-      pagesCut = found.cut || found.unsearched.length > 0;
-      // Ties keep the newest first (the order hits came in: sort is stable).
-      const ranked = [...found.hits].sort((a, b) => b.score - a.score);
-      for (const h of ranked) {
-        let list = pagesOf.get(h.bookmd5);
-        if (!list) pagesOf.set(h.bookmd5, (list = []));
-        list.push({ page: h.page, score: h.score }); // best first: ranked is sorted
-      }
-    }
+    const { pagesOf, pagesScanned, pagesCut } = await this.matchingPages(words);
 
     const nameHit = new Set(byName.map((d) => d.bookmd5));
     const order = [...new Set([...byName.map((d) => d.bookmd5), ...pagesOf.keys()])];
@@ -256,6 +228,39 @@ export class LibrarySearch {
     return { hits, scanned: docCount, pagesScanned, cut: pagesCut || pageListCut || more };
   }
 
+  /** Pages of ready books that match, best first per book (pages ranked in one window of the text index). */
+  private async matchingPages(words: readonly QueryPart[]) {
+    const pagesOf = new Map<string, Page[]>();
+    let pagesScanned = 0;
+    let pagesCut = false;
+    const indexWords = words.flatMap((w) => w.terms);
+    if (indexWords.length) {
+      const ready = this.store
+        .all<{ bookmd5: string }>(
+          `SELECT bookmd5 FROM documents WHERE extraction_state = 'ready' ORDER BY added_at DESC, rowid DESC`,
+        )
+        .map((r) => r.bookmd5);
+      const found = await this.text.index.search(
+        indexWords,
+        ready,
+        this.windows.pages,
+        this.windows.books,
+        words.flatMap((w) => w.bonus),
+      );
+      pagesScanned = found.hits.length;
+      // A book whose index could not be rebuilt was not searched: say so rather than answer as if it held nothing.
+      pagesCut = found.cut || found.unsearched.length > 0;
+      // Ties keep the newest first (the order hits came in: sort is stable).
+      const ranked = [...found.hits].sort((a, b) => b.score - a.score);
+      for (const h of ranked) {
+        let list = pagesOf.get(h.bookmd5);
+        if (!list) pagesOf.set(h.bookmd5, (list = []));
+        list.push({ page: h.page, score: h.score }); // best first: ranked is sorted
+      }
+    }
+    return { pagesOf, pagesScanned, pagesCut };
+  }
+
   /** The snippet page's text; a page that cannot be read now only costs its snippet. */
   private async bestPageText(bookmd5: string, page: number): Promise<string | undefined> {
     try {
@@ -268,3 +273,6 @@ export class LibrarySearch {
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** A matching page of a book, with its score. */
+type Page = { page: number; score: number };

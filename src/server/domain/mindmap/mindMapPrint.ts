@@ -88,31 +88,7 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
       'PLAN_FOR_OTHER_SET',
     );
   const stem = fileName !== undefined ? fileStem(fileName) : undefined;
-  let tree;
-  try {
-    tree = loadPrintTree(services.store, topicid, plan.rootNoteId);
-  } catch (e) {
-    // The printed branch itself is gone (deleted or moved out of reach): the plan is stale.
-    const code = (e as { code?: string }).code;
-    if (code === 'NOTE_NOT_FOUND' || code === 'NOTE_NOT_IN_TREE' || code === 'NOTES_IN_DIFFERENT_SETS') {
-      throw conflict(
-        'PLAN_STALE',
-        `The plan's root card ${plan.rootNoteId} is no longer in this set's tree; preview again.`,
-        { rootNoteId: plan.rootNoteId },
-      );
-    }
-    throw e;
-  }
-  if (tree.fingerprint !== plan.treeFingerprint) {
-    throw conflict(
-      'PLAN_STALE',
-      'The cards changed since this plan was made (structure, order, titles or colours); preview again and export the new plan.',
-      {
-        planTreeFingerprint: plan.treeFingerprint,
-        currentTreeFingerprint: tree.fingerprint,
-      },
-    );
-  }
+  const tree = unchangedTree(services.store, topicid, plan);
   const cards = new Map(tree.cards.map((c) => [c.noteid, c]));
   return services.exportSlot.run(async () => {
     const wantsCjk = [tree.setTitle, ...tree.cards.map((c) => c.label)].some(needsCjkFont);
@@ -160,4 +136,34 @@ export async function exportPrint(services: Services, topicid: string, plan: Pri
       ...(warnings.length ? { warnings } : {}),
     };
   });
+}
+
+/** The branch the plan prints, as it is now: 409 PLAN_STALE when it is gone or its cards changed since the plan. */
+function unchangedTree(store: Store, topicid: string, plan: PrintPlan) {
+  let tree;
+  try {
+    tree = loadPrintTree(store, topicid, plan.rootNoteId);
+  } catch (e) {
+    // The printed branch itself is gone (deleted or moved out of reach): the plan is stale.
+    const code = (e as { code?: string }).code;
+    if (code === 'NOTE_NOT_FOUND' || code === 'NOTE_NOT_IN_TREE' || code === 'NOTES_IN_DIFFERENT_SETS') {
+      throw conflict(
+        'PLAN_STALE',
+        `The plan's root card ${plan.rootNoteId} is no longer in this set's tree; preview again.`,
+        { rootNoteId: plan.rootNoteId },
+      );
+    }
+    throw e;
+  }
+  if (tree.fingerprint !== plan.treeFingerprint) {
+    throw conflict(
+      'PLAN_STALE',
+      'The cards changed since this plan was made (structure, order, titles or colours); preview again and export the new plan.',
+      {
+        planTreeFingerprint: plan.treeFingerprint,
+        currentTreeFingerprint: tree.fingerprint,
+      },
+    );
+  }
+  return tree;
 }

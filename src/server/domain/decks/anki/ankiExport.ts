@@ -1,15 +1,15 @@
-import { strToU8, zipSync, type Zippable } from 'fflate';
-import { excerptPart, type ExcerptRenderDeps } from '../../cards/cardImages';
-import { partPicture } from '../../cards/noteContent';
+import { strToU8, zipSync } from 'fflate';
+import type { ExcerptRenderDeps } from '../../cards/cardImages';
 import type { Decks } from '../../library/decks';
 import { loadSqlite } from '../../../ground/store/sqlite';
 import type { Store } from '../../../ground/store/store';
 import { deckOptionsOf } from '../deckPresets';
 import { readAnkiOrigins } from './ankiExportNotes';
 import { ankiQueue, readExportCards, type ExportCard } from './ankiExportRead';
-import { ANKI_SCHEMA, BASIC_MODEL_ID, CLOZE_MODEL_ID, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
+import { fieldsOf, mediaSet, type Media } from './ankiExportFields';
+import { ANKI_SCHEMA, confJson, dconfJson, decksJson, modelsJson } from './ankiSchema';
 import { scheduleToAnki } from './ankiSchedule';
-import { clozeNumbers, fieldChecksum, hasAnkiCloze, hashtagToTag, htmlToText, textToHtml } from './ankiText';
+import { fieldChecksum, hashtagToTag, htmlToText } from './ankiText';
 import { createHash } from 'node:crypto';
 
 /**
@@ -27,85 +27,8 @@ export interface AnkiExportDeps extends ExcerptRenderDeps {
   decks: Pick<Decks, 'get'>;
 }
 
-/** Longer edge of an excerpt region drawn for Anki. */
-const EXCERPT_EDGE = 1200;
-const EXT: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/bmp': 'bmp',
-  'image/svg+xml': 'svg',
-};
-
 /** A stable Anki id (deck) from one of ours: 48 bits of its SHA-1, so a second export names the same deck. */
 const stableId = (id: string) => parseInt(createHash('sha1').update(id).digest('hex').slice(0, 12), 16);
-
-interface Media {
-  names: string[];
-  files: Zippable;
-  add(name: string, bytes: Uint8Array): string;
-}
-
-function mediaSet(): Media {
-  const names: string[] = [];
-  const files: Zippable = {};
-  const seen = new Set<string>();
-  return {
-    names,
-    files,
-    add(name, bytes) {
-      if (!seen.has(name)) {
-        seen.add(name);
-        files[String(names.length)] = [bytes, { level: 0 }];
-        names.push(name);
-      }
-      return name;
-    },
-  };
-}
-
-const img = (name: string) => `<img src="${name.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
-
-/** The fields, note type and card ordinal of one review card. */
-async function fieldsOf(
-  deps: AnkiExportDeps,
-  c: ExportCard,
-  media: Media,
-): Promise<{ mid: number; ord: number; fields: string[] }> {
-  const pictures: string[] = [];
-  let front: string | undefined;
-  for (const p of c.pictures) {
-    const name = media.add(`sb-${p.contentId}.${EXT[p.mimeType ?? ''] ?? 'png'}`, p.blob);
-    if (c.questionContentId === p.contentId) front = img(name);
-    else pictures.push(img(name));
-  }
-  if (c.excerptNote) {
-    const part = excerptPart(deps.store, c.excerptNote);
-    if (part) {
-      try {
-        const pic = await partPicture(deps, part, EXCERPT_EDGE, false);
-        const name = media.add(`sb-excerpt-${c.excerptNote.noteid}.png`, pic.png);
-        if (c.questionContentId === part.contentId) front = img(name);
-        else pictures.unshift(img(name));
-      } catch {
-        // The book is gone or unreadable: the card goes out with its text alone.
-      }
-    }
-  }
-  const back = [c.body, ...c.comments].filter(Boolean).map(textToHtml).join('<br><br>');
-  const answer = [back, ...pictures].filter(Boolean).join('<br>');
-  const question = c.question ?? '';
-  if (/\{\{\s*cloze\s*\}\}/i.test(question) || hasAnkiCloze(question)) {
-    // {{cloze}} hides the card's title; {{cN::…}} is Anki's own markup and stays.
-    const text = textToHtml(
-      question.replace(/\{\{\s*cloze\s*\}\}/gi, () => `{{c1::${c.title.replace(/\}\}/g, '} }')}}}`),
-    );
-    const ord = Math.max(0, (clozeNumbers(htmlToText(text))[0] ?? 1) - 1);
-    return { mid: CLOZE_MODEL_ID, ord, fields: [text, answer] };
-  }
-  return { mid: BASIC_MODEL_ID, ord: 0, fields: [front ?? textToHtml(c.question ?? c.title), answer] };
-}
 
 /** Day numbers count from crt: a day start early enough that no due date falls before it. */
 function collectionCreated(cards: ExportCard[], now: Date): number {
@@ -147,54 +70,10 @@ export async function exportApkg(
       dconfJson(nowSec, options, presetName.replace(/^Anki: /, '')),
       '{}',
     ]);
-    const noteStmt = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
-    const cardStmt = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?)');
     db.exec('BEGIN');
-    const baseId = now.getTime();
-    let position = 0;
-    const cardIds = new Map<string, number>();
-    const noteOfGuid = new Map<string, number>();
-    for (const [i, c] of cards.entries()) {
-      cardIds.set(c.cardNoteId, baseId + i);
-      const origin = origins.get(c.sourceNoteId);
-      let ord: number;
-      let nid = noteOfGuid.get(origin?.guid ?? '');
-      if (origin) {
-        ord = origin.ord;
-        if (nid === undefined) {
-          nid = baseId + i;
-          noteOfGuid.set(origin.guid, nid);
-          writeNote(noteStmt, nid, origin.guid, Number(origin.mid), nowSec, origin.hashtags, origin.fields);
-          for (const m of origin.media) media.add(m.name, m.blob);
-        }
-      } else {
-        const out = await fieldsOf(deps, c, media);
-        ord = out.ord;
-        nid = baseId + i;
-        writeNote(noteStmt, nid, c.guid, out.mid, nowSec, c.hashtags, out.fields);
-      }
-      const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
-      cardStmt.run([
-        baseId + i,
-        nid,
-        ankiDeckId,
-        ord,
-        nowSec,
-        s.type,
-        ankiQueue(c, s.queue, now),
-        s.due,
-        s.ivl,
-        s.factor,
-        s.reps,
-        s.lapses,
-        c.flag,
-        s.data,
-      ]);
-    }
+    const cardIds = await writeCards(db, deps, cards, origins, media, { now, nowSec, crt, ankiDeckId });
     writeRevlog(db, deps.store, deckId, cardIds);
     db.exec('COMMIT');
-    noteStmt.free();
-    cardStmt.free();
     const collection = db.export();
     const mediaMap: Record<string, string> = {};
     media.names.forEach((n, i) => (mediaMap[String(i)] = n));
@@ -213,6 +92,64 @@ export async function exportApkg(
   } finally {
     db.close();
   }
+}
+
+/** One Anki note per review card (one per imported note, shared by its cards) and its card; returns our card id → Anki's. */
+async function writeCards(
+  db: import('sql.js').Database,
+  deps: AnkiExportDeps,
+  cards: ExportCard[],
+  origins: ReturnType<typeof readAnkiOrigins>['origins'],
+  media: Media,
+  t: { now: Date; nowSec: number; crt: number; ankiDeckId: number },
+): Promise<Map<string, number>> {
+  const { now, nowSec, crt, ankiDeckId } = t;
+  const noteStmt = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
+  const cardStmt = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?)');
+  const baseId = now.getTime();
+  let position = 0;
+  const cardIds = new Map<string, number>();
+  const noteOfGuid = new Map<string, number>();
+  for (const [i, c] of cards.entries()) {
+    cardIds.set(c.cardNoteId, baseId + i);
+    const origin = origins.get(c.sourceNoteId);
+    let ord: number;
+    let nid = noteOfGuid.get(origin?.guid ?? '');
+    if (origin) {
+      ord = origin.ord;
+      if (nid === undefined) {
+        nid = baseId + i;
+        noteOfGuid.set(origin.guid, nid);
+        writeNote(noteStmt, nid, origin.guid, Number(origin.mid), nowSec, origin.hashtags, origin.fields);
+        for (const m of origin.media) media.add(m.name, m.blob);
+      }
+    } else {
+      const out = await fieldsOf(deps, c, media);
+      ord = out.ord;
+      nid = baseId + i;
+      writeNote(noteStmt, nid, c.guid, out.mid, nowSec, c.hashtags, out.fields);
+    }
+    const s = scheduleToAnki(c.schedule, crt, c.schedule.state === 0 ? ++position : 0);
+    cardStmt.run([
+      baseId + i,
+      nid,
+      ankiDeckId,
+      ord,
+      nowSec,
+      s.type,
+      ankiQueue(c, s.queue, now),
+      s.due,
+      s.ivl,
+      s.factor,
+      s.reps,
+      s.lapses,
+      c.flag,
+      s.data,
+    ]);
+  }
+  noteStmt.free();
+  cardStmt.free();
+  return cardIds;
 }
 
 function writeNote(
