@@ -1,5 +1,5 @@
 import type { Rect, TextItem } from '../../ground/pdf/pdfTypes';
-import { charCentre } from '../../ground/text/glyphBoxes';
+import { charCentre, pagePoint, pageRect } from '../../ground/text/glyphBoxes';
 import { joinRuns } from '../../ground/text/keySpan';
 
 /** Slack around a quad, in points: readers draw quads a hair inside or outside the glyphs. */
@@ -19,13 +19,18 @@ export function textUnderQuads(items: readonly TextItem[], quads: readonly Rect[
   const runs: string[] = [];
   for (const it of items) {
     const cy = it.y + it.h / 2;
-    // Cheap reject: the item's line crosses no quad.
-    if (!quads.some((q) => cy >= q.y - SLACK && cy <= q.y + q.h + SLACK && it.x <= q.x + q.w && it.x + it.w >= q.x))
-      continue;
+    // Cheap reject: the item's line crosses no quad (a turned run's line put on the page: pdfTypes.ts's rot).
+    const line = pageRect({ x: it.x, y: cy, w: it.w, h: 0 }, it.rot);
+    const crosses = (q: Rect) =>
+      line.y <= q.y + q.h + SLACK &&
+      line.y + line.h >= q.y - SLACK &&
+      line.x <= q.x + q.w + SLACK &&
+      line.x + line.w >= q.x - SLACK;
+    if (!quads.some(crosses)) continue;
     let run = '';
     for (let k = 0; k < it.str.length; k++) {
-      const cx = charCentre(it, k);
-      if (quads.some((q) => inside(cx, cy, q))) run += it.str[k];
+      const [cx, y] = pagePoint(charCentre(it, k), cy, it.rot);
+      if (quads.some((q) => inside(cx, y, q))) run += it.str[k];
       else if (run) {
         runs.push(run);
         run = '';

@@ -18,6 +18,9 @@ export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 
 const EOL = 1;
 const MONO = 2;
+const RTL = 4;
+/** Bits 3–4: pdfTypes.ts's rot / 90. */
+const ROT_SHIFT = 3;
 
 /**
  * One item as [str, x, y, w, h, flags, fontHeight?, edges?, asc?, desc?]: fontHeight only when it differs
@@ -58,7 +61,7 @@ export function encodeItems(items: TextItem[]): Uint8Array {
   const packed: PackedItem[] = new Array<PackedItem>(items.length);
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
-    const flags = (it.eol ? EOL : 0) | (it.mono ? MONO : 0);
+    const flags = (it.eol ? EOL : 0) | (it.mono ? MONO : 0) | (it.rtl ? RTL : 0) | (((it.rot ?? 0) / 90) << ROT_SHIFT);
     const p: PackedItem = [it.str, it.x, it.y, it.w, it.h, flags];
     const geometry = !!it.gx || it.asc !== undefined;
     if (it.fontHeight !== it.h || geometry) p.push(it.fontHeight === it.h ? null : it.fontHeight);
@@ -78,6 +81,8 @@ export function decodeItems(stored: string | Uint8Array | null | undefined): Tex
     const it: TextItem = { str, x, y, w, h, fontHeight: fontHeight ?? h };
     if (flags & EOL) it.eol = true;
     if (flags & MONO) it.mono = true;
+    if (flags & RTL) it.rtl = true;
+    if ((flags >> ROT_SHIFT) & 3) it.rot = (((flags >> ROT_SHIFT) & 3) * 90) as 90 | 180 | 270;
     if (edges) it.gx = unpackEdges(edges);
     if (asc !== undefined && desc !== undefined) [it.asc, it.desc] = [asc, desc];
     return it;

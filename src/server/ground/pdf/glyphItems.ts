@@ -103,15 +103,36 @@ function findStart(item: RawTextItem, glyphs: PlacedGlyph[], from: number): numb
 }
 
 /**
+ * A right-to-left item as its glyphs stand, left to right: its string
+ * reversed (pdf.js gives it in reading order). Undefined when a plain
+ * reversal would misplace something: combining marks, surrogate pairs.
+ */
+function visualOrder(item: RawTextItem): RawTextItem | undefined {
+  if (/[\p{M}\ud800-\udfff]/u.test(item.str)) return undefined;
+  return { ...item, str: item.str.split('').reverse().join('') };
+}
+
+/** Edges of the visual order's units put back at their reading-order index (unit k is unit len-1-k there). */
+function readingOrder(edges: number[]): number[] {
+  const n = edges.length / 2;
+  const out = new Array<number>(edges.length);
+  for (let k = 0; k < n; k++) [out[2 * k], out[2 * k + 1]] = [edges[2 * (n - 1 - k)], edges[2 * (n - 1 - k) + 1]];
+  return out;
+}
+
+/**
  * Glyph edges for each item (index-aligned with `items`; undefined where
- * none: blank, right-to-left or vertical items, glyphs not found, or edges
- * that disagree with the item's width by more than a point).
+ * none: blank or vertical items, glyphs not found, or edges that disagree
+ * with the item's width by more than a point). A right-to-left item's
+ * glyphs are found in visual order and its edges given in reading order.
  */
 export function glyphEdges(items: RawTextItem[], glyphs: PlacedGlyph[]): (number[] | undefined)[] {
   let from = 0;
-  return items.map((item) => {
-    if (typeof item.str !== 'string' || !item.str.trim() || !item.transform) return undefined;
-    if ((item as { dir?: string }).dir === 'rtl') return undefined;
+  return items.map((raw) => {
+    if (typeof raw.str !== 'string' || !raw.str.trim() || !raw.transform) return undefined;
+    const rtl = raw.dir === 'rtl';
+    const item = rtl ? visualOrder(raw) : raw;
+    if (!item) return undefined;
     const start = findStart(item, glyphs, from);
     if (start < 0) return undefined;
     const got = itemEdges(item, glyphs, start);
@@ -120,6 +141,6 @@ export function glyphEdges(items: RawTextItem[], glyphs: PlacedGlyph[]): (number
     const last = got.edges[got.edges.length - 1];
     const width = Math.abs(item.width);
     if (!(Math.abs(last - width) <= 1 + 0.02 * width) || got.edges.some((e) => !Number.isFinite(e))) return undefined;
-    return got.edges;
+    return rtl ? readingOrder(got.edges) : got.edges;
   });
 }

@@ -8,6 +8,8 @@ export interface RawTextItem {
   height: number;
   hasEOL: boolean;
   fontName?: string;
+  /** 'ltr', 'rtl' or 'ttb'. */
+  dir?: string;
 }
 
 type Matrix = [number, number, number, number, number, number];
@@ -45,6 +47,24 @@ function fontExtent(style: FontStyle | undefined, fontHeight: number): { asc?: n
   return { asc: round2(a * fontHeight), desc: round2(-d * fontHeight) };
 }
 
+/** Page to run frame (pdfTypes.ts's `rot`): (px, py) → 90: (py, −px), 180: (−px, −py), 270: (−py, px). */
+const TO_FRAME: Record<90 | 180 | 270, number[]> = {
+  90: [0, -1, 1, 0, 0, 0],
+  180: [-1, 0, 0, -1, 0, 0],
+  270: [0, 1, -1, 0, 0, 0],
+};
+
+/** A run's matrix in its frame and the frame's turn: runs within 2° of down, left or up are turned; others stay. */
+function runFrame(m: Matrix): [Matrix, 90 | 180 | 270 | undefined] {
+  const angle = (Math.atan2(m[1], m[0]) * 180) / Math.PI;
+  const turn = (Math.round(angle / 90) * 90 + 360) % 360;
+  // A mirrored run (its glyphs' up is not left of its direction) stays as it is.
+  const mirrored = m[0] * m[3] - m[1] * m[2] > 0;
+  if (!turn || mirrored || Math.abs(angle - Math.round(angle / 90) * 90) > 2) return [m, undefined];
+  const rot = turn as 90 | 180 | 270;
+  return [multiply(TO_FRAME[rot], m), rot];
+}
+
 /**
  * Turns pdf.js text items into positioned items in top-left viewport space.
  * Whitespace-only items are dropped; their line break moves to the item before.
@@ -65,7 +85,7 @@ export function positionItems(
       if (it.hasEOL && out.length) out[out.length - 1].eol = true;
       return;
     }
-    const m = multiply(viewportTransform, it.transform);
+    const [m, rot] = runFrame(multiply(viewportTransform, it.transform));
     const fontHeight = Math.hypot(m[2], m[3]) || Math.abs(it.height) || 1;
     const w = Math.abs(it.width) * scale;
     const item: TextItem & { mono?: boolean } = {
@@ -77,6 +97,8 @@ export function positionItems(
       fontHeight: round2(fontHeight),
     };
     if (it.hasEOL) item.eol = true;
+    if (it.dir === 'rtl' && it.str.length > 1) item.rtl = true;
+    if (rot) item.rot = rot;
     if (monoFonts && it.fontName && monoFonts.has(it.fontName)) item.mono = true;
     const edges = geometry.edges?.[index];
     if (edges && edges.length === it.str.length * 2) item.gx = edges.map((e) => round2(e * scale));

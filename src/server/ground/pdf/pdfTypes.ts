@@ -27,6 +27,19 @@ export interface TextItem extends Rect {
    * character gets an even share of `w`.
    */
   gx?: number[];
+  /**
+   * A right-to-left run (pdf.js's dir 'rtl'): `str` is in reading order, its
+   * glyphs stand right to left, so character 0 is at the right end.
+   */
+  rtl?: boolean;
+  /**
+   * The run's direction on the page, clockwise from rightwards (a rotated
+   * page, or a line set on its side). x, y, w, h and gx are then in the
+   * run's frame: the page turned so the run goes rightwards, so lines and
+   * spans are found as on any page; glyphBoxes.ts's pageRect turns a
+   * frame rectangle back onto the page.
+   */
+  rot?: 90 | 180 | 270;
   /** The font's ascent and descent in points above and below the baseline (`y + h`), when the font tells them. */
   asc?: number;
   desc?: number;

@@ -1,4 +1,4 @@
-import type { TextItem } from '../pdf/pdfTypes';
+import type { Rect, TextItem } from '../pdf/pdfTypes';
 
 /**
  * Where characters of a text item stand on the page: their glyphs' own
@@ -10,10 +10,20 @@ import type { TextItem } from '../pdf/pdfTypes';
 
 const hasEdges = (it: TextItem) => !!it.gx && it.gx.length === it.str.length * 2;
 
-/** Left and right edge, in page points, of the UTF-16 units [from, to) of an item's string (to > from). */
+/**
+ * Left and right edge, in page points, of the UTF-16 units [from, to) of an
+ * item's string (to > from). A right-to-left run's string is in reading
+ * order and its glyphs stand right to left: [from, to) is mirrored.
+ */
 export function spanEdges(it: TextItem, from: number, to: number): [number, number] {
-  if (hasEdges(it)) return [it.x + it.gx![2 * from], it.x + it.gx![2 * (to - 1) + 1]];
+  if (hasEdges(it)) {
+    if (!it.rtl) return [it.x + it.gx![2 * from], it.x + it.gx![2 * (to - 1) + 1]];
+    let [l, r] = [Infinity, -Infinity];
+    for (let k = from; k < to; k++) [l, r] = [Math.min(l, it.gx![2 * k]), Math.max(r, it.gx![2 * k + 1])];
+    return [it.x + l, it.x + r];
+  }
   const len = it.str.length || 1;
+  if (it.rtl) return [it.x + (it.w * (len - to)) / len, it.x + (it.w * (len - from)) / len];
   return [it.x + (it.w * from) / len, it.x + (it.w * to) / len];
 }
 
@@ -38,6 +48,22 @@ export function glyphBand(it: TextItem): { y: number; h: number } {
   // A text-layer font that tells no plausible descent (pdf.js reads 0 for some TeX maths fonts): poppler's default.
   const desc = it.desc ?? (it.gx ? DEFAULT_DESCENT * it.h : 0);
   return { y: top, h: baseline + desc - top };
+}
+
+/** A point of a run's frame (pdfTypes.ts's `rot`) on the page: the frame's turn undone. */
+export function pagePoint(u: number, v: number, rot: TextItem['rot']): [number, number] {
+  if (rot === 90) return [-v, u];
+  if (rot === 180) return [-u, -v];
+  if (rot === 270) return [v, -u];
+  return [u, v];
+}
+
+/** A rectangle of a run's frame on the page (the same rectangle when the run is not turned). */
+export function pageRect(r: Rect, rot: TextItem['rot']): Rect {
+  if (!rot) return r;
+  const [ax, ay] = pagePoint(r.x, r.y, rot);
+  const [bx, by] = pagePoint(r.x + r.w, r.y + r.h, rot);
+  return { x: Math.min(ax, bx), y: Math.min(ay, by), w: Math.abs(bx - ax), h: Math.abs(by - ay) };
 }
 
 const isMark = (c: string) => /[\p{M}\udc00-\udfff]/u.test(c);

@@ -1,6 +1,6 @@
 import type { Rect, TextItem } from '../pdf/pdfTypes';
 import type { FoldedText } from './fold';
-import { charEnd, glyphBand, spanEdges } from './glyphBoxes';
+import { charEnd, glyphBand, pageRect, spanEdges } from './glyphBoxes';
 import { quoteEnds, walkAfter, walkBefore, type ItemRun } from './quoteEnds';
 
 /**
@@ -39,6 +39,15 @@ function sameLine(a: Rect, b: Rect): boolean {
 }
 
 /**
+ * A column of single glyphs (CJK set top to bottom glyph by glyph, as
+ * Chromium prints writing-mode: vertical-rl): the same left and width, the
+ * second starting below the first's top and within its box.
+ */
+function sameColumn(a: Rect, b: Rect): boolean {
+  return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.w - b.w) < 0.5 && b.y > a.y && b.y <= a.y + a.h + 0.5;
+}
+
+/**
  * One rectangle per line or fragment under key ranges [start, end) (in page
  * order of the match), each the union of the matched parts of its items:
  * from the first glyph's left edge to the last glyph's right edge
@@ -72,7 +81,8 @@ export function rectsOfKeys(
     ...runs,
     ...walkAfter(items, last.item, last.to, tail),
   ];
-  const rects: Rect[] = [];
+  // Lines are joined in their runs' frame (a turned run's, pdfTypes.ts's rot), then put on the page.
+  const rects: { box: Rect; rot: TextItem['rot']; glyph: boolean }[] = [];
   for (const { item, from, to } of all) {
     const it = items[item];
     const [left, right] = spanEdges(it, from, to);
@@ -80,10 +90,15 @@ export function rectsOfKeys(
     const box: Rect = { x: left, y: band.y, w: right - left, h: band.h };
     if (!(box.w > 0 && box.h > 0)) continue;
     const prev = rects[rects.length - 1];
-    if (prev && sameLine(prev, box)) rects[rects.length - 1] = unionRect(prev, box);
-    else rects.push(box);
+    const glyph = it.str.trim().length === 1;
+    if (prev && prev.rot === it.rot && (sameLine(prev.box, box) || (prev.glyph && glyph && sameColumn(prev.box, box))))
+      prev.box = unionRect(prev.box, box);
+    else rects.push({ box, rot: it.rot, glyph });
   }
-  return rects.map((b) => ({ x: round(b.x), y: round(b.y), w: round(b.w), h: round(b.h) }));
+  return rects.map(({ box, rot }) => {
+    const b = pageRect(box, rot);
+    return { x: round(b.x), y: round(b.y), w: round(b.w), h: round(b.h) };
+  });
 }
 
 /** Union of rectangles (undefined for none). */

@@ -1,6 +1,7 @@
 import type { Rect, TextItem } from '../pdf/pdfTypes';
 import { ACCEPT_SCORE } from './align';
 import { foldItems, foldKey, keyString, type FoldedText } from './fold';
+import { pageRect } from './glyphBoxes';
 import { alignedMatch, exactMatch, matchedText, type PageMatch } from './pageMatch';
 import { keyTokens, quoteTokens } from './tokenize';
 
@@ -110,7 +111,7 @@ function keysNear(items: readonly TextItem[], page: FoldedText, near: Rect): [nu
     h: near.h + 2 * NEAR_MARGIN,
   };
   const close = items.map(
-    (it) => overlap({ x: it.x, y: it.y, w: Math.max(it.w, 0.1), h: Math.max(it.h, 0.1) }, box) > 0,
+    (it) => overlap(pageRect({ x: it.x, y: it.y, w: Math.max(it.w, 0.1), h: Math.max(it.h, 0.1) }, it.rot), box) > 0,
   );
   let [from, to] = [-1, -1];
   for (let k = 0; k < page.length; k++)
