@@ -10,6 +10,7 @@ import { approvalRunner } from './api/http/approvalRunner';
 import { buildGuide } from './api/system/guide';
 import { apiFingerprint, listedRoutes } from './api/system/routeFingerprint';
 import { StudySets } from './domain/library/studySets';
+import { insertRootCard } from './domain/cards/rows/cardRowsInsert';
 import { StudySetDocuments } from './domain/cards/studySetDocuments';
 import { DEFAULT_WINDOWS, LibrarySearch } from './domain/library/librarySearch';
 import { rebuildCardIndex } from './domain/cards/cardIndexRebuild';
@@ -112,7 +113,7 @@ export type BuiltServices = RouteServices & { storage: StorageMonitor };
 export async function buildServices(inp: ServiceInputs): Promise<BuiltServices> {
   const { options, routes, store, config, closing } = inp;
   const { documents, pool, pageCache, bookIndex, extraction, pages } = readingParts(store, config, options);
-  const studySets = new StudySets(store);
+  const studySets = new StudySets(store, insertRootCard);
   const ui = options.ui ?? new MemoryUiHost();
   const bundles = new BundleService(store, config, pages, ui);
   const storage = new StorageMonitor(config.dataDir, inp.onSpaceBack);

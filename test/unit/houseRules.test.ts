@@ -35,7 +35,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'src/server/domain/cards/snapshotWriteBack.ts:writeBackContent': 91,
   'src/server/domain/cards/studySetDelete.ts:deleteStudySet': 91,
   'src/server/domain/cards/studySetDelete.ts:deleteStudySet/<anonymous>': 86,
-  'src/server/domain/decks/anki/ankiImportWrite.ts:writeImport': 90,
   'src/server/domain/decks/deckReviews.ts:grade': 115,
   'src/webviews/pdfReader/main.ts:open': 110,
 };

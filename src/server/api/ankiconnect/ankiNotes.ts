@@ -1,6 +1,8 @@
 import type { Actor } from '../../actor';
 import { insertNote, recordOperation, reindexNote, type Db } from '../../domain/cards/noteRows';
 import { rootCardOf } from '../../domain/cards/noteCreate';
+import { insertHashtags, insertImageParts } from '../../domain/cards/rows/cardRowsInsert';
+import { deleteParts, setBodyText, setTitle, touchNote } from '../../domain/cards/rows/cardRowsEdit';
 import { newSchedule } from '../../domain/decks/deckScheduling';
 import type { Decks } from '../../domain/library/decks';
 import { newId, nowIso } from '../../domain/library/ids';
@@ -84,8 +86,7 @@ export class AnkiNotes {
           text: p.body || undefined,
           now,
         });
-        for (const path of p.hashtags)
-          tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [noteIds[i], path]);
+        insertHashtags(tx, noteIds[i], p.hashtags);
         insertImages(tx, noteIds[i], p.images, 0);
         if (p.made)
           writeMadeNote(
@@ -196,32 +197,28 @@ export class AnkiNotes {
     const noteid = note.noteid;
     const now = nowIso();
     await this.deps.store.write((tx) => {
-      if (title !== undefined) tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);
+      if (title !== undefined) setTitle(tx, noteid, title);
       if (question !== undefined)
         tx.run(
           'UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL',
           [question, now, noteid],
         );
-      if (body !== undefined) {
-        tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
-        if (body)
-          tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [
-            noteid,
-            body,
-          ]);
-      }
+      if (body !== undefined) setBodyText(tx, noteid, body);
       const stale = tx
         .all<{ content_id: string; data: string | null }>(
           `SELECT content_id, data FROM note_parts WHERE noteid = ? AND kind = 'image'`,
           [noteid],
         )
         .filter((p) => touched.some((f) => p.data?.includes(`"ankiField":${JSON.stringify(f)}`)));
-      for (const p of stale) tx.run('DELETE FROM note_parts WHERE content_id = ?', [p.content_id]);
+      deleteParts(
+        tx,
+        stale.map((p) => p.content_id),
+      );
       const next =
         tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
       insertImages(tx, noteid, images, next);
       if (change.madeFields) rewriteMadeNote(tx, noteid, change.madeFields, { title: title!, body: body! });
-      tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
+      touchNote(tx, noteid, now);
       reindexNote(tx, noteid);
       recordOperation(tx, { topicid: note.topicid, kind: 'text', actor, noteIds: [noteid], now });
     });
@@ -241,18 +238,15 @@ interface FieldChange {
 
 /** Image parts from a client's media, remembering the file name and field (notesInfo gives them back as `<img>`). */
 function insertImages(tx: WriteTx, noteid: string, images: NotePlan['images'], firstIdx: number): void {
-  images.forEach((img, i) =>
-    tx.run(
-      'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [
-        newId(),
-        noteid,
-        firstIdx + i,
-        'image',
-        img.mime,
-        JSON.stringify({ ankiMedia: img.name, ankiField: img.field }),
-        img.bytes,
-      ],
-    ),
+  insertImageParts(
+    tx,
+    noteid,
+    images.map((img) => ({
+      contentId: newId(),
+      mime: img.mime,
+      data: JSON.stringify({ ankiMedia: img.name, ankiField: img.field }),
+      bytes: img.bytes,
+    })),
+    firstIdx,
   );
 }

@@ -7,6 +7,7 @@ import type { Store } from '../../ground/store/store';
 import { unionOf } from '../../ground/text/keySpan';
 import { insertNote, nextChildPosition, recordOperation, reindexNote } from '../cards/noteRows';
 import { rootCardOf } from '../cards/noteCreate';
+import { insertTexts } from '../cards/rows/cardRowsInsert';
 import { existingAnchors, notYetImported, type AnnotationImportPlan } from './annotationPlan';
 
 /** How many cards the dry-run lists (the count is always whole). */
@@ -55,10 +56,7 @@ export async function writeAnnotationImport(store: Store, plan: AnnotationImport
         now,
       });
       if (c.comment) {
-        tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [
-          noteid,
-          c.comment,
-        ]);
+        insertTexts(tx, noteid, [{ idx: 1, text: c.comment }]);
         reindexNote(tx, noteid);
       }
       return { noteid, kind: c.kind, page: c.page, text: c.text };

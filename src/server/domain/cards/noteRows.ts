@@ -1,15 +1,14 @@
 import { BridgeError, invalidInput, notFound } from '../../errors';
 import type { Actor } from '../../actor';
-import type { SqlParam } from '../../ground/store/journal';
 import type { WriteTx } from '../../ground/store/store';
-import { cardIndexBody } from '../../ground/search/cardIndexText';
-import { anchorJson, type PdfBox } from './anchorRects';
+export { nextChildPosition, insertNote, reindexNote, deleteIndexRows, type NewNote } from './rows/cardRowsInsert';
+export { purgeNotes } from './rows/cardRowsEdit';
 
 /**
- * The card rows every card module shares: reading a card (visible ones only),
- * inserting one, keeping its search index current, and recording a write batch
- * in the operation log. Everything here runs inside the caller's transaction
- * (or on a plain reader), so a batch commits as one unit.
+ * The card rows every card module shares: reading a card (visible ones only)
+ * and recording a write batch in the operation log; inserting and purging
+ * cards are rows/'s, passed on here. Everything here runs inside the caller's
+ * transaction (or on a plain reader), so a batch commits as one unit.
  */
 
 /** A reader: the store itself or a write transaction. */
@@ -127,106 +126,6 @@ export function ancestorIds(db: Db, noteid: string): string[] {
       [noteid],
     )
     .map((r) => r.noteid);
-}
-
-/** The position after the last child of `parentId`. */
-export function nextChildPosition(db: Db, parentId: string): number {
-  return (
-    db.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [parentId])?.p ?? 0
-  );
-}
-
-export interface NewNote {
-  noteid: string;
-  topicid: string;
-  parentId: string | null;
-  /** Default: after the parent's last child. */
-  position?: number;
-  title: string;
-  /** Body text (index 0), if any. */
-  text?: string;
-  /** The body is an excerpt of the source page. */
-  excerpt?: boolean;
-  source?: { bookmd5: string; page: number; rect: PdfBox | null; rects?: PdfBox[] } | null;
-  colorIndex?: number | null;
-  fillIndex?: number | null;
-  referenceOf?: string | null;
-  now: string;
-}
-
-/** Inserts a card (and its body text) and indexes it for search in the same transaction. */
-export function insertNote(tx: WriteTx, n: NewNote): void {
-  const position = n.position ?? (n.parentId ? nextChildPosition(tx, n.parentId) : 0);
-  tx.run(
-    `INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, source_bookmd5, source_page, source_rect, reference_of, created_at, modified_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      n.noteid,
-      n.topicid,
-      n.parentId,
-      position,
-      n.title,
-      n.colorIndex ?? null,
-      n.fillIndex ?? null,
-      n.source?.bookmd5 ?? null,
-      n.source?.page ?? null,
-      n.source?.rect ? anchorJson(n.source.rect, n.source.rects) : null,
-      n.referenceOf ?? null,
-      n.now,
-      n.now,
-    ],
-  );
-  if (n.text !== undefined && n.text !== '') {
-    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, ?, ?)', [
-      n.noteid,
-      n.text,
-      n.excerpt ? 1 : 0,
-      n.excerpt ? 'excerpt' : 'text',
-    ]);
-  }
-  reindexNote(tx, n.noteid);
-}
-
-/**
- * The index rows of the cards `where` selects from notes_fts_content (c0noteid,
- * c1topicid are the indexed columns): deleting by docid through the content
- * table's index is a lookup, where a column constraint on notes_fts scans it all.
- */
-export const deleteIndexRows = (where: string) =>
-  `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
-
-/** Rewrites a card's full-text row from its title, texts and hashtags (call after any change to them). */
-export function reindexNote(tx: WriteTx, noteid: string): void {
-  tx.run(deleteIndexRows('c0noteid = ?'), [noteid]);
-  const n = tx.get<{ topicid: string; title: string; hidden: number }>(
-    'SELECT topicid, title, hidden FROM notes WHERE noteid = ?',
-    [noteid],
-  );
-  if (!n || n.hidden) return;
-  const texts = tx
-    .all<{ text: string }>('SELECT text FROM note_texts WHERE noteid = ? ORDER BY idx', [noteid])
-    .map((t) => t.text);
-  const tags = tx
-    .all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [noteid])
-    .map((t) => `#${t.path}`);
-  tx.run('INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)', [
-    noteid,
-    n.topicid,
-    cardIndexBody([n.title, ...texts, ...tags].join('\n')),
-  ]);
-}
-
-/** Removes cards for good: rows, texts, tags, parts, links and index. */
-export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
-  for (let i = 0; i < noteIds.length; i += 500) {
-    const ids = noteIds.slice(i, i + 500) as SqlParam[];
-    const list = inList(ids.length);
-    for (const table of ['note_texts', 'note_hashtags', 'note_parts'])
-      tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
-    tx.run(deleteIndexRows(`c0noteid IN ${list}`), ids);
-    tx.run(`DELETE FROM note_links WHERE noteid IN ${list} OR target_id IN ${list}`, [...ids, ...ids]);
-    tx.run(`DELETE FROM notes WHERE noteid IN ${list}`, ids);
-  }
 }
 
 export interface Operation {

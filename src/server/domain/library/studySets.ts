@@ -1,7 +1,6 @@
 import { invalidInput, notFound } from '../../errors';
-import type { Store } from '../../ground/store/store';
+import type { Store, WriteTx } from '../../ground/store/store';
 import { newId, nowIso } from './ids';
-import { cardIndexBody } from '../../ground/search/cardIndexText';
 
 export interface StudySetSummary {
   topicid: string;
@@ -58,9 +57,15 @@ export function assertStudySet(store: Pick<Store, 'get'>, topicid: string): void
     );
 }
 
+/** Writes a new set's root card: the card rows are domain/cards/rows/'s, handed in since the library sits below the cards. */
+export type RootCardWriter = (tx: WriteTx, r: { noteid: string; topicid: string; title: string; now: string }) => void;
+
 /** Study sets (decks are topics too, but never listed here). */
 export class StudySets {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly writeRootCard: RootCardWriter,
+  ) {}
 
   list(query?: string): StudySetSummary[] {
     const rows = query
@@ -90,15 +95,7 @@ export class StudySets {
         `INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`,
         [topicid, title, rootNoteId, now, now],
       );
-      tx.run(
-        `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`,
-        [rootNoteId, topicid, title, now, now],
-      );
-      tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [
-        rootNoteId,
-        topicid,
-        cardIndexBody(title),
-      ]);
+      this.writeRootCard(tx, { noteid: rootNoteId, topicid, title, now });
     });
     return this.get(topicid);
   }

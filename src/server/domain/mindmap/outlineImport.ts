@@ -4,6 +4,7 @@ import type { Store } from '../../ground/store/store';
 import { newId, nowIso } from '../library/ids';
 import { cutTitle } from '../cards/sourceAnchor';
 import { insertNote, recordOperation, reindexNote } from '../cards/noteRows';
+import { insertTexts } from '../cards/rows/cardRowsInsert';
 import { parseOpml } from './outlineOpml';
 import { parseMarkdownOutline } from './outlineMarkdown';
 import { measure, type OutlineNode } from './outlineTree';
@@ -105,15 +106,11 @@ export async function writeOutline(store: Store, plan: OutlinePlan, actor: Actor
         excerpt: false,
         now,
       });
-      node.texts
-        .slice(1)
-        .forEach((text, i) =>
-          tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, 'text')`, [
-            id,
-            i + 1,
-            text,
-          ]),
-        );
+      insertTexts(
+        tx,
+        id,
+        node.texts.slice(1).map((text, i) => ({ idx: i + 1, text })),
+      );
       if (node.texts.length > 1) reindexNote(tx, id);
       noteIds.push(id);
       for (let i = node.children.length - 1; i >= 0; i--)

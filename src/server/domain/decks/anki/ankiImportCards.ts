@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import { cardIndexBody } from '../../../ground/search/cardIndexText';
-import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 import type { ImportPlan, PlannedReview } from './ankiImportPlan';
-import { allForIds, ascendingIds, insertRows, runForIds, updateRows } from './sqlBatches';
+import { allForIds, ascendingIds, insertRows } from './sqlBatches';
+import {
+  clearCardContent,
+  insertCardRows,
+  updateTitles,
+  type PlannedCardRow,
+  type PlannedText,
+} from '../../cards/rows/cardRowsBatch';
 
 /**
  * The cards an import reviews. A note Anki made one card of is reviewed on
@@ -43,11 +48,11 @@ export function placeReviewCards(
   );
   const parentOf = new Map(multi.map((m) => [m.n.guid, m.parent]));
   const sources: ReviewSource[] = [];
-  const inserts: SqlParam[][] = [];
-  const updates: SqlParam[][] = [];
-  const texts: SqlParam[][] = [];
-  const fts: SqlParam[][] = [];
-  const repoint: SqlParam[][] = [];
+  const cards: PlannedCardRow[] = [];
+  const titles: [string, string][] = [];
+  const texts: PlannedText[] = [];
+  const index: { noteid: string; topicid: string; text: string }[] = [];
+  const repoint: [string, string][] = [];
   const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
   let nextFresh = 0;
   plan.notes.forEach((n, i) => {
@@ -59,26 +64,22 @@ export function placeReviewCards(
       const face = r.face!;
       const prior = known.get(`${n.guid} ${r.ord}`);
       const id = prior ?? fresh[nextFresh++];
-      if (prior) updates.push([id, face.title, now]);
-      else inserts.push([id, target.topicid, noteIds[i], position, face.title, now, now]);
+      if (prior) titles.push([id, face.title]);
+      else cards.push({ noteid: id, topicid: target.topicid, parentId: noteIds[i], position, title: face.title, now });
       if (!prior && position === 0 && updatedIds.has(noteIds[i])) repoint.push([noteIds[i], id]);
-      if (face.body) texts.push([id, 0, face.body, 0, 'text']);
-      fts.push([id, target.topicid, cardIndexBody(`${face.title}\n${face.body}`)]);
+      if (face.body) texts.push({ noteid: id, idx: 0, text: face.body });
+      index.push({ noteid: id, topicid: target.topicid, text: `${face.title}\n${face.body}` });
       sources.push({ review: r, sourceId: id, guid: n.guid });
     });
   });
   const childIds = sources.filter((s) => parentOf.has(s.guid)).map((s) => s.sourceId);
-  const updated = updates.map((u) => String(u[0]));
-  updateRows(tx, 'notes', 'noteid', ['title', 'modified_at'], updates);
-  runForIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', updated);
-  runForIds(
+  updateTitles(tx, titles, now);
+  clearCardContent(
     tx,
-    'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
-    updated,
+    titles.map(([id]) => id),
+    { body: true, index: true },
   );
-  insertRows(tx, 'INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at)', inserts);
-  insertRows(tx, 'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)', texts);
-  insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', fts);
+  insertCardRows(tx, { cards, texts, index });
   for (const [parent, child] of repoint)
     tx.run('UPDATE deck_cards SET source_note_id = ? WHERE deck_id = ? AND source_note_id = ?', [
       child,

@@ -1,14 +1,23 @@
 import type { Actor } from '../../../actor';
 import { recordOperation } from '../../cards/noteRows';
 import { newId } from '../../library/ids';
-import { cardIndexBody } from '../../../ground/search/cardIndexText';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
 import { importedTextHash, placeReviewCards, writeAnkiLinks } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
 import { writeReviews } from './ankiImportReviews';
-import { allForIds, ascendingIds, byKey, insertRows, runForIds, updateRows } from './sqlBatches';
+import { allForIds, ascendingIds, byKey, insertRows } from './sqlBatches';
+import { insertRootCard, nextChildPosition } from '../../cards/rows/cardRowsInsert';
+import {
+  clearCardContent,
+  insertCardRows,
+  updateTitles,
+  type CardRowsBatch,
+  type PlannedCardRow,
+  type PlannedImage,
+  type PlannedText,
+} from '../../cards/rows/cardRowsBatch';
 
 /**
  * The import's one transaction. A note guid seen before (anki_notes) updates
@@ -42,21 +51,74 @@ interface Known {
   deck_id: string;
 }
 
-/** The planned notes' rows, each table in one multi-row statement. */
-function writeNoteRows(
-  tx: WriteTx,
-  rows: Record<'notes' | 'texts' | 'tags' | 'parts' | 'fts' | 'links', SqlParam[][]>,
-): void {
-  insertRows(tx, 'INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at)', rows.notes);
-  writeTexts(tx, rows.texts);
-  insertRows(tx, 'INSERT OR IGNORE INTO note_hashtags(noteid, path)', rows.tags);
-  writeParts(tx, rows.parts);
-  insertRows(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', rows.fts);
+/** The planned notes' card rows and their anki_notes links, each table in one multi-row statement. */
+function writeNoteRows(tx: WriteTx, rows: CardRowsBatch, links: SqlParam[][]): void {
+  insertCardRows(tx, rows);
   insertRows(
     tx,
     'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
-    byKey(rows.links),
+    byKey(links),
   );
+}
+
+interface PlannedIds {
+  id: string;
+  isNew: boolean;
+}
+
+/** Each planned note's card and link rows: new cards under the root from `position` on, updated ones in place. */
+function planNoteRows(
+  plan: ImportPlan,
+  ids: readonly PlannedIds[],
+  nextPart: ReadonlyMap<string, number>,
+  media: ReadonlyMap<string, Uint8Array>,
+  at: { target: Target; position: number; now: string },
+): { rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number } {
+  const { target, now } = at;
+  let position = at.position;
+  const cards: PlannedCardRow[] = [];
+  const texts: PlannedText[] = [];
+  const hashtags: { noteid: string; path: string }[] = [];
+  const images: PlannedImage[] = [];
+  const index: { noteid: string; topicid: string; text: string }[] = [];
+  const links: SqlParam[][] = [];
+  plan.notes.forEach((n, i) => {
+    const { id, isNew } = ids[i];
+    if (isNew)
+      cards.push({
+        noteid: id,
+        topicid: target.topicid,
+        parentId: target.rootId,
+        position: position++,
+        title: n.title,
+        now,
+      });
+    if (n.body) texts.push({ noteid: id, idx: 0, text: n.body });
+    for (const h of n.hashtags) hashtags.push({ noteid: id, path: h });
+    let idx = nextPart.get(id) ?? 0;
+    for (const name of n.images) {
+      const bytes = media.get(name);
+      if (!bytes) continue;
+      const data = JSON.stringify({ ankiMedia: name });
+      images.push({ contentId: `anki-${newId()}`, noteid: id, idx: idx++, mime: mimeOf(name), data, bytes });
+    }
+    index.push({
+      noteid: id,
+      topicid: target.topicid,
+      text: [n.title, n.body, ...n.hashtags.map((h) => `#${h}`)].join('\n'),
+    });
+    links.push([
+      n.guid,
+      id,
+      target.topicid,
+      target.deckId,
+      now,
+      n.mid,
+      JSON.stringify(n.fields),
+      importedTextHash(n.title, n.body),
+    ]);
+  });
+  return { rows: { cards, texts, hashtags, images, index }, links, mediaCount: images.length };
 }
 
 export async function writeImport(
@@ -72,9 +134,7 @@ export async function writeImport(
       plan.notes.map((n) => n.guid),
     );
     const target = targetOf(tx, known, plan.deckName, now);
-    let position =
-      tx.get<{ p: number | null }>('SELECT max(position) + 1 AS p FROM notes WHERE parent_id = ?', [target.rootId])
-        ?.p ?? 0;
+    const position = nextChildPosition(tx, target.rootId);
     const fresh = ascendingIds(plan.notes.length);
     const ids = plan.notes.map((n, i) => {
       const prior = known.get(n.guid);
@@ -84,38 +144,8 @@ export async function writeImport(
     });
     const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
     const nextPart = clearUpdated(tx, plan, ids, updatedIds, now);
-    const notes: SqlParam[][] = [];
-    const texts: SqlParam[][] = [];
-    const tags: SqlParam[][] = [];
-    const parts: SqlParam[][] = [];
-    const fts: SqlParam[][] = [];
-    const links: SqlParam[][] = [];
-    let mediaCount = 0;
-    plan.notes.forEach((n, i) => {
-      const { id, isNew } = ids[i];
-      if (isNew) notes.push([id, target.topicid, target.rootId, position++, n.title, now, now]);
-      if (n.body) texts.push([id, n.body]);
-      for (const h of n.hashtags) tags.push([id, h]);
-      let idx = nextPart.get(id) ?? 0;
-      for (const name of n.images) {
-        const bytes = media.get(name);
-        if (!bytes) continue;
-        parts.push([`anki-${newId()}`, id, idx++, mimeOf(name), JSON.stringify({ ankiMedia: name }), bytes]);
-        mediaCount++;
-      }
-      fts.push([id, target.topicid, cardIndexBody([n.title, n.body, ...n.hashtags.map((h) => `#${h}`)].join('\n'))]);
-      links.push([
-        n.guid,
-        id,
-        target.topicid,
-        target.deckId,
-        now,
-        n.mid,
-        JSON.stringify(n.fields),
-        importedTextHash(n.title, n.body),
-      ]);
-    });
-    writeNoteRows(tx, { notes, texts, tags, parts, fts, links });
+    const { rows, links, mediaCount } = planNoteRows(plan, ids, nextPart, media, { target, position, now });
+    writeNoteRows(tx, rows, links);
     const noteIds = ids.map((x) => x.id);
     const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
     writeAnkiLinks(tx, plan, sources);
@@ -134,7 +164,7 @@ export async function writeImport(
       deckId: target.deckId,
       topicid: target.topicid,
       notes: plan.notes.length,
-      created: notes.length,
+      created: rows.cards.length,
       updated: updatedIds.length,
       cards: cardIds.length,
       media: mediaCount,
@@ -151,25 +181,12 @@ function clearUpdated(
   updatedIds: string[],
   now: string,
 ): Map<string, number> {
-  updateRows(
+  updateTitles(
     tx,
-    'notes',
-    'noteid',
-    ['title', 'modified_at'],
-    plan.notes.flatMap((n, i) => (ids[i].isNew ? [] : [[ids[i].id, n.title, now]])),
+    plan.notes.flatMap((n, i): [string, string][] => (ids[i].isNew ? [] : [[ids[i].id, n.title]])),
+    now,
   );
-  runForIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', updatedIds);
-  runForIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', updatedIds);
-  runForIds(
-    tx,
-    `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
-    updatedIds,
-  );
-  runForIds(
-    tx,
-    'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
-    updatedIds,
-  );
+  clearCardContent(tx, updatedIds, { body: true, hashtags: true, ankiImages: true, index: true });
   return new Map(
     allForIds<{ noteid: string; m: number }>(
       tx,
@@ -178,20 +195,6 @@ function clearUpdated(
     ).map((r) => [r.noteid, r.m]),
   );
 }
-
-const writeTexts = (tx: WriteTx, rows: SqlParam[][]) =>
-  insertRows(
-    tx,
-    'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)',
-    rows.map(([id, text]) => [id, 0, text, 0, 'text']),
-  );
-
-const writeParts = (tx: WriteTx, rows: SqlParam[][]) =>
-  insertRows(
-    tx,
-    'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)',
-    rows.map(([cid, id, idx, mime, data, blob]) => [cid, id, idx, 'image', mime, data, blob]),
-  );
 
 function knownNotes(tx: WriteTx, guids: readonly string[]): Map<string, Known> {
   const rows = allForIds<Known>(
@@ -226,11 +229,7 @@ function targetOf(tx: WriteTx, known: ReadonlyMap<string, Known>, title: string,
     `INSERT INTO topics(topicid, kind, title, root_note_id, created_at, modified_at) VALUES (?, 'studyset', ?, ?, ?, ?)`,
     [topicid, title, rootId, now, now],
   );
-  tx.run(
-    `INSERT INTO notes(noteid, topicid, parent_id, position, title, created_at, modified_at) VALUES (?, ?, NULL, 0, ?, ?, ?)`,
-    [rootId, topicid, title, now, now],
-  );
-  tx.run(`INSERT INTO notes_fts(noteid, topicid, body) VALUES (?, ?, ?)`, [rootId, topicid, cardIndexBody(title)]);
+  insertRootCard(tx, { noteid: rootId, topicid, title, now });
   tx.run(`INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES (?, 'deck', ?, ?, ?)`, [
     deckId,
     title,

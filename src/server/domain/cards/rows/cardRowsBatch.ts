@@ -1,0 +1,146 @@
+import type { SqlParam } from '../../../ground/store/journal';
+import type { WriteTx } from '../../../ground/store/store';
+import { cardIndexBody } from '../../../ground/search/cardIndexText';
+import { anchorJson, type PdfBox } from '../anchorRects';
+
+/**
+ * Card rows by the thousand (a bundle's tree, an Anki package): one
+ * multi-row statement per chunk instead of one statement per row, since each
+ * statement sql.js runs (and the journal records) costs far more than a row.
+ */
+
+/** Rows per statement: 13 parameters a card row stays well under sql.js's parameter limit. */
+const CHUNK_ROWS = 200;
+
+function insertMany(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
+  if (!rows.length) return;
+  const one = `(${rows[0].map(() => '?').join(',')})`;
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+    const chunk = rows.slice(i, i + CHUNK_ROWS);
+    tx.run(`${head} VALUES ${chunk.map(() => one).join(',')}`, chunk.flat());
+  }
+}
+
+/** Runs `sql` with `$IN` replaced by a placeholder list, once per chunk of `ids`. */
+function forIds(tx: WriteTx, sql: string, ids: readonly string[]): void {
+  for (let i = 0; i < ids.length; i += CHUNK_ROWS * 2) {
+    const chunk = ids.slice(i, i + CHUNK_ROWS * 2);
+    tx.run(sql.replace('$IN', `(${chunk.map(() => '?').join(',')})`), chunk);
+  }
+}
+
+/** One planned card: where it sits and what it says (texts, hashtags, pictures). */
+export interface PlannedCardRow {
+  noteid: string;
+  topicid: string;
+  parentId: string | null;
+  position: number;
+  title: string;
+  colorIndex?: number | null;
+  fillIndex?: number | null;
+  source?: { bookmd5: string; page: number; rect: PdfBox; rects?: PdfBox[] } | null;
+  kind?: 'card' | 'blank';
+  now: string;
+}
+
+export interface PlannedText {
+  noteid: string;
+  idx: number;
+  text: string;
+  excerpt?: boolean;
+}
+
+export interface PlannedImage {
+  contentId: string;
+  noteid: string;
+  idx: number;
+  mime: string;
+  data: string;
+  bytes: Uint8Array;
+}
+
+/** A batch of card rows to insert; `index` is each card's search body, built by the caller from what it wrote. */
+export interface CardRowsBatch {
+  cards: readonly PlannedCardRow[];
+  texts: readonly PlannedText[];
+  hashtags?: readonly { noteid: string; path: string }[];
+  images?: readonly PlannedImage[];
+  index: readonly { noteid: string; topicid: string; text: string }[];
+}
+
+/** Inserts a planned batch: cards, texts, hashtags (a repeat ignored), pictures and index rows. */
+export function insertCardRows(tx: WriteTx, b: CardRowsBatch): void {
+  insertMany(
+    tx,
+    'INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, source_bookmd5, source_page, source_rect, kind, created_at, modified_at)',
+    b.cards.map((c) => [
+      c.noteid,
+      c.topicid,
+      c.parentId,
+      c.position,
+      c.title,
+      c.colorIndex ?? null,
+      c.fillIndex ?? null,
+      c.source?.bookmd5 ?? null,
+      c.source?.page ?? null,
+      c.source ? anchorJson(c.source.rect, c.source.rects) : null,
+      c.kind ?? 'card',
+      c.now,
+      c.now,
+    ]),
+  );
+  insertMany(
+    tx,
+    'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)',
+    b.texts.map((t) => [t.noteid, t.idx, t.text, t.excerpt ? 1 : 0, t.excerpt ? 'excerpt' : 'text']),
+  );
+  insertMany(
+    tx,
+    'INSERT OR IGNORE INTO note_hashtags(noteid, path)',
+    (b.hashtags ?? []).map((h) => [h.noteid, h.path]),
+  );
+  insertMany(
+    tx,
+    'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)',
+    (b.images ?? []).map((p) => [p.contentId, p.noteid, p.idx, 'image', p.mime, p.data, p.bytes]),
+  );
+  insertMany(
+    tx,
+    'INSERT INTO notes_fts(noteid, topicid, body)',
+    b.index.map((x) => [x.noteid, x.topicid, cardIndexBody(x.text)]),
+  );
+}
+
+/** New titles (`[noteid, title]`), stamped modified at `now`, in one statement per chunk. */
+export function updateTitles(tx: WriteTx, titles: readonly [string, string][], now: string): void {
+  for (let i = 0; i < titles.length; i += CHUNK_ROWS) {
+    const chunk = titles.slice(i, i + CHUNK_ROWS);
+    tx.run(
+      `WITH v(k, c0, c1) AS (VALUES ${chunk.map(() => '(?,?,?)').join(',')}) UPDATE notes SET title = (SELECT c0 FROM v WHERE v.k = notes.noteid), modified_at = (SELECT c1 FROM v WHERE v.k = notes.noteid) WHERE noteid IN (SELECT k FROM v)`,
+      chunk.flatMap(([id, title]) => [id, title, now]),
+    );
+  }
+}
+
+/** What of a re-imported card's content goes before it is written again. */
+export interface ClearedContent {
+  body?: boolean;
+  hashtags?: boolean;
+  /** Pictures an Anki import made (`data.ankiMedia`); others stay. */
+  ankiImages?: boolean;
+  index?: boolean;
+}
+
+/** Deletes the chosen content rows of `ids`, so a re-import can insert them afresh. */
+export function clearCardContent(tx: WriteTx, ids: readonly string[], what: ClearedContent): void {
+  if (what.body) forIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', ids);
+  if (what.hashtags) forIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', ids);
+  if (what.ankiImages)
+    forIds(
+      tx,
+      `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
+      ids,
+    );
+  if (what.index)
+    forIds(tx, 'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)', ids);
+}

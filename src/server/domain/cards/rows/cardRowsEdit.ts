@@ -1,0 +1,43 @@
+import type { SqlParam } from '../../../ground/store/journal';
+import type { WriteTx } from '../../../ground/store/store';
+import { deleteIndexRows } from './cardRowsInsert';
+
+/**
+ * Changes to existing card rows: fields, pictures, and removal for good.
+ * The caller reindexes the card (reindexNote) and records the operation.
+ */
+
+/** `(?,?,?)` for an IN list; `(NULL)` when empty so the SQL stays valid. */
+const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
+
+export function setTitle(tx: WriteTx, noteid: string, title: string): void {
+  tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);
+}
+
+/** Replaces the body (text 0) with plain text; an empty body leaves none. */
+export function setBodyText(tx: WriteTx, noteid: string, body: string): void {
+  tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [noteid]);
+  if (body)
+    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, 'text')`, [noteid, body]);
+}
+
+export function deleteParts(tx: WriteTx, contentIds: readonly string[]): void {
+  for (const id of contentIds) tx.run('DELETE FROM note_parts WHERE content_id = ?', [id]);
+}
+
+export function touchNote(tx: WriteTx, noteid: string, now: string): void {
+  tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
+}
+
+/** Removes cards for good: rows, texts, tags, parts, links and index. */
+export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
+  for (let i = 0; i < noteIds.length; i += 500) {
+    const ids = noteIds.slice(i, i + 500) as SqlParam[];
+    const list = inList(ids.length);
+    for (const table of ['note_texts', 'note_hashtags', 'note_parts'])
+      tx.run(`DELETE FROM ${table} WHERE noteid IN ${list}`, ids);
+    tx.run(deleteIndexRows(`c0noteid IN ${list}`), ids);
+    tx.run(`DELETE FROM note_links WHERE noteid IN ${list} OR target_id IN ${list}`, [...ids, ...ids]);
+    tx.run(`DELETE FROM notes WHERE noteid IN ${list}`, ids);
+  }
+}
