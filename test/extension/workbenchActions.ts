@@ -68,8 +68,9 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
           last = await sidebarRows();
           if (expect.every((t) => last.some((r) => r.includes(t)))) return last;
           // A view draws only the rows in its pane (a virtual list): after the earlier suites' sets and decks,
-          // the row may be below (or above) what is drawn. After 2 s a person scrolls the views to find it.
-          if (Date.now() - t0 > 2_000) await scrollSidebarLists(page, wheels++);
+          // the row may be below (or above) what is drawn. After 6 s (a reveal or refresh in flight has landed by
+          // then) a person scrolls the views to find it.
+          if (Date.now() - t0 > 6_000) await scrollSidebarLists(page, wheels++);
           return undefined;
         },
         timeoutMs,
@@ -176,8 +177,8 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
 }
 
 /**
- * One wheel step over every list in the sidebar: down for 8 steps, then up for 8, and again (the row looked for
- * may be on either side of what each pane draws).
+ * One wheel step over every list in the sidebar, of half its pane (no row is skipped): down for 8 steps, then up
+ * for 8, and again (the row looked for may be on either side of what each pane draws).
  */
 async function scrollSidebarLists(page: Page, step: number): Promise<void> {
   const lists = page.locator('.part.sidebar .pane-body .monaco-list');
@@ -188,7 +189,7 @@ async function scrollSidebarLists(page: Page, step: number): Promise<void> {
       .catch(() => null);
     if (!box || box.height < 20) continue;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.wheel(0, step % 16 < 8 ? 220 : -220);
+    await page.mouse.wheel(0, (step % 16 < 8 ? 1 : -1) * Math.round(box.height / 2));
   }
 }
 
