@@ -5,7 +5,7 @@
 // .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
 // tests spawn run on process.execPath, so the whole run is on that Node.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,16 +52,30 @@ function nodeOf(version) {
 const summary = [];
 let failed = false;
 
-/** One Node's mocha run, its output kept whole and printed when it ends (two runs at once do not interleave). */
-function suiteOn(version) {
+/** The suite's files in .mocharc.json's order (unit, then api), without the VSIX build (minutes; it does not depend on Node). */
+function suiteFiles() {
+  const under = (dir) =>
+    readdirSync(join(root, dir), { recursive: true })
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => `${dir}/${f.split('\\').join('/')}`)
+      .sort();
+  return [...under('test/unit'), ...under('test/api')].filter((f) => f !== 'test/unit/vsixTargets.test.ts');
+}
+
+/**
+ * One Node's mocha run, its output kept whole and printed when it ends (two runs at once do not interleave).
+ * `reversed`: the files last to first, so that two runs at once do not reach the same heavy files (fault sweep,
+ * hostile inputs, MCP Inspector) at the same time.
+ */
+function suiteOn(version, reversed = false) {
   const node = nodeOf(version);
   const t0 = Date.now();
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
   // Named files replace .mocharc.json's spec (mocha would add them to it), with the same options.
   const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '30000', '--exit'];
-  // The whole suite but the VSIX build (minutes; the VSIXes do not depend on the Node that zips them).
-  const suite = ['--ignore', 'test/unit/vsixTargets.test.ts'];
-  const child = spawn(node, [mocha, '--reporter', 'dot', ...(files.length ? [...only, ...files] : suite)], {
+  const all = suiteFiles();
+  const named = files.length ? files : reversed ? all.reverse() : all;
+  const child = spawn(node, [mocha, '--reporter', 'dot', ...only, ...named], {
     cwd: root,
     // Each run's temp files apart: a test that lists its temp dir must not see the other Node's.
     env: { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), `sb-node${version.split('.')[0]}-`)) },
@@ -83,7 +97,7 @@ function suiteOn(version) {
 for (const version of SUITE_NODES) nodeOf(version); // installs first, one at a time
 const t0 = Date.now();
 if (serial) for (const version of SUITE_NODES) summary.push(await suiteOn(version));
-else summary.push(...(await Promise.all(SUITE_NODES.map(suiteOn))));
+else summary.push(...(await Promise.all(SUITE_NODES.map((v, i) => suiteOn(v, i === 1)))));
 summary.push(`${serial ? 'one after the other' : 'both at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 // A Node below the floor says so in one line and stops (no stack).

@@ -37,7 +37,9 @@ export function spawnBridge(
     child.once('exit', (code, signal) => r({ code, signal })),
   );
   return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bridge did not start: ${err}`)), 20000);
+    // A start that exits fails at once (below); this bound is only for one that hangs. Generous: two suites at once
+    // (npm run test:node -- --parallel) or a busy machine make a start that takes 2 s take 20 s and more.
+    const timer = setTimeout(() => reject(new Error(`bridge did not start within 90 s: ${err}`)), 90_000);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /Study Bridge listening on (http:\/\/127\.0\.0\.1:\d+\/bridge\/v1)\n/.exec(out);

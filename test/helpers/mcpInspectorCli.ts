@@ -22,10 +22,13 @@ export function inspector(t: TestBridge, args: string[]): Promise<any> {
     'http',
     '--header',
     `Authorization: Bearer ${t.bridge.token}`,
+    // The bridge is up already: its default 15 s connect timeout only measures how busy the machine is.
+    '--connect-timeout',
+    '60000',
     ...args,
   ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, argv, { timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       // Exit code 5: the tool answered isError:true (said on stderr); the result is still on stdout.
       const toolError = err?.code === 5 && stderr.includes('"tool_is_error"');
       if (err && !toolError)
