@@ -1,0 +1,86 @@
+// Hostile single inputs against the headless bridge (child process, RSS from
+// /proc): peak RSS over the start per input, against the goal of +300 MB, and
+// the time a crafted zstd package takes to be answered while /status is
+// probed. Linux only (reads /proc).
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
+import { BridgeClient } from '../src/client/bridgeClient';
+import { tempDir } from '../test/helpers/bridgeFixture';
+import { spawnBridge } from '../test/helpers/childBridge';
+import { rssOf, sampleRss, streamUpload } from '../test/helpers/hostileInput';
+import { hugeContentsPdf, manyHighlightsPdf } from '../test/helpers/hostileAnnotations';
+import { printTable } from './table';
+
+const MB = 1024 * 1024;
+
+function* chunksOf(buf: Uint8Array, size = 256 * 1024): Generator<Buffer> {
+  for (let i = 0; i < buf.length; i += size) yield Buffer.from(buf.subarray(i, i + size));
+}
+
+/** A zstd frame (8 MiB window) of `blocks` one-byte RLE blocks: 8 MiB of window work per byte of output. */
+function tinyBlocksZstd(blocks: number): Buffer {
+  const body = Buffer.alloc(blocks * 4);
+  for (let i = 0; i < blocks; i++) {
+    const h = (1 << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0);
+    body.set([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, 0x61], i * 4);
+  }
+  return Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3]), body]);
+}
+
+async function main() {
+  const dataDir = tempDir('sb-bench-hostile-');
+  const bridge = await spawnBridge(['--data', dataDir, '--port', '0', '--max-upload-mb', '300']);
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const client = new BridgeClient({ baseUrl: bridge.baseUrl, token });
+  const pid = bridge.child.pid!;
+  const rows: (string | number)[][] = [];
+  /** Runs `fn`, adding a row: its answer, time, RSS before and the peak over it. */
+  const measure = async (label: string, fn: () => Promise<number>, goal = '+300 MB') => {
+    const before = rssOf(pid);
+    const rss = sampleRss(pid);
+    const t0 = performance.now();
+    const status = await fn();
+    const ms = performance.now() - t0;
+    const peak = rss.stop();
+    rows.push([label, status, Math.round(ms), Math.round(before / MB), `+${Math.round((peak - before) / MB)}`, goal]);
+  };
+  const upload = async (bytes: Uint8Array, filename: string) =>
+    streamUpload(bridge.baseUrl, token, { filename, confirm: '1' }, () => chunksOf(bytes));
+  const newSet = async (title: string) =>
+    (await client.request<any>('POST', '/library/study-sets', { body: { title, confirm: true } })).topicid as string;
+  const importInto = async (bookmd5: string, title: string) =>
+    (
+      await client.raw('POST', `/documents/${bookmd5}/annotations/import`, {
+        body: { topicid: await newSet(title), confirm: true },
+      })
+    ).status;
+  try {
+    const many = await upload(manyHighlightsPdf(50_000), 'many.pdf');
+    await measure('import: a page of 50,000 highlights', () => importInto(many.json.bookmd5, 'Many'));
+    const plain = await upload(await hugeContentsPdf(20 * MB, false), 'plain.pdf');
+    await measure('import: 20 MB /Contents, plain object', () => importInto(plain.json.bookmd5, 'Plain'));
+    const objstm = await hugeContentsPdf(20 * MB, true);
+    await measure(
+      'upload: 20 MB /Contents in an object stream',
+      async () => (await upload(objstm, 'objstm.pdf')).status,
+    );
+    const apkg = zipSync({ 'collection.anki21b': [tinyBlocksZstd(2000), { level: 0 }], media: strToU8('') });
+    await measure(
+      'apkg: zstd of 2,000 one-byte blocks, 8 MiB window',
+      async () =>
+        (await client.raw('POST', '/decks/import', { bytes: apkg, query: { filename: 'z.apkg', confirm: 1 } })).status,
+      '4xx, no stall',
+    );
+  } finally {
+    bridge.child.kill('SIGTERM');
+    await bridge.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  printTable(['hostile input', 'status', 'ms', 'RSS before MB', 'peak MB', 'goal'], rows);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
