@@ -46,7 +46,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/cardIndexRebuild.ts': 2,
   'src/server/domain/cards/imageOcclusions.ts': 3,
   'src/server/domain/cards/noteComments.ts': 6,
-  'src/server/domain/cards/noteCopy.ts': 6,
   'src/server/domain/cards/noteCreate.ts': 1,
   'src/server/domain/cards/noteDelete.ts': 8,
   'src/server/domain/cards/noteFold.ts': 1,
@@ -56,8 +55,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/noteMetadata.ts': 1,
   'src/server/domain/cards/noteMove.ts': 1,
   'src/server/domain/cards/noteTitleText.ts': 4,
-  'src/server/domain/cards/snapshotWriteBack.ts': 9,
-  'src/server/domain/cards/studySetDelete.ts': 1,
   'src/server/domain/cards/studySetDocuments.ts': 1,
   'src/server/domain/cards/subMapFold.ts': 1,
 };

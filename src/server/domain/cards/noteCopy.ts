@@ -1,7 +1,6 @@
 import { invalidInput, saveFailed } from '../../errors';
 import type { Actor } from '../../actor';
 import { newId, nowIso } from '../library/ids';
-import type { SqlParam } from '../../ground/store/journal';
 import type { Store, WriteTx } from '../../ground/store/store';
 import {
   ancestorIds,
@@ -11,11 +10,11 @@ import {
   nextChildPosition,
   oneSetOf,
   recordOperation,
-  reindexNote,
   type Db,
   type NoteRow,
 } from './noteRows';
 import { assertMindMapCards } from './noteMove';
+import { insertCardCopy } from './rows/cardRowsCopy';
 
 /**
  * POST /notes/copy: copies whole branches (as they are now) under a target
@@ -150,70 +149,31 @@ function copyBranch(tx: WriteTx, c: PlannedCopy, topicid: string, now: string): 
       contentId === oldId
         ? r.title
         : tx.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [contentId])!.title;
-    tx.run(
-      `INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, folded, hidden, sub_map, source_bookmd5, source_page, source_rect, reference_of, kind, created_at, modified_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        nid,
+    insertCardCopy(
+      tx,
+      {
+        noteid: nid,
         topicid,
-        parent,
-        isRoot ? nextChildPosition(tx, parent) : r.position,
+        parentId: parent,
+        position: isRoot ? nextChildPosition(tx, parent) : r.position,
         title,
-        r.color_index,
-        r.fill_index,
-        r.folded,
-        r.sub_map,
-        r.source_bookmd5,
-        r.source_page,
-        r.source_rect,
-        clone ? null : (r.reference_of ?? oldId),
-        r.kind,
+        referenceOf: clone ? null : (r.reference_of ?? oldId),
         now,
-        now,
-      ],
+      },
+      r,
+      {
+        contentId,
+        linksOf: oldId,
+        // Inside a clone, links to cards of the branch point at their copies; links outside stay.
+        text: (text) =>
+          clone
+            ? text.replace(LINK_RE, (m, id: string) =>
+                idMap.has(id.toUpperCase()) ? `studybridge://note/${idMap.get(id.toUpperCase())}` : m,
+              )
+            : text,
+        target: (id) => (clone ? (idMap.get(id) ?? id) : id),
+      },
     );
-    const texts = tx.all<{ idx: number; text: string; excerpt: number; kind: string }>(
-      'SELECT idx, text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx',
-      [contentId],
-    );
-    for (const t of texts) {
-      // Inside a clone, links to cards of the branch point at their copies; links outside stay.
-      const text = clone
-        ? t.text.replace(LINK_RE, (m, id: string) =>
-            idMap.has(id.toUpperCase()) ? `studybridge://note/${idMap.get(id.toUpperCase())}` : m,
-          )
-        : t.text;
-      tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, ?, ?)', [
-        nid,
-        t.idx,
-        text,
-        t.excerpt,
-        t.kind,
-      ]);
-    }
-    tx.run('INSERT OR IGNORE INTO note_hashtags(noteid, path) SELECT ?, path FROM note_hashtags WHERE noteid = ?', [
-      nid,
-      contentId,
-    ]);
-    const parts = tx.all<{
-      idx: number;
-      kind: string;
-      mime_type: string | null;
-      data: string | null;
-      blob: Uint8Array | null;
-    }>('SELECT idx, kind, mime_type, data, blob FROM note_parts WHERE noteid = ? ORDER BY idx', [contentId]);
-    for (const p of parts) {
-      tx.run(
-        'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [newId(), nid, p.idx, p.kind, p.mime_type, p.data, p.blob] as SqlParam[],
-      );
-    }
-    for (const l of tx.all<{ target_id: string }>('SELECT target_id FROM note_links WHERE noteid = ?', [oldId])) {
-      const target = clone ? (idMap.get(l.target_id) ?? l.target_id) : l.target_id;
-      tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [nid, target, now]);
-      tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [target, nid, now]);
-    }
-    reindexNote(tx, nid);
   }
   return { newRoot: idMap.get(c.noteId)!, newIds: [...idMap.values()] };
 }

@@ -1,7 +1,8 @@
 import type { Row, WriteTx } from '../../ground/store/store';
 import { cardIndexBody } from '../../ground/search/cardIndexText';
-import { type Db, type NoteRow, inList, purgeNotes } from './noteRows';
-import { columnsOf, ofSetWhere, pickCards, setSize, type SnapshotContent, toJson } from './snapshotContent';
+import { type Db, type NoteRow, inList } from './noteRows';
+import { pickCards, type SnapshotContent } from './snapshotContent';
+import { rewriteSetLinks, rewriteSnapshotCards } from './rows/cardRowsRestore';
 
 /**
  * Writing a snapshot's cards back (snapshotRestore.ts): only what differs
@@ -13,20 +14,6 @@ import { columnsOf, ofSetWhere, pickCards, setSize, type SnapshotContent, toJson
 function ftsBody(note: NoteRow, texts: readonly Row[], tags: readonly Row[]): string {
   return cardIndexBody(
     [note.title, ...texts.map((t) => String(t.text)), ...tags.map((t) => `#${String(t.path)}`)].join('\n'),
-  );
-}
-
-/** Inserts rows in one statement: SQLite unpacks the JSON array itself (json_each), so 10k cards are one parameter. */
-function insertRows(tx: WriteTx, table: string, rows: readonly Row[]): void {
-  if (!rows.length) return;
-  const cols = columnsOf(tx, table).filter((c) => c.name in rows[0]);
-  const values = cols.map((c) => {
-    const path = `'$."${c.name}"'`;
-    return c.blob ? `unhex(json_extract(value, '$."${c.name}"."$hex"'))` : `json_extract(value, ${path})`;
-  });
-  tx.run(
-    `INSERT INTO ${table}(${cols.map((c) => `"${c.name}"`).join(', ')}) SELECT ${values.join(', ')} FROM json_each(?)`,
-    [toJson(rows)],
   );
 }
 
@@ -140,52 +127,15 @@ export function writeBackContent(
     [l.noteid, l.target_id].every((id) => inSet.has(String(id)) || alive.has(String(id))),
   );
 
-  purgeNotes(tx, [...gone, ...full]);
-  for (let i = 0; i < rowOnly.length; i += 500) {
-    const chunk = rowOnly.slice(i, i + 500);
-    tx.run(`DELETE FROM notes WHERE noteid IN ${inList(chunk.length)}`, chunk);
-  }
-  const rewrite = new Set([...full, ...rowOnly]);
   const fullSet = new Set(full);
-  insertRows(tx, 'notes', snap.notes.filter((n) => rewrite.has(n.noteid)) as unknown as Row[]);
-  insertRows(
-    tx,
-    'note_texts',
-    snap.texts.filter((r) => fullSet.has(String(r.noteid))),
-  );
-  insertRows(
-    tx,
-    'note_hashtags',
-    snap.hashtags.filter((r) => fullSet.has(String(r.noteid))),
-  );
-  insertRows(
-    tx,
-    'note_parts',
-    snap.parts.filter((r) => fullSet.has(String(r.noteid))),
-  );
-  const fts = snap.notes
+  const index = snap.notes
     .filter((n) => fullSet.has(n.noteid) && !n.hidden)
     .map((n) => ({
       noteid: n.noteid,
       topicid: n.topicid,
       body: ftsBody(n, want.texts.get(n.noteid) ?? [], want.tags.get(n.noteid) ?? []),
     }));
-  insertRows(tx, 'notes_fts', fts);
-
-  // Links: what is there now (after the purge) against what the snapshot wants.
-  const nowLinks = tx.all<Row>(
-    `SELECT * FROM note_links WHERE ${ofSetWhere(tx, 'note_links', ['noteid', 'target_id'], setSize(tx, topicid))}`,
-    [topicid],
-  );
-  const wantKeys = new Set(wantLinks.map(toJson));
-  const nowKeys = new Set(nowLinks.map(toJson));
-  for (const l of nowLinks)
-    if (!wantKeys.has(toJson(l)))
-      tx.run('DELETE FROM note_links WHERE noteid = ? AND target_id = ?', [l.noteid, l.target_id]);
-  insertRows(
-    tx,
-    'note_links',
-    wantLinks.filter((l) => !nowKeys.has(toJson(l))),
-  );
-  return { rewritten: [...rewrite, ...gone] };
+  rewriteSnapshotCards(tx, snap, { gone, full, rowOnly }, index);
+  rewriteSetLinks(tx, topicid, wantLinks);
+  return { rewritten: [...full, ...rowOnly, ...gone] };
 }

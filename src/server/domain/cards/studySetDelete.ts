@@ -1,8 +1,9 @@
 import { conflict, notFound } from '../../errors';
 import type { Actor } from '../../actor';
 import { nowIso } from '../library/ids';
-import type { Store } from '../../ground/store/store';
-import { deleteIndexRows, purgeNotes, recordOperation } from './noteRows';
+import type { Store, WriteTx } from '../../ground/store/store';
+import { purgeNotes, recordOperation } from './noteRows';
+import { hideSetCards } from './rows/cardRowsEdit';
 import type { SnapshotFiles } from './snapshotFiles';
 import { writeSnapshotTx } from './snapshots';
 
@@ -28,27 +29,7 @@ interface Warning {
 export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid: string, opts: DeleteSetOptions) {
   let droppedHashes: string[] = [];
   const result = await store.write((tx) => {
-    const topic = tx.get<{ kind: string; title: string }>(
-      'SELECT kind, title FROM topics WHERE topicid = ? AND hidden = 0',
-      [topicid],
-    );
-    if (!topic)
-      throw notFound(
-        'TOPIC_NOT_FOUND',
-        `No study set or deck ${topicid}. GET /library/study-sets and GET /decks list them.`,
-        { topicid },
-      );
-    if (topic.title !== opts.expectedTitle) {
-      throw conflict(
-        'TITLE_MISMATCH',
-        `expectedTitle does not equal the ${topic.kind === 'deck' ? 'deck' : 'study set'}'s title (exact, case-sensitive); read actualTitle back to the person before deleting. Nothing was changed.`,
-        {
-          topicid,
-          expectedTitle: opts.expectedTitle,
-          actualTitle: topic.title,
-        },
-      );
-    }
+    const topic = checkedTopic(tx, topicid, opts.expectedTitle);
     const now = nowIso();
     const warnings: Warning[] = [];
     const preDeleteSnapshotId = opts.keepSnapshotHistory
@@ -72,8 +53,7 @@ export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid
     }
 
     if (opts.keepHighlights) {
-      tx.run('UPDATE notes SET hidden = 1 WHERE topicid = ? AND hidden = 0', [topicid]);
-      tx.run(deleteIndexRows('c1topicid = ?'), [topicid]);
+      hideSetCards(tx, topicid);
       tx.run('UPDATE topics SET hidden = 1 WHERE topicid = ?', [topicid]);
       recordOperation(tx, { topicid, kind: 'delete-set', actor: opts.actor, noteIds, now });
       return {
@@ -115,6 +95,32 @@ export async function deleteStudySet(store: Store, files: SnapshotFiles, topicid
   });
   if (droppedHashes.length) removeUnreferenced(store, files, droppedHashes);
   return result;
+}
+
+/** The topic to delete, or 404 TOPIC_NOT_FOUND; 409 TITLE_MISMATCH unless `expectedTitle` is its title. */
+function checkedTopic(tx: WriteTx, topicid: string, expectedTitle: string): { kind: string; title: string } {
+  const topic = tx.get<{ kind: string; title: string }>(
+    'SELECT kind, title FROM topics WHERE topicid = ? AND hidden = 0',
+    [topicid],
+  );
+  if (!topic)
+    throw notFound(
+      'TOPIC_NOT_FOUND',
+      `No study set or deck ${topicid}. GET /library/study-sets and GET /decks list them.`,
+      { topicid },
+    );
+  if (topic.title !== expectedTitle) {
+    throw conflict(
+      'TITLE_MISMATCH',
+      `expectedTitle does not equal the ${topic.kind === 'deck' ? 'deck' : 'study set'}'s title (exact, case-sensitive); read actualTitle back to the person before deleting. Nothing was changed.`,
+      {
+        topicid,
+        expectedTitle,
+        actualTitle: topic.title,
+      },
+    );
+  }
+  return topic;
 }
 
 /**

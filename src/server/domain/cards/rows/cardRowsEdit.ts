@@ -29,6 +29,12 @@ export function touchNote(tx: WriteTx, noteid: string, now: string): void {
   tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
 }
 
+/** Hides a set's cards (a deleted set's, kept for their highlights) and drops them from search. */
+export function hideSetCards(tx: WriteTx, topicid: string): void {
+  tx.run('UPDATE notes SET hidden = 1 WHERE topicid = ? AND hidden = 0', [topicid]);
+  tx.run(deleteIndexRows('c1topicid = ?'), [topicid]);
+}
+
 /** Removes cards for good: rows, texts, tags, parts, links and index. */
 export function purgeNotes(tx: WriteTx, noteIds: readonly string[]): void {
   for (let i = 0; i < noteIds.length; i += 500) {
