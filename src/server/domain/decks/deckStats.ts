@@ -2,7 +2,9 @@ import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
 import { studyDay } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
-import { DUE_SQL, STATE_SQL, STUDIED } from './dueCounts';
+import { STATE_SQL, STUDIED } from './dueCounts';
+import { countDueBeforeEach } from './dueDays';
+import { localDate, reviewsByDay } from './reviewDays';
 import { retrievabilityOf } from './deckRetrievability';
 
 /**
@@ -13,17 +15,6 @@ import { retrievabilityOf } from './deckRetrievability';
  * (deckRetrievability.ts). Days are the deck's study days (dayStartHour),
  * named by their local date.
  */
-
-/** Interval buckets for true retention, in days since the last review (Anki's young/mature split at 21). */
-const BUCKETS: ReadonlyArray<{ label: string; below: number }> = [
-  { label: '<7d', below: 7 },
-  { label: '7-20d', below: 21 },
-  { label: '21-89d', below: 90 },
-  { label: '90d+', below: Infinity },
-];
-
-const localDate = (d: Date) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 export function deckStats(
   store: Store,
@@ -44,17 +35,15 @@ export function deckStats(
   // Forecast: cards in the studied queue by the study day they fall due; overdue ones count today.
   const forecast = new Map<string, number>();
   const days = Array.from({ length: opts.forecastDays }, (_, i) => shift(today.start, i));
-  const dueIn = (queue: string) =>
-    `(SELECT count(*) FROM deck_cards WHERE deck_id = ?1 AND ${queue} AND ${STATE_SQL} IN (1, 2, 3)
-      AND ${DUE_SQL} >= days.a AND ${DUE_SQL} < days.b)`;
-  const counted = perStudyDay<{ n: number }>(
+  // Cards due before each day's end (dueDays.ts); a day holds the difference. The first day also holds what is overdue.
+  const before = countDueBeforeEach(
     store,
-    [deckId],
-    // The first day also holds what is overdue: it starts at the empty string.
-    days.map((d, i) => [i ? d.toISOString() : '', shift(d, 1).toISOString()]),
-    `${dueIn('queue IS NULL')} + ${dueIn(`queue = 'buried'`)} AS n`,
+    deckId,
+    ['', 'buried'],
+    [1, 2, 3],
+    days.map((d) => shift(d, 1).toISOString()),
   );
-  days.forEach((d, i) => forecast.set(localDate(d), counted[i].n));
+  days.forEach((d, i) => forecast.set(localDate(d), before[i] - (i ? before[i - 1] : 0)));
 
   // Reviews per day and true retention over the history window.
   const { perDay, retention } = reviewsByDay(
@@ -117,16 +106,17 @@ function countsByState(store: Store, deckId: string, nowText: string, dueOnly = 
     }
     return counts;
   }
-  // Every card, from the index alone; then the buried cards whose burying has ended count in their state.
-  for (const r of store.all<{ s: number; q: string | null; n: number }>(
-    `SELECT ${STATE_SQL} AS s, queue AS q, count(*) AS n FROM deck_cards WHERE deck_id = ? GROUP BY q, s`,
+  // Every card, from the deck's due-date counts (migration 17); then the buried cards whose burying has ended
+  // count in their state, from the index of buried cards.
+  for (const r of store.all<{ s: number; q: string; n: number }>(
+    `SELECT state AS s, queue AS q, sum(n) AS n FROM deck_due_days WHERE deck_id = ? GROUP BY q, s`,
     [deckId],
   )) {
     counts.total += r.n;
-    add(r.s, r.q, r.n);
+    add(r.s, r.q || null, r.n);
   }
   for (const r of store.all<{ s: number; n: number }>(
-    `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards
+    `SELECT ${STATE_SQL} AS s, count(*) AS n FROM deck_cards INDEXED BY deck_cards_buried
      WHERE deck_id = ? AND queue = 'buried' AND coalesce(buried_until, '') <= ? GROUP BY s`,
     [deckId, nowText],
   )) {
@@ -134,48 +124,4 @@ function countsByState(store: Store, deckId: string, nowText: string, dueOnly = 
     add(r.s, null, r.n);
   }
   return counts;
-}
-
-/**
- * One row per study day [a, b): `select` reads the day as days.a and days.b (correlated subqueries over an
- * index range each), so SQL sums every day without sorting the rows. `params` are ?1… before the days'.
- */
-function perStudyDay<T>(store: Store, params: string[], days: Array<[string, string]>, select: string): T[] {
-  if (!days.length) return [];
-  const at = params.length + 1;
-  const values = days.map((_, i) => `(${i}, ?${at + 2 * i}, ?${at + 2 * i + 1})`).join(', ');
-  return store.all<T>(`WITH days(i, a, b) AS (VALUES ${values}) SELECT ${select} FROM days ORDER BY i`, [
-    ...params,
-    ...days.flat(),
-  ]);
-}
-
-/** Reviews per study day (count, time) and true retention by interval bucket, summed in SQL. */
-function reviewsByDay(store: Store, deckId: string, days: Date[], shift: (d: Date, n: number) => Date) {
-  const perDay = new Map<string, { reviews: number; timeMs: number }>();
-  const rows = perStudyDay<{ j: string }>(
-    store,
-    [deckId],
-    days.map((d) => [d.toISOString(), shift(d, 1).toISOString()]),
-    `(SELECT json_array(count(*), sum(coalesce(duration_ms, 0))) FROM review_logs
-      WHERE deck_id = ?1 AND reviewed_at >= days.a AND reviewed_at < days.b) AS j`,
-  );
-  rows.forEach((r, i) => {
-    const [n, ms] = JSON.parse(r.j) as Array<number | null>;
-    if (n) perDay.set(localDate(days[i]), { reviews: n, timeMs: ms ?? 0 });
-  });
-  // The bucket's number: how many bucket bounds the interval has reached.
-  const bucket = BUCKETS.filter((b) => Number.isFinite(b.below))
-    .map((b) => `(elapsed_days >= ${b.below})`)
-    .join(' + ');
-  const retention = BUCKETS.map((b) => ({ interval: b.label, reviews: 0, passed: 0 }));
-  for (const r of store.all<{ b: number; n: number; p: number }>(
-    `SELECT ${bucket} AS b, count(*) AS n, sum(rating > 1) AS p FROM review_logs
-     WHERE deck_id = ? AND reviewed_at >= ? AND state_before = 2 GROUP BY b`,
-    [deckId, days.length ? days[0].toISOString() : ''],
-  )) {
-    retention[r.b].reviews += r.n;
-    retention[r.b].passed += r.p;
-  }
-  return { perDay, retention };
 }

@@ -1,5 +1,6 @@
 import type { Store } from '../../ground/store/store';
 import type { DeckCardRow } from './deckCardRows';
+import { countDueBefore, dueDays, total } from './dueDays';
 
 /**
  * The due queue's SQL: which cards are due, counted and picked through the
@@ -26,21 +27,23 @@ export type DueRow = DeckCardRow & { seq: number; flag: number; leech: number; d
 
 /**
  * Cards due by `horizon` by FSRS state (learning and relearning together), and
- * those due before `dayEnd` in any state (the day's count), in one pass.
+ * those due before `dayEnd` in any state (the day's count). The studied queue
+ * is counted from its due dates (dueDays.ts); buried cards whose burying has
+ * ended (few: a grade or an unbury clears the rest) from their own index.
  */
 export function dueByState(store: Store, deckId: string, horizon: string, nowText: string, dayEnd: string) {
+  const days = dueDays(store, deckId, '', [0, 1, 2, 3]);
+  const byState = countDueBefore(store, deckId, '', days, { at: horizon, inclusive: true });
+  let today = total(countDueBefore(store, deckId, '', days, { at: dayEnd, inclusive: false }));
   const upTo = horizon > dayEnd ? horizon : dayEnd;
-  const byState = new Map<number, number>();
-  let today = 0;
-  for (const k of KINDS)
-    for (const r of store.all<{ s: number; due: number | null; today: number | null }>(
-      `SELECT state AS s, sum(${DUE_SQL} <= ?) AS due, sum(${DUE_SQL} < ?) AS today FROM deck_cards
-       WHERE deck_id = ? AND ${k.where} AND state IN (0, 1, 2, 3) AND ${DUE_SQL} <= ? GROUP BY state`,
-      [horizon, dayEnd, deckId, ...k.params(nowText), upTo],
-    )) {
-      byState.set(r.s, (byState.get(r.s) ?? 0) + (r.due ?? 0));
-      today += r.today ?? 0;
-    }
+  for (const r of store.all<{ s: number; due: number | null; today: number | null }>(
+    `SELECT state AS s, sum(${DUE_SQL} <= ?) AS due, sum(${DUE_SQL} < ?) AS today FROM deck_cards
+     WHERE deck_id = ? AND ${KINDS[1].where} AND state IN (0, 1, 2, 3) AND ${DUE_SQL} <= ? GROUP BY state`,
+    [horizon, dayEnd, deckId, nowText, upTo],
+  )) {
+    byState.set(r.s, (byState.get(r.s) ?? 0) + (r.due ?? 0));
+    today += r.today ?? 0;
+  }
   return {
     learning: (byState.get(1) ?? 0) + (byState.get(3) ?? 0),
     review: byState.get(2) ?? 0,

@@ -27,7 +27,10 @@ export function nextDueAt(store: Store, deckId: string, nowText: string): string
     (s) =>
       `SELECT min(${due}) AS d FROM deck_cards WHERE deck_id = ?1 AND queue IS NULL AND state = ${s} AND ${due} > ?2`,
   );
-  const buried = `SELECT min(${studyAt('')}) AS d FROM deck_cards WHERE deck_id = ?1 AND queue = 'buried' AND ${studyAt('')} > ?2`;
+  // A buried card's studyAt, read from migration 17's index of buried cards (the other would read every buried row).
+  const buriedAt = `max(${due}, coalesce(buried_until, ''))`;
+  const buried = `SELECT min(${buriedAt}) AS d FROM deck_cards INDEXED BY deck_cards_buried
+    WHERE deck_id = ?1 AND queue = 'buried' AND ${buriedAt} > ?2`;
   return (
     store.get<{ d: string | null }>(`SELECT min(d) AS d FROM (${[...queued, buried].join(' UNION ALL ')})`, [
       deckId,

@@ -3,6 +3,7 @@
  * (there is no 4). Same rules: each runs once, in order, journaled; never
  * edit a shipped step, add a new one.
  */
+import { deckDueDaysMigration } from './deckDueDaysMigration';
 /**
  * Migration 11's trigger step: stamps a card (NEW or OLD row's noteid) with the newest snapshot's rowid.
  * An upsert that leaves a row already at that stamp alone: a new card's texts and tags find it stamped
@@ -259,4 +260,5 @@ CREATE INDEX IF NOT EXISTS deck_cards_queue_state_due ON deck_cards(deck_id, que
 CREATE INDEX IF NOT EXISTS review_logs_deck_stats ON review_logs(deck_id, reviewed_at, state_before, rating, elapsed_days, duration_ms);
 `,
   },
+  deckDueDaysMigration,
 ];
