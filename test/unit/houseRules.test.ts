@@ -31,7 +31,6 @@ const LONG_FILES: Record<string, number> = {
 const LONG_FUNCTIONS: Record<string, number> = {
   'src/extension/bundleCommands.ts:registerBundleCommands': 103,
   'src/extension/sidebar.ts:createSidebar': 104,
-  'src/server/domain/decks/deckReviews.ts:grade': 115,
   'src/webviews/pdfReader/main.ts:open': 110,
 };
 
