@@ -48,15 +48,11 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/noteComments.ts': 6,
   'src/server/domain/cards/noteCreate.ts': 1,
   'src/server/domain/cards/noteDelete.ts': 8,
-  'src/server/domain/cards/noteFold.ts': 1,
   'src/server/domain/cards/noteHashtags.ts': 3,
   'src/server/domain/cards/noteLinks.ts': 3,
   'src/server/domain/cards/noteMerge.ts': 8,
   'src/server/domain/cards/noteMetadata.ts': 1,
-  'src/server/domain/cards/noteMove.ts': 1,
   'src/server/domain/cards/noteTitleText.ts': 4,
-  'src/server/domain/cards/studySetDocuments.ts': 1,
-  'src/server/domain/cards/subMapFold.ts': 1,
 };
 
 const TABLE = `(?:${CARD_TABLES.join('|')})`;

@@ -4,6 +4,7 @@ import type { SqlParam } from '../../ground/store/journal';
 import type { Store } from '../../ground/store/store';
 import { recordPerSet, editNotConfirmed } from './editBatch';
 import { type Db, getNotes, inList } from './noteRows';
+import { setCardFlag } from './rows/cardRowsEdit';
 
 /**
  * Collapsing and expanding cards in the mind map. Only cards with (visible)
@@ -46,8 +47,7 @@ export async function editFold(store: Store, noteIds: readonly string[], folded:
   const now = nowIso();
   const plan = await store.write((tx) => {
     const plan = planFold(tx, noteIds, folded);
-    for (const c of plan.changed)
-      tx.run('UPDATE notes SET folded = ?, modified_at = ? WHERE noteid = ?', [folded ? 1 : 0, now, c.noteid]);
+    for (const c of plan.changed) setCardFlag(tx, c.noteid, 'folded', folded, now);
     recordPerSet(tx, plan.changed, 'fold', actor, now);
     return plan;
   });

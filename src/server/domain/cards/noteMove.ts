@@ -12,6 +12,7 @@ import {
   type Db,
   type NoteRow,
 } from './noteRows';
+import { moveCard } from './rows/cardRowsEdit';
 
 /**
  * POST /notes/move: re-parents cards within one study set. Each moved card
@@ -125,12 +126,7 @@ export function planMoves(db: Db, requests: readonly MoveRequest[]): MovePlan {
 export function applyMoves(tx: WriteTx, plan: MovePlan, now: string): void {
   for (const m of plan.moves) {
     if (m.from === m.to) continue;
-    tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [
-      m.to,
-      nextChildPosition(tx, m.to),
-      now,
-      m.noteid,
-    ]);
+    moveCard(tx, m.noteid, m.to, nextChildPosition(tx, m.to), now);
   }
 }
 

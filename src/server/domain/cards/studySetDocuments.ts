@@ -7,6 +7,7 @@ import { addDocumentToSetTx } from '../library/studySetMembership';
 import type { SnapshotFiles } from './snapshotFiles';
 import { takeSnapshotTx } from './snapshots';
 import type { StudySets } from '../library/studySets';
+import { dropSetAnchors } from './rows/cardRowsEdit';
 
 interface MemberRow {
   bookmd5: string;
@@ -104,10 +105,7 @@ export class StudySetDocuments {
     const now = nowIso();
     const preRemoveSnapshotId = await this.store.write((tx) => {
       const snap = takeSnapshotTx(tx, this.snapshotFiles, topicid, `Before removing document ${bookmd5}`, now);
-      tx.run(
-        'UPDATE notes SET source_bookmd5 = NULL, source_page = NULL, source_rect = NULL, modified_at = ? WHERE topicid = ? AND source_bookmd5 = ?',
-        [now, topicid, bookmd5],
-      );
+      dropSetAnchors(tx, topicid, bookmd5, now);
       tx.run('DELETE FROM topic_documents WHERE topicid = ? AND bookmd5 = ?', [topicid, bookmd5]);
       if (plan.wasMainDocument && plan.newMainDocumentAfter) {
         tx.run('UPDATE topic_documents SET is_main = 1 WHERE topicid = ? AND bookmd5 = ?', [

@@ -4,6 +4,7 @@ import { nowIso } from '../library/ids';
 import type { Store } from '../../ground/store/store';
 import { childrenOf, getNote, recordOperation, refuseRootCard } from './noteRows';
 import { assertMindMapCards } from './noteMove';
+import { setCardFlag } from './rows/cardRowsEdit';
 
 /**
  * POST /notes/{id}/fold-into-sub-map: marks a card as a sub-map root (its
@@ -32,7 +33,7 @@ export async function foldIntoSubMap(store: Store, noteid: string, undo: boolean
         );
       if (note.sub_map) return false; // already a sub-map root
     }
-    tx.run('UPDATE notes SET sub_map = ?, modified_at = ? WHERE noteid = ?', [undo ? 0 : 1, now, noteid]);
+    setCardFlag(tx, noteid, 'sub_map', !undo, now);
     recordOperation(tx, { topicid: note.topicid, kind: 'sub-map', actor, noteIds: [noteid], now });
     return true;
   });

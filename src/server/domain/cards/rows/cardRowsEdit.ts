@@ -29,6 +29,33 @@ export function touchNote(tx: WriteTx, noteid: string, now: string): void {
   tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
 }
 
+/** Sets a card's mind-map flag (folded, sub-map root), stamped modified at `now`. */
+export function setCardFlag(tx: WriteTx, noteid: string, flag: 'folded' | 'sub_map', on: boolean, now: string): void {
+  const sql =
+    flag === 'folded'
+      ? 'UPDATE notes SET folded = ?, modified_at = ? WHERE noteid = ?'
+      : 'UPDATE notes SET sub_map = ?, modified_at = ? WHERE noteid = ?';
+  tx.run(sql, [on ? 1 : 0, now, noteid]);
+}
+
+/** Puts a card under `parentId` at `position`. */
+export function moveCard(tx: WriteTx, noteid: string, parentId: string, position: number, now: string): void {
+  tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [
+    parentId,
+    position,
+    now,
+    noteid,
+  ]);
+}
+
+/** A set's cards anchored in `bookmd5` lose their anchor (the document left the set). */
+export function dropSetAnchors(tx: WriteTx, topicid: string, bookmd5: string, now: string): void {
+  tx.run(
+    'UPDATE notes SET source_bookmd5 = NULL, source_page = NULL, source_rect = NULL, modified_at = ? WHERE topicid = ? AND source_bookmd5 = ?',
+    [now, topicid, bookmd5],
+  );
+}
+
 /** Hides a set's cards (a deleted set's, kept for their highlights) and drops them from search. */
 export function hideSetCards(tx: WriteTx, topicid: string): void {
   tx.run('UPDATE notes SET hidden = 1 WHERE topicid = ? AND hidden = 0', [topicid]);
