@@ -46,12 +46,10 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/cardIndexRebuild.ts': 2,
   'src/server/domain/cards/imageOcclusions.ts': 3,
   'src/server/domain/cards/noteComments.ts': 6,
-  'src/server/domain/cards/noteCreate.ts': 1,
   'src/server/domain/cards/noteDelete.ts': 8,
   'src/server/domain/cards/noteHashtags.ts': 3,
   'src/server/domain/cards/noteLinks.ts': 3,
   'src/server/domain/cards/noteMerge.ts': 8,
-  'src/server/domain/cards/noteMetadata.ts': 1,
   'src/server/domain/cards/noteTitleText.ts': 4,
 };
 

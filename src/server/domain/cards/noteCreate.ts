@@ -17,6 +17,7 @@ export interface CardCreateDeps {
   ui: UiHost;
 }
 import { getNote, insertNote, recordOperation, reindexNote, type NoteRow } from './noteRows';
+import { insertTexts } from './rows/cardRowsInsert';
 import { cutTitle, sourceAnchorOf, type SourceAnchor } from './sourceAnchor';
 import { locateExcerpt, type CreateCardWarning } from './excerptLocate';
 
@@ -194,10 +195,7 @@ export function insertPlannedCard(
     now,
   });
   if (plan.comment !== undefined) {
-    tx.run(`INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 1, ?, 0, 'text')`, [
-      ids.noteid,
-      plan.comment,
-    ]);
+    insertTexts(tx, ids.noteid, [{ idx: 1, text: plan.comment }]);
     reindexNote(tx, ids.noteid);
   }
 }

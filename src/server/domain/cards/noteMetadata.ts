@@ -5,6 +5,7 @@ import type { SqlParam } from '../../ground/store/journal';
 import type { Store } from '../../ground/store/store';
 import { recordPerSet, editNotConfirmed } from './editBatch';
 import { type Db, getNotes, inList } from './noteRows';
+import { setCardColors } from './rows/cardRowsEdit';
 
 /**
  * A card's style: colorIndex (0..15, the palette entry) and fillIndex (−1..2,
@@ -93,20 +94,12 @@ export async function editMetadata(store: Store, noteIds: readonly string[], pat
     // One statement for every changed card (the journal keeps one short record, not 200): only the patched
     // columns are set, so each card's other value stays its own, as planned.
     if (changed.length) {
-      const set = [
-        ...(patch.colorIndex === undefined ? [] : ['color_index = ?']),
-        ...(patch.fillIndex === undefined ? [] : ['fill_index = ?']),
-      ];
-      const values = [
-        ...(patch.colorIndex === undefined ? [] : [patch.colorIndex]),
-        ...(patch.fillIndex === undefined ? [] : [patch.fillIndex]),
-      ];
-      const ids = changed.map((p) => p.noteid);
-      tx.run(`UPDATE notes SET ${set.join(', ')}, modified_at = ? WHERE noteid IN ${inList(ids.length)}`, [
-        ...values,
+      setCardColors(
+        tx,
+        changed.map((p) => p.noteid),
+        { colorIndex: patch.colorIndex, fillIndex: patch.fillIndex },
         now,
-        ...ids,
-      ]);
+      );
     }
     recordPerSet(tx, changed, 'metadata', actor, now);
     return plan;

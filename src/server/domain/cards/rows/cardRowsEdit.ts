@@ -38,6 +38,31 @@ export function setCardFlag(tx: WriteTx, noteid: string, flag: 'folded' | 'sub_m
   tx.run(sql, [on ? 1 : 0, now, noteid]);
 }
 
+/**
+ * Sets the given palette indexes of `noteIds` in one statement (the journal keeps one short record,
+ * not 200); an index left undefined stays each card's own.
+ */
+export function setCardColors(
+  tx: WriteTx,
+  noteIds: readonly string[],
+  patch: { colorIndex?: number | null; fillIndex?: number | null },
+  now: string,
+): void {
+  const set = [
+    ...(patch.colorIndex === undefined ? [] : ['color_index = ?']),
+    ...(patch.fillIndex === undefined ? [] : ['fill_index = ?']),
+  ];
+  const values = [
+    ...(patch.colorIndex === undefined ? [] : [patch.colorIndex]),
+    ...(patch.fillIndex === undefined ? [] : [patch.fillIndex]),
+  ];
+  tx.run(`UPDATE notes SET ${set.join(', ')}, modified_at = ? WHERE noteid IN ${inList(noteIds.length)}`, [
+    ...values,
+    now,
+    ...noteIds,
+  ]);
+}
+
 /** Puts a card under `parentId` at `position`. */
 export function moveCard(tx: WriteTx, noteid: string, parentId: string, position: number, now: string): void {
   tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [
