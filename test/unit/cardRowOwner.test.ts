@@ -48,7 +48,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/noteComments.ts': 6,
   'src/server/domain/cards/noteDelete.ts': 8,
   'src/server/domain/cards/noteHashtags.ts': 3,
-  'src/server/domain/cards/noteLinks.ts': 3,
   'src/server/domain/cards/noteMerge.ts': 8,
   'src/server/domain/cards/noteTitleText.ts': 4,
 };

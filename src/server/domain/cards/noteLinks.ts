@@ -1,6 +1,7 @@
 import { invalidInput } from '../../errors';
 import type { WriteTx } from '../../ground/store/store';
 import { type Db, getNote } from './noteRows';
+import { deleteLinks, insertLinks } from './rows/cardRowsEdit';
 
 /**
  * Two-way links between cards. A comment whose whole text (trimmed) is one
@@ -28,8 +29,7 @@ export function linkTarget(db: Db, from: string, target: string): string {
 
 /** Adds the link rows both ways (idempotent). */
 export function linkNotes(tx: WriteTx, a: string, b: string, now: string): void {
-  tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [a, b, now]);
-  tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [b, a, now]);
+  insertLinks(tx, a, b, now);
 }
 
 /** Link comments on `noteid` that point at `target`. */
@@ -48,7 +48,7 @@ function linkCommentCount(db: Db, noteid: string, target: string): number {
  */
 export function unlinkIfUnused(tx: WriteTx, a: string, b: string): boolean {
   if (linkCommentCount(tx, a, b) || linkCommentCount(tx, b, a)) return false;
-  tx.run('DELETE FROM note_links WHERE (noteid = ? AND target_id = ?) OR (noteid = ? AND target_id = ?)', [a, b, b, a]);
+  deleteLinks(tx, a, b);
   return true;
 }
 

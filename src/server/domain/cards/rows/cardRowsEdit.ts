@@ -63,6 +63,16 @@ export function setCardColors(
   ]);
 }
 
+/** The link rows between `a` and `b`, both ways (idempotent). */
+export function insertLinks(tx: WriteTx, a: string, b: string, now: string): void {
+  tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [a, b, now]);
+  tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [b, a, now]);
+}
+
+export function deleteLinks(tx: WriteTx, a: string, b: string): void {
+  tx.run('DELETE FROM note_links WHERE (noteid = ? AND target_id = ?) OR (noteid = ? AND target_id = ?)', [a, b, b, a]);
+}
+
 /** Puts a card under `parentId` at `position`. */
 export function moveCard(tx: WriteTx, noteid: string, parentId: string, position: number, now: string): void {
   tx.run('UPDATE notes SET parent_id = ?, position = ?, modified_at = ? WHERE noteid = ?', [
