@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
 import type { WorkbenchUi } from './workbenchUi';
+
+/** What an agent (or a click) asked the window to open. */
+type OpenRequest = Parameters<Parameters<WorkbenchUi['onDidOpen']>[0]>[0];
 import { AgentsProvider } from '../views/agentsView';
 import type { BridgeNode } from '../views/bridgeTreeProvider';
 import { BundlesProvider } from '../views/bundlesView';
@@ -37,16 +40,8 @@ export interface Sidebar {
   readonly disposables: vscode.Disposable[];
 }
 
-/**
- * Creates the sidebar's views over the client and ties them to the window's
- * UI state: what the person selects is what GET /context reports as open, and
- * a card an agent focuses is selected.
- */
-export function createSidebar(
-  getClient: () => BridgeClient | undefined,
-  ui: WorkbenchUi,
-  log: (message: string) => void,
-): Sidebar {
+/** The four views and their tree views. */
+function createViews(getClient: () => BridgeClient | undefined) {
   const views = {
     studySets: new StudySetsProvider(getClient),
     decks: new DecksProvider(getClient),
@@ -63,6 +58,48 @@ export function createSidebar(
     bundles: vscode.window.createTreeView('studyBridge.bundles', { treeDataProvider: views.bundles }),
     agents: vscode.window.createTreeView('studyBridge.agents', { treeDataProvider: views.agents }),
   };
+  return { views, trees };
+}
+
+/**
+ * What an agent opened, shown here: a focused card (a click here, or POST /notes/{id}/focus) is selected in
+ * the tree; a set (POST /ui-state/apply, locate navigate) is selected, and the answer is how long to hold it.
+ */
+function showAgentOpen(
+  req: OpenRequest,
+  selected: BridgeNode | undefined,
+  revealCard: Sidebar['revealCard'],
+  revealSet: (topicid: string, opts: { expand: boolean; forAgent?: boolean }) => Promise<void>,
+): { topicid: string; until: number } | undefined {
+  if (req.noteid && req.topicid) {
+    if (selected instanceof CardNode && selected.noteid === req.noteid) return undefined;
+    void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
+    vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
+    return undefined;
+  }
+  let hold: { topicid: string; until: number } | undefined;
+  if (req.topicid && !req.isDeck && selected?.id !== `studySet/${req.topicid}`) {
+    hold = { topicid: req.topicid, until: Date.now() + HOLD_MS };
+    void revealSet(req.topicid, { expand: false, forAgent: true }).catch(() => undefined);
+  }
+  vscode.window.setStatusBarMessage(
+    `Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`,
+    5000,
+  );
+  return hold;
+}
+
+/**
+ * Creates the sidebar's views over the client and ties them to the window's
+ * UI state: what the person selects is what GET /context reports as open, and
+ * a card an agent focuses is selected.
+ */
+export function createSidebar(
+  getClient: () => BridgeClient | undefined,
+  ui: WorkbenchUi,
+  log: (message: string) => void,
+): Sidebar {
+  const { views, trees } = createViews(getClient);
   const revealer = new CardRevealer(trees.studySets, views.studySets, getClient, log);
   const revealCard = async (studySet: { topicid: string; title: string }, noteid: string) => {
     await revealer.reveal(studySet, noteid);
@@ -105,23 +142,8 @@ export function createSidebar(
       if (node instanceof StudySetNode) await showStudySet(node.studySet).catch(() => undefined);
     }),
     ui.onDidOpen((req) => {
-      // A focused card (a click here, or an agent's POST /notes/{id}/focus) is selected in the tree.
-      const selected = trees.studySets.selection[0];
-      if (req.noteid && req.topicid) {
-        if (selected instanceof CardNode && selected.noteid === req.noteid) return;
-        void revealCard({ topicid: req.topicid, title: req.title ?? '' }, req.noteid).catch(() => undefined);
-        vscode.window.setStatusBarMessage('Study Bridge: an agent focused a card', 5000);
-        return;
-      }
-      // A set an agent opened (POST /ui-state/apply, locate navigate) is the one selected here.
-      if (req.topicid && !req.isDeck && selected?.id !== `studySet/${req.topicid}`) {
-        held = { topicid: req.topicid, until: Date.now() + HOLD_MS };
-        void revealSet(req.topicid, { expand: false, forAgent: true }).catch(() => undefined);
-      }
-      vscode.window.setStatusBarMessage(
-        `Study Bridge: an agent opened ${req.bookmd5 ? `a document${req.page ? ` at page ${req.page}` : ''}` : (req.title ?? 'a study set')}`,
-        5000,
-      );
+      const hold = showAgentOpen(req, trees.studySets.selection[0], revealCard, revealSet);
+      if (hold) held = hold;
     }),
     views.studySets.onDidChangeTreeData(() => {
       const h = held;

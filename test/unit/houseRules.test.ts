@@ -29,8 +29,6 @@ const LONG_FILES: Record<string, number> = {
 
 /** Functions over MAX_FUNCTION_LINES when the rule came in, with the same kind of ceiling. */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'src/extension/bundleCommands.ts:registerBundleCommands': 103,
-  'src/extension/sidebar.ts:createSidebar': 104,
   'src/webviews/pdfReader/main.ts:open': 110,
 };
 
