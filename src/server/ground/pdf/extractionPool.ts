@@ -5,9 +5,9 @@ import type { HighlightAnnot } from './highlightWrite';
 import type { PdfSource, WorkerResponse } from './workerProtocol';
 import type { ImageFormat } from './pageRender';
 import { defaultBudget, type ExtractionBudget } from './extractionBudget';
-import { answerTooComplex, PdfTaskError } from './pdfTaskError';
+import { answerRendererMissing, answerTooComplex, PdfTaskError } from './pdfTaskError';
 import { WorkerSlot, type Request, type Task } from './workerSlot';
-import { assertRenderer, loadErrorOf, rendererUnavailable } from './nativeCanvas';
+import { assertRenderer } from './nativeCanvas';
 
 export { PdfTaskError } from './pdfTaskError';
 
@@ -294,11 +294,3 @@ export class ExtractionPool {
     return this.slots.length;
   }
 }
-
-/** The canvas failed to load in the worker although it loads here: still a 503, never a corrupt PDF. */
-const answerRendererMissing = (e: unknown): never => {
-  if (e instanceof PdfTaskError && e.code === 'RENDERER_UNAVAILABLE') {
-    throw rendererUnavailable(loadErrorOf(e.message));
-  }
-  throw e;
-};

@@ -1,4 +1,5 @@
 import { pdfTooComplexError, TOO_COMPLEX } from './extractionBudget';
+import { loadErrorOf, rendererUnavailable } from './nativeCanvas';
 
 /** A PDF worker task that failed; `workerCode` names why (CANCELLED, CLOSED, PDF_TOO_COMPLEX, PDF_TOO_MANY_PAGES…). */
 export class PdfTaskError extends Error {
@@ -24,4 +25,10 @@ export const answerTooComplex = (e: unknown): never => {
   throw e instanceof PdfTaskError && e.workerCode === TOO_COMPLEX
     ? pdfTooComplexError((e as { reason?: string }).reason ?? e.message)
     : e;
+};
+
+/** The canvas failed to load in the worker although it loads here: still a 503, never a corrupt PDF. */
+export const answerRendererMissing = (e: unknown): never => {
+  if (e instanceof PdfTaskError && e.code === 'RENDERER_UNAVAILABLE') throw rendererUnavailable(loadErrorOf(e.message));
+  throw e;
 };
