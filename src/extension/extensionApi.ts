@@ -6,7 +6,7 @@ import type { BridgeStatusBar } from './statusBar';
 import type { LibraryChangeFeed } from './changeFeed';
 import type { Review } from './reviewCommands';
 import type { Sidebar } from './sidebar';
-import type { MindMapPanels } from '../views/mindMapPanel';
+import type { MindMapPanels } from '../views/mindMapPanels';
 import type { BridgeClient } from '../client/bridgeClient';
 import type { ResultMarkdownEditorProvider } from '../editors/resultMarkdownEditor';
 import type { PdfReaderEditorProvider } from '../editors/pdfReaderEditor';

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { BridgeClient, StudySet } from '../client/bridgeClient';
 import { CardNode } from '../views/cardTree';
-import type { MindMapPanel, MindMapPanels } from '../views/mindMapPanel';
+import type { MindMapPanel } from '../views/mindMapPanel';
+import type { MindMapPanels } from '../views/mindMapPanels';
 import { StudySetNode } from '../views/studySetsView';
 import { commandGuard, UserFacingError } from './commands';
 

@@ -6,7 +6,7 @@ import type { BridgeClient } from '../client/bridgeClient';
 import { ResultMarkdownEditorProvider } from '../editors/resultMarkdownEditor';
 import { PdfReaderEditorProvider } from '../editors/pdfReaderEditor';
 import { ReaderMemory } from '../editors/readerMemory';
-import { MindMapPanels } from '../views/mindMapPanel';
+import { MindMapPanels } from '../views/mindMapPanels';
 import type { BridgeHost } from './bridgeHost';
 import type { LibraryChangeFeed } from './changeFeed';
 import type { Sidebar } from './sidebar';

@@ -22,7 +22,6 @@ const MAX_FILE_LINES = 300;
 const LONG_FILES: Record<string, number> = {
   'src/editors/pdfReaderSession.ts': 348,
   'src/extension/bridgeHost.ts': 323,
-  'src/views/mindMapPanel.ts': 314,
   'src/webviews/pdfReader/main.ts': 340,
 };
 
