@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { extracted } from './pdfExtracted';
+import { pageRect } from '../../src/server/ground/text/glyphBoxes';
 import { pdftotext, qpdfBookmarks, qpdfPageCount, wordOverlap, words } from './pdfCorpus';
 
 describe('pdf pipeline: text and outline of the corpus books', function () {
@@ -16,10 +17,12 @@ describe('pdf pipeline: text and outline of the corpus books', function () {
         );
         for (const p of book.pages) {
           assert.ok(p.width > 0 && p.height > 0);
-          for (const it of p.items.slice(0, 50)) {
-            assert.ok(it.x >= -1 && it.x <= p.width + 1, `item x on page ${p.page}`);
-            assert.ok(it.y >= -it.h - 1 && it.y <= p.height + 1, `item y on page ${p.page}`);
-            assert.ok(it.fontHeight > 0);
+          for (const item of p.items.slice(0, 50)) {
+            // A turned run's item is in its run's frame (pdfTypes.ts's rot): on the page once the turn is undone.
+            const r = pageRect({ x: item.x, y: item.y, w: item.w, h: item.h }, item.rot);
+            assert.ok(r.x >= -1 && r.x <= p.width + 1, `item x on page ${p.page}`);
+            assert.ok(r.y >= -r.h - 1 && r.y <= p.height + 1, `item y on page ${p.page}`);
+            assert.ok(item.fontHeight > 0);
           }
         }
       });
