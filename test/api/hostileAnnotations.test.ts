@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
-import { rssOf, sampleRss, streamUpload } from '../helpers/hostileInput';
+import { chunksOf, rssOf, sampleRss, streamUpload } from '../helpers/hostileInput';
 import { hugeContentsPdf, manyHighlightsPdf } from '../helpers/hostileAnnotations';
 
 const MB = 1024 * 1024;
@@ -24,10 +24,6 @@ async function until<T>(get: () => T | Promise<T>, check: (v: T) => boolean, tri
     v = await get();
   }
   return v;
-}
-
-function* chunksOf(buf: Uint8Array, size = 256 * 1024): Generator<Buffer> {
-  for (let i = 0; i < buf.length; i += size) yield Buffer.from(buf.subarray(i, i + size));
 }
 
 describe('hostile annotation imports: bounded memory, partial imports that say what they skipped (child bridge)', function () {

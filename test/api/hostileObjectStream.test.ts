@@ -11,15 +11,11 @@ import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
-import { filesMatching, rssOf, sampleRss, streamUpload } from '../helpers/hostileInput';
+import { chunksOf, filesMatching, rssOf, sampleRss, streamUpload } from '../helpers/hostileInput';
 import { hugeContentsPdf } from '../helpers/hostileAnnotations';
 import { corpusFile } from '../unit/pdfCorpus';
 
 const MB = 1024 * 1024;
-
-function* chunksOf(buf: Uint8Array, size = 256 * 1024): Generator<Buffer> {
-  for (let i = 0; i < buf.length; i += size) yield Buffer.from(buf.subarray(i, i + size));
-}
 
 describe('hostile object streams: a string of megabytes is refused before pdf.js parses it (child bridge)', function () {
   this.timeout(300_000);

@@ -127,3 +127,8 @@ export function filesMatching(dir: string, pattern: RegExp): string[] {
   }
   return out;
 }
+
+/** A body in 256 KiB pieces, as a streamed upload sends it. */
+export function* chunksOf(buf: Uint8Array, size = 256 * 1024): Generator<Buffer> {
+  for (let i = 0; i < buf.length; i += size) yield Buffer.from(buf.subarray(i, i + size));
+}

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../helpers/sourceFiles';
 
 /**
  * One owner for card rows (docs/ARCHITECTURE.md, "Who writes card rows"):
@@ -113,15 +114,6 @@ function outsideOwner(findings: readonly Finding[]): Map<string, Finding[]> {
     byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
   }
   return byFile;
-}
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) sourceFiles(p, out);
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
 }
 
 const scanSrc = (): Finding[] =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../helpers/sourceFiles';
 
 /**
  * The house rules that a reader of the code meets first (CONTRIBUTING.md):
@@ -29,15 +30,6 @@ const LONG_FILES: Record<string, number> = {
 const LONG_FUNCTIONS: Record<string, number> = {
   'src/webviews/pdfReader/main.ts:open': 110,
 };
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) sourceFiles(p, out);
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 function folders(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true }))
