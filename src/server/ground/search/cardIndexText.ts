@@ -48,7 +48,7 @@ export interface CardQuery {
  * per doclist entry it decodes (~0.7 ms of an AND that decodes a bigram in
  * all 100k cards). A Latin prefix keeps it: it dates from when the ids were
  * indexed (their hex groups were Latin tokens; now they are stored only,
- * cardIndexRebuild.ts), and beside the merge of a prefix's whole doclist
+ * cards/rows/cardRowsIndex.ts), and beside the merge of a prefix's whole doclist
  * (~30 ms for a word in all 100k cards) the check costs little.
  */
 export function cardQuery(parts: readonly QueryPart[]): CardQuery | undefined {
