@@ -131,6 +131,16 @@ describe('page cache: files outside library.db, rebuilt from the PDF when lost o
     });
   }
 
+  it('a pages.pc of the earlier format (version 1: turned pages held upright boxes) → extracted again, identical answers', async () => {
+    const file = pagesFile(t, manual);
+    const b = readFileSync(file);
+    b.writeUInt32LE(1, 4);
+    writeFileSync(file, b);
+    forget(t);
+    assert.deepEqual(await answersAfterRebuild(t, manual, 59), expected);
+    assert.ok(readFileSync(file).readUInt32LE(4) > 1, 'written again in the current format');
+  });
+
   it('the whole cache folder deleted (outline too) → identical answers', async () => {
     rmSync(bookDir(t, manual), { recursive: true });
     forget(t);

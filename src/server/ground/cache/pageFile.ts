@@ -17,7 +17,11 @@ import type { OutlineSegment } from '../pdf/pdfTypes';
  */
 
 const MAGIC = 0x43504253; // 'SBPC' little-endian
-const VERSION = 1;
+/**
+ * 2: items of turned (/Rotate) and right-to-left runs carry boxes in their run's frame (`rot`); a version-1 file holds
+ * the upright boxes of before, so it is read as a miss and the pages are extracted again.
+ */
+const VERSION = 2;
 export const HEADER_BYTES = 16;
 export const ENTRY_BYTES = 40;
 
