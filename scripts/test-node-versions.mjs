@@ -5,7 +5,7 @@
 // .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
 // tests spawn run on process.execPath, so the whole run is on that Node.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,16 @@ function suiteFiles() {
  * `reversed`: the files last to first, so that two runs at once do not reach the same heavy files (fault sweep,
  * hostile inputs, MCP Inspector) at the same time.
  */
+/**
+ * A TMPDIR for one Node's run that stands in for /tmp: world-writable and sticky, as the root-only test runs a bridge
+ * as nobody in a data dir inside it (mkdtemp's 0700 kept nobody out: EACCES on both Nodes in CI).
+ */
+function runTmp(version) {
+  const dir = mkdtempSync(join(tmpdir(), `sb-node${version.split('.')[0]}-`));
+  chmodSync(dir, 0o1777);
+  return dir;
+}
+
 function suiteOn(version, reversed = false) {
   const node = nodeOf(version);
   const t0 = Date.now();
@@ -78,7 +88,7 @@ function suiteOn(version, reversed = false) {
   const child = spawn(node, [mocha, '--reporter', 'dot', ...only, ...named], {
     cwd: root,
     // Each run's temp files apart: a test that lists its temp dir must not see the other Node's.
-    env: { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), `sb-node${version.split('.')[0]}-`)) },
+    env: { ...process.env, TMPDIR: runTmp(version) },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
