@@ -45,11 +45,9 @@ const ANKI_COLLECTION_STATEMENTS: Record<string, string[]> = {
  */
 const NOT_YET_MOVED: Record<string, number> = {
   'src/server/domain/cards/imageOcclusions.ts': 3,
-  'src/server/domain/cards/noteComments.ts': 6,
   'src/server/domain/cards/noteDelete.ts': 8,
   'src/server/domain/cards/noteHashtags.ts': 3,
   'src/server/domain/cards/noteMerge.ts': 8,
-  'src/server/domain/cards/noteTitleText.ts': 4,
 };
 
 const TABLE = `(?:${CARD_TABLES.join('|')})`;

@@ -6,6 +6,8 @@ import { editNotConfirmed } from './editBatch';
 import { assertPrefix } from './expectedPrefix';
 import { linkNotes, linkTarget, linkedBothWays, noteLinkUrl, parseNoteLink, unlinkIfUnused } from './noteLinks';
 import { type Db, getNote, type NoteTextRow, recordOperation, reindexNote } from './noteRows';
+import { touchNote } from './rows/cardRowsEdit';
+import { insertComment, removeComment, replaceComment } from './rows/cardRowsTexts';
 
 /**
  * Comments: note_texts index 1..N of a card (index 0 is the body, edited
@@ -47,7 +49,7 @@ function commentValue(
 }
 
 function touch(tx: WriteTx, topicid: string, noteid: string, actor: Actor, now: string): void {
-  tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
+  touchNote(tx, noteid, now);
   reindexNote(tx, noteid);
   recordOperation(tx, { topicid, kind: 'comment', actor, noteIds: [noteid], now });
 }
@@ -76,12 +78,7 @@ export async function appendComment(store: Store, noteid: string, text: string, 
     const value = commentValue(tx, noteid, text);
     const index =
       (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_texts WHERE noteid = ?', [noteid])?.m ?? 0) + 1;
-    tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, ?)', [
-      noteid,
-      index,
-      value.text,
-      value.kind,
-    ]);
+    insertComment(tx, noteid, index, value.text, value.kind);
     if (value.target) linkNotes(tx, noteid, value.target, now);
     touch(tx, note.topicid, noteid, actor, now);
     return { index, value };
@@ -106,12 +103,7 @@ export async function editComment(store: Store, noteid: string, index: number, e
       index,
     });
     const value = commentValue(tx, noteid, edit.text);
-    tx.run('UPDATE note_texts SET text = ?, kind = ?, excerpt = 0 WHERE noteid = ? AND idx = ?', [
-      value.text,
-      value.kind,
-      noteid,
-      index,
-    ]);
+    replaceComment(tx, noteid, index, value.text, value.kind);
     const oldTarget = row.kind === 'link' ? parseNoteLink(row.text) : null;
     const unlinked =
       oldTarget && oldTarget !== value.target && unlinkIfUnused(tx, noteid, oldTarget) ? oldTarget : null;
@@ -140,10 +132,7 @@ export async function deleteComment(store: Store, noteid: string, index: number,
     const expected = comments(tx, noteid)
       .filter((c) => c.idx !== index)
       .map((c) => ({ idx: c.idx > index ? c.idx - 1 : c.idx, text: c.text }));
-    tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = ?', [noteid, index]);
-    // Two steps through negative indexes: the primary key (noteid, idx) never sees two rows on one index.
-    tx.run('UPDATE note_texts SET idx = -(idx - 1) WHERE noteid = ? AND idx > ?', [noteid, index]);
-    tx.run('UPDATE note_texts SET idx = -idx WHERE noteid = ? AND idx < 0', [noteid]);
+    removeComment(tx, noteid, index);
     const target = row.kind === 'link' ? parseNoteLink(row.text) : null;
     const unlinked = target && unlinkIfUnused(tx, noteid, target) ? target : null;
     touch(tx, note.topicid, noteid, actor, now);

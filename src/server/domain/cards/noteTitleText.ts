@@ -5,6 +5,8 @@ import type { Store } from '../../ground/store/store';
 import { recordPerSet, editNotConfirmed } from './editBatch';
 import { assertPrefix } from './expectedPrefix';
 import { type Db, getNote, inList, type NoteRow, type NoteTextRow, reindexNote } from './noteRows';
+import { touchNote } from './rows/cardRowsEdit';
+import { retitleCard, writeBody } from './rows/cardRowsTexts';
 
 /**
  * A card's title and body (texts index 0), each guarded by expectedPrefix.
@@ -77,7 +79,7 @@ export async function editTitle(store: Store, noteid: string, edit: TextEdit, ac
     const group = referenceGroup(tx, note);
     const changed = group.filter((m) => m.title !== edit.text);
     for (const m of changed) {
-      tx.run('UPDATE notes SET title = ?, modified_at = ? WHERE noteid = ?', [edit.text, now, m.noteid]);
+      retitleCard(tx, m.noteid, edit.text, now);
       reindexNote(tx, m.noteid);
     }
     recordPerSet(tx, changed, 'title', actor, now);
@@ -118,14 +120,8 @@ export async function editText(store: Store, noteid: string, edit: TextEdit, act
       const same =
         edit.text === '' ? b === undefined : b !== undefined && b.text === edit.text && b.kind === kind && !wasExcerpt;
       if (same) continue;
-      if (edit.text === '') tx.run('DELETE FROM note_texts WHERE noteid = ? AND idx = 0', [m.noteid]);
-      else
-        tx.run('INSERT OR REPLACE INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, 0, ?, 0, ?)', [
-          m.noteid,
-          edit.text,
-          kind,
-        ]);
-      tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, m.noteid]);
+      writeBody(tx, m.noteid, edit.text === '' ? null : { text: edit.text, kind });
+      touchNote(tx, m.noteid, now);
       reindexNote(tx, m.noteid);
       if (wasExcerpt) detached.push(m.noteid);
       changed.push(m);
