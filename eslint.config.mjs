@@ -104,7 +104,7 @@ export default defineConfig([
       // The reader's opening picture is rendered in the host with the server's PDF pool and cache.
       'src/editors/readerOpeningImage.ts',
       // The highlight colours are the card palette's values (domain/cards/notePalette.ts).
-      'src/editors/pdfReaderSession.ts',
+      'src/editors/readerBridgeData.ts',
     ],
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },

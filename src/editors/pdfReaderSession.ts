@@ -1,24 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { BridgeClient } from '../client/bridgeClient';
-import { NOTE_PALETTE_HEX } from '../server/domain/cards/notePalette';
 import { HostChannel } from '../webviews/channel/hostChannel';
 import {
   readerGuards,
   type BenchResult,
-  type OpenPhases,
-  type OutlineEntry,
-  type ReaderHighlight,
   type ReaderProtocol,
   type ReaderSelection,
 } from '../webviews/pdfReader/protocol';
 import { pdfReaderHtml } from './pdfReaderHtml';
 import { ReaderBookFile } from './readerBookFile';
+import { anchoredHighlights, bookOutline } from './readerBridgeData';
 import type { ReaderMemory } from './readerMemory';
 import { renderScale, type OpeningImage, type ReaderOpeningImages } from './readerOpeningImage';
+import { ReaderOpenFigures } from './readerOpenFigures';
 
-/** Highlights of cards without a colour: the palette's light yellow. */
-const DEFAULT_HIGHLIGHT = NOTE_PALETTE_HEX[0];
 /** A page shown this long without a move is where the person reads: its picture is cached (flipping pages renders nothing). */
 const PICTURE_REST_MS = 2_000;
 
@@ -55,7 +51,7 @@ export interface ReaderSessionDeps {
  * set, the outline and the anchored cards follow (the cards again whenever the library changes). It
  * remembers the page the webview reports, for GET /context.
  */
-export class PdfReaderSession implements vscode.Disposable {
+export class PdfReaderSession extends ReaderOpenFigures implements vscode.Disposable {
   bookmd5 = '';
   topicid: string | undefined;
   setTitle: string | undefined;
@@ -67,41 +63,9 @@ export class PdfReaderSession implements vscode.Disposable {
   get bytesSent(): number {
     return this.book?.bytesRead ?? 0;
   }
-  /** `bytesSent` when the first page was drawn. */
-  bytesAtFirstRender: number | undefined;
-  /** Milliseconds from the request (or the editor's creation) to the first drawn page. */
-  firstRenderMs: number | undefined;
-  /** The same, as the webview counts it from its script's start. */
-  webviewFirstRenderMs: number | undefined;
-  /** Milliseconds from the request to the opening picture painted (before pdf.js's page), and from the script's start. */
-  firstImageMs: number | undefined;
-  webviewFirstImageMs: number | undefined;
-  /** The page whose cached picture the first HTML carried (none: it was rendered and sent, or not shown). */
-  htmlImagePage: number | undefined;
-  /** Where that picture came from: the first HTML (cached) or a message once rendered. */
-  firstImageSource: 'html' | 'channel' | undefined;
-  /** When its `pageImage` reached the webview (ms from the script's start). */
-  webviewImageArrivedMs: number | undefined;
-  /** Milliseconds from the request to the picture rendered and sent (when the first HTML did not carry it). */
-  imageSentMs: number | undefined;
-  /** Milliseconds from the request to the first HTML written, to the webview's document start, and to its script's start. */
-  htmlMs: number | undefined;
-  /** ms from the request: the bridge named the file; VS Code made this editor (a figure: where the wait before the HTML went). */
-  readonly foundMs: number | undefined;
-  readonly resolvedMs: number;
-  documentMs: number | undefined;
-  scriptMs: number | undefined;
-  /** Milliseconds from the request to the book's ends read and `open` sent (queued until ready), and to the page's `ready`. */
-  openSentMs: number | undefined;
-  readyMs: number | undefined;
-  /** How far pdf.js's canvas stood from the picture it replaced (px; 0: no jump). */
-  imageJumpPx: number | undefined;
   highlightCount = 0;
   /** What went wrong in the webview (also in the log). */
   readonly errors: string[] = [];
-  /** When each step of opening ended in the webview (ms since its script started). */
-  webviewPhases: OpenPhases | undefined;
-  private readonly openedAt: number;
   private book: ReaderBookFile | undefined;
   private readonly channel: HostChannel<ReaderProtocol>;
   private readonly disposables: vscode.Disposable[] = [];
@@ -119,9 +83,7 @@ export class PdfReaderSession implements vscode.Disposable {
     private readonly deps: ReaderSessionDeps,
     intent: ReaderIntent,
   ) {
-    this.openedAt = intent.requestedAt ?? performance.now();
-    this.foundMs = intent.foundMs;
-    this.resolvedMs = Math.round(performance.now() - this.openedAt);
+    super(intent.requestedAt ?? performance.now(), intent.foundMs);
     this.topicid = intent.topicid;
     this.page = intent.page ?? 1;
     const webview = panel.webview;
@@ -221,32 +183,18 @@ export class PdfReaderSession implements vscode.Disposable {
           ?.listStudySets()
           .catch(() => [])
       )?.find((s) => s.topicid === this.topicid)?.title;
-    this.channel.notify('context', { outline: await this.outline(), setTitle: this.setTitle ?? null });
+    this.channel.notify('context', {
+      outline: await bookOutline(this.deps.getClient(), this.bookmd5),
+      setTitle: this.setTitle ?? null,
+    });
     await this.reloadHighlights();
-  }
-
-  /** The bridge's outline (detected or the PDF's): the webview prefers the PDF's own when it has one. */
-  private async outline(): Promise<OutlineEntry[]> {
-    const res = await this.deps
-      .getClient()
-      ?.outline(this.bookmd5)
-      .catch(() => undefined);
-    return (res?.segments ?? []).map((s) => ({ title: s.title, page: s.startPage, level: s.level }));
   }
 
   /** The set's anchored cards in this book, drawn in their palette colours. */
   async reloadHighlights(): Promise<void> {
     const client = this.deps.getClient();
     if (!client || !this.topicid || !this.bookmd5) return;
-    const cards = await client.reader.anchoredCards(this.topicid, this.bookmd5);
-    const items: ReaderHighlight[] = cards.map((c) => ({
-      noteid: c.noteid,
-      page: c.page,
-      rect: c.rect,
-      rects: c.rects,
-      title: c.title,
-      color: (c.colorIndex !== null && NOTE_PALETTE_HEX[c.colorIndex]) || DEFAULT_HIGHLIGHT,
-    }));
+    const items = await anchoredHighlights(client, this.topicid, this.bookmd5);
     this.highlightCount = items.length;
     this.channel.notify('highlights', items);
   }
@@ -285,25 +233,10 @@ export class PdfReaderSession implements vscode.Disposable {
   private listen(): void {
     const c = this.channel;
     c.on('firstRender', (m) => {
-      this.firstRenderMs ??= Math.round(performance.now() - this.openedAt);
-      this.webviewFirstRenderMs ??= m.ms;
-      this.webviewPhases ??= m.phases;
-      this.bytesAtFirstRender ??= this.bytesSent;
-      this.imageJumpPx ??= m.imageJumpPx;
-      // Both processes count from the epoch (performance.timeOrigin), so the webview's document start places on the host's clock.
-      if (m.docAt !== undefined && this.documentMs === undefined) {
-        this.documentMs = Math.round(m.docAt - (performance.timeOrigin + this.openedAt));
-        this.scriptMs = m.scriptMs === undefined ? undefined : this.documentMs + m.scriptMs;
-      }
+      this.recordFirstRender(m, this.bytesSent);
       this.rendered.fire();
     });
-    c.on('firstImage', (m) => {
-      // `ago`: the picture was painted that long before the page's message (from the first HTML, before its script).
-      this.firstImageMs ??= Math.round(performance.now() - this.openedAt - m.ago);
-      this.webviewFirstImageMs ??= m.ms;
-      this.firstImageSource ??= m.source;
-      this.webviewImageArrivedMs ??= m.arrived;
-    });
+    c.on('firstImage', (m) => this.recordFirstImage(m));
     c.on('page', (m) => {
       this.page = m.page;
       this.pageCount = m.pageCount;
