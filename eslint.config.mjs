@@ -97,6 +97,7 @@ export default defineConfig([
     files: [
       // The window that hosts the bridge starts it (in-process or on a worker) and reads its discovery file and lock.
       'src/extension/bridgeHost.ts',
+      'src/extension/bridgeLaunch.ts',
       'src/extension/hostProbe.ts',
       'src/extension/restartMarker.ts',
       // The window's UI host (GET /context) is handed to the bridge this window hosts.

@@ -5,11 +5,12 @@ import { readDiscovery, type DiscoveryFile } from '../server/discovery';
 import { hostGone, probeHost } from './hostProbe';
 import { dropKeptLock } from '../server/worker/threadClaims';
 import { BridgeClient } from '../client/bridgeClient';
-import { startInProcessBridge, type HostedBridge } from '../server/worker/hostedBridge';
+import type { HostedBridge } from '../server/worker/hostedBridge';
 import { BridgeWorkerThread } from '../server/worker/workerBridge';
 import type { CheckpointResult } from '../server/worker/protocol';
 import { clearRestarting, markRestarting, restartingHost } from './restartMarker';
 import type { BridgeHostOptions, BridgeState } from './bridgeState';
+import { launchBridge } from './bridgeLaunch';
 
 /** How often an attached window checks whether the host is still alive. */
 const WATCH_INTERVAL_MS = 1000;
@@ -150,43 +151,14 @@ export class BridgeHost implements vscode.Disposable {
   }
 
   private async host(): Promise<void> {
-    const {
-      dataDir,
-      port,
-      premium,
-      exportFolder,
-      importFolders,
-      ui,
-      limits,
-      ankiConnect,
-      approvals,
-      openingPictures,
-      thread = 'worker',
-    } = this.options;
-    const common = {
-      dataDir,
-      ankiConnect,
-      port,
-      premium,
-      exportFolder,
-      importFolders,
-      limits,
-      approvals,
-      openingPictures,
-      ui,
-      onRequest: (e: RequestLogEntry) => this.requested.fire(e),
-      onError: (e: unknown) =>
-        this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
-    };
-    // A worker that dies after it started takes the bridge with it: `lost` gets it from this holder.
-    const started: { bridge?: HostedBridge } = {};
+    const { dataDir } = this.options;
     const t0 = performance.now();
-    const bridge =
-      thread === 'main'
-        ? await startInProcessBridge(common)
-        : await this.thread.start({ ...common, onExit: (err) => started.bridge && this.lost(started.bridge, err) });
-    if (thread === 'main') void this.thread.dispose(); // the setting moved the bridge off an idle thread
-    started.bridge = bridge;
+    const bridge = await launchBridge(this.thread, this.options, {
+      onRequest: (e) => this.requested.fire(e),
+      onError: (e) =>
+        this.log.error(`bridge: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      onLost: (lost, err) => this.lost(lost, err),
+    });
     if (this.disposed) {
       await bridge.close();
       return;
