@@ -20,14 +20,10 @@ const MAX_FILE_LINES = 300;
  * Files over MAX_FILE_LINES when the rule came in, each with its length then as a ceiling:
  * they may shrink (lower the number, or drop the row once under the limit), never grow.
  */
-const LONG_FILES: Record<string, number> = {
-  'src/webviews/pdfReader/main.ts': 340,
-};
+const LONG_FILES: Record<string, number> = {};
 
 /** Functions over MAX_FUNCTION_LINES when the rule came in, with the same kind of ceiling. */
-const LONG_FUNCTIONS: Record<string, number> = {
-  'src/webviews/pdfReader/main.ts:open': 110,
-};
+const LONG_FUNCTIONS: Record<string, number> = {};
 
 function folders(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true }))

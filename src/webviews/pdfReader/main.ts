@@ -3,14 +3,17 @@
 // The PDF reader's webview: pdf.js's viewer components (continuous scroll, text
 // layer, find controller; only visible pages render) plus the study set's card
 // highlights. Bundled by esbuild (esbuild.mjs) into dist/webview/pdfReader.js.
-import { READER_CHUNK_BYTES, type OutlineEntry, type ReaderProtocol } from './protocol';
-import { bookTransport, rangeStats } from './bookRange';
+import { READER_CHUNK_BYTES, type ReaderProtocol } from './protocol';
+import { bookTransport } from './bookRange';
 import { HighlightLayer, type PageViewLike } from './highlights';
 import { readSelection } from './selection';
 import { ReaderChrome } from './chrome';
 import { benchScroll } from './scrollBench';
 import { PageToneButton } from './pageTone';
 import { takeBoot } from './bootHandoff';
+import { followPointerOnCards } from './cardPointer';
+import { addLoadPhases } from './loadPhases';
+import { outlineOf, type PdfDocument } from './outline';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs' with { 'resolution-mode': 'import' };
 import type * as ViewerModule from 'pdfjs-dist/legacy/web/pdf_viewer.mjs' with { 'resolution-mode': 'import' };
 
@@ -50,7 +53,7 @@ let firstRenderSent = false;
 /** The book's file name and the set's title (the toolbar), and the bridge's outline once the host sent them. */
 let bookTitle = '';
 let bookContext: Events['context'] | undefined;
-let openDoc: Awaited<ReturnType<PdfJsLib['getDocument']>['promise']> | undefined;
+let openDoc: PdfDocument | undefined;
 let openLinks: { goToDestination(dest: unknown): Promise<void> } | undefined;
 /** A card to show once the highlights arrive (a focus can come before them). */
 let wantCard: string | undefined;
@@ -83,6 +86,22 @@ async function open(msg: Events['open']): Promise<void> {
   const { lib, viewer: V } = await libs;
   lib.GlobalWorkerOptions.workerPort = await workerPort;
   await viewerStyles;
+  const { v, eventBus, linkService } = createViewer(V);
+  tone.set(msg.tone);
+  followViewer(eventBus, v, msg);
+  const doc = await loadDocument(lib, msg);
+  mark('document');
+  v.setDocument(doc);
+  linkService.setDocument(doc, null);
+  openDoc = doc;
+  openLinks = linkService;
+  bookTitle = msg.title;
+  chrome.showTitle(msg.title, bookContext?.setTitle ?? null);
+  chrome.showPage(msg.page, doc.numPages);
+}
+
+/** pdf.js's viewer in the page's container, with its links and find (the toolbar's search box drives it). */
+function createViewer(V: ViewerLib) {
   const eventBus = new V.EventBus();
   const linkService = new V.PDFLinkService({ eventBus });
   const findController = new V.PDFFindController({ eventBus, linkService });
@@ -98,8 +117,11 @@ async function open(msg: Events['open']): Promise<void> {
   linkService.setViewer(v);
   viewer = v;
   chrome.bindFind(eventBus);
+  return { v, eventBus, linkService };
+}
 
-  tone.set(msg.tone);
+/** The viewer's events: the start page and card, each drawn page's highlights, the first render, page and zoom. */
+function followViewer(eventBus: InstanceType<ViewerLib['EventBus']>, v: PdfViewer, msg: Events['open']): void {
   eventBus.on('pagesinit', () => {
     v.currentScaleValue = msg.scale ?? 'page-width';
     v.currentPageNumber = Math.min(Math.max(1, pendingGoto?.page ?? msg.page), v.pagesCount);
@@ -113,25 +135,7 @@ async function open(msg: Events['open']): Promise<void> {
     if (!firstRenderSent) {
       firstRenderSent = true;
       mark('page');
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-      phases.html = Math.round(nav?.responseEnd ?? 0) - Math.round(started);
-      // Diagnostic (ms from the document's start): where VS Code's fake.html navigation waited.
-      if (nav)
-        phases.nav = {
-          worker: Math.round(nav.workerStart),
-          fetch: Math.round(nav.fetchStart),
-          request: Math.round(nav.requestStart),
-          response: Math.round(nav.responseStart),
-          end: Math.round(nav.responseEnd),
-          domContentLoaded: Math.round(nav.domContentLoadedEventStart),
-        };
-      phases.loaded = Object.fromEntries(
-        (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
-          .filter((e) => /\.(css|js)$/.test(e.name))
-          .map((e) => [e.name.split('/').pop() ?? e.name, Math.round(e.responseEnd - started)]),
-      );
-      phases.ranges = rangeStats.requests;
-      phases.rangeMeanMs = rangeStats.requests ? Math.round(rangeStats.totalMs / rangeStats.requests) : 0;
+      addLoadPhases(phases, started);
       host.notify('firstRender', {
         page: pageNumber,
         ms: Math.round(performance.now() - started),
@@ -161,12 +165,15 @@ async function open(msg: Events['open']): Promise<void> {
     chrome.showScale(scale);
     reportSoon();
   });
+}
 
+/** The book read by ranges over the channel (bookRange.ts); its errors shown and reported. */
+function loadDocument(lib: PdfJsLib, msg: Events['open']): Promise<PdfDocument> {
   const range = bookTransport(lib.PDFDataRangeTransport, host, msg, (err) => {
     chrome.notice(`Could not read the book: ${err instanceof Error ? err.message : String(err)}`, 'error');
     host.notify('error', { message: `readRange: ${String(err)}` });
   });
-  const doc = await lib.getDocument({
+  return lib.getDocument({
     range,
     rangeChunkSize: READER_CHUNK_BYTES,
     // Only what the pages in view need, as pdf.js's viewer does for a long book read by range.
@@ -179,14 +186,6 @@ async function open(msg: Events['open']): Promise<void> {
     // Fetched by this page (connect-src), not by the blob worker.
     useWorkerFetch: false,
   }).promise;
-  mark('document');
-  v.setDocument(doc);
-  linkService.setDocument(doc, null);
-  openDoc = doc;
-  openLinks = linkService;
-  bookTitle = msg.title;
-  chrome.showTitle(msg.title, bookContext?.setTitle ?? null);
-  chrome.showPage(msg.page, doc.numPages);
 }
 
 /**
@@ -198,41 +197,6 @@ function showOutlineSoon(): void {
   const [doc, links, fallback] = [openDoc, openLinks, bookContext.outline];
   openLinks = undefined; // once
   void outlineOf(doc, links, fallback).then((entries) => chrome.showOutline(entries));
-}
-
-/** The PDF's own outline (pages resolved), else the bridge's (detected headings). */
-async function outlineOf(
-  doc: Awaited<ReturnType<PdfJsLib['getDocument']>['promise']>,
-  links: { goToDestination(dest: unknown): Promise<void> },
-  fallback: OutlineEntry[],
-): Promise<Array<OutlineEntry & { go?: () => void }>> {
-  type Node = { title: string; dest: unknown; items: Node[] };
-  const tree = ((await doc.getOutline().catch(() => null)) ?? []) as Node[];
-  if (!tree.length) return fallback;
-  const out: Array<OutlineEntry & { go?: () => void }> = [];
-  const pageOf = async (dest: unknown): Promise<number> => {
-    try {
-      const explicit = typeof dest === 'string' ? await doc.getDestination(dest) : (dest as unknown[] | null);
-      const ref: unknown = explicit?.[0];
-      if (Number.isInteger(ref)) return (ref as number) + 1;
-      return ref ? (await doc.getPageIndex(ref as never)) + 1 : 0;
-    } catch {
-      return 0;
-    }
-  };
-  const walk = async (nodes: Node[], level: number) => {
-    for (const n of nodes) {
-      out.push({
-        title: n.title,
-        page: await pageOf(n.dest),
-        level,
-        go: n.dest ? () => void links.goToDestination(n.dest) : undefined,
-      });
-      if (n.items?.length) await walk(n.items, level + 1);
-    }
-  };
-  await walk(tree, 1);
-  return out;
 }
 
 /** Scrolls to a card's rectangle (a little above it) and flashes it. */
@@ -258,40 +222,7 @@ function goto(msg: Events['goto']): void {
   if (msg.noteid) reveal(msg.noteid);
 }
 
-/** The card highlight under the pointer, if any (hit-tested: the highlights let the pointer through to the text). */
-function highlightAt(e: MouseEvent) {
-  const pageDiv = (e.target as Element | null)?.closest?.('.page') as HTMLElement | null;
-  const page = Number(pageDiv?.dataset.pageNumber);
-  const view = page ? pageView(page) : undefined;
-  if (!pageDiv || !view) return undefined;
-  const box = (pageDiv.querySelector(':scope > .canvasWrapper') ?? pageDiv).getBoundingClientRect();
-  return highlights.hit(
-    page,
-    (e.clientX - box.left) / view.viewport.scale,
-    (e.clientY - box.top) / view.viewport.scale,
-  );
-}
-
-/** A plain click on a highlighted rectangle (not the end of a selection) reveals its card. */
-container.addEventListener('click', (e) => {
-  if (!document.getSelection()?.isCollapsed) return;
-  const hit = highlightAt(e);
-  if (hit) {
-    highlights.flash(hit.noteid);
-    host.notify('cardClicked', { noteid: hit.noteid });
-  }
-});
-/** Hovering a highlighted rectangle shows its card's title. */
-let hoverFrame = 0;
-container.addEventListener('mousemove', (e) => {
-  if (hoverFrame) return;
-  hoverFrame = requestAnimationFrame(() => {
-    hoverFrame = 0;
-    const hit = highlightAt(e);
-    container.title = hit ? hit.title : '';
-    container.classList.toggle('over-card', !!hit);
-  });
-});
+followPointerOnCards(container, highlights, pageView, (noteid) => host.notify('cardClicked', { noteid }));
 container.addEventListener('contextmenu', () => {
   menuSelection = { at: Date.now(), value: readSelection(pageView) };
 });
