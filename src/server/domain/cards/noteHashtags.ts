@@ -5,6 +5,8 @@ import type { SqlParam } from '../../ground/store/journal';
 import type { Store } from '../../ground/store/store';
 import { recordPerSet, editNotConfirmed, sameMembers } from './editBatch';
 import { type Db, getNotes, inList, reindexNote } from './noteRows';
+import { touchNote } from './rows/cardRowsEdit';
+import { changeHashtags } from './rows/cardRowsHashtags';
 
 /**
  * Hashtags of cards: stored as full leaf paths (`Math/Algebra`, no `#`);
@@ -167,12 +169,10 @@ export async function editHashtags(store: Store, edit: HashtagEdit, actor: Actor
     const plan = planHashtags(tx, edit);
     const changed = plan.filter((p) => p.changed);
     for (const p of changed) {
-      // Only the differences are written, so untouched tags keep their place (and the set its first spellings).
-      for (const path of p.before.filter((x) => !p.after.includes(x)))
-        tx.run('DELETE FROM note_hashtags WHERE noteid = ? AND path = ?', [p.noteid, path]);
-      for (const path of p.after.filter((x) => !p.before.includes(x)))
-        tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [p.noteid, path]);
-      tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, p.noteid]);
+      const gone = p.before.filter((x) => !p.after.includes(x));
+      const added = p.after.filter((x) => !p.before.includes(x));
+      changeHashtags(tx, p.noteid, gone, added);
+      touchNote(tx, p.noteid, now);
       reindexNote(tx, p.noteid);
     }
     recordPerSet(tx, changed, 'hashtags', actor, now);
