@@ -121,7 +121,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal(info.noteId, noteId);
     assert.equal(info.modelName, 'Basic');
     assert.deepEqual(info.fields, {
-      Front: { value: 'hablar', order: 0 },
+      Front: { value: '<b>hablar</b>', order: 0 },
       Back: { value: 'to speak<br>(regular -ar)', order: 1 },
     });
     assert.deepEqual([...info.tags].sort(), ['core', 'spanish::verbs']);
@@ -135,7 +135,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     await client.note.updateNoteFields({ note: { id: noteId, fields: { Back: 'to talk' } } });
     const [after] = await client.note.notesInfo({ notes: [noteId] });
     assert.equal(after.fields.Back.value, 'to talk');
-    assert.equal(after.fields.Front.value, 'hablar', 'a field not given stays');
+    assert.equal(after.fields.Front.value, '<b>hablar</b>', 'a field not given stays');
     const again = await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [card.noteid] } });
     assert.equal(again.notes[0].texts.find((x: any) => x.index === 0).text, 'to talk');
 
@@ -159,19 +159,24 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const [info] = await client.note.notesInfo({ notes: [noteId!] });
     assert.equal(info.modelName, 'Cloze');
     assert.deepEqual(info.fields, {
-      Text: { value: '{{c1::Paris}} is the capital of {{c2::France}}', order: 0 },
+      Text: { value: '{{c1::Paris}} is the capital of {{c2::France::country}}', order: 0 },
       'Back Extra': { value: 'since 508', order: 1 },
     });
     const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Geography');
     const due = await t.owner.request<any>('GET', `/decks/${deck.deckId}/due`);
-    assert.equal(due.count, 1);
-    assert.deepEqual(due.cards[0].question, {
-      kind: 'cloze',
-      text: '[…] is the capital of […]',
-      html: '<span class="cloze">[…]</span> is the capital of <span class="cloze">[…]</span>',
-    });
-    assert.equal(due.cards[0].answer.title, 'Paris is the capital of France');
-    assert.equal(due.cards[0].answer.body, 'since 508');
+    // One card per cloze number, as Anki makes them, each rendered through the Cloze template.
+    assert.equal(due.count, 2);
+    assert.deepEqual(
+      due.cards.map((c: any) => c.question.html),
+      [
+        '<span class="cloze">[...]</span> is the capital of France',
+        'Paris is the capital of <span class="cloze">[country]</span>',
+      ],
+    );
+    assert.equal(
+      due.cards[1].answer.html,
+      'Paris is the capital of <span class="cloze">France</span><br />\nsince 508',
+    );
     assert.deepEqual(await client.note.findNotes({ query: 'note:Cloze' }), [noteId]);
     await assert.rejects(
       client.note.addNote({
@@ -195,7 +200,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
       },
     });
     const [info] = await client.note.notesInfo({ notes: [noteId!] });
-    assert.equal(info.fields.Back.value, 'to see<img src="verb.png">');
+    assert.equal(info.fields.Back.value, 'to see <img src="verb.png">', 'the field as sent, as Anki keeps it');
     const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Spanish::Verbs');
     const source = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
       (c: any) => c.title === 'ver',
@@ -221,7 +226,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     });
     const [updated] = await client.note.notesInfo({ notes: recent });
     assert.equal(updated.fields.Back.value, 'to talk<img src="page-12.png">');
-    assert.equal(updated.fields.Front.value, 'hablar');
+    assert.equal(updated.fields.Front.value, '<b>hablar</b>');
     const hablar = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
       (c: any) => c.title === 'hablar',
     ).sourceNoteId;

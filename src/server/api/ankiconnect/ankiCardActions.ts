@@ -3,7 +3,8 @@ import type { Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
 import { MODELS } from './ankiFields';
 import { ankiIdOf, prefixRange, uuidPrefixOf } from './ankiIds';
-import { fieldValues, noteModel, readAnkiNotes } from './ankiNoteRead';
+import { ankiFaceHtml } from '../../domain/decks/anki/ankiFaceHtml';
+import { fieldValues, noteModel, OWNER_NOTE, readAnkiNotes } from './ankiNoteRead';
 import { deckByName } from './ankiNotes';
 import { findAnkiNotes } from './ankiNotePages';
 import type { ActionDecl } from './ankiActionTypes';
@@ -65,25 +66,34 @@ function ankiDue(s: StoredSchedule, position: number): number {
 
 /** cardsInfo's entry of one review card (`position`: its place among new cards). */
 export function cardInfo(db: Db, r: CardRow, position: number) {
-  const note = readAnkiNotes(db, [r.source_note_id])[0];
+  // A child card made for one of a note's several Anki cards answers for that note, with its own ordinal.
+  const origin = db.get<{ owner: string; ord: number | null }>(
+    `SELECT ${OWNER_NOTE} AS owner, (SELECT ord FROM anki_cards WHERE noteid = c.source_note_id LIMIT 1) AS ord
+     FROM deck_cards c WHERE c.card_note_id = ?`,
+    [r.card_note_id],
+  );
+  const owner = origin?.owner ?? r.source_note_id;
+  const note = readAnkiNotes(db, [owner])[0];
   const s = scheduleOf(r);
   const model = note ? noteModel(note) : { name: 'Basic', fields: MODELS.Basic };
   const values = note ? fieldValues(note) : {};
   const [front, back] = model.fields;
-  const question = values[front] ?? '';
+  const face = ankiFaceHtml(db, r.source_note_id);
+  const question = face?.question ?? values[front] ?? '';
+  const answer = face?.answer ?? (back === undefined ? '' : (values[back] ?? ''));
   return {
     cardId: ankiIdOf(r.card_note_id)!,
     fields: Object.fromEntries(model.fields.map((f, order) => [f, { value: values[f] ?? '', order }])),
     fieldOrder: 0,
     question,
-    answer: `${question}<hr id=answer>${back === undefined ? '' : (values[back] ?? '')}`,
+    answer: `${question}<hr id=answer>${answer}`,
     modelName: model.name,
-    ord: 0,
+    ord: Number(origin?.ord ?? 0),
     deckName: r.deck_title,
     css: note?.made?.model.css ?? '',
     factor: 2500,
     interval: intervalOf(s),
-    note: ankiIdOf(r.source_note_id) ?? null,
+    note: ankiIdOf(owner) ?? null,
     type: s.state,
     queue: s.state,
     due: ankiDue(s, position),

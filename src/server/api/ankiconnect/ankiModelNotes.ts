@@ -2,7 +2,8 @@ import { importedTextHash } from '../../domain/decks/anki/ankiImportCards';
 import type { WriteTx } from '../../ground/store/store';
 import { AnkiError } from './ankiError';
 import { clozeParts, htmlToText } from './ankiFields';
-import type { ResolvedModel } from './ankiModels';
+import type { MadeModel, ResolvedModel } from './ankiModels';
+import { guidOf } from './ankiNoteCards';
 
 /**
  * A note of a note type made by createModel, as a card: its first field the
@@ -10,6 +11,7 @@ import type { ResolvedModel } from './ankiModels';
  * they are), the second field the body and later fields after it under their
  * names, as an imported note's fields are laid out. The fields' HTML is kept
  * as the client sent it (anki_notes), so notesInfo gives each field back.
+ * Basic and Cloze are such types too (ankiModels.ts).
  */
 
 /** The note's field values in the type's order; a field the type lacks is refused, as for Basic and Cloze. */
@@ -19,11 +21,13 @@ export function madeFieldValues(
   current: readonly string[] = [],
 ): string[] {
   const values = model.fields.map((_f, i) => current[i] ?? '');
-  for (const [name, value] of Object.entries(given ?? {})) {
-    const i = model.fields.indexOf(name);
+  for (const [raw, value] of Object.entries(given ?? {})) {
+    // Older Anki called the Cloze type's second field "Extra": taken on input.
+    const extra = raw === 'Extra' && !model.fields.includes(raw) && model.fields.includes('Back Extra');
+    const i = model.fields.indexOf(extra ? 'Back Extra' : raw);
     if (i < 0)
       throw new AnkiError(
-        `field ${name} does not exist in note type ${model.name} (its fields: ${model.fields.join(', ')})`,
+        `field ${raw} does not exist in note type ${model.name} (its fields: ${model.fields.join(', ')})`,
       );
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a field is any JSON value, coerced as Basic's are
     values[i] = typeof value === 'string' ? value : String(value ?? '');
@@ -56,20 +60,22 @@ export function madeCardText(
 }
 
 /**
- * A made type's note is kept as an imported note is (anki_notes: its type and
- * fields; anki_cards: its one card, ordinal 0), so notesInfo reads its fields
- * back and an export gives it back with its note type while it reads as added.
+ * A note is kept as an imported note is (anki_notes: its type and fields), so
+ * notesInfo reads its fields back, review renders them through the template
+ * and an export gives it back with its note type while it reads as added.
+ * Its cards are ankiNoteCards.ts's. Basic's and Cloze's type row is written
+ * with their first note.
  */
 export function writeMadeNote(
   tx: WriteTx,
   note: { noteid: string; topicid: string; deckId: string; title: string; body: string; now: string },
   made: { mid: string; fields: readonly string[] },
+  model: MadeModel,
 ): void {
-  const guid = `sb-${note.noteid}`;
   tx.run(
     'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     [
-      guid,
+      guidOf(note.noteid),
       note.noteid,
       note.topicid,
       note.deckId,
@@ -79,19 +85,21 @@ export function writeMadeNote(
       importedTextHash(note.title, note.body),
     ],
   );
-  tx.run('INSERT OR REPLACE INTO anki_cards(guid, ord, noteid) VALUES (?, 0, ?)', [guid, note.noteid]);
+  tx.run('INSERT OR IGNORE INTO anki_models(mid, model) VALUES (?, ?)', [model.id, JSON.stringify(model)]);
 }
 
-/** updateNoteFields on a made type's note: its stored fields and the hash of the text they now make. */
+/** updateNoteFields: the note's stored fields, the hash of the text they now make, and when (its cards' faces are as of now). */
 export function rewriteMadeNote(
   tx: WriteTx,
   noteid: string,
   fields: readonly string[],
   text: { title: string; body: string },
+  now: string,
 ): void {
-  tx.run('UPDATE anki_notes SET fields = ?, text_hash = ? WHERE noteid = ?', [
+  tx.run('UPDATE anki_notes SET fields = ?, text_hash = ?, imported_at = ? WHERE noteid = ?', [
     JSON.stringify(fields),
     importedTextHash(text.title, text.body),
+    now,
     noteid,
   ]);
 }

@@ -9,7 +9,8 @@ import { MODELS, type ModelName } from './ankiFields';
  * client made with createModel. A made one is kept where imported note types
  * live (anki_models, as the AnkiModel JSON an export reads), marked
  * `ankiConnect` so that only these, not every type a package brought in, are
- * listed and added to; its notes are read as Basic or Cloze cards.
+ * listed and added to. Every note added (Basic and Cloze too) keeps its type
+ * and fields' HTML; its cards are those Anki makes of it (ankiNoteCards.ts).
  */
 
 export const DEFAULT_CSS =
@@ -31,22 +32,27 @@ export interface ResolvedModel {
   made?: MadeModel;
 }
 
-const BUILTIN: Record<ModelName, ResolvedModel> = {
-  Basic: {
-    name: 'Basic',
-    kind: 'Basic',
-    fields: MODELS.Basic,
-    templates: [{ name: 'Card 1', qfmt: '{{Front}}', afmt: '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}' }],
-    css: DEFAULT_CSS,
-  },
-  Cloze: {
-    name: 'Cloze',
-    kind: 'Cloze',
-    fields: MODELS.Cloze,
-    templates: [{ name: 'Cloze', qfmt: '{{cloze:Text}}', afmt: '{{cloze:Text}}<br>\n{{Back Extra}}' }],
-    css: DEFAULT_CSS,
-  },
+/**
+ * Basic and Cloze as stored note types, ids 1 and 2 (modelNamesAndIds' ids):
+ * a note added under them keeps its fields' HTML and its type in anki_notes
+ * as a made type's note does, so review renders it through the template.
+ * Written to anki_models with the first note; never listed as made.
+ */
+const builtinModel = (kind: ModelName, id: string, qfmt: string, afmt: string): MadeModel => ({
+  id,
+  name: kind,
+  cloze: kind === 'Cloze',
+  fields: [...MODELS[kind]],
+  templates: [{ name: kind === 'Cloze' ? 'Cloze' : 'Card 1', ord: 0, qfmt, afmt }],
+  css: DEFAULT_CSS,
+  ankiConnect: true,
+});
+
+const BUILTIN_MODELS: Record<ModelName, MadeModel> = {
+  Basic: builtinModel('Basic', '1', '{{Front}}', '{{FrontSide}}\n\n<hr id=answer>\n\n{{Back}}'),
+  Cloze: builtinModel('Cloze', '2', '{{cloze:Text}}', '{{cloze:Text}}<br>\n{{Back Extra}}'),
 };
+const BUILTIN_IDS = Object.values(BUILTIN_MODELS).map((m) => m.id);
 
 const resolvedOf = (m: MadeModel): ResolvedModel => ({
   name: m.name,
@@ -57,14 +63,22 @@ const resolvedOf = (m: MadeModel): ResolvedModel => ({
   made: m,
 });
 
-/** The note types made by clients, oldest first. */
-export function madeModels(db: Db): MadeModel[] {
+const BUILTIN: Record<ModelName, ResolvedModel> = {
+  Basic: resolvedOf(BUILTIN_MODELS.Basic),
+  Cloze: resolvedOf(BUILTIN_MODELS.Cloze),
+};
+
+/** Every stored note type AnkiConnect adds to (made and built in), oldest first. */
+function storedModels(db: Db): MadeModel[] {
   return db
     .all<{ model: string }>(
       "SELECT model FROM anki_models WHERE json_valid(model) AND json_extract(model, '$.ankiConnect') = 1 ORDER BY rowid",
     )
     .map((r) => JSON.parse(r.model) as MadeModel);
 }
+
+/** The note types made by clients, oldest first. */
+export const madeModels = (db: Db): MadeModel[] => storedModels(db).filter((m) => !BUILTIN_IDS.includes(m.id));
 
 export const modelNames = (db: Db): string[] => [...Object.keys(BUILTIN), ...madeModels(db).map((m) => m.name)];
 
@@ -76,8 +90,9 @@ export function modelByName(db: Db, name: unknown): ResolvedModel {
   return resolvedOf(made);
 }
 
-/** Each made note type by its id, for reading notes. */
-export const madeModelsById = (db: Db): Map<string, MadeModel> => new Map(madeModels(db).map((m) => [m.id, m]));
+/** Each stored note type (made, and Basic and Cloze) by its id, for reading notes. */
+export const madeModelsById = (db: Db): Map<string, MadeModel> =>
+  new Map([...Object.values(BUILTIN_MODELS), ...storedModels(db)].map((m) => [m.id, m]));
 
 const nonEmptyText = (v: unknown, what: string, max = 200): string => {
   if (typeof v !== 'string' || !v.trim() || v.length > max)

@@ -1,6 +1,6 @@
 import { inList, type Db } from '../../domain/cards/noteRows';
 import type { SqlParam } from '../../ground/store/journal';
-import { readAnkiNotes, type AnkiNote } from './ankiNoteRead';
+import { OWNER_NOTE, readAnkiNotes, withChildCards, type AnkiNote } from './ankiNoteRead';
 import { compileQuery, nameOrChild, queryTerms, searchNotes } from './ankiSearch';
 
 /**
@@ -24,7 +24,7 @@ export const PAGE_CARDS = 500;
 const VISIBLE = `
 FROM deck_cards c
 JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
-JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
+JOIN notes n ON n.noteid = ${OWNER_NOTE} AND n.hidden = 0
 JOIN topics s ON s.topicid = n.topicid AND s.hidden = 0 AND s.kind = 'studyset'`;
 
 interface PageRow {
@@ -47,10 +47,11 @@ function deckScope(db: Db, query: string): string[] | undefined {
 /** Each note's first visible review card, to put notes found through a filter back in the unfiltered order. */
 function firstCards(db: Db, noteIds: readonly string[]): Map<string, [string, number]> {
   const out = new Map<string, [string, number]>();
-  for (let i = 0; i < noteIds.length; i += PAGE_CARDS) {
-    const chunk = noteIds.slice(i, i + PAGE_CARDS) as SqlParam[];
+  const sources = withChildCards(db, noteIds);
+  for (let i = 0; i < sources.length; i += PAGE_CARDS) {
+    const chunk = sources.slice(i, i + PAGE_CARDS) as SqlParam[];
     for (const r of db.all<PageRow>(
-      `SELECT c.source_note_id AS noteid, c.created_at, c.rowid AS row ${VISIBLE}
+      `SELECT n.noteid, c.created_at, c.rowid AS row ${VISIBLE}
        WHERE c.source_note_id IN ${inList(chunk.length)} ORDER BY c.created_at, c.rowid`,
       chunk,
     ))
@@ -68,7 +69,7 @@ export async function* ankiNotePages(db: Db, decks?: readonly string[]): AsyncGe
   let after: [string, number] = ['', -1];
   for (;;) {
     const rows = db.all<PageRow>(
-      `SELECT c.source_note_id AS noteid, c.created_at, c.rowid AS row ${VISIBLE}
+      `SELECT n.noteid, c.created_at, c.rowid AS row ${VISIBLE}
        WHERE (c.created_at, c.rowid) > (?, ?) ${inDecks} ORDER BY c.created_at, c.rowid LIMIT ${PAGE_CARDS}`,
       [...after, ...((decks ?? []) as SqlParam[])],
     );

@@ -1,11 +1,12 @@
 import { hashtagKey } from '../../domain/cards/noteHashtags';
-import { inList, type Db } from '../../domain/cards/noteRows';
+import type { Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
-import { clozeParts, fieldsOf, htmlToText, imageNames, MODELS, type ModelName } from './ankiFields';
+import { clozeParts, htmlToText, imageNames, type ModelName } from './ankiFields';
 import { checkCardText, checkDeckName, checkFieldSizes, tagsToHashtags } from './ankiLimits';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { madeCardText, madeFieldValues } from './ankiModelNotes';
-import { madeModels, modelByName, modelNames, type ResolvedModel } from './ankiModels';
+import { madeModelsById, modelByName, modelNames, type MadeModel, type ResolvedModel } from './ankiModels';
+import { OWNER_NOTE } from './ankiNoteRead';
 
 /**
  * An addNote `note` checked, within the limits of ankiLimits.ts, and turned
@@ -24,8 +25,8 @@ export interface NotePlan {
   question: string | null;
   hashtags: string[];
   images: Array<{ field: string; name: string; mime: string; bytes: Buffer }>;
-  /** A note of a type made by createModel: the type's id and name, and every field's HTML as sent. */
-  made?: { mid: string; name: string; fields: string[] };
+  /** The note's type (made by createModel, or Basic or Cloze): its id and name, and every field's HTML as sent. */
+  made: { mid: string; name: string; fields: string[]; type: MadeModel };
 }
 
 const DUPLICATE = 'cannot create note because it is a duplicate';
@@ -57,40 +58,21 @@ function picturesOf(media: Pick<AnkiMedia, 'read'>, fields: Record<string, strin
 
 type CardPlan = Pick<NotePlan, 'title' | 'body' | 'question' | 'images' | 'made'>;
 
-/** The card a note's fields make: Basic's and Cloze's by their two fields, a made type's by all of its fields. */
+/** The card a note's fields make: its title from the first field, the others as its body; every field's HTML kept. */
 function cardOf(
   deps: { media: Pick<AnkiMedia, 'read'> },
   model: ResolvedModel,
   given: Record<string, unknown>,
 ): CardPlan {
-  if (model.made) {
-    const values = madeFieldValues(model, given);
-    const fields = Object.fromEntries(model.fields.map((f, i) => [f, values[i]]));
-    checkFieldSizes(fields);
-    const images = picturesOf(deps.media, fields);
-    const text = madeCardText(model, values);
-    if (!text.firstText && !images.some((i) => i.field === model.fields[0]))
-      throw new AnkiError('cannot create note because it is empty');
-    const made = { mid: model.made.id, name: model.name, fields: values };
-    return { title: text.title, body: text.body, question: text.question, images, made };
-  }
-  const kind = model.kind;
-  const fields = fieldsOf(kind, given);
+  const values = madeFieldValues(model, given);
+  const fields = Object.fromEntries(model.fields.map((f, i) => [f, values[i]]));
   checkFieldSizes(fields);
-  const [first, second] = MODELS[kind];
-  const images = picturesOf(deps.media, { [first]: fields[first], [second]: fields[second] });
-  const firstText = htmlToText(fields[first]);
-  if (!firstText && !images.some((i) => i.field === first))
+  const images = picturesOf(deps.media, fields);
+  const text = madeCardText(model, values);
+  if (!text.firstText && !images.some((i) => i.field === model.fields[0]))
     throw new AnkiError('cannot create note because it is empty');
-  let title = firstText;
-  let question: string | null = null;
-  if (kind === 'Cloze') {
-    const cloze = clozeParts(firstText);
-    if (!cloze.deletions)
-      throw new AnkiError('cannot create note because it has no cloze deletions: mark them in Text as {{c1::…}}');
-    [title, question] = [cloze.title, cloze.question];
-  }
-  return { title, body: htmlToText(fields[second]), question, images };
+  const made = { mid: model.made!.id, name: model.name, fields: values, type: model.made! };
+  return { title: text.title, body: text.body, question: text.question, images, made };
 }
 
 /** Checks one addNote `note` param and reads its media; AnkiError when Anki would refuse it. */
@@ -136,19 +118,29 @@ export class DuplicateIndex {
   private load(): Map<string, Set<string>> {
     if (this.entries) return this.entries;
     this.entries = new Map();
-    // A note of a made type counts under that type's name (Anki compares within a note type).
-    const made = new Map(madeModels(this.db).map((m) => [m.id, m.name]));
-    const mids = [...made.keys()];
-    const rows = this.db.all<{ title: string; question: string | null; deck: string; mid: string | null }>(
-      `SELECT n.title, c.question, lower(d.title) AS deck, ${mids.length ? 'a.mid' : 'NULL'} AS mid FROM deck_cards c
+    // A note of a stored type counts under that type's name (Anki compares within a note type), by its first field.
+    const types = madeModelsById(this.db);
+    const rows = this.db.all<{
+      title: string;
+      question: string | null;
+      deck: string;
+      mid: string | null;
+      fields: string | null;
+    }>(
+      `SELECT n.title, c.question, lower(d.title) AS deck, a.mid, a.fields FROM deck_cards c
        JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
-       JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
-       ${mids.length ? `LEFT JOIN anki_notes a ON a.noteid = n.noteid AND a.mid IN ${inList(mids.length)}` : ''}`,
-      mids,
+       JOIN notes n ON n.noteid = ${OWNER_NOTE} AND n.hidden = 0
+       LEFT JOIN anki_notes a ON a.noteid = n.noteid`,
     );
     for (const r of rows) {
+      const type = r.mid ? types.get(r.mid) : undefined;
+      if (type && r.fields) {
+        const first = htmlToText((JSON.parse(r.fields) as string[])[0] ?? '');
+        this.add(type.name, type.cloze ? clozeParts(first).question : first, r.deck);
+        continue;
+      }
       const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
-      this.add((r.mid && made.get(r.mid)) ?? (cloze ? 'Cloze' : 'Basic'), cloze ? r.question! : r.title, r.deck);
+      this.add(cloze ? 'Cloze' : 'Basic', cloze ? r.question! : r.title, r.deck);
     }
     return this.entries;
   }

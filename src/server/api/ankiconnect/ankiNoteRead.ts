@@ -41,11 +41,33 @@ interface CandidateRow {
   question: string | null;
 }
 
+/**
+ * The note a review card's card belongs to: a child card made for one of a
+ * note's several Anki cards (anki_cards) answers for that note.
+ */
+export const OWNER_NOTE = `coalesce((SELECT an.noteid FROM anki_cards ac JOIN anki_notes an ON an.guid = ac.guid
+  WHERE ac.noteid = c.source_note_id LIMIT 1), c.source_note_id)`;
+
+/** The child cards of the notes that have several Anki cards, with the notes. */
+export function withChildCards(db: Db, noteIds: readonly string[]): string[] {
+  const out = [...noteIds];
+  for (let i = 0; i < noteIds.length; i += 500) {
+    const chunk = noteIds.slice(i, i + 500) as SqlParam[];
+    for (const r of db.all<{ child: string }>(
+      `SELECT ac.noteid AS child FROM anki_notes an JOIN anki_cards ac ON ac.guid = an.guid
+       WHERE an.noteid IN ${inList(chunk.length)} AND ac.noteid <> an.noteid`,
+      chunk,
+    ))
+      out.push(r.child);
+  }
+  return out;
+}
+
 const CANDIDATES = `
 SELECT n.noteid, n.topicid, n.title, n.modified_at, n.created_at, c.deck_id, d.title AS deck_title, c.card_note_id, c.question
 FROM deck_cards c
 JOIN topics d ON d.topicid = c.deck_id AND d.kind = 'deck' AND d.hidden = 0
-JOIN notes n ON n.noteid = c.source_note_id AND n.hidden = 0
+JOIN notes n ON n.noteid = ${OWNER_NOTE} AND n.hidden = 0
 JOIN topics s ON s.topicid = n.topicid AND s.hidden = 0 AND s.kind = 'studyset'`;
 
 const isCloze = (q: string | null) => q !== null && /\{\{\s*cloze\s*\}\}/i.test(q);
@@ -55,13 +77,17 @@ export function readAnkiNotes(db: Db, noteIds?: readonly string[]): AnkiNote[] {
   const rows: CandidateRow[] = [];
   if (noteIds === undefined) rows.push(...db.all<CandidateRow>(`${CANDIDATES} ORDER BY c.created_at, c.rowid`));
   else {
-    for (let i = 0; i < noteIds.length; i += 500) {
-      const chunk = noteIds.slice(i, i + 500) as SqlParam[];
+    const wanted = new Set(noteIds);
+    const sources = withChildCards(db, noteIds);
+    for (let i = 0; i < sources.length; i += 500) {
+      const chunk = sources.slice(i, i + 500) as SqlParam[];
       rows.push(
-        ...db.all<CandidateRow>(
-          `${CANDIDATES} WHERE n.noteid IN ${inList(chunk.length)} ORDER BY c.created_at, c.rowid`,
-          chunk,
-        ),
+        ...db
+          .all<CandidateRow>(
+            `${CANDIDATES} WHERE c.source_note_id IN ${inList(chunk.length)} ORDER BY c.created_at, c.rowid`,
+            chunk,
+          )
+          .filter((r) => wanted.has(r.noteid)),
       );
     }
   }
@@ -126,7 +152,9 @@ function readMade(db: Db, chunk: SqlParam[], byId: Map<string, AnkiNote>, made: 
   for (const r of rows) {
     const model = made.get(r.mid)!;
     const values = JSON.parse(r.fields) as string[];
-    byId.get(r.noteid)!.made = { model, values: model.fields.map((_f, i) => values[i] ?? '') };
+    const note = byId.get(r.noteid)!;
+    note.made = { model, values: model.fields.map((_f, i) => values[i] ?? '') };
+    note.model = model.cloze ? 'Cloze' : 'Basic';
   }
 }
 

@@ -3,7 +3,6 @@ import { insertNote, recordOperation, reindexNote, type Db } from '../../domain/
 import { rootCardOf } from '../../domain/cards/noteCreate';
 import { insertHashtags, insertImageParts } from '../../domain/cards/rows/cardRowsInsert';
 import { deleteParts, setBodyText, setTitle, touchNote } from '../../domain/cards/rows/cardRowsEdit';
-import { newSchedule } from '../../domain/decks/deckScheduling';
 import type { Decks } from '../../domain/library/decks';
 import { newId, nowIso } from '../../domain/library/ids';
 import type { StudySets } from '../../domain/library/studySets';
@@ -15,6 +14,7 @@ import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { readAnkiNotes, type AnkiNote } from './ankiNoteRead';
 import type { NotePlan } from './ankiNotePlan';
 import { madeCardText, madeFieldValues, rewriteMadeNote, writeMadeNote } from './ankiModelNotes';
+import { rewriteNoteCards, writeNoteCards } from './ankiNoteCards';
 
 /**
  * Notes added through AnkiConnect: each a card of the deck's study set (its
@@ -75,7 +75,6 @@ export class AnkiNotes {
     const now = nowIso();
     const noteIds = plans.map(() => newId());
     await store.write((tx) => {
-      const cardIds: string[] = [];
       plans.forEach((p, i) => {
         const t = targets.get(p.deckName.toLowerCase())!;
         insertNote(tx, {
@@ -88,43 +87,23 @@ export class AnkiNotes {
         });
         insertHashtags(tx, noteIds[i], p.hashtags);
         insertImages(tx, noteIds[i], p.images, 0);
-        if (p.made)
-          writeMadeNote(
-            tx,
-            { noteid: noteIds[i], topicid: t.topicid, deckId: t.deckId, title: p.title, body: p.body, now },
-            p.made,
-          );
+        const note = { noteid: noteIds[i], topicid: t.topicid, deckId: t.deckId, title: p.title, body: p.body, now };
+        writeMadeNote(tx, note, p.made, p.made.type);
         reindexNote(tx, noteIds[i]);
-        const schedule = newSchedule(new Date(now));
-        const cardNoteId = newId();
-        cardIds.push(cardNoteId);
-        tx.run(
-          `INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_content_id, question_index, title, fsrs, due_at, created_at, modified_at)
-           VALUES (?, ?, ?, ?, NULL, ?, NULL, ?, ?, ?, ?)`,
-          [
-            cardNoteId,
-            t.deckId,
-            noteIds[i],
-            p.question,
-            p.question === null ? 0 : null,
-            JSON.stringify(schedule),
-            schedule.due,
-            now,
-            now,
-          ],
-        );
       });
       for (const t of new Set(targets.values())) {
         const mine = plans.map((p, i) => (targets.get(p.deckName.toLowerCase()) === t ? i : -1)).filter((i) => i >= 0);
         if (!mine.length) continue;
-        recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: mine.map((i) => noteIds[i]), now });
-        recordOperation(tx, {
-          topicid: t.deckId,
-          kind: 'deck-cards',
-          actor,
-          noteIds: mine.map((i) => cardIds[i]),
-          now,
-        });
+        const notes = mine.map((i) => ({
+          noteid: noteIds[i],
+          model: plans[i].made.type,
+          fields: plans[i].made.fields,
+          hashtags: plans[i].hashtags,
+        }));
+        const { cardIds, childIds } = writeNoteCards(tx, notes, t, actor, now);
+        const created = [...mine.map((i) => noteIds[i]), ...childIds];
+        recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: created, now });
+        recordOperation(tx, { topicid: t.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
       }
     });
     return noteIds;
@@ -169,7 +148,9 @@ export class AnkiNotes {
     const values = madeFieldValues(resolved, fields, note.made!.values);
     const byName = Object.fromEntries(model.fields.map((f, i) => [f, values[i]]));
     checkFieldSizes(byName);
-    const touched = model.fields.filter((f) => Object.hasOwn(fields, f));
+    const touched = model.fields.filter(
+      (f) => Object.hasOwn(fields, f) || (f === 'Back Extra' && Object.hasOwn(fields, 'Extra')),
+    );
     const images = this.picturesOf(touched, byName);
     const text = madeCardText(resolved, values);
     const question = text.question ?? undefined;
@@ -198,7 +179,7 @@ export class AnkiNotes {
     const now = nowIso();
     await this.deps.store.write((tx) => {
       if (title !== undefined) setTitle(tx, noteid, title);
-      if (question !== undefined)
+      if (question !== undefined && !change.madeFields)
         tx.run(
           'UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL',
           [question, now, noteid],
@@ -217,11 +198,29 @@ export class AnkiNotes {
       const next =
         tx.get<{ i: number | null }>('SELECT max(idx) + 1 AS i FROM note_parts WHERE noteid = ?', [noteid])?.i ?? 0;
       insertImages(tx, noteid, images, next);
-      if (change.madeFields) rewriteMadeNote(tx, noteid, change.madeFields, { title: title!, body: body! });
       touchNote(tx, noteid, now);
       reindexNote(tx, noteid);
       recordOperation(tx, { topicid: note.topicid, kind: 'text', actor, noteIds: [noteid], now });
+      if (change.madeFields) this.rewriteCards(tx, note, change.madeFields, { title: title!, body: body! }, actor, now);
     });
+  }
+
+  /** A stored note's fields and its cards made again: faces renewed, cards the new fields make added. */
+  private rewriteCards(
+    tx: WriteTx,
+    note: AnkiNote,
+    fields: string[],
+    text: { title: string; body: string },
+    actor: Actor,
+    now: string,
+  ): void {
+    rewriteMadeNote(tx, note.noteid, fields, text, now);
+    const target = { topicid: note.topicid, deckId: note.decks[0].deckId };
+    const cardNote = { noteid: note.noteid, model: note.made!.model, fields, hashtags: note.hashtags };
+    const { cardIds, childIds } = rewriteNoteCards(tx, cardNote, target, actor, now);
+    if (childIds.length) recordOperation(tx, { topicid: note.topicid, kind: 'text', actor, noteIds: childIds, now });
+    if (cardIds.length)
+      recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
   }
 }
 

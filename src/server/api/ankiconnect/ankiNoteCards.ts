@@ -1,0 +1,157 @@
+import type { Actor } from '../../actor';
+import { inList } from '../../domain/cards/noteRows';
+import type { AnkiCard, AnkiCollection } from '../../domain/decks/anki/ankiCollection';
+import { placeReviewCards, writeAnkiLinks, type ReviewSource } from '../../domain/decks/anki/ankiImportCards';
+import { planImport, type ImportPlan, type PlannedNote } from '../../domain/decks/anki/ankiImportPlan';
+import { writeReviews } from '../../domain/decks/anki/ankiImportReviews';
+import { renderCard } from '../../domain/decks/anki/ankiTemplate';
+import { clozeNumbers, hashtagToTag, htmlToText } from '../../domain/decks/anki/ankiText';
+import { newSchedule } from '../../domain/decks/deckScheduling';
+import type { WriteTx } from '../../ground/store/store';
+import type { MadeModel } from './ankiModels';
+
+/**
+ * The cards Anki makes of a note added or changed through AnkiConnect: one
+ * per template whose front renders non-empty, one per cloze number of a
+ * cloze type; none rendering, the first (Anki's rule for a note that would
+ * have none). They are laid out as an .apkg import lays out a package's
+ * cards (the import's own planImport and placeReviewCards): one card
+ * reviewed on the note's card, several as child cards under it, each with
+ * its own review card and its Anki ordinal in anki_cards.
+ */
+
+/** A note as cardgen reads it: its stored type, fields' HTML and tags. */
+export interface CardNote {
+  noteid: string;
+  model: MadeModel;
+  fields: readonly string[];
+  hashtags: readonly string[];
+}
+
+const MARK = '\u0001';
+
+/** The ordinals of the cards Anki generates for the note (templates, or cloze numbers - 1). */
+export function cardOrds(model: MadeModel, fields: readonly string[], tags: readonly string[]): number[] {
+  const filled = fields.map((f) => htmlToText(f) !== '');
+  if (model.cloze) {
+    const qfmt = model.templates[0]?.qfmt ?? '';
+    // The fields the front deletes from (`{{cloze:F}}`), else all of them.
+    const named = [...qfmt.matchAll(/\{\{[^}]*cloze:\s*([^}]+?)\s*\}\}/g)].map((m) => model.fields.indexOf(m[1]));
+    const from = named.filter((i) => i >= 0);
+    const texts = (from.length ? from : fields.map((_f, i) => i)).map((i) => fields[i] ?? '');
+    const ords = [...new Set(texts.flatMap((t) => clozeNumbers(t)))].sort((a, b) => a - b).map((n) => n - 1);
+    return ords.length ? ords : [0];
+  }
+  // A front is non-empty when a filled field shows on it: each filled field is marked, and the mark looked for.
+  const marked = fields.map((f, i) => (filled[i] ? `${MARK}${f}` : f));
+  const note = { fieldNames: model.fields, fields: marked, tags, modelName: model.name };
+  const ords = model.templates.filter((t) => renderCard(t, note, t.ord).question.includes(MARK)).map((t) => t.ord);
+  return ords.length ? ords : [model.templates[0]?.ord ?? 0];
+}
+
+/** The notes as a package's collection would hold them, with the cards Anki makes (plus `keep`, cards a note has). */
+function collectionOf(notes: readonly CardNote[], keep: ReadonlyMap<string, readonly number[]>): AnkiCollection {
+  const cards: AnkiCard[] = [];
+  const schedule = { type: 0, queue: 0, due: 0, ivl: 0, factor: 0, reps: 0, lapses: 0, data: '' };
+  notes.forEach((n, nid) => {
+    const tags = n.hashtags.map(hashtagToTag);
+    const ords = new Set([...cardOrds(n.model, n.fields, tags), ...(keep.get(n.noteid) ?? [])]);
+    for (const ord of [...ords].sort((a, b) => a - b))
+      cards.push({ ...schedule, id: cards.length + 1, nid, did: '1', ord, flags: 0 });
+  });
+  return {
+    crt: 0,
+    models: new Map(notes.map((n) => [n.model.id, n.model])),
+    decks: new Map([['1', 'AnkiConnect']]),
+    notes: notes.map((n, nid) => ({
+      id: nid,
+      guid: guidOf(n.noteid),
+      mid: n.model.id,
+      tags: n.hashtags.map(hashtagToTag),
+      fields: [...n.fields],
+    })),
+    cards,
+    revlog: new Map(),
+    deckConfigs: new Map(),
+  };
+}
+
+/** The Anki guid a note added through AnkiConnect keeps (anki_notes). */
+export const guidOf = (noteid: string) => `sb-${noteid}`;
+
+/** Each note's cards as the import plans them, new cards scheduled as new. */
+function planCards(notes: readonly CardNote[], keep: ReadonlyMap<string, readonly number[]>, now: string) {
+  const plan = planImport(collectionOf(notes, keep), new Date(now));
+  const fresh = newSchedule(new Date(now));
+  for (const n of plan.notes) for (const r of n.reviews) r.schedule = { ...fresh };
+  return plan;
+}
+
+/**
+ * Writes the cards of notes just inserted (their own cards written, their
+ * anki_notes rows too): child cards, anki_cards and a new review card each
+ * in `deckId`. Answers the review cards' ids and the child cards' ids.
+ */
+export function writeNoteCards(
+  tx: WriteTx,
+  notes: readonly CardNote[],
+  target: { topicid: string; deckId: string },
+  actor: Actor,
+  now: string,
+): { cardIds: string[]; childIds: string[] } {
+  const plan = { ...planCards(notes, new Map(), now), models: [] };
+  const { sources, childIds } = placeReviewCards(
+    tx,
+    plan,
+    notes.map((n) => n.noteid),
+    target,
+    new Set(),
+    now,
+  );
+  writeAnkiLinks(tx, plan, sources);
+  return { cardIds: writeReviews(tx, target.deckId, sources, actor, now), childIds };
+}
+
+/**
+ * After a note's fields change: the cards it has keep their scheduling and
+ * take their new faces; cards the new fields make are added (Anki adds, and
+ * never removes, cards on an edit). A note reviewed on its own card that now
+ * has several moves that review card to its first child, review log and all.
+ */
+export function rewriteNoteCards(
+  tx: WriteTx,
+  note: CardNote,
+  target: { topicid: string; deckId: string },
+  actor: Actor,
+  now: string,
+): { cardIds: string[]; childIds: string[] } {
+  const guid = guidOf(note.noteid);
+  const had = tx.all<{ ord: number; noteid: string }>('SELECT ord, noteid FROM anki_cards WHERE guid = ?', [guid]);
+  const plan: ImportPlan = { ...planCards([note], new Map([[note.noteid, had.map((h) => h.ord)]]), now), models: [] };
+  const planned: PlannedNote = plan.notes[0];
+  const updated = new Set<string>();
+  if (planned.reviews.length > 1 && had.some((h) => h.noteid === note.noteid)) {
+    // Its own card becomes the parent: its anki_cards row goes, its review card moves to the first child.
+    tx.run('DELETE FROM anki_cards WHERE guid = ? AND noteid = ?', [guid, note.noteid]);
+    updated.add(note.noteid);
+  }
+  const { sources, childIds } = placeReviewCards(tx, plan, [note.noteid], target, updated, now);
+  writeAnkiLinks(tx, plan, sources);
+  const ids = [note.noteid, ...sources.map((s) => s.sourceId)];
+  const reviewed = new Set(
+    tx
+      .all<{ source_note_id: string }>(
+        `SELECT source_note_id FROM deck_cards WHERE source_note_id IN ${inList(ids.length)}`,
+        ids,
+      )
+      .map((r) => r.source_note_id),
+  );
+  for (const s of sources.filter((x) => reviewed.has(x.sourceId) && x.review.question !== null))
+    tx.run('UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL', [
+      s.review.question,
+      now,
+      s.sourceId,
+    ]);
+  const added: ReviewSource[] = sources.filter((s) => !reviewed.has(s.sourceId));
+  return { cardIds: writeReviews(tx, target.deckId, added, actor, now), childIds };
+}

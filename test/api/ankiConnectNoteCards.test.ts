@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { post } from '../helpers/ankiConnectPost';
+
+/**
+ * AnkiConnect's notes make the cards Anki makes: one per template whose
+ * front renders non-empty, one per cloze number; fields are HTML, shown on
+ * review through the server's sanitiser.
+ */
+
+const THREE = {
+  modelName: 'Three ways',
+  inOrderFields: ['Word', 'Meaning', 'Audio'],
+  cardTemplates: [
+    { Name: 'Read', Front: '{{Word}}', Back: '{{FrontSide}}<hr id=answer>{{Meaning}}' },
+    { Name: 'Recall', Front: '{{Meaning}}', Back: '{{FrontSide}}<hr id=answer>{{Word}}' },
+    { Name: 'Listen', Front: '{{#Audio}}Listen: {{Audio}}{{/Audio}}', Back: '{{FrontSide}}<hr id=answer>{{Word}}' },
+  ],
+};
+
+describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', function () {
+  this.timeout(60_000);
+  let t: TestBridge;
+  let port: number;
+  let key: string;
+  const call = async (action: string, params: Record<string, unknown> = {}) =>
+    (await post(port, { action, version: 6, key, params })).json;
+  const deckOf = async (title: string) =>
+    (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === title);
+  const due = async (title: string) =>
+    (await t.owner.request<any>('GET', `/decks/${(await deckOf(title)).deckId}/due`)).cards;
+
+  before(async () => {
+    t = await startBridge({ ankiConnect: { port: 0 } });
+    port = t.bridge.ankiConnectPort!;
+    key = (await t.bridge.services.tokens.issue('anki-mcp', 'write')).token;
+    assert.equal((await call('createModel', THREE)).error, null);
+  });
+  after(() => t.stop());
+
+  it('a 3-template type: 3 cards a note, none for a template whose front renders empty; updateNoteFields adds it', async () => {
+    const full = await call('addNote', {
+      note: { deckName: 'Words', modelName: 'Three ways', fields: { Word: 'gato', Meaning: 'cat', Audio: 'gah-toh' } },
+    });
+    assert.equal(full.error, null);
+    const part = await call('addNote', {
+      note: { deckName: 'Words', modelName: 'Three ways', fields: { Word: 'perro', Meaning: 'dog', Audio: '' } },
+    });
+    const [a, b] = (await call('notesInfo', { notes: [full.result, part.result] })).result;
+    assert.equal(a.cards.length, 3);
+    assert.equal(b.cards.length, 2, 'the Listen front is empty without Audio: no card, as in Anki');
+    const infos = (await call('cardsInfo', { cards: [...a.cards, ...b.cards] })).result;
+    assert.deepEqual(
+      infos.map((c: any) => [c.note, c.ord]),
+      [
+        [full.result, 0],
+        [full.result, 1],
+        [full.result, 2],
+        [part.result, 0],
+        [part.result, 1],
+      ],
+    );
+    assert.deepEqual((await call('findCards', { query: 'gato' })).result, a.cards);
+    assert.deepEqual((await call('findNotes', { query: '"note:Three ways"' })).result, [full.result, part.result]);
+    const questions = (await due('Words')).map((c: any) => c.question.html);
+    assert.deepEqual(questions, ['gato', 'cat', 'Listen: gah-toh', 'perro', 'dog']);
+
+    assert.equal(
+      (await call('updateNoteFields', { note: { id: part.result, fields: { Audio: 'peh-rroh' } } })).error,
+      null,
+    );
+    const [after] = (await call('notesInfo', { notes: [part.result] })).result;
+    assert.equal(after.cards.length, 3, 'the edit makes the Listen card, as Anki does');
+    assert.deepEqual(after.cards.slice(0, 2), b.cards, 'the cards it had stay');
+    assert.ok((await due('Words')).some((c: any) => c.question.html === 'Listen: peh-rroh'));
+  });
+
+  it('Cloze with c1..c3: 3 cards, each asking one deletion', async () => {
+    const added = await call('addNote', {
+      note: {
+        deckName: 'Clozes',
+        modelName: 'Cloze',
+        fields: { Text: '{{c1::Water}} boils at {{c2::100}} °C at {{c3::sea level}}', 'Back Extra': '' },
+      },
+    });
+    assert.equal(added.error, null);
+    const [info] = (await call('notesInfo', { notes: [added.result] })).result;
+    assert.equal(info.cards.length, 3);
+    const questions = (await due('Clozes')).map((c: any) => c.question.html);
+    assert.deepEqual(questions, [
+      '<span class="cloze">[...]</span> boils at 100 °C at sea level',
+      'Water boils at <span class="cloze">[...]</span> °C at sea level',
+      'Water boils at 100 °C at <span class="cloze">[...]</span>',
+    ]);
+  });
+
+  it('HTML fields: kept as sent, shown as HTML on review, sanitised (no script, no on* handler)', async () => {
+    const front = '<b>bold</b><br>line two<script>alert(1)</script>';
+    const back = '<ol><li onclick="alert(2)">gloss</li></ol><a href="javascript:alert(3)">x</a>';
+    const added = await call('addNote', {
+      note: { deckName: 'Html', modelName: 'Basic', fields: { Front: front, Back: back } },
+    });
+    assert.equal(added.error, null);
+    const [info] = (await call('notesInfo', { notes: [added.result] })).result;
+    assert.equal(info.fields.Front.value, front, 'notesInfo gives the field back as sent');
+    const [card] = await due('Html');
+    assert.match(card.question.html, /<b>bold<\/b><br \/>line two/);
+    assert.match(card.answer.html, /<ol><li>gloss<\/li><\/ol>/);
+    for (const html of [card.question.html, card.answer.html]) {
+      assert.doesNotMatch(html, /script|alert|onclick|javascript:/i);
+      assert.doesNotMatch(html, /&lt;b&gt;/, 'not escaped');
+    }
+  });
+});
