@@ -137,6 +137,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         await expandRows(a.expand);
         await waitRows([a.row], undefined, true);
         const row = sidebarRow(page, a.row);
+        await bringIntoReach(page, row);
         await row.click({ button: 'right' });
         const item = page
           .locator('.monaco-menu .action-item .action-label', { hasText: new RegExp(`^${escapeRe(a.item)}$`) })
@@ -191,6 +192,24 @@ async function scrollSidebarLists(page: Page, step: number): Promise<void> {
     if (!box || box.height < 20) continue;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.wheel(0, (step % 16 < 8 ? 1 : -1) * Math.round(box.height / 2));
+  }
+}
+
+/**
+ * A row the list drew can still lie past its pane's edge or under the next pane's header (the Statistics deck's row,
+ * last in the full run: drawn, yet its right-click waited 30 s for the row to take the pointer). A person scrolls:
+ * wheel the lists until a trial click would land.
+ */
+async function bringIntoReach(page: Page, row: ReturnType<typeof sidebarRow>): Promise<void> {
+  for (let step = 0; step < 16; step++) {
+    if (
+      await row.click({ button: 'right', trial: true, timeout: 2_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await scrollSidebarLists(page, step);
   }
 }
 
