@@ -13,6 +13,8 @@ import {
 } from './cardImages';
 import { maskFingerprint, sourceFingerprint } from './occlusionFingerprint';
 import { recordOperation, type Db } from './noteRows';
+import { touchNotes } from './rows/cardRowsEdit';
+import { insertExcerptPart, setPartData } from './rows/cardRowsParts';
 
 export const MAX_MASKS = 200;
 
@@ -146,25 +148,13 @@ export async function writeOcclusions(store: Store, noteid: string, input: Occlu
     const occlusion = { coordinateSpace: 'normalized_top_left', masks: p.masks };
     if (p.part.row) {
       const data = p.part.row.data ? (JSON.parse(p.part.row.data) as Record<string, unknown>) : {};
-      tx.run('UPDATE note_parts SET data = ? WHERE content_id = ?', [
-        JSON.stringify({ ...data, occlusion }),
-        p.part.contentId,
-      ]);
+      setPartData(tx, p.part.contentId, JSON.stringify({ ...data, occlusion }));
     } else {
-      // First masks on an excerpt: the region becomes a stored part, first among the card's parts as batch-get lists it.
-      const idx =
-        (tx.get<{ m: number | null }>('SELECT min(idx) AS m FROM note_parts WHERE noteid = ?', [p.contentNoteId])?.m ??
-          1) - 1;
-      tx.run('INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data) VALUES (?, ?, ?, ?, ?, ?)', [
-        excerptContentId(p.contentNoteId),
-        p.contentNoteId,
-        idx,
-        'excerpt_image',
-        'image/png',
-        JSON.stringify({ source: p.part.region, occlusion }),
-      ]);
+      // First masks on an excerpt: the region becomes a stored part to hold them.
+      const data = JSON.stringify({ source: p.part.region, occlusion });
+      insertExcerptPart(tx, p.contentNoteId, excerptContentId(p.contentNoteId), data);
     }
-    tx.run(`UPDATE notes SET modified_at = ? WHERE noteid IN (?, ?)`, [now, p.cardId, p.contentNoteId]);
+    touchNotes(tx, [p.cardId, p.contentNoteId], now);
     recordOperation(tx, { topicid: p.topicid, kind: 'occlusions', actor, noteIds: [p.cardId, p.contentNoteId], now });
     return p;
   });

@@ -29,6 +29,11 @@ export function touchNote(tx: WriteTx, noteid: string, now: string): void {
   tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, noteid]);
 }
 
+/** Stamps several cards modified at `now` in one statement (an id may repeat). */
+export function touchNotes(tx: WriteTx, noteIds: readonly string[], now: string): void {
+  tx.run(`UPDATE notes SET modified_at = ? WHERE noteid IN ${inList(noteIds.length)}`, [now, ...noteIds]);
+}
+
 /** Sets a card's mind-map flag (folded, sub-map root), stamped modified at `now`. */
 export function setCardFlag(tx: WriteTx, noteid: string, flag: 'folded' | 'sub_map', on: boolean, now: string): void {
   const sql =
