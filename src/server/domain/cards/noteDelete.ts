@@ -16,6 +16,7 @@ import {
   type Db,
 } from './noteRows';
 import { assertMindMapCards } from './noteMove';
+import { detachCopy, hideCard, placeChildren } from './rows/cardRowsDelete';
 
 /**
  * POST /notes/delete: removes cards from a set's tree. Children of a removed
@@ -67,11 +68,7 @@ export function planDelete(db: Db, noteIds: readonly string[]): DeletePlan {
 function reattachInPlace(tx: WriteTx, noteid: string, parentId: string, now: string): void {
   const kids = childrenOf(tx, noteid).map((c) => c.noteid);
   const order = childrenOf(tx, parentId).flatMap((s) => (s.noteid === noteid ? kids : [s.noteid]));
-  if (!order.length) return;
-  order.forEach((id, i) => tx.run('UPDATE notes SET parent_id = ?, position = ? WHERE noteid = ?', [parentId, i, id]));
-  tx.run(`UPDATE notes SET modified_at = ? WHERE noteid IN ${inList(kids.length)}`, [now, ...kids]);
-  // Hidden children follow too, so no row keeps pointing at a purged card.
-  tx.run('UPDATE notes SET parent_id = ? WHERE parent_id = ? AND hidden = 1', [parentId, noteid]);
+  if (order.length) placeChildren(tx, noteid, parentId, order, kids, now);
 }
 
 /**
@@ -83,17 +80,9 @@ function detachReferenceCopies(tx: WriteTx, original: string, now: string): void
     .all<{ noteid: string }>('SELECT noteid FROM notes WHERE reference_of = ?', [original])
     .map((r) => r.noteid);
   if (!copies.length) return;
-  const src = tx.get<{ title: string }>('SELECT title FROM notes WHERE noteid = ?', [original]);
+  const src = tx.get<{ noteid: string; title: string }>('SELECT noteid, title FROM notes WHERE noteid = ?', [original]);
   for (const c of copies) {
-    if (src) {
-      tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [src.title, c]);
-      tx.run('DELETE FROM note_texts WHERE noteid = ?', [c]);
-      tx.run(
-        'INSERT INTO note_texts(noteid, idx, text, excerpt, kind) SELECT ?, idx, text, excerpt, kind FROM note_texts WHERE noteid = ?',
-        [c, original],
-      );
-    }
-    tx.run('UPDATE notes SET reference_of = NULL, modified_at = ? WHERE noteid = ?', [now, c]);
+    detachCopy(tx, c, src, now);
     reindexNote(tx, c);
   }
 }
@@ -115,7 +104,7 @@ export function removeCards(tx: WriteTx, noteIds: readonly string[], now: string
     detachReferenceCopies(tx, id, now);
     const outcome = removalOutcome(tx, id);
     if (outcome === 'hidden') {
-      tx.run('UPDATE notes SET hidden = 1, modified_at = ? WHERE noteid = ?', [now, id]);
+      hideCard(tx, id, now);
       reindexNote(tx, id);
     } else {
       purgeNotes(tx, [id]);
