@@ -75,6 +75,41 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     assert.ok((await due('Words')).some((c: any) => c.question.html === 'Listen: peh-rroh'));
   });
 
+  it('a note of several cards: getTags reads its tags; deleteNotes takes all its cards; the deck export gives them back', async () => {
+    const added = await call('addNote', {
+      note: {
+        deckName: 'Gone',
+        modelName: 'Three ways',
+        fields: { Word: 'pez', Meaning: 'fish', Audio: 'peth' },
+        tags: ['sea::life'],
+      },
+    });
+    assert.ok((await call('getTags')).result.includes('sea::life'));
+    const deck = await deckOf('Gone');
+    const res = await t.client.raw('GET', `/decks/${deck.deckId}/apkg`);
+    assert.equal(res.status, 200);
+    const { readAnkiPackage } = await import('anki-reader');
+    const { collection } = await readAnkiPackage(new Blob([new Uint8Array(res.bytes)]));
+    const rows = (sql: string) => (collection.getRawCollection().exec(sql)[0]?.values ?? []) as unknown[][];
+    assert.deepEqual(
+      rows('SELECT n.flds, c.ord FROM cards c JOIN notes n ON n.id = c.nid ORDER BY c.ord').map((r) => [
+        String(r[0]).split('\x1f'),
+        r[1],
+      ]),
+      [0, 1, 2].map((ord) => [['pez', 'fish', 'peth'], ord]),
+      'one note, its three cards by ordinal',
+    );
+    const removed = await call('deleteNotes', { notes: [added.result] });
+    assert.equal(removed.error, null);
+    // Review cards whose card was deleted stay, their source gone, as POST /notes/delete leaves them.
+    assert.deepEqual(
+      (await due('Gone')).map((c: any) => c.sourceAlive),
+      [false, false, false],
+    );
+    assert.deepEqual((await call('notesInfo', { notes: [added.result] })).result, [{}]);
+    assert.deepEqual((await call('findCards', { query: 'deck:Gone' })).result, []);
+  });
+
   it('Cloze with c1..c3: 3 cards, each asking one deletion', async () => {
     const added = await call('addNote', {
       note: {

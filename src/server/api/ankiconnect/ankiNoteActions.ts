@@ -5,7 +5,7 @@ import type { ActionContext, ActionDecl } from './ankiActionTypes';
 import { AnkiError } from './ankiError';
 import { hashtagToTag } from './ankiFields';
 import { tagsToHashtags } from './ankiLimits';
-import { noteIdsFor } from './ankiNoteRead';
+import { noteIdsFor, OWNER_NOTE, withChildCards } from './ankiNoteRead';
 
 /**
  * AnkiConnect's tag and note-removal actions. Tags are the cards' hashtags
@@ -43,10 +43,16 @@ async function editTags(ctx: ActionContext, noteIds: string[], operation: Hashta
 const MAX_DELETE = 50;
 
 async function removeNotes(ctx: ActionContext, p: Params): Promise<null> {
-  const noteIds = notesOf(ctx, p);
-  if (!noteIds.length) return null;
-  if (noteIds.length > MAX_DELETE)
+  const asked = notesOf(ctx, p);
+  if (!asked.length) return null;
+  if (asked.length > MAX_DELETE)
     throw new AnkiError(`deleteNotes takes at most ${MAX_DELETE} notes per call here (as POST /notes/delete)`);
+  // A note of several Anki cards goes with the child cards that hold them, as Anki deletes a note's cards.
+  const noteIds = withChildCards(ctx.store, asked);
+  if (noteIds.length > MAX_DELETE)
+    throw new AnkiError(
+      `deleteNotes takes at most ${MAX_DELETE} cards per call here, a note's cards counted (as POST /notes/delete)`,
+    );
   const caller = ctx.caller;
   const policy = ctx.approvals?.policy ?? 'never';
   if (caller.tokenId !== null && policy !== 'never' && ctx.approvals) {
@@ -70,8 +76,8 @@ export const NOTE_ACTIONS: Record<string, ActionDecl> = {
     run: (_p, ctx) =>
       ctx.store
         .all<{ path: string }>(
-          `SELECT DISTINCT h.path FROM note_hashtags h JOIN deck_cards c ON c.source_note_id = h.noteid
-           JOIN notes n ON n.noteid = h.noteid AND n.hidden = 0 ORDER BY h.path`,
+          `SELECT DISTINCT h.path FROM deck_cards c JOIN notes n ON n.noteid = ${OWNER_NOTE} AND n.hidden = 0
+           JOIN note_hashtags h ON h.noteid = n.noteid ORDER BY h.path`,
         )
         .map((r) => hashtagToTag(r.path)),
   },
