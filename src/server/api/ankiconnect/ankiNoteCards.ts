@@ -12,9 +12,10 @@ import type { MadeModel } from './ankiModels';
 
 /**
  * The cards Anki makes of a note added or changed through AnkiConnect: one
- * per template whose front renders non-empty, one per cloze number of a
- * cloze type; none rendering, the first (Anki's rule for a note that would
- * have none). They are laid out as an .apkg import lays out a package's
+ * per template whose front shows a filled field (Anki's renders_with_fields,
+ * checked by marking the filled fields and rendering the front), one per
+ * cloze number of a cloze type; none at all, the first (Anki's
+ * ensure_not_empty). They are laid out as an .apkg import lays out a package's
  * cards (the import's own planImport and placeReviewCards): one card
  * reviewed on the note's card, several as child cards under it, each with
  * its own review card and its Anki ordinal in anki_cards.
@@ -30,23 +31,21 @@ export interface CardNote {
 
 const MARK = '\u0001';
 
-/** The ordinals of the cards Anki generates for the note (templates, or cloze numbers - 1). */
+/** The ordinals of the cards the note's fields make (templates, or cloze numbers - 1); maybe none. */
 export function cardOrds(model: MadeModel, fields: readonly string[], tags: readonly string[]): number[] {
   const filled = fields.map((f) => htmlToText(f) !== '');
   if (model.cloze) {
-    const qfmt = model.templates[0]?.qfmt ?? '';
-    // The fields the front deletes from (`{{cloze:F}}`), else all of them.
-    const named = [...qfmt.matchAll(/\{\{[^}]*cloze:\s*([^}]+?)\s*\}\}/g)].map((m) => model.fields.indexOf(m[1]));
-    const from = named.filter((i) => i >= 0);
-    const texts = (from.length ? from : fields.map((_f, i) => i)).map((i) => fields[i] ?? '');
-    const ords = [...new Set(texts.flatMap((t) => clozeNumbers(t)))].sort((a, b) => a - b).map((n) => n - 1);
-    return ords.length ? ords : [0];
+    // Anki numbers a cloze note's cards by the deletions in any of its fields (c501 and up share the last).
+    return [...new Set(fields.flatMap((t) => clozeNumbers(t)).map((n) => Math.min(Math.max(n, 1), 500) - 1))].sort(
+      (a, b) => a - b,
+    );
   }
   // A front is non-empty when a filled field shows on it: each filled field is marked, and the mark looked for.
   const marked = fields.map((f, i) => (filled[i] ? `${MARK}${f}` : f));
-  const note = { fieldNames: model.fields, fields: marked, tags, modelName: model.name };
-  const ords = model.templates.filter((t) => renderCard(t, note, t.ord).question.includes(MARK)).map((t) => t.ord);
-  return ords.length ? ords : [model.templates[0]?.ord ?? 0];
+  // Tags count as a filled field when the note has some, as in Anki.
+  const markedTags = tags.map((tag, i) => (i === 0 ? `${MARK}${tag}` : tag));
+  const note = { fieldNames: model.fields, fields: marked, tags: markedTags, modelName: model.name };
+  return model.templates.filter((t) => renderCard(t, note, t.ord).question.includes(MARK)).map((t) => t.ord);
 }
 
 /** The notes as a package's collection would hold them, with the cards Anki makes (plus `keep`, cards a note has). */
@@ -55,7 +54,10 @@ function collectionOf(notes: readonly CardNote[], keep: ReadonlyMap<string, read
   const schedule = { type: 0, queue: 0, due: 0, ivl: 0, factor: 0, reps: 0, lapses: 0, data: '' };
   notes.forEach((n, nid) => {
     const tags = n.hashtags.map(hashtagToTag);
-    const ords = new Set([...cardOrds(n.model, n.fields, tags), ...(keep.get(n.noteid) ?? [])]);
+    const had = keep.get(n.noteid) ?? [];
+    const made = cardOrds(n.model, n.fields, tags);
+    // A note with no card and none made gets the first (Anki's ensure_not_empty).
+    const ords = new Set([...had, ...(made.length || had.length ? made : [0])]);
     for (const ord of [...ords].sort((a, b) => a - b))
       cards.push({ ...schedule, id: cards.length + 1, nid, did: '1', ord, flags: 0 });
   });
