@@ -38,15 +38,6 @@ const ANKI_COLLECTION_STATEMENTS: Record<string, string[]> = {
   'src/server/domain/decks/anki/ankiExport.ts': ['INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)'],
 };
 
-/**
- * Card modules that still write card rows themselves, each with its number of
- * findings as a ceiling: it may only shrink (lower the number, or drop the row
- * once the file goes through rows/), never grow, and no file joins the list.
- */
-const NOT_YET_MOVED: Record<string, number> = {
-  'src/server/domain/cards/noteMerge.ts': 8,
-};
-
 const TABLE = `(?:${CARD_TABLES.join('|')})`;
 const WRITE_HEAD = String.raw`(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+`;
 const WRITE_CARD_TABLE = new RegExp(`\\b${WRITE_HEAD}["\`']?${TABLE}["\`']?(?![\\w$])`, 'gi');
@@ -148,21 +139,8 @@ describe('card rows have one owner (src/server/domain/cards/rows/)', () => {
     }
   });
 
-  it('no file outside the owner writes card tables (the not-yet-moved list only shrinks)', () => {
-    const byFile = outsideOwner(scanSrc());
-    const problems: string[] = [];
-    // Only card modules may wait their turn; every other writer goes through rows/ now.
-    for (const file of Object.keys(NOT_YET_MOVED)) assert.ok(file.startsWith('src/server/domain/cards/'), file);
-    for (const [file, found] of byFile) {
-      const ceiling = NOT_YET_MOVED[file];
-      if (ceiling === undefined || found.length > ceiling)
-        problems.push(...found.map((f) => `${f.file}:${f.line} ${f.what}`));
-    }
-    for (const [file, ceiling] of Object.entries(NOT_YET_MOVED)) {
-      const n = byFile.get(file)?.length ?? 0;
-      if (n < ceiling)
-        problems.push(`${file}: ${n} card-row writes now, lower its ceiling from ${ceiling} (or drop it)`);
-    }
+  it('no file outside the owner writes card tables', () => {
+    const problems = [...outsideOwner(scanSrc()).values()].flat().map((f) => `${f.file}:${f.line} ${f.what}`);
     assert.deepEqual(problems, []);
   });
 });

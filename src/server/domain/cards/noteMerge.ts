@@ -14,6 +14,8 @@ import {
 } from './noteRows';
 import { assertMindMapCards } from './noteMove';
 import { removeCards } from './noteDelete';
+import { setTitle, touchNote } from './rows/cardRowsEdit';
+import { appendMergedContent } from './rows/cardRowsMerge';
 
 /**
  * POST /notes/{id}/merge-branch: folds the content of a card's children (or,
@@ -68,75 +70,11 @@ export function planMerge(db: Db, noteid: string, recursive: boolean): MergePlan
 
 function appendContent(tx: WriteTx, plan: MergePlan, now: string): void {
   const into = plan.note.noteid;
-  const merged = plan.willMerge.map((m) => m.noteid);
   const titles = plan.willMerge.map((m) => m.title.trim()).filter(Boolean);
   const takeTitles = plan.note.title.trim() === '' && titles.length > 0;
-  if (takeTitles) tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [titles.join('; '), into]);
-
-  let idx = Math.max(
-    1,
-    (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_texts WHERE noteid = ?', [into])?.m ?? 0) + 1,
-  );
-  let partIdx =
-    (tx.get<{ m: number | null }>('SELECT max(idx) AS m FROM note_parts WHERE noteid = ?', [into])?.m ?? -1) + 1;
-  const tags = new Set(
-    tx
-      .all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ?', [into])
-      .map((t) => t.path.toLowerCase()),
-  );
-  for (const m of plan.willMerge) {
-    if (!takeTitles && m.title.trim())
-      tx.run("INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, 0, 'text')", [
-        into,
-        idx++,
-        m.title,
-      ]);
-    for (const t of tx.all<{ text: string; excerpt: number; kind: string }>(
-      'SELECT text, excerpt, kind FROM note_texts WHERE noteid = ? ORDER BY idx',
-      [m.noteid],
-    )) {
-      tx.run('INSERT INTO note_texts(noteid, idx, text, excerpt, kind) VALUES (?, ?, ?, ?, ?)', [
-        into,
-        idx++,
-        t.text,
-        t.excerpt,
-        t.kind,
-      ]);
-    }
-    // Hashtags compare case-insensitively; the card's spelling (or the first merged one) wins.
-    for (const t of tx.all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [
-      m.noteid,
-    ])) {
-      if (tags.has(t.path.toLowerCase())) continue;
-      tags.add(t.path.toLowerCase());
-      tx.run('INSERT INTO note_hashtags(noteid, path) VALUES (?, ?)', [into, t.path]);
-    }
-    for (const p of tx.all<{ content_id: string }>('SELECT content_id FROM note_parts WHERE noteid = ? ORDER BY idx', [
-      m.noteid,
-    ])) {
-      tx.run('UPDATE note_parts SET noteid = ?, idx = ? WHERE content_id = ?', [into, partIdx++, p.content_id]);
-    }
-  }
-  // Links of merged cards now belong to the card (two-way rows); links among the merged cards and the card itself vanish.
-  const inside = new Set([into, ...merged]);
-  const links = tx.all<{ noteid: string; target_id: string }>(
-    `SELECT noteid, target_id FROM note_links WHERE noteid IN ${inList(merged.length)}`,
-    merged,
-  );
-  for (const l of links) {
-    if (inside.has(l.target_id)) continue;
-    tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [
-      into,
-      l.target_id,
-      now,
-    ]);
-    tx.run('INSERT OR IGNORE INTO note_links(noteid, target_id, created_at) VALUES (?, ?, ?)', [
-      l.target_id,
-      into,
-      now,
-    ]);
-  }
-  tx.run('UPDATE notes SET modified_at = ? WHERE noteid = ?', [now, into]);
+  if (takeTitles) setTitle(tx, into, titles.join('; '));
+  appendMergedContent(tx, into, plan.willMerge, !takeTitles, now);
+  touchNote(tx, into, now);
   reindexNote(tx, into);
 }
 
