@@ -127,10 +127,12 @@ describe('hostile uploads: bounded memory, size and page limits (child bridge, R
     console.log(
       `      junk: RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB, after ${(after / MB).toFixed(0)} MB`,
     );
+    // Refused before pdf.js rebuilds its missing table (that scan held +400 MB more): what is left is reading the file.
     assert.ok(
-      peak < before + 1024 * MB,
-      `peak RSS ${(peak / MB).toFixed(0)} MB stays within 1 GB of ${(before / MB).toFixed(0)} MB`,
+      peak < before + 300 * MB,
+      `peak RSS ${(peak / MB).toFixed(0)} MB stays within 300 MB of ${(before / MB).toFixed(0)} MB`,
     );
+    assert.match(r.json.error.message, /cross-reference table is missing or broken/);
     assert.ok(
       after < before + 300 * MB,
       `RSS back within 300 MB (${(after / MB).toFixed(0)} MB vs ${(before / MB).toFixed(0)} MB)`,

@@ -15,6 +15,7 @@ import { renderPageImage } from './pageRender';
 import { writeFlatExport } from './flatExport';
 import { MAX_ANNOTATIONS_PER_PAGE, MAX_CONTENTS_CHARS, readPageAnnotations } from './pdfAnnotations';
 import { scanAnnotations } from './annotationScan';
+import { crossReferenceRefusal } from './crossReference';
 import { objectStreamRefusal } from './objectStreamStrings';
 import { buildAnnotatedPdf } from './highlightWrite';
 import type { PdfSource, WorkerRequest, WorkerResponse } from './workerProtocol';
@@ -79,7 +80,7 @@ function getDoc(source: PdfSource): Promise<PdfDocument> {
   }
   doc = sourceBytes(source).then((s) => {
     openBytes.set(source.key, s.bytes.byteLength);
-    const refused = objectStreamRefusal(s.bytes, workerBudget().streamBytes);
+    const refused = crossReferenceRefusal(s.bytes) ?? objectStreamRefusal(s.bytes, workerBudget().streamBytes);
     // Answered as a budget overrun is: this worker ends (the pool starts a fresh one) and the read is 422 PDF_TOO_COMPLEX.
     if (refused) budgetExceeded(refused);
     return openPdf(s.bytes, s.owned);

@@ -1,0 +1,44 @@
+/**
+ * Whether pdf.js can find a PDF's objects through its cross-reference table, checked on the bytes before pdf.js
+ * sees them. Where it cannot (no `startxref` at the end, or one that points at neither an `xref` table nor an xref
+ * stream's `N G obj`), pdf.js rebuilds the table by scanning the whole file, and that scan holds the file again as
+ * one string: twice its size on top of the bytes (a 200 MB body of junk: +400 MB, 35 s). A damaged file up to
+ * MAX_REBUILD_BYTES is still rebuilt (truncated downloads are common and pdf.js recovers them); a larger one is
+ * refused before the scan.
+ */
+
+export const MAX_REBUILD_BYTES = 64 * 1024 * 1024;
+
+/** pdf.js looks for `startxref` from the end; this far back covers trailing junk a writer may leave. */
+const TAIL_BYTES = 64 * 1024;
+const latin1 = new TextDecoder('latin1');
+
+/** Why the PDF must not be given to pdf.js, or undefined when its table is where it says (or the file is small). */
+export function crossReferenceRefusal(bytes: Uint8Array, maxRebuildBytes = MAX_REBUILD_BYTES): string | undefined {
+  if (bytes.byteLength <= maxRebuildBytes) return undefined;
+  if (pointsAtTable(bytes)) return undefined;
+  const mb = (n: number) => Math.round(n / 1048576);
+  return (
+    `The PDF's cross-reference table is missing or broken, and the file is ${mb(bytes.byteLength)} MB: ` +
+    `rebuilding the table means scanning it whole, which is allowed up to ${mb(maxRebuildBytes)} MB. ` +
+    'Repair the file first (for example `qpdf damaged.pdf repaired.pdf`) and upload that.'
+  );
+}
+
+function pointsAtTable(bytes: Uint8Array): boolean {
+  const tailStart = Math.max(0, bytes.byteLength - TAIL_BYTES);
+  const tail = latin1.decode(bytes.subarray(tailStart));
+  const at = tail.lastIndexOf('startxref');
+  if (at < 0) return false;
+  const offset = /^startxref\s+(\d{1,12})/.exec(tail.slice(at, at + 40))?.[1];
+  if (offset === undefined) return false;
+  // Offsets count from the header, which pdf.js finds within the first 1024 bytes (junk before it is tolerated).
+  const header = Math.max(0, latin1.decode(bytes.subarray(0, 1024)).indexOf('%PDF-'));
+  return [header + Number(offset), Number(offset)].some((start) => tableAt(bytes, start));
+}
+
+function tableAt(bytes: Uint8Array, start: number): boolean {
+  if (start >= bytes.byteLength) return false;
+  const head = latin1.decode(bytes.subarray(start, Math.min(bytes.byteLength, start + 64)));
+  return /^\s*(xref\b|\d+\s+\d+\s+obj\b)/.test(head);
+}
