@@ -8,7 +8,7 @@ import { deleteIndexRows } from './cardRowsInsert';
  */
 
 /** `(?,?,?)` for an IN list; `(NULL)` when empty so the SQL stays valid. */
-const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
+export const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
 
 export function setTitle(tx: WriteTx, noteid: string, title: string): void {
   tx.run('UPDATE notes SET title = ? WHERE noteid = ?', [title, noteid]);

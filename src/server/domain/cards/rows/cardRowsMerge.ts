@@ -1,14 +1,11 @@
 import type { WriteTx } from '../../../ground/store/store';
-import { insertLinks } from './cardRowsEdit';
+import { inList, insertLinks } from './cardRowsEdit';
 
 /**
  * A branch merged into one card: the merged cards' content joins `into`
  * before they are removed (noteDelete's removeCards). The caller decides
  * which cards merge and the title, then stamps and reindexes `into`.
  */
-
-/** `(?,?,?)` for an IN list; `(NULL)` when empty so the SQL stays valid. */
-const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
 
 const maxIdx = (tx: WriteTx, table: 'note_texts' | 'note_parts', noteid: string) =>
   tx.get<{ m: number | null }>(`SELECT max(idx) AS m FROM ${table} WHERE noteid = ?`, [noteid])?.m;
