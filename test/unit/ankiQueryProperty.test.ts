@@ -109,6 +109,24 @@ describe('AnkiConnect query matcher and field readers: properties (fast-check)',
     );
   });
 
+  it("the budget counts the search's own work, not the time others hold the loop while it waits", async () => {
+    // 40 pages of a few notes: the search gives the loop back after each, and each time another task holds it 100 ms
+    // (3 s in all, over the 2 s budget). Counted by the clock the search would end; it worked a few ms.
+    const pages = (async function* () {
+      for (let p = 0; p < 40; p++) yield [note(`page ${p} abc`, ''), note('other', '')];
+    })();
+    let blocked = 0;
+    const hold = () => {
+      const until = performance.now() + 100;
+      while (performance.now() < until);
+      if (++blocked < 30) setImmediate(hold);
+    };
+    setImmediate(hold);
+    const found = await searchNotes(pages, '*abc', 2000);
+    assert.equal(found.length, 40);
+    assert.ok(blocked >= 20, `others held the loop ${blocked} times while the search ran`);
+  });
+
   it('a search past its time budget ends with QUERY_TOO_COSTLY, in AnkiConnect terms, and gives the loop back meanwhile', async () => {
     // 200,000 notes of 20,000 characters: about 1.5 s of matching on Node 20 here, five times the budget (with
     // 2,000 characters it took 225 ms, and a faster Node finished inside the budget).
