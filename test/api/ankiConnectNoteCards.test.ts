@@ -129,6 +129,39 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     ]);
   });
 
+  it('a one-card note given a second deletion: its review card moves to the first of two child cards, keeping its id', async () => {
+    const added = await call('addNote', {
+      note: { deckName: 'Grow', modelName: 'Cloze', fields: { Text: '{{c1::Rome}} is in Italy' } },
+    });
+    const [before] = (await call('notesInfo', { notes: [added.result] })).result;
+    assert.equal(before.cards.length, 1);
+    const changed = await call('updateNoteFields', {
+      note: { id: added.result, fields: { Text: '{{c1::Rome}} is in {{c2::Italy}}' } },
+    });
+    assert.equal(changed.error, null);
+    const [after] = (await call('notesInfo', { notes: [added.result] })).result;
+    assert.equal(after.cards.length, 2);
+    assert.equal(after.cards[0], before.cards[0], 'the review card it had is its c1 card');
+    const infos = (await call('cardsInfo', { cards: after.cards })).result;
+    assert.deepEqual(
+      infos.map((c: any) => [c.note, c.ord]),
+      [
+        [added.result, 0],
+        [added.result, 1],
+      ],
+    );
+    assert.deepEqual(
+      (await due('Grow')).map((c: any) => c.question.html),
+      ['<span class="cloze">[...]</span> is in Italy', 'Rome is in <span class="cloze">[...]</span>'],
+    );
+    const cards = (await t.owner.request<any>('GET', `/decks/${(await deckOf('Grow')).deckId}/cards`)).cards;
+    assert.deepEqual(
+      cards.map((c: any) => c.questionMode),
+      ['automatic', 'automatic'],
+      'each child card asks its own face',
+    );
+  });
+
   it('HTML fields: kept as sent, shown as HTML on review, sanitised (no script, no on* handler)', async () => {
     const front = '<b>bold</b><br>line two<script>alert(1)</script>';
     const back = '<ol><li onclick="alert(2)">gloss</li></ol><a href="javascript:alert(3)">x</a>';

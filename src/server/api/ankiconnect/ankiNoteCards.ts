@@ -148,12 +148,13 @@ export function rewriteNoteCards(
       )
       .map((r) => r.source_note_id),
   );
-  for (const s of sources.filter((x) => reviewed.has(x.sourceId) && x.review.question !== null))
-    tx.run('UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL', [
-      s.review.question,
-      now,
-      s.sourceId,
-    ]);
+  // A cloze card asks its text; a child card (a face) asks its title, also one that was the note's own card before.
+  for (const s of sources.filter((x) => reviewed.has(x.sourceId)))
+    if (s.review.question !== null || s.sourceId !== note.noteid)
+      tx.run(
+        'UPDATE deck_cards SET question = ?, question_index = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT ?',
+        [s.review.question, s.review.question === null ? 0 : null, now, s.sourceId, s.review.question],
+      );
   const added: ReviewSource[] = sources.filter((s) => !reviewed.has(s.sourceId));
   return { cardIds: writeReviews(tx, target.deckId, added, actor, now), childIds };
 }
