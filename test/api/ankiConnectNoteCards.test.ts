@@ -178,5 +178,14 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
       assert.doesNotMatch(html, /script|alert|onclick|javascript:/i);
       assert.doesNotMatch(html, /&lt;b&gt;/, 'not escaped');
     }
+    // The deck's export gives the note back under Basic with its fields as sent.
+    const res = await t.client.raw('GET', `/decks/${(await deckOf('Html')).deckId}/apkg`);
+    const { readAnkiPackage } = await import('anki-reader');
+    const { collection } = await readAnkiPackage(new Blob([new Uint8Array(res.bytes)]));
+    const rows = (sql: string) => (collection.getRawCollection().exec(sql)[0]?.values ?? []) as unknown[][];
+    const models = JSON.parse(String(rows('SELECT models FROM col')[0][0])) as Record<string, any>;
+    const [note] = rows('SELECT flds, mid FROM notes');
+    assert.deepEqual(String(note[0]).split('\x1f'), [front, back]);
+    assert.equal(models[String(note[1])]?.name, 'Basic');
   });
 });
