@@ -12,7 +12,8 @@ import type { ActionDecl } from './ankiActionTypes';
 /**
  * AnkiConnect's card actions. An Anki card is a review card of a deck
  * (deck_cards), its id the AnkiConnect id of the review card's id; its note
- * is the study-set card it asks about. Scheduling reads as Anki states it:
+ * is the study-set card it asks about, or that card's note when it is one of
+ * a note's several Anki cards (anki_cards gives its ordinal). Scheduling reads as Anki states it:
  * type/queue 0 new, 1 learning, 2 review, 3 relearning; interval in days;
  * ease factor 2500 (FSRS keeps difficulty, not ease).
  */

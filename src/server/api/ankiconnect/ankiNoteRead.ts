@@ -7,8 +7,10 @@ import { madeModelsById, type MadeModel } from './ankiModels';
 /**
  * The notes AnkiConnect sees: the study-set cards that review cards of a
  * visible deck read (an Anki note is a card of a study set, its Anki card the
- * deck's review card). A note is Cloze when a review card asks it with
- * `{{cloze}}`, else Basic.
+ * deck's review card; a note of several Anki cards is reviewed on child
+ * cards, each read as its note's). A note of a stored type (anki_notes) is of
+ * that type; one added before types were stored is Cloze when a review card
+ * asks it with `{{cloze}}`, else Basic.
  */
 
 export interface AnkiNote {

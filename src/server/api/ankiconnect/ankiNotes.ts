@@ -18,9 +18,10 @@ import { rewriteNoteCards, writeNoteCards } from './ankiNoteCards';
 
 /**
  * Notes added through AnkiConnect: each a card of the deck's study set (its
- * title the first field, its body the second, `<img>` media as image parts,
- * tags as hashtags) and a review card of the named deck, both written in one
- * transaction. A deck that does not exist yet is made, with a study set of
+ * title the first field, its body the others, `<img>` media as image parts,
+ * tags as hashtags, its type and fields' HTML in anki_notes) and the cards
+ * Anki makes of it as review cards of the named deck (ankiNoteCards.ts), all
+ * written in one transaction. A deck that does not exist yet is made, with a study set of
  * the same title; a deck's study set is the one most of its cards come from.
  */
 
