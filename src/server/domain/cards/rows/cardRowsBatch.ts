@@ -12,12 +12,30 @@ import { anchorJson, type PdfBox } from '../anchorRects';
 /** Rows per statement: 13 parameters a card row stays well under sql.js's parameter limit. */
 const CHUNK_ROWS = 200;
 
-function insertMany(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
-  if (!rows.length) return;
-  const one = `(${rows[0].map(() => '?').join(',')})`;
+/**
+ * `INSERT … VALUES (…),(…)` of `rows` (each the same width) in chunks. A
+ * column that holds one value through a chunk (a set's id, a time, NULLs) is
+ * bound once and named by number in every row: a 40,000-card import bound and
+ * journaled some 2.7 million values, over a third of them repeats.
+ */
+export function insertMany(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
     const chunk = rows.slice(i, i + CHUNK_ROWS);
-    tx.run(`${head} VALUES ${chunk.map(() => one).join(',')}`, chunk.flat());
+    const width = chunk[0].length;
+    const shared: boolean[] = [];
+    const params: SqlParam[] = [];
+    const names: string[] = [];
+    for (let col = 0; col < width; col++) {
+      const v = chunk[0][col];
+      shared.push(!(v instanceof Uint8Array) && chunk.every((r) => r[col] === v));
+      if (shared[col]) params.push(v);
+      names.push(shared[col] ? `?${params.length}` : '');
+    }
+    const tuples = chunk.map((r) => {
+      const cells = names.map((name, col) => (shared[col] ? name : `?${params.push(r[col])}`));
+      return `(${cells.join(',')})`;
+    });
+    tx.run(`${head} VALUES ${tuples.join(',')}`, params);
   }
 }
 

@@ -1,6 +1,7 @@
 import { newId } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
+import { insertMany } from '../../cards/rows/cardRowsBatch';
 
 /**
  * Bulk statements for imports of thousands of rows: one multi-row statement
@@ -22,15 +23,8 @@ export const byKey = <T extends SqlParam[]>(rows: T[]): T[] =>
 
 const CHUNK_ROWS = 200;
 
-/** `INSERT … VALUES (…),(…)` of `rows` (each the same width) in chunks. */
-export function insertRows(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
-  if (!rows.length) return;
-  const one = `(${rows[0].map(() => '?').join(',')})`;
-  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-    const chunk = rows.slice(i, i + CHUNK_ROWS);
-    tx.run(`${head} VALUES ${chunk.map(() => one).join(',')}`, chunk.flat());
-  }
-}
+/** `INSERT … VALUES (…),(…)` of `rows` (each the same width) in chunks, a value shared by a column bound once. */
+export const insertRows = insertMany;
 
 /** Runs `sql` with `$IN` replaced by a placeholder list, once per chunk of `ids` (after `before` params). */
 export function runForIds(tx: WriteTx, sql: string, ids: readonly string[], before: SqlParam[] = []): void {
