@@ -64,7 +64,28 @@ export function shareTextChunks(): void {
   }) as typeof structuredClone;
 }
 
-const inflaters: Record<string, (b: Uint8Array, o: ZlibOptions) => Buffer> = {
+/** Outputs up to this size inflate in zlib's usual 16 KB chunks; past it, in chunks of their own mapping. */
+const SMALL_OUTPUT = 8 * 1024 * 1024;
+/** Just over glibc's largest mmap threshold (32 MB on 64-bit): a chunk this size is always its own mapping. */
+const BIG_CHUNK = 33 * 1024 * 1024;
+
+/**
+ * Inflates within `max` bytes. zlib's 16 KB output chunks pile up in the thread's malloc arena, and glibc kept them
+ * after the worker ended: a 1 MB bomb stopped at the 256 MB budget left +256 MB in the bridge for good. So a stream
+ * that inflates past SMALL_OUTPUT is inflated again in BIG_CHUNKs, which go back whole when freed (a stopped one
+ * overshoots the budget by at most one chunk). Smaller streams, nearly all, keep zlib's speed.
+ */
+export function boundedInflate(inflate: Inflate, input: Uint8Array, max: number): Buffer {
+  try {
+    return inflate(input, { maxOutputLength: Math.min(max, SMALL_OUTPUT) });
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE' || max <= SMALL_OUTPUT) throw e;
+  }
+  return inflate(input, { maxOutputLength: max, chunkSize: BIG_CHUNK });
+}
+
+type Inflate = (b: Uint8Array, o: ZlibOptions) => Buffer;
+const inflaters: Record<string, Inflate> = {
   deflate: inflateSync,
   'deflate-raw': inflateRawSync,
   gzip: gunzipSync,
@@ -110,9 +131,7 @@ export function syncDecompression(limits: { maxOutputBytes: number; tooLarge: (b
         Error.stackTraceLimit = 0;
         let out: Buffer;
         try {
-          out = inflate(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), {
-            maxOutputLength: limits.maxOutputBytes,
-          });
+          out = boundedInflate(inflate, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), limits.maxOutputBytes);
         } catch (e) {
           if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') limits.tooLarge(limits.maxOutputBytes);
           throw e;
