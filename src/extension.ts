@@ -174,6 +174,7 @@ function registerWindowCommands(w: Wiring): void {
       getClient: w.getClient,
       requireClient,
       onLibraryChange: w.feed.onDidChange,
+      onBridgeChange: w.bridgeHost.onDidChange,
     }),
     ...registerCardCommands({
       log,

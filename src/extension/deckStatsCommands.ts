@@ -12,6 +12,8 @@ export interface DeckStatsDeps {
   requireClient: () => BridgeClient;
   /** Anyone's write to the library: open Statistics panels follow it. */
   onLibraryChange: vscode.Event<unknown>;
+  /** The bridge came up, went or moved: open Statistics panels fetch again. */
+  onBridgeChange: vscode.Event<{ mode: string }>;
 }
 
 type DeckTarget = DeckNode | { deckId: string; title?: string } | undefined;

@@ -23,6 +23,11 @@ export interface DeckStatsPanelDeps {
   log: vscode.LogOutputChannel;
   /** Anyone's write to the library (a grade in the review panel, an agent's): open panels fetch again. */
   onLibraryChange: vscode.Event<unknown>;
+  /**
+   * The bridge came up or moved (hosting, attached): open panels fetch again. A panel VS Code restores after a window
+   * reload is handed back before this window's bridge listens, and showed "The bridge is not running." for good.
+   */
+  onBridgeChange: vscode.Event<{ mode: string }>;
 }
 
 export const DECK_STATS_VIEW_TYPE = 'studyBridge.deckStats';
@@ -43,6 +48,9 @@ export class DeckStatsPanels implements vscode.Disposable {
     this.subscriptions = [
       deps.onLibraryChange(() => {
         for (const entry of this.panels.values()) this.follow(entry);
+      }),
+      deps.onBridgeChange(({ mode }) => {
+        if (mode === 'hosting' || mode === 'attached') for (const entry of this.panels.values()) this.follow(entry);
       }),
       vscode.window.registerWebviewPanelSerializer(DECK_STATS_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
