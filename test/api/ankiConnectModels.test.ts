@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import type { TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
-import { post } from '../helpers/ankiConnectPost';
+import { ankiConnectBridge, post } from '../helpers/ankiConnectPost';
 
 /** AnkiConnect's createModel: a note type a client makes, then notes of it added, read, searched and changed. */
 
@@ -19,14 +19,10 @@ describe('AnkiConnect: createModel → addNote → notesInfo', function () {
   this.timeout(60_000);
   let t: TestBridge;
   let port: number;
-  let key: string;
-  const call = async (action: string, params: Record<string, unknown> = {}) =>
-    (await post(port, { action, version: 6, key, params })).json;
+  let call: Awaited<ReturnType<typeof ankiConnectBridge>>['call'];
 
   before(async () => {
-    t = await startBridge({ ankiConnect: { port: 0 } });
-    port = t.bridge.ankiConnectPort!;
-    key = (await t.bridge.services.tokens.issue('anki-mcp', 'write')).token;
+    ({ t, port, call } = await ankiConnectBridge());
   });
   after(() => t.stop());
 

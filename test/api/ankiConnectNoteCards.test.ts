@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { post } from '../helpers/ankiConnectPost';
+import type { TestBridge } from '../helpers/bridgeFixture';
+import { ankiConnectBridge } from '../helpers/ankiConnectPost';
 
 /**
  * AnkiConnect's notes make the cards Anki makes: one per template whose
@@ -21,19 +21,14 @@ const THREE = {
 describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', function () {
   this.timeout(60_000);
   let t: TestBridge;
-  let port: number;
-  let key: string;
-  const call = async (action: string, params: Record<string, unknown> = {}) =>
-    (await post(port, { action, version: 6, key, params })).json;
+  let call: Awaited<ReturnType<typeof ankiConnectBridge>>['call'];
   const deckOf = async (title: string) =>
     (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === title);
   const due = async (title: string) =>
     (await t.owner.request<any>('GET', `/decks/${(await deckOf(title)).deckId}/due`)).cards;
 
   before(async () => {
-    t = await startBridge({ ankiConnect: { port: 0 } });
-    port = t.bridge.ankiConnectPort!;
-    key = (await t.bridge.services.tokens.issue('anki-mcp', 'write')).token;
+    ({ t, call } = await ankiConnectBridge());
     assert.equal((await call('createModel', THREE)).error, null);
   });
   after(() => t.stop());
