@@ -137,6 +137,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         await expandRows(a.expand);
         await waitRows([a.row], undefined, true);
         const row = sidebarRow(page, a.row);
+        await closeDialog(page, log);
         await bringIntoReach(page, row);
         await row.click({ button: 'right' });
         const item = page
@@ -192,6 +193,19 @@ async function scrollSidebarLists(page: Page, step: number): Promise<void> {
     if (!box || box.height < 20) continue;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.wheel(0, (step % 16 < 8 ? 1 : -1) * Math.round(box.height / 2));
+  }
+}
+
+/**
+ * A modal dialog an earlier suite left open (an agent's study-set delete asks in one; the approvals suite answers it
+ * through the command, so VS Code's own dialog stays up) takes every click: a person closes it first.
+ */
+async function closeDialog(page: Page, log: (m: string) => void): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box').first();
+  for (let attempt = 1; attempt <= 3 && (await dialog.isVisible().catch(() => false)); attempt++) {
+    log(`closing a dialog left open: ${JSON.stringify((await dialog.innerText().catch(() => '')).slice(0, 120))}`);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden', timeout: 3_000 }).catch(() => undefined);
   }
 }
 
