@@ -134,10 +134,10 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       // A view refresh landing between the right-click and the menu's click hands the command a stale
       // tree item (no input box then): the person would simply right-click again, and so does the runner.
       for (let attempt = 1; ; attempt++) {
+        await closeDialog(page, log); // before the wait: a modal takes the wheel that brings the row in too
         await expandRows(a.expand);
         await waitRows([a.row], undefined, true);
         const row = sidebarRow(page, a.row);
-        await closeDialog(page, log);
         await bringIntoReach(page, row);
         await row.click({ button: 'right' });
         const item = page
