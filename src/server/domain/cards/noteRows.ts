@@ -2,7 +2,8 @@ import { BridgeError, invalidInput, notFound } from '../../errors';
 import type { Actor } from '../../actor';
 import type { WriteTx } from '../../ground/store/store';
 export { nextChildPosition, insertNote, reindexNote, deleteIndexRows, type NewNote } from './rows/cardRowsInsert';
-export { purgeNotes } from './rows/cardRowsEdit';
+import { inList } from './rows/cardRowsEdit';
+export { inList, purgeNotes } from './rows/cardRowsEdit';
 
 /**
  * The card rows every card module shares: reading a card (visible ones only)
@@ -41,9 +42,6 @@ export interface NoteTextRow {
   excerpt: number;
   kind: string;
 }
-
-/** `(?,?,?)` for an IN list; `(NULL)` when empty so the SQL stays valid. */
-export const inList = (n: number) => (n ? `(${Array.from({ length: n }, () => '?').join(',')})` : '(NULL)');
 
 /** A visible card, or 404 NOTE_NOT_FOUND. */
 export function getNote(db: Db, noteid: string): NoteRow {
