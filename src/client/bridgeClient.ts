@@ -21,6 +21,7 @@ import { ApprovalsApi } from './approvalsApi';
 import { AnkiApi } from './ankiApi';
 import { DeckOptionsApi } from './deckOptionsApi';
 import type { RawResponse, RequestOptions, Requester, Success } from './requester';
+import { callRoute, type CallOptions, type RouteAnswer, type RouteKey } from './routeCalls';
 
 export type { RawResponse, RequestOptions, Success } from './requester';
 
@@ -185,6 +186,11 @@ export class BridgeClient implements Requester {
       err?.details,
       err?.retryable,
     );
+  }
+
+  /** Route `key` ("GET /decks/{id}/stats"), typed by its declaration: params, query, body and answer. */
+  call<K extends RouteKey>(key: K, opts?: CallOptions<K>): Promise<RouteAnswer<K>> {
+    return callRoute(this, key, opts);
   }
 
   status() {

@@ -24,17 +24,19 @@ describe('GET /decks/{id}/stats: counts, forecast, reviews per day, true retenti
     for (let i = 0; i < 7; i++)
       ids.push(
         (
-          await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+          await t.client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
             body: { title: `stat ${i}`, confirm: true },
           })
-        ).noteid,
+        ).noteid!,
       );
     deckId = (await t.client.createDeck('Stats')).deckId;
     const cards = (
-      await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
+      await t.client.call('POST /decks/{id}/cards', {
+        params: { id: deckId },
         body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
       })
-    ).cards.map((c: any) => c.cardNoteId as string);
+    ).cards.map((c) => c.cardNoteId);
     const grade = (i: number, rating: string, daysAgo: number, durationMs: number) =>
       t.client.request('POST', `/decks/${deckId}/reviews`, {
         body: {
@@ -58,16 +60,19 @@ describe('GET /decks/{id}/stats: counts, forecast, reviews per day, true retenti
   after(() => t.stop());
 
   it('every figure agrees with an independent count over GET /decks/{id}/reviews and /cards', async () => {
-    const stats = await t.client.request<any>('GET', `/decks/${deckId}/stats`, { query: { forecastDays: '90' } });
-    const log = (await t.client.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
-    const cards = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[];
+    const stats = await t.client.call('GET /decks/{id}/stats', {
+      params: { id: deckId },
+      query: { forecastDays: '90' },
+    });
+    const log = (await t.client.call('GET /decks/{id}/reviews', { params: { id: deckId } })).reviews;
+    const cards = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards;
     assert.equal(log.length, 9);
 
     const perDay = new Map<string, { reviews: number; timeMs: number }>();
     for (const r of log) {
       const d = perDay.get(studyDate(r.reviewedAt)) ?? { reviews: 0, timeMs: 0 };
       d.reviews++;
-      d.timeMs += r.durationMs;
+      d.timeMs += r.durationMs ?? 0;
       perDay.set(studyDate(r.reviewedAt), d);
     }
     assert.deepEqual(
@@ -115,28 +120,32 @@ describe('GET /decks/{id}/stats: counts, forecast, reviews per day, true retenti
   });
 
   it("?retrievability=true: each card's recall probability by FSRS-6's curve, from its stability and last review", async () => {
-    const plain = await t.client.request<any>('GET', `/decks/${deckId}/stats`);
+    const plain = await t.client.call('GET /decks/{id}/stats', { params: { id: deckId } });
     assert.equal(plain.retrievability, undefined, 'asked for only');
-    const stats = await t.client.request<any>('GET', `/decks/${deckId}/stats`, { query: { retrievability: 'true' } });
-    const cards = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[];
+    const stats = await t.client.call('GET /decks/{id}/stats', {
+      params: { id: deckId },
+      query: { retrievability: 'true' },
+    });
+    const cards = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards;
     // FSRS-6: R(t) = (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1 (R(S) = 90 %), d = w[20].
     const d = default_w[20];
     const f = Math.pow(0.9, -1 / d) - 1;
     const recall = cards
       .filter((c) => !c.suspended && c.state !== 'new')
-      .map((c) => Math.pow(1 + (f * (Date.parse(stats.now) - Date.parse(c.lastReviewAt))) / DAY / c.stability, -d));
+      .map((c) => Math.pow(1 + (f * (Date.parse(stats.now) - Date.parse(c.lastReviewAt!))) / DAY / c.stability, -d));
     assert.equal(recall.length, 5, 'cards 0-4 were graded; 5 is new, 6 suspended');
-    assert.equal(stats.retrievability.cards, recall.length);
+    const retrievability = stats.retrievability!;
+    assert.equal(retrievability.cards, recall.length);
     const mean = recall.reduce((a, b) => a + b, 0) / recall.length;
     // ts-fsrs rounds each R to 8 decimals.
-    assert.ok(Math.abs(stats.retrievability.average - mean) < 1e-8, `${stats.retrievability.average} vs ${mean}`);
+    assert.ok(Math.abs(retrievability.average! - mean) < 1e-8, `${retrievability.average} vs ${mean}`);
     const expected = new Array(10).fill(0);
     for (const r of recall) expected[Math.min(9, Math.floor(r * 10))]++;
     assert.deepEqual(
-      stats.retrievability.buckets.map((b: any) => b.cards),
+      retrievability.buckets.map((b) => b.cards),
       expected,
     );
-    assert.equal(stats.retrievability.buckets[9].range, '90-100%');
+    assert.equal(retrievability.buckets[9].range, '90-100%');
     assert.ok(
       recall.some((r) => r < 0.9),
       'card 1 (again 20 days ago) or 0 (good 20 days ago) is below 90 %',

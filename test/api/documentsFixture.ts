@@ -1,17 +1,8 @@
 /** Shared by the document API tests: a bridge with the corpus books uploaded and extracted once. */
-import { readFileSync } from 'node:fs';
-import type { UploadResult } from '../../src/client/bridgeClient';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { corpusFile } from '../unit/pdfCorpus';
+import { uploadBook as upload } from '../helpers/libraryFixtures';
 
-export type UploadAnswer = UploadResult;
-
-export async function upload(t: TestBridge, name: string, query: Record<string, string> = {}): Promise<UploadAnswer> {
-  return t.client.request<UploadAnswer>('POST', '/library/documents/upload', {
-    bytes: readFileSync(corpusFile(name)),
-    query: { filename: name, confirm: '1', ...query },
-  });
-}
+export { uploadBook as upload, type UploadAnswer } from '../helpers/libraryFixtures';
 
 let shared: Promise<{ t: TestBridge; ids: Record<string, string> }> | undefined;
 

@@ -5,29 +5,7 @@ import { storeDigest } from '../helpers/storeDigest';
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-00000000DEAD';
 
-export async function newSet(t: TestBridge, title: string): Promise<{ topicid: string; rootNoteId: string }> {
-  const s = await t.client.createStudySet(title);
-  return { topicid: s.topicid, rootNoteId: s.rootNoteId! };
-}
-
-/** A card created through POST /study-sets/{id}/notes; returns its id. */
-export async function card(t: TestBridge, topicid: string, body: Record<string, unknown>): Promise<string> {
-  const res = await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, { body: { ...body, confirm: true } });
-  assert.equal(res.persisted, true);
-  return res.noteid;
-}
-
-/** Cards as POST /notes/batch-get reads them, by id. */
-export async function read(t: TestBridge, ...noteIds: string[]): Promise<Record<string, any>> {
-  const res = await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
-  return Object.fromEntries(res.notes.map((n: any) => [n.noteid, n]));
-}
-
-/** Tree nodes of a set by id (GET /study-sets/{id}/tree). */
-export async function treeNodes(t: TestBridge, topicid: string): Promise<Record<string, any>> {
-  const res = await t.client.request<any>('GET', `/study-sets/${topicid}/tree`);
-  return Object.fromEntries(res.nodes.map((n: any) => [n.noteid, n]));
-}
+export { card, newSet, read, treeNodes } from '../helpers/libraryFixtures';
 
 /** A confirmed POST that must succeed; by the test agent unless `as` is 'person' (the owner token). */
 export const post = (t: TestBridge, path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') =>

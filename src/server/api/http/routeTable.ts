@@ -174,14 +174,26 @@ export interface Destructive<I> {
   describe?: (input: I, dryRun: Record<string, unknown> | undefined) => string | Promise<string>;
 }
 
-/** Identity function that gives a declaration its inferred input types. */
+/**
+ * A declaration as the client sees it: its method and path as literals, and its
+ * schemas' types (`types` is never set; it only carries them to client/routeCalls.ts).
+ */
+export interface TypedRoute<M extends string, Path extends string, P, Q, B, R> extends RouteDecl {
+  method: M & RouteDecl['method'];
+  path: Path;
+  readonly types?: { params: P; query: Q; body: B; response: R };
+}
+
+/** Identity function that gives a declaration its inferred input types, and keeps them for the client. */
 export function defineRoute<
+  const M extends RouteDecl['method'],
+  const Path extends string,
   P extends AnyObject,
   Q extends AnyObject,
   B extends AnyObject,
   R extends AnyObject = AnyObject,
->(decl: RouteDecl<P, Q, B, R>): RouteDecl {
-  return decl;
+>(decl: RouteDecl<P, Q, B, R> & { method: M; path: Path }): TypedRoute<M, Path, P, Q, B, R> {
+  return decl as unknown as TypedRoute<M, Path, P, Q, B, R>;
 }
 
 /** The fields the success wrapper adds to every JSON success body. */

@@ -23,7 +23,7 @@ export const deckImportResponse = z.object({
 });
 
 /** Routes: Anki packages (.apkg) in and out of review decks. */
-export const ankiPackageRoutes: RouteDecl[] = [
+export const ankiPackageRoutes = [
   defineRoute({
     method: 'POST',
     path: '/decks/import',
@@ -59,4 +59,4 @@ export const ankiPackageRoutes: RouteDecl[] = [
       });
     },
   }),
-];
+] satisfies RouteDecl[];

@@ -17,7 +17,7 @@ export const annotationImportResponse = z.object({
 });
 
 /** Routes: the highlights and notes already in a PDF in as cards, and a set's excerpts out as a highlighted PDF. */
-export const annotationRoutes: RouteDecl[] = [
+export const annotationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/documents/{id}/annotations/import',
@@ -56,4 +56,4 @@ export const annotationRoutes: RouteDecl[] = [
       });
     },
   }),
-];
+] satisfies RouteDecl[];

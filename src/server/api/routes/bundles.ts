@@ -21,7 +21,7 @@ const bundleParams = z.object({ id: uuidParam('bundle id') });
 const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /** Routes: bundles (prepare, list, files, focus, discard, submit, check). */
-export const bundleRoutes: RouteDecl[] = [
+export const bundleRoutes = [
   defineRoute({
     method: 'POST',
     path: '/bundles/prepare',
@@ -138,4 +138,4 @@ export const bundleRoutes: RouteDecl[] = [
     response: bundleCheckResponse,
     handler: async ({ params, body, services }) => checkBundle(services.bundles, params.id, body.resultMarkdown, body),
   }),
-];
+] satisfies RouteDecl[];

@@ -34,13 +34,13 @@ const response = z.object({
 const example = { params: { id: EXAMPLE_UUID }, body: { cardNoteIds: [EXAMPLE_UUID] } };
 
 /** One route of the family: same gates, same answer; `toAction` reads the body's extra fields. */
-function actionRoute<B extends z.ZodRawShape>(
-  name: string,
+function actionRoute<const N extends string, B extends z.ZodRawShape>(
+  name: N,
   summary: string,
   extra: B,
   toAction: (body: z.output<z.ZodObject<B>>) => CardAction,
   more: { example?: Record<string, unknown>; destructive?: Parameters<typeof defineRoute>[0]['destructive'] } = {},
-): RouteDecl {
+) {
   return defineRoute({
     method: 'POST',
     path: `/decks/{id}/cards/${name}`,
@@ -57,7 +57,7 @@ function actionRoute<B extends z.ZodRawShape>(
   });
 }
 
-export const deckCardActionRoutes: RouteDecl[] = [
+export const deckCardActionRoutes = [
   actionRoute(
     'suspend',
     'Suspends review cards: they leave every due list (and the status bar) until unsuspended; their schedule is kept. Verify persisted:true.',
@@ -109,4 +109,4 @@ export const deckCardActionRoutes: RouteDecl[] = [
     (b) => ({ kind: 'set-due', days: b.days }),
     { example: { days: '3-7' } },
   ),
-];
+] satisfies RouteDecl[];

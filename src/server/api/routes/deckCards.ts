@@ -82,7 +82,7 @@ export const deckCardsAddResponse = z.object({
   count: z.number().int(),
 });
 
-export const deckCardRoutes: RouteDecl[] = [
+export const deckCardRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks/{id}/cards',
@@ -190,4 +190,4 @@ export const deckCardRoutes: RouteDecl[] = [
       return { accepted: true, deckId: deck.deckId };
     },
   }),
-];
+] satisfies RouteDecl[];

@@ -9,7 +9,7 @@ import { EXAMPLE_UUID, topicId } from './idParams';
 
 const score = z.object({ logLoss: z.number(), rmseBins: z.number() });
 
-export const deckOptimizeRoutes: RouteDecl[] = [
+export const deckOptimizeRoutes = [
   defineRoute({
     method: 'POST',
     path: '/decks/{id}/optimize',
@@ -50,4 +50,4 @@ export const deckOptimizeRoutes: RouteDecl[] = [
       return progressStream((progress, s) => run(progress, s), services.closing);
     },
   }),
-];
+] satisfies RouteDecl[];

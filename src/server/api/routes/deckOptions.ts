@@ -92,7 +92,7 @@ const deckOptions = z.object({
   options,
 });
 
-export const deckOptionRoutes: RouteDecl[] = [
+export const deckOptionRoutes = [
   defineRoute({
     method: 'GET',
     path: '/deck-presets',
@@ -147,4 +147,4 @@ export const deckOptionRoutes: RouteDecl[] = [
     example: { params: { id: EXAMPLE_UUID }, body: { presetId: 'default' } },
     handler: async ({ params, body, services }) => presets(services).assign(params.id, body.presetId),
   }),
-];
+] satisfies RouteDecl[];

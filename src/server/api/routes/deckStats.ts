@@ -8,7 +8,7 @@ import { EXAMPLE_UUID, topicId } from './idParams';
 const count = z.number().int();
 const rate = z.number().nullable().describe('passed / reviews; null without reviews');
 
-export const deckStatsRoutes: RouteDecl[] = [
+export const deckStatsRoutes = [
   defineRoute({
     method: 'GET',
     path: '/decks/{id}/stats',
@@ -72,4 +72,4 @@ export const deckStatsRoutes: RouteDecl[] = [
         retrievability: query.retrievability === '1' || query.retrievability === 'true',
       }),
   }),
-];
+] satisfies RouteDecl[];

@@ -1,7 +1,7 @@
 import { defineRoute, Reply, type RouteDecl } from '../http/routeTable';
 
 /** Routes: the route table the guide points to (GET /guide itself is in system.ts). */
-export const guideTableRoutes: RouteDecl[] = [
+export const guideTableRoutes = [
   defineRoute({
     method: 'GET',
     path: '/guide/routes',
@@ -10,4 +10,4 @@ export const guideTableRoutes: RouteDecl[] = [
     replyType: 'text/markdown; charset=utf-8',
     handler: async ({ services }) => new Reply(services.guide.routes, 'text/markdown; charset=utf-8'),
   }),
-];
+] satisfies RouteDecl[];

@@ -59,3 +59,34 @@ export const allRoutes: readonly RouteDecl[] = [
   ...tokenRoutes,
   ...approvalRoutes,
 ];
+
+/** Every declaration with its literal method, path and schema types: what client/routeCalls.ts types its calls by. */
+export type BridgeRoute =
+  | (typeof systemRoutes)[number]
+  | (typeof guideTableRoutes)[number]
+  | (typeof studySetRoutes)[number]
+  | (typeof studySetCardRoutes)[number]
+  | (typeof snapshotRoutes)[number]
+  | (typeof noteReadRoutes)[number]
+  | (typeof noteEditRoutes)[number]
+  | (typeof noteStructureRoutes)[number]
+  | (typeof documentRoutes)[number]
+  | (typeof libraryDocumentRoutes)[number]
+  | (typeof searchRoutes)[number]
+  | (typeof deckRoutes)[number]
+  | (typeof deckCardRoutes)[number]
+  | (typeof deckOptionRoutes)[number]
+  | (typeof deckOptimizeRoutes)[number]
+  | (typeof deckCardActionRoutes)[number]
+  | (typeof deckStatsRoutes)[number]
+  | (typeof ankiPackageRoutes)[number]
+  | (typeof libraryChangeRoutes)[number]
+  | (typeof bundleRoutes)[number]
+  | (typeof noteImageRoutes)[number]
+  | (typeof mindMapPrintRoutes)[number]
+  | (typeof outlineRoutes)[number]
+  | (typeof annotationRoutes)[number]
+  | (typeof uiStateRoutes)[number]
+  | (typeof legacySyncRoutes)[number]
+  | (typeof tokenRoutes)[number]
+  | (typeof approvalRoutes)[number];

@@ -79,7 +79,7 @@ const inventoryResponse = z.object({
 });
 
 /** Routes: legacy sync diagnostics (status, events, recheck, inventory). Token only, no premium. */
-export const legacySyncRoutes: RouteDecl[] = [
+export const legacySyncRoutes = [
   defineRoute({
     method: 'GET',
     path: '/sync/legacy/status',
@@ -130,4 +130,4 @@ export const legacySyncRoutes: RouteDecl[] = [
     example: { body: {} },
     handler: async ({ body, services }) => services.legacySync.inventory(body.cursor, body.limit),
   }),
-];
+] satisfies RouteDecl[];

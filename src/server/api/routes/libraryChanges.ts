@@ -29,7 +29,7 @@ function waitForChange(store: Store, since: number, waitMs: number, signal: Abor
 export const changesResponse = z.object({ revision: z.number().int(), changed: z.boolean() });
 
 /** Routes: the change feed views follow (beyond the contract; read-only, so free). */
-export const libraryChangeRoutes: RouteDecl[] = [
+export const libraryChangeRoutes = [
   defineRoute({
     method: 'GET',
     path: '/library/changes',
@@ -67,4 +67,4 @@ export const libraryChangeRoutes: RouteDecl[] = [
       });
     },
   }),
-];
+] satisfies RouteDecl[];

@@ -17,7 +17,7 @@ const exportResponse = z.object({
 });
 
 /** Routes: mind-map print (preview, export). Free, no confirm (reference: from 0.49). */
-export const mindMapPrintRoutes: RouteDecl[] = [
+export const mindMapPrintRoutes = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/mind-map-print/preview',
@@ -81,4 +81,4 @@ export const mindMapPrintRoutes: RouteDecl[] = [
     },
     handler: async ({ params, body, services }) => exportPrint(services, params.id, body.plan, body.fileName),
   }),
-];
+] satisfies RouteDecl[];

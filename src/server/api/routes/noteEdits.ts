@@ -94,7 +94,7 @@ export const commentDeleteResponse = z.object({
 });
 
 /** Routes: hashtags, metadata, fold, title, text and comments. */
-export const noteEditRoutes: RouteDecl[] = [
+export const noteEditRoutes = [
   defineRoute({
     method: 'POST',
     path: '/notes/hashtags',
@@ -206,4 +206,4 @@ export const noteEditRoutes: RouteDecl[] = [
     handler: async ({ params, body, services, actor }) =>
       deleteComment(services.store, params.id, params.index, body.expectedPrefix, actor),
   }),
-];
+] satisfies RouteDecl[];

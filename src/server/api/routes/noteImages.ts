@@ -59,7 +59,7 @@ const occlusionResponse = z.object({
 });
 
 /** Routes: card images (content, render) and image occlusions. */
-export const noteImageRoutes: RouteDecl[] = [
+export const noteImageRoutes = [
   defineRoute({
     method: 'GET',
     path: '/notes/{id}/content/{contentId}',
@@ -142,4 +142,4 @@ export const noteImageRoutes: RouteDecl[] = [
     preview: async ({ params, body, services }) => planOcclusions(services.store, params.id, body, false).preview,
     handler: async ({ params, body, services, actor }) => writeOcclusions(services.store, params.id, body, actor),
   }),
-];
+] satisfies RouteDecl[];

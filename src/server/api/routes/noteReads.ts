@@ -16,7 +16,7 @@ export const focusResponse = z.object({ accepted: z.boolean(), noteid: z.string(
 const EX_NOTE = '00000000-0000-4000-8000-000000000001';
 
 /** Routes: batch-get and focus. */
-export const noteReadRoutes: RouteDecl[] = [
+export const noteReadRoutes = [
   defineRoute({
     method: 'POST',
     path: '/notes/batch-get',
@@ -39,4 +39,4 @@ export const noteReadRoutes: RouteDecl[] = [
     example: { params: { id: EX_NOTE }, body: {} },
     handler: async ({ params, body, services }) => focusNote(services, params.id, body.topicid),
   }),
-];
+] satisfies RouteDecl[];

@@ -83,7 +83,7 @@ export const subMapFoldResponse = z.object({
 });
 
 /** Routes: move, copy, delete, merge-branch and fold-into-sub-map. */
-export const noteStructureRoutes: RouteDecl[] = [
+export const noteStructureRoutes = [
   defineRoute({
     method: 'POST',
     path: '/notes/move',
@@ -157,4 +157,4 @@ export const noteStructureRoutes: RouteDecl[] = [
     handler: async ({ params, body, services, actor }) =>
       foldIntoSubMap(services.store, params.id, body.undo ?? false, actor),
   }),
-];
+] satisfies RouteDecl[];

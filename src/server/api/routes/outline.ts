@@ -27,7 +27,7 @@ const importResponse = z.object({
 });
 
 /** Routes: the card tree out as a mind-map outline (OPML 2.0, Markdown) and back in as a new set. */
-export const outlineRoutes: RouteDecl[] = [
+export const outlineRoutes = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/outline',
@@ -71,4 +71,4 @@ export const outlineRoutes: RouteDecl[] = [
         actor,
       ),
   }),
-];
+] satisfies RouteDecl[];

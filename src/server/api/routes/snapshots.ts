@@ -37,7 +37,7 @@ export const setDeleteResponse = z.object({
 });
 
 /** Routes: snapshots list, create and restore; deleting a study set or deck (which snapshots first). */
-export const snapshotRoutes: RouteDecl[] = [
+export const snapshotRoutes = [
   defineRoute({
     method: 'GET',
     path: '/study-sets/{id}/snapshots',
@@ -115,4 +115,4 @@ export const snapshotRoutes: RouteDecl[] = [
         actor,
       }),
   }),
-];
+] satisfies RouteDecl[];

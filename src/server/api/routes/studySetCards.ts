@@ -204,7 +204,7 @@ function batchOf(body: CreateNotesBody): BatchCardInput[] {
 }
 
 /** Routes: study-set reads (tree, sub-maps, notebooks, hashtags, note-palette), open, delete and card creation. */
-export const studySetCardRoutes: RouteDecl[] = [
+export const studySetCardRoutes = [
   defineRoute({
     method: 'POST',
     path: '/study-sets/{id}/notes',
@@ -295,4 +295,4 @@ export const studySetCardRoutes: RouteDecl[] = [
     example: { params: { id: EXAMPLE_UUID }, body: { bookmd5: EX_MD5 } },
     handler: async ({ params, body, services }) => openStudySet(services, params.id, body.bookmd5),
   }),
-];
+] satisfies RouteDecl[];

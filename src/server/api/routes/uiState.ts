@@ -16,7 +16,7 @@ const uiStateApplyResponse = z.object({
 });
 
 /** Routes: the UI-state bookmark (read, apply). */
-export const uiStateRoutes: RouteDecl[] = [
+export const uiStateRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ui-state',
@@ -41,4 +41,4 @@ export const uiStateRoutes: RouteDecl[] = [
     example: { body: { state: { immersive: false } } },
     handler: async ({ body, services }) => services.uiState.apply(body.state),
   }),
-];
+] satisfies RouteDecl[];
