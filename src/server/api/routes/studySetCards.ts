@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDecl } from '../http/routeTable';
-import { createCard } from '../../domain/cards/noteCreate';
 import {
   MAX_BATCH_CARDS,
+  createCard,
   planBatch,
   previewBatch,
   writeBatch,

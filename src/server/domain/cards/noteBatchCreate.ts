@@ -36,7 +36,7 @@ function atIndex(index: number, e: unknown): unknown {
  * Checks every card of a batch and anchors its excerpts, writing nothing: the
  * parents (an existing card of this set, or `parentIndex` of an EARLIER card,
  * so the batch is a tree in pre-order), the content and the excerpts. Any
- * refusal names its card's index (`nameIndex`: false for a single card's dry-run); nothing is written then.
+ * refusal names its card's index (`nameIndex`: false for a single card, created or dry-run); nothing is written then.
  */
 export async function planBatch(
   services: CardCreateDeps,
@@ -131,7 +131,7 @@ export async function writeBatch(
     const sourceAnchor = readBack(store, noteIds[index], parentIds[index], plan);
     if (!sourceAnchor)
       throw saveFailed(
-        `Card ${noteIds[index]} (cards[${index}]) did not read back as written; treat the batch as not created and check GET /study-sets/${topicid}/tree.`,
+        `Card ${noteIds[index]}${planned.length > 1 ? ` (cards[${index}])` : ''} did not read back as written; treat ${planned.length > 1 ? 'the batch' : 'it'} as not created and check GET /study-sets/${topicid}/tree.`,
         { noteid: noteIds[index], index },
       );
     return {
@@ -151,4 +151,16 @@ export async function writeBatch(
     cards,
     notAnchored: cards.filter((c) => c.sourceAnchor.hasExcerpt && !c.sourceAnchor.rect).map((c) => c.index),
   };
+}
+
+/**
+ * Creates one card under `parentNoteId` (default: the set's root card): a
+ * batch of one, so one card and a tree take the same checks, anchoring, write
+ * (one transaction, one operation-log row) and read-back.
+ */
+export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
+  const { topicid, actor, ...card } = input;
+  const written = await writeBatch(services, topicid, await planBatch(services, topicid, [card], false), actor);
+  const { index: _index, ...created } = written.cards[0];
+  return { ...created, topicid, persisted: true as const };
 }

@@ -1,7 +1,5 @@
-import { BridgeError, invalidInput, saveFailed } from '../../errors';
+import { BridgeError, invalidInput } from '../../errors';
 import type { Actor } from '../../actor';
-import { newId, nowIso } from '../library/ids';
-import { assertStudySet } from '../library/studySets';
 import type { Store, WriteTx } from '../../ground/store/store';
 import type { UiHost } from '../ui/uiHost';
 import type { DocumentCatalogue } from '../library/documentCatalogue';
@@ -16,7 +14,7 @@ export interface CardCreateDeps {
   documentReader: Pick<DocumentReader, 'locate'>;
   ui: UiHost;
 }
-import { getNote, insertNote, recordOperation, reindexNote, type NoteRow } from './noteRows';
+import { getNote, insertNote, reindexNote, type NoteRow } from './noteRows';
 import { insertTexts } from './rows/cardRowsInsert';
 import { cutTitle, sourceAnchorOf, type SourceAnchor } from './sourceAnchor';
 import { locateExcerpt, type CreateCardWarning } from './excerptLocate';
@@ -215,43 +213,4 @@ export function readBack(
   if (!back || back.parent_id !== parentId || back.title !== plan.title || (bodyBack?.text ?? undefined) !== plan.body)
     return undefined;
   return sourceAnchorOf(back, bodyBack?.excerpt === 1);
-}
-
-/**
- * Creates one card under `parentNoteId` (default: the set's root card), its
- * excerpt anchored by planCard. Everything is written in one transaction with
- * one operation-log row, then read back.
- */
-export async function createCard(services: CardCreateDeps, input: CreateCardInput) {
-  const { store } = services;
-  assertStudySet(store, input.topicid);
-  const parentId = input.parentNoteId ?? rootCardOf(store, input.topicid);
-  parentIn(store, input.topicid, parentId);
-  const plan = await planCard(services, input);
-
-  const noteid = newId();
-  const now = nowIso();
-  await store.write((tx) => {
-    parentIn(tx, input.topicid, parentId); // still there when the write runs
-    insertPlannedCard(tx, plan, { noteid, topicid: input.topicid, parentId }, now);
-    recordOperation(tx, { topicid: input.topicid, kind: 'create', actor: input.actor, noteIds: [noteid], now });
-  });
-
-  const sourceAnchor = readBack(store, noteid, parentId, plan);
-  if (!sourceAnchor) {
-    throw saveFailed(
-      `Card ${noteid} did not read back as written; treat it as not created and check GET /study-sets/${input.topicid}/tree.`,
-      { noteid },
-    );
-  }
-  return {
-    noteid,
-    topicid: input.topicid,
-    parentNoteId: parentId,
-    title: plan.title,
-    persisted: true,
-    sourceAnchor,
-    ...(plan.alsoOn ? { ambiguous: true as const, alsoOn: plan.alsoOn } : {}),
-    ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
-  };
 }
