@@ -41,7 +41,7 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const res = await del(t.owner, [a]);
     assert.equal(res.status, 200, res.text());
     assert.equal(visible(a), false);
-    assert.equal((await t.owner.request<any>('GET', '/approvals')).approvals.length, 0);
+    assert.equal((await t.owner.call('GET /approvals')).approvals.length, 0);
   });
 
   it('a write agent: 202 with the dry-run, nothing changed; allow runs it exactly once, as the agent', async () => {
@@ -60,24 +60,26 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     assert.equal(libraryDigest(store()), before, 'a held call changes nothing');
     assert.ok(visible(a) && visible(b));
 
-    const pending = (await t.owner.request<any>('GET', '/approvals')).approvals;
+    const pending = (await t.owner.call('GET /approvals')).approvals;
     assert.deepEqual(
-      pending.map((x: any) => [x.approvalId, x.agent.name, x.path]),
+      pending.map((x) => [x.approvalId, x.agent.name, x.path]),
       [[held.approvalId, 'Claude Code', '/notes/delete']],
     );
-    assert.equal((await agent.request<any>('GET', `/approvals/${held.approvalId}`)).state, 'pending');
+    assert.equal((await agent.call('GET /approvals/{id}', { params: { id: held.approvalId } })).state, 'pending');
     assert.equal(
       (await t.client.raw('GET', `/approvals/${held.approvalId}`)).status,
       404,
       "another agent does not see this agent's approval",
     );
 
-    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+    const decided = await t.owner.call('POST /approvals/{id}/decide', {
+      params: { id: held.approvalId },
       body: { decision: 'allow', confirm: true },
     });
     assert.equal(decided.state, 'allowed');
-    assert.equal(decided.result.status, 200);
-    assert.deepEqual(decided.result.body.deleted.map((d: any) => d.noteid).sort(), [a, b].sort());
+    assert.equal(decided.result?.status, 200);
+    const body = decided.result.body as { deleted: { noteid: string }[] };
+    assert.deepEqual(body.deleted.map((d) => d.noteid).sort(), [a, b].sort());
     assert.ok(!visible(a) && !visible(b));
     assert.equal(opCount(), ops + 1, 'run exactly once');
     const last = store().get<{ actor: string; token_id: string }>(
@@ -91,7 +93,7 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     assert.equal(again.status, 409);
     assert.equal(again.json<any>().error.code, 'APPROVAL_DECIDED');
     assert.equal(opCount(), ops + 1);
-    const read = await agent.request<any>('GET', `/approvals/${held.approvalId}`);
+    const read = await agent.call('GET /approvals/{id}', { params: { id: held.approvalId } });
     assert.equal(read.state, 'allowed');
     assert.deepEqual(read.result, decided.result);
   });
@@ -114,14 +116,15 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const a = await card(t, topicid, { title: 'Keep me' });
     const before = libraryDigest(store());
     const held = (await del(agent, [a])).json<any>();
-    const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+    const decided = await t.owner.call('POST /approvals/{id}/decide', {
+      params: { id: held.approvalId },
       body: { decision: 'deny', confirm: true },
     });
     assert.equal(decided.state, 'denied');
     assert.equal(decided.result, undefined);
     assert.equal(libraryDigest(store()), before);
     assert.ok(visible(a));
-    assert.equal((await agent.request<any>('GET', `/approvals/${held.approvalId}`)).state, 'denied');
+    assert.equal((await agent.call('GET /approvals/{id}', { params: { id: held.approvalId } })).state, 'denied');
   });
 
   it('an agent deciding its own approval: 403 SCOPE_REQUIRED, still pending, nothing changed', async () => {
@@ -135,7 +138,7 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     assert.equal(res.status, 403);
     assert.equal(res.json<any>().error.code, 'SCOPE_REQUIRED');
     assert.equal(storeDigest(store()), before);
-    assert.equal((await t.owner.request<any>('GET', `/approvals/${held.approvalId}`)).state, 'pending');
+    assert.equal((await t.owner.call('GET /approvals/{id}', { params: { id: held.approvalId } })).state, 'pending');
     assert.ok(visible(a));
   });
 
@@ -174,7 +177,8 @@ describe('approvals: the person approves what cannot be undone (policy destructi
     const { topicid } = await newSet(t, 'Linear algebra');
     const a = await card(t, topicid, { title: 'Eigen' });
     assert.ok(visible(a), 'card create ran');
-    const snap = await agent.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+    const snap = await agent.call('POST /study-sets/{id}/snapshots', {
+      params: { id: topicid },
       body: { description: 'before' },
     });
     const plain = await agent.raw('POST', `/snapshots/${snap.snapshotId}/restore`, { body: { confirm: true } });
@@ -230,7 +234,7 @@ describe('approvals: the person approves what cannot be undone (policy destructi
       assert.equal(late.status, 409);
       assert.equal(late.json<any>().error.code, 'APPROVAL_EXPIRED');
       assert.equal(libraryDigest(short.bridge.services.store), before);
-      assert.equal((await short.owner.request<any>('GET', '/approvals')).approvals.length, 0);
+      assert.equal((await short.owner.call('GET /approvals')).approvals.length, 0);
     } finally {
       await short.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -27,7 +27,7 @@ describe('CJK: search, locate, anchor, render and print', function () {
     const pdf = readFileSync(cjkPdf());
     t = await startBridge();
     book = (
-      await t.client.request<any>('POST', '/library/documents/upload', {
+      await t.client.call('POST /library/documents/upload', {
         bytes: pdf,
         query: { filename: 'photosynthesis-cjk.pdf', confirm: '1' },
       })
@@ -39,17 +39,17 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
   after(() => t?.stop());
 
-  const search = (q: string, scope = 'all') => t.client.request<any>('GET', '/search', { query: { q, scope } });
+  const search = (q: string, scope = 'all') => t.client.call('GET /search', { query: { q, scope } });
   const create = (body: Record<string, unknown>) =>
-    t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } });
+    t.client.call('POST /study-sets/{id}/notes', { params: { id: setId }, body: { ...body, confirm: true } });
   const docPages = async (q: string) =>
-    (await search(q, 'documents')).documents.find((d: any) => d.bookmd5 === book)?.pages ?? [];
+    (await search(q, 'documents')).documents.find((d) => d.bookmd5 === book)?.pages ?? [];
 
   it('document search finds CJK words inside longer runs (光合作用, ミトコンドリア, 광합성), on the right pages, with a bracketed snippet', async () => {
     assert.deepEqual(await docPages('光合作用'), [1]);
     const hit = (await search('光合作用', 'documents')).documents[0];
     assert.equal(hit.bookmd5, book);
-    assert.match(hit.snippet, /\[光合作用\]/);
+    assert.match(hit.snippet ?? '', /\[光合作用\]/);
     assert.deepEqual(await docPages('ミトコンドリア'), [2]);
     assert.deepEqual(await docPages('광합성'), [2]);
     assert.deepEqual(await docPages('叶绿体'), [1]);
@@ -62,8 +62,9 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 
   it('document search joins CJK lines: four characters around a line wrap of the page text are found on that page', async () => {
-    const [p1] = (await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: 1, end: 1 } }))
-      .pages;
+    const [p1] = (
+      await t.client.call('GET /documents/{id}/pages', { params: { id: book }, query: { start: 1, end: 1 } })
+    ).pages;
     const text = String(p1.text);
     const first = CJK_PDF.wrapped.slice(0, 6);
     const at = text.indexOf(first);
@@ -84,13 +85,13 @@ describe('CJK: search, locate, anchor, render and print', function () {
     const ja = await create({ title: '細胞', text: CJK_PDF.japanese });
     for (const q of ['ミトコンドリア', 'コンドリア', 'エネルギー工場'])
       assert.deepEqual(
-        (await search(q, 'notes')).notes.map((n: any) => n.noteid),
+        (await search(q, 'notes')).notes.map((n) => n.noteid),
         [ja.noteid],
         q,
       );
     assert.match((await search('ミトコンドリア', 'notes')).notes[0].snippet, /\[ミトコンドリア\]は/);
     assert.deepEqual(
-      (await search('ミトコンドリ', 'notes')).notes.map((n: any) => n.noteid),
+      (await search('ミトコンドリ', 'notes')).notes.map((n) => n.noteid),
       [ja.noteid],
       'bigrams find a word cut short',
     );
@@ -100,15 +101,16 @@ describe('CJK: search, locate, anchor, render and print', function () {
   it('Latin search is unchanged beside CJK books', async () => {
     const r = await search('asymptote', 'documents');
     assert.equal(r.documents[0]?.bookmd5, latin);
-    assert.ok(!r.documents.some((d: any) => d.bookmd5 === book));
+    assert.ok(!r.documents.some((d) => d.bookmd5 === book));
   });
 
   it('locate finds the Chinese sentence that wraps over three lines (depends on the matcher: CJK lines join without a space)', async () => {
-    const loc = await t.client.request<any>('POST', `/documents/${book}/locate`, {
+    const loc = await t.client.call('POST /documents/{id}/locate', {
+      params: { id: book },
       body: { page: 1, text: CJK_PDF.wrapped },
     });
     assert.equal(loc.found, true, JSON.stringify(loc));
-    assert.ok(loc.rect.height > 30, `the rectangle covers the wrapped lines: ${JSON.stringify(loc.rect)}`);
+    assert.ok(loc.rect!.height > 30, `the rectangle covers the wrapped lines: ${JSON.stringify(loc.rect)}`);
   });
 
   it('an anchored card titled 叶绿体的结构与功能 is found by 结构, 功能 and 能; an untitled excerpt child shows its first words', async () => {
@@ -116,13 +118,13 @@ describe('CJK: search, locate, anchor, render and print', function () {
       title: '叶绿体的结构与功能',
       excerpt: { bookmd5: book, page: 1, text: '叶绿体由外膜、内膜和基质组成' },
     });
-    assert.equal(card.sourceAnchor.hasExcerpt, true);
+    assert.equal(card.sourceAnchor?.hasExcerpt, true);
     assert.equal(card.sourceAnchor.page, 1);
     assert.ok(card.sourceAnchor.rect, `anchored: ${JSON.stringify(card.warnings)}`);
     for (const q of ['结构', '叶绿体的结构', '功能', '能', '叶绿体 功能']) {
       const r = await search(q, 'notes');
       assert.deepEqual(
-        r.notes.map((n: any) => n.noteid),
+        r.notes.map((n) => n.noteid),
         [card.noteid],
         `"${q}" finds the card`,
       );
@@ -132,11 +134,11 @@ describe('CJK: search, locate, anchor, render and print', function () {
     // A card holding only 叶绿体 is found by 叶绿体, never by 叶绿体的结构 (the word inside the run must not widen it).
     const only = await create({ title: '叶绿体' });
     assert.deepEqual(
-      (await search('叶绿体的结构', 'notes')).notes.map((n: any) => n.noteid),
+      (await search('叶绿体的结构', 'notes')).notes.map((n) => n.noteid),
       [card.noteid],
     );
     assert.deepEqual(
-      new Set((await search('叶绿体', 'notes')).notes.map((n: any) => n.noteid)),
+      new Set((await search('叶绿体', 'notes')).notes.map((n) => n.noteid)),
       new Set([card.noteid, only.noteid]),
     );
 
@@ -145,14 +147,14 @@ describe('CJK: search, locate, anchor, render and print', function () {
       parentNoteId: card.noteid,
       excerpt: { bookmd5: book, page: 1, text: CJK_PDF.wrapped },
     });
-    const title = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [child.noteid] } }))
-      .notes[0].title as string;
+    const title = (await t.client.call('POST /notes/batch-get', { body: { noteIds: [child.noteid!] } })).notes[0].title;
     await t.client.request('POST', `/notes/${child.noteid}/title`, {
       body: { text: '', expectedPrefix: Array.from(title).slice(0, 32).join(''), confirm: true },
     });
-    const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find(
-      (n: any) => n.noteid === child.noteid,
+    const node = (await t.client.call('GET /study-sets/{id}/tree', { params: { id: setId } })).nodes.find(
+      (n) => n.noteid === child.noteid,
     );
+    assert.ok(node);
     assert.equal(node.title, '');
     assert.equal(node.displayTitle, CJK_PDF.wrapped, 'the 45-character excerpt, whole');
     // The review panel and the deck list show the same words as the card's front.
@@ -160,9 +162,9 @@ describe('CJK: search, locate, anchor, render and print', function () {
     await t.client.request('POST', `/decks/${deckId}/cards`, {
       body: { cards: [{ sourceNoteId: child.noteid }], confirm: true },
     });
-    const [listed] = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards;
+    const [listed] = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards;
     assert.equal(listed.title, CJK_PDF.wrapped);
-    const [due] = (await t.client.request<any>('GET', `/decks/${deckId}/due`)).cards;
+    const [due] = (await t.client.call('GET /decks/{id}/due', { params: { id: deckId } })).cards;
     assert.deepEqual([due.question.kind, due.question.text], ['title', CJK_PDF.wrapped]);
   });
 
@@ -178,7 +180,8 @@ describe('CJK: search, locate, anchor, render and print', function () {
   });
 
   it('mind-map print writes CJK titles as text (pdftotext reads them back), not "?"', async () => {
-    const plan = await t.client.request<any>('POST', `/study-sets/${setId}/mind-map-print/preview`, {
+    const plan = await t.client.call('POST /study-sets/{id}/mind-map-print/preview', {
+      params: { id: setId },
       body: { mode: 'cardFlow' },
     });
     const res = await t.client.raw('POST', `/study-sets/${setId}/mind-map-print/export`, { body: { plan } });
@@ -207,7 +210,8 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
       const set = await t1.client.createStudySet('Biology');
       const make = async (title: string, text: string) =>
         (
-          await t1.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+          await t1.client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
             body: { title, text, confirm: true },
           })
         ).noteid as string;
@@ -232,9 +236,7 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
         for (const sql of UNDO_MIGRATIONS_12_TO_14) tx.run(sql);
       });
       const notes = async (t: TestBridge, q: string) =>
-        (await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } })).notes.map(
-          (n: any) => n.noteid,
-        );
+        (await t.client.call('GET /search', { query: { q, scope: 'notes' } })).notes.map((n) => n.noteid);
       assert.deepEqual(await notes(t1, '结构'), [], 'unicode61 held 叶绿体的结构与功能 as one token');
       assert.deepEqual(await notes(t1, 'ミトコンドリア'), []);
       await t1.stop();
@@ -290,8 +292,12 @@ describe('CJK: a machine without a CJK font', function () {
       });
       const set = await client.createStudySet('No font');
       const make = async (title: string) =>
-        (await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } }))
-          .noteid as string;
+        (
+          await client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
+            body: { title, confirm: true },
+          })
+        ).noteid as string;
       const zh = await client.raw('GET', `/notes/${await make('光合作用')}/render`);
       assert.equal(zh.status, 200);
       assert.match(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { BridgeClient } from '../../src/client/bridgeClient';
+import type { RouteAnswer } from '../../src/client/routeCalls';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
@@ -15,17 +16,19 @@ async function seed(client: BridgeClient, n: number, title: string, sources?: st
     for (let i = 0; i < n; i++)
       ids.push(
         (
-          await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+          await client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
             body: { title: `${title} ${i}`, text: `answer ${i}`, confirm: true },
           })
-        ).noteid,
+        ).noteid!,
       );
   }
   const deckId = (await client.createDeck(title)).deckId;
-  const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
+  const added = await client.call('POST /decks/{id}/cards', {
+    params: { id: deckId },
     body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
   });
-  return { deckId, sourceIds: ids, cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string) };
+  return { deckId, sourceIds: ids, cardIds: added.cards.map((c) => c.cardNoteId) };
 }
 
 describe('card management: suspend, unsuspend, bury, flag, forget, set due date; leeches and buried siblings', () => {
@@ -33,18 +36,26 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
+  /** Every card action answers alike (the same declared response). */
+  type ActionAnswer = RouteAnswer<'POST /decks/{id}/cards/suspend'>;
   const act = (deckId: string, action: string, body: Record<string, unknown>) =>
-    t.client.request<any>('POST', `/decks/${deckId}/cards/${action}`, { body: { ...body, confirm: true } });
-  const due = (deckId: string) => t.client.request<any>('GET', `/decks/${deckId}/due`);
-  const dueIds = async (deckId: string) => (await due(deckId)).cards.map((c: any) => c.cardNoteId);
-  const cardOf = async (deckId: string, id: string) =>
-    (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards.find((c: any) => c.cardNoteId === id);
-  const grade = (deckId: string, cardNoteId: string, rating: string, reviewedAt?: Date) =>
-    t.client.request<any>('POST', `/decks/${deckId}/reviews`, {
+    t.client.request<ActionAnswer>('POST', `/decks/${deckId}/cards/${action}`, { body: { ...body, confirm: true } });
+  const due = (deckId: string) => t.client.call('GET /decks/{id}/due', { params: { id: deckId } });
+  const dueIds = async (deckId: string) => (await due(deckId)).cards.map((c) => c.cardNoteId);
+  const cardOf = async (deckId: string, id: string) => {
+    const card = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards.find(
+      (c) => c.cardNoteId === id,
+    );
+    assert.ok(card, `card ${id} in the deck`);
+    return card;
+  };
+  const grade = (deckId: string, cardNoteId: string, rating: 'again' | 'hard' | 'good' | 'easy', reviewedAt?: Date) =>
+    t.client.call('POST /decks/{id}/reviews', {
+      params: { id: deckId },
       body: { cardNoteId, rating, confirm: true, ...(reviewedAt ? { reviewedAt: reviewedAt.toISOString() } : {}) },
     });
   const deckDueCount = async (deckId: string) =>
-    (await t.client.request<any>('GET', '/decks')).decks.find((d: any) => d.deckId === deckId).dueCount;
+    (await t.client.call('GET /decks')).decks.find((d) => d.deckId === deckId)?.dueCount;
 
   it('suspend takes a card out of every due list and the deck count; unsuspend brings it back with its schedule', async () => {
     const s = await seed(t.client, 3, 'Suspend');
@@ -55,15 +66,15 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
     const res = await act(s.deckId, 'suspend', { cardNoteIds: [s.cardIds[0], s.cardIds[1]] });
     assert.equal(res.persisted, true);
     assert.deepEqual(
-      res.cards.map((c: any) => c.queue),
+      res.cards.map((c) => c.queue),
       ['suspended', 'suspended'],
     );
     assert.deepEqual(await dueIds(s.deckId), [s.cardIds[2]]);
     assert.equal((await due(s.deckId)).dueCount, 1, 'the status bar count');
     assert.equal(await deckDueCount(s.deckId), 1);
-    const listed = await t.client.request<any>('GET', `/decks/${s.deckId}/cards`, { query: { due: '1' } });
+    const listed = await t.client.call('GET /decks/{id}/cards', { params: { id: s.deckId }, query: { due: '1' } });
     assert.deepEqual(
-      listed.cards.map((c: any) => c.cardNoteId),
+      listed.cards.map((c) => c.cardNoteId),
       [s.cardIds[2]],
     );
     assert.equal((await cardOf(s.deckId, s.cardIds[1])).suspended, true);
@@ -71,28 +82,28 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
     await act(s.deckId, 'unsuspend', { cardNoteIds: [s.cardIds[0], s.cardIds[1]] });
     const after = await cardOf(s.deckId, s.cardIds[1]);
     assert.equal(after.suspended, false);
-    for (const k of ['due', 'state', 'reps', 'lapses', 'stability', 'difficulty', 'lastReviewAt'])
+    for (const k of ['due', 'state', 'reps', 'lapses', 'stability', 'difficulty', 'lastReviewAt'] as const)
       assert.deepEqual(after[k], before[k], k);
     assert.equal((await dueIds(s.deckId)).length, 3);
   });
 
   it("bury lasts until the deck's next study day starts (its dayStartHour)", async () => {
     const s = await seed(t.client, 2, 'Bury');
-    const preset = await t.client.request<any>('POST', '/deck-presets', {
+    const preset = await t.client.call('POST /deck-presets', {
       body: { name: 'Starts at 6', options: { dayStartHour: 6 }, confirm: true },
     });
     await t.client.request('POST', `/decks/${s.deckId}/options`, {
       body: { presetId: preset.presetId, confirm: true },
     });
     const res = await act(s.deckId, 'bury', { cardNoteIds: [s.cardIds[0]] });
-    const until = new Date(res.cards[0].buriedUntil);
+    const until = new Date(res.cards[0].buriedUntil ?? '');
     const now = new Date();
     assert.equal(until.getHours(), 6);
     assert.equal(until.getMinutes(), 0);
     assert.ok(until.getTime() > now.getTime() && until.getTime() <= now.getTime() + 25 * HOUR, until.toISOString());
     const d = await due(s.deckId);
     assert.deepEqual(
-      d.cards.map((c: any) => c.cardNoteId),
+      d.cards.map((c) => c.cardNoteId),
       [s.cardIds[1]],
     );
     assert.equal(new Date(d.dayStartsAt).getTime() + DAY, until.getTime(), "the study day's end");
@@ -103,12 +114,12 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
     const s = await seed(t.client, 2, 'Flag forget');
     const flagged = await act(s.deckId, 'flag', { cardNoteIds: [s.cardIds[0]], flag: 7 });
     assert.equal(flagged.cards[0].flag, 7);
-    assert.equal((await due(s.deckId)).cards.find((c: any) => c.cardNoteId === s.cardIds[0]).flag, 7);
+    assert.equal((await due(s.deckId)).cards.find((c) => c.cardNoteId === s.cardIds[0])?.flag, 7);
     assert.equal((await cardOf(s.deckId, s.cardIds[0])).flag, 7);
 
     for (const id of s.cardIds) await grade(s.deckId, id, 'easy', new Date(Date.now() - 2 * DAY));
     const log = async (id: string) =>
-      (await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`, { query: { cardNoteId: id } })).count;
+      (await t.client.call('GET /decks/{id}/reviews', { params: { id: s.deckId }, query: { cardNoteId: id } })).count;
     await act(s.deckId, 'forget', { cardNoteIds: [s.cardIds[0]] });
     const kept = await cardOf(s.deckId, s.cardIds[0]);
     assert.equal(kept.state, 'new');
@@ -138,7 +149,7 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
 
   it('leech: the lapse reaching leechThreshold marks the card and, with leechAction suspend, suspends it', async () => {
     const s = await seed(t.client, 1, 'Leech');
-    const preset = await t.client.request<any>('POST', '/deck-presets', {
+    const preset = await t.client.call('POST /deck-presets', {
       body: { name: 'Strict leeches', options: { leechThreshold: 1, leechAction: 'suspend' }, confirm: true },
     });
     await t.client.request('POST', `/decks/${s.deckId}/options`, {
@@ -158,7 +169,7 @@ describe('card management: suspend, unsuspend, bury, flag, forget, set due date;
   it('bury siblings: grading a card buries the other review cards of the same source (another deck)', async () => {
     const a = await seed(t.client, 1, 'Siblings A');
     const b = await seed(t.client, 0, 'Siblings B', a.sourceIds);
-    const preset = await t.client.request<any>('POST', '/deck-presets', {
+    const preset = await t.client.call('POST /deck-presets', {
       body: { name: 'Bury new', options: { buryNewSiblings: true }, confirm: true },
     });
     await t.client.request('POST', `/decks/${a.deckId}/options`, {

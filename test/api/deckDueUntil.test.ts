@@ -16,18 +16,24 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     const ids: string[] = [];
     for (const title of ['Delta', 'Alpha', 'Charlie', 'Bravo'])
       ids.push(
-        (await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } }))
-          .noteid,
+        (
+          await t.client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
+            body: { title, confirm: true },
+          })
+        ).noteid!,
       );
     const deckId = (await t.client.createDeck('Due by deck')).deckId;
-    const added = await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
+    const added = await t.client.call('POST /decks/{id}/cards', {
+      params: { id: deckId },
       body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
     });
-    const cardIds: string[] = added.cards.map((c: any) => c.cardNoteId);
+    const cardIds: string[] = added.cards.map((c) => c.cardNoteId);
     const [, alpha, charlie] = cardIds;
     const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
-    const grade = (cardNoteId: string, rating: string, reviewedAt: string) =>
-      t.client.request<any>('POST', `/decks/${deckId}/reviews`, {
+    const grade = (cardNoteId: string, rating: 'again' | 'hard' | 'good' | 'easy', reviewedAt: string) =>
+      t.client.call('POST /decks/{id}/reviews', {
+        params: { id: deckId },
         body: { cardNoteId, rating, reviewedAt, confirm: true },
       });
     // Alpha: learned, then forgotten a minute ago → relearning, due in about 9 minutes (not due now).
@@ -41,9 +47,9 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
     const charlieDue = (await grade(charlie, 'good', at(2 * 3600_000))).due;
     assert.ok(Date.parse(charlieDue) > Date.now() + 86_400_000);
 
-    const now = await t.client.request<any>('GET', `/decks/${deckId}/due`);
+    const now = await t.client.call('GET /decks/{id}/due', { params: { id: deckId } });
     assert.deepEqual(
-      now.cards.map((c: any) => c.cardNoteId),
+      now.cards.map((c) => c.cardNoteId),
       [cardIds[0], cardIds[3]],
       'due now: the two new cards',
     );
@@ -51,11 +57,11 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
 
     // By the end of today: the new cards and the relearning one, in the order added; dueTodayCount counts the same cards.
     const today = localDate(new Date());
-    const byToday = await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: today } });
+    const byToday = await t.client.call('GET /decks/{id}/due', { params: { id: deckId }, query: { until: today } });
     const dayEnd = new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() + 1).getTime();
     const expected = Date.parse(lapse.due) < dayEnd ? [cardIds[0], alpha, cardIds[3]] : [cardIds[0], cardIds[3]];
     assert.deepEqual(
-      byToday.cards.map((c: any) => c.cardNoteId),
+      byToday.cards.map((c) => c.cardNoteId),
       expected,
     );
     assert.equal(byToday.count, expected.length);
@@ -75,29 +81,30 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
       byToday.dueCount - (expected.includes(alpha) ? 1 : 0) + (inStudyDay ? 1 : 0),
       'relearning counted alike in the list and in dueTodayCount, by their own day ends',
     );
-    assert.equal(Date.parse(byToday.until), dayEnd - 1, 'a date means the end of that local day');
-    if (expected.includes(alpha))
-      assert.equal(byToday.cards.find((c: any) => c.cardNoteId === alpha).state, 'relearning');
+    assert.equal(Date.parse(byToday.until ?? ''), dayEnd - 1, 'a date means the end of that local day');
+    if (expected.includes(alpha)) assert.equal(byToday.cards.find((c) => c.cardNoteId === alpha)?.state, 'relearning');
     // nextDueAt does not move with ?until=: the next card not due now (the relearning one), as in the plain queue.
     assert.equal(byToday.nextDueAt, lapse.due);
     assert.equal(now.nextDueAt, lapse.due);
 
     // A date-time far ahead: every card, in the order added (not review order: new cards were added first here).
-    const all = await t.client.request<any>('GET', `/decks/${deckId}/due`, {
+    const all = await t.client.call('GET /decks/{id}/due', {
+      params: { id: deckId },
       query: { until: '2099-01-01T00:00:00Z' },
     });
     assert.deepEqual(
-      all.cards.map((c: any) => c.cardNoteId),
+      all.cards.map((c) => c.cardNoteId),
       cardIds,
     );
     assert.deepEqual(
-      all.cards.map((c: any) => c.answer.title),
+      all.cards.map((c) => c.answer.title),
       ['Delta', 'Alpha', 'Charlie', 'Bravo'],
     );
     assert.equal(all.until, '2099-01-01T00:00:00.000Z');
     assert.equal(all.nextDueAt, lapse.due, 'the same nextDueAt however far ahead the plan looks');
     // A moment in the past: nothing was due yet.
-    const past = await t.client.request<any>('GET', `/decks/${deckId}/due`, {
+    const past = await t.client.call('GET /decks/{id}/due', {
+      params: { id: deckId },
       query: { until: '2000-01-01T00:00:00+02:00' },
     });
     assert.deepEqual([past.count, past.until], [0, '1999-12-31T22:00:00.000Z']);

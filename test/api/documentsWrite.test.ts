@@ -70,13 +70,13 @@ describe('library documents: upload, delete, folders; document writes', function
   it('upload never overwrites a same-named file (movedToFolder:false, warning)', async () => {
     const bytes = readFileSync(corpusFile('CAD.pdf'));
     const changed = Buffer.concat([bytes, Buffer.from('\n%extra\n')]);
-    const r = await t.client.request<any>('POST', '/library/documents/upload', {
+    const r = await t.client.call('POST /library/documents/upload', {
       bytes: changed,
       query: { filename: 'CAD.pdf', folder: 'papers/cad', confirm: 1 },
     });
     assert.equal(r.created, true);
     assert.equal(r.movedToFolder, false);
-    assert.ok(r.warnings.length >= 1);
+    assert.ok((r.warnings?.length ?? 0) >= 1);
     assert.deepEqual(readFileSync(join(t.bridge.services.config.libraryDir, 'papers/cad/CAD.pdf')), bytes);
     await t.bridge.services.extraction.whenReady(r.bookmd5);
     await t.client.request('POST', `/library/documents/${r.bookmd5}/delete`, { body: { confirm: true } });
@@ -122,14 +122,14 @@ describe('library documents: upload, delete, folders; document writes', function
   }
 
   it('GET /library/folders lists real folders; traversal refused', async () => {
-    const root = await t.client.request<any>('GET', '/library/folders', { query: { path: '' } });
+    const root = await t.client.call('GET /library/folders', { query: { path: '' } });
     assert.deepEqual(
-      root.folders.map((f: any) => f.path),
+      root.folders.map((f) => f.path),
       ['papers'],
     );
-    const deep = await t.client.request<any>('GET', '/library/folders', { query: { path: '', depth: 3 } });
+    const deep = await t.client.call('GET /library/folders', { query: { path: '', depth: 3 } });
     assert.deepEqual(
-      deep.folders.map((f: any) => [f.path, f.fileCount]),
+      deep.folders.map((f) => [f.path, f.fileCount]),
       [
         ['papers', 0],
         ['papers/cad', 1],
@@ -157,11 +157,11 @@ describe('library documents: upload, delete, folders; document writes', function
       { index: 2, from: -1, to: 0 },
     ]);
     assert.equal(storeDigest(t.bridge.services.store), before);
-    const w = await t.client.request<any>('POST', `/documents/${ti}/toc`, { body: { entries, confirm: true } });
+    const w = await t.client.call('POST /documents/{id}/toc', { params: { id: ti }, body: { entries, confirm: true } });
     assert.equal(w.persisted, true);
-    let o = await t.client.request<any>('GET', `/documents/${ti}/outline`);
+    let o = await t.client.call('GET /documents/{id}/outline', { params: { id: ti } });
     assert.deepEqual(
-      o.segments.map((s: any) => [s.title, s.startPage, s.level]),
+      o.segments.map((s) => [s.title, s.startPage, s.level]),
       [
         ['Start', 1, 0],
         ['Deep', 2, 7],
@@ -169,11 +169,11 @@ describe('library documents: upload, delete, folders; document writes', function
       ],
     );
     await t.client.request('POST', `/documents/${ti}/toc`, { body: { useOriginal: true, confirm: true } });
-    o = await t.client.request<any>('GET', `/documents/${ti}/outline`);
+    o = await t.client.call('GET /documents/{id}/outline', { params: { id: ti } });
     assert.equal(o.tocSource, 'original');
     assert.equal(o.segments.length, 40);
     await t.client.request('POST', `/documents/${ti}/toc`, { body: { useAI: true, confirm: true } });
-    assert.equal((await t.client.request<any>('GET', `/documents/${ti}/outline`)).segments.length, 3);
+    assert.equal((await t.client.call('GET /documents/{id}/outline', { params: { id: ti } })).segments.length, 3);
   });
 
   it('POST toc refuses decreasing pages, pages beyond the book, virtual pages, mixed modes — whole batch, nothing written', async () => {
@@ -223,7 +223,8 @@ describe('library documents: upload, delete, folders; document writes', function
         [topicid, cad],
       ),
     );
-    const r = await t.client.request<any>('POST', `/documents/${cad}/export`, {
+    const r = await t.client.call('POST /documents/{id}/export', {
+      params: { id: cad },
       body: { topicid, selectedPageNos: [1, 3] },
     });
     assert.equal(r.pageCount, 2);
@@ -231,7 +232,7 @@ describe('library documents: upload, delete, folders; document writes', function
     assert.ok(r.path.startsWith(join(t.dataDir, 'DocumentExports')));
     assert.equal(qpdfPageCount(r.path), 2);
     assert.ok(qpdfCheck(r.path).ok);
-    const all = await t.client.request<any>('POST', `/documents/${cad}/export`, { body: { topicid } });
+    const all = await t.client.call('POST /documents/{id}/export', { params: { id: cad }, body: { topicid } });
     assert.equal(all.pageCount, 7);
     assert.equal(qpdfPageCount(all.path), 7);
   });
@@ -319,9 +320,9 @@ describe('library documents: upload, delete, folders; document writes', function
         [ti],
       ),
     );
-    const parts = await t.client.request<any>('GET', `/documents/${ti}/pages/1/parts`);
+    const parts = await t.client.call('GET /documents/{id}/pages/{page}/parts', { params: { id: ti, page: '1' } });
     assert.deepEqual(
-      parts.blanks.map((b: any) => b.contentIds),
+      parts.blanks.map((b) => b.contentIds),
       [['C1']],
     );
     const img = await t.client.raw('GET', `/documents/${ti}/pages/1/content/C1`, { query: { maxEdge: 256 } });
@@ -335,7 +336,7 @@ describe('library documents: upload, delete, folders; document writes', function
     // same bytes → existing document; make a distinct one
     assert.equal(r.created, false);
     const bytes = Buffer.concat([readFileSync(corpusFile('CAD.pdf')), Buffer.from('%sync')]);
-    const d = await t.client.request<any>('POST', '/library/documents/upload', {
+    const d = await t.client.call('POST /library/documents/upload', {
       bytes,
       query: { filename: 'sync.pdf', folder: 'tmp', confirm: 1 },
     });
@@ -343,12 +344,16 @@ describe('library documents: upload, delete, folders; document writes', function
     const file = join(t.bridge.services.config.libraryDir, 'tmp/sync.pdf');
     writeFileSync(file, Buffer.concat([bytes, Buffer.from('x')]));
     assert.equal(
-      (await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`, { query: { verifyHash: 1 } })).state,
+      (await t.client.call('GET /documents/{id}/sync-status', { params: { id: d.bookmd5 }, query: { verifyHash: 1 } }))
+        .state,
       'verified_mismatch',
     );
     mkdirSync(join(t.bridge.services.config.libraryDir, 'tmp'), { recursive: true });
     require('node:fs').rmSync(file);
-    assert.equal((await t.client.request<any>('GET', `/documents/${d.bookmd5}/sync-status`)).state, 'missing_file');
+    assert.equal(
+      (await t.client.call('GET /documents/{id}/sync-status', { params: { id: d.bookmd5 } })).state,
+      'missing_file',
+    );
     await t.client.request('POST', `/library/documents/${d.bookmd5}/delete`, { body: { confirm: true } });
   });
 
@@ -362,7 +367,10 @@ describe('library documents: upload, delete, folders; document writes', function
       [1, 1],
     );
     await t.bridge.services.store.write((tx) => tx.run(`DELETE FROM notes WHERE noteid = 'N1'`));
-    const r = await t.client.request<any>('POST', `/library/documents/${cad}/delete`, { body: { confirm: true } });
+    const r = await t.client.call('POST /library/documents/{id}/delete', {
+      params: { id: cad },
+      body: { confirm: true },
+    });
     assert.deepEqual([r.removed, r.partial], [true, false]);
     assert.ok(!existsSync(join(t.bridge.services.config.libraryDir, 'papers/cad/CAD.pdf')));
     assert.equal(t.bridge.services.store.get('SELECT 1 FROM pages WHERE bookmd5 = ?', [cad]), undefined);

@@ -34,12 +34,11 @@ describe('legacy sync diagnostics', function () {
   let a: { bytes: Uint8Array; id: string };
   let b: { bytes: Uint8Array; id: string };
   const events = (after = 0, limit?: number) =>
-    t.client.request<any>('GET', '/sync/legacy/events', {
+    t.client.call('GET /sync/legacy/events', {
       query: { afterSequence: String(after), ...(limit ? { limit: String(limit) } : {}) },
     });
-  const allEvents = async (after = 0) => (await events(after, 200)).events as any[];
-  const inventory = async () =>
-    (await t.client.request<any>('POST', '/sync/legacy/inventory', { body: {} })).items as any[];
+  const allEvents = async (after = 0) => (await events(after, 200)).events;
+  const inventory = async () => (await t.client.call('POST /sync/legacy/inventory', { body: {} })).items;
   const stateOf = async (id: string) => (await inventory()).find((i) => i.bookmd5 === id)?.state;
   const libFile = (rel: string) => join(t.dataDir, 'library', rel);
 
@@ -60,7 +59,7 @@ describe('legacy sync diagnostics', function () {
   it('a fresh library: no errors, watching, the bridge’s own uploads log nothing', async () => {
     await sleep(1500); // past the watcher's debounce and settle time
     await t.bridge.services.legacySync.watcher.settled();
-    const s = await t.client.request<any>('GET', '/sync/legacy/status');
+    const s = await t.client.call('GET /sync/legacy/status');
     assert.equal(s.errorCount, 0);
     assert.equal(s.suspended, false);
     assert.equal(s.suspensionNeedsAttention, false);
@@ -71,10 +70,10 @@ describe('legacy sync diagnostics', function () {
       [s.documents.total, s.documents.observed, s.documents.missingFile, s.documents.possibleMismatch],
       [2, 2, 0, 0],
     );
-    const inv = await t.client.request<any>('POST', '/sync/legacy/inventory', { body: {} });
+    const inv = await t.client.call('POST /sync/legacy/inventory', { body: {} });
     assert.equal(inv.observeOnly, true);
     assert.deepEqual(
-      inv.items.map((i: any) => [i.bookmd5, i.path, i.state, i.size]).sort(),
+      inv.items.map((i) => [i.bookmd5, i.path, i.state, i.size]).sort(),
       [
         [a.id, 'Books/alpha.pdf', 'observed', a.bytes.length],
         [b.id, 'bravo.pdf', 'observed', b.bytes.length],
@@ -90,11 +89,11 @@ describe('legacy sync diagnostics', function () {
     assert.equal(ev.path, 'Books/alpha.pdf');
     assert.ok(ev.sequence >= 1 && typeof ev.at === 'string');
     const docs = await t.client.studySetDocuments(setId);
-    assert.equal(docs.find((d: any) => d.bookmd5 === a.id)?.sourceState, 'missing_file');
-    const ss = await t.client.request<any>('GET', `/documents/${a.id}/sync-status`);
+    assert.equal(docs.find((d) => d.bookmd5 === a.id)?.sourceState, 'missing_file');
+    const ss = await t.client.call('GET /documents/{id}/sync-status', { params: { id: a.id } });
     assert.equal(ss.state, 'missing_file');
     assert.equal(await stateOf(a.id), 'missing_file');
-    const s = await t.client.request<any>('GET', '/sync/legacy/status');
+    const s = await t.client.call('GET /sync/legacy/status');
     assert.equal(s.errorCount, 1);
     assert.equal(s.documents.missingFile, 1);
     assert.equal(s.lastSequence, ev.sequence);
@@ -108,7 +107,7 @@ describe('legacy sync diagnostics', function () {
     assert.equal(ev.details.restored, true);
     assert.equal(ev.details.sizeMatchesRecord, true);
     assert.equal(await stateOf(a.id), 'observed');
-    assert.equal((await t.client.studySetDocuments(setId)).find((d: any) => d.bookmd5 === a.id)?.sourceState, 'normal');
+    assert.equal((await t.client.studySetDocuments(setId)).find((d) => d.bookmd5 === a.id)?.sourceState, 'normal');
   });
 
   it('a file changed behind the bridge: file_changed, possible_mismatch', async () => {
@@ -117,7 +116,7 @@ describe('legacy sync diagnostics', function () {
       (await allEvents()).find((e) => e.kind === 'file_changed' && e.bookmd5 === b.id),
     );
     assert.equal(ev.details.recordedSize, b.bytes.length);
-    assert.ok(ev.details.size > b.bytes.length);
+    assert.ok((ev.details.size as number) > b.bytes.length);
     assert.equal(await stateOf(b.id), 'possible_mismatch');
   });
 
@@ -132,10 +131,8 @@ describe('legacy sync diagnostics', function () {
   });
 
   it('recheck re-hashes every file in the background and logs what it finds', async () => {
-    const before = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
-    const r = await t.client.request<any>('POST', '/sync/legacy/recheck', {
-      body: { database: true, documents: true },
-    });
+    const before = (await t.client.call('GET /sync/legacy/status')).lastSequence;
+    const r = await t.client.call('POST /sync/legacy/recheck', { body: { database: true, documents: true } });
     assert.equal(r.accepted, true);
     assert.match(r.operationId, /^[0-9A-F-]{36}$/);
     assert.equal(r.startSequence, before);
@@ -147,8 +144,8 @@ describe('legacy sync diagnostics', function () {
     assert.equal(log[0].details.operationId, r.operationId);
     const verified = log.find((e) => e.kind === 'file_verified');
     const mismatch = log.find((e) => e.kind === 'file_mismatch');
-    assert.equal(verified.bookmd5, a.id);
-    assert.equal(mismatch.bookmd5, b.id);
+    assert.equal(verified?.bookmd5, a.id);
+    assert.equal(mismatch?.bookmd5, b.id);
     assert.equal(mismatch.details.actualMd5, md5(readFileSync(libFile('bravo.pdf'))));
     assert.deepEqual(
       log.filter((e) => e.kind === 'file_untracked').map((e) => e.path),
@@ -158,17 +155,17 @@ describe('legacy sync diagnostics', function () {
       [finished.details.verified, finished.details.mismatched, finished.details.missing, finished.details.untracked],
       [1, 1, 0, 1],
     );
-    const s = await t.client.request<any>('GET', '/sync/legacy/status');
+    const s = await t.client.call('GET /sync/legacy/status');
     assert.equal(s.suspensionErrorCount, 1, 'this cycle: the mismatch');
     assert.equal(s.errorCount, 2, 'history: the removal and the mismatch');
-    assert.equal(s.documents.lastRecheck.operationId, r.operationId);
-    assert.equal(s.documents.lastRecheck.finished, true);
+    assert.equal(s.documents.lastRecheck?.operationId, r.operationId);
+    assert.equal(s.documents.lastRecheck?.finished, true);
     assert.equal(await stateOf(a.id), 'observed');
     assert.equal(await stateOf(b.id), 'possible_mismatch');
   });
 
   it('a recheck of the database lane alone hashes nothing', async () => {
-    const r = await t.client.request<any>('POST', '/sync/legacy/recheck', { body: { documents: false } });
+    const r = await t.client.call('POST /sync/legacy/recheck', { body: { documents: false } });
     const finished = await waitFor('recheck_finished', async () =>
       (await allEvents(r.startSequence)).find((e) => e.kind === 'recheck_finished'),
     );
@@ -189,7 +186,7 @@ describe('legacy sync diagnostics', function () {
     let cursor = 0;
     for (let guard = 0; guard < 50; guard++) {
       const p = await events(cursor, 2);
-      seen.push(...p.events.map((e: any) => e.sequence));
+      seen.push(...p.events.map((e) => e.sequence));
       assert.equal(p.historyTruncated, false);
       assert.equal(p.cursorAhead, false);
       cursor = p.lastSequence;
@@ -200,13 +197,13 @@ describe('legacy sync diagnostics', function () {
       seen,
       all.map((e) => e.sequence),
     );
-    const def = await t.client.request<any>('GET', '/sync/legacy/events');
+    const def = await t.client.call('GET /sync/legacy/events');
     assert.equal(def.events.length, Math.min(50, all.length), 'default: afterSequence 0, limit 50');
   });
 
   it('cursorAhead, cursorAdvancedPastGap and historyTruncated', async () => {
-    const s = await t.client.request<any>('GET', '/sync/legacy/status');
-    const last = s.lastSequence as number;
+    const s = await t.client.call('GET /sync/legacy/status');
+    const last = s.lastSequence;
     const ahead = await events(last + 5);
     assert.deepEqual([ahead.events, ahead.cursorAhead, ahead.lastSequence, ahead.hasMore], [[], true, last, false]);
 
@@ -214,7 +211,7 @@ describe('legacy sync diagnostics', function () {
     await t.bridge.services.store.write((tx) => tx.run('DELETE FROM sync_events WHERE seq > ?', [last - 2]));
     const gap = await events(last - 4);
     assert.deepEqual(
-      gap.events.map((e: any) => e.sequence),
+      gap.events.map((e) => e.sequence),
       [last - 3, last - 2],
     );
     assert.equal(gap.lastSequence, last);
@@ -237,7 +234,7 @@ describe('legacy sync diagnostics', function () {
   it('refusals change nothing', async () => {
     await t.bridge.services.legacySync.watcher.settled();
     const before = storeDigest(t.bridge.services.store);
-    const lastBefore = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
+    const lastBefore = (await t.client.call('GET /sync/legacy/status')).lastSequence;
     const bad: Array<[string, string, Record<string, unknown>, number, string]> = [
       ['GET', '/sync/legacy/events?limit=0', {}, 422, 'INVALID_INPUT'],
       ['GET', '/sync/legacy/events?limit=201', {}, 422, 'INVALID_INPUT'],
@@ -261,20 +258,14 @@ describe('legacy sync diagnostics', function () {
       assert.equal((await t.anonymous.raw('GET', p)).status, 401);
     assert.equal((await t.anonymous.raw('POST', '/sync/legacy/recheck', { body: {} })).status, 401);
     assert.equal(storeDigest(t.bridge.services.store), before);
-    assert.equal(
-      (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence,
-      lastBefore,
-      'no event logged',
-    );
+    assert.equal((await t.client.call('GET /sync/legacy/status')).lastSequence, lastBefore, 'no event logged');
   });
 
   it('inventory pages with nextCursor', async () => {
-    const first = await t.client.request<any>('POST', '/sync/legacy/inventory', { body: { limit: 1 } });
+    const first = await t.client.call('POST /sync/legacy/inventory', { body: { limit: 1 } });
     assert.equal(first.items.length, 1);
     assert.equal(first.nextCursor, first.items[0].bookmd5);
-    const second = await t.client.request<any>('POST', '/sync/legacy/inventory', {
-      body: { limit: 1, cursor: first.nextCursor },
-    });
+    const second = await t.client.call('POST /sync/legacy/inventory', { body: { limit: 1, cursor: first.nextCursor } });
     assert.equal(second.items.length, 1);
     assert.equal(second.nextCursor, null);
     assert.deepEqual([first.items[0].bookmd5, second.items[0].bookmd5].sort(), [a.id, b.id].sort());
@@ -305,26 +296,22 @@ describe('legacy sync across restarts and without premium', function () {
 
       t = await startBridge({ dataDir, premium: false });
       const ev = await waitFor('startup file_removed', async () =>
-        (await t.client.request<any>('GET', '/sync/legacy/events')).events.find((e: any) => e.kind === 'file_removed'),
+        (await t.client.call('GET /sync/legacy/events')).events.find((e) => e.kind === 'file_removed'),
       );
       assert.equal(ev.bookmd5, id);
       assert.equal(ev.details.detectedAt, 'startup');
       const r = await t.client.raw('POST', '/sync/legacy/recheck', { body: {} });
       assert.equal(r.status, 200, 'recheck needs no premium');
       await waitFor('recheck_finished', async () =>
-        (await t.client.request<any>('GET', '/sync/legacy/events')).events.find(
-          (e: any) => e.kind === 'recheck_finished',
-        ),
+        (await t.client.call('GET /sync/legacy/events')).events.find((e) => e.kind === 'recheck_finished'),
       );
-      const last = (await t.client.request<any>('GET', '/sync/legacy/status')).lastSequence;
+      const last = (await t.client.call('GET /sync/legacy/status')).lastSequence;
       await t.stop();
 
       t = await startBridge({ dataDir, premium: false });
       await sleep(500);
       await t.bridge.services.legacySync.watcher.settled();
-      const again = await t.client.request<any>('GET', '/sync/legacy/events', {
-        query: { afterSequence: String(last) },
-      });
+      const again = await t.client.call('GET /sync/legacy/events', { query: { afterSequence: String(last) } });
       assert.deepEqual(again.events, [], 'nothing new: the removal is not logged twice');
       await t.stop();
     } finally {

@@ -54,7 +54,10 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
   }
 
   it('60 pages of a corpus book: each result ≤ 24 KB, truncated:true, next page ranges fetch the rest, no page lost or repeated', async () => {
-    const full = await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: '1', end: '60' } });
+    const full = await t.client.call('GET /documents/{id}/pages', {
+      params: { id: book },
+      query: { start: '1', end: '60' },
+    });
     const fullBytes = Buffer.byteLength(JSON.stringify(full));
     sizes.push(['HTTP pages 1-60, whole', fullBytes]);
     assert.ok(fullBytes > 3 * DEFAULT_BUDGET, `60 pages are ${fullBytes} bytes: a real test of the budget`);
@@ -75,14 +78,17 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     const pages = answers.flatMap((a) => a.pages);
     assert.deepEqual(
       pages.map((p) => p.page),
-      full.pages.map((p: any) => p.page),
+      full.pages.map((p) => p.page),
     );
     assert.deepEqual(pages, full.pages, 'the same text as the HTTP route, page for page');
     for (const a of answers) assert.equal(a.bookmd5, book);
   });
 
   it('maxBytes is respected; a page over the budget on its own is sent shortened, marked, and next still advances', async () => {
-    const full = await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: '20', end: '25' } });
+    const full = await t.client.call('GET /documents/{id}/pages', {
+      params: { id: book },
+      query: { start: '20', end: '25' },
+    });
     const { answers } = await follow(
       'pages 20-25 maxBytes 8000',
       { method: 'GET', path: `/documents/${book}/pages`, query: { start: 20, end: 25 }, maxBytes: 8000 },
@@ -94,7 +100,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
       full.pages,
     );
 
-    const big = full.pages.find((p: any) => Buffer.byteLength(JSON.stringify(p)) > 2500);
+    const big = full.pages.find((p) => Buffer.byteLength(JSON.stringify(p)) > 2500);
     assert.ok(big, 'a page over 2.5 KB');
     const small = await follow(
       'one page, maxBytes 2048',
@@ -129,7 +135,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
       text: `Body ${i + 1}`,
     }));
     await t.client.request('POST', `/study-sets/${set.topicid}/notes`, { body: { cards, confirm: true } });
-    const full = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`);
+    const full = await t.client.call('GET /study-sets/{id}/tree', { params: { id: set.topicid } });
     assert.equal(full.nodes.length, 201);
     const { answers, notes } = await follow('tree of 200 cards', {
       method: 'GET',
@@ -144,7 +150,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     );
     for (const a of answers) assert.deepEqual([a.topicid, a.count], [full.topicid, full.count]);
     // A map of records is cut by entry: OpenAPI's paths for one tag (over 24 KB).
-    const spec = await t.client.request<any>('GET', '/openapi.json', { query: { tag: 'decks' } });
+    const spec = await t.client.call('GET /openapi.json', { query: { tag: 'decks' } });
     const specPieces = await follow('openapi.json?tag=decks', {
       method: 'GET',
       path: '/openapi.json',
@@ -153,7 +159,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     assert.ok(specPieces.answers.length >= 2);
     assert.deepEqual(
       specPieces.answers.flatMap((a) => Object.keys(a.paths)),
-      Object.keys(spec.paths),
+      Object.keys(spec.paths as object),
     );
     assert.deepEqual(Object.assign({}, ...specPieces.answers.map((a) => a.paths)), spec.paths);
   });
@@ -161,7 +167,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
   it("a write's cut answer is held, never run again: next carries no body and returns the rest of the same receipt", async () => {
     const set = await t.client.createStudySet('Written once');
     const cards = Array.from({ length: 60 }, (_, i) => ({ title: `Receipt card ${i + 1}` }));
-    const before = (await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`)).count;
+    const before = (await t.client.call('GET /study-sets/{id}/tree', { params: { id: set.topicid } })).count;
     const { answers, notes } = await follow(
       'batch of 60 cards, maxBytes 3000',
       { method: 'POST', path: `/study-sets/${set.topicid}/notes`, body: { cards, confirm: true }, maxBytes: 3000 },
@@ -172,14 +178,14 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     assert.match(notes[0].next.cursor.held, /^[0-9a-f]{24}$/);
     const got = answers.flatMap((a) => a.cards);
     assert.deepEqual(
-      got.map((c: any) => c.index),
+      got.map((c) => c.index),
       cards.map((_, i) => i),
     );
     assert.deepEqual(
-      got.map((c: any) => c.title),
+      got.map((c) => c.title),
       cards.map((c) => c.title),
     );
-    const tree = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`);
+    const tree = await t.client.call('GET /study-sets/{id}/tree', { params: { id: set.topicid } });
     assert.equal(tree.count, before + 60, 'the cards were written once');
     // Another token cannot read the held answer.
     const other = await t.bridge.services.tokens.issue('other agent', 'write');
@@ -217,7 +223,7 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
     assert.equal(wrongType.isError, true);
     assert.match(wrongType.content[0].text!, /maxBytes/);
     assert.equal(storeDigest(t.bridge.services.store), digest, 'nothing was written');
-    const sets = await t.client.request<any>('GET', '/library/study-sets', { query: { query: 'Must not exist' } });
+    const sets = await t.client.call('GET /library/study-sets', { query: { query: 'Must not exist' } });
     assert.deepEqual(sets.studySets, []);
   });
 
@@ -227,7 +233,8 @@ describe('MCP results sized for context (#18 §4, MCP Inspector CLI)', function 
       { length: 80 },
       (_, i) => `Line ${i + 1} of a card long enough to render taller than 1568 pixels.`,
     ).join('\n');
-    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+    const card = await t.client.call('POST /study-sets/{id}/notes', {
+      params: { id: set.topicid },
       body: { title: 'Tall', text, confirm: true },
     });
     const path = `/notes/${card.noteid}/render`;
