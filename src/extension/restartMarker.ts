@@ -7,7 +7,7 @@ import { writeSecretFile } from '../server/domain/security/tokens';
  * `<dataDir>/bridge.restarting`: the hosting window restarts its bridge (a
  * setting changed) and will host again. Between its close and its start the
  * data dir is free; a window attached to it must not take over then, with
- * settings that may not yet have caught up with the change (docs/ARCHITECTURE.md,
+ * settings that may not yet have caught up with the change (docs/DURABILITY.md,
  * "One bridge per data dir").
  */
 const markerPath = (dataDir: string) => join(dataDir, 'bridge.restarting');

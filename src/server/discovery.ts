@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeSecretFile } from './domain/security/tokens';
 
-/** `<dataDir>/bridge.json`: how local clients find a running bridge (docs/ARCHITECTURE.md, "Discovery"). */
+/** `<dataDir>/bridge.json`: how local clients find a running bridge (docs/CONTRACT-CHOICES.md, "Discovery"). */
 export interface DiscoveryFile {
   baseUrl: string;
   port: number;

@@ -1,6 +1,6 @@
 /**
  * The one error type of the bridge. Services throw it; the error mapper
- * (http/errorMapper.ts) turns it into the error body of docs/ARCHITECTURE.md ("Errors").
+ * (http/errorMapper.ts) turns it into the error body of docs/CONTRACT-CHOICES.md ("Errors").
  */
 export class BridgeError extends Error {
   constructor(

@@ -3,7 +3,7 @@ import type { StoredPage } from '../library/pageReader';
 import { pageBlocks } from './bundleSource';
 
 /**
- * The files of a bundle folder (docs/ARCHITECTURE.md, "Bundle folder"). They are written for an agent
+ * The files of a bundle folder (docs/CONTRACT-CHOICES.md, "Bundle folder"). They are written for an agent
  * that reads them cold: every rule it must follow is stated in TASK.md, the
  * grammar in OUTPUT-CONTRACT.md, and the mistakes agents make with bundles
  * are rules here, not footnotes.

@@ -31,7 +31,7 @@ export interface PrepareRequest {
   warnings: string[];
 }
 
-/** Pairings that work (docs/ARCHITECTURE.md, "Agents' vocabulary"); anything else degrades silently in the reference app, so we say so. */
+/** Pairings that work (docs/CONTRACT-CHOICES.md, "Agents' vocabulary"); anything else degrades silently in the reference app, so we say so. */
 function pairingWarning(preset: string, anchorMode: string): string | undefined {
   if (preset === 'exam-general' && anchorMode !== 'block')
     return 'exam-general pairs questions and answers by block role and needs anchorMode "block": discard this bundle and prepare again with anchorMode:"block".';

@@ -29,7 +29,7 @@ export interface SubmitOptions {
   excerptMode?: 'child' | 'link';
 }
 
-/** Dictionary and block bundles always merge excerpts into their cards (docs/ARCHITECTURE.md, "Agents' vocabulary"). */
+/** Dictionary and block bundles always merge excerpts into their cards (docs/CONTRACT-CHOICES.md, "Agents' vocabulary"). */
 const forcedMerge = (row: BundleRow) => row.anchor_mode === 'block' || row.preset === 'dictionary';
 
 async function resultText(svc: BundleService, row: BundleRow, given: string | undefined): Promise<string> {

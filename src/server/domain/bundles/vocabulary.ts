@@ -1,3 +1,3 @@
-/** The closed vocabularies agents must use (docs/ARCHITECTURE.md, "Agents' vocabulary"). */
+/** The closed vocabularies agents must use (docs/CONTRACT-CHOICES.md, "Agents' vocabulary"). */
 export const PRESETS = ['book-breakdown', 'source-structure', 'exam-general', 'dictionary'] as const;
 export const ANCHOR_MODES = ['page_text', 'block'] as const;

@@ -7,7 +7,7 @@ import { LibraryWatcher } from './libraryWatcher';
 import { SyncEventLog } from './syncEventLog';
 
 /**
- * Legacy sync diagnostics (docs/ARCHITECTURE.md, "Legacy sync"): the channel that reconciles the
+ * Legacy sync diagnostics (docs/CONTRACT-CHOICES.md, "Legacy sync"): the channel that reconciles the
  * library's database with its files on disk. Its event log is fed by the
  * library watcher and by rechecks; status and inventory only observe.
  */

@@ -2,7 +2,7 @@ import type { Store, WriteTx } from '../../ground/store/store';
 import { nowIso } from '../library/ids';
 
 /**
- * The legacy sync event log (docs/ARCHITECTURE.md, "Legacy sync"): table sync_events, one row per
+ * The legacy sync event log (docs/CONTRACT-CHOICES.md, "Legacy sync"): table sync_events, one row per
  * observation, numbered by a counter kept in meta (so numbers never repeat,
  * even when old rows are pruned or a row is withdrawn).
  */

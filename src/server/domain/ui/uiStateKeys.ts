@@ -1,7 +1,7 @@
 import type { Store } from '../../ground/store/store';
 import type { UiKeyOutcome } from './uiHost';
 
-/** Keys of the UI bookmark the bridge knows (docs/ARCHITECTURE.md, "UI bookmark"); theme and panelratio are global preferences. */
+/** Keys of the UI bookmark the bridge knows (docs/CONTRACT-CHOICES.md, "UI bookmark"); theme and panelratio are global preferences. */
 export const UI_STATE_KEYS = [
   'immersive',
   'aichat',

@@ -2,7 +2,7 @@ import type { TextItem } from '../pdf/pdfTypes';
 
 /**
  * The one folding of text for matching, shared by locate, bundle anchoring
- * and card creation with an excerpt (see docs/ARCHITECTURE.md, "text").
+ * and card creation with an excerpt (see docs/TEXT-MATCHING.md).
  *
  * Text is reduced to a key of letters and digits only: NFKC (ligatures,
  * full-width forms and Kangxi radicals unfold), diacritics removed (but not
