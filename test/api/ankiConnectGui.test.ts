@@ -113,8 +113,8 @@ describe('AnkiConnect gui actions: with a window', function () {
 
   it('guiCurrentCard: null when the review panel shows nothing; else the card in AnkiConnect’s shape', async () => {
     assert.deepEqual(await s.call('guiCurrentCard'), { result: null, error: null });
-    const decks = (await s.t.owner.request<any>('GET', '/decks')).decks;
-    const due = await s.t.owner.request<any>('GET', `/decks/${decks[0].deckId}/due`);
+    const decks = (await s.t.owner.call('GET /decks')).decks;
+    const due = await s.t.owner.call('GET /decks/{id}/due', { params: { id: decks[0].deckId } });
     ui.shown = { deckId: decks[0].deckId, cardNoteId: due.cards[0].cardNoteId };
     const current = await s.call('guiCurrentCard');
     assert.equal(current.error, null);

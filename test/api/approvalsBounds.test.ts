@@ -186,7 +186,7 @@ describe('approvals bounded: a held call carries at most 4 MiB', function () {
       assert.match(err.message, /at most 4194304 bytes \(4 MiB\)/);
       assert.equal(err.details.limitBytes, 4 * MB);
       assert.ok(err.details.bytes > 5 * MB);
-      assert.deepEqual((await t.owner.request<any>('GET', '/approvals')).approvals, []);
+      assert.deepEqual((await t.owner.call('GET /approvals')).approvals, []);
       assert.deepEqual(heldFiles(dataDir), []);
       // A small call of the same agent still waits for the person.
       const small = await agent.raw('POST', '/library/study-sets/import', {

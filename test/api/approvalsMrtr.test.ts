@@ -61,7 +61,8 @@ describe('approvals over MCP 2026-07-28: input requests instead of a held stream
   async function forcedRestore(title: string) {
     const { topicid } = await newSet(t, title);
     await card(t, topicid, { title: 'Before' });
-    const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+    const snap = await t.client.call('POST /study-sets/{id}/snapshots', {
+      params: { id: topicid },
       body: { description: 'b' },
     });
     const later = await card(t, topicid, { title: 'After the snapshot' });

@@ -29,11 +29,12 @@ describe('approvals: policies, restart, events, operation log by token', functio
       assert.equal((await t.client.raw('GET', `/study-sets/${topicid}/tree`)).status, 200);
       const search = await t.client.raw('POST', '/notes/batch-get', { body: { noteIds: [] } });
       assert.notEqual(search.status, 202, 'a read-scoped POST is never held');
-      const decided = await t.owner.request<any>('POST', `/approvals/${res.json<any>().approvalId}/decide`, {
+      const decided = await t.owner.call('POST /approvals/{id}/decide', {
+        params: { id: res.json<any>().approvalId },
         body: { decision: 'allow', confirm: true },
       });
-      assert.equal(decided.result.status, 200);
-      assert.equal(decided.result.body.persisted, true);
+      assert.equal(decided.result?.status, 200);
+      assert.equal((decided.result?.body as { persisted?: unknown } | undefined)?.persisted, true);
       const n = t.bridge.services.store.get<{ n: number }>(
         `SELECT count(*) AS n FROM notes WHERE topicid = ? AND title = 'Held card'`,
         [topicid],
@@ -51,7 +52,7 @@ describe('approvals: policies, restart, events, operation log by token', functio
       const a = await card(t, topicid, { title: 'Gone' });
       const res = await t.client.raw('POST', '/notes/delete', { body: { noteIds: [a], confirm: true } });
       assert.equal(res.status, 200);
-      assert.equal(((await t.client.capabilities()) as any).approvals.policy, 'never');
+      assert.equal((await t.client.call('GET /capabilities')).approvals?.policy, 'never');
     } finally {
       await t.stop();
     }
@@ -68,18 +69,19 @@ describe('approvals: policies, restart, events, operation log by token', functio
     t = await startBridge({ dataDir, approvals: 'destructive' });
     try {
       assert.equal(libraryDigest(t.bridge.services.store), before);
-      const pending = (await t.owner.request<any>('GET', '/approvals')).approvals;
+      const pending = (await t.owner.call('GET /approvals')).approvals;
       assert.deepEqual(
-        pending.map((x: any) => x.approvalId),
+        pending.map((x) => x.approvalId),
         [held.approvalId],
       );
-      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+      const decided = await t.owner.call('POST /approvals/{id}/decide', {
+        params: { id: held.approvalId },
         body: { decision: 'allow', confirm: true },
       });
-      assert.equal(decided.result.status, 200);
+      assert.equal(decided.result?.status, 200);
       await t.bridge.close();
       t = await startBridge({ dataDir, approvals: 'destructive' });
-      const read = await t.client.request<any>('GET', `/approvals/${held.approvalId}`);
+      const read = await t.client.call('GET /approvals/{id}', { params: { id: held.approvalId } });
       assert.equal(read.state, 'allowed');
       assert.deepEqual(read.result, decided.result);
       const ops = t.bridge.services.store.get<{ n: number }>(
@@ -106,9 +108,12 @@ describe('approvals: policies, restart, events, operation log by token', functio
     await t.bridge.close();
     t = await startBridge({ dataDir, approvals: 'destructive' });
     try {
-      const read = await t.owner.request<any>('GET', `/approvals/${held.approvalId}`);
+      const read = await t.owner.call('GET /approvals/{id}', { params: { id: held.approvalId } });
       assert.equal(read.state, 'allowed');
-      assert.equal(read.result.body.error.code, 'APPROVAL_INTERRUPTED');
+      assert.equal(
+        (read.result?.body as { error?: { code?: string } } | undefined)?.error?.code,
+        'APPROVAL_INTERRUPTED',
+      );
       assert.equal(libraryDigest(t.bridge.services.store), before, 'not run at the restart');
     } finally {
       await t.stop();
@@ -158,20 +163,22 @@ describe('approvals: policies, restart, events, operation log by token', functio
     try {
       const tokenId = t.bridge.services.tokens.list().find((x) => x.name === 'test agent')!.tokenId;
       const { topicid } = await newSet(t, 'Audited');
-      const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+      const snap = await t.client.call('POST /study-sets/{id}/snapshots', {
+        params: { id: topicid },
         body: { description: 'before the agent' },
       });
       const a = await card(t, topicid, { title: 'By the agent' });
       await t.owner.request('POST', `/study-sets/${topicid}/notes`, {
         body: { title: 'By the person', confirm: true },
       });
-      const mine = (await t.owner.request<any>('GET', '/operations', { query: { tokenId } })).operations;
+      const mine = (await t.owner.call('GET /operations', { query: { tokenId } })).operations;
       assert.ok(mine.length >= 1);
-      assert.ok(mine.every((o: any) => o.tokenId === tokenId && o.actor === 'agent' && o.agentName === 'test agent'));
-      const create = mine.find((o: any) => o.noteIds.includes(a));
+      assert.ok(mine.every((o) => o.tokenId === tokenId && o.actor === 'agent' && o.agentName === 'test agent'));
+      const create = mine.find((o) => o.noteIds.includes(a));
+      assert.ok(create, 'the create is listed');
       assert.equal(create.kind, 'create');
-      assert.equal(create.restoreTo.snapshotId, snap.snapshotId);
-      const person = (await t.owner.request<any>('GET', '/operations', { query: { tokenId: 'owner' } })).operations;
+      assert.equal(create.restoreTo?.snapshotId, snap.snapshotId);
+      const person = (await t.owner.call('GET /operations', { query: { tokenId: 'owner' } })).operations;
       assert.ok(person.length === 1 && person[0].actor === 'user' && person[0].tokenId === null);
       const refused = await t.client.raw('GET', '/operations', { query: { tokenId } });
       assert.equal(refused.status, 403);
@@ -196,10 +203,11 @@ describe('approvals: policies, restart, events, operation log by token', functio
       const held = await res.json();
       await t.owner.tokens.revoke(other.tokenId);
       const before = libraryDigest(t.bridge.services.store);
-      const decided = await t.owner.request<any>('POST', `/approvals/${held.approvalId}/decide`, {
+      const decided = await t.owner.call('POST /approvals/{id}/decide', {
+        params: { id: held.approvalId },
         body: { decision: 'allow', confirm: true },
       });
-      assert.equal(decided.result.status, 401);
+      assert.equal(decided.result?.status, 401);
       assert.equal(libraryDigest(t.bridge.services.store), before);
       await untilState(t.owner, held.approvalId, 'allowed');
     } finally {

@@ -67,14 +67,16 @@ describe('POST /study-sets/{id}/notes with cards: [...] (batch create)', functio
 
   it('a 20-card tree in one call: one write, one operation row, per-card answers, excerpts anchored, the tree in batch order', async () => {
     const opsBefore = t.bridge.services.store.all('SELECT * FROM operations').length;
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/notes`, {
+    const res = await t.client.call('POST /study-sets/{id}/notes', {
+      params: { id: setId },
       body: { cards: twentyCardTree(book, quotes), confirm: true },
     });
     assert.equal(res.persisted, true);
     assert.equal(res.count, 20);
+    assert.ok(res.cards, 'one entry per card');
     assert.deepEqual(res.notAnchored, []);
     assert.deepEqual(
-      res.cards.map((c: any) => c.index),
+      res.cards.map((c) => c.index),
       [...Array(20).keys()],
     );
     for (const [i, c] of res.cards.entries()) {
@@ -90,17 +92,17 @@ describe('POST /study-sets/{id}/notes with cards: [...] (batch create)', functio
     assert.equal(ops.length, opsBefore + 1, 'one operation: one undo step');
     assert.deepEqual(
       JSON.parse(ops.at(-1).note_ids),
-      res.cards.map((c: any) => c.noteid),
+      res.cards.map((c) => c.noteid),
     );
-    const tree = await t.client.request<any>('GET', `/study-sets/${setId}/tree`);
+    const tree = await t.client.call('GET /study-sets/{id}/tree', { params: { id: setId } });
     assert.deepEqual(
-      tree.nodes.slice(1).map((n: any) => n.noteid),
-      res.cards.map((c: any) => c.noteid),
+      tree.nodes.slice(1).map((n) => n.noteid),
+      res.cards.map((c) => c.noteid),
       'pre-order = batch order',
     );
-    const read = await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [res.cards[1].noteid] } });
+    const read = await t.client.call('POST /notes/batch-get', { body: { noteIds: [res.cards[1].noteid] } });
     assert.deepEqual(
-      read.notes[0].texts.map((x: any) => [x.index, x.text, x.excerpt]),
+      read.notes[0].texts.map((x) => [x.index, x.text, x.excerpt]),
       [
         [0, quotes[0].text, true],
         [1, 'Why quote 0 matters.', false],

@@ -36,9 +36,9 @@ export async function cardImagesFixture(): Promise<CardImagesFixture> {
     book,
     digest: () => storeDigest(t.bridge.services.store),
     create: (body) =>
-      t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { ...body, confirm: true } }),
+      t.client.call('POST /study-sets/{id}/notes', { params: { id: set.topicid }, body: { ...body, confirm: true } }),
     batchGet: async (noteId) =>
-      (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteId] } })).notes[0],
+      (await t.client.call('POST /notes/batch-get', { body: { noteIds: [noteId] } })).notes[0],
     async addPart(noteid, part) {
       const contentId = part.contentId ?? `P${randomUUID().replace(/-/g, '').slice(0, 12)}`;
       await t.bridge.services.store.write((tx) => {

@@ -46,12 +46,12 @@ describe('crash leftovers: start-up sweeps .part/temp files and adopts a PDF who
         assert.equal(existsSync(join(dataDir, f)), false, `${f} removed`);
       }
       const id = md5(cad);
-      const sync = await client.request<any>('GET', `/documents/${id}/sync-status`, { query: { verifyHash: '1' } });
+      const sync = await client.call('GET /documents/{id}/sync-status', { params: { id }, query: { verifyHash: '1' } });
       assert.deepEqual([sync.path, sync.hashVerification], ['papers/CAD.pdf', 'verified']);
-      const outline = await client.request<any>('GET', `/documents/${id}/outline`);
+      const outline = await client.call('GET /documents/{id}/outline', { params: { id } });
       assert.equal(outline.pageCount, 7);
 
-      const again = await client.request<any>('POST', '/library/documents/upload', {
+      const again = await client.call('POST /library/documents/upload', {
         bytes: cad,
         query: { filename: 'CAD.pdf', folder: 'papers', confirm: '1' },
       });
@@ -61,7 +61,7 @@ describe('crash leftovers: start-up sweeps .part/temp files and adopts a PDF who
       );
       assert.deepEqual(readdirSync(join(lib, 'papers')).sort(), ['CAD.pdf']);
       assert.ok(existsSync(join(lib, 'notes.pdf')), 'a file that is not a PDF is not ours to remove');
-      const pages = await client.request<any>('GET', `/documents/${id}/pages`, { query: { start: '1' } });
+      const pages = await client.call('GET /documents/{id}/pages', { params: { id }, query: { start: '1' } });
       assert.match(pages.pages[0].text, /\S/);
     } finally {
       second.child.kill('SIGTERM');

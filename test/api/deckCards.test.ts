@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 const UNKNOWN = '11111111-2222-4333-8444-555555555555';
@@ -26,8 +27,7 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
   ) {
     const ids: string[] = [];
     for (const s of specs) {
-      const body = { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true };
-      ids.push((await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body })).noteid);
+      ids.push(await newCard(t, setId, { title: s.title, ...(s.text ? { text: s.text } : {}) }));
     }
     const withParts = specs.map((s, i) => [ids[i], s.parts ?? []] as const).filter(([, p]) => p.length);
     if (withParts.length) {
@@ -49,18 +49,21 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
 
   const referenceCopy = async (noteid: string) =>
     (
-      await t.client.request<any>('POST', '/notes/copy', {
+      await t.client.call('POST /notes/copy', {
         body: { noteIds: [noteid], targetParentNoteId: rootId, mode: 'reference', confirm: true },
       })
-    ).copies[0].newNoteId as string;
-  const batchGet = async (noteIds: string[]) =>
-    await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
+    ).copies[0].newNoteId;
+  const batchGet = async (noteIds: string[]) => await t.client.call('POST /notes/batch-get', { body: { noteIds } });
 
   const add = (deckId: string, body: Record<string, unknown>) =>
     t.client.raw('POST', `/decks/${deckId}/cards`, { body: { confirm: true, ...body } });
   const list = async (deckId: string, query?: Record<string, string>) =>
-    (await t.client.request<any>('GET', `/decks/${deckId}/cards`, { query })).cards as any[];
-  const summary = async (deckId: string) => (await t.client.listDecks()).find((d) => d.deckId === deckId) as any;
+    (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId }, query })).cards;
+  const summary = async (deckId: string) => {
+    const s = (await t.client.listDecks()).find((d) => d.deckId === deckId);
+    assert.ok(s, 'the deck is listed');
+    return s;
+  };
   const reviewCard = (deckId: string, cardId: string, body: Record<string, unknown>) =>
     t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { cardNoteId: cardId, confirm: true, ...body } });
 
@@ -102,13 +105,13 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(got.length, 3);
     const byId = new Map(got.map((c) => [c.sourceNoteId, c]));
     assert.deepEqual(got.map((c) => c.cardNoteId).sort(), out.cards.map((c: any) => c.cardNoteId).sort());
-    assert.equal(byId.get(auto).title, 'Chain rule');
-    assert.equal(byId.get(auto).questionMode, 'automatic');
-    assert.equal(byId.get(auto).question, undefined);
-    assert.equal(byId.get(cloze).title, 'Power');
-    assert.equal(byId.get(cloze).question, 'd/dx xⁿ = {{cloze}}');
-    assert.equal(byId.get(part).questionContentId, 'PART-B');
-    assert.equal(byId.get(part).questionMode, 'content_part');
+    assert.equal(byId.get(auto)?.title, 'Chain rule');
+    assert.equal(byId.get(auto)?.questionMode, 'automatic');
+    assert.equal(byId.get(auto)?.question, undefined);
+    assert.equal(byId.get(cloze)?.title, 'Power');
+    assert.equal(byId.get(cloze)?.question, 'd/dx xⁿ = {{cloze}}');
+    assert.equal(byId.get(part)?.questionContentId, 'PART-B');
+    assert.equal(byId.get(part)?.questionMode, 'content_part');
     for (const c of got) {
       assert.equal(c.sourceAlive, true);
       assert.equal(c.state, 'new');
@@ -212,7 +215,7 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(c.title, 'Original');
     // The original is what the review card reads: batch-get shows its body.
     const [read] = (await batchGet([c.resolvedNoteId])).notes;
-    assert.equal(read.texts.find((x: any) => x.index === 0)?.text, 'body');
+    assert.equal(read.texts.find((x) => x.index === 0)?.text, 'body');
 
     // Deleting the original promotes the copy to an independent card: it now resolves to itself.
     const del = await t.client.raw('POST', '/notes/delete', { body: { noteIds: [orig], confirm: true } });
@@ -233,12 +236,12 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     await t.bridge.services.store.write((tx) => tx.run('DELETE FROM notes WHERE noteid = ?', [purged]));
     const got = new Map((await list(d)).map((c) => [c.sourceNoteId, c]));
     assert.equal(got.size, 3);
-    assert.equal(got.get(hidden).sourceAlive, false);
-    assert.equal(got.get(hidden).title, '');
-    assert.equal(got.get(purged).sourceAlive, false);
-    assert.equal(got.get(purged).resolvedNoteId, purged);
-    assert.equal(got.get(kept).sourceAlive, true);
-    assert.equal(got.get(kept).title, 'Kept');
+    assert.equal(got.get(hidden)?.sourceAlive, false);
+    assert.equal(got.get(hidden)?.title, '');
+    assert.equal(got.get(purged)?.sourceAlive, false);
+    assert.equal(got.get(purged)?.resolvedNoteId, purged);
+    assert.equal(got.get(kept)?.sourceAlive, true);
+    assert.equal(got.get(kept)?.title, 'Kept');
     assert.equal((await summary(d)).cardCount, 3);
 
     // …and a hidden card cannot become a new source.
@@ -469,7 +472,7 @@ describe('deck cards: GET/POST /decks/{id}/cards, grades, open', () => {
     assert.equal(order[2], b);
     assert.deepEqual(order.slice(0, 2).sort(), [a, c].sort());
     assert.deepEqual((await list(d, { due: '1' })).map((x) => x.sourceNoteId).sort(), [a, c].sort());
-    const res = await t.client.request<any>('GET', `/decks/${d}/cards`);
+    const res = await t.client.call('GET /decks/{id}/cards', { params: { id: d } });
     assert.equal(res.count, 3);
     assert.equal(res.dueCount, 2);
     assert.equal(res.deckId, d);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card, newDeck, newSet } from '../helpers/libraryFixtures';
 
 /**
  * The due counts and statistics are read from counts the store keeps as cards
@@ -24,7 +25,7 @@ describe('deck counts kept on write: due and stats agree with the cards and the 
   let sources: string[];
   let cards: string[];
   const post = (path: string, body: Record<string, unknown>) =>
-    t.client.request<any>('POST', path, { body: { ...body, confirm: true } });
+    t.client.request('POST', path, { body: { ...body, confirm: true } });
   const act = (action: string, body: Record<string, unknown>) => post(`/decks/${deckId}/cards/${action}`, body);
   const grade = (i: number, rating: string, daysAgo = 0) =>
     post(`/decks/${deckId}/reviews`, {
@@ -36,10 +37,13 @@ describe('deck counts kept on write: due and stats agree with the cards and the 
 
   /** Every count of /due and /stats against the cards and the log, read at the answer's own `now`. */
   async function agree(what: string) {
-    const stats = await t.client.request<any>('GET', `/decks/${deckId}/stats`, { query: { forecastDays: '90' } });
-    const due = await t.client.request<any>('GET', `/decks/${deckId}/due`);
-    const list = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[];
-    const log = (await t.client.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
+    const stats = await t.client.call('GET /decks/{id}/stats', {
+      params: { id: deckId },
+      query: { forecastDays: '90' },
+    });
+    const due = await t.client.call('GET /decks/{id}/due', { params: { id: deckId } });
+    const list = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards;
+    const log = (await t.client.call('GET /decks/{id}/reviews', { params: { id: deckId } })).reviews;
     const studied = list.filter((c) => !c.suspended && !c.buriedUntil);
     const byState = (s: string) => studied.filter((c) => c.state === s).length;
     assert.deepEqual(
@@ -88,7 +92,7 @@ describe('deck counts kept on write: due and stats agree with the cards and the 
       if (key <= last) expected.set(key, (expected.get(key) ?? 0) + 1);
     }
     assert.deepEqual(
-      stats.forecast.filter((f: any) => f.due > 0).map((f: any) => [f.date, f.due]),
+      stats.forecast.filter((f) => f.due > 0).map((f) => [f.date, f.due]),
       [...expected].sort(([a], [b]) => (a < b ? -1 : 1)),
       what,
     );
@@ -96,14 +100,10 @@ describe('deck counts kept on write: due and stats agree with the cards and the 
 
   before(async () => {
     t = await startBridge();
-    const set = await t.client.createStudySet('Counters set');
+    const set = await newSet(t, 'Counters set');
     sources = [];
-    for (let i = 0; i < 8; i++)
-      sources.push((await post(`/study-sets/${set.topicid}/notes`, { title: `count ${i}`, text: `a ${i}` })).noteid);
-    deckId = (await t.client.createDeck('Counters')).deckId;
-    cards = (
-      await post(`/decks/${deckId}/cards`, { cards: sources.map((sourceNoteId) => ({ sourceNoteId })) })
-    ).cards.map((c: any) => c.cardNoteId as string);
+    for (let i = 0; i < 8; i++) sources.push(await card(t, set.topicid, { title: `count ${i}`, text: `a ${i}` }));
+    ({ deckId, cardNoteIds: cards } = await newDeck(t, 'Counters', sources));
   });
   after(() => t.stop());
 
@@ -114,13 +114,13 @@ describe('deck counts kept on write: due and stats agree with the cards and the 
     await grade(1, 'again', 10);
     await grade(4, 'good');
     await agree('graded');
-    const before = await t.client.request<any>('GET', `/decks/${deckId}/stats`);
+    const before = await t.client.call('GET /decks/{id}/stats', { params: { id: deckId } });
     await grade(5, 'hard');
-    const after = await t.client.request<any>('GET', `/decks/${deckId}/stats`);
+    const after = await t.client.call('GET /decks/{id}/stats', { params: { id: deckId } });
     assert.equal(after.counts.new, before.counts.new - 1, 'a graded new card leaves the new count');
     assert.equal(
-      after.reviewsPerDay.reduce((n: number, d: any) => n + d.reviews, 0),
-      before.reviewsPerDay.reduce((n: number, d: any) => n + d.reviews, 0) + 1,
+      after.reviewsPerDay.reduce((n, d) => n + d.reviews, 0),
+      before.reviewsPerDay.reduce((n, d) => n + d.reviews, 0) + 1,
     );
     await agree('graded again');
   });

@@ -3,6 +3,7 @@ import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
 import type { BridgeClient } from '../../src/client/bridgeClient';
 import { buildApkg, crtDaysAgo } from '../helpers/ankiPackageBuilder';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard, newDeck, newSet } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 const { createEmptyCard, fsrs, generatorParameters, Rating } = require('ts-fsrs') as typeof TsFsrs;
@@ -11,21 +12,12 @@ const HOUR = 3_600_000;
 
 /** A set with `n` cards and a deck reading them, through the routes. */
 async function seed(client: BridgeClient, n: number, title = 'Options deck') {
-  const set = await client.createStudySet(`${title} set`);
+  const set = await newSet(client, `${title} set`);
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
-    ids.push(
-      (
-        await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-          body: { title: `${title} card ${i}`, text: `answer ${i}`, confirm: true },
-        })
-      ).noteid,
-    );
-  const deckId = (await client.createDeck(title)).deckId;
-  const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
-    body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
-  });
-  return { deckId, cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string) };
+    ids.push(await newCard(client, set.topicid, { title: `${title} card ${i}`, text: `answer ${i}` }));
+  const { deckId, cardNoteIds } = await newDeck(client, title, ids);
+  return { deckId, cardIds: cardNoteIds };
 }
 
 describe('deck options: presets, daily limits, study day, FSRS options', () => {
@@ -33,15 +25,16 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const due = (deckId: string) => t.client.request<any>('GET', `/decks/${deckId}/due`);
-  const grade = (deckId: string, cardNoteId: string, rating: string, reviewedAt?: Date) =>
-    t.client.request<any>('POST', `/decks/${deckId}/reviews`, {
+  const due = (deckId: string) => t.client.call('GET /decks/{id}/due', { params: { id: deckId } });
+  const grade = (deckId: string, cardNoteId: string, rating: 'again' | 'hard' | 'good' | 'easy', reviewedAt?: Date) =>
+    t.client.call('POST /decks/{id}/reviews', {
+      params: { id: deckId },
       body: { cardNoteId, rating, confirm: true, ...(reviewedAt ? { reviewedAt: reviewedAt.toISOString() } : {}) },
     });
   const savePreset = (body: Record<string, unknown>) =>
-    t.client.request<any>('POST', '/deck-presets', { body: { ...body, confirm: true } });
+    t.client.call('POST /deck-presets', { body: { ...body, confirm: true } });
   const assign = (deckId: string, presetId: string) =>
-    t.client.request<any>('POST', `/decks/${deckId}/options`, { body: { presetId, confirm: true } });
+    t.client.call('POST /decks/{id}/options', { params: { id: deckId }, body: { presetId, confirm: true } });
 
   it('an imported deck of 20,000 new cards shows 20 new today; 20 graded today leave none; 20 graded yesterday leave 20', async function () {
     this.timeout(180_000); // importing 20,000 notes takes a while on a busy machine
@@ -85,7 +78,7 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.notEqual(first.limits.presetId, 'default');
     assert.equal(first.limits.newPerDay, 20);
     assert.equal(first.limits.newStudiedToday, 0);
-    assert.ok(first.cards.every((c: any) => c.state === 'new'));
+    assert.ok(first.cards.every((c) => c.state === 'new'));
 
     // Twenty graded in yesterday's study day do not count against today.
     const yesterday = new Date(Date.now() - 26 * HOUR);
@@ -95,14 +88,14 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.equal(afterYesterday.newCount, 20);
     assert.deepEqual(afterYesterday.heldBack, { newPerDay: 19_960, reviewsPerDay: 0 });
 
-    const shownNow = afterYesterday.cards.filter((c: any) => c.state === 'new');
+    const shownNow = afterYesterday.cards.filter((c) => c.state === 'new');
     for (const c of shownNow) await grade(deckId, c.cardNoteId, 'good');
     const done = await due(deckId);
     assert.equal(done.newCount, 0);
     assert.equal(done.limits.newStudiedToday, 20);
     assert.equal(done.heldBack.newPerDay, 19_960);
     assert.ok(
-      done.cards.every((c: any) => c.state !== 'new'),
+      done.cards.every((c) => c.state !== 'new'),
       'no new card is shown once the day has had its 20',
     );
     // The status bar reads dueCount: the limits hold there too.
@@ -125,7 +118,7 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.equal(d.newCount, 0);
     assert.deepEqual(d.heldBack, { newPerDay: 0, reviewsPerDay: 3 + 1 }, '3 reviews and the new card');
     assert.deepEqual(
-      d.cards.map((c: any) => c.state),
+      d.cards.map((c) => c.state),
       ['learning', 'review', 'review', 'review'],
     );
 
@@ -163,7 +156,8 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     });
     await assign(s.deckId, preset.presetId);
     const d = await due(s.deckId);
-    const card = d.cards.find((c: any) => c.cardNoteId === s.cardIds[0]);
+    const card = d.cards.find((c) => c.cardNoteId === s.cardIds[0]);
+    assert.ok(card);
     const scheduler = fsrs(
       generatorParameters({
         request_retention: 0.8,
@@ -178,8 +172,10 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.equal(card.nextDues.good, expected[Rating.Good].card.due.toISOString());
     // GET /decks/{id}/cards words the intervals with the deck's options too (the defaults': again 1m, easy 8d).
     const listed = async (id: string) =>
-      (await t.client.request<any>('GET', `/decks/${s.deckId}/cards`)).cards.find((c: any) => c.cardNoteId === id);
-    assert.deepEqual((await listed(s.cardIds[0])).nextIntervals, card.nextIntervals);
+      (await t.client.call('GET /decks/{id}/cards', { params: { id: s.deckId } })).cards.find(
+        (c) => c.cardNoteId === id,
+      );
+    assert.deepEqual((await listed(s.cardIds[0]))?.nextIntervals, card.nextIntervals);
     assert.equal(card.nextIntervals.easy, '2d');
     const easy = await grade(s.deckId, s.cardIds[0], 'easy');
     assert.equal(easy.scheduledDays, 2, 'easy on a new card is capped at maximumInterval');
@@ -199,10 +195,11 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     assert.ok(intervalAt(0.8) > intervalAt(0.9), 'a lower desired retention gives a longer interval');
     // A review card's intervals in GET cards are the ones the due queue shows (desired retention 0.8).
     const planned = (
-      await t.client.request<any>('GET', `/decks/${s.deckId}/due`, { query: { until: '2100-01-01' } })
-    ).cards.find((c: any) => c.cardNoteId === s.cardIds[1]);
+      await t.client.call('GET /decks/{id}/due', { params: { id: s.deckId }, query: { until: '2100-01-01' } })
+    ).cards.find((c) => c.cardNoteId === s.cardIds[1]);
+    assert.ok(planned);
     assert.equal(planned.state, 'review');
-    assert.deepEqual((await listed(s.cardIds[1])).nextIntervals, planned.nextIntervals);
+    assert.deepEqual((await listed(s.cardIds[1]))?.nextIntervals, planned.nextIntervals);
   });
 
   it('a preset is shared: changing it changes every deck that uses it; the Default preset is listed with its decks', async () => {
@@ -213,21 +210,23 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
     await assign(b.deckId, p.presetId);
     await savePreset({ presetId: p.presetId, options: { newPerDay: 7 } });
     for (const id of [a.deckId, b.deckId]) {
-      const o = await t.client.request<any>('GET', `/decks/${id}/options`);
+      const o = await t.client.call('GET /decks/{id}/options', { params: { id } });
       assert.equal(o.presetId, p.presetId);
       assert.equal(o.name, 'Shared');
       assert.equal(o.options.newPerDay, 7);
       assert.equal(o.options.reviewsPerDay, 200, 'keys not given keep their value');
     }
-    const list = await t.client.request<any>('GET', '/deck-presets');
-    const shared = list.presets.find((x: any) => x.presetId === p.presetId);
+    const list = await t.client.call('GET /deck-presets');
+    const shared = list.presets.find((x) => x.presetId === p.presetId);
+    assert.ok(shared);
     assert.deepEqual(shared.deckIds.sort(), [a.deckId, b.deckId].sort());
-    const def = list.presets.find((x: any) => x.presetId === 'default');
+    const def = list.presets.find((x) => x.presetId === 'default');
+    assert.ok(def);
     assert.equal(def.builtIn, true);
     assert.equal(def.options.newPerDay, 20);
     assert.ok(!def.deckIds.includes(a.deckId));
     await assign(a.deckId, 'default');
-    assert.equal((await t.client.request<any>('GET', `/decks/${a.deckId}/options`)).options.newPerDay, 20);
+    assert.equal((await t.client.call('GET /decks/{id}/options', { params: { id: a.deckId } })).options.newPerDay, 20);
   });
 
   describe('refusals change nothing', () => {
@@ -269,9 +268,8 @@ describe('deck options: presets, daily limits, study day, FSRS options', () => {
       assert.equal(clash.status, 409);
       assert.equal(clash.json<any>().error.code, 'PRESET_NAME_TAKEN');
       // Renaming a preset to the built-in's name, whether or not Default was ever edited (and so has a row).
-      const named = (await t.client.request<any>('GET', '/deck-presets')).presets.find(
-        (p: any) => p.name === 'Unique name',
-      );
+      const named = (await t.client.call('GET /deck-presets')).presets.find((p) => p.name === 'Unique name');
+      assert.ok(named);
       const toDefault = await t.client.raw('POST', '/deck-presets', {
         body: { presetId: named.presetId, name: 'DEFAULT', confirm: true },
       });

@@ -1,24 +1,18 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { cards, newDeck, newSet } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 /** A deck of five cards in every state: new, learning, review, a suspended one due soonest, a buried one. */
 async function mixedDeck(t: TestBridge) {
-  const set = await t.client.createStudySet('Overview');
-  const ids: string[] = [];
-  for (const title of ['New', 'Learning', 'Review', 'Suspended', 'Buried'])
-    ids.push(
-      (await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { title, confirm: true } }))
-        .noteid,
-    );
-  const deckId = (await t.client.createDeck('Overview deck')).deckId;
-  const added = await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
-    body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
-  });
-  const [fresh, learning, review, suspended, buried] = added.cards.map((c: any) => c.cardNoteId as string);
+  const set = await newSet(t, 'Overview');
+  const ids = await cards(t, set.topicid, ['New', 'Learning', 'Review', 'Suspended', 'Buried']);
+  const { deckId, cardNoteIds } = await newDeck(t, 'Overview deck', ids);
+  const [fresh, learning, review, suspended, buried] = cardNoteIds;
   const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
-  const grade = (cardNoteId: string, rating: string, reviewedAt: string) =>
-    t.client.request<any>('POST', `/decks/${deckId}/reviews`, {
+  const grade = (cardNoteId: string, rating: 'good', reviewedAt: string) =>
+    t.client.call('POST /decks/{id}/reviews', {
+      params: { id: deckId },
       body: { cardNoteId, rating, reviewedAt, confirm: true },
     });
   const learnt = await grade(learning, 'good', at(0));
@@ -29,14 +23,14 @@ async function mixedDeck(t: TestBridge) {
   // Graded minutes before the learning card: it comes due sooner, but it is suspended, so it never does.
   const early = await grade(suspended, 'good', at(5 * 60_000));
   assert.ok(early.due < learnt.due && early.due > new Date().toISOString(), 'the suspended card would come due first');
-  const act = (name: string, cardNoteIds: string[]) =>
-    t.client.request<any>('POST', `/decks/${deckId}/cards/${name}`, { body: { cardNoteIds, confirm: true } });
+  const act = (name: 'suspend' | 'bury', cardNoteIds: string[]) =>
+    t.client.call(`POST /decks/{id}/cards/${name}`, { params: { id: deckId }, body: { cardNoteIds, confirm: true } });
   await act('suspend', [suspended]);
   await act('bury', [buried]);
-  const buriedUntil = (await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards.find(
-    (c: any) => c.cardNoteId === buried,
+  const buriedUntil = (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards.find(
+    (c) => c.cardNoteId === buried,
   )?.buriedUntil;
-  return { deckId, fresh, learnt, reviewed, buriedUntil: buriedUntil as string | undefined };
+  return { deckId, fresh, learnt, reviewed, buriedUntil: buriedUntil ?? undefined };
 }
 
 describe('GET /decks/{id}, and nextDueAt the same in every view', () => {
@@ -46,7 +40,7 @@ describe('GET /decks/{id}, and nextDueAt the same in every view', () => {
 
   it("answers the deck's size, cards and due cards by state, dueCount and nextDueAt", async () => {
     const { deckId, learnt, buriedUntil } = await mixedDeck(t);
-    const d = await t.client.request<any>('GET', `/decks/${deckId}`);
+    const d = await t.client.call('GET /decks/{id}', { params: { id: deckId } });
     assert.equal(d.deckId, deckId);
     assert.equal(d.isDeck, true);
     assert.equal(d.title, 'Overview deck');
@@ -58,23 +52,27 @@ describe('GET /decks/{id}, and nextDueAt the same in every view', () => {
     const studyNext = [learnt.due, buriedUntil ?? learnt.due].sort()[0];
     assert.equal(d.nextDueAt, studyNext, 'the learning card (or the buried one, if its day ends first)');
     // The deck list answers the same summary.
-    const listed = (await t.client.request<any>('GET', '/decks')).decks.find((x: any) => x.deckId === deckId);
-    for (const k of ['cardCount', 'dueCount', 'newCount', 'nextDueAt']) assert.equal(listed[k], d[k], k);
+    const listed = (await t.client.call('GET /decks')).decks.find((x) => x.deckId === deckId);
+    assert.ok(listed, 'the deck is listed');
+    for (const k of ['cardCount', 'dueCount', 'newCount', 'nextDueAt'] as const) assert.equal(listed[k], d[k], k);
   });
 
   it('nextDueAt: one value in the list, the deck, /due and /due?until= (three days ahead or far ahead); suspended cards never count', async () => {
     const { deckId, learnt, buriedUntil } = await mixedDeck(t);
     const one = [learnt.due, buriedUntil ?? learnt.due].sort()[0];
+    const listed = (await t.client.call('GET /decks')).decks.find((x) => x.deckId === deckId);
+    assert.ok(listed, 'the deck is listed');
     const views: Record<string, string | null> = {
-      list: (await t.client.request<any>('GET', '/decks')).decks.find((x: any) => x.deckId === deckId).nextDueAt,
-      due: (await t.client.request<any>('GET', `/decks/${deckId}/due`)).nextDueAt,
+      list: listed.nextDueAt,
+      due: (await t.client.call('GET /decks/{id}/due', { params: { id: deckId } })).nextDueAt,
       threeDays: (
-        await t.client.request<any>('GET', `/decks/${deckId}/due`, {
+        await t.client.call('GET /decks/{id}/due', {
+          params: { id: deckId },
           query: { until: new Date(Date.now() + 3 * 86_400_000).toISOString() },
         })
       ).nextDueAt,
       farAhead: (
-        await t.client.request<any>('GET', `/decks/${deckId}/due`, { query: { until: '2099-01-01T00:00:00Z' } })
+        await t.client.call('GET /decks/{id}/due', { params: { id: deckId }, query: { until: '2099-01-01T00:00:00Z' } })
       ).nextDueAt,
     };
     for (const [view, value] of Object.entries(views)) assert.equal(value, one, view);

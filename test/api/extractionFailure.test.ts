@@ -21,7 +21,7 @@ describe('a read that waits for pages whose extraction then fails', function () 
     assert.equal(up.pageCount, 1);
     // Asked at once: the read waits for page 1 while the worker is still inflating.
     const waiting = await t.client.raw('GET', `/documents/${up.bookmd5}/pages`, { query: { start: 1 } });
-    const outline = await t.client.request<any>('GET', `/documents/${up.bookmd5}/outline`);
+    const outline = await t.client.call('GET /documents/{id}/outline', { params: { id: up.bookmd5 } });
     assert.equal(outline.extraction.state, 'failed', 'the read came back because the extraction ended');
     assert.equal(waiting.status, 422, waiting.text());
     const err = waiting.json<any>().error;

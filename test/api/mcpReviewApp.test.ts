@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 import { EXCERPT_PAGE, VERBATIM, decode } from './cardImagesFixture';
 import { upload } from './documentsFixture';
@@ -52,17 +53,14 @@ describe('MCP review app: study_review_next, study_review_grade, ui://study-brid
     const set = await t.client.createStudySet('Asymptote review');
     const book = (await upload(t, 'asymptote.pdf', { topicid: set.topicid })).bookmd5;
     await t.bridge.services.extraction.whenReady(book);
-    const note = (body: Record<string, unknown>) =>
-      t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, { body: { ...body, confirm: true } });
-    excerptNote = (
-      await note({
-        title: 'Where does Asymptote put the figure?',
-        excerpt: { bookmd5: book, page: EXCERPT_PAGE, text: VERBATIM },
-      })
-    ).noteid;
-    const plain = (await note({ title: 'Pens', text: 'What a pen holds: colour, width, font.' })).noteid;
+    excerptNote = await card(t, set.topicid, {
+      title: 'Where does Asymptote put the figure?',
+      excerpt: { bookmd5: book, page: EXCERPT_PAGE, text: VERBATIM },
+    });
+    const plain = await card(t, set.topicid, { title: 'Pens', text: 'What a pen holds: colour, width, font.' });
     deckId = (await t.client.createDeck('Asymptote deck')).deckId;
-    const added = await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
+    const added = await t.client.call('POST /decks/{id}/cards', {
+      params: { id: deckId },
       body: { cards: [{ sourceNoteId: excerptNote }, { sourceNoteId: plain }], confirm: true },
     });
     excerptCard = added.cards[0].cardNoteId;
@@ -244,7 +242,10 @@ describe('MCP review app: study_review_next, study_review_grade, ui://study-brid
       await c.close();
     }
     // The review log holds the grade, made by the agent's token (the VS Code panel's grade names the person).
-    const log = await t.client.request<any>('GET', `/decks/${deckId}/reviews`, { query: { cardNoteId: excerptCard } });
+    const log = await t.client.call('GET /decks/{id}/reviews', {
+      params: { id: deckId },
+      query: { cardNoteId: excerptCard },
+    });
     assert.equal(log.reviews.length, 1);
     const [entry] = log.reviews;
     assert.equal(entry.rating, 'good');
@@ -276,8 +277,8 @@ describe('MCP review app: study_review_next, study_review_grade, ui://study-brid
     } finally {
       await c.close();
     }
-    const log = await t.client.request<any>('GET', `/decks/${deckId}/reviews`);
+    const log = await t.client.call('GET /decks/{id}/reviews', { params: { id: deckId } });
     assert.ok(log.reviews.length >= 2);
-    assert.ok(log.reviews.every((e: any) => e.actor === 'agent'));
+    assert.ok(log.reviews.every((e) => e.actor === 'agent'));
   });
 });

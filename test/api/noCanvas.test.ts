@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
+import type { RouteAnswer } from '../../src/client/routeCalls';
 import { probeCanvas } from '../../src/server/ground/pdf/nativeCanvas';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
@@ -17,9 +18,9 @@ import { corpusFile } from '../unit/pdfCorpus';
 const PLATFORM = `${process.platform}-${process.arch}`;
 const isRendererWarning = (w: unknown) => typeof w === 'string' && w.includes('@napi-rs/canvas');
 
-async function waitReady(client: BridgeClient, bookmd5: string): Promise<Record<string, any>> {
+async function waitReady(client: BridgeClient, bookmd5: string): Promise<RouteAnswer<'GET /documents/{id}/outline'>> {
   for (let i = 0; i < 1200; i++) {
-    const o = await client.request<any>('GET', `/documents/${bookmd5}/outline`);
+    const o = await client.call('GET /documents/{id}/outline', { params: { id: bookmd5 } });
     if (o.extraction.state === 'ready' || o.extraction.state === 'failed') return o;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -27,8 +28,9 @@ async function waitReady(client: BridgeClient, bookmd5: string): Promise<Record<
 }
 
 async function proseLine(client: BridgeClient, bookmd5: string, page: number): Promise<string> {
-  const p = (await client.request<any>('GET', `/documents/${bookmd5}/pages`, { query: { start: page } })).pages[0];
-  const line = (p.text as string).split('\n').find((l) => l.length > 40 && /^[A-Za-z ,.]+$/.test(l.trim()));
+  const p = (await client.call('GET /documents/{id}/pages', { params: { id: bookmd5 }, query: { start: page } }))
+    .pages[0];
+  const line = p.text.split('\n').find((l) => l.length > 40 && /^[A-Za-z ,.]+$/.test(l.trim()));
   assert.ok(line, `page ${page} has a line of prose`);
   return line.trim();
 }
@@ -68,13 +70,13 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
   });
 
   it('/status warns, naming the platform, the module and the load error; without the token it does not', async () => {
-    const s = await client.request<any>('GET', '/status');
+    const s = await client.call('GET /status');
     const w = (s.warnings as unknown[]).filter(isRendererWarning);
     assert.equal(w.length, 1, JSON.stringify(s.warnings));
     assert.ok(String(w[0]).includes(PLATFORM), String(w[0]));
     assert.match(String(w[0]), /Cannot find module '@napi-rs\/canvas' \(STUDY_BRIDGE_NO_CANVAS=1\)/);
     assert.match(child.stderr(), /warning: Pictures cannot be drawn/);
-    const anon = await new BridgeClient({ baseUrl: child.baseUrl }).request<any>('GET', '/status');
+    const anon = await new BridgeClient({ baseUrl: child.baseUrl }).call('GET /status');
     assert.equal(anon.warnings, undefined);
   });
 
@@ -84,10 +86,11 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
     assert.equal(o.extraction.state, 'ready', JSON.stringify(o.extraction));
     assert.equal(o.pageCount, 59);
     assert.ok(o.segments.length >= 5, 'the bookmarks are read');
-    const page = (await client.request<any>('GET', `/documents/${manual}/pages`, { query: { start: 6 } })).pages[0];
+    const page = (await client.call('GET /documents/{id}/pages', { params: { id: manual }, query: { start: 6 } }))
+      .pages[0];
     assert.ok(page.text.length > 500, 'page 6 has its text');
     assert.equal(page.source, 'text_layer');
-    const toc = await client.request<any>('GET', `/documents/${manual}/toc-candidates`);
+    const toc = await client.call('GET /documents/{id}/toc-candidates', { params: { id: manual } });
     assert.ok(toc.items.length > 0, 'heading candidates');
   });
 
@@ -95,8 +98,9 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
     const scan = await upload(readFileSync(corpusFile('scanned-4ti2-p5-8.pdf')), 'scanned.pdf');
     const o = await waitReady(client, scan);
     assert.equal(o.extraction.state, 'ready', JSON.stringify(o.extraction));
-    const pages = (await client.request<any>('GET', `/documents/${scan}/pages`, { query: { start: 1, end: 4 } }))
-      .pages as any[];
+    const pages = (
+      await client.call('GET /documents/{id}/pages', { params: { id: scan }, query: { start: 1, end: 4 } })
+    ).pages;
     assert.deepEqual(
       pages.map((p) => [p.page, p.source]),
       [1, 2, 3, 4].map((n) => [n, 'unreadable']),
@@ -104,27 +108,30 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
   });
 
   it('search finds a word of the book; locate finds a line on its page', async () => {
-    const r = await client.request<any>('GET', '/search', { query: { q: 'Graver basis', scope: 'documents' } });
+    const r = await client.call('GET /search', { query: { q: 'Graver basis', scope: 'documents' } });
     assert.deepEqual(
-      r.documents.map((d: any) => d.bookmd5),
+      r.documents.map((d) => d.bookmd5),
       [manual],
     );
     const line = await proseLine(client, manual, 6);
-    const hit = await client.request<any>('POST', `/documents/${manual}/locate`, { body: { page: 6, text: line } });
+    const hit = await client.call('POST /documents/{id}/locate', {
+      params: { id: manual },
+      body: { page: 6, text: line },
+    });
     assert.equal(hit.found, true);
-    assert.ok(hit.rect.width > 0 && hit.rect.height > 0);
+    assert.ok(hit.rect && hit.rect.width > 0 && hit.rect.height > 0);
   });
 
   it('a bundle prepares from the pages', async () => {
-    setId = (await client.request<any>('POST', '/library/study-sets', { body: { title: 'No canvas', confirm: true } }))
-      .topicid;
+    setId = (await client.call('POST /library/study-sets', { body: { title: 'No canvas', confirm: true } })).topicid;
     const prep = await client.raw('POST', '/bundles/prepare', {
       body: { topicid: setId, bookmd5: manual, segments: [{ startPage: 5, endPage: 8 }], async: true },
     });
     assert.equal(prep.status, 202, prep.text());
     const id = prep.json<any>().bundleId;
     for (let i = 0; i < 600; i++) {
-      const b = (await client.request<any>('GET', '/bundles')).bundles.find((x: any) => x.bundleId === id);
+      const b = (await client.call('GET /bundles')).bundles.find((x) => x.bundleId === id);
+      assert.ok(b, 'the bundle is listed');
       if (b.state !== 'preparing') {
         assert.equal(b.state, 'prepared', JSON.stringify(b));
         return;
@@ -136,12 +143,14 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
 
   it('an excerpt card is made; its picture and the whole card answer 503 RENDERER_UNAVAILABLE', async () => {
     const text = await proseLine(client, manual, 10);
-    const made = await client.request<any>('POST', `/study-sets/${setId}/notes`, {
+    const made = await client.call('POST /study-sets/{id}/notes', {
+      params: { id: setId },
       body: { title: 'An excerpt', excerpt: { bookmd5: manual, page: 10, text }, confirm: true },
     });
-    const noteid = made.noteid ?? made.notes?.[0]?.noteid;
-    const card = (await client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
-    const part = (card.parts as any[]).find((p) => p.kind === 'excerpt_image');
+    const noteid = made.noteid;
+    assert.ok(noteid, 'one card made');
+    const card = (await client.call('POST /notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
+    const part = card.parts.find((p) => p.kind === 'excerpt_image');
     assert.ok(part?.contentId, JSON.stringify(card.parts));
     excerpt = { noteid, contentId: part.contentId };
     refusedNoRenderer(await client.raw('GET', `/notes/${noteid}/content/${part.contentId}`));
@@ -155,9 +164,8 @@ describe('no native canvas: PDF text works, drawing answers 503 RENDERER_UNAVAIL
     assert.equal(out.status, 200, out.text());
     const copy = await upload(out.bytes, '4ti2-highlighted.pdf');
     assert.equal((await waitReady(client, copy)).extraction.state, 'ready');
-    const other = (
-      await client.request<any>('POST', '/library/study-sets', { body: { title: 'Back in', confirm: true } })
-    ).topicid;
+    const other = (await client.call('POST /library/study-sets', { body: { title: 'Back in', confirm: true } }))
+      .topicid;
     const res = await client.raw('POST', `/documents/${copy}/annotations/import`, {
       body: { topicid: other, confirm: true },
     });
@@ -178,7 +186,7 @@ describe('with the native canvas: no renderer warning, pictures are drawn', func
   it('/status has no renderer warning once the canvas is known to load; a page picture renders', async () => {
     assert.equal(await probeCanvas(), undefined, 'the canvas loads on this machine');
     const book = (
-      await t.client.request<any>('POST', '/library/documents/upload', {
+      await t.client.call('POST /library/documents/upload', {
         bytes: readFileSync(corpusFile('CAD.pdf')),
         query: { filename: 'CAD.pdf', confirm: '1' },
       })
@@ -186,13 +194,15 @@ describe('with the native canvas: no renderer warning, pictures are drawn', func
     await t.bridge.services.extraction.whenReady(book);
     const set = await t.client.createStudySet('Canvas');
     const text = await proseLine(t.client, book, 2);
-    const made = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+    const made = await t.client.call('POST /study-sets/{id}/notes', {
+      params: { id: set.topicid },
       body: { title: 'Drawn', excerpt: { bookmd5: book, page: 2, text }, confirm: true },
     });
-    const res = await t.client.raw('GET', `/notes/${made.noteid ?? made.notes?.[0]?.noteid}/render`);
+    assert.ok(made.noteid, 'one card made');
+    const res = await t.client.raw('GET', `/notes/${made.noteid}/render`);
     assert.equal(res.status, 200, res.text());
     assert.equal(res.headers.get('content-type'), 'image/png');
-    const s = await t.client.request<any>('GET', '/status');
+    const s = await t.client.call('GET /status');
     assert.deepEqual(((s.warnings ?? []) as unknown[]).filter(isRendererWarning), []);
   });
 });

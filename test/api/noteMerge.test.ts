@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard, type CardRead, type TreeNode } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 describe('POST /notes/{id}/merge-branch', () => {
@@ -8,19 +9,15 @@ describe('POST /notes/{id}/merge-branch', () => {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const card = async (topicid: string, parentNoteId: string, title: string, text?: string) =>
-    (
-      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
-        body: { parentNoteId, title, text, confirm: true },
-      })
-    ).noteid as string;
+  const card = (topicid: string, parentNoteId: string, title: string, text?: string) =>
+    newCard(t, topicid, { parentNoteId, title, text });
   const tree = async (topicid: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
-  const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
-  const batch = async (noteIds: string[]) => t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
+    (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid } })).nodes;
+  const kids = (nodes: TreeNode[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
+  const batch = async (noteIds: string[]) => t.client.call('POST /notes/batch-get', { body: { noteIds } });
   const merge = (id: string, body: Record<string, unknown>) =>
     t.client.raw('POST', `/notes/${id}/merge-branch`, { body });
-  const texts = (n: any) => n.texts.map((x: any) => [x.index, x.text]);
+  const texts = (n: CardRead) => n.texts.map((x) => [x.index, x.text]);
 
   /**
    * root ─ K(body "K body", #Keep) ─ C1("c1 body", #math/algebra, comment) ─ G ─ GG
@@ -101,7 +98,7 @@ describe('POST /notes/{id}/merge-branch', () => {
     assert.equal(body.notMergedCount, 4); // S, S1, M, M1
     const [k] = (await batch([f.K])).notes;
     assert.deepEqual(
-      texts(k).map((x: any) => x[1]),
+      texts(k).map((x) => x[1]),
       ['K body', 'C1', 'c1 body', 'a c1 comment', 'G', 'GG', 'C2', 'H'],
     );
     const nodes = await tree(f.topicid);
@@ -120,7 +117,7 @@ describe('POST /notes/{id}/merge-branch', () => {
     const [k] = (await batch([f.K])).notes;
     assert.equal(k.title, 'C1; C2');
     assert.deepEqual(
-      texts(k).map((x: any) => x[1]),
+      texts(k).map((x) => x[1]),
       ['K body', 'c1 body', 'a c1 comment'],
     );
   });

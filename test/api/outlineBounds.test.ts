@@ -60,8 +60,9 @@ describe('outline import bounds: 413 over the body limit, 422 OUTLINE_TOO_COSTLY
   });
 
   it('the OpenAPI document lists 413 PAYLOAD_TOO_LARGE and 422 OUTLINE_TOO_COSTLY for the route', async () => {
-    const doc = await t.client.request<any>('GET', '/openapi.json');
-    const responses = doc.paths['/library/study-sets/import'].post.responses;
+    const doc = await t.client.call('GET /openapi.json');
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    const responses = paths['/library/study-sets/import'].post.responses;
     const text = (status: string) => JSON.stringify(responses[status]);
     assert.match(text('413'), /PAYLOAD_TOO_LARGE/);
     for (const code of ['OUTLINE_TOO_COSTLY', 'TOO_MANY_CARDS', 'INVALID_OPML', 'INVALID_INPUT'])

@@ -68,7 +68,7 @@ describe('mind maps out and in: GET /study-sets/{id}/outline, POST /library/stud
 
   /** The set's tree as the bridge serves it (GET /tree: order, nesting, titles) with every card's texts read from the store. */
   async function shapeOf(setId: string): Promise<Shape> {
-    const res = await t.client.request<any>('GET', `/study-sets/${setId}/tree`);
+    const res = await t.client.call('GET /study-sets/{id}/tree', { params: { id: setId } });
     const byId = new Map<string, Shape>();
     let root: Shape | undefined;
     for (const n of res.nodes) {
@@ -226,11 +226,11 @@ describe('mind maps out and in: GET /study-sets/{id}/outline, POST /library/stud
   });
 
   it('capabilities list both routes and the outlineExchange block; MCP study_call exports and imports', async () => {
-    const caps = await t.client.request<any>('GET', '/capabilities');
-    const routes = caps.routes.map((r: any) => `${r.method} ${r.path}`);
+    const caps = await t.client.call('GET /capabilities');
+    const routes = caps.routes.map((r) => `${r.method} ${r.path}`);
     assert.ok(routes.includes('GET /study-sets/{id}/outline') && routes.includes('POST /library/study-sets/import'));
-    assert.deepEqual(caps.outlineExchange.formats, ['opml', 'md']);
-    assert.equal(caps.outlineExchange.maxImportCards, 5000);
+    assert.deepEqual(caps.outlineExchange?.formats, ['opml', 'md']);
+    assert.equal(caps.outlineExchange?.maxImportCards, 5000);
     const client = new Client({ name: 'outline-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${t.bridge.baseUrl}/mcp`), {

@@ -82,7 +82,8 @@ describe('restore compares only the cards changed since the snapshot (card_edits
     try {
       const store = t.bridge.services.store;
       const { topicid, ids } = await makeSet(t, 'Since');
-      const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+      const snap = await t.client.call('POST /study-sets/{id}/snapshots', {
+        params: { id: topicid },
         body: { description: 'before' },
       });
       const wanted = hashOf(store, topicid);
@@ -124,7 +125,8 @@ describe('restore compares only the cards changed since the snapshot (card_edits
     try {
       const t1 = await startBridge({ dataDir });
       const { topicid, ids } = await makeSet(t1, 'Old');
-      const snap = await t1.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+      const snap = await t1.client.call('POST /study-sets/{id}/snapshots', {
+        params: { id: topicid },
         body: { description: 'old' },
       });
       const wanted = hashOf(t1.bridge.services.store, topicid);
@@ -153,7 +155,8 @@ describe('restore compares only the cards changed since the snapshot (card_edits
         await restore(t2, snap.snapshotId);
         assert.equal(hashOf(store, topicid), wanted);
         // Snapshots taken after the migration compare only what changes after them.
-        const snap2 = await t2.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+        const snap2 = await t2.client.call('POST /study-sets/{id}/snapshots', {
+          params: { id: topicid },
           body: { description: 'new' },
         });
         const wanted2 = hashOf(store, topicid);
@@ -182,7 +185,8 @@ describe('restore compares only the cards changed since the snapshot (card_edits
     try {
       const store = t.bridge.services.store;
       const { topicid, ids } = await makeSet(t, 'Columns');
-      const snap = await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, {
+      const snap = await t.client.call('POST /study-sets/{id}/snapshots', {
+        params: { id: topicid },
         body: { description: 'narrow' },
       });
       // As a later migration would: a new column with a default, filled in without touching card_edits' stamps.

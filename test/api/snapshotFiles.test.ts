@@ -20,6 +20,7 @@ import { SnapshotFiles } from '../../src/server/domain/cards/snapshotFiles';
 import { Store } from '../../src/server/ground/store/store';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { spawnBridge } from '../helpers/childBridge';
+import { card, newSet } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 /** Every .snap file under a data dir's snapshots/ folder. */
@@ -44,8 +45,8 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
   const files = () => t.bridge.services.snapshotFiles;
   const post = (path: string, body: Record<string, unknown>) => t.client.raw('POST', path, { body });
   const snapshot = (id: string, description = '') =>
-    t.client.request<any>('POST', `/study-sets/${id}/snapshots`, { body: { description } });
-  const tree = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/tree`)).nodes as any[];
+    t.client.call('POST /study-sets/{id}/snapshots', { params: { id }, body: { description } });
+  const tree = async (id: string) => (await t.client.call('GET /study-sets/{id}/tree', { params: { id } })).nodes;
   const hashOf = (snapshotId: string) =>
     store().get<{ content_hash: string }>('SELECT content_hash FROM snapshots WHERE snapshot_id = ?', [snapshotId])!
       .content_hash;
@@ -69,20 +70,17 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
 
   /** A set of `n` cards under its root, each with a body, through the card route. */
   async function makeSet(title: string, n: number) {
-    const set = await t.client.createStudySet(title);
+    const set = await newSet(t, title);
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const r = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-        body: {
+    for (let i = 0; i < n; i++)
+      ids.push(
+        await card(t, set.topicid, {
           parentNoteId: set.rootNoteId,
           title: `${title} card ${i}`,
           text: `${title} body ${i} `.repeat(60),
-          confirm: true,
-        },
-      });
-      ids.push(r.noteid);
-    }
-    return { topicid: set.topicid, root: set.rootNoteId!, ids };
+        }),
+      );
+    return { topicid: set.topicid, root: set.rootNoteId, ids };
   }
   const rename = async (noteid: string, from: string, to: string) =>
     assert.equal(
@@ -184,7 +182,7 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
 
         const digest = storeDigest(store());
         const filesBefore = snapFiles(t.dataDir);
-        const listBefore = await t.client.request<any>('GET', `/study-sets/${s.topicid}/snapshots`);
+        const listBefore = await t.client.call('GET /study-sets/{id}/snapshots', { params: { id: s.topicid } });
         for (const body of [{ dryRun: true }, { confirm: true }, { confirm: true, force: true }, {}]) {
           const res = await post(`/snapshots/${a.snapshotId}/restore`, body);
           assert.equal(res.status, 422, `${JSON.stringify(body)}: ${res.text()}`);
@@ -201,7 +199,7 @@ describe('snapshot contents as files (<dataDir>/snapshots/, SNAPSHOT_UNREADABLE,
         assert.equal(storeDigest(store()), digest, 'nothing changed in the store');
         assert.deepEqual(snapFiles(t.dataDir), filesBefore, 'no file written or removed');
         assert.deepEqual(
-          await t.client.request<any>('GET', `/study-sets/${s.topicid}/snapshots`),
+          await t.client.call('GET /study-sets/{id}/snapshots', { params: { id: s.topicid } }),
           listBefore,
           'listing unaffected',
         );
@@ -355,8 +353,9 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
       await client.request('POST', `/study-sets/${set.topicid}/notes`, {
         body: { parentNoteId: set.rootNoteId, title: `card ${i}`, text: `body ${i} `.repeat(50), confirm: true },
       });
-      const tree = (await client.request<any>('GET', `/study-sets/${set.topicid}/tree`)).nodes;
-      const s = await client.request<any>('POST', `/study-sets/${set.topicid}/snapshots`, {
+      const tree = (await client.call('GET /study-sets/{id}/tree', { params: { id: set.topicid } })).nodes;
+      const s = await client.call('POST /study-sets/{id}/snapshots', {
+        params: { id: set.topicid },
         body: { description: `s${i}` },
       });
       assert.equal(s.created, true);
@@ -368,15 +367,18 @@ describe('snapshot files: an acknowledged snapshot and its file survive kill -9'
     const second = await spawnBridge(['--data', dataDir, '--port', '0']);
     try {
       const client2 = new BridgeClient({ baseUrl: second.baseUrl, token: client.token });
-      const listed = (await client2.request<any>('GET', `/study-sets/${set.topicid}/snapshots`)).snapshots.map(
-        (s: any) => s.snapshotId,
-      );
+      const listed = (
+        await client2.call('GET /study-sets/{id}/snapshots', { params: { id: set.topicid } })
+      ).snapshots.map((s) => s.snapshotId);
       assert.deepEqual(listed, snaps.map((s) => s.snapshotId).reverse());
       const res = await client2.raw('POST', `/snapshots/${snaps[1].snapshotId}/restore`, {
         body: { confirm: true, force: true },
       });
       assert.equal(res.status, 200, res.text());
-      assert.deepEqual((await client2.request<any>('GET', `/study-sets/${set.topicid}/tree`)).nodes, snaps[1].tree);
+      assert.deepEqual(
+        (await client2.call('GET /study-sets/{id}/tree', { params: { id: set.topicid } })).nodes,
+        snaps[1].tree,
+      );
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;

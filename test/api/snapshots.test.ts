@@ -19,12 +19,13 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
   const post = (path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') =>
     (as === 'person' ? t.owner : t.client).raw('POST', path, { body });
   const list = async (id: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${id}/snapshots`)).snapshots as any[];
+    (await t.client.call('GET /study-sets/{id}/snapshots', { params: { id } })).snapshots;
   const snapshot = (id: string, description?: string) =>
-    t.client.request<any>('POST', `/study-sets/${id}/snapshots`, {
+    t.client.call('POST /study-sets/{id}/snapshots', {
+      params: { id },
       body: description === undefined ? {} : { description },
     });
-  const tree = async (id: string) => (await t.client.request<any>('GET', `/study-sets/${id}/tree`)).nodes as any[];
+  const tree = async (id: string) => (await t.client.call('GET /study-sets/{id}/tree', { params: { id } })).nodes;
   const restore = (snapshotId: string, body: Record<string, unknown> = {}) =>
     post(`/snapshots/${snapshotId}/restore`, body);
   const err = (res: { json: <T>() => T }) => res.json<any>().error;
@@ -117,11 +118,13 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     assert.equal(again.created, false);
     assert.equal(again.snapshotId, first.snapshotId);
     assert.equal(again.description, 'Before chapter 2', 'the existing snapshot is answered as it is');
+    assert.ok(again.warnings, 'a reused snapshot warns');
+    const warnings = again.warnings as Array<{ code: string; message: string }>;
     assert.deepEqual(
-      again.warnings.map((w: any) => w.code),
+      warnings.map((w) => w.code),
       ['SNAPSHOT_REUSED'],
     );
-    assert.match(again.warnings[0].message, /unchanged/);
+    assert.match(warnings[0].message, /unchanged/);
     assert.equal(storeDigest(store()), before, 'nothing written on reuse');
 
     await rename(s.B, 'Beta', 'Beta renamed', 'agent');
@@ -154,7 +157,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
 
   it('create/list refusals: deck id → 422 IS_A_DECK, unknown set → 404, description over 500 → 422; nothing changes', async () => {
     const s = await makeSet('Refusals');
-    const deck = await t.client.request<any>('POST', '/decks', { body: { title: 'Deck R', confirm: true } });
+    const deck = await t.client.call('POST /decks', { body: { title: 'Deck R', confirm: true } });
     const before = storeDigest(store());
     for (const [res, status, code] of [
       [await post(`/study-sets/${deck.deckId}/snapshots`, {}), 422, 'IS_A_DECK'],
@@ -203,7 +206,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     });
     assert.notDeepEqual(await tree(s.topicid), treeAtSnapshot);
     const zeta = async () =>
-      JSON.stringify(await t.client.request<any>('GET', '/search', { query: { q: 'Zeta', scope: 'notes' } }));
+      JSON.stringify(await t.client.call('GET /search', { query: { q: 'Zeta', scope: 'notes' } }));
     assert.ok((await zeta()).includes(extra), 'the newcomer is searchable before the restore');
 
     const before = storeDigest(store());
@@ -240,7 +243,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
       'every card row, text, tag, part, link and search row as at the snapshot',
     );
     assert.ok(!(await zeta()).includes(extra), 'the card added after the snapshot is gone from search too');
-    const again = await t.client.request<any>('GET', '/search', { query: { q: 'two', scope: 'notes' } });
+    const again = await t.client.call('GET /search', { query: { q: 'two', scope: 'notes' } });
     assert.ok(JSON.stringify(again).includes(s.A2), 'the restored card is searchable at once');
 
     const snaps = await list(s.topicid);
@@ -289,7 +292,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     await t.bridge.services.ui.open({ topicid: other.topicid, title: 'Other one' });
     const ok = await restore(snap.snapshotId, { confirm: true });
     assert.equal(ok.status, 200, ok.text());
-    assert.equal((await tree(s.topicid)).find((n) => n.noteid === s.A).title, 'Alpha');
+    assert.equal((await tree(s.topicid)).find((n) => n.noteid === s.A)?.title, 'Alpha');
   });
 
   it('409 USER_EDITS_PRESENT lists the cards the person changed since; force:true restores; agent edits do not block', async () => {
@@ -322,7 +325,7 @@ describe('snapshots (GET/POST /study-sets/{id}/snapshots, POST /snapshots/{id}/r
     assert.equal(err(await restore(snap2.snapshotId)).details.userEditsPresent, false);
     const plain = await restore(snap2.snapshotId, { confirm: true });
     assert.equal(plain.status, 200, plain.text());
-    assert.equal((await tree(s.topicid)).find((n) => n.noteid === s.A).title, 'Alpha');
+    assert.equal((await tree(s.topicid)).find((n) => n.noteid === s.A)?.title, 'Alpha');
   });
 
   it('restore refusals: unknown snapshot → 404 SNAPSHOT_NOT_FOUND (dry-run and confirm), bad id or force → 422; nothing changes', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard, type CardBody } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 const NOBODY = '00000000-0000-4000-8000-00000000ABCD';
@@ -10,11 +11,9 @@ describe('GET /study-sets/{id}/tree', function () {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const create = async (setId: string, body: Record<string, unknown>) =>
-    (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } }))
-      .noteid as string;
+  const create = (setId: string, body: CardBody) => newCard(t, setId, body);
   const tree = (setId: string, root?: string) =>
-    t.client.request<any>('GET', `/study-sets/${setId}/tree`, { query: { root } });
+    t.client.call('GET /study-sets/{id}/tree', { params: { id: setId }, query: { root } });
   const pick = (nodes: any[], ...keys: string[]) => nodes.map((n) => keys.map((k) => n[k]));
 
   it('a new set is its root card alone', async () => {
@@ -72,7 +71,7 @@ describe('GET /study-sets/{id}/tree', function () {
       const name = (id: string | null) =>
         id === null ? null : id === root ? 'root' : Object.keys(ids).find((k) => ids[k] === id);
       assert.deepEqual(
-        res.nodes.map((n: any) => [
+        res.nodes.map((n) => [
           name(n.noteid),
           name(n.parent),
           n.depth,
@@ -121,7 +120,8 @@ describe('GET /study-sets/{id}/tree', function () {
       await t.bridge.services.store.write((tx) =>
         tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.A2, copy]),
       );
-      const node = (await tree(setId)).nodes.find((n: any) => n.noteid === copy);
+      const node = (await tree(setId)).nodes.find((n) => n.noteid === copy);
+      assert.ok(node);
       assert.equal(node.title, 'A2');
     });
 
@@ -241,7 +241,7 @@ describe('GET /study-sets/{id}/tree', function () {
         .status,
       403,
     );
-    const titleOf = async (id: string) => (await tree(set.topicid)).nodes.find((n: any) => n.noteid === id)?.title;
+    const titleOf = async (id: string) => (await tree(set.topicid)).nodes.find((n) => n.noteid === id)?.title;
 
     await t.client.request('POST', `/notes/${card}/title`, {
       body: { text: 'second title', expectedPrefix: 'first title', confirm: true },
@@ -253,7 +253,7 @@ describe('GET /study-sets/{id}/tree', function () {
       tx.run('UPDATE notes SET title = ? WHERE noteid = ?', ['Renamed original', original]),
     );
     assert.equal(await titleOf(copy), 'Renamed original');
-    const sub = await t.client.request<any>('GET', `/study-sets/${set.topicid}/sub-maps`);
+    const sub = await t.client.call('GET /study-sets/{id}/sub-maps', { params: { id: set.topicid } });
     assert.equal(sub.count, 0);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { subMapCounts, treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 describe('POST /notes/{id}/fold-into-sub-map', () => {
@@ -9,16 +10,11 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const card = async (topicid: string, parentNoteId: string, title: string) =>
-    (
-      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
-        body: { parentNoteId, title, confirm: true },
-      })
-    ).noteid as string;
+  const card = (topicid: string, parentNoteId: string, title: string) => newCard(t, topicid, { parentNoteId, title });
   const tree = async (topicid: string, root?: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root } })).nodes as any[];
+    (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid }, query: { root } })).nodes;
   const subMaps = async (topicid: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/sub-maps`)).subMaps as any[];
+    (await t.client.call('GET /study-sets/{id}/sub-maps', { params: { id: topicid } })).subMaps;
   const fold = (id: string, body: Record<string, unknown>, client = t.client) =>
     client.raw('POST', `/notes/${id}/fold-into-sub-map`, { body });
 
@@ -45,7 +41,11 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
     );
     const nodes = await tree(f.topicid);
     assert.deepEqual(treeViolations(nodes, f.root), []);
-    const at = (id: string) => nodes.find((n) => n.noteid === id);
+    const at = (id: string) => {
+      const node = nodes.find((n) => n.noteid === id);
+      assert.ok(node, id);
+      return node;
+    };
     assert.deepEqual([at(f.A).isSubMapRoot, at(f.A).subMapId, at(f.A).depth], [true, null, 0]);
     assert.deepEqual([at(f.A1).subMapId, at(f.A1).depth], [f.A, 1]);
     assert.deepEqual([at(f.A11).subMapId, at(f.A11).depth], [f.A, 1]);
@@ -60,7 +60,7 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
       (await tree(f.topicid, f.A)).map((n) => n.title),
       ['A', 'A1', 'A11', 'A2'],
     );
-    const [b] = (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [f.A] } })).notes;
+    const [b] = (await t.client.call('POST /notes/batch-get', { body: { noteIds: [f.A] } })).notes;
     assert.equal(b.isSubMapRoot, true);
 
     // A nested sub-map.
@@ -68,7 +68,7 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
     const nested = await tree(f.topicid);
     assert.deepEqual(treeViolations(nested, f.root), []);
     assert.deepEqual(
-      [nested.find((n) => n.noteid === f.A11).subMapId, nested.find((n) => n.noteid === f.A11).depth],
+      [nested.find((n) => n.noteid === f.A11)?.subMapId, nested.find((n) => n.noteid === f.A11)?.depth],
       [f.A1, 2],
     );
     assert.deepEqual(
@@ -84,7 +84,7 @@ describe('POST /notes/{id}/fold-into-sub-map', () => {
     assert.equal(undo.json<any>().isSubMapRoot, false);
     const after = await tree(f.topicid);
     assert.deepEqual(
-      [after.find((n) => n.noteid === f.A1).subMapId, after.find((n) => n.noteid === f.A11).depth],
+      [after.find((n) => n.noteid === f.A1)?.subMapId, after.find((n) => n.noteid === f.A11)?.depth],
       [null, 1],
     );
     assert.deepEqual(
