@@ -77,7 +77,7 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.equal(typeof ids['Spanish::Verbs'], 'number');
 
     // Over the main HTTP API: the deck, its review card, the study set's card.
-    const decks = (await t.owner.request<any>('GET', '/decks')).decks;
+    const decks = (await t.owner.call('GET /decks')).decks;
     assert.equal(decks.length, 1);
     assert.equal(decks[0].title, 'Spanish::Verbs');
     // Visible at once: the change events (which the Review Decks view follows) name the deck and the card.
@@ -85,25 +85,25 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     assert.ok('events' in replay);
     const changed = (kind: string) => replay.events.filter((e) => e.kind === kind).flatMap((e) => e.ids);
     assert.ok(changed('deck').includes(decks[0].deckId), 'a deck event');
-    const cards = await t.owner.request<any>('GET', `/decks/${decks[0].deckId}/cards`);
+    const cards = await t.owner.call('GET /decks/{id}/cards', { params: { id: decks[0].deckId } });
     assert.equal(cards.count, 1);
     assert.equal(cards.cards[0].title, 'hablar');
     assert.equal(cards.cards[0].questionMode, 'automatic');
     assert.equal(cards.cards[0].state, 'new');
-    const sets = (await t.owner.request<any>('GET', '/library/study-sets')).studySets;
+    const sets = (await t.owner.call('GET /library/study-sets')).studySets;
     assert.deepEqual(
-      sets.map((s: any) => s.title),
+      sets.map((s) => s.title),
       ['Spanish::Verbs'],
       'the deck got a study set of its name',
     );
-    const got = await t.owner.request<any>('POST', '/notes/batch-get', {
+    const got = await t.owner.call('POST /notes/batch-get', {
       body: { noteIds: [cards.cards[0].sourceNoteId] },
     });
     const card = got.notes[0];
     assert.equal(card.topicid, sets[0].topicid);
     assert.ok(changed('card').includes(card.noteid), 'a card event');
     assert.equal(card.title, 'hablar');
-    assert.equal(card.texts.find((x: any) => x.index === 0).text, 'to speak\n(regular -ar)');
+    assert.equal(card.texts.find((x) => x.index === 0)?.text, 'to speak\n(regular -ar)');
     assert.deepEqual([...card.hashtags].sort(), ['core', 'spanish/verbs']);
 
     assert.deepEqual(await client.note.findNotes({ query: 'deck:Spanish::Verbs' }), [noteId]);
@@ -136,8 +136,8 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const [after] = await client.note.notesInfo({ notes: [noteId] });
     assert.equal(after.fields.Back.value, 'to talk');
     assert.equal(after.fields.Front.value, '<b>hablar</b>', 'a field not given stays');
-    const again = await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [card.noteid] } });
-    assert.equal(again.notes[0].texts.find((x: any) => x.index === 0).text, 'to talk');
+    const again = await t.owner.call('POST /notes/batch-get', { body: { noteIds: [card.noteid] } });
+    assert.equal(again.notes[0].texts.find((x) => x.index === 0)?.text, 'to talk');
 
     // The same front again is a duplicate, as in Anki; allowDuplicate lets it in.
     const dup = { deckName: 'Spanish::Verbs', modelName: 'Basic', fields: { Front: 'hablar', Back: 'x' } };
@@ -162,12 +162,13 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
       Text: { value: '{{c1::Paris}} is the capital of {{c2::France::country}}', order: 0 },
       'Back Extra': { value: 'since 508', order: 1 },
     });
-    const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Geography');
-    const due = await t.owner.request<any>('GET', `/decks/${deck.deckId}/due`);
+    const deck = (await t.owner.call('GET /decks')).decks.find((d) => d.title === 'Geography');
+    assert.ok(deck, 'the Geography deck');
+    const due = await t.owner.call('GET /decks/{id}/due', { params: { id: deck.deckId } });
     // One card per cloze number, as Anki makes them, each rendered through the Cloze template.
     assert.equal(due.count, 2);
     assert.deepEqual(
-      due.cards.map((c: any) => c.question.html),
+      due.cards.map((c) => c.question.html),
       [
         '<span class="cloze">[...]</span> is the capital of France',
         'Paris is the capital of <span class="cloze">[country]</span>',
@@ -201,12 +202,14 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     });
     const [info] = await client.note.notesInfo({ notes: [noteId!] });
     assert.equal(info.fields.Back.value, 'to see <img src="verb.png">', 'the field as sent, as Anki keeps it');
-    const deck = (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === 'Spanish::Verbs');
-    const source = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
-      (c: any) => c.title === 'ver',
-    ).sourceNoteId;
-    const card = (await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [source] } })).notes[0];
-    const image = card.parts.find((p: any) => p.kind === 'image');
+    const deck = (await t.owner.call('GET /decks')).decks.find((d) => d.title === 'Spanish::Verbs');
+    assert.ok(deck, 'the Spanish::Verbs deck');
+    const source = (await t.owner.call('GET /decks/{id}/cards', { params: { id: deck.deckId } })).cards.find(
+      (c) => c.title === 'ver',
+    )?.sourceNoteId;
+    assert.ok(source, 'the card ver');
+    const card = (await t.owner.call('POST /notes/batch-get', { body: { noteIds: [source] } })).notes[0];
+    const image = card.parts.find((p) => p.kind === 'image');
     assert.ok(image, 'an image part');
     assert.equal(image.mimeType, 'image/png');
     const content = await t.owner.raw('GET', `/notes/${source}/content/${image.contentId}`);
@@ -227,12 +230,13 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
     const [updated] = await client.note.notesInfo({ notes: recent });
     assert.equal(updated.fields.Back.value, 'to talk<img src="page-12.png">');
     assert.equal(updated.fields.Front.value, '<b>hablar</b>');
-    const hablar = (await t.owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards.find(
-      (c: any) => c.title === 'hablar',
-    ).sourceNoteId;
-    const parts = (
-      await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [hablar] } })
-    ).notes[0].parts.filter((p: any) => p.kind === 'image');
+    const hablar = (await t.owner.call('GET /decks/{id}/cards', { params: { id: deck.deckId } })).cards.find(
+      (c) => c.title === 'hablar',
+    )?.sourceNoteId;
+    assert.ok(hablar, 'the card hablar');
+    const parts = (await t.owner.call('POST /notes/batch-get', { body: { noteIds: [hablar] } })).notes[0].parts.filter(
+      (p) => p.kind === 'image',
+    );
     assert.equal(parts.length, 1);
     assert.equal(
       (await t.owner.raw('GET', `/notes/${hablar}/content/${parts[0].contentId}`)).bytes.readUInt32BE(20),
@@ -392,9 +396,9 @@ describe('AnkiConnect: a real client (yanki-connect) on --ankiconnect-port', fun
   it('guiBrowse opens the card found in the UI (GET /context focuses it)', async () => {
     const cards = await client.graphical.guiBrowse({ query: 'hablar' });
     assert.equal(cards.length, 1);
-    const ctx = await t.owner.request<any>('GET', '/context');
+    const ctx = await t.owner.call('GET /context');
     const [found] = await client.note.notesInfo({ query: 'hablar' } as never);
-    assert.equal(ctx.studySet.title, 'Spanish::Verbs');
+    assert.equal(ctx.studySet?.title, 'Spanish::Verbs');
     assert.ok(ctx.focusedNote, 'a card is focused');
     assert.equal(typeof found.noteId, 'number');
   });

@@ -59,9 +59,9 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
         note: { deckName: 'CLI deck', modelName: 'Basic', fields: { Front: 'q', Back: 'a' } },
       });
       assert.deepEqual(await client.note.findNotes({ query: 'deck:"CLI deck"' }), [id]);
-      const deck = (await owner.request<any>('GET', '/decks')).decks[0];
+      const deck = (await owner.call('GET /decks')).decks[0];
       assert.equal(deck.title, 'CLI deck');
-      assert.equal((await owner.request<any>('GET', `/decks/${deck.deckId}/cards`)).cards[0].title, 'q');
+      assert.equal((await owner.call('GET /decks/{id}/cards', { params: { id: deck.deckId } })).cards[0].title, 'q');
       assert.equal(
         (await invoke(info.ankiConnectPort, 'version', token, {}, { Origin: origin })).status,
         200,
@@ -106,7 +106,7 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
         ),
         JSON.stringify(status.warnings),
       );
-      assert.equal((await t.owner.request<any>('GET', '/decks')).count, 0, 'the main API serves');
+      assert.equal((await t.owner.call('GET /decks')).count, 0, 'the main API serves');
     } finally {
       await t.stop();
       taken.close();
@@ -169,14 +169,14 @@ describe('AnkiConnect: study-bridge serve --ankiconnect-port, addNotes, concurre
         ),
       );
       assert.ok(parallel.every((r) => r.json.error === null && typeof r.json.result === 'number'));
-      const decks = (await t.owner.request<any>('GET', '/decks')).decks;
-      assert.deepEqual(decks.map((d: any) => [d.title, d.cardCount]).sort(), [
+      const decks = (await t.owner.call('GET /decks')).decks;
+      assert.deepEqual(decks.map((d) => [d.title, d.cardCount]).sort(), [
         ['Batch', 3],
         ['Fresh deck', 8],
       ]);
-      const sets = (await t.owner.request<any>('GET', '/library/study-sets')).studySets;
+      const sets = (await t.owner.call('GET /library/study-sets')).studySets;
       assert.deepEqual(
-        sets.map((s: any) => [s.title, s.noteCount]).sort(),
+        sets.map((s) => [s.title, s.noteCount]).sort(),
         [
           ['Batch', 4],
           ['Fresh deck', 9],

@@ -22,10 +22,13 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
   this.timeout(60_000);
   let t: TestBridge;
   let call: Awaited<ReturnType<typeof ankiConnectBridge>>['call'];
-  const deckOf = async (title: string) =>
-    (await t.owner.request<any>('GET', '/decks')).decks.find((d: any) => d.title === title);
+  const deckOf = async (title: string) => {
+    const deck = (await t.owner.call('GET /decks')).decks.find((d) => d.title === title);
+    assert.ok(deck, `the deck ${title}`);
+    return deck;
+  };
   const due = async (title: string) =>
-    (await t.owner.request<any>('GET', `/decks/${(await deckOf(title)).deckId}/due`)).cards;
+    (await t.owner.call('GET /decks/{id}/due', { params: { id: (await deckOf(title)).deckId } })).cards;
 
   before(async () => {
     ({ t, call } = await ankiConnectBridge());
@@ -57,7 +60,7 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     );
     assert.deepEqual((await call('findCards', { query: 'gato' })).result, a.cards);
     assert.deepEqual((await call('findNotes', { query: '"note:Three ways"' })).result, [full.result, part.result]);
-    const questions = (await due('Words')).map((c: any) => c.question.html);
+    const questions = (await due('Words')).map((c) => c.question.html);
     assert.deepEqual(questions, ['gato', 'cat', 'Listen: gah-toh', 'perro', 'dog']);
 
     assert.equal(
@@ -67,7 +70,7 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     const [after] = (await call('notesInfo', { notes: [part.result] })).result;
     assert.equal(after.cards.length, 3, 'the edit makes the Listen card, as Anki does');
     assert.deepEqual(after.cards.slice(0, 2), b.cards, 'the cards it had stay');
-    assert.ok((await due('Words')).some((c: any) => c.question.html === 'Listen: peh-rroh'));
+    assert.ok((await due('Words')).some((c) => c.question.html === 'Listen: peh-rroh'));
   });
 
   it('a note of several cards: getTags reads its tags; deleteNotes takes all its cards; the deck export gives them back', async () => {
@@ -98,7 +101,7 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     assert.equal(removed.error, null);
     // Review cards whose card was deleted stay, their source gone, as POST /notes/delete leaves them.
     assert.deepEqual(
-      (await due('Gone')).map((c: any) => c.sourceAlive),
+      (await due('Gone')).map((c) => c.sourceAlive),
       [false, false, false],
     );
     assert.deepEqual((await call('notesInfo', { notes: [added.result] })).result, [{}]);
@@ -116,7 +119,7 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
     assert.equal(added.error, null);
     const [info] = (await call('notesInfo', { notes: [added.result] })).result;
     assert.equal(info.cards.length, 3);
-    const questions = (await due('Clozes')).map((c: any) => c.question.html);
+    const questions = (await due('Clozes')).map((c) => c.question.html);
     assert.deepEqual(questions, [
       '<span class="cloze">[...]</span> boils at 100 °C at sea level',
       'Water boils at <span class="cloze">[...]</span> °C at sea level',
@@ -146,12 +149,13 @@ describe('AnkiConnect: a note makes the cards Anki makes, its fields HTML', func
       ],
     );
     assert.deepEqual(
-      (await due('Grow')).map((c: any) => c.question.html),
+      (await due('Grow')).map((c) => c.question.html),
       ['<span class="cloze">[...]</span> is in Italy', 'Rome is in <span class="cloze">[...]</span>'],
     );
-    const cards = (await t.owner.request<any>('GET', `/decks/${(await deckOf('Grow')).deckId}/cards`)).cards;
+    const cards = (await t.owner.call('GET /decks/{id}/cards', { params: { id: (await deckOf('Grow')).deckId } }))
+      .cards;
     assert.deepEqual(
-      cards.map((c: any) => c.questionMode),
+      cards.map((c) => c.questionMode),
       ['automatic', 'automatic'],
       'each child card asks its own face',
     );

@@ -27,10 +27,7 @@ describe('approvals: several pending changes make one notification per agent', f
     assert.equal(r.status, 202, r.text());
     return r.json<{ approvalId: string }>().approvalId;
   };
-  const setTitles = async () =>
-    (await t.owner.request<any>('GET', '/library/study-sets')).studySets.map(
-      (s: { title: string }) => s.title,
-    ) as string[];
+  const setTitles = async () => (await t.owner.call('GET /library/study-sets')).studySets.map((s) => s.title);
 
   before(async () => {
     t = await startBridge({ approvals: 'all-writes' });

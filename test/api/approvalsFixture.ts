@@ -1,5 +1,6 @@
 /** Shared by the approval API tests. */
 import type { BridgeClient } from '../../src/client/bridgeClient';
+import type { RouteAnswer } from '../../src/client/routeCalls';
 import type { Store } from '../../src/server/ground/store/store';
 import { storeDigest } from '../helpers/storeDigest';
 
@@ -11,9 +12,13 @@ export const libraryDigest = (store: Store) =>
     .join('\n');
 
 /** Polls GET /approvals/{id} until it reaches `state` (no timing assertion: the mocha timeout is the limit). */
-export async function untilState(client: BridgeClient, approvalId: string, state: string): Promise<any> {
+export async function untilState(
+  client: BridgeClient,
+  approvalId: string,
+  state: string,
+): Promise<RouteAnswer<'GET /approvals/{id}'>> {
   for (;;) {
-    const a = await client.request<any>('GET', `/approvals/${approvalId}`);
+    const a = await client.call('GET /approvals/{id}', { params: { id: approvalId } });
     if (a.state === state) return a;
     await new Promise((r) => setTimeout(r, 50));
   }

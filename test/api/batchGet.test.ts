@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { card, type CardBody } from '../helpers/libraryFixtures';
 
 const NOBODY = '00000000-0000-4000-8000-00000000ABCD';
 const MD5 = 'a'.repeat(32);
@@ -16,9 +17,7 @@ describe('POST /notes/batch-get', function () {
     const set = await t.client.createStudySet('Algebra');
     setId = set.topicid;
     root = set.rootNoteId!;
-    const create = async (body: Record<string, unknown>) =>
-      (await t.client.request<any>('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } }))
-        .noteid as string;
+    const create = (body: CardBody) => card(t, setId, body);
     ids.plain = await create({
       title: 'Groups',
       text: 'A group is a set with an associative operation.',
@@ -58,7 +57,7 @@ describe('POST /notes/batch-get', function () {
   });
   after(() => t.stop());
 
-  const batch = (noteIds: unknown) => t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
+  const batch = (noteIds: string[]) => t.client.call('POST /notes/batch-get', { body: { noteIds } });
 
   it('a plain card: body text, metadata, no parts beyond title and body, childCount, dates', async () => {
     const { notes, notFound } = await batch([ids.plain]);
@@ -78,7 +77,7 @@ describe('POST /notes/batch-get', function () {
       },
     ]);
     assert.deepEqual(
-      n.parts.map((p: any) => [p.index, p.kind, p.textIndex, p.contentId]),
+      n.parts.map((p) => [p.index, p.kind, p.textIndex, p.contentId]),
       [
         [0, 'title', undefined, null],
         [1, 'text', 0, null],
@@ -97,7 +96,7 @@ describe('POST /notes/batch-get', function () {
   it('a rich card: sparse texts with the blank included, parts in visual order, hashtags and their paths, source anchor, two-way links to visible cards', async () => {
     const n = (await batch([ids.rich])).notes[0];
     assert.deepEqual(
-      n.texts.map((x: any) => [x.index, x.text, x.excerpt, x.kind, x.noteid]),
+      n.texts.map((x) => [x.index, x.text, x.excerpt, x.kind, x.noteid]),
       [
         [0, 'Rings have two operations.', true, 'excerpt', ids.rich],
         [1, 'first comment', false, 'text', ids.rich],
@@ -106,7 +105,7 @@ describe('POST /notes/batch-get', function () {
       ],
     );
     assert.deepEqual(
-      n.parts.map((p: any) => [p.index, p.kind, p.contentId, p.excerpt, p.mimeType, p.textIndex]),
+      n.parts.map((p) => [p.index, p.kind, p.contentId, p.excerpt, p.mimeType, p.textIndex]),
       [
         [0, 'title', null, false, 'text/plain', undefined],
         [1, 'excerpt', null, true, 'text/plain', 0],
@@ -159,7 +158,7 @@ describe('POST /notes/batch-get', function () {
   it('keeps the order asked, drops duplicates, lists unknown and hidden ids in notFound (200); lower-case ids are accepted', async () => {
     const res = await batch([ids.other, NOBODY, ids.plain.toLowerCase(), ids.hidden, ids.other]);
     assert.deepEqual(
-      res.notes.map((n: any) => n.noteid),
+      res.notes.map((n) => n.noteid),
       [ids.other, ids.plain],
     );
     assert.deepEqual(res.notFound, [NOBODY, ids.hidden]);

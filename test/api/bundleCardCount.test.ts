@@ -59,13 +59,14 @@ describe('bundles: the receipt counts every card it made, as check predicted (#1
     const resultMarkdown = lines.join('\n');
     const excerpts = quotes.length + 1;
 
-    const check = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+    const check = await t.client.call('POST /bundles/{id}/check', {
+      params: { id: bundleId },
       body: { resultMarkdown, excerptMode: 'child' },
     });
     assert.equal(
       check.parsed.excerptsAnchored,
       excerpts,
-      JSON.stringify(check.excerpts.filter((e: any) => !e.anchored)).slice(0, 500),
+      JSON.stringify(check.excerpts.filter((e) => !e.anchored)).slice(0, 500),
     );
     assert.equal(check.parsed.headings, heads.length + 1);
     // The root, one card per heading but the merged one, and one child card per excerpt: more than the headings alone.
@@ -75,15 +76,17 @@ describe('bundles: the receipt counts every card it made, as check predicted (#1
       check.cardsCreated > check.parsed.importedCards * 2,
       `${check.cardsCreated} vs ${check.parsed.importedCards}`,
     );
-    const linked = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+    const linked = await t.client.call('POST /bundles/{id}/check', {
+      params: { id: bundleId },
       body: { resultMarkdown, excerptMode: 'link' },
     });
     assert.equal(linked.cardsCreated, 1 + heads.length, 'link: excerpts go into their cards');
 
     const count = async (rootNoteId: string) =>
-      (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: rootNoteId } }))
-        .count as number;
-    const submit = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, {
+      (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid }, query: { root: rootNoteId } }))
+        .count;
+    const submit = await t.client.call('POST /bundles/{id}/submit', {
+      params: { id: bundleId },
       body: { resultMarkdown, excerptMode: 'child' },
     });
     assert.equal(submit.persisted, true);
@@ -91,20 +94,22 @@ describe('bundles: the receipt counts every card it made, as check predicted (#1
     assert.equal(submit.receipt.length, submit.cardsCreated);
     assert.equal(await count(submit.rootNoteId), submit.cardsCreated, 'cards actually present under the import root');
     const excerptCards = (
-      await t.client.request<any>('GET', `/study-sets/${topicid}/tree`, { query: { root: submit.rootNoteId } })
-    ).nodes.filter((n: any) => n.title === '');
+      await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid }, query: { root: submit.rootNoteId } })
+    ).nodes.filter((n) => n.title === '');
     assert.equal(excerptCards.length, excerpts, 'one untitled excerpt card per excerpt');
 
     // Again with blanks: check and submit agree, and the replaced tree holds exactly that many.
-    const blanks = await t.client.request<any>('POST', `/bundles/${bundleId}/check`, {
+    const blanks = await t.client.call('POST /bundles/{id}/check', {
+      params: { id: bundleId },
       body: { resultMarkdown, excerptMode: 'child', withBlank: true },
     });
     assert.equal(blanks.cardsCreated, check.cardsCreated + excerpts);
-    const again = await t.client.request<any>('POST', `/bundles/${bundleId}/submit`, {
+    const again = await t.client.call('POST /bundles/{id}/submit', {
+      params: { id: bundleId },
       body: { resultMarkdown, excerptMode: 'child', withBlank: true },
     });
     assert.deepEqual(
-      [again.replaced, again.cardsCreated, again.blankInsertion.created],
+      [again.replaced, again.cardsCreated, again.blankInsertion?.created],
       [true, blanks.cardsCreated, excerpts],
     );
     assert.equal(await count(again.rootNoteId), again.cardsCreated);

@@ -27,12 +27,13 @@ describe('durability: cards created and acknowledged over HTTP survive kill -9',
           const i = next++;
           const parent = parents[(i * 7919) % parents.length];
           const card = { parent, title: `card ${i}`, text: `body of card ${i}` };
-          const res = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+          const res = await client.call('POST /study-sets/{id}/notes', {
+            params: { id: set.topicid },
             body: { parentNoteId: parent, title: card.title, text: card.text, confirm: true },
           });
           assert.equal(res.persisted, true);
-          acked.set(res.noteid, card);
-          parents.push(res.noteid);
+          acked.set(res.noteid!, card);
+          parents.push(res.noteid!);
         }
       }),
     );

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { subMapCounts, treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { card } from '../helpers/libraryFixtures';
 
 /**
  * Random sequences of structural edits over HTTP against the real bridge.
@@ -93,14 +94,14 @@ class Run {
   ) {}
 
   async tree(topicid = this.topicid): Promise<Node[]> {
-    return (await this.t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes;
+    return (await this.t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid } })).nodes;
   }
 
   /** The invariants, checked through the API, for one set. */
   async check(topicid: string, rootNoteId: string, where: string): Promise<Node[]> {
     const nodes = await this.tree(topicid);
     assert.deepEqual(treeViolations(nodes, rootNoteId), [], `${where}: tree invalid`);
-    const subMaps = (await this.t.client.request<any>('GET', `/study-sets/${topicid}/sub-maps`)).subMaps as any[];
+    const subMaps = (await this.t.client.call('GET /study-sets/{id}/sub-maps', { params: { id: topicid } })).subMaps;
     const counts = subMapCounts(nodes);
     assert.deepEqual(
       subMaps.map((s) => [s.noteid, s.cardCount, s.depth]),
@@ -259,7 +260,8 @@ class Run {
         return (after) => assert.equal(after.find((x) => x.noteid === n.noteid)?.isSubMapRoot, !s.undo, where);
       }
       case 'snapshot': {
-        const res = await this.t.client.request<any>('POST', `/study-sets/${this.topicid}/snapshots`, {
+        const res = await this.t.client.call('POST /study-sets/{id}/snapshots', {
+          params: { id: this.topicid },
           body: { description: `step ${i}` },
         });
         assert.equal(res.noteCount, nodes.length, where);
@@ -312,10 +314,7 @@ describe('card tree property: random structural edits keep the tree valid', func
           // A generated starting tree: card k hangs under one of the cards before it.
           const made = [set.rootNoteId!];
           for (const [k, p] of shape.entries()) {
-            const res = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-              body: { parentNoteId: made[p % made.length], title: `start ${k}`, confirm: true },
-            });
-            made.push(res.noteid);
+            made.push(await card(t, set.topicid, { parentNoteId: made[p % made.length], title: `start ${k}` }));
           }
           let nodes = await r.check(set.topicid, set.rootNoteId!, 'start');
           for (const [i, s] of steps.entries()) {

@@ -3,6 +3,7 @@ import type * as TsFsrs from 'ts-fsrs' with { 'resolution-mode': 'import' };
 import { BridgeClient as Client } from '../../src/client/bridgeClient';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { card } from '../helpers/libraryFixtures';
 
 const { createEmptyCard, fsrs, generatorParameters, Rating } = require('ts-fsrs') as typeof TsFsrs;
 
@@ -40,20 +41,15 @@ async function seed(client: Client, n: number, title: string) {
   const set = await client.createStudySet(`${title} set`);
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
-    ids.push(
-      (
-        await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-          body: { title: `${title} card ${i}`, text: `answer ${i}`, confirm: true },
-        })
-      ).noteid,
-    );
+    ids.push(await card(client, set.topicid, { title: `${title} card ${i}`, text: `answer ${i}` }));
   const deckId = (await client.createDeck(title)).deckId;
   const cardIds: string[] = [];
   for (let i = 0; i < ids.length; i += 50) {
-    const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
+    const added = await client.call('POST /decks/{id}/cards', {
+      params: { id: deckId },
       body: { cards: ids.slice(i, i + 50).map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
     });
-    cardIds.push(...(added.cards as any[]).map((c) => c.cardNoteId as string));
+    cardIds.push(...added.cards.map((c) => c.cardNoteId));
   }
   return { deckId, cardIds };
 }
@@ -77,7 +73,8 @@ async function study(client: Client, deckId: string, cardIds: string[], days: nu
       const grade = k === 0 ? (rnd() < 0.7 ? Rating.Good : Rating.Again) : recalled ? Rating.Good : Rating.Again;
       mind = truth.next(mind, at, grade).card;
       const rating = grade === Rating.Good ? 'good' : 'again';
-      const graded = await client.request<any>('POST', `/decks/${deckId}/reviews`, {
+      const graded = await client.call('POST /decks/{id}/reviews', {
+        params: { id: deckId },
         body: { cardNoteId, rating, reviewedAt: at.toISOString(), confirm: true },
       });
       grades++;
@@ -143,22 +140,29 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
       `      (${grades} grades: fit ${r.fitMs} ms; log loss ${r.scores.default.logLoss.toFixed(4)} -> ${r.scores.fitted.logLoss.toFixed(4)}, RMSE(bins) ${r.scores.default.rmseBins.toFixed(4)} -> ${r.scores.fitted.rmseBins.toFixed(4)})\n`,
     );
     assert.equal(storeDigest(t.bridge.services.store), before);
-    assert.equal((await t.client.request<any>('GET', `/decks/${deck.deckId}/options`)).options.fsrsParameters, null);
+    assert.equal(
+      (await t.client.call('GET /decks/{id}/options', { params: { id: deck.deckId } })).options.fsrsParameters,
+      null,
+    );
   });
 
   it('confirmed: the fitted weights beat the defaults on the tail, are stored in the preset and grading uses them', async () => {
-    const r = await t.client.request<any>('POST', `/decks/${deck.deckId}/optimize`, { body: { confirm: true } });
+    const r = await t.client.call('POST /decks/{id}/optimize', {
+      params: { id: deck.deckId },
+      body: { confirm: true },
+    });
     assert.ok(
       r.scores.fitted.logLoss < r.scores.default.logLoss,
       `log loss ${r.scores.fitted.logLoss} vs ${r.scores.default.logLoss}`,
     );
     assert.equal(r.applied, true);
-    const { options } = await t.client.request<any>('GET', `/decks/${deck.deckId}/options`);
+    const { options } = await t.client.call('GET /decks/{id}/options', { params: { id: deck.deckId } });
     assert.deepEqual(options.fsrsParameters, r.parameters);
 
     // A card never graded, graded easy now: its interval follows the fitted first stability, not the default one.
     const at = new Date(Date.now() - 60_000);
-    const graded = await t.client.request<any>('POST', `/decks/${deck.deckId}/reviews`, {
+    const graded = await t.client.call('POST /decks/{id}/reviews', {
+      params: { id: deck.deckId },
       body: { cardNoteId: deck.cardIds[STUDIED + 5], rating: 'easy', reviewedAt: at.toISOString(), confirm: true },
     });
     const expectWith = (w?: number[]) =>
@@ -167,8 +171,8 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
           ...(w ? { w } : {}),
           request_retention: options.desiredRetention,
           maximum_interval: options.maximumInterval,
-          learning_steps: options.learningSteps,
-          relearning_steps: options.relearningSteps,
+          learning_steps: options.learningSteps as TsFsrs.Steps,
+          relearning_steps: options.relearningSteps as TsFsrs.Steps,
           enable_fuzz: false,
         }),
       )
@@ -178,7 +182,10 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
     assert.notEqual(graded.due, expectWith());
 
     // Again: now the weights in use are scored too; no better fit leaves them in place.
-    const again = await t.client.request<any>('POST', `/decks/${deck.deckId}/optimize`, { body: { confirm: true } });
+    const again = await t.client.call('POST /decks/{id}/optimize', {
+      params: { id: deck.deckId },
+      body: { confirm: true },
+    });
     assert.ok(again.scores.current, 'the weights in use are scored');
     assert.deepEqual(again.previousParameters, r.parameters);
   });
@@ -203,8 +210,9 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
 
   it('a history under 400 reviews → 422 REVIEW_HISTORY_TOO_SHORT with both counts, also when streamed; nothing changed', async () => {
     const short = await seed(t.client, 6, 'Short');
-    const preset = await t.client.request<any>('POST', '/deck-presets', { body: { name: 'Short', confirm: true } });
-    await t.client.request<any>('POST', `/decks/${short.deckId}/options`, {
+    const preset = await t.client.call('POST /deck-presets', { body: { name: 'Short', confirm: true } });
+    await t.client.call('POST /decks/{id}/options', {
+      params: { id: short.deckId },
       body: { presetId: preset.presetId, confirm: true },
     });
     const n = await study(t.client, short.deckId, short.cardIds, 60, 5);
@@ -244,7 +252,7 @@ describe('POST /decks/{id}/optimize: FSRS fitted to the review log', function ()
     });
     assert.equal(bad.status, 422);
     assert.match(bad.json<any>().error.message, /17, 19, 21 numbers/);
-    const set = await t.client.request<any>('POST', '/deck-presets', {
+    const set = await t.client.call('POST /deck-presets', {
       body: { presetId: 'default', options: { fsrsParameters: null }, confirm: true },
     });
     assert.equal(set.options.fsrsParameters, null);

@@ -6,6 +6,7 @@ import { BridgeClient } from '../../src/client/bridgeClient';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { spawnBridge } from '../helpers/childBridge';
 import { storeDigest } from '../helpers/storeDigest';
+import { card } from '../helpers/libraryFixtures';
 
 // The expected schedules are computed here with ts-fsrs itself (default parameters, as the bridge uses).
 const { createEmptyCard, fsrs, Rating } = require('ts-fsrs') as typeof TsFsrs;
@@ -23,15 +24,14 @@ async function seed(
   const set = await client.createStudySet('Analysis');
   const ids: string[] = [];
   for (const s of specs) {
-    const note = await client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-      body: { title: s.title, ...(s.text ? { text: s.text } : {}), confirm: true },
-    });
+    const noteid = await card(client, set.topicid, { title: s.title, ...(s.text ? { text: s.text } : {}) });
     for (const c of s.comments ?? [])
-      await client.request('POST', `/notes/${note.noteid}/comments`, { body: { text: c, confirm: true } });
-    ids.push(note.noteid);
+      await client.request('POST', `/notes/${noteid}/comments`, { body: { text: c, confirm: true } });
+    ids.push(noteid);
   }
   const deckId = (await client.createDeck('Analysis deck')).deckId;
-  const added = await client.request<any>('POST', `/decks/${deckId}/cards`, {
+  const added = await client.call('POST /decks/{id}/cards', {
+    params: { id: deckId },
     body: {
       cards: specs.map((s, i) => ({ sourceNoteId: ids[i], ...(s.question ? { question: s.question } : {}) })),
       confirm: true,
@@ -41,12 +41,13 @@ async function seed(
     setId: set.topicid,
     deckId,
     sourceIds: ids,
-    cardIds: (added.cards as any[]).map((c) => c.cardNoteId as string),
+    cardIds: added.cards.map((c) => c.cardNoteId),
   };
 }
 
 /** The ts-fsrs card a GET /decks/{id}/cards row describes (a new card: every counter still 0). */
-function cardOf(c: any): TsFsrs.Card {
+function cardOf(c: { state: string; due: string } | undefined): TsFsrs.Card {
+  assert.ok(c, 'a card row');
   assert.equal(c.state, 'new', 'expected values are computed from new cards');
   return { ...createEmptyCard(new Date(c.due)), due: new Date(c.due) };
 }
@@ -60,12 +61,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
 
   const digest = () => storeDigest(t.bridge.services.store);
   const due = (deckId: string, query?: Record<string, string>) =>
-    t.client.request<any>('GET', `/decks/${deckId}/due`, { query });
+    t.client.call('GET /decks/{id}/due', { params: { id: deckId }, query });
   const grade = (deckId: string, body: Record<string, unknown>) =>
     t.client.raw('POST', `/decks/${deckId}/reviews`, { body: { confirm: true, ...body } });
   const cardsOf = async (deckId: string) =>
     new Map(
-      ((await t.client.request<any>('GET', `/decks/${deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]),
+      (await t.client.call('GET /decks/{id}/cards', { params: { id: deckId } })).cards.map((c) => [c.cardNoteId, c]),
     );
 
   it('due: new cards due at the same time come in the order they were added (one add call), also in GET /decks/{id}/cards', async () => {
@@ -76,15 +77,17 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     );
     const res = await due(s.deckId);
     assert.deepEqual(
-      res.cards.map((c: any) => c.cardNoteId),
+      res.cards.map((c) => c.cardNoteId),
       s.cardIds,
       'added order',
     );
     assert.deepEqual(
-      res.cards.map((c: any) => c.question.text),
+      res.cards.map((c) => c.question.text),
       titles,
     );
-    const listed = (await t.client.request<any>('GET', `/decks/${s.deckId}/cards`)).cards.map((c: any) => c.cardNoteId);
+    const listed = (await t.client.call('GET /decks/{id}/cards', { params: { id: s.deckId } })).cards.map(
+      (c) => c.cardNoteId,
+    );
     assert.deepEqual(listed, s.cardIds);
     assert.notDeepEqual(
       [...s.cardIds].sort(),
@@ -111,8 +114,9 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(res.reviewedToday, 0);
     assert.equal(res.dueTodayCount, 3);
     assert.equal(res.nextDueAt, null, 'nothing due later');
-    const byId = new Map((res.cards as any[]).map((c) => [c.cardNoteId, c]));
-    const [auto, cloze, custom] = s.cardIds.map((id: string) => byId.get(id));
+    const byId = new Map(res.cards.map((c) => [c.cardNoteId, c]));
+    const [auto, cloze, custom] = s.cardIds.map((id) => byId.get(id));
+    assert.ok(auto && cloze && custom, 'the three cards are due');
     // Each side also as the bridge's sanitised HTML: a card made of text shows that text.
     assert.deepEqual(auto.question, { kind: 'title', text: 'Chain rule', html: 'Chain rule' });
     assert.deepEqual(auto.answer, {
@@ -161,11 +165,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
       answers.push(res.json<any>());
     }
     const after = await cardsOf(s.deckId);
-    const log = (await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`)).reviews as any[];
+    const log = (await t.client.call('GET /decks/{id}/reviews', { params: { id: s.deckId } })).reviews;
     assert.equal(log.length, 4);
     // The deck list says when the next graded card comes due: the earliest due date of the four, as /due does.
     const earliest = answers.map((a) => a.due).sort()[0];
-    const summary = (await t.client.request<any>('GET', '/decks')).decks.find((d: any) => d.deckId === s.deckId);
+    const summary = (await t.client.call('GET /decks')).decks.find((d) => d.deckId === s.deckId);
+    assert.ok(summary, 'the deck is listed');
     assert.equal(summary.nextDueAt, earliest);
     assert.equal(summary.nextDueAt, (await due(s.deckId)).nextDueAt);
     assert.equal(summary.dueCount, 1, 'the ungraded card');
@@ -173,6 +178,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
       const a = answers[i];
       const id = s.cardIds[i];
       const entry = log.find((e) => e.cardNoteId === id);
+      assert.ok(entry, `${name}: a log entry`);
       // Expected: ts-fsrs applied to the stored card before the grade, at the review time the log holds.
       const expected = scheduler.next(cardOf(before.get(id)), new Date(entry.reviewedAt), GRADE[name]);
       assert.equal(a.persisted, true);
@@ -182,9 +188,9 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
       assert.equal(a.reviewLogId, entry.reviewLogId);
       assert.equal(a.due, expected.card.due.toISOString(), `${name}: due`);
       assert.equal(a.scheduledDays, expected.card.scheduled_days);
-      assert.equal(after.get(id).due, expected.card.due.toISOString(), `${name}: GET cards shows the new due date`);
-      assert.equal(after.get(id).reps, 1);
-      assert.equal(after.get(id).state, a.state);
+      assert.equal(after.get(id)?.due, expected.card.due.toISOString(), `${name}: GET cards shows the new due date`);
+      assert.equal(after.get(id)?.reps, 1);
+      assert.equal(after.get(id)?.state, a.state);
       assert.deepEqual(
         {
           rating: entry.rating,
@@ -204,7 +210,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
           rating: name,
           grade: GRADE[name],
           stateBefore: 'new',
-          dueBefore: before.get(id).due,
+          dueBefore: before.get(id)?.due,
           stability: expected.log.stability,
           difficulty: expected.log.difficulty,
           elapsedDays: expected.log.elapsed_days,
@@ -217,11 +223,11 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
       );
     }
     // The ungraded card is still due and new; the easy one is days away; reviewedToday counts the grades.
-    assert.equal(after.get(s.cardIds[4]).state, 'new');
+    assert.equal(after.get(s.cardIds[4])?.state, 'new');
     const d = await due(s.deckId);
     assert.equal(d.reviewedToday, 4);
     assert.deepEqual(
-      (d.cards as any[]).map((c) => c.cardNoteId),
+      d.cards.map((c) => c.cardNoteId),
       [s.cardIds[4]],
       'graded cards are no longer due now',
     );
@@ -229,8 +235,8 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     // A second grade of the same card: its log entry starts from the first grade's result.
     const again = (await grade(s.deckId, { cardNoteId: s.cardIds[2], rating: 'good' })).json<any>();
     const second = (
-      await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`, { query: { cardNoteId: s.cardIds[2] } })
-    ).reviews as any[];
+      await t.client.call('GET /decks/{id}/reviews', { params: { id: s.deckId }, query: { cardNoteId: s.cardIds[2] } })
+    ).reviews;
     assert.deepEqual(
       second.map((e) => e.rating),
       ['good', 'good'],
@@ -252,7 +258,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(res.status, 200, res.text());
     const d = await due(s.deckId);
     assert.deepEqual(
-      (d.cards as any[]).map((c) => [c.cardNoteId, c.state]),
+      d.cards.map((c) => [c.cardNoteId, c.state]),
       [
         [s.cardIds[1], 'learning'],
         [s.cardIds[0], 'new'],
@@ -261,7 +267,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     assert.equal(d.learningCount, 1);
     assert.equal(d.newCount, 1);
     assert.equal((await due(s.deckId, { limit: '1' })).cards.length, 1, 'limit caps the cards, not the counts');
-    const log = (await t.client.request<any>('GET', `/decks/${s.deckId}/reviews`)).reviews as any[];
+    const log = (await t.client.call('GET /decks/{id}/reviews', { params: { id: s.deckId } })).reviews;
     assert.equal(log[0].actor, 'user');
     assert.equal(log[0].reviewedAt, twoMinutesAgo);
   });
@@ -393,7 +399,7 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
         assert.equal(res.status, 403);
         assert.equal(res.json<any>().error.code, 'MAX_REQUIRED');
         assert.equal(storeDigest(off.bridge.services.store), before);
-        assert.equal((await off.client.request<any>('GET', `/decks/${p.deckId}/due`)).dueCount, 1);
+        assert.equal((await off.client.call('GET /decks/{id}/due', { params: { id: p.deckId } })).dueCount, 1);
       } finally {
         await off.stop();
       }
@@ -407,10 +413,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
     const client = new BridgeClient({ baseUrl: first.baseUrl, token });
     const s = await seed(client, [{ title: 'durable' }, { title: 'also durable' }]);
-    const a = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, {
+    const a = await client.call('POST /decks/{id}/reviews', {
+      params: { id: s.deckId },
       body: { cardNoteId: s.cardIds[0], rating: 'easy', durationMs: 2500, confirm: true },
     });
-    const b = await client.request<any>('POST', `/decks/${s.deckId}/reviews`, {
+    const b = await client.call('POST /decks/{id}/reviews', {
+      params: { id: s.deckId },
       body: { cardNoteId: s.cardIds[1], rating: 'hard', confirm: true },
     });
     assert.equal(a.persisted, true);
@@ -421,12 +429,12 @@ describe('deck reviews: GET /decks/{id}/due, POST /decks/{id}/reviews, GET /deck
     try {
       const client2 = new BridgeClient({ baseUrl: second.baseUrl, token });
       const cards = new Map(
-        ((await client2.request<any>('GET', `/decks/${s.deckId}/cards`)).cards as any[]).map((c) => [c.cardNoteId, c]),
+        (await client2.call('GET /decks/{id}/cards', { params: { id: s.deckId } })).cards.map((c) => [c.cardNoteId, c]),
       );
-      assert.equal(cards.get(s.cardIds[0]).due, a.due);
-      assert.equal(cards.get(s.cardIds[0]).state, 'review');
-      assert.equal(cards.get(s.cardIds[1]).due, b.due);
-      const log = (await client2.request<any>('GET', `/decks/${s.deckId}/reviews`)).reviews as any[];
+      assert.equal(cards.get(s.cardIds[0])?.due, a.due);
+      assert.equal(cards.get(s.cardIds[0])?.state, 'review');
+      assert.equal(cards.get(s.cardIds[1])?.due, b.due);
+      const log = (await client2.call('GET /decks/{id}/reviews', { params: { id: s.deckId } })).reviews;
       assert.deepEqual(
         log.map((e) => [e.reviewLogId, e.rating, e.durationMs, e.dueAfter]),
         [

@@ -51,7 +51,7 @@ describe('hostile annotation imports: bounded memory, partial imports that say w
     return r.json.bookmd5 as string;
   };
   const newSet = async (title: string) =>
-    (await client.request<any>('POST', '/library/study-sets', { body: { title, confirm: true } })).topicid as string;
+    (await client.call('POST /library/study-sets', { body: { title, confirm: true } })).topicid;
 
   /**
    * Confirms an import and measures it: RSS from just before to the answer, then until it settles. `peakBound`:
@@ -87,11 +87,11 @@ describe('hostile annotation imports: bounded memory, partial imports that say w
 
   /** The longest text any card of the set holds (title, texts). */
   async function longestText(topicid: string): Promise<number> {
-    const tree = await client.request<any>('GET', `/study-sets/${topicid}/tree`);
-    const ids = tree.nodes.map((n: any) => n.noteid);
+    const tree = await client.call('GET /study-sets/{id}/tree', { params: { id: topicid } });
+    const ids = tree.nodes.map((n) => n.noteid);
     if (!ids.length) return 0;
-    const { notes } = await client.request<any>('POST', '/notes/batch-get', { body: { noteIds: ids } });
-    return Math.max(0, ...notes.map((n: any) => JSON.stringify(n).length));
+    const { notes } = await client.call('POST /notes/batch-get', { body: { noteIds: ids } });
+    return Math.max(0, ...notes.map((n) => JSON.stringify(n).length));
   }
 
   it('a page of 50,000 highlights: 200, at most 500 read from the page, the rest listed as skipped with why; RSS back within +100 MB (peak printed)', async () => {

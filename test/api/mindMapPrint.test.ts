@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CallOptions } from '../../src/client/routeCalls';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { card } from '../helpers/libraryFixtures';
+
+type PreviewBody = NonNullable<CallOptions<'POST /study-sets/{id}/mind-map-print/preview'>['body']>;
 
 const NOBODY = '00000000-0000-4000-8000-00000000ABCD';
 
@@ -15,18 +19,14 @@ describe('mind-map print', function () {
   const ids: Record<string, string> = {};
   const titles: string[] = [];
   const base = (id: string) => `/study-sets/${id}/mind-map-print`;
-  const preview = (body: Record<string, unknown>, id = setId) =>
-    t.client.request<any>('POST', `${base(id)}/preview`, { body });
+  const preview = (body: PreviewBody, id = setId) =>
+    t.client.call('POST /study-sets/{id}/mind-map-print/preview', { params: { id }, body });
   const exportPlan = (plan: unknown, fileName?: string, id = setId) =>
     t.client.raw('POST', `${base(id)}/export`, { body: { plan, ...(fileName ? { fileName } : {}) } });
   const exportDir = () => join(t.dataDir, 'MindMapExports');
   const exported = () => (existsSync(exportDir()) ? readdirSync(exportDir()).sort() : []);
   const create = async (name: string, parent?: string, title = name) => {
-    ids[name] = (
-      await t.client.request<any>('POST', `/study-sets/${setId}/notes`, {
-        body: { title, ...(parent ? { parentNoteId: ids[parent] } : {}), confirm: true },
-      })
-    ).noteid;
+    ids[name] = await card(t, setId, { title, ...(parent ? { parentNoteId: ids[parent] } : {}) });
     titles.push(title);
   };
   const name = (id: string) => (id === root ? 'R' : Object.keys(ids).find((k) => ids[k] === id));
@@ -64,7 +64,7 @@ describe('mind-map print', function () {
     assert.match(p.planFingerprint, /^[0-9a-f]{64}$/);
     assert.match(p.treeFingerprint, /^[0-9a-f]{64}$/);
     assert.deepEqual(
-      p.pages.map((pg: any) => [
+      p.pages.map((pg) => [
         pg.kind,
         pg.sliceIndex,
         pg.sliceCount,
@@ -79,7 +79,7 @@ describe('mind-map print', function () {
         ['branchOverview', 0, 1, 2, 'Ch5 Ch5.1 Ch5.1a Ch5.2 Ch5.2a'],
       ],
     );
-    const every = new Set(p.pages.flatMap((pg: any) => pg.visibleNoteIds));
+    const every = new Set(p.pages.flatMap((pg) => pg.visibleNoteIds));
     assert.equal(every.size, 21, 'every card is on some page');
     assert.equal(storeDigest(t.bridge.services.store), before);
     assert.deepEqual(exported(), []);
@@ -88,7 +88,7 @@ describe('mind-map print', function () {
   it('denser = more cards per page; classic tiles the map; cardFlow prints cards as boxes; rootNoteId prints one branch', async () => {
     const dense = await preview({ mode: 'keepStructure', densityValue: 1 });
     assert.deepEqual(
-      dense.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length, pg.visibleDepth]),
+      dense.pages.map((pg) => [pg.kind, pg.visibleNoteIds.length, pg.visibleDepth]),
       [['branchOverview', 21, 3]],
     );
     const counts = [];
@@ -97,7 +97,7 @@ describe('mind-map print', function () {
     assert.deepEqual(counts, [4, 2, 1, 1, 1], '6, 20, 33, 47, 60 cards per page');
     const classic = await preview({ mode: 'classic', densityValue: 0 });
     assert.deepEqual(
-      classic.pages.map((pg: any) => [pg.kind, pg.sliceIndex, pg.sliceCount, pg.visibleNoteIds.length]),
+      classic.pages.map((pg) => [pg.kind, pg.sliceIndex, pg.sliceCount, pg.visibleNoteIds.length]),
       [
         ['branchOverview', 0, 4, 6],
         ['branchOverview', 1, 4, 6],
@@ -108,7 +108,7 @@ describe('mind-map print', function () {
     assert.equal((await preview({ mode: 'cardFlow', densityValue: 0 })).pageCountEstimate, 21);
     const flow = await preview({ mode: 'cardFlow', densityValue: 1 });
     assert.deepEqual(
-      flow.pages.map((pg: any) => [pg.kind, pg.visibleNoteIds.length]),
+      flow.pages.map((pg) => [pg.kind, pg.visibleNoteIds.length]),
       [
         ['singleCard', 12],
         ['singleCard', 9],
@@ -117,16 +117,16 @@ describe('mind-map print', function () {
     const branch = await preview({ mode: 'keepStructure', rootNoteId: ids.Ch5.toLowerCase() });
     assert.equal(branch.rootNoteId, ids.Ch5);
     assert.deepEqual(
-      branch.pages.map((pg: any) => pg.visibleNoteIds.map(name).join(' ')),
+      branch.pages.map((pg) => pg.visibleNoteIds.map(name).join(' ')),
       ['Ch5 Ch5.1 Ch5.1a Ch5.2 Ch5.2a'],
     );
     assert.equal(branch.densityValue, 0.5, 'default density');
     const leaf = await preview({ mode: 'keepStructure', rootNoteId: ids.Ch4 });
     assert.deepEqual(
-      leaf.pages.map((pg: any) => pg.kind),
+      leaf.pages.map((pg) => pg.kind),
       ['singleCard'],
     );
-    assert.ok(leaf.warnings.some((w: string) => /single card/.test(w)));
+    assert.ok(leaf.warnings?.some((w) => /single card/.test(String(w))));
   });
 
   it('export draws the saved plan: qpdf --check passes, pdfinfo has its page count, pdftotext shows every title', async () => {
@@ -260,7 +260,8 @@ describe('mind-map print without premium', function () {
     try {
       // Sets are created with premium; the first bridge has none, so the set is made through the service.
       const set = await t.bridge.services.studySets.create('Free print');
-      const plan = await t.client.request<any>('POST', `/study-sets/${set.topicid}/mind-map-print/preview`, {
+      const plan = await t.client.call('POST /study-sets/{id}/mind-map-print/preview', {
+        params: { id: set.topicid },
         body: { mode: 'cardFlow' },
       });
       const r = await t.client.raw('POST', `/study-sets/${set.topicid}/mind-map-print/export`, { body: { plan } });

@@ -2,22 +2,19 @@ import assert from 'node:assert/strict';
 import { treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import { card as newCard, type TreeNode } from '../helpers/libraryFixtures';
 
 describe('POST /notes/delete', () => {
   let t: TestBridge;
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const card = async (topicid: string, parentNoteId: string, title: string, text?: string) =>
-    (
-      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
-        body: { parentNoteId, title, text, confirm: true },
-      })
-    ).noteid as string;
+  const card = (topicid: string, parentNoteId: string, title: string, text?: string) =>
+    newCard(t, topicid, { parentNoteId, title, text });
   const tree = async (topicid: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
-  const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
-  const batch = async (noteIds: string[]) => t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } });
+    (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid } })).nodes;
+  const kids = (nodes: TreeNode[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
+  const batch = async (noteIds: string[]) => t.client.call('POST /notes/batch-get', { body: { noteIds } });
   const del = (body: Record<string, unknown>) => t.client.raw('POST', '/notes/delete', { body });
 
   /** root ─ P ─ x, D ─ (D1 ─ D11, D2), y ; Q */
@@ -53,7 +50,7 @@ describe('POST /notes/delete', () => {
     assert.deepEqual(read.notFound, [f.D]);
     assert.equal(read.notes[0].parent, f.P);
     assert.equal(t.bridge.services.store.get('SELECT 1 AS x FROM note_texts WHERE noteid = ?', [f.D]), undefined);
-    const hits = await t.client.request<any>('GET', '/search', { query: { q: 'body', scope: 'notes' } });
+    const hits = await t.client.call('GET /search', { query: { q: 'body', scope: 'notes' } });
     assert.ok(!JSON.stringify(hits).includes(f.D));
   });
 
@@ -83,7 +80,7 @@ describe('POST /notes/delete', () => {
 
   it('a card used by a review deck is hidden: the deck card stays with sourceAlive:false', async () => {
     const f = await fixture('Delete deck source');
-    const deck = await t.client.request<any>('POST', '/decks', { body: { title: 'Deck of D2', confirm: true } });
+    const deck = await t.client.call('POST /decks', { body: { title: 'Deck of D2', confirm: true } });
     await t.client.request('POST', `/decks/${deck.deckId}/cards`, {
       body: { cards: [{ sourceNoteId: f.D2 }], confirm: true },
     });
@@ -98,7 +95,7 @@ describe('POST /notes/delete', () => {
     );
     assert.deepEqual((await batch([f.D2])).notFound, [f.D2]);
     assert.ok(!(await tree(f.topicid)).some((n) => n.noteid === f.D2));
-    const cards = await t.client.request<any>('GET', `/decks/${deck.deckId}/cards`);
+    const cards = await t.client.call('GET /decks/{id}/cards', { params: { id: deck.deckId } });
     assert.equal(cards.cards.length, 1);
     assert.equal(cards.cards[0].sourceAlive, false);
     assert.equal(t.bridge.services.store.get<any>('SELECT hidden FROM notes WHERE noteid = ?', [f.D2]).hidden, 1);
@@ -107,7 +104,7 @@ describe('POST /notes/delete', () => {
 
   it('reference copies of a deleted original become independent cards keeping its content', async () => {
     const f = await fixture('Delete original');
-    const copied = await t.client.request<any>('POST', '/notes/copy', {
+    const copied = await t.client.call('POST /notes/copy', {
       body: { noteIds: [f.D2], targetParentNoteId: f.Q, mode: 'reference', confirm: true },
     });
     const copyId = copied.copies[0].newNoteId;
@@ -119,7 +116,7 @@ describe('POST /notes/delete', () => {
     assert.equal(c.referenceOf, null);
     assert.equal(c.title, 'D2');
     assert.deepEqual(
-      c.texts.map((x: any) => [x.text, x.noteid]),
+      c.texts.map((x) => [x.text, x.noteid]),
       [['shared body', copyId]],
     );
   });

@@ -1,5 +1,6 @@
 /** Shared by the card edit API tests (hashtags, metadata, fold, title/text, comments): sets, cards and read-backs through the routes. */
 import assert from 'node:assert/strict';
+import type { Success } from '../../src/client/bridgeClient';
 import type { TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 
@@ -7,9 +8,14 @@ export const UNKNOWN_ID = '00000000-0000-4000-8000-00000000DEAD';
 
 export { card, newSet, read, treeNodes } from '../helpers/libraryFixtures';
 
-/** A confirmed POST that must succeed; by the test agent unless `as` is 'person' (the owner token). */
+/**
+ * A confirmed POST that must succeed; by the test agent unless `as` is 'person' (the owner token). The path is
+ * any route's, so the answer is a loose object; a test wanting the route's own answer type uses client.call.
+ */
 export const post = (t: TestBridge, path: string, body: Record<string, unknown>, as: 'agent' | 'person' = 'agent') =>
-  (as === 'person' ? t.owner : t.client).request<any>('POST', path, { body: { ...body, confirm: true } });
+  (as === 'person' ? t.owner : t.client).request<Success & Record<string, any>>('POST', path, {
+    body: { ...body, confirm: true },
+  });
 
 /** A POST that must be refused with `status`/`code` and leave every table byte-identical; returns the error. */
 export async function refused(

@@ -5,6 +5,7 @@ import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
 import { upload } from './documentsFixture';
 import { UNKNOWN_ID, card, newSet, operations, post, read, refused, treeNodes } from './noteEditsFixture';
+import type { RouteAnswer } from '../../src/client/routeCalls';
 
 /** A sentence of page 10 of asymptote.pdf, verbatim: an excerpt the create route anchors. */
 const VERBATIM =
@@ -49,7 +50,7 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
       assert.equal((await read(t, a))[a].title, 'New title');
       const op = operations(t).at(-1)!;
       assert.deepEqual([op.kind, op.actor, op.noteIds], ['title', 'user', [a]]);
-      const hits = await t.client.request<any>('GET', '/search', { query: { q: 'New title', scope: 'notes' } });
+      const hits = await t.client.call('GET /search', { query: { q: 'New title', scope: 'notes' } });
       assert.ok(JSON.stringify(hits).includes(a), 'searchable at once');
     });
 
@@ -142,7 +143,9 @@ describe('POST /notes/{id}/title and /notes/{id}/text', function () {
         path: '/notes/hashtags',
         body: { noteIds: [a], operation: 'add', hashtags: ['exam', 'Math/Algebra'], confirm: true },
       });
-      const done = await t.client.request<any>('POST', err.details.example.path, { body: err.details.example.body });
+      const done = await t.client.request<RouteAnswer<'POST /notes/hashtags'>>('POST', err.details.example.path, {
+        body: err.details.example.body,
+      });
       assert.equal(done.persisted, true);
       assert.deepEqual([...(await read(t, a))[a].hashtags].sort(), ['Math/Algebra', 'exam']);
       // Refused even before the prefix is checked, and without confirm.

@@ -46,21 +46,21 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
   let page3: Box;
 
   const newSet = async (title: string) =>
-    (await t.client.request<any>('POST', '/library/study-sets', { body: { title, confirm: true } })).topicid as string;
+    (await t.client.call('POST /library/study-sets', { body: { title, confirm: true } })).topicid;
   const uploadBytes = async (bytes: Uint8Array, filename: string) => {
-    const r = await t.client.request<any>('POST', '/library/documents/upload', {
+    const r = await t.client.call('POST /library/documents/upload', {
       bytes,
       query: { filename, confirm: '1' },
     });
     await t.bridge.services.extraction.whenReady(r.bookmd5);
-    return r.bookmd5 as string;
+    return r.bookmd5;
   };
   const importInto = (id: string, topicid: string, confirm = true) =>
     t.client.raw('POST', `/documents/${id}/annotations/import`, {
       body: { topicid, ...(confirm ? { confirm: true } : {}) },
     });
   const cards = async (noteIds: string[]) =>
-    (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } })).notes as any[];
+    (await t.client.call('POST /notes/batch-get', { body: { noteIds } })).notes;
 
   before(async () => {
     t = await startBridge();
@@ -182,6 +182,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     for (const a of pdfjs) {
       const c = created.find((x) => x.kind === a.kind);
       const n = notes.find((x) => x.noteid === c.noteid);
+      assert.ok(n, `${a.kind}: its card`);
       assert.equal(c.page, PAGE);
       // Text: the same letters pdf.js itself finds under the annotation (its overlaidText), and not empty.
       assert.ok(letters(c.text).length > 5, `${a.kind}: ${c.text}`);
@@ -202,7 +203,11 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
         ),
       );
     }
-    const byKind = (k: string) => notes.find((n) => n.noteid === created.find((c) => c.kind === k).noteid);
+    const byKind = (k: string) => {
+      const n = notes.find((x) => x.noteid === created.find((c) => c.kind === k).noteid);
+      assert.ok(n, `${k}: its card`);
+      return n;
+    };
     assert.equal(byKind('Highlight').metadata.colorIndex, 4, 'pure yellow → the palette yellow');
     assert.equal(byKind('Underline').metadata.colorIndex, 5, 'green → the palette green');
     assert.equal(byKind('StrikeOut').metadata.colorIndex, 7, 'red → the palette red');
@@ -216,6 +221,8 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
     const notes = await cards(created.map((c) => c.noteid));
     const free = notes.find((n) => n.noteid === created.find((c) => c.kind === 'FreeText').noteid);
     const sticky = notes.find((n) => n.noteid === created.find((c) => c.kind === 'Text').noteid);
+    assert.ok(free && sticky, 'the FreeText and Text cards');
+    assert.ok(free.sourceAnchor.rect, 'the FreeText card is placed');
     assert.equal(free.texts[0].text, 'Pens depend on the drawing size');
     assert.equal(free.texts[0].excerpt, false);
     assert.ok(
@@ -223,12 +230,12 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
       JSON.stringify(free.sourceAnchor.rect),
     );
     assert.equal(sticky.texts[0].text, 'Check the pens of group B\n\nThey are thinner.');
-    assert.equal(sticky.sourceAnchor.rect.x, 500);
+    assert.equal(sticky.sourceAnchor.rect?.x, 500);
     assert.equal(sticky.metadata.colorIndex, 8, 'orange');
     assert.equal(created.filter((c) => c.kind === 'Popup').length, 0);
-    const docs = await t.client.request<any>('GET', `/study-sets/${setId}/documents`);
+    const docs = await t.client.call('GET /study-sets/{id}/documents', { params: { id: setId } });
     assert.ok(
-      docs.documents.some((d: any) => d.bookmd5 === bookmd5),
+      docs.documents.some((d) => d.bookmd5 === bookmd5),
       'the book joined the set',
     );
   });
@@ -271,6 +278,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
       assert.ok(h.contents.startsWith(n.title), `${h.contents} begins with the title`);
     }
     const strike = notes.find((n) => n.noteid === created.find((c) => c.kind === 'StrikeOut').noteid);
+    assert.ok(strike, 'the StrikeOut card');
     const sh = highlights.find((a) => near(strike.sourceAnchor.rects[0], a.quads[0], 1))!;
     assert.equal(sh.contents, `${strike.title}\n\nnot true for group B`);
     assert.deepEqual(sh.color, [0xee, 0x6a, 0x6a], 'the palette red');
@@ -289,7 +297,7 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
         (x) =>
           x.texts[0].text === n.texts[0].text &&
           x.sourceAnchor.rects.length === n.sourceAnchor.rects.length &&
-          x.sourceAnchor.rects.every((r: any, i: number) =>
+          x.sourceAnchor.rects.every((r, i) =>
             near(
               r,
               {
@@ -306,8 +314,8 @@ describe('PDF annotations in and out: POST /documents/{id}/annotations/import, G
       assert.equal(m.title, n.title);
       assert.equal(m.metadata.colorIndex, n.metadata.colorIndex);
       assert.deepEqual(
-        m.texts.slice(1).map((x: any) => x.text),
-        n.texts.slice(1).map((x: any) => x.text),
+        m.texts.slice(1).map((x) => x.text),
+        n.texts.slice(1).map((x) => x.text),
         'comments come back as comments',
       );
     }

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { buildApkg, crtDaysAgo, solidPng, type BuildPackage } from '../helpers/ankiPackageBuilder';
+import { card as newCard } from '../helpers/libraryFixtures';
 
 /**
  * Card HTML is sanitised once, on the bridge: an imported Anki card whose
@@ -94,7 +95,7 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
     assert.equal(res.status, 200, res.text());
     return res.json<{ deckId: string; topicid: string }>();
   };
-  const due = (deckId: string) => t.client.request<any>('GET', `/decks/${deckId}/due`);
+  const due = (deckId: string) => t.client.call('GET /decks/{id}/due', { params: { id: deckId } });
 
   before(async () => (t = await startBridge({ ankiConnect: { port: 0 } })));
   after(() => t.stop());
@@ -117,7 +118,7 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
 
   it('each card of a reversed note shows its own sanitised side', async () => {
     const { deckId } = await importPackage(hostilePackage(crt, 'Hostile reversed', true), 'Reversed.apkg');
-    const cards = (await due(deckId)).cards as any[];
+    const cards = (await due(deckId)).cards;
     assert.equal(cards.length, 2);
     const forward = cards.find((c) => c.question.html.includes('<b>Bold</b>'));
     const backward = cards.find((c) => c.question.html.includes('<table>'));
@@ -128,7 +129,7 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
     assertFrontKept(backward.answer.html);
     // The child card names the note's picture, which lives on the note's own card.
     assert.deepEqual(
-      backward.pictures.map((p: any) => p.name),
+      backward.pictures.map((p) => p.name),
       ['cat.png'],
     );
   });
@@ -295,12 +296,14 @@ describe('review faces: card HTML sanitised on the bridge, read over HTTP and MC
 
   it('a card made of text (REST) shows its text, escaped, never as markup', async () => {
     const set = await t.client.createStudySet('Plain cards');
-    const note = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-      body: { title: '<img src=x onerror=alert(1)> a < b', text: '<script>alert(2)</script>\nline two', confirm: true },
+    const noteid = await newCard(t, set.topicid, {
+      title: '<img src=x onerror=alert(1)> a < b',
+      text: '<script>alert(2)</script>\nline two',
     });
     const deckId = (await t.client.createDeck('Plain deck')).deckId;
-    await t.client.request<any>('POST', `/decks/${deckId}/cards`, {
-      body: { cards: [{ sourceNoteId: note.noteid }], confirm: true },
+    await t.client.call('POST /decks/{id}/cards', {
+      params: { id: deckId },
+      body: { cards: [{ sourceNoteId: noteid }], confirm: true },
     });
     const [card] = (await due(deckId)).cards;
     assert.equal(card.question.html, '&lt;img src=x onerror=alert(1)&gt; a &lt; b');

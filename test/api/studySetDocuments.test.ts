@@ -21,9 +21,9 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
   });
   after(() => t.stop());
 
-  const docs = (id = setId) => t.client.request<any>('GET', `/study-sets/${id}/documents`);
+  const docs = (id = setId) => t.client.call('GET /study-sets/{id}/documents', { params: { id } });
   const add = (bookmd5: string, id = setId) =>
-    t.client.request<any>('POST', `/study-sets/${id}/documents`, { body: { bookmd5, confirm: true } });
+    t.client.call('POST /study-sets/{id}/documents', { params: { id }, body: { bookmd5, confirm: true } });
 
   it('a new set has no documents; the first added becomes main, the next joins the booklist, a repeat is alreadyPresent', async () => {
     assert.deepEqual((await docs()).documents, []);
@@ -37,7 +37,7 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     assert.equal(again.alreadyPresent, true);
     const list = await docs();
     assert.deepEqual(
-      list.documents.map((d: any) => [d.bookmd5, d.isMain, d.sourceState]),
+      list.documents.map((d) => [d.bookmd5, d.isMain, d.sourceState]),
       [
         [cad, true, 'normal'],
         [manual, false, 'normal'],
@@ -52,7 +52,7 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     const file = join(t.dataDir, 'library', 'CAD.pdf');
     renameSync(file, `${file}.away`);
     try {
-      assert.equal((await docs()).documents.find((d: any) => d.bookmd5 === cad).sourceState, 'missing_file');
+      assert.equal((await docs()).documents.find((d) => d.bookmd5 === cad)?.sourceState, 'missing_file');
     } finally {
       renameSync(`${file}.away`, file);
     }
@@ -77,7 +77,8 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     assert.equal(details.wasMainDocument, true);
     assert.equal(storeDigest(store), before, 'the dry-run changed nothing');
 
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${cad}/delete`, {
+    const res = await t.client.call('POST /study-sets/{id}/documents/{docId}/delete', {
+      params: { id: setId, docId: cad },
       body: { confirm: true },
     });
     assert.equal(res.removed, true);
@@ -92,7 +93,7 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
     assert.equal(store.get<{ s: null }>(`SELECT source_bookmd5 AS s FROM notes WHERE noteid = 'N-ANCHORED'`)?.s, null);
     const list = await docs();
     assert.deepEqual(
-      list.documents.map((d: any) => [d.bookmd5, d.isMain]),
+      list.documents.map((d) => [d.bookmd5, d.isMain]),
       [[manual, true]],
     );
     // The document stays in the library.
@@ -100,7 +101,8 @@ describe('study-set documents (GET/POST /study-sets/{id}/documents, …/delete)'
   });
 
   it('removing the last document leaves the set empty (placeholder:true)', async () => {
-    const res = await t.client.request<any>('POST', `/study-sets/${setId}/documents/${manual}/delete`, {
+    const res = await t.client.call('POST /study-sets/{id}/documents/{docId}/delete', {
+      params: { id: setId, docId: manual },
       body: { confirm: true },
     });
     assert.equal(res.placeholder, true);

@@ -45,10 +45,11 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     deckId = (await t.client.createDeck('Deck')).deckId;
     const create = async (title: string, parentNoteId?: string) =>
       (
-        await t.client.request<any>('POST', `/study-sets/${setId}/notes`, {
+        await t.client.call('POST /study-sets/{id}/notes', {
+          params: { id: setId },
           body: { title, parentNoteId, confirm: true },
         })
-      ).noteid as string;
+      ).noteid!;
     ids.spaces = await create('Spaces');
     ids.metric = await create('Metric spaces', ids.spaces);
     ids.ball = await create('Open balls', ids.metric);
@@ -86,9 +87,9 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     });
 
     it('lists sub-map roots in pre-order with cardCount (cards below), parentPath and nesting depth', async () => {
-      const res = await t.client.request<any>('GET', `/study-sets/${setId}/sub-maps`);
+      const res = await t.client.call('GET /study-sets/{id}/sub-maps', { params: { id: setId } });
       assert.deepEqual(
-        res.subMaps.map((s: any) => [s.noteid, s.title, s.cardCount, s.parentPath, s.depth]),
+        res.subMaps.map((s) => [s.noteid, s.title, s.cardCount, s.parentPath, s.depth]),
         [
           [ids.metric, 'Metric spaces', 2, ['Topology', 'Spaces'], 0],
           [ids.ball, 'Open balls', 0, ['Topology', 'Spaces', 'Metric spaces'], 1],
@@ -97,17 +98,20 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       );
       assert.equal(res.count, 3);
       // The same order and counts as the tree reports.
-      const tree = await t.client.request<any>('GET', `/study-sets/${setId}/tree`);
+      const tree = await t.client.call('GET /study-sets/{id}/tree', { params: { id: setId } });
       assert.deepEqual(
-        tree.nodes.filter((n: any) => n.isSubMapRoot).map((n: any) => n.noteid),
-        res.subMaps.map((s: any) => s.noteid),
+        tree.nodes.filter((n) => n.isSubMapRoot).map((n) => n.noteid),
+        res.subMaps.map((s) => s.noteid),
       );
-      assert.equal(tree.nodes.find((n: any) => n.noteid === ids.ball).depth, 1);
+      assert.equal(tree.nodes.find((n) => n.noteid === ids.ball)?.depth, 1);
     });
 
     it('a set without sub-maps lists none; refusals', async () => {
       const other = await t.client.createStudySet('Plain');
-      assert.deepEqual((await t.client.request<any>('GET', `/study-sets/${other.topicid}/sub-maps`)).subMaps, []);
+      assert.deepEqual(
+        (await t.client.call('GET /study-sets/{id}/sub-maps', { params: { id: other.topicid } })).subMaps,
+        [],
+      );
       await setRefusals('GET', 'sub-maps');
     });
   });
@@ -124,9 +128,9 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     });
 
     it('stored leaf paths, derived ancestors (directCardCount 0), cardCount with descendants, case-insensitive, hidden cards ignored, sorted by path', async () => {
-      const res = await t.client.request<any>('GET', `/study-sets/${setId}/hashtags`);
+      const res = await t.client.call('GET /study-sets/{id}/hashtags', { params: { id: setId } });
       assert.deepEqual(
-        res.hashtags.map((h: any) => [h.path, h.name, h.depth, h.directCardCount, h.cardCount, h.derived]),
+        res.hashtags.map((h) => [h.path, h.name, h.depth, h.directCardCount, h.cardCount, h.derived]),
         [
           ['exam', 'exam', 1, 1, 1, false],
           ['math', 'math', 1, 0, 4, true],
@@ -145,24 +149,27 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
 
     it('a set without tags lists none; refusals', async () => {
       const other = await t.client.createStudySet('Untagged');
-      assert.deepEqual((await t.client.request<any>('GET', `/study-sets/${other.topicid}/hashtags`)).hashtags, []);
+      assert.deepEqual(
+        (await t.client.call('GET /study-sets/{id}/hashtags', { params: { id: other.topicid } })).hashtags,
+        [],
+      );
       await setRefusals('GET', 'hashtags');
     });
   });
 
   describe('GET /study-sets/{id}/note-palette', () => {
     it('16 entries with #RRGGBB colours, source default, fillIndexSemantics as /capabilities', async () => {
-      const res = await t.client.request<any>('GET', `/study-sets/${setId}/note-palette`);
+      const res = await t.client.call('GET /study-sets/{id}/note-palette', { params: { id: setId } });
       assert.equal(res.palette.length, 16);
       assert.deepEqual(
-        res.palette.map((p: any) => p.colorIndex),
+        res.palette.map((p) => p.colorIndex),
         [...Array(16).keys()],
       );
       for (const p of res.palette) {
         assert.match(p.baseColor, /^#[0-9A-F]{6}$/);
         assert.match(p.displayColor, /^#[0-9A-F]{6}$/);
       }
-      assert.equal(new Set(res.palette.map((p: any) => p.baseColor)).size, 16, 'all colours differ');
+      assert.equal(new Set(res.palette.map((p) => p.baseColor)).size, 16, 'all colours differ');
       assert.deepEqual(res.palette, NOTE_PALETTE);
       assert.equal(res.source, 'default');
       assert.deepEqual(res.fillIndexSemantics, {
@@ -171,7 +178,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
         '1': 'fill_only',
         '2': 'stroke_only',
       });
-      const caps = await t.client.request<any>('GET', '/capabilities');
+      const caps = await t.client.call('GET /capabilities');
       if (caps.fillIndexSemantics) assert.deepEqual(res.fillIndexSemantics, caps.fillIndexSemantics);
       assert.deepEqual((await t.client.cards.palette(setId)).length, 16, 'the typed client reads it');
     });
@@ -188,7 +195,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       cad = (await upload(t, 'CAD.pdf', { topicid: setId })).bookmd5;
       manual = (await upload(t, '4ti2_manual.pdf', { topicid: setId })).bookmd5;
       outside = (
-        await t.client.request<any>('POST', '/library/documents/upload', {
+        await t.client.call('POST /library/documents/upload', {
           bytes: tinyPdf('Outside the set'),
           query: { filename: 'outside.pdf', confirm: '1' },
         })
@@ -210,16 +217,9 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
     });
 
     it('notebooks: main, booklist, then documents only cards are anchored to; hidden cards not counted', async () => {
-      const res = await t.client.request<any>('GET', `/study-sets/${setId}/notebooks`);
+      const res = await t.client.call('GET /study-sets/{id}/notebooks', { params: { id: setId } });
       assert.deepEqual(
-        res.notebooks.map((n: any) => [
-          n.bookmd5,
-          n.filename,
-          n.isMain,
-          n.isMember,
-          n.anchoredCardCount,
-          n.sourceState,
-        ]),
+        res.notebooks.map((n) => [n.bookmd5, n.filename, n.isMain, n.isMember, n.anchoredCardCount, n.sourceState]),
         [
           [cad, 'CAD.pdf', true, true, 0, 'normal'],
           [manual, '4ti2_manual.pdf', false, true, 2, 'normal'],
@@ -229,7 +229,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       const file = join(t.dataDir, 'library', 'outside.pdf');
       renameSync(file, `${file}.away`);
       try {
-        const again = await t.client.request<any>('GET', `/study-sets/${setId}/notebooks`);
+        const again = await t.client.call('GET /study-sets/{id}/notebooks', { params: { id: setId } });
         assert.equal(again.notebooks[2].sourceState, 'missing_file');
       } finally {
         renameSync(`${file}.away`, file);
@@ -237,9 +237,12 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       await setRefusals('GET', 'notebooks');
     });
 
-    const context = () => t.client.request<any>('GET', '/context');
+    const context = () => t.client.call('GET /context');
     const open = async (body: Record<string, unknown>, id = setId) => {
-      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/study-sets/${id}/open`, { body });
+      const { bridgeApiVersion: _v, ...res } = await t.client.call('POST /study-sets/{id}/open', {
+        params: { id },
+        body,
+      });
       return res;
     };
 
@@ -249,15 +252,15 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       const ctx = await context();
       assert.equal(ctx.available, true);
       assert.deepEqual(ctx.studySet, { topicid: setId, title: 'Topology', isDeck: false });
-      assert.equal(ctx.documents.find((d: any) => d.focused).bookmd5, cad);
+      assert.equal(ctx.documents?.find((d) => d.focused)?.bookmd5, cad);
     });
 
     it('a booklist member opens normally; a library document outside the set opens with tempOpen:true', async () => {
       assert.equal((await open({ bookmd5: manual })).tempOpen, false);
-      assert.equal((await context()).documents.find((d: any) => d.focused).bookmd5, manual);
+      assert.equal((await context()).documents?.find((d) => d.focused)?.bookmd5, manual);
       const res = await open({ bookmd5: outside });
       assert.deepEqual(res, { accepted: true, topicid: setId, bookmd5: outside, tempOpen: true });
-      assert.equal((await context()).documents.find((d: any) => d.focused).bookmd5, outside);
+      assert.equal((await context()).documents?.find((d) => d.focused)?.bookmd5, outside);
       // Opening does not add the document to the set.
       assert.equal((await t.client.studySetDocuments(setId)).length, 2);
     });
@@ -270,7 +273,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
         bookmd5: null,
         tempOpen: false,
       });
-      assert.equal((await context()).studySet.topicid, empty.topicid);
+      assert.equal((await context()).studySet?.topicid, empty.topicid);
     });
 
     it('refusals: unknown document 404, missing file 422 DOCUMENT_FILE_MISSING (member or not), set refusals; nothing changes and the UI stays', async () => {
@@ -292,43 +295,46 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
       }
       await setRefusals('POST', 'open', {});
       const ctx = await context();
-      assert.equal(ctx.studySet.topicid, setId);
-      assert.equal(ctx.documents.find((d: any) => d.focused).bookmd5, cad, 'a refused open changed nothing in the UI');
+      assert.equal(ctx.studySet?.topicid, setId);
+      assert.equal(ctx.documents?.find((d) => d.focused)?.bookmd5, cad, 'a refused open changed nothing in the UI');
     });
   });
 
   describe('POST /notes/{id}/focus', () => {
     it('focuses the card in its set: GET /context.focusedNote and studySet follow', async () => {
-      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.complete}/focus`, {
+      const { bridgeApiVersion: _v, ...res } = await t.client.call('POST /notes/{id}/focus', {
+        params: { id: ids.complete },
         body: {},
       });
       assert.deepEqual(res, { accepted: true, noteid: ids.complete, topicid: setId });
-      const ctx = await t.client.request<any>('GET', '/context');
+      const ctx = await t.client.call('GET /context');
       assert.equal(ctx.focusedNote, ids.complete);
       assert.deepEqual(ctx.studySet, { topicid: setId, title: 'Topology', isDeck: false });
       await t.client.cards.focus(root, setId);
-      assert.equal((await t.client.request<any>('GET', '/context')).focusedNote, root);
+      assert.equal((await t.client.call('GET /context')).focusedNote, root);
     });
 
     it('topicid of a set holding a reference copy focuses the copy there', async () => {
       const other = await t.client.createStudySet('Copies');
       const copy = (
-        await t.client.request<any>('POST', `/study-sets/${other.topicid}/notes`, {
+        await t.client.call('POST /study-sets/{id}/notes', {
+          params: { id: other.topicid },
           body: { title: 'copy', confirm: true },
         })
-      ).noteid;
+      ).noteid!;
       await t.bridge.services.store.write((tx) =>
         tx.run('UPDATE notes SET reference_of = ? WHERE noteid = ?', [ids.homeo, copy]),
       );
-      const { bridgeApiVersion: _v, ...res } = await t.client.request<any>('POST', `/notes/${ids.homeo}/focus`, {
+      const { bridgeApiVersion: _v, ...res } = await t.client.call('POST /notes/{id}/focus', {
+        params: { id: ids.homeo },
         body: { topicid: other.topicid },
       });
       assert.deepEqual(res, { accepted: true, noteid: copy, topicid: other.topicid });
-      const ctx = await t.client.request<any>('GET', '/context');
-      assert.deepEqual([ctx.focusedNote, ctx.studySet.topicid, ctx.studySet.title], [copy, other.topicid, 'Copies']);
+      const ctx = await t.client.call('GET /context');
+      assert.deepEqual([ctx.focusedNote, ctx.studySet?.topicid, ctx.studySet?.title], [copy, other.topicid, 'Copies']);
       // And back from the copy to the original's set.
       assert.equal(
-        (await t.client.request<any>('POST', `/notes/${copy}/focus`, { body: { topicid: setId } })).noteid,
+        (await t.client.call('POST /notes/{id}/focus', { params: { id: copy }, body: { topicid: setId } })).noteid,
         ids.homeo,
       );
     });
@@ -344,7 +350,7 @@ describe('study-set reads (sub-maps, notebooks, hashtags, note-palette), open an
         ['POST', `/notes/${ids.spaces}/focus`, { topicid: deckId }, 422, 'IS_A_DECK'],
         ['POST', `/notes/not-a-uuid/focus`, {}, 422, 'INVALID_INPUT'],
       ]);
-      assert.equal((await t.client.request<any>('GET', '/context')).focusedNote, ids.spaces);
+      assert.equal((await t.client.call('GET /context')).focusedNote, ids.spaces);
     });
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
+import type { RouteAnswer } from '../../src/client/routeCalls';
 
 describe('GET/POST /library/study-sets', () => {
   let t: TestBridge;
@@ -37,7 +38,7 @@ describe('GET/POST /library/study-sets', () => {
   });
 
   it('lists unknown body fields in ignoredFields', async () => {
-    const res = await t.client.request<any>('POST', '/library/study-sets', {
+    const res = await t.client.request<RouteAnswer<'POST /library/study-sets'>>('POST', '/library/study-sets', {
       body: { title: 'With extras', confirm: true, color: 'red' },
     });
     assert.deepEqual(res.ignoredFields, ['color']);

@@ -85,8 +85,9 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
   it('the write agent writes, and the operation log names its token, not the person', async () => {
     const set = await writeAgent.createStudySet('Agent set');
-    const res = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-      body: { parentNoteId: set.rootNoteId, title: 'By the agent', confirm: true },
+    const res = await writeAgent.call('POST /study-sets/{id}/notes', {
+      params: { id: set.topicid },
+      body: { parentNoteId: set.rootNoteId!, title: 'By the agent', confirm: true },
     });
     assert.equal(res.persisted, true);
     assert.deepEqual({ ...lastOp() }, { kind: 'create', actor: 'agent', token_id: writer.tokenId });
@@ -96,21 +97,21 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
   it("a write agent's grade is logged as that agent's (review log and operation log); a read agent's grade is refused", async () => {
     const set = await writeAgent.createStudySet('Deck source');
-    const note = await writeAgent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-      body: { title: 'Q1', text: 'A1', confirm: true },
-    });
+    const noteid = await card(writeAgent, set.topicid, { title: 'Q1', text: 'A1' });
     const deckId = (await writeAgent.createDeck('Agent deck')).deckId;
-    const added = await writeAgent.request<any>('POST', `/decks/${deckId}/cards`, {
-      body: { cards: [{ sourceNoteId: note.noteid }], confirm: true },
+    const added = await writeAgent.call('POST /decks/{id}/cards', {
+      params: { id: deckId },
+      body: { cards: [{ sourceNoteId: noteid }], confirm: true },
     });
-    const cardNoteId = added.cards[0].cardNoteId as string;
+    const cardNoteId = added.cards[0].cardNoteId;
     const before = storeDigest(store());
     const refused = await readAgent.raw('POST', `/decks/${deckId}/reviews`, {
       body: { cardNoteId, rating: 'good', confirm: true },
     });
     assert.equal(errorOf(refused).code, 'SCOPE_REQUIRED');
     assert.equal(storeDigest(store()), before);
-    await writeAgent.request<any>('POST', `/decks/${deckId}/reviews`, {
+    await writeAgent.call('POST /decks/{id}/reviews', {
+      params: { id: deckId },
       body: { cardNoteId, rating: 'good', confirm: true },
     });
     const log = store().get<{ actor: string; token_id: string }>(
@@ -119,7 +120,7 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     );
     assert.deepEqual({ ...log }, { actor: 'agent', token_id: writer.tokenId });
     assert.deepEqual({ ...lastOp() }, { kind: 'review', actor: 'agent', token_id: writer.tokenId });
-    const listed = (await t.owner.request<any>('GET', `/decks/${deckId}/reviews`)).reviews as any[];
+    const listed = (await t.owner.call('GET /decks/{id}/reviews', { params: { id: deckId } })).reviews;
     assert.deepEqual(
       listed.map((r) => [r.actor, r.tokenId]),
       [['agent', writer.tokenId]],
@@ -128,8 +129,9 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
 
   it("the owner's writes are the person's", async () => {
     const set = await t.owner.createStudySet('Person set');
-    await t.owner.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-      body: { parentNoteId: set.rootNoteId, title: 'By the person', confirm: true },
+    await t.owner.call('POST /study-sets/{id}/notes', {
+      params: { id: set.topicid },
+      body: { parentNoteId: set.rootNoteId!, title: 'By the person', confirm: true },
     });
     assert.deepEqual({ ...lastOp() }, { kind: 'create', actor: 'user', token_id: null });
   });
@@ -206,11 +208,13 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
   it("a forged X-Study-Bridge-Actor: user from an agent token is ignored: the edit is the agent's, and restore still protects the person's edits", async () => {
     const s = await newSet(t, 'Forgery');
     const a = await card(t, s.topicid, { title: 'Original title' });
-    const snap = await writeAgent.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, {
+    const snap = await writeAgent.call('POST /study-sets/{id}/snapshots', {
+      params: { id: s.topicid },
       body: { description: 'before the person edits' },
     });
     // The person edits the card in VS Code (owner token).
-    await t.owner.request<any>('POST', `/notes/${a}/title`, {
+    await t.owner.call('POST /notes/{id}/title', {
+      params: { id: a },
       body: { text: "The person's title", expectedPrefix: 'Original title', confirm: true },
     });
     assert.deepEqual({ ...lastOp() }, { kind: 'title', actor: 'user', token_id: null });
@@ -218,7 +222,8 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
     const forged = { 'X-Study-Bridge-Actor': 'user' };
     // An agent's edit claiming to be the person is logged as the agent.
     const other = await card(t, s.topicid, { title: 'Agent card' });
-    await writeAgent.request<any>('POST', `/notes/${other}/title`, {
+    await writeAgent.call('POST /notes/{id}/title', {
+      params: { id: other },
       body: { text: 'Agent renamed', expectedPrefix: 'Agent card', confirm: true },
       headers: forged,
     });
@@ -237,7 +242,7 @@ describe('identity is the token: owner, write agent, read agent, revoked, forged
       [a],
     );
     assert.equal(storeDigest(store()), before);
-    const title = (await t.owner.request<any>('POST', '/notes/batch-get', { body: { noteIds: [a] } })).notes[0].title;
+    const title = (await t.owner.call('POST /notes/batch-get', { body: { noteIds: [a] } })).notes[0].title;
     assert.equal(title, "The person's title");
   });
 
@@ -374,8 +379,9 @@ describe('data dirs from before issue 18 keep working', function () {
       ]) {
         const agent = new BridgeClient({ baseUrl: t.bridge.baseUrl, token });
         const set = await agent.createStudySet(`Made by ${name}`);
-        await agent.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
-          body: { parentNoteId: set.rootNoteId, title: 'A card', confirm: true },
+        await agent.call('POST /study-sets/{id}/notes', {
+          params: { id: set.topicid },
+          body: { parentNoteId: set.rootNoteId!, title: 'A card', confirm: true },
         });
         const op = t.bridge.services.store.get<{ actor: string; token_id: string }>(
           'SELECT actor, token_id FROM operations ORDER BY op_seq DESC LIMIT 1',

@@ -14,9 +14,8 @@ describe('UI state', function () {
   this.timeout(60_000);
   let t: TestBridge;
   let dataDir: string;
-  const apply = (state: Record<string, unknown>) =>
-    t.client.request<any>('POST', '/ui-state/apply', { body: { state } });
-  const read = async () => (await t.client.request<any>('GET', '/ui-state')).state;
+  const apply = (state: Record<string, unknown>) => t.client.call('POST /ui-state/apply', { body: { state } });
+  const read = async () => (await t.client.call('GET /ui-state')).state;
   const settled = () => t.bridge.services.uiState.settled();
 
   before(async () => {
@@ -37,7 +36,7 @@ describe('UI state', function () {
     assert.equal(r.queued, true);
     assert.deepEqual(r.keys.immersive, { status: 'accepted' });
     assert.equal(r.keys.topicid.status, 'rejected');
-    assert.match(r.keys.topicid.reason, /no study set is open/i);
+    assert.match(r.keys.topicid.reason ?? '', /no study set is open/i);
     assert.ok(r.appliesAfterMs <= 1500, `applies after ${r.appliesAfterMs} ms`);
     assert.equal(r.reconcileAfterSeconds, 2);
     await settled();
@@ -73,7 +72,7 @@ describe('UI state', function () {
       doclayerid: { status: 'rejected', reason: r.keys.doclayerid.reason },
       colour: { status: 'rejected', reason: r.keys.colour.reason },
     });
-    assert.match(r.keys.colour.reason, /unknown/i);
+    assert.match(r.keys.colour.reason ?? '', /unknown/i);
     assert.equal(r.topicid, set.topicid);
     await settled();
     assert.deepEqual(await read(), {
@@ -87,15 +86,15 @@ describe('UI state', function () {
       aichat: false,
       review: { _jsonvalueType: 'NSNumber', value: 1 },
     });
-    const ctx = await t.client.request<any>('GET', '/context');
-    assert.equal(ctx.studySet.topicid, set.topicid);
+    const ctx = await t.client.call('GET /context');
+    assert.equal(ctx.studySet?.topicid, set.topicid);
   });
 
   it('topicid missing from the patch is filled with the open set', async () => {
-    const open = (await t.client.request<any>('GET', '/context')).studySet.topicid;
+    const open = (await t.client.call('GET /context')).studySet?.topicid;
     const r = await apply({ immersive: false });
     assert.equal(r.keys.topicid.status, 'accepted');
-    assert.match(r.keys.topicid.reason, /filled/);
+    assert.match(r.keys.topicid.reason ?? '', /filled/);
     assert.equal(r.topicid, open);
     await settled();
     const s = await read();
@@ -108,7 +107,7 @@ describe('UI state', function () {
     await settled();
     const r = await apply({ researchurl: 'https://example.com/other' });
     assert.equal(r.keys.researchurl.status, 'conditional');
-    assert.match(r.keys.researchurl.reason, /research:true/);
+    assert.match(r.keys.researchurl.reason ?? '', /research:true/);
     await settled();
     const s = await read();
     assert.equal(s.research, false);
@@ -128,8 +127,8 @@ describe('UI state', function () {
     assert.equal(r.keys.booklocation.status, 'accepted');
     await settled();
     assert.deepEqual((await read()).booklocation, { bookmd5: up.bookmd5, page: 2 });
-    const ctx = await t.client.request<any>('GET', '/context');
-    assert.deepEqual([ctx.currentPage.bookmd5, ctx.currentPage.page], [up.bookmd5, 2]);
+    const ctx = await t.client.call('GET /context');
+    assert.deepEqual([ctx.currentPage?.bookmd5, ctx.currentPage?.page], [up.bookmd5, 2]);
   });
 
   it('refusals (bad body, bad values, no token) change nothing', async () => {
@@ -186,12 +185,12 @@ describe('UI state without premium', function () {
 
   it('GET is free; apply answers 403 MAX_REQUIRED and changes nothing', async () => {
     const before = storeDigest(t.bridge.services.store);
-    assert.deepEqual((await t.client.request<any>('GET', '/ui-state')).state, {});
+    assert.deepEqual((await t.client.call('GET /ui-state')).state, {});
     const res = await t.client.raw('POST', '/ui-state/apply', { body: { state: { immersive: true } } });
     assert.equal(res.status, 403);
     assert.equal(res.json<any>().error.code, 'MAX_REQUIRED');
     await t.bridge.services.uiState.settled();
-    assert.deepEqual((await t.client.request<any>('GET', '/ui-state')).state, {});
+    assert.deepEqual((await t.client.call('GET /ui-state')).state, {});
     assert.equal(storeDigest(t.bridge.services.store), before);
   });
 });

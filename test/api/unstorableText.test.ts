@@ -42,7 +42,7 @@ describe('unstorable text (lone surrogates, NUL) → 422 UNSTORABLE_TEXT, nothin
       assert.equal(err.code, 'UNSTORABLE_TEXT');
       assert.deepEqual([err.details.location, err.details.path], ['body', 'title']);
       assert.equal(await cardCount(), before);
-      const found = await client.request<any>('GET', '/search', { query: { q: 'title', scope: 'notes' } });
+      const found = await client.call('GET /search', { query: { q: 'title', scope: 'notes' } });
       assert.ok(!JSON.stringify(found).includes('Broken'), 'not in search either');
     });
   }
