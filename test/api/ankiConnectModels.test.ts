@@ -127,8 +127,8 @@ describe('AnkiConnect: createModel → addNote → notesInfo', function () {
     assert.equal(info.cards.length, 2, 'one card per template whose front is not empty, as Anki makes');
 
     // The card in the study set: the first field its title, the others its text.
-    const decks = (await t.owner.request<any>('GET', '/decks')).decks;
-    const cards = await t.owner.request<any>('GET', `/decks/${decks[0].deckId}/cards`);
+    const decks = (await t.owner.call('GET /decks')).decks;
+    const cards = await t.owner.call('GET /decks/{id}/cards', { params: { id: decks[0].deckId } });
     assert.equal(cards.cards[0].title, '猫');
 
     assert.deepEqual((await call('findNotes', { query: '"note:Vocab (reading)"' })).result, [id]);
@@ -155,8 +155,9 @@ describe('AnkiConnect: createModel → addNote → notesInfo', function () {
   });
 
   it('the deck’s .apkg gives the note back with its made type and fields (read by anki-reader)', async () => {
-    const decks = (await t.owner.request<any>('GET', '/decks')).decks;
-    const deck = decks.find((d: any) => d.title === 'Japanese');
+    const decks = (await t.owner.call('GET /decks')).decks;
+    const deck = decks.find((d) => d.title === 'Japanese');
+    assert.ok(deck);
     const res = await t.client.raw('GET', `/decks/${deck.deckId}/apkg`);
     assert.equal(res.status, 200);
     const { readAnkiPackage } = await import('anki-reader');

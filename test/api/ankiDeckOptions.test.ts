@@ -70,7 +70,7 @@ describe('.apkg deck options (dconf): import reads them into a preset, export wr
     return res.json<any>();
   };
   const optionsOf = (target: TestBridge, deckId: string) =>
-    target.client.request<any>('GET', `/decks/${deckId}/options`);
+    target.client.call('GET /decks/{id}/options', { params: { id: deckId } });
 
   let deckId = '';
   let imported: any;
@@ -106,7 +106,7 @@ describe('.apkg deck options (dconf): import reads them into a preset, export wr
     assert.equal(again.deckId, deckId);
     assert.equal(again.presetId, imported.presetId);
     assert.equal((await optionsOf(t, deckId)).options.newPerDay, 35);
-    const presets = (await t.client.request<any>('GET', '/deck-presets')).presets as any[];
+    const presets = (await t.client.call('GET /deck-presets')).presets;
     assert.equal(presets.filter((p) => p.name === 'Anki: Exam').length, 1);
   });
 

@@ -51,9 +51,7 @@ describe('approvals: a submit that replaces an earlier import (corpus book)', fu
       body: { decision: 'deny', confirm: true },
     });
     assert.equal(libraryDigest(t.bridge.services.store), before, 'denied: the first import stands');
-    const bundle = (await t.owner.request<any>('GET', '/bundles')).bundles.find(
-      (b: any) => b.bundleId === prep.bundleId,
-    );
-    assert.equal(bundle.version, 1);
+    const bundle = (await t.owner.call('GET /bundles')).bundles.find((b) => b.bundleId === prep.bundleId);
+    assert.equal(bundle?.version, 1);
   });
 });

@@ -226,7 +226,7 @@ describe('GET /search over the book text index', function () {
   let t: TestBridge;
   let manual: string;
   let cad: string;
-  const search = (q: string) => t.client.request<any>('GET', '/search', { query: { q, scope: 'documents' } });
+  const search = (q: string) => t.client.call('GET /search', { query: { q, scope: 'documents' } });
   before(async () => {
     t = await startBridge({ dataDir: tempDir() });
     manual = (await upload(t, '4ti2_manual.pdf')).bookmd5;
@@ -242,10 +242,10 @@ describe('GET /search over the book text index', function () {
     assert.ok(t.bridge.services.bookIndex.has(manual) && t.bridge.services.bookIndex.has(cad));
     const r = await search('Graver basis');
     assert.deepEqual(
-      r.documents.map((d: any) => d.bookmd5),
+      r.documents.map((d) => d.bookmd5),
       [manual],
     );
-    assert.match(r.documents[0].snippet, /\[Graver\]/i);
+    assert.match(r.documents[0].snippet ?? '', /\[Graver\]/i);
     assert.equal(
       t.bridge.services.store.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`),
       undefined,
@@ -278,6 +278,6 @@ describe('GET /search over the book text index', function () {
     assert.ok(!existsSync(join(t.dataDir, 'cache', 'text-index', `${cad}.idx`)));
     assert.equal(t.bridge.services.bookIndex.has(cad), false);
     const r = await search('the');
-    assert.ok(r.documents.every((d: any) => d.bookmd5 !== cad));
+    assert.ok(r.documents.every((d) => d.bookmd5 !== cad));
   });
 });

@@ -25,10 +25,10 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
   after(() => t.stop());
 
   const create = (body: Record<string, unknown>, id = setId) =>
-    t.client.request<any>('POST', `/study-sets/${id}/notes`, { body: { ...body, confirm: true } });
-  const tree = (id = setId) => t.client.request<any>('GET', `/study-sets/${id}/tree`);
+    t.client.call('POST /study-sets/{id}/notes', { params: { id }, body: { ...body, confirm: true } });
+  const tree = (id = setId) => t.client.call('GET /study-sets/{id}/tree', { params: { id } });
   const get = async (noteid: string) =>
-    (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
+    (await t.client.call('POST /notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
 
   it('a card with title and text goes under the root card by default; tree and batch-get read it back; one create operation is logged', async () => {
     const opsBefore = t.bridge.services.store.all('SELECT * FROM operations').length;
@@ -38,14 +38,15 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
       colorIndex: 3,
       fillIndex: 2,
     });
-    assert.match(res.noteid, UUID);
+    assert.match(res.noteid ?? '', UUID);
     assert.equal(res.topicid, setId);
     assert.equal(res.parentNoteId, rootId);
     assert.equal(res.persisted, true);
     assert.deepEqual(res.sourceAnchor, { hasExcerpt: false, bookmd5: null, page: null, rect: null, rects: [] });
     assert.equal(res.warnings, undefined);
 
-    const node = (await tree()).nodes.find((n: any) => n.noteid === res.noteid);
+    const node = (await tree()).nodes.find((n) => n.noteid === res.noteid);
+    assert.ok(node);
     assert.deepEqual(
       {
         parent: node.parent,
@@ -57,7 +58,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
       },
       { parent: rootId, title: 'Vectors', level: 1, colorIndex: 3, fillIndex: 2, hasExcerpt: false },
     );
-    const card = await get(res.noteid);
+    const card = await get(res.noteid!);
     assert.deepEqual(card.texts, [
       { index: 0, text: 'A vector has a length and a direction.', excerpt: false, noteid: res.noteid, kind: 'text' },
     ]);
@@ -70,25 +71,26 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
       [setId, 'create', 'agent', [res.noteid]],
     );
     // Searchable by the very next request.
-    const hits = await t.client.request<any>('GET', '/search', { query: { q: 'direction', scope: 'notes' } });
-    assert.ok(JSON.stringify(hits).includes(res.noteid), 'the new card is found at once');
+    const hits = await t.client.call('GET /search', { query: { q: 'direction', scope: 'notes' } });
+    assert.ok(JSON.stringify(hits).includes(res.noteid!), 'the new card is found at once');
   });
 
   it('a child under parentNoteId; the title defaults to the first 64 characters of the text; the person is recorded as actor user', async () => {
     const parent = await create({ title: 'Parent' });
     const text =
       'Eigenvalues  of a\nsymmetric matrix are real, and eigenvectors of distinct eigenvalues are orthogonal.';
-    const res = await t.owner.request<any>('POST', `/study-sets/${setId}/notes`, {
+    const res = await t.owner.call('POST /study-sets/{id}/notes', {
+      params: { id: setId },
       body: { parentNoteId: parent.noteid, text, confirm: true },
     });
     assert.equal(res.parentNoteId, parent.noteid);
     // 64 characters with whitespace runs as one space, the cut's trailing space dropped.
     const expectedTitle = 'Eigenvalues of a symmetric matrix are real, and eigenvectors of';
-    const card = await get(res.noteid);
+    const card = await get(res.noteid!);
     assert.equal(card.title, expectedTitle);
     assert.equal(card.parent, parent.noteid);
     assert.equal(card.texts[0].text, text, 'the body keeps the text as given');
-    assert.equal((await get(parent.noteid)).childCount, 1);
+    assert.equal((await get(parent.noteid!)).childCount, 1);
     const op = t.bridge.services.store.get<any>('SELECT actor FROM operations ORDER BY op_seq DESC LIMIT 1');
     assert.equal(op.actor, 'user');
   });
@@ -98,6 +100,7 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     assert.equal(res.persisted, true);
     assert.equal(res.warnings, undefined);
     const a = res.sourceAnchor;
+    assert.ok(a?.rect, 'anchored');
     assert.equal(a.hasExcerpt, true);
     assert.equal(a.bookmd5, book);
     assert.equal(a.page, 10);
@@ -106,13 +109,17 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     assert.ok(a.rect.y > 50 && a.rect.y < 750, `y ${a.rect.y}`);
     assert.ok(a.rect.width > 150 && a.rect.width < 600, `width ${a.rect.width}`);
     assert.ok(a.rect.height > 8 && a.rect.height < 60, `height ${a.rect.height}`);
-    const located = await t.client.request<any>('POST', `/documents/${book}/locate`, {
+    const located = await t.client.call('POST /documents/{id}/locate', {
+      params: { id: book },
       body: { page: 10, text: VERBATIM },
     });
     assert.deepEqual(a.rect, located.rect, 'the same rectangle as POST /documents/{id}/locate');
     assert.deepEqual(a.rects, located.rects, 'the same line rectangles as locate');
     // One rect per line; rect is their union.
-    const u = (f: (r: any) => number, pick: (...xs: number[]) => number) => pick(...a.rects.map(f));
+    const u = (
+      f: (r: { x: number; y: number; width: number; height: number }) => number,
+      pick: (...xs: number[]) => number,
+    ) => pick(...a.rects.map(f));
     assert.deepEqual(
       [
         u((r) => r.x, Math.min),
@@ -123,11 +130,12 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
       [a.rect.x, a.rect.y, a.rect.x + a.rect.width, a.rect.y + a.rect.height].map((v) => Math.round(v)),
     );
 
-    const card = await get(res.noteid);
+    const card = await get(res.noteid!);
     assert.deepEqual(card.texts, [{ index: 0, text: VERBATIM, excerpt: true, noteid: res.noteid, kind: 'excerpt' }]);
     assert.deepEqual(card.sourceAnchor, a);
     assert.equal(card.title, VERBATIM.slice(0, 64));
-    const node = (await tree()).nodes.find((n: any) => n.noteid === res.noteid);
+    const node = (await tree()).nodes.find((n) => n.noteid === res.noteid);
+    assert.ok(node);
     assert.equal(node.hasExcerpt, true);
     assert.equal(node.page, 10);
   });
@@ -141,13 +149,13 @@ describe('POST /study-sets/{id}/notes (creating a card)', function () {
     });
     assert.equal(res.persisted, true);
     assert.deepEqual(res.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect: null, rects: [] });
-    assert.equal(res.warnings.length, 1);
+    assert.equal(res.warnings?.length, 1);
     assert.equal(res.warnings[0].code, 'EXCERPT_NOT_ANCHORED');
     assert.equal(res.warnings[0].reason, 'no_match');
-    const card = await get(res.noteid);
+    const card = await get(res.noteid!);
     assert.equal(card.title, 'Made up');
     assert.deepEqual(
-      card.texts.map((x: any) => [x.index, x.text, x.excerpt, x.kind]),
+      card.texts.map((x) => [x.index, x.text, x.excerpt, x.kind]),
       [
         [0, invented, true, 'excerpt'],
         [1, 'my note', false, 'text'],

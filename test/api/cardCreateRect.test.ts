@@ -24,14 +24,14 @@ describe('POST /study-sets/{id}/notes with excerpt.rect (a selection made in the
   const raw = (body: Record<string, unknown>) =>
     t.client.raw('POST', `/study-sets/${setId}/notes`, { body: { ...body, confirm: true } });
   const get = async (noteid: string) =>
-    (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
+    (await t.client.call('POST /notes/batch-get', { body: { noteIds: [noteid] } })).notes[0];
 
   it('the given rectangle is stored as the anchor instead of the text match; batch-get and tree read it back', async () => {
     // Where the matcher would put the sentence, and a different rectangle (a part of it, as a person might select).
     const matched = (
-      await t.client.request<any>('POST', `/documents/${book}/locate`, { body: { page: 10, text: VERBATIM } })
+      await t.client.call('POST /documents/{id}/locate', { params: { id: book }, body: { page: 10, text: VERBATIM } })
     ).rect;
-    assert.ok(matched.width > 0);
+    assert.ok(matched && matched.width > 0);
     const rect = { x: matched.x + 10.25, y: matched.y + 1.5, width: 120.5, height: 11.75 };
     const res = await raw({ excerpt: { bookmd5: book, page: 10, text: VERBATIM, rect } });
     assert.equal(res.status, 200, res.text());
@@ -43,9 +43,10 @@ describe('POST /study-sets/{id}/notes with excerpt.rect (a selection made in the
     assert.deepEqual(card.sourceAnchor, { hasExcerpt: true, bookmd5: book, page: 10, rect, rects: [rect] });
     assert.notDeepEqual(card.sourceAnchor.rect, matched, 'not the text match');
     assert.deepEqual(card.texts[0], { index: 0, text: VERBATIM, excerpt: true, noteid: body.noteid, kind: 'excerpt' });
-    const node = (await t.client.request<any>('GET', `/study-sets/${setId}/tree`)).nodes.find(
-      (n: any) => n.noteid === body.noteid,
+    const node = (await t.client.call('GET /study-sets/{id}/tree', { params: { id: setId } })).nodes.find(
+      (n) => n.noteid === body.noteid,
     );
+    assert.ok(node);
     assert.deepEqual([node.hasExcerpt, node.page], [true, 10]);
   });
 
@@ -62,7 +63,7 @@ describe('POST /study-sets/{id}/notes with excerpt.rect (a selection made in the
   it('without rect the text match still anchors (the route as before)', async () => {
     const res = await raw({ excerpt: { bookmd5: book, page: 10, text: VERBATIM } });
     const matched = (
-      await t.client.request<any>('POST', `/documents/${book}/locate`, { body: { page: 10, text: VERBATIM } })
+      await t.client.call('POST /documents/{id}/locate', { params: { id: book }, body: { page: 10, text: VERBATIM } })
     ).rect;
     assert.deepEqual(res.json<any>().sourceAnchor.rect, matched);
   });

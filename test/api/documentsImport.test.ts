@@ -48,11 +48,9 @@ describe('POST /library/documents/import (a PDF on this machine by path) and raw
 
   it('imports a PDF from an import folder exactly like upload: same answer fields, md5 id, added to the set; again → alreadyPresent', async () => {
     const set = await t.client.createStudySet('Imported');
-    const res = await t.client.request<any>(
-      'POST',
-      '/library/documents/import',
-      importBody({ path: join(inbox, 'CAD.pdf'), topicid: set.topicid, folder: 'papers' }),
-    );
+    const res = await t.client.call('POST /library/documents/import', {
+      body: { path: join(inbox, 'CAD.pdf'), topicid: set.topicid, folder: 'papers', confirm: true },
+    });
     assert.equal(
       res.bookmd5,
       createHash('md5')
@@ -65,14 +63,12 @@ describe('POST /library/documents/import (a PDF on this machine by path) and raw
     );
     assert.ok(res.pageCount > 0);
     assert.deepEqual(libraryFiles(t), ['papers', 'papers/CAD.pdf']);
-    const docs = await t.client.request<any>('GET', `/study-sets/${set.topicid}/documents`);
+    const docs = await t.client.call('GET /study-sets/{id}/documents', { params: { id: set.topicid } });
     assert.ok(JSON.stringify(docs).includes(res.bookmd5));
     await t.bridge.services.extraction.whenReady(res.bookmd5);
-    const again = await t.client.request<any>(
-      'POST',
-      '/library/documents/import',
-      importBody({ path: join(inbox, 'CAD.pdf'), filename: 'Other.pdf' }),
-    );
+    const again = await t.client.call('POST /library/documents/import', {
+      body: { path: join(inbox, 'CAD.pdf'), filename: 'Other.pdf', confirm: true },
+    });
     assert.deepEqual([again.bookmd5, again.created, again.alreadyPresent], [res.bookmd5, false, true]);
   });
 
@@ -128,23 +124,23 @@ describe('POST /library/documents/import (a PDF on this machine by path) and raw
   });
 
   it('/capabilities marks raw-body routes and carries each declared example; the guide marks them too', async () => {
-    const caps = await t.client.request<any>('GET', '/capabilities');
-    const upload = caps.routes.find((r: any) => r.path === '/library/documents/upload');
-    assert.equal(upload.rawBody, 'application/pdf');
+    const caps = await t.client.call('GET /capabilities');
+    const upload = caps.routes.find((r) => r.path === '/library/documents/upload');
+    assert.equal(upload?.rawBody, 'application/pdf');
     assert.deepEqual(upload.example, { query: { filename: 'book.pdf' } });
     // The raw-body routes: a PDF upload, and an Anki package import.
     assert.deepEqual(
       caps.routes
-        .filter((r: any) => r.rawBody)
-        .map((r: any) => [r.path, r.rawBody])
+        .filter((r) => r.rawBody)
+        .map((r) => [r.path, r.rawBody])
         .sort(),
       [
         ['/decks/import', 'application/octet-stream'],
         ['/library/documents/upload', 'application/pdf'],
       ],
     );
-    const notes = caps.routes.find((r: any) => r.method === 'POST' && r.path === '/study-sets/{id}/notes');
-    assert.equal(typeof notes.example.body, 'object');
+    const notes = caps.routes.find((r) => r.method === 'POST' && r.path === '/study-sets/{id}/notes');
+    assert.equal(typeof notes?.example?.body, 'object');
     // Every listed POST route with a JSON body carries an example body.
     for (const r of caps.routes)
       if (r.method === 'POST' && !r.rawBody && r.path !== '/mcp') assert.ok(r.example, `${r.path} has an example`);

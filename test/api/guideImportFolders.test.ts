@@ -40,7 +40,7 @@ describe('import by path: the guide names the folders in effect, and where else 
     assert.ok(err.message.includes(join(t.dataDir, 'library')) || err.details.allowedFolders.length === 2);
     assert.match(err.message, /Upload its bytes instead, which works from anywhere: POST \/library\/documents\/upload/);
     assert.equal(storeDigest(t.bridge.services.store), before, 'nothing changed');
-    const up = await t.client.request<any>('POST', '/library/documents/upload', {
+    const up = await t.client.call('POST /library/documents/upload', {
       bytes: readFileSync(corpusFile('CAD.pdf')),
       query: { filename: 'CAD.pdf', confirm: '1' },
     });

@@ -151,22 +151,23 @@ describe('a guide-only agent: splits a corpus book, makes a deck and grades a ca
     assert.ok(Array.isArray((await send('GET', '/search')).notes));
 
     // What the bridge holds now, read back through other routes.
-    const tree = await t.client.request<any>('GET', `/study-sets/${set.topicid}/tree`, {
+    const tree = await t.client.call('GET /study-sets/{id}/tree', {
+      params: { id: set.topicid },
       query: { root: receipt.rootNoteId },
     });
     assert.equal(tree.count, receipt.cardsCreated);
     assert.deepEqual(
-      tree.nodes.filter((n: any) => n.title && n.noteid !== receipt.rootNoteId).map((n: any) => n.title),
+      tree.nodes.filter((n) => n.title && n.noteid !== receipt.rootNoteId).map((n) => n.title),
       heads.map((h) => h.replace(/^#+ /, '')),
     );
-    const decks = await t.client.request<any>('GET', '/decks');
+    const decks = await t.client.call('GET /decks');
     assert.deepEqual(
-      decks.decks.map((d: any) => [d.deckId, d.title, d.cardCount, d.dueCount]),
+      decks.decks.map((d) => [d.deckId, d.title, d.cardCount, d.dueCount]),
       [[deck.deckId, 'Asymptote review', 1, 0]],
     );
-    const log = await t.client.request<any>('GET', `/decks/${deck.deckId}/reviews`);
+    const log = await t.client.call('GET /decks/{id}/reviews', { params: { id: deck.deckId } });
     assert.deepEqual(
-      log.reviews.map((r: any) => [r.cardNoteId, r.rating, r.stateBefore, r.actor]),
+      log.reviews.map((r) => [r.cardNoteId, r.rating, r.stateBefore, r.actor]),
       [[added.cards[0].cardNoteId, 'good', 'new', 'agent']],
     );
     assert.ok(calls.length >= 14, calls.join('\n'));

@@ -26,18 +26,22 @@ describe('MCP batch-get within the byte budget', function () {
     const book = (await upload(t, '4ti2_manual.pdf')).bookmd5;
     await t.bridge.services.extraction.whenReady(book);
     const set = await t.client.createStudySet('Batch-get');
-    const pages = await t.client.request<any>('GET', `/documents/${book}/pages`, { query: { start: '5', end: '12' } });
-    const sentences: Array<{ page: number; text: string }> = pages.pages.flatMap((p: any) =>
-      (p.text as string)
+    const pages = await t.client.call('GET /documents/{id}/pages', {
+      params: { id: book },
+      query: { start: '5', end: '12' },
+    });
+    const sentences: Array<{ page: number; text: string }> = pages.pages.flatMap((p) =>
+      p.text
         .split(/(?<=\.)\s+/)
         .map((s) => s.replace(/\s+/g, ' ').trim())
         .filter((s) => s.length >= 60 && s.length <= 240 && /^[A-Z]/.test(s))
-        .map((text) => ({ page: p.page as number, text })),
+        .map((text) => ({ page: p.page, text })),
     );
     assert.ok(sentences.length >= 10, `${sentences.length} sentences`);
     for (let i = 0; ids.length < 3 * cardsPerResult() + 5; i++) {
       const s = sentences[i % sentences.length];
-      const made = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+      const made = await t.client.call('POST /study-sets/{id}/notes', {
+        params: { id: set.topicid },
         body: {
           title: s.text.split(/[,:;]/)[0].slice(0, 60),
           text: 'What this sentence says, in a line or two of the agent, as a card body usually holds.',
@@ -45,7 +49,7 @@ describe('MCP batch-get within the byte budget', function () {
           confirm: true,
         },
       });
-      ids.push(made.noteid);
+      ids.push(made.noteid!);
     }
   });
   after(async () => {
@@ -68,7 +72,7 @@ describe('MCP batch-get within the byte budget', function () {
   };
 
   it('the typical card size is what cards made from a book measure, and the guide says how many fit', async () => {
-    const whole = await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: ids } });
+    const whole = await t.client.call('POST /notes/batch-get', { body: { noteIds: ids } });
     const average =
       whole.notes.reduce((n: number, c: unknown) => n + Buffer.byteLength(JSON.stringify(c)), 0) / ids.length;
     console.log(

@@ -83,9 +83,9 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
       sets.map((s) => [s.topicid, s.title]),
       [[created.topicid, 'Made by the Inspector']],
     );
-    const tree = await t.client.request<any>('GET', `/study-sets/${created.topicid}/tree`);
+    const tree = await t.client.call('GET /study-sets/{id}/tree', { params: { id: created.topicid } });
     assert.deepEqual(
-      tree.nodes.map((n: any) => [n.noteid, n.parent, n.title]),
+      tree.nodes.map((n) => [n.noteid, n.parent, n.title]),
       [
         [created.rootNoteId, null, 'Made by the Inspector'],
         [card.noteid, created.rootNoteId, 'Inspector card'],
@@ -105,7 +105,8 @@ describe('MCP Inspector CLI against the bridge (real client)', function () {
 
   it('a card render comes back as MCP image content (base64 PNG, the same bytes as over HTTP); as PDF, an embedded resource', async () => {
     const set = await t.client.createStudySet('Rendered over MCP');
-    const card = await t.client.request<any>('POST', `/study-sets/${set.topicid}/notes`, {
+    const card = await t.client.call('POST /study-sets/{id}/notes', {
+      params: { id: set.topicid },
       body: { title: 'Photosynthesis', text: 'Light energy becomes chemical energy.', confirm: true },
     });
     const path = `/notes/${card.noteid}/render`;

@@ -181,7 +181,7 @@ describe('GET /notes/{id}/content/{contentId} (card pictures and media)', functi
 
   it('a reference copy serves the pictures of its original', async () => {
     const copy = (
-      await f.t.client.request<any>('POST', '/notes/copy', {
+      await f.t.client.call('POST /notes/copy', {
         body: { noteIds: [excerptCard.noteid], targetParentNoteId: f.rootId, mode: 'reference', confirm: true },
       })
     ).copies[0].newNoteId;

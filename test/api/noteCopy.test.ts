@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard, type CardBody } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 describe('POST /notes/copy', () => {
@@ -8,16 +9,12 @@ describe('POST /notes/copy', () => {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const card = async (topicid: string, parentNoteId: string, title: string, extra: Record<string, unknown> = {}) =>
-    (
-      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
-        body: { parentNoteId, title, ...extra, confirm: true },
-      })
-    ).noteid as string;
+  const card = (topicid: string, parentNoteId: string, title: string, extra: Partial<CardBody> = {}) =>
+    newCard(t, topicid, { parentNoteId, title, ...extra });
   const tree = async (topicid: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
+    (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid } })).nodes;
   const batch = async (noteIds: string[]) =>
-    (await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds } })).notes as any[];
+    (await t.client.call('POST /notes/batch-get', { body: { noteIds } })).notes;
   const copy = (body: Record<string, unknown>) => t.client.raw('POST', '/notes/copy', { body });
   const comment = (id: string, text: string) =>
     t.client.request('POST', `/notes/${id}/comments`, { body: { text, confirm: true } });
@@ -78,7 +75,7 @@ describe('POST /notes/copy', () => {
 
     const [ca, ca1, ca2, ca21] = await batch([a, a1, a2, a21]);
     assert.deepEqual(
-      ca.texts.map((x: any) => x.text),
+      ca.texts.map((x) => x.text),
       ['body of A'],
     );
     assert.deepEqual(ca.metadata, { colorIndex: 5, fillIndex: 1 });
@@ -95,7 +92,7 @@ describe('POST /notes/copy', () => {
     });
     // The link to A2 (inside the branch) now names A2's copy; the one to X (outside) still names X.
     assert.deepEqual(
-      ca1.texts.map((x: any) => [x.index, x.text, x.kind]),
+      ca1.texts.map((x) => [x.index, x.text, x.kind]),
       [
         [1, `studybridge://note/${a2}`, 'link'],
         [2, `studybridge://note/${f.X}`, 'link'],
@@ -127,7 +124,7 @@ describe('POST /notes/copy', () => {
     const [r2, r21] = await batch([newNoteId, child.noteid]);
     assert.deepEqual([r2.referenceOf, r21.referenceOf], [f.A2, f.A21]);
     assert.deepEqual(
-      r2.texts.map((x: any) => x.text),
+      r2.texts.map((x) => x.text),
       ['body of A2'],
     );
     await t.client.request('POST', `/notes/${f.A2}/title`, {
@@ -183,7 +180,7 @@ describe('POST /notes/copy', () => {
     let deckId: string;
     before(async () => {
       f = await fixture('Refusals');
-      deckId = (await t.client.request<any>('POST', '/decks', { body: { title: 'A deck', confirm: true } })).deckId;
+      deckId = (await t.client.call('POST /decks', { body: { title: 'A deck', confirm: true } })).deckId;
     });
     const missing = '00000000-0000-4000-8000-0000000000AA';
     const cases: Array<[string, () => Record<string, unknown>, number, string]> = [

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { treeViolations } from '../../src/server/domain/cards/treeInvariants';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card as newCard, type TreeNode } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 describe('POST /notes/move', () => {
@@ -9,15 +10,11 @@ describe('POST /notes/move', () => {
   before(async () => (t = await startBridge()));
   after(() => t.stop());
 
-  const card = async (topicid: string, parentNoteId: string, title: string) =>
-    (
-      await t.client.request<any>('POST', `/study-sets/${topicid}/notes`, {
-        body: { parentNoteId, title, confirm: true },
-      })
-    ).noteid as string;
+  const card = (topicid: string, parentNoteId: string, title: string) => newCard(t, topicid, { parentNoteId, title });
   const tree = async (topicid: string) =>
-    (await t.client.request<any>('GET', `/study-sets/${topicid}/tree`)).nodes as any[];
-  const kids = (nodes: any[], parent: string) => nodes.filter((n) => n.parent === parent).map((n) => n.title);
+    (await t.client.call('GET /study-sets/{id}/tree', { params: { id: topicid } })).nodes;
+  const kids = (nodes: readonly TreeNode[], parent: string) =>
+    nodes.filter((n) => n.parent === parent).map((n) => n.title);
   const move = (body: Record<string, unknown>, client = t.client) => client.raw('POST', '/notes/move', { body });
 
   /** root ─ A ─ A1, A2 ; B ─ B1 ; C */
@@ -47,11 +44,11 @@ describe('POST /notes/move', () => {
     assert.deepEqual(kids(nodes, f.B), ['B1', 'A2', 'C']);
     assert.deepEqual(kids(nodes, f.A), ['A1']);
     assert.deepEqual(kids(nodes, f.root), ['A', 'B']);
-    assert.equal(nodes.find((n) => n.noteid === f.B).childCount, 3);
+    assert.equal(nodes.find((n) => n.noteid === f.B)?.childCount, 3);
     assert.deepEqual(treeViolations(nodes, f.root), []);
-    const batch = await t.client.request<any>('POST', '/notes/batch-get', { body: { noteIds: [f.A2, f.C] } });
+    const batch = await t.client.call('POST /notes/batch-get', { body: { noteIds: [f.A2, f.C] } });
     assert.deepEqual(
-      batch.notes.map((n: any) => n.parent),
+      batch.notes.map((n) => n.parent),
       [f.B, f.B],
     );
   });
@@ -71,7 +68,7 @@ describe('POST /notes/move', () => {
     );
     assert.equal(res.status, 200);
     const nodes = await tree(f.topicid);
-    const levelOf = (id: string) => nodes.find((n) => n.noteid === id).level;
+    const levelOf = (id: string) => nodes.find((n) => n.noteid === id)?.level;
     assert.deepEqual(kids(nodes, f.B1), ['A']);
     assert.deepEqual(kids(nodes, f.A1), ['C']);
     assert.equal(levelOf(f.A2), 4); // root > B > B1 > A > A2

@@ -46,8 +46,8 @@ describe('snapshot files with a row index (SBSNAP03): partial reads, older forma
   const store = () => t.bridge.services.store;
   const post = (path: string, body: Record<string, unknown>) => t.client.raw('POST', path, { body });
   const snapshot = async (topicid: string) =>
-    (await t.client.request<any>('POST', `/study-sets/${topicid}/snapshots`, { body: { description: 'rows' } }))
-      .snapshotId as string;
+    (await t.client.call('POST /study-sets/{id}/snapshots', { params: { id: topicid }, body: { description: 'rows' } }))
+      .snapshotId;
   const hashOf = (snapshotId: string) =>
     store().get<{ h: string }>('SELECT content_hash AS h FROM snapshots WHERE snapshot_id = ?', [snapshotId])!.h;
   const fileOf = (snapshotId: string) => t.bridge.services.snapshotFiles.pathOf(hashOf(snapshotId));

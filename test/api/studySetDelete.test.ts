@@ -20,8 +20,7 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
   const err = (res: { json: <T>() => T }) => res.json<any>().error;
   const count = (sql: string, params: string[]) => store().get<{ n: number }>(sql, params)!.n;
   const setListed = async (id: string) => (await t.client.listStudySets()).some((s) => s.topicid === id);
-  const deckListed = async (id: string) =>
-    (await t.client.request<any>('GET', '/decks')).decks.some((d: any) => d.deckId === id);
+  const deckListed = async (id: string) => (await t.client.call('GET /decks')).decks.some((d) => d.deckId === id);
 
   /** A set with a root card, an excerpt card anchored to a page, a plain card and one document. */
   async function makeSet(title: string) {
@@ -58,7 +57,7 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
   }
 
   async function searchIds(q: string) {
-    return JSON.stringify(await t.client.request<any>('GET', '/search', { query: { q, scope: 'notes' } }));
+    return JSON.stringify(await t.client.call('GET /search', { query: { q, scope: 'notes' } }));
   }
 
   it('409 TITLE_MISMATCH with actualTitle when expectedTitle differs (exact, case-sensitive); bad input → 422; nothing changes', async () => {
@@ -137,7 +136,8 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
 
   it('keepHighlights:false removes cards, documents list and the topic for good; the snapshot history is kept unless keepSnapshotHistory:false', async () => {
     const s = await makeSet('Anatomy');
-    const earlier = await t.client.request<any>('POST', `/study-sets/${s.topicid}/snapshots`, {
+    const earlier = await t.client.call('POST /study-sets/{id}/snapshots', {
+      params: { id: s.topicid },
       body: { description: 'earlier' },
     });
     const res = await del(s.topicid, { expectedTitle: 'Anatomy', keepHighlights: false, confirm: true });
@@ -163,7 +163,10 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
     assert.equal(err(tree).code, 'TOPIC_NOT_FOUND');
 
     const s2 = await makeSet('Physiology');
-    await t.client.request<any>('POST', `/study-sets/${s2.topicid}/snapshots`, { body: { description: 'earlier' } });
+    await t.client.call('POST /study-sets/{id}/snapshots', {
+      params: { id: s2.topicid },
+      body: { description: 'earlier' },
+    });
     const res2 = (
       await del(s2.topicid, {
         expectedTitle: 'Physiology',
@@ -183,8 +186,8 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
 
   it('decks too (no IS_A_DECK here): hidden by default, removed with their review cards when keepHighlights:false', async () => {
     const source = await makeSet('Deck source');
-    const deckA = (await t.client.request<any>('POST', '/decks', { body: { title: 'Deck A', confirm: true } })).deckId;
-    const deckB = (await t.client.request<any>('POST', '/decks', { body: { title: 'Deck B', confirm: true } })).deckId;
+    const deckA = (await t.client.call('POST /decks', { body: { title: 'Deck A', confirm: true } })).deckId;
+    const deckB = (await t.client.call('POST /decks', { body: { title: 'Deck B', confirm: true } })).deckId;
     const now = new Date().toISOString();
     await store().write((tx) => {
       for (const deck of [deckA, deckB]) {
