@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { BridgeClient } from '../../src/client/bridgeClient';
 import type { RouteAnswer } from '../../src/client/routeCalls';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { card, newDeck, newSet } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 const HOUR = 3_600_000;
@@ -12,23 +13,12 @@ const UNKNOWN = '11111111-2222-4333-8444-555555555555';
 async function seed(client: BridgeClient, n: number, title: string, sources?: string[]) {
   const ids = sources ?? [];
   if (!sources) {
-    const set = await client.createStudySet(`${title} set`);
+    const set = await newSet(client, `${title} set`);
     for (let i = 0; i < n; i++)
-      ids.push(
-        (
-          await client.call('POST /study-sets/{id}/notes', {
-            params: { id: set.topicid },
-            body: { title: `${title} ${i}`, text: `answer ${i}`, confirm: true },
-          })
-        ).noteid!,
-      );
+      ids.push(await card(client, set.topicid, { title: `${title} ${i}`, text: `answer ${i}` }));
   }
-  const deckId = (await client.createDeck(title)).deckId;
-  const added = await client.call('POST /decks/{id}/cards', {
-    params: { id: deckId },
-    body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
-  });
-  return { deckId, sourceIds: ids, cardIds: added.cards.map((c) => c.cardNoteId) };
+  const { deckId, cardNoteIds } = await newDeck(client, title, ids);
+  return { deckId, sourceIds: ids, cardIds: cardNoteIds };
 }
 
 describe('card management: suspend, unsuspend, bury, flag, forget, set due date; leeches and buried siblings', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
+import { cards, newDeck, newSet } from '../helpers/libraryFixtures';
 import { storeDigest } from '../helpers/storeDigest';
 
 /** YYYY-MM-DD of the bridge's local day (same process, same time zone). */
@@ -12,23 +13,9 @@ describe('GET /decks/{id}/due?until= (#18 §3)', () => {
   after(() => t.stop());
 
   it('answers what is due by then in the order added, relearning cards in the list as in dueTodayCount; bad until is 422 and changes nothing', async () => {
-    const set = await t.client.createStudySet('Due by');
-    const ids: string[] = [];
-    for (const title of ['Delta', 'Alpha', 'Charlie', 'Bravo'])
-      ids.push(
-        (
-          await t.client.call('POST /study-sets/{id}/notes', {
-            params: { id: set.topicid },
-            body: { title, confirm: true },
-          })
-        ).noteid!,
-      );
-    const deckId = (await t.client.createDeck('Due by deck')).deckId;
-    const added = await t.client.call('POST /decks/{id}/cards', {
-      params: { id: deckId },
-      body: { cards: ids.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
-    });
-    const cardIds: string[] = added.cards.map((c) => c.cardNoteId);
+    const set = await newSet(t, 'Due by');
+    const ids = await cards(t, set.topicid, ['Delta', 'Alpha', 'Charlie', 'Bravo']);
+    const { deckId, cardNoteIds: cardIds } = await newDeck(t, 'Due by deck', ids);
     const [, alpha, charlie] = cardIds;
     const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
     const grade = (cardNoteId: string, rating: 'again' | 'hard' | 'good' | 'easy', reviewedAt: string) =>
