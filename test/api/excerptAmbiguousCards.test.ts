@@ -19,10 +19,6 @@ async function typesPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
-/** The card's warnings: RouteAnswer types \`warnings\` as the wrapper's unknown[] and the route's union at once, whose map gives unknown. */
-type CardWarning = { code: string; alsoOn?: number[]; message: string };
-const warningsOf = (r: { warnings?: unknown[] }) => r.warnings as CardWarning[] | undefined;
-
 describe('excerpts that stand on several pages: locate and card creation', function () {
   this.timeout(60_000);
   let t: TestBridge;
@@ -62,7 +58,7 @@ describe('excerpts that stand on several pages: locate and card creation', funct
     assert.ok(res.sourceAnchor?.rect && res.sourceAnchor.rect.y < 40, JSON.stringify(res.sourceAnchor?.rect));
     assert.deepEqual([res.ambiguous, res.alsoOn], [true, [2]]);
     assert.deepEqual(
-      warningsOf(res)?.map((w) => [w.code, w.alsoOn]),
+      res.warnings?.map((w) => [w.code, 'alsoOn' in w ? w.alsoOn : undefined]),
       [['EXCERPT_AMBIGUOUS', [2]]],
     );
 
@@ -103,7 +99,7 @@ describe('excerpts that stand on several pages: locate and card creation', funct
     assert.ok(res.sourceAnchor?.rect && res.sourceAnchor.rect.y < 60, JSON.stringify(res.sourceAnchor?.rect));
     assert.deepEqual([res.ambiguous, res.alsoOn], [true, [2]]);
     assert.deepEqual(
-      warningsOf(res)?.map((w) => [w.code, w.alsoOn]),
+      res.warnings?.map((w) => [w.code, 'alsoOn' in w ? w.alsoOn : undefined]),
       [['EXCERPT_AMBIGUOUS', [2]]],
     );
     // Not on the selection's page at all: anchored to the box (never 422), and the pages it stands on are named.
@@ -111,10 +107,10 @@ describe('excerpts that stand on several pages: locate and card creation', funct
     assert.deepEqual(off.sourceAnchor?.rect, near);
     assert.deepEqual([off.ambiguous, off.alsoOn], [true, [2, 3]]);
     assert.deepEqual(
-      warningsOf(off)?.map((w) => w.code),
+      off.warnings?.map((w) => w.code),
       ['EXCERPT_SELECTION_BOX'],
     );
-    assert.match(warningsOf(off)![0].message, /stands on pages 2 and 3/);
+    assert.match(off.warnings[0].message, /stands on pages 2 and 3/);
     // A quote that stands once: nothing more to say.
     const once = await create({
       excerpt: { bookmd5: book, page: 3, text: 'Its precision is that of a double on every platform', near },

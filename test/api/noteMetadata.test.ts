@@ -59,7 +59,7 @@ describe('POST /notes/metadata', function () {
     const a = await card(t, setId, { title: 'Mixed A', colorIndex: 1, fillIndex: 2 });
     const b = await card(t, setId, { title: 'Mixed B', colorIndex: 9 });
     const c = await card(t, setId, { title: 'Mixed C', colorIndex: 5, fillIndex: -1 });
-    const stampOf = async (id: string) => (await read(t, id))[id].modifiedAt as string;
+    const stampOf = async (id: string) => (await read(t, id))[id].modifiedAt;
     const cBefore = await stampOf(c);
     const res = await post(t, '/notes/metadata', { noteIds: [c, a, b, a], patch: { colorIndex: 5 } });
     assert.equal(res.changed, 2);

@@ -204,9 +204,7 @@ export interface SuccessFields {
 }
 
 /** A route's success body as the client receives it: its declared `response` schema's output plus the wrapper's fields. */
-export type RouteResponse<S extends z.ZodType> = Omit<z.output<S>, keyof SuccessFields> &
-  SuccessFields &
-  Pick<z.output<S>, keyof SuccessFields & keyof z.output<S>>;
+export type RouteResponse<S extends z.ZodType> = z.output<S> & Omit<SuccessFields, keyof z.output<S>>;
 
 /** One element of an array field of a route's response (e.g. a tree node). */
 export type RouteResponseItem<S extends z.ZodType, K extends keyof z.output<S>> =
