@@ -285,4 +285,32 @@ describe('The bridge thread at a stop', function () {
     rmSync(dir, { recursive: true, force: true });
     assert.deepEqual(titles, ['Kept across a cut close']);
   });
+
+  it('a close cut short (its thread ended before the close got to the end) still removes bridge.json and the lock, and loses nothing', async () => {
+    const dir = tempDir();
+    const thread = new BridgeWorkerThread();
+    const b = await thread.start({ dataDir: dir, port: 0 });
+    await new BridgeClient({ baseUrl: b.baseUrl, token: b.token }).createStudySet('Kept across a cut-short close');
+    // A request that holds the server's close for its 1 s grace: a close allowed 50 ms is ended half-way.
+    const hanging = request(`${b.baseUrl}/library/documents/upload?filename=slow.pdf&confirm=1`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${b.token}`, 'Content-Type': 'application/pdf', 'Content-Length': '1000000' },
+    });
+    hanging.on('error', () => undefined);
+    hanging.write('%PDF-1.7\n');
+    await sleep(200);
+    assert.ok(existsSync(join(dir, 'bridge.json')) && existsSync(join(dir, 'library.lock')));
+    await assert.rejects(b.close({ within: 50 }), /did not close within 50 ms/);
+    hanging.destroy();
+    assert.equal(existsSync(join(dir, 'bridge.json')), false, 'bridge.json names no dead bridge');
+    assert.equal(existsSync(join(dir, 'library.lock')), false, 'the lock is released');
+    const again = await startWorkerBridge({ dataDir: dir, port: 0 });
+    const titles = (await new BridgeClient({ baseUrl: again.baseUrl, token: again.token }).listStudySets()).map(
+      (x) => x.title,
+    );
+    await again.close();
+    await thread.dispose();
+    rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(titles, ['Kept across a cut-short close']);
+  });
 });

@@ -4,7 +4,8 @@ import { workerScript } from '../ground/threads/workerScript';
 import type { RequestLogEntry } from '../api/http/app';
 import type { UiHost } from '../domain/ui/uiHost';
 import type { HostedBridge } from './hostedBridge';
-import { claimDataDir } from './threadClaims';
+import { claimDataDir, dropKeptLock } from './threadClaims';
+import { removeDiscovery } from '../discovery';
 import {
   fromWire,
   toWire,
@@ -36,6 +37,8 @@ interface Session {
   opts: WorkerBridgeStart;
   release: () => void;
   ready: boolean;
+  /** The running bridge's, once ready: what its bridge.json says, so a cut close can remove it. */
+  instanceNonce?: string;
   closeRequested: boolean;
   started?: { resolve: (b: HostedBridge) => void; reject: (e: Error) => void };
   closed?: { resolve: () => void; reject: (e: Error) => void };
@@ -140,6 +143,7 @@ export class BridgeWorkerThread {
       case 'ready': {
         const { type: _type, ...info } = msg;
         s.ready = true;
+        s.instanceNonce = info.instanceNonce;
         s.started?.resolve({
           ...info,
           thread: 'worker',
@@ -194,9 +198,11 @@ export class BridgeWorkerThread {
       limit,
     );
     this.send({ type: 'close', keepLock: opts?.keepLock });
+    let cut = false;
     try {
       await done;
     } catch (err) {
+      cut = true;
       await this.dispose(); // a thread that did not close its bridge cleanly is not reused
       throw err;
     } finally {
@@ -205,7 +211,19 @@ export class BridgeWorkerThread {
         this.session = undefined;
         s.release();
       }
+      if (cut) this.afterCutClose(s, opts?.keepLock);
     }
+  }
+
+  /**
+   * The thread was ended before its close got to the end, where bridge.json and library.lock go: do it here, as the
+   * thread can no longer write (its journal holds every acknowledged write, as after a crash), so other windows and
+   * agents see at once that no bridge serves the data dir rather than a dead URL and a held lock.
+   */
+  private afterCutClose(s: Session, keepLock: boolean | undefined): void {
+    const { dataDir } = s.opts;
+    if (s.instanceNonce) removeDiscovery(dataDir, s.instanceNonce);
+    if (!keepLock) dropKeptLock(dataDir);
   }
 }
 
