@@ -17,7 +17,7 @@ export interface RunnerIo {
  * - screenshot:   the same, then save the sidebar (and the page) as `file`
  * - context-menu: right-click the row labelled `row`, pick `item`; with `input`,
  *                 answer the input box it opens (its prefilled value is returned)
- * (screenshot and context-menu first open the rows labelled `expand`, in order, where a reveal left them closed)
+ * (rows, screenshot and context-menu first open the rows labelled `expand`, in order, where a reveal left them closed)
  * - webview:      in the webview whose page has `marker` (a CSS selector), type
  *                 each `fill` value into its selector's field, click `click`
  *                 (answering the input box it opens with `input`),
@@ -26,7 +26,7 @@ export interface RunnerIo {
  * (Modal dialogs cannot be driven: VS Code refuses them under extension tests.)
  */
 export type UiAction =
-  | { action: 'rows'; expect: string[]; timeoutMs?: number }
+  | { action: 'rows'; expect: string[]; timeoutMs?: number; expand?: string[] }
   | { action: 'screenshot'; file: string; expect: string[]; sidebarWidth?: number; expand?: string[] }
   | { action: 'context-menu'; row: string; item: string; input?: string; expand?: string[] }
   | {
@@ -113,6 +113,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
   };
   switch (a.action) {
     case 'rows':
+      await expandRows(a.expand);
       return { rows: await waitRows(a.expect, a.timeoutMs) };
     case 'screenshot': {
       if (a.sidebarWidth) await widenSidebar(page, a.sidebarWidth);
