@@ -28,65 +28,40 @@ import { guideTableRoutes } from './guideTable';
 import { annotationRoutes } from './annotations';
 import { ankiPackageRoutes } from './ankiPackages';
 
-/** The route table: every route the bridge serves, each declared once in its module. */
-export const allRoutes: readonly RouteDecl[] = [
-  ...systemRoutes,
-  ...guideTableRoutes,
-  ...studySetRoutes,
-  ...studySetCardRoutes,
-  ...snapshotRoutes,
-  ...noteReadRoutes,
-  ...noteEditRoutes,
-  ...noteStructureRoutes,
-  ...documentRoutes,
-  ...libraryDocumentRoutes,
-  ...searchRoutes,
-  ...deckRoutes,
-  ...deckCardRoutes,
-  ...deckOptionRoutes,
-  ...deckOptimizeRoutes,
-  ...deckCardActionRoutes,
-  ...deckStatsRoutes,
-  ...ankiPackageRoutes,
-  ...libraryChangeRoutes,
-  ...bundleRoutes,
-  ...noteImageRoutes,
-  ...mindMapPrintRoutes,
-  ...outlineRoutes,
-  ...annotationRoutes,
-  ...uiStateRoutes,
-  ...legacySyncRoutes,
-  ...tokenRoutes,
-  ...approvalRoutes,
-];
+/** The route table's groups, each declared once in its module. */
+const routeGroups = [
+  systemRoutes,
+  guideTableRoutes,
+  studySetRoutes,
+  studySetCardRoutes,
+  snapshotRoutes,
+  noteReadRoutes,
+  noteEditRoutes,
+  noteStructureRoutes,
+  documentRoutes,
+  libraryDocumentRoutes,
+  searchRoutes,
+  deckRoutes,
+  deckCardRoutes,
+  deckOptionRoutes,
+  deckOptimizeRoutes,
+  deckCardActionRoutes,
+  deckStatsRoutes,
+  ankiPackageRoutes,
+  libraryChangeRoutes,
+  bundleRoutes,
+  noteImageRoutes,
+  mindMapPrintRoutes,
+  outlineRoutes,
+  annotationRoutes,
+  uiStateRoutes,
+  legacySyncRoutes,
+  tokenRoutes,
+  approvalRoutes,
+] as const;
+
+/** The route table: every route the bridge serves. */
+export const allRoutes: readonly RouteDecl[] = routeGroups.flat();
 
 /** Every declaration with its literal method, path and schema types: what client/routeCalls.ts types its calls by. */
-export type BridgeRoute =
-  | (typeof systemRoutes)[number]
-  | (typeof guideTableRoutes)[number]
-  | (typeof studySetRoutes)[number]
-  | (typeof studySetCardRoutes)[number]
-  | (typeof snapshotRoutes)[number]
-  | (typeof noteReadRoutes)[number]
-  | (typeof noteEditRoutes)[number]
-  | (typeof noteStructureRoutes)[number]
-  | (typeof documentRoutes)[number]
-  | (typeof libraryDocumentRoutes)[number]
-  | (typeof searchRoutes)[number]
-  | (typeof deckRoutes)[number]
-  | (typeof deckCardRoutes)[number]
-  | (typeof deckOptionRoutes)[number]
-  | (typeof deckOptimizeRoutes)[number]
-  | (typeof deckCardActionRoutes)[number]
-  | (typeof deckStatsRoutes)[number]
-  | (typeof ankiPackageRoutes)[number]
-  | (typeof libraryChangeRoutes)[number]
-  | (typeof bundleRoutes)[number]
-  | (typeof noteImageRoutes)[number]
-  | (typeof mindMapPrintRoutes)[number]
-  | (typeof outlineRoutes)[number]
-  | (typeof annotationRoutes)[number]
-  | (typeof uiStateRoutes)[number]
-  | (typeof legacySyncRoutes)[number]
-  | (typeof tokenRoutes)[number]
-  | (typeof approvalRoutes)[number];
+export type BridgeRoute = (typeof routeGroups)[number][number];
