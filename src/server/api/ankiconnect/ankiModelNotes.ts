@@ -1,9 +1,9 @@
 import { importedTextHash } from '../../domain/decks/anki/ankiImportCards';
+import { guidOf } from '../../domain/decks/anki/ankiNoteCards';
 import type { WriteTx } from '../../ground/store/store';
 import { AnkiError } from './ankiError';
 import { clozeParts, htmlToText } from './ankiFields';
 import type { MadeModel, ResolvedModel } from './ankiModels';
-import { guidOf } from './ankiNoteCards';
 
 /**
  * A note of a note type made by createModel, as a card: its first field the
@@ -63,7 +63,7 @@ export function madeCardText(
  * A note is kept as an imported note is (anki_notes: its type and fields), so
  * notesInfo reads its fields back, review renders them through the template
  * and an export gives it back with its note type while it reads as added.
- * Its cards are ankiNoteCards.ts's. Basic's and Cloze's type row is written
+ * Its cards are decks/anki/ankiNoteCards.ts's. Basic's and Cloze's type row is written
  * with their first note.
  */
 export function writeMadeNote(

@@ -10,7 +10,7 @@ import { MODELS, type ModelName } from './ankiFields';
  * live (anki_models, as the AnkiModel JSON an export reads), marked
  * `ankiConnect` so that only these, not every type a package brought in, are
  * listed and added to. Every note added (Basic and Cloze too) keeps its type
- * and fields' HTML; its cards are those Anki makes of it (ankiNoteCards.ts).
+ * and fields' HTML; its cards are those Anki makes of it (decks/anki/ankiNoteCards.ts).
  */
 
 export const DEFAULT_CSS =

@@ -3,6 +3,7 @@ import { insertNote, recordOperation, reindexNote, type Db } from '../../domain/
 import { rootCardOf } from '../../domain/cards/noteCreate';
 import { insertHashtags, insertImageParts } from '../../domain/cards/rows/cardRowsInsert';
 import { deleteParts, setBodyText, setTitle, touchNote } from '../../domain/cards/rows/cardRowsEdit';
+import { rewriteNoteCards, setClozeQuestion, writeNoteCards } from '../../domain/decks/anki/ankiNoteCards';
 import type { Decks } from '../../domain/library/decks';
 import { newId, nowIso } from '../../domain/library/ids';
 import type { StudySets } from '../../domain/library/studySets';
@@ -14,7 +15,6 @@ import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { readAnkiNotes, type AnkiNote } from './ankiNoteRead';
 import type { NotePlan } from './ankiNotePlan';
 import { madeCardText, madeFieldValues, rewriteMadeNote, writeMadeNote } from './ankiModelNotes';
-import { rewriteNoteCards, writeNoteCards } from './ankiNoteCards';
 
 /**
  * Notes added through AnkiConnect: each a card of the deck's study set (its
@@ -180,11 +180,7 @@ export class AnkiNotes {
     const now = nowIso();
     await this.deps.store.write((tx) => {
       if (title !== undefined) setTitle(tx, noteid, title);
-      if (question !== undefined && !change.madeFields)
-        tx.run(
-          'UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL',
-          [question, now, noteid],
-        );
+      if (question !== undefined && !change.madeFields) setClozeQuestion(tx, noteid, question, now);
       if (body !== undefined) setBodyText(tx, noteid, body);
       const stale = tx
         .all<{ content_id: string; data: string | null }>(

@@ -1,17 +1,18 @@
-import type { Actor } from '../../actor';
-import { inList } from '../../domain/cards/noteRows';
-import type { AnkiCard, AnkiCollection } from '../../domain/decks/anki/ankiCollection';
-import { placeReviewCards, writeAnkiLinks, type ReviewSource } from '../../domain/decks/anki/ankiImportCards';
-import { planImport, type ImportPlan, type PlannedNote } from '../../domain/decks/anki/ankiImportPlan';
-import { writeReviews } from '../../domain/decks/anki/ankiImportReviews';
-import { renderCard } from '../../domain/decks/anki/ankiTemplate';
-import { clozeNumbers, hashtagToTag, htmlToText } from '../../domain/decks/anki/ankiText';
-import { newSchedule } from '../../domain/decks/deckScheduling';
-import type { WriteTx } from '../../ground/store/store';
-import type { MadeModel } from './ankiModels';
+import type { Actor } from '../../../actor';
+import type { WriteTx } from '../../../ground/store/store';
+import { inList } from '../../cards/noteRows';
+import { newSchedule } from '../deckScheduling';
+import type { AnkiCard, AnkiCollection } from './ankiCollection';
+import { placeReviewCards, writeAnkiLinks, type ReviewSource } from './ankiImportCards';
+import { planImport, type ImportPlan, type PlannedNote } from './ankiImportPlan';
+import { writeReviews } from './ankiImportReviews';
+import type { AnkiModel } from './ankiNotetypes';
+import { renderCard } from './ankiTemplate';
+import { clozeNumbers, hashtagToTag, htmlToText } from './ankiText';
 
 /**
- * The cards Anki makes of a note added or changed through AnkiConnect: one
+ * The cards Anki makes of a note added or changed through AnkiConnect (the
+ * AnkiConnect actions call this; the SQL of a note's cards stays here): one
  * per template whose front shows a filled field (Anki's renders_with_fields,
  * checked by marking the filled fields and rendering the front), one per
  * cloze number of a cloze type; none at all, the first (Anki's
@@ -24,7 +25,7 @@ import type { MadeModel } from './ankiModels';
 /** A note as cardgen reads it: its stored type, fields' HTML and tags. */
 export interface CardNote {
   noteid: string;
-  model: MadeModel;
+  model: AnkiModel;
   fields: readonly string[];
   hashtags: readonly string[];
 }
@@ -32,7 +33,7 @@ export interface CardNote {
 const MARK = '\u0001';
 
 /** The ordinals of the cards the note's fields make (templates, or cloze numbers - 1); maybe none. */
-export function cardOrds(model: MadeModel, fields: readonly string[], tags: readonly string[]): number[] {
+export function cardOrds(model: AnkiModel, fields: readonly string[], tags: readonly string[]): number[] {
   const filled = fields.map((f) => htmlToText(f) !== '');
   if (model.cloze) {
     // Anki numbers a cloze note's cards by the deletions in any of its fields (c501 and up share the last).
@@ -157,4 +158,13 @@ export function rewriteNoteCards(
       );
   const added: ReviewSource[] = sources.filter((s) => !reviewed.has(s.sourceId));
   return { cardIds: writeReviews(tx, target.deckId, added, actor, now), childIds };
+}
+
+/** A Basic or Cloze note's cloze question changed: the review cards that ask it ask the new one. */
+export function setClozeQuestion(tx: WriteTx, noteid: string, question: string, now: string): void {
+  tx.run('UPDATE deck_cards SET question = ?, modified_at = ? WHERE source_note_id = ? AND question IS NOT NULL', [
+    question,
+    now,
+    noteid,
+  ]);
 }
