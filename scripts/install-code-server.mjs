@@ -13,8 +13,14 @@
 // blocked, then run its postinstall by hand with allowScripts set for the
 // native modules VS Code needs, and point @vscode/ripgrep at the Debian `rg`
 // (its own install downloads from GitHub).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+//
+// `--prefetch` starts both installs in the background at low priority and
+// returns at once: `npm test` calls it first, so the installs (about 4 min)
+// overlap the mocha run instead of adding to it. A lock per flavour makes the
+// extension run that needs one wait for the background install to finish.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -99,7 +105,66 @@ function installNode(f) {
   run('npm', ['install', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error', f.nodePkg], { cwd: dir });
 }
 
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+};
+
+/** Runs fn holding the flavour's lock (a folder: mkdir is atomic); a lock whose holder has died is taken over. */
+function withLock(f, fn) {
+  const lock = `${f.cacheDir}.lock`;
+  mkdirSync(dirname(lock), { recursive: true });
+  for (let waited = 0; ; waited += 2000) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const pid = Number(existsSync(join(lock, 'pid')) ? readFileSync(join(lock, 'pid'), 'utf8') : 0);
+      if (pid && !alive(pid)) rmSync(lock, { recursive: true, force: true });
+      else if (waited > 30 * 60_000) throw new Error(`${lock} held by ${pid} for 30 min`);
+      else {
+        if (waited === 0) log(`waiting for the install in progress (pid ${pid}) …`);
+        sleep(2000);
+      }
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export function install(f = flavour()) {
+  return withLock(f, () => installUnlocked(f));
+}
+
+/** Both flavours, in the background at low priority; output in .cache/code-server-prefetch.log. */
+function prefetch() {
+  if (process.platform !== 'linux') return; // the extension suite runs code-server on Linux only
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  const out = openSync(join(root, '.cache', 'code-server-prefetch.log'), 'w');
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--all'], {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  try {
+    setPriority(child.pid, 10);
+  } catch {
+    // Not allowed here: it only runs at normal priority.
+  }
+  child.unref();
+  log(`installing both code-servers in the background (pid ${child.pid}; .cache/code-server-prefetch.log)`);
+}
+
+function installUnlocked(f) {
   const { version, cacheDir } = f;
   const pkgDir = pkgDirOf(f);
   if (isInstalled(f)) {
@@ -160,7 +225,9 @@ export function install(f = flavour()) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    install(flavour(process.argv.includes('--newest') ? 'newest' : 'oldest'));
+    if (process.argv.includes('--prefetch')) prefetch();
+    else if (process.argv.includes('--all')) for (const name of ['oldest', 'newest']) install(flavour(name));
+    else install(flavour(process.argv.includes('--newest') ? 'newest' : 'oldest'));
   } catch (err) {
     console.error(`[install-code-server] failed: ${err instanceof Error ? err.message : err}`);
     process.exit(1);
