@@ -36,20 +36,26 @@ const noteList = (params: Params, key = 'notes'): unknown[] => {
  * Each note's plan, or its refusal: all the notes of a call are checked before
  * any is written. `adding`: an earlier note of the call counts as there (as
  * Anki adds them one by one); canAddNotes judges each against the collection.
+ * The event loop is given back every PLAN_CHUNK notes (1,000 notes plan in ~0.3 s).
  */
-function planAll(ctx: ActionContext, notes: unknown[], adding: boolean) {
+async function planAll(ctx: ActionContext, notes: unknown[], adding: boolean) {
   const duplicates = new DuplicateIndex(ctx.store);
-  return notes.map((n) => {
+  const checked: { plan: ReturnType<typeof planNote> | null; error: string | null }[] = [];
+  for (const [i, n] of notes.entries()) {
+    if (i > 0 && i % PLAN_CHUNK === 0) await new Promise((r) => setImmediate(r));
     try {
       const plan = planNote(ctx, n, duplicates);
       if (adding) duplicates.remember(plan);
-      return { plan, error: null };
+      checked.push({ plan, error: null });
     } catch (e) {
-      if (e instanceof AnkiError) return { plan: null, error: e.message };
-      throw e;
+      if (e instanceof AnkiError) checked.push({ plan: null, error: e.message });
+      else throw e;
     }
-  });
+  }
+  return checked;
 }
+
+const PLAN_CHUNK = 100;
 
 /**
  * The `picture` entries of addNote's and updateNoteFields's note: each file is
@@ -134,7 +140,7 @@ export const ACTIONS: Record<string, ActionDecl> = {
     run: async (p, ctx) => {
       const notes: unknown[] = [];
       for (const n of noteList(p)) notes.push(await withPictures(ctx, n));
-      const checked = planAll(ctx, notes, true);
+      const checked = await planAll(ctx, notes, true);
       if (checked.some((c) => c.error)) throw new AnkiError(JSON.stringify(checked.map((c) => c.error)));
       const ids = await ctx.notes.add(
         checked.map((c) => c.plan!),
@@ -143,11 +149,14 @@ export const ACTIONS: Record<string, ActionDecl> = {
       return ids.map((id) => ankiIdOf(id));
     },
   },
-  canAddNotes: { scope: 'read', run: (p, ctx) => planAll(ctx, noteList(p), false).map((c) => c.error === null) },
+  canAddNotes: {
+    scope: 'read',
+    run: async (p, ctx) => (await planAll(ctx, noteList(p), false)).map((c) => c.error === null),
+  },
   canAddNotesWithErrorDetail: {
     scope: 'read',
-    run: (p, ctx) =>
-      planAll(ctx, noteList(p), false).map((c) =>
+    run: async (p, ctx) =>
+      (await planAll(ctx, noteList(p), false)).map((c) =>
         c.error === null ? { canAdd: true } : { canAdd: false, error: c.error },
       ),
   },

@@ -20,9 +20,10 @@ import { madeCardText, madeFieldValues, rewriteMadeNote, writeMadeNote } from '.
  * Notes added through AnkiConnect: each a card of the deck's study set (its
  * title the first field, its body the others, `<img>` media as image parts,
  * tags as hashtags, its type and fields' HTML in anki_notes) and the cards
- * Anki makes of it as review cards of the named deck (ankiNoteCards.ts), all
- * written in one transaction. A deck that does not exist yet is made, with a study set of
- * the same title; a deck's study set is the one most of its cards come from.
+ * Anki makes of it as review cards of the named deck (ankiNoteCards.ts),
+ * written a few dozen notes a transaction. A deck that does not exist yet is
+ * made, with a study set of the same title; a deck's study set is the one
+ * most of its cards come from.
  */
 
 export interface AnkiNotesDeps {
@@ -62,52 +63,35 @@ export function setOfDeck(db: Db, deckId: string | undefined, title: string): st
 export class AnkiNotes {
   constructor(private readonly deps: AnkiNotesDeps) {}
 
-  /** Adds planned notes, all in one transaction: their decks and study sets are made first when missing. */
+  /**
+   * Adds planned notes (checked beforehand: nothing here refuses a note), their decks and study sets made first
+   * when missing. Written in transactions of CHUNK_MS of work each, so a call of 1,000 notes leaves the event loop
+   * free between them (one transaction of 1,000 held it 2-3 s); each is its own undo group.
+   */
   async add(plans: readonly NotePlan[], actor: Actor): Promise<string[]> {
-    const { store, decks, studySets } = this.deps;
-    const targets = new Map<string, { deckId: string; topicid: string; root: string }>();
+    const targets = new Map<string, Target>();
     for (const p of plans) {
       const key = p.deckName.toLowerCase();
-      if (targets.has(key)) continue;
-      const deckId = deckByName(store, p.deckName) ?? (await decks.create(p.deckName)).deckId;
-      const topicid = setOfDeck(store, deckId, p.deckName) ?? (await studySets.create(p.deckName)).topicid;
-      targets.set(key, { deckId, topicid, root: rootCardOf(store, topicid) });
+      if (!targets.has(key)) targets.set(key, await this.targetOf(p.deckName));
     }
     const now = nowIso();
     const noteIds = plans.map(() => newId());
-    await store.write((tx) => {
-      plans.forEach((p, i) => {
-        const t = targets.get(p.deckName.toLowerCase())!;
-        insertNote(tx, {
-          noteid: noteIds[i],
-          topicid: t.topicid,
-          parentId: t.root,
-          title: p.title,
-          text: p.body || undefined,
-          now,
-        });
-        insertHashtags(tx, noteIds[i], p.hashtags);
-        insertImages(tx, noteIds[i], p.images, 0);
-        const note = { noteid: noteIds[i], topicid: t.topicid, deckId: t.deckId, title: p.title, body: p.body, now };
-        writeMadeNote(tx, note, p.made, p.made.type);
-        reindexNote(tx, noteIds[i]);
-      });
-      for (const t of new Set(targets.values())) {
-        const mine = plans.map((p, i) => (targets.get(p.deckName.toLowerCase()) === t ? i : -1)).filter((i) => i >= 0);
-        if (!mine.length) continue;
-        const notes = mine.map((i) => ({
-          noteid: noteIds[i],
-          model: plans[i].made.type,
-          fields: plans[i].made.fields,
-          hashtags: plans[i].hashtags,
-        }));
-        const { cardIds, childIds } = writeNoteCards(tx, notes, t, actor, now);
-        const created = [...mine.map((i) => noteIds[i]), ...childIds];
-        recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: created, now });
-        recordOperation(tx, { topicid: t.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
-      }
-    });
+    const items = plans.map((plan, i) => ({
+      plan,
+      noteid: noteIds[i],
+      target: targets.get(plan.deckName.toLowerCase())!,
+    }));
+    for (let from = 0; from < items.length;)
+      from = await this.deps.store.write((tx) => writeChunk(tx, items, from, actor, now));
     return noteIds;
+  }
+
+  /** The deck named (made when missing), its study set (made when missing) and that set's root card. */
+  private async targetOf(deckName: string): Promise<Target> {
+    const { store, decks, studySets } = this.deps;
+    const deckId = deckByName(store, deckName) ?? (await decks.create(deckName)).deckId;
+    const topicid = setOfDeck(store, deckId, deckName) ?? (await studySets.create(deckName)).topicid;
+    return { deckId, topicid, root: rootCardOf(store, topicid) };
   }
 
   /** updateNoteFields: the fields given replace the card's title, body, Cloze question and that field's images. */
@@ -230,6 +214,58 @@ interface FieldChange {
   images: NotePlan['images'];
   /** A made type's note: every field's HTML, to store. */
   madeFields?: string[];
+}
+
+/**
+ * Time one addNotes transaction spends writing its cards before it closes (their review cards then take about half
+ * as long again): a note costs 2-7 ms of SQL, more on a busy machine, so a budget bounds the hold where a count
+ * would not.
+ */
+const CHUNK_MS = 60;
+
+interface Target {
+  deckId: string;
+  topicid: string;
+  root: string;
+}
+
+/**
+ * Writes `items` from `from` on until CHUNK_MS have passed (one at least): the cards, their Anki notes and review
+ * cards, an operation per set and deck touched. Answers the index to go on from.
+ */
+function writeChunk(
+  tx: WriteTx,
+  items: readonly { plan: NotePlan; noteid: string; target: Target }[],
+  from: number,
+  actor: Actor,
+  now: string,
+): number {
+  const started = performance.now();
+  let end = from;
+  do {
+    const { plan: p, noteid, target: t } = items[end++];
+    insertNote(tx, { noteid, topicid: t.topicid, parentId: t.root, title: p.title, text: p.body || undefined, now });
+    insertHashtags(tx, noteid, p.hashtags);
+    insertImages(tx, noteid, p.images, 0);
+    const note = { noteid, topicid: t.topicid, deckId: t.deckId, title: p.title, body: p.body, now };
+    writeMadeNote(tx, note, p.made, p.made.type);
+    reindexNote(tx, noteid);
+  } while (end < items.length && performance.now() - started < CHUNK_MS);
+  const chunk = items.slice(from, end);
+  for (const t of new Set(chunk.map((c) => c.target))) {
+    const mine = chunk.filter((c) => c.target === t);
+    const notes = mine.map(({ plan, noteid }) => ({
+      noteid,
+      model: plan.made.type,
+      fields: plan.made.fields,
+      hashtags: plan.hashtags,
+    }));
+    const { cardIds, childIds } = writeNoteCards(tx, notes, t, actor, now);
+    const created = [...mine.map((c) => c.noteid), ...childIds];
+    recordOperation(tx, { topicid: t.topicid, kind: 'create', actor, noteIds: created, now });
+    recordOperation(tx, { topicid: t.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
+  }
+  return end;
 }
 
 /** Image parts from a client's media, remembering the file name and field (notesInfo gives them back as `<img>`). */
