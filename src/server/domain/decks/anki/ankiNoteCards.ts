@@ -2,20 +2,19 @@ import type { Actor } from '../../../actor';
 import type { WriteTx } from '../../../ground/store/store';
 import { inList } from '../../cards/noteRows';
 import { newSchedule } from '../deckScheduling';
+import { cardOrds } from './ankiCardgen';
 import type { AnkiCard, AnkiCollection } from './ankiCollection';
 import { placeReviewCards, writeAnkiLinks, type ReviewSource } from './ankiImportCards';
 import { planImport, type ImportPlan, type PlannedNote } from './ankiImportPlan';
 import { writeReviews } from './ankiImportReviews';
 import type { AnkiModel } from './ankiNotetypes';
-import { renderCard } from './ankiTemplate';
-import { clozeNumbers, hashtagToTag, htmlToText } from './ankiText';
+import { hashtagToTag } from './ankiText';
 
 /**
  * The cards Anki makes of a note added or changed through AnkiConnect (the
  * AnkiConnect actions call this; the SQL of a note's cards stays here): one
- * per template whose front shows a filled field (Anki's renders_with_fields,
- * checked by marking the filled fields and rendering the front), one per
- * cloze number of a cloze type; none at all, the first (Anki's
+ * per template whose front is not empty by Anki's rule (ankiCardgen.ts), one
+ * per cloze number of a cloze type; none at all, the first (Anki's
  * ensure_not_empty). They are laid out as an .apkg import lays out a package's
  * cards (the import's own planImport and placeReviewCards): one card
  * reviewed on the note's card, several as child cards under it, each with
@@ -28,25 +27,6 @@ export interface CardNote {
   model: AnkiModel;
   fields: readonly string[];
   hashtags: readonly string[];
-}
-
-const MARK = '\u0001';
-
-/** The ordinals of the cards the note's fields make (templates, or cloze numbers - 1); maybe none. */
-export function cardOrds(model: AnkiModel, fields: readonly string[], tags: readonly string[]): number[] {
-  const filled = fields.map((f) => htmlToText(f) !== '');
-  if (model.cloze) {
-    // Anki numbers a cloze note's cards by the deletions in any of its fields (c501 and up share the last).
-    return [...new Set(fields.flatMap((t) => clozeNumbers(t)).map((n) => Math.min(Math.max(n, 1), 500) - 1))].sort(
-      (a, b) => a - b,
-    );
-  }
-  // A front is non-empty when a filled field shows on it: each filled field is marked, and the mark looked for.
-  const marked = fields.map((f, i) => (filled[i] ? `${MARK}${f}` : f));
-  // Tags count as a filled field when the note has some, as in Anki.
-  const markedTags = tags.map((tag, i) => (i === 0 ? `${MARK}${tag}` : tag));
-  const note = { fieldNames: model.fields, fields: marked, tags: markedTags, modelName: model.name };
-  return model.templates.filter((t) => renderCard(t, note, t.ord).question.includes(MARK)).map((t) => t.ord);
 }
 
 /** The notes as a package's collection would hold them, with the cards Anki makes (plus `keep`, cards a note has). */

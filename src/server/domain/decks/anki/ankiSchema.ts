@@ -1,4 +1,5 @@
 import type { DeckOptions } from '../deckOptions';
+import { fieldRequirements } from './ankiCardgen';
 import { dconfEntry } from './ankiDeckConfig';
 import type { AnkiModel } from './ankiNotetypes';
 
@@ -79,7 +80,8 @@ function model(
     latexPre: LATEX_PRE,
     latexPost: '\\end{document}',
     latexsvg: false,
-    req: tmpls.map((t) => [t.ord, 'any', [0]]),
+    // Older Anki makes cards from these: computed as Anki computes them, not 'any of the first field'.
+    req: tmpls.map((t) => [t.ord, ...fieldRequirements(fields, t.qfmt)]),
     tags: [],
     vers: [],
   };

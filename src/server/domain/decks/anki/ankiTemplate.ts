@@ -1,3 +1,5 @@
+import { fieldIsEmpty } from './ankiCardgen';
+
 /**
  * Anki's card templates rendered for one card of a note: field
  * replacements, `{{FrontSide}}`, the filters `cloze:`, `text:`, `type:`
@@ -43,11 +45,8 @@ function fieldValue(note: TemplateNote, name: string, card: string): string | un
   return undefined;
 }
 
-const isEmpty = (v: string | undefined) =>
-  !v ||
-  !stripHtml(v)
-    .replace(/&nbsp;/g, ' ')
-    .trim();
+// A section tests a field as card generation does (Anki's field_is_empty): a picture or &nbsp; fills it.
+const isEmpty = (v: string | undefined) => !v || fieldIsEmpty(v);
 
 function renderSide(fmt: string, note: TemplateNote, ord: number, card: string, side: 'q' | 'a', front: string) {
   // Sections may nest: resolve innermost first until none is left (bounded by the template's length).
