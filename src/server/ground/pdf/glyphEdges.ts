@@ -14,6 +14,13 @@ import { glyphEdges, type PlacedGlyph } from './glyphItems';
 
 type Matrix = [number, number, number, number, number, number];
 
+/** The parts of a pdf.js font (common objects) we read. */
+interface FontLike {
+  fontMatrix?: number[];
+  vertical?: boolean;
+  defaultVMetrics?: number[];
+}
+
 /** The parts of pdf.js's operator list and common objects we read. */
 export interface OperatorListLike {
   fnArray: number[];
@@ -23,6 +30,8 @@ interface GlyphLike {
   unicode: string;
   width: number;
   isSpace?: boolean;
+  /** A vertical font's metrics of the glyph: [w1y, vx, vy] in glyph units (w1y < 0 goes down). */
+  vmetric?: number[];
 }
 
 const mul = (m: number[], n: number[]): Matrix => [
@@ -51,6 +60,8 @@ interface TextState {
   leading: number;
   rise: number;
   vertical: boolean;
+  /** A vertical font's metrics for glyphs without their own (pdf.js's defaultVMetrics, from DW2). */
+  vmetrics?: number[];
 }
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
@@ -77,6 +88,7 @@ function initialState(): TextState {
 
 /** Places a showText's glyphs (numbers are TJ adjustments) and moves the state past them, as pdf.js's canvas does. */
 function showText(s: TextState, glyphs: (GlyphLike | number)[], out: PlacedGlyph[]): void {
+  if (s.vertical) return showVertical(s, glyphs, out);
   const m = mul(s.ctm, s.tm);
   const hs = s.hScale * s.direction;
   const len = Math.hypot(m[0], m[1]) || 1;
@@ -89,28 +101,59 @@ function showText(s: TextState, glyphs: (GlyphLike | number)[], out: PlacedGlyph
     }
     const w = g.width * s.fontSize * s.fontScale;
     const advance = w + (s.charSpacing + (g.isSpace ? s.wordSpacing : 0)) * s.direction;
-    if (!s.vertical) {
-      const tx = s.x + x * hs;
-      const ty = s.y + s.rise;
-      out.push({
-        u: g.unicode,
-        x: m[0] * tx + m[2] * ty + m[4],
-        y: m[1] * tx + m[3] * ty + m[5],
-        dx,
-        dy,
-        adv: Math.abs((w + s.charSpacing * s.direction) * hs) * len,
-      });
-    }
+    const tx = s.x + x * hs;
+    const ty = s.y + s.rise;
+    out.push({
+      u: g.unicode,
+      x: m[0] * tx + m[2] * ty + m[4],
+      y: m[1] * tx + m[3] * ty + m[5],
+      dx,
+      dy,
+      adv: Math.abs((w + s.charSpacing * s.direction) * hs) * len,
+    });
     x += advance;
   }
-  if (!s.vertical) s.x += x * hs;
+  s.x += x * hs;
 }
 
-/** Every glyph the page shows, in content order (vertical fonts are left out: their items keep even shares). */
+/**
+ * A vertical font's glyphs (Identity-V and other WMode 1 CMaps): each stands
+ * at its vertical origin, the column's current point (its top, centred
+ * across), and advances down by its vertical metrics (W2, else DW2's
+ * default, 1 em), not by its horizontal width.
+ */
+function showVertical(s: TextState, glyphs: (GlyphLike | number)[], out: PlacedGlyph[]): void {
+  const m = mul(s.ctm, s.tm);
+  const len = Math.hypot(m[2], m[3]) || 1;
+  const [dx, dy] = [-m[2] / len, -m[3] / len];
+  let y = 0;
+  for (const g of glyphs) {
+    if (typeof g === 'number') {
+      y += (g * s.fontSize) / 1000;
+      continue;
+    }
+    const vm = g.vmetric ?? s.vmetrics;
+    const h = (vm ? -vm[0] : g.width) * s.fontSize * s.fontScale;
+    const spacing = (s.charSpacing + (g.isSpace ? s.wordSpacing : 0)) * s.direction;
+    const ty = s.y + s.rise - y;
+    out.push({
+      u: g.unicode,
+      x: m[0] * s.x + m[2] * ty + m[4],
+      y: m[1] * s.x + m[3] * ty + m[5],
+      dx,
+      dy,
+      adv: Math.abs(h - s.charSpacing * s.direction) * len,
+    });
+    y += h - spacing;
+  }
+  s.y -= y;
+}
+
+/** Every glyph the page shows, in content order; a vertical font's glyphs run down their column (dx, dy). */
 export function placeGlyphs(
   pdfjs: Pick<PdfJs, 'OPS'>,
   list: OperatorListLike,
-  fontOf: (name: string) => { fontMatrix?: number[]; vertical?: boolean } | undefined,
+  fontOf: (name: string) => FontLike | undefined,
 ): PlacedGlyph[] {
   const OPS = pdfjs.OPS;
   const out: PlacedGlyph[] = [];
@@ -125,6 +168,7 @@ export function placeGlyphs(
     const font = fontOf(name);
     s.fontScale = font?.fontMatrix?.[0] ?? 0.001;
     s.vertical = !!font?.vertical;
+    s.vmetrics = font?.defaultVMetrics;
     s.direction = size < 0 ? -1 : 1;
     s.fontSize = Math.abs(size);
   };
@@ -187,10 +231,7 @@ export async function pageGlyphEdges(
   try {
     // Annotations have no text of the page: pdf.js would build every one's appearance (50,000 highlights: +600 MB).
     const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
-    const fontOf = (name: string) =>
-      page.commonObjs.has(name)
-        ? (page.commonObjs.get(name) as { fontMatrix?: number[]; vertical?: boolean })
-        : undefined;
+    const fontOf = (name: string) => (page.commonObjs.has(name) ? (page.commonObjs.get(name) as FontLike) : undefined);
     return glyphEdges(items, placeGlyphs(pdfjs, list, fontOf));
   } catch {
     return [];

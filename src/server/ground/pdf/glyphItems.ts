@@ -20,6 +20,9 @@ export interface PlacedGlyph {
 
 const isBlank = (u: string) => !u || /^\s+$/u.test(u);
 
+/** How far an item runs: its width, or a vertical item's (pdf.js's dir 'ttb') height. */
+const runLength = (item: RawTextItem) => Math.abs(item.dir === 'ttb' ? item.height : item.width);
+
 /** The glyph's text as it can stand in an item: as pdf.js reports it, or NFKC (its text content normalizes ligatures). */
 function textsOf(u: string): string[] {
   const n = u.normalize('NFKC');
@@ -67,7 +70,7 @@ function itemEdges(
     }
     k += hit.n;
   }
-  return { edges: fillSpaces(edges, Math.abs(item.width)), next: j };
+  return { edges: fillSpaces(edges, runLength(item)), next: j };
 }
 
 /** Spaces (NaN so far) span from the glyph before to the glyph after (the item's ends at its edges). */
@@ -86,7 +89,7 @@ function fillSpaces(edges: number[], width: number): number[] {
 /** Where an item's first glyph is: the first glyph from `from` at its origin (within a hair) whose text starts it. */
 function findStart(item: RawTextItem, glyphs: PlacedGlyph[], from: number): number {
   const [ox, oy] = [item.transform[4], item.transform[5]];
-  const tol = 0.02 * Math.max(1, Math.abs(item.height)) + 0.05;
+  const tol = 0.02 * Math.max(1, Math.abs(item.dir === 'ttb' ? item.width : item.height)) + 0.05;
   const first = item.str.trimStart();
   const at = (j: number) => {
     const g = glyphs[j];
@@ -122,7 +125,7 @@ function readingOrder(edges: number[]): number[] {
 
 /**
  * Glyph edges for each item (index-aligned with `items`; undefined where
- * none: blank or vertical items, glyphs not found, or edges that disagree
+ * none: blank items, glyphs not found, or edges that disagree
  * with the item's width by more than a point). A right-to-left item's
  * glyphs are found in visual order and its edges given in reading order.
  */
@@ -139,7 +142,7 @@ export function glyphEdges(items: RawTextItem[], glyphs: PlacedGlyph[]): (number
     if (!got) return undefined;
     from = got.next;
     const last = got.edges[got.edges.length - 1];
-    const width = Math.abs(item.width);
+    const width = runLength(item);
     if (!(Math.abs(last - width) <= 1 + 0.02 * width) || got.edges.some((e) => !Number.isFinite(e))) return undefined;
     return rtl ? readingOrder(got.edges) : got.edges;
   });

@@ -54,6 +54,14 @@ const TO_FRAME: Record<90 | 180 | 270, number[]> = {
   270: [0, 1, -1, 0, 0, 0],
 };
 
+/**
+ * A vertical font's run (pdf.js's dir 'ttb') goes down its text space's y
+ * axis: turned a quarter so it runs along x like any run, its glyphs' right
+ * side up, its frame is found as for a horizontal run (a column on an
+ * upright page is a run turned 90°).
+ */
+const DOWN_THE_COLUMN: Matrix = [0, -1, 1, 0, 0, 0];
+
 /** A run's matrix in its frame and the frame's turn: runs within 2° of down, left or up are turned; others stay. */
 function runFrame(m: Matrix): [Matrix, 90 | 180 | 270 | undefined] {
   const angle = (Math.atan2(m[1], m[0]) * 180) / Math.PI;
@@ -85,13 +93,17 @@ export function positionItems(
       if (it.hasEOL && out.length) out[out.length - 1].eol = true;
       return;
     }
-    const [m, rot] = runFrame(multiply(viewportTransform, it.transform));
+    const vertical = it.dir === 'ttb';
+    const onPage = multiply(viewportTransform, it.transform);
+    const [m, rot] = runFrame(vertical ? multiply(onPage, DOWN_THE_COLUMN) : onPage);
     const fontHeight = Math.hypot(m[2], m[3]) || Math.abs(it.height) || 1;
-    const w = Math.abs(it.width) * scale;
+    const w = Math.abs(vertical ? it.height : it.width) * scale;
+    // A column's glyphs are centred on its origin: their em boxes stand half an em either side.
+    const top = vertical ? m[5] - fontHeight / 2 : m[5] - fontHeight;
     const item: TextItem & { mono?: boolean } = {
       str: it.str,
       x: round2(m[4]),
-      y: round2(m[5] - fontHeight),
+      y: round2(top),
       w: round2(w),
       h: round2(fontHeight),
       fontHeight: round2(fontHeight),
@@ -102,7 +114,8 @@ export function positionItems(
     if (monoFonts && it.fontName && monoFonts.has(it.fontName)) item.mono = true;
     const edges = geometry.edges?.[index];
     if (edges && edges.length === it.str.length * 2) item.gx = edges.map((e) => round2(e * scale));
-    Object.assign(item, fontExtent(it.fontName ? geometry.styles?.[it.fontName] : undefined, fontHeight));
+    if (vertical) Object.assign(item, { asc: item.h, desc: 0 });
+    else Object.assign(item, fontExtent(it.fontName ? geometry.styles?.[it.fontName] : undefined, fontHeight));
     out.push(item);
   });
   return out;

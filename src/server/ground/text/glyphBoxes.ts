@@ -33,6 +33,11 @@ export function charCentre(it: TextItem, k: number): number {
   return (l + r) / 2;
 }
 
+/** Han, kana, Hangul, CJK punctuation and full-width or vertical forms, the radicals Chromium's ToUnicode may give. */
+const IDEOGRAPHIC =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u2e80-\u2fdf\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe4f\uff00-\uffef]+$/u;
+const IDEOGRAPHIC_ASCENT = 0.88;
+
 /** poppler's descent for a font that gives none (GfxFont), in ems. */
 const DEFAULT_DESCENT = 0.35;
 
@@ -44,6 +49,10 @@ const DEFAULT_DESCENT = 0.35;
  */
 export function glyphBand(it: TextItem): { y: number; h: number } {
   const baseline = it.y + it.h;
+  // CJK glyphs fill an em box 0.88 em above and 0.12 em below the baseline (DW2's default): a font without metrics
+  // (Chromium's Type 3 glyphs, set one by one in a vertical-rl column) would take the Latin descent, 3 pt too deep.
+  if (it.asc === undefined && it.desc === undefined && it.gx && IDEOGRAPHIC.test(it.str.trim()))
+    return { y: baseline - IDEOGRAPHIC_ASCENT * it.h, h: it.h };
   const top = baseline - Math.max(it.h, it.asc ?? 0);
   // A text-layer font that tells no plausible descent (pdf.js reads 0 for some TeX maths fonts): poppler's default.
   const desc = it.desc ?? (it.gx ? DEFAULT_DESCENT * it.h : 0);
