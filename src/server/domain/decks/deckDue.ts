@@ -1,6 +1,6 @@
 import type { Store } from '../../ground/store/store';
 import type { Decks } from '../library/decks';
-import { aliveIds, resolveNote, type DeckCardRow } from './deckCardRows';
+import type { DeckCardRow } from './deckCardRows';
 import { studyDay, type DeckOptions } from './deckOptions';
 import { deckOptionsOf } from './deckPresets';
 import {
@@ -15,6 +15,7 @@ import {
 import { nextDueAt } from './nextDue';
 import { dueByState, DUE_SQL, pickDue, studiedSince, STUDIED } from './dueCounts';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
+import { readFaces } from './faceReads';
 import type { FacePicture } from './anki/ankiFaceHtml';
 
 /**
@@ -91,15 +92,18 @@ export function dueQueue(
     ? { reviews: dueNow.review, new: dueNow.new, heldBack: { newPerDay: 0, reviewsPerDay: 0 } }
     : applyLimits(options, dueNow, studied);
   const max = opts.limit ?? Number.MAX_SAFE_INTEGER;
-  const pick = (states: number[], limit: number) =>
-    pickDue(store, { deckId, states, horizon, nowText, limit: Math.min(limit, max) });
+  const pick = (states: number[], limit: number) => pickDue(store, { deckId, states, horizon, nowText, limit });
   const rows: Row[] = opts.until
     ? store.all<Row>(
         `SELECT *, rowid AS seq FROM deck_cards WHERE deck_id = ? AND ${DUE_SQL} <= ? AND ${STUDIED} ORDER BY rowid LIMIT ?`,
         [deckId, horizon, nowText, max],
       )
-    : [...pick([1, 3], max), ...pick([2], limited.reviews), ...pick([0], limited.new)].slice(0, max);
-  const cards = rows.map((row) => dueCard(store, row, now, nowText, options));
+    : pickInOrder(max, [
+        (left) => pick([1, 3], left),
+        (left) => pick([2], Math.min(limited.reviews, left)),
+        (left) => pick([0], Math.min(limited.new, left)),
+      ]);
+  const cards = dueCards(store, rows, now, nowText, options);
   const studying = dueNow.learning + limited.reviews + limited.new;
   return {
     deckId,
@@ -130,11 +134,32 @@ export function dueQueue(
   };
 }
 
-function dueCard(store: Store, row: Row, now: Date, nowText: string, options: DeckOptions): DueCard {
+/** Each class's rows after the ones before, until `max` are picked: no row past `max` is read. */
+function pickInOrder(max: number, classes: ReadonlyArray<(left: number) => Row[]>): Row[] {
+  const rows: Row[] = [];
+  for (const pick of classes) if (rows.length < max) rows.push(...pick(max - rows.length));
+  return rows;
+}
+
+/** The cards of `rows` as shown, their notes and faces read for all of them at once. */
+function dueCards(store: Store, rows: readonly Row[], now: Date, nowText: string, options: DeckOptions): DueCard[] {
+  const reads = readFaces(store, rows);
+  return rows.map((row) => {
+    const resolvedNoteId = reads.resolved(row.source_note_id);
+    const sourceAlive = reads.alive(row.source_note_id);
+    const faces = facesOf(store, row, resolvedNoteId, sourceAlive, reads.of(resolvedNoteId, row.question_content_id));
+    return dueCard(row, now, nowText, options, { resolvedNoteId, sourceAlive, faces });
+  });
+}
+
+function dueCard(
+  row: Row,
+  now: Date,
+  nowText: string,
+  options: DeckOptions,
+  read: { resolvedNoteId: string; sourceAlive: boolean; faces: ReturnType<typeof facesOf> },
+): DueCard {
   const schedule = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
-  const resolvedNoteId = resolveNote(store, row.source_note_id);
-  const alive = aliveIds(store, [row.source_note_id, resolvedNoteId]);
-  const sourceAlive = alive.has(row.source_note_id) && alive.has(resolvedNoteId);
   // Intervals from now, or from the last review if a client clock placed it later.
   const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
   const dues = nextDues(schedule, from, options);
@@ -142,9 +167,9 @@ function dueCard(store: Store, row: Row, now: Date, nowText: string, options: De
   return {
     cardNoteId: row.card_note_id,
     sourceNoteId: row.source_note_id,
-    resolvedNoteId,
-    sourceAlive,
-    ...facesOf(store, row, resolvedNoteId, sourceAlive),
+    resolvedNoteId: read.resolvedNoteId,
+    sourceAlive: read.sourceAlive,
+    ...read.faces,
     ...viewOf(schedule),
     flag: row.flag ?? 0,
     leech: !!row.leech,

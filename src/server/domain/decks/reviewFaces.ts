@@ -3,6 +3,7 @@ import { modeOf, type DeckCardRow } from './deckCardRows';
 import { displayTitle } from '../cards/displayTitle';
 import { ankiFaceHtml, facePictures, type FacePicture } from './anki/ankiFaceHtml';
 import { sanitizeCardHtml, textAsHtml } from './cardHtml';
+import type { FaceReads } from './faceReads';
 
 /**
  * The two sides of a review card as the person sees them: the question
@@ -60,15 +61,21 @@ export function hideCloze(text: string): { text: string; hidden: boolean } {
   return { text: out, hidden };
 }
 
-/** Both sides of `row`; `resolvedNoteId` is the card it reads, `alive` whether that card is visible. */
+/**
+ * Both sides of `row`; `resolvedNoteId` is the card it reads, `alive` whether that card is visible,
+ * `reads` what it reads of that card (faceReads.ts, read for many cards at once).
+ */
 export function facesOf(
   db: Db,
   row: DeckCardRow,
   resolvedNoteId: string,
   alive: boolean,
+  reads: FaceReads,
 ): { question: ReviewQuestion; answer: ReviewAnswer; pictures: FacePicture[] } {
-  const faces = textFaces(db, row, resolvedNoteId, alive);
-  const anki = alive && faces.question.kind !== 'content_part' ? ankiFaceHtml(db, resolvedNoteId) : undefined;
+  const faces = textFaces(row, alive, reads);
+  // Only a card an Anki card reads as can have a template (ankiFaceHtml finds nothing for the others).
+  const anki =
+    alive && reads.anki && faces.question.kind !== 'content_part' ? ankiFaceHtml(db, resolvedNoteId) : undefined;
   if (anki) [faces.question.html, faces.answer.html] = [anki.question, anki.answer];
   // The one place a face's HTML is made safe: every side goes through the allow-list.
   faces.question.html = sanitizeCardHtml(faces.question.html);
@@ -79,22 +86,12 @@ export function facesOf(
 
 /** Both sides as text, and that text as HTML (not yet sanitised). */
 function textFaces(
-  db: Db,
   row: DeckCardRow,
-  resolvedNoteId: string,
   alive: boolean,
+  reads: FaceReads,
 ): { question: ReviewQuestion; answer: ReviewAnswer } {
-  const note = alive
-    ? db.get<{ title: string; source_page: number | null }>('SELECT title, source_page FROM notes WHERE noteid = ?', [
-        resolvedNoteId,
-      ])
-    : undefined;
-  const texts = alive
-    ? db.all<{ idx: number; text: string; excerpt: number }>(
-        'SELECT idx, text, excerpt FROM note_texts WHERE noteid = ? ORDER BY idx',
-        [resolvedNoteId],
-      )
-    : [];
+  const note = alive ? reads.note : undefined;
+  const texts = alive ? reads.texts : [];
   const body = texts.find((t) => t.idx === 0);
   const title = note?.title ?? '';
   const answer: ReviewAnswer = {
@@ -111,16 +108,13 @@ function textFaces(
     return { question: { kind: hidden ? 'cloze' : 'text', text, html: clozeHtml(row.question!) }, answer };
   }
   if (mode === 'content_part') {
-    const part = db.get<{ kind: string }>('SELECT kind FROM note_parts WHERE content_id = ?', [
-      row.question_content_id!,
-    ]);
     return {
       question: {
         kind: 'content_part',
         text: row.question_content_id!,
         html: '',
         contentId: row.question_content_id!,
-        contentKind: part?.kind ?? null,
+        contentKind: reads.partKind ?? null,
       },
       answer,
     };
