@@ -38,15 +38,18 @@ export function placeReviewCards(
   now: string,
 ): { sources: ReviewSource[]; childIds: string[] } {
   const multi = plan.notes.flatMap((n, i) => (n.reviews.length > 1 ? [{ n, parent: noteIds[i] }] : []));
-  const known = new Map(
-    allForIds<{ guid: string; ord: number; noteid: string }>(
-      tx,
-      `SELECT a.guid, a.ord, a.noteid FROM anki_cards a JOIN notes c ON c.noteid = a.noteid AND c.hidden = 0
-       WHERE a.guid IN $IN`,
-      multi.map((m) => m.n.guid),
-    ).map((r) => [`${r.guid} ${r.ord}`, r.noteid]),
-  );
   const parentOf = new Map(multi.map((m) => [m.n.guid, m.parent]));
+  const links = allForIds<{ guid: string; ord: number; noteid: string }>(
+    tx,
+    `SELECT a.guid, a.ord, a.noteid FROM anki_cards a JOIN notes c ON c.noteid = a.noteid AND c.hidden = 0
+     WHERE a.guid IN $IN`,
+    multi.map((m) => m.n.guid),
+  );
+  // Child cards by (guid, ord); a link to the note itself says which Anki card its own review card was.
+  const known = new Map(
+    links.filter((r) => r.noteid !== parentOf.get(r.guid)).map((r) => [`${r.guid} ${r.ord}`, r.noteid]),
+  );
+  const ownOrd = new Map(links.filter((r) => r.noteid === parentOf.get(r.guid)).map((r) => [r.guid, r.ord]));
   const sources: ReviewSource[] = [];
   const cards: PlannedCardRow[] = [];
   const titles: [string, string][] = [];
@@ -60,13 +63,19 @@ export function placeReviewCards(
       for (const r of n.reviews) sources.push({ review: r, sourceId: noteIds[i], guid: n.guid });
       return;
     }
+    // The note's own review card goes to the child of its Anki card (of the first when that is not known or gone).
+    const own = ownOrd.get(n.guid);
+    const ownAt = Math.max(
+      0,
+      n.reviews.findIndex((r) => r.ord === own),
+    );
     n.reviews.forEach((r, position) => {
       const face = r.face!;
       const prior = known.get(`${n.guid} ${r.ord}`);
       const id = prior ?? fresh[nextFresh++];
       if (prior) titles.push([id, face.title]);
       else cards.push({ noteid: id, topicid: target.topicid, parentId: noteIds[i], position, title: face.title, now });
-      if (!prior && position === 0 && updatedIds.has(noteIds[i])) repoint.push([noteIds[i], id]);
+      if (!prior && position === ownAt && updatedIds.has(noteIds[i])) repoint.push([noteIds[i], id]);
       if (face.body) texts.push({ noteid: id, idx: 0, text: face.body });
       index.push({ noteid: id, topicid: target.topicid, text: `${face.title}\n${face.body}` });
       sources.push({ review: r, sourceId: id, guid: n.guid });
@@ -86,6 +95,9 @@ export function placeReviewCards(
       target.deckId,
       parent,
     ]);
+  // A note now reviewed on child cards is no longer an Anki card itself (writeAnkiLinks links its children).
+  for (const [guid, parent] of parentOf)
+    if (ownOrd.has(guid)) tx.run('DELETE FROM anki_cards WHERE guid = ? AND noteid = ?', [guid, parent]);
   return { sources, childIds };
 }
 

@@ -113,11 +113,8 @@ export function rewriteNoteCards(
   const plan: ImportPlan = { ...planCards([note], new Map([[note.noteid, had.map((h) => h.ord)]]), now), models: [] };
   const planned: PlannedNote = plan.notes[0];
   const updated = new Set<string>();
-  if (planned.reviews.length > 1 && had.some((h) => h.noteid === note.noteid)) {
-    // Its own card becomes the parent: its anki_cards row goes, its review card moves to the first child.
-    tx.run('DELETE FROM anki_cards WHERE guid = ? AND noteid = ?', [guid, note.noteid]);
-    updated.add(note.noteid);
-  }
+  // Its own card becomes the parent: its review card moves to the child of the same ordinal (placeReviewCards).
+  if (planned.reviews.length > 1 && had.some((h) => h.noteid === note.noteid)) updated.add(note.noteid);
   const { sources, childIds } = placeReviewCards(tx, plan, [note.noteid], target, updated, now);
   writeAnkiLinks(tx, plan, sources);
   const ids = [note.noteid, ...sources.map((s) => s.sourceId)];
