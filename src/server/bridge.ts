@@ -13,6 +13,7 @@ import type { RouteDecl, RouteServices } from './api/http/routeTable';
 import { allRoutes } from './api/routes';
 import { startAnkiConnect } from './api/ankiconnect/ankiConnect';
 import type { AnkiServer } from './api/ankiconnect/ankiServer';
+import { repairDeckCounters } from './domain/decks/counterRepair';
 import { sweepLeftovers } from './domain/library/startupSweep';
 import { makeDataDirPrivate } from './domain/security/privateDataDir';
 import { acquireDataDirLock, type DataDirLock } from './ground/store/lock';
@@ -101,6 +102,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     });
     // Where the native canvas does not load, /status says what cannot be drawn (PDF text works without it).
     void probeCanvas().then((why) => why !== undefined && warn(services.warnings, rendererMessage(why)));
+    // Deck counters a hand edit or an older build left wrong are rebuilt before /due or /stats reads them.
+    const counters = await repairDeckCounters(store);
+    if (counters) warn(services.warnings, counters);
     await resumeWork(services, routes);
     const server = await serve(options, routes, services, at);
     publish();

@@ -33,23 +33,31 @@ const addReview = (r: 'NEW' | 'OLD') =>
 const dropReview = (r: 'NEW' | 'OLD') =>
   `UPDATE review_hours SET n = n - 1, ms = ms - coalesce(${r}.duration_ms, 0), ${COLS.map((c, i) => `${c} = ${c} - ${parts(r)[i]}`).join(', ')} WHERE (deck_id, hour) = (${hourKey(r)}); DELETE FROM review_hours WHERE (deck_id, hour) = (${hourKey(r)}) AND n <= 0;`;
 
+/**
+ * Both counters as counted afresh from deck_cards and review_logs, in their tables' column order: what the
+ * migration fills them with, and what the start-up check (domain/decks/counterRepair.ts) compares them against.
+ */
+export const DUE_DAYS_RECOUNT = `SELECT deck_id, coalesce(queue, ''), state, substr(coalesce(due_at, created_at, ''), 1, 10), count(*) FROM deck_cards GROUP BY 1, 2, 3, 4`;
+export const REVIEW_HOURS_RECOUNT = `SELECT deck_id, substr(reviewed_at, 1, 13), count(*), sum(coalesce(duration_ms, 0)), ${parts(
+  'NEW',
+)
+  .map((p) => `sum(${p.replace(/NEW\./g, '')})`)
+  .join(', ')} FROM review_logs GROUP BY 1, 2`;
+export const REVIEW_HOURS_COLUMNS = ['deck_id', 'hour', 'n', 'ms', ...COLS];
+
 export const deckDueDaysMigration = {
   version: 17,
   sql: `
 CREATE TABLE IF NOT EXISTS deck_due_days (deck_id TEXT NOT NULL, queue TEXT NOT NULL, state INTEGER NOT NULL, day TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (deck_id, queue, state, day));
 DELETE FROM deck_due_days;
-INSERT INTO deck_due_days(deck_id, queue, state, day, n) SELECT deck_id, coalesce(queue, ''), state, substr(coalesce(due_at, created_at, ''), 1, 10), count(*) FROM deck_cards GROUP BY 1, 2, 3, 4;
+INSERT INTO deck_due_days(deck_id, queue, state, day, n) ${DUE_DAYS_RECOUNT};
 CREATE TRIGGER IF NOT EXISTS deck_due_days_ins AFTER INSERT ON deck_cards BEGIN ${add('NEW')} END;
 CREATE TRIGGER IF NOT EXISTS deck_due_days_del AFTER DELETE ON deck_cards BEGIN ${drop('OLD')} END;
 CREATE TRIGGER IF NOT EXISTS deck_due_days_upd AFTER UPDATE OF deck_id, queue, state, due_at, created_at ON deck_cards WHEN ${changed} BEGIN ${drop('OLD')} ${add('NEW')} END;
 -- The review log by deck and UTC hour: reviews, time, and review-state reviews and passes by interval bucket.
 CREATE TABLE IF NOT EXISTS review_hours (deck_id TEXT NOT NULL, hour TEXT NOT NULL, n INTEGER NOT NULL, ms INTEGER NOT NULL, ${COLS.map((c) => `${c} INTEGER NOT NULL`).join(', ')}, PRIMARY KEY (deck_id, hour));
 DELETE FROM review_hours;
-INSERT INTO review_hours(deck_id, hour, n, ms, ${COLS.join(', ')}) SELECT deck_id, substr(reviewed_at, 1, 13), count(*), sum(coalesce(duration_ms, 0)), ${parts(
-    'NEW',
-  )
-    .map((p) => `sum(${p.replace(/NEW\./g, '')})`)
-    .join(', ')} FROM review_logs GROUP BY 1, 2;
+INSERT INTO review_hours(deck_id, hour, n, ms, ${COLS.join(', ')}) ${REVIEW_HOURS_RECOUNT};
 CREATE TRIGGER IF NOT EXISTS review_hours_ins AFTER INSERT ON review_logs BEGIN ${addReview('NEW')} END;
 CREATE TRIGGER IF NOT EXISTS review_hours_del AFTER DELETE ON review_logs BEGIN ${dropReview('OLD')} END;
 CREATE TRIGGER IF NOT EXISTS review_hours_upd AFTER UPDATE OF deck_id, reviewed_at, state_before, rating, elapsed_days, duration_ms ON review_logs BEGIN ${dropReview('OLD')} ${addReview('NEW')} END;
