@@ -146,8 +146,12 @@ export class ApprovalPrompts implements vscode.Disposable {
         );
         return decided.state;
       } catch (e) {
-        // Decided elsewhere (another window, the MCP client) or expired meanwhile.
+        // Decided elsewhere (another window, the MCP client) or expired while the prompt was up: VS Code cannot
+        // take a shown message back, so the late click says why it did nothing.
         this.log.info(`approval ${a.approvalId}: ${e instanceof Error ? e.message : String(e)}`);
+        void vscode.window.showInformationMessage(
+          `Study Bridge: "${a.summary.text}" was already decided elsewhere or expired; your ${choice} did nothing.`,
+        );
         return 'gone';
       } finally {
         void this.refresh();

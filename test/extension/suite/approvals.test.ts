@@ -170,4 +170,26 @@ describe('Approvals: an agent delete waits for Allow (real VS Code)', () => {
     );
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
+
+  it('a prompt answered after the call was decided elsewhere says so and does nothing', async function () {
+    this.timeout(90_000);
+    const { topicid, ids } = await newCards('Approval stale', 1);
+    const pending = await held('/notes/delete', { noteIds: ids });
+    const outcomes = await vscode.commands.executeCommand<string[]>('studyBridge.showApprovals', {
+      prompt: async (a: PendingApproval) => {
+        if (a.approvalId !== pending.approvalId) return undefined;
+        // Another window (or the MCP client) denies it while this prompt is still up.
+        await owner.approvals.decide(a.approvalId, 'deny');
+        return 'Allow';
+      },
+    });
+    assert.ok(outcomes.includes('gone'), JSON.stringify(outcomes));
+    await askRunner('ui-approval-stale', {
+      action: 'notification',
+      expect: ['already decided elsewhere or expired', 'your Allow did nothing'],
+      file: 'approval-stale.png',
+    });
+    assert.equal((await owner.approvals.get(pending.approvalId)).state, 'denied');
+    assert.ok((await cardsIn(topicid)).includes(ids[0]), 'the card stays');
+  });
 });
