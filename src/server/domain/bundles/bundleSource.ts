@@ -17,7 +17,7 @@ export const blockId = (page: number, index: number) => `b_${page}_${index}`;
 /** Layout blocks of a stored page, as source.json lists them. */
 export function pageBlocks(p: StoredPage): SourceBlock[] {
   if (p.ocr === 2) return [];
-  return layoutBlocks(p.items, p.height)
+  return layoutBlocks(p.items, p)
     .filter((b) => b.text.trim())
     .map((b) => ({
       id: blockId(p.page, b.index),

@@ -102,7 +102,7 @@ export class PageReader {
       page: p.page,
       text: p.text,
       ocr: p.ocr,
-      blocks: p.blocks ? (JSON.parse(p.blocks) as LayoutBlock[]) : layoutBlocks(decodeItems(p.items), p.height),
+      blocks: p.blocks ? (JSON.parse(p.blocks) as LayoutBlock[]) : layoutBlocks(decodeItems(p.items), p),
     }));
   }
 

@@ -21,7 +21,7 @@ const MAGIC = 0x43504253; // 'SBPC' little-endian
  * 2: items of turned (/Rotate) and right-to-left runs carry boxes in their run's frame (`rot`); a version-1 file holds
  * the upright boxes of before, so it is read as a miss and the pages are extracted again.
  * 3: a vertical font's column is a run down the page (turned, its glyphs' own advances), where version 2 held it as a
- * line across the page.
+ * line across the page; layout blocks of turned runs stand on the page, where version 2 left them in the runs' frame.
  */
 const VERSION = 3;
 export const HEADER_BYTES = 16;

@@ -1,10 +1,12 @@
-import type { LayoutBlock, Rect, TextItem } from './pdfTypes';
+import { frameRect, pageRect, type LayoutBlock, type Rect, type TextItem } from './pdfTypes';
 
+/** A line in its runs' frame (TextItem's `rot`): lines and blocks are found there, as on an upright page. */
 interface Line {
   items: TextItem[];
   rect: Rect;
   text: string;
   fontHeight: number;
+  rot: TextItem['rot'];
 }
 
 const union = (a: Rect, b: Rect): Rect => {
@@ -13,7 +15,7 @@ const union = (a: Rect, b: Rect): Rect => {
   return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
 };
 
-/** Groups items (content order) into lines: same baseline, no large backwards jump. */
+/** Groups items (content order) into lines: same turn and baseline, no large backwards jump. */
 export function groupLines(items: TextItem[]): Line[] {
   const lines: Line[] = [];
   let cur: Line | undefined;
@@ -23,7 +25,7 @@ export function groupLines(items: TextItem[]): Line[] {
       const last = cur.items[cur.items.length - 1];
       const sameBase = Math.abs(last.y + last.h - (it.y + it.h)) < Math.max(last.h, it.h) * 0.5;
       const gap = it.x - (last.x + last.w);
-      if (!last.eol && sameBase && gap > -last.h && gap < last.h * 6) {
+      if (!last.eol && last.rot === it.rot && sameBase && gap > -last.h && gap < last.h * 6) {
         if (gap > Math.min(last.h, it.h) * 0.12 && !/\s$/.test(last.str)) cur.text += ' ';
         cur.text += it.str;
         cur.items.push(it);
@@ -32,7 +34,7 @@ export function groupLines(items: TextItem[]): Line[] {
         continue;
       }
     }
-    cur = { items: [it], rect, text: it.str, fontHeight: it.fontHeight };
+    cur = { items: [it], rect, text: it.str, fontHeight: it.fontHeight, rot: it.rot };
     lines.push(cur);
   }
   return lines;
@@ -53,14 +55,22 @@ export function bodyFontHeight(items: TextItem[]): number {
 
 const LIST_START = /^\s*(?:[•◦▪∙·\-–*]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+/u;
 
-function labelOf(block: Line[], body: number, pageHeight: number): string {
+/** The page's width and height (top-left viewport points, as the items). */
+export interface PageSize {
+  width: number;
+  height: number;
+}
+
+function labelOf(block: Line[], body: number, page: PageSize): string {
   const text = block
     .map((l) => l.text)
     .join(' ')
     .trim();
   const rect = block.reduce((r, l) => union(r, l.rect), block[0].rect);
   const fh = Math.max(...block.map((l) => l.fontHeight));
-  const inMargin = rect.y < pageHeight * 0.08 || rect.y + rect.h > pageHeight * 0.92;
+  // The page's top and bottom as its runs read them (a turned page's are its sides).
+  const frame = frameRect({ x: 0, y: 0, w: page.width, h: page.height }, block[0].rot);
+  const inMargin = rect.y < frame.y + frame.h * 0.08 || rect.y + rect.h > frame.y + frame.h * 0.92;
   if (block.length === 1 && inMargin && /^[\divxlcIVXLC\s.\-–]{1,8}$/.test(text)) return 'page_number';
   const monoItems = block.reduce((n, l) => n + l.items.filter((i) => i.mono).length, 0);
   const allItems = block.reduce((n, l) => n + l.items.length, 0);
@@ -73,9 +83,11 @@ function labelOf(block: Line[], body: number, pageHeight: number): string {
 
 /**
  * Layout blocks in detection order: lines joined while they stay in the same
- * column, font size and spacing. Not reading order; good enough for anchoring.
+ * column, turn, font size and spacing. Not reading order; good enough for
+ * anchoring. Their rectangles stand on the page as anchor rectangles do
+ * (a turned run's block turned back from its frame).
  */
-export function layoutBlocks(items: TextItem[], pageHeight: number): LayoutBlock[] {
+export function layoutBlocks(items: TextItem[], page: PageSize): LayoutBlock[] {
   const lines = groupLines(items);
   if (!lines.length) return [];
   const body = bodyFontHeight(items);
@@ -89,7 +101,15 @@ export function layoutBlocks(items: TextItem[], pageHeight: number): LayoutBlock
       const leftMoved =
         Math.abs(line.rect.x - prev.rect.x) > prev.fontHeight * 4 && line.rect.x > prev.rect.x + prev.rect.w;
       const monoChange = !!line.items[0].mono !== !!prev.items[0].mono;
-      if (vgap < -prev.fontHeight * 2 || vgap > prev.fontHeight * 0.9 || sizeChange || leftMoved || monoChange) {
+      const turned = line.rot !== prev.rot;
+      if (
+        vgap < -prev.fontHeight * 2 ||
+        vgap > prev.fontHeight * 0.9 ||
+        sizeChange ||
+        leftMoved ||
+        monoChange ||
+        turned
+      ) {
         groups.push(cur);
         cur = [];
       }
@@ -98,12 +118,15 @@ export function layoutBlocks(items: TextItem[], pageHeight: number): LayoutBlock
   }
   if (cur.length) groups.push(cur);
   return groups.map((g, index) => {
-    const rect = g.reduce((r, l) => union(r, l.rect), g[0].rect);
+    const rect = pageRect(
+      g.reduce((r, l) => union(r, l.rect), g[0].rect),
+      g[0].rot,
+    );
     const round = (n: number) => Math.round(n * 100) / 100;
     return {
       index,
       text: g.map((l) => l.text).join('\n'),
-      label: labelOf(g, body, pageHeight),
+      label: labelOf(g, body, page),
       rect: { x: round(rect.x), y: round(rect.y), w: round(rect.w), h: round(rect.h) },
     };
   });

@@ -63,7 +63,7 @@ export async function extractPage(
       height: Math.round(viewport.height * 100) / 100,
       text,
       items,
-      blocks: withBlocks ? layoutBlocks(items, viewport.height) : [],
+      blocks: withBlocks ? layoutBlocks(items, viewport) : [],
       ocr: false,
     };
   } finally {
@@ -82,7 +82,7 @@ export async function extractPage(
       ...data,
       text,
       items: result.items,
-      blocks: withBlocks ? layoutBlocks(result.items, data.height) : [],
+      blocks: withBlocks ? layoutBlocks(result.items, data) : [],
       ocr: true,
     };
   } catch {

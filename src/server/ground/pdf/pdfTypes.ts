@@ -36,7 +36,7 @@ export interface TextItem extends Rect {
    * The run's direction on the page, clockwise from rightwards (a rotated
    * page, or a line set on its side). x, y, w, h and gx are then in the
    * run's frame: the page turned so the run goes rightwards, so lines and
-   * spans are found as on any page; glyphBoxes.ts's pageRect turns a
+   * spans are found as on any page; pageRect (below) turns a
    * frame rectangle back onto the page.
    */
   rot?: 90 | 180 | 270;
@@ -77,4 +77,25 @@ export interface DocumentInfo {
   pageCount: number;
   outline: OutlineSegment[];
   title?: string;
+}
+
+/** A point of a run's frame (TextItem's `rot`) on the page: the frame's turn undone. */
+export function pagePoint(u: number, v: number, rot: TextItem['rot']): [number, number] {
+  if (rot === 90) return [-v, u];
+  if (rot === 180) return [-u, -v];
+  if (rot === 270) return [v, -u];
+  return [u, v];
+}
+
+/** A rectangle of a run's frame on the page (the same rectangle when the run is not turned). */
+export function pageRect(r: Rect, rot: TextItem['rot']): Rect {
+  if (!rot) return r;
+  const [ax, ay] = pagePoint(r.x, r.y, rot);
+  const [bx, by] = pagePoint(r.x + r.w, r.y + r.h, rot);
+  return { x: Math.min(ax, bx), y: Math.min(ay, by), w: Math.abs(bx - ax), h: Math.abs(by - ay) };
+}
+
+/** A rectangle of the page in a run's frame: pageRect's inverse. */
+export function frameRect(r: Rect, rot: TextItem['rot']): Rect {
+  return rot ? pageRect(r, ((360 - rot) % 360) as 90 | 180 | 270) : r;
 }

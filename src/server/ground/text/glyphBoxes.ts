@@ -1,4 +1,7 @@
-import type { Rect, TextItem } from '../pdf/pdfTypes';
+import type { TextItem } from '../pdf/pdfTypes';
+
+// Where a run's frame stands on the page is the pdf types' own (layout blocks turn back there too).
+export { pagePoint, pageRect } from '../pdf/pdfTypes';
 
 /**
  * Where characters of a text item stand on the page: their glyphs' own
@@ -57,22 +60,6 @@ export function glyphBand(it: TextItem): { y: number; h: number } {
   // A text-layer font that tells no plausible descent (pdf.js reads 0 for some TeX maths fonts): poppler's default.
   const desc = it.desc ?? (it.gx ? DEFAULT_DESCENT * it.h : 0);
   return { y: top, h: baseline + desc - top };
-}
-
-/** A point of a run's frame (pdfTypes.ts's `rot`) on the page: the frame's turn undone. */
-export function pagePoint(u: number, v: number, rot: TextItem['rot']): [number, number] {
-  if (rot === 90) return [-v, u];
-  if (rot === 180) return [-u, -v];
-  if (rot === 270) return [v, -u];
-  return [u, v];
-}
-
-/** A rectangle of a run's frame on the page (the same rectangle when the run is not turned). */
-export function pageRect(r: Rect, rot: TextItem['rot']): Rect {
-  if (!rot) return r;
-  const [ax, ay] = pagePoint(r.x, r.y, rot);
-  const [bx, by] = pagePoint(r.x + r.w, r.y + r.h, rot);
-  return { x: Math.min(ax, bx), y: Math.min(ay, by), w: Math.abs(bx - ax), h: Math.abs(by - ay) };
 }
 
 const isMark = (c: string) => /[\p{M}\udc00-\udfff]/u.test(c);
