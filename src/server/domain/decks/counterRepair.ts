@@ -76,7 +76,13 @@ export async function rebuildCounters(store: Store, drift: readonly CounterDrift
  * the counters were right). A write that fails (a full disk) is reported too: the counters stay wrong.
  */
 export async function repairDeckCounters(store: Store): Promise<string | undefined> {
-  const drift = counterDrift(store);
+  let drift: CounterDrift[];
+  try {
+    drift = counterDrift(store);
+  } catch (e) {
+    // The library is served anyway: a check that cannot run is said, not a start refused.
+    return `the deck counters could not be checked against the cards and review log: ${(e as Error).message}`;
+  }
   if (!drift.length) return undefined;
   const found = drift
     .map((d) => {
