@@ -17,10 +17,40 @@ const latin1 = new TextDecoder('latin1');
 export function crossReferenceRefusal(bytes: Uint8Array, maxRebuildBytes = MAX_REBUILD_BYTES): string | undefined {
   if (bytes.byteLength <= maxRebuildBytes) return undefined;
   if (pointsAtTable(bytes)) return undefined;
-  const mb = (n: number) => Math.round(n / 1048576);
   return (
     `The PDF's cross-reference table is missing or broken, and the file is ${mb(bytes.byteLength)} MB: ` +
     `rebuilding the table means scanning it whole, which is allowed up to ${mb(maxRebuildBytes)} MB. ` +
+    'Repair the file first (for example `qpdf damaged.pdf repaired.pdf`) and upload that.'
+  );
+}
+
+/**
+ * pdf.js rebuilds the table by that same scan also when the table is where `startxref` says but an object it
+ * checks on opening (the catalog, the page tree, the first or last page) is not where the table says; it warns
+ * "Indexing all PDF objects" just before. While a PDF over MAX_REBUILD_BYTES opens, `watchRebuilds` turns that
+ * warning into `refuse` (a budget overrun: the thread ends, and with it the scan). pdf.js's other warnings stay
+ * unprinted, as at verbosity 0. `opening` gives the sizes of the PDFs opening now; installed once per thread.
+ */
+export function watchRebuilds(opening: () => number, refuse: (reason: string) => never): void {
+  if (watching) return;
+  watching = true;
+  const warn = console.warn.bind(console);
+  console.warn = (...args: unknown[]) => {
+    const msg = args[0];
+    if (typeof msg !== 'string' || !msg.startsWith('Warning: ')) return warn(...args);
+    const size = opening();
+    if (size > MAX_REBUILD_BYTES && msg.startsWith('Warning: Indexing all PDF objects')) refuse(brokenChain(size));
+  };
+}
+
+let watching = false;
+
+const mb = (n: number) => Math.round(n / 1048576);
+
+function brokenChain(size: number): string {
+  return (
+    `The PDF's cross-reference table is broken (an object is not where the table says), and the file is ${mb(size)} MB: ` +
+    `rebuilding the table means scanning it whole, which is allowed up to ${mb(MAX_REBUILD_BYTES)} MB. ` +
     'Repair the file first (for example `qpdf damaged.pdf repaired.pdf`) and upload that.'
   );
 }

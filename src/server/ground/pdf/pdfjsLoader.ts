@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
 import { budgetExceeded, workerBudget } from './extractionBudget';
 import { provideCanvasGlobals } from './pdfjsGlobals';
+import { MAX_REBUILD_BYTES, watchRebuilds } from './crossReference';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs' with { 'resolution-mode': 'import' };
 
 /** The pdf.js module type (legacy build, the one that runs on Node 20). */
@@ -65,6 +66,10 @@ export function pdfJsAssetDir(): string {
 export async function openPdf(bytes: Uint8Array, owned = false): Promise<PdfDocument> {
   const pdfjs = await loadPdfJs();
   const dir = pdfJsAssetDir();
+  watchRebuilds(largestOpening, budgetExceeded);
+  const size = bytes.byteLength;
+  const large = size > MAX_REBUILD_BYTES;
+  if (large) opening.push(size);
   const task = pdfjs.getDocument({
     data: owned ? bytes : new Uint8Array(bytes),
     // pdf.js insists on a trailing "/" (not path.sep: "C:\x\cmaps\" is refused); Windows reads "C:\x\cmaps/a" fine.
@@ -73,10 +78,19 @@ export async function openPdf(bytes: Uint8Array, owned = false): Promise<PdfDocu
     cMapPacked: true,
     wasmUrl: path.join(dir, 'wasm') + '/',
     useSystemFonts: false,
-    verbosity: 0,
+    // A large file's warnings are raised so watchRebuilds sees the rebuild coming (and prints none of them).
+    verbosity: large ? pdfjs.VerbosityLevel.WARNINGS : pdfjs.VerbosityLevel.ERRORS,
   });
-  return task.promise;
+  try {
+    return await task.promise;
+  } finally {
+    if (large) opening.splice(opening.indexOf(size), 1);
+  }
 }
+
+/** Sizes of the PDFs over MAX_REBUILD_BYTES this thread is opening now. */
+const opening: number[] = [];
+const largestOpening = () => Math.max(0, ...opening);
 
 export async function closePdf(doc: PdfDocument): Promise<void> {
   await doc.loadingTask.destroy();
