@@ -92,17 +92,16 @@ async function askToApply(
 ): Promise<OptimizeOutcome> {
   const better = result.scores.fitted.logLoss < (result.scores.current ?? result.scores.default).logLoss;
   const shared = result.deckIds.length > 1 ? ` It is shared by ${result.deckIds.length} decks.` : '';
+  // A notification, not a modal: the weights are not urgent, the person may read the statistics first, and a
+  // notification's buttons can be clicked by the extension suite (VS Code refuses modal dialogs under tests).
   const answer = await vscode.window.showInformationMessage(
-    `FSRS fitted to ${result.reviews} reviews of “${deck.title}”. Apply the fitted weights to preset “${result.presetName}”?`,
-    {
-      modal: true,
-      detail:
-        scoresText(result) +
-        (better ? '' : '\nThe fitted weights do not score better than those in use.') +
-        shared +
-        '\nLower is better for both.',
-    },
+    `Study Bridge: FSRS fitted to ${result.reviews} reviews of “${deck.title}”. ` +
+      scoresText(result).replace(/\n/g, '. ') +
+      (better ? '' : ' The fitted weights do not score better than those in use.') +
+      shared +
+      ` Lower is better for both. Apply the fitted weights to preset “${result.presetName}”?`,
     'Apply',
+    'Keep current',
   );
   if (answer !== 'Apply') return { outcome: 'kept', result };
   await applyFsrsParameters(client, result.presetId, result.parameters);

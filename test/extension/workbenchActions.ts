@@ -256,7 +256,15 @@ async function serveNotification(
     },
     20_000,
     `a notification with ${JSON.stringify(a.expect)}`,
-  );
+  ).catch(async (e: Error) => {
+    // What was on screen instead: the window, and every toast's text in the error.
+    await page.screenshot({ path: join(out, a.file.replace(/\.png$/, '-timeout.png')) }).catch(() => undefined);
+    const shown = await page
+      .locator('.notification-toast')
+      .allInnerTexts()
+      .catch(() => []);
+    throw new Error(`${e.message}; toasts shown: ${JSON.stringify(shown)}`);
+  });
   const status = await until(
     async () => {
       const s = await statusBarTexts(page);

@@ -2,7 +2,8 @@
 // (reviews spread over two months); the person opens Deck Statistics from the deck's context menu in
 // the Review Decks view; the page's charts and their text summaries carry GET /decks/{id}/stats's
 // numbers. Statistics of All Decks adds every deck up. Optimize FSRS Parameters on so short a
-// history shows the bridge's refusal (or, where fsrs-rs does not load, its 503) as a notification.
+// history shows the bridge's refusal (or, where fsrs-rs does not load, its 503) as a notification; on
+// 420 reviews it fits, shows the scores in a notification, and its Apply sets the preset's weights.
 import { suiteAgent } from './suiteAgent';
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -202,5 +203,55 @@ describe('Statistics and Optimize of a deck (real VS Code)', () => {
       `/decks/${deckId}/options`,
     );
     assert.equal(options.options.fsrsParameters, null);
+  });
+
+  it('Optimize FSRS Parameters on 420 reviews: the progress, then the scores in a notification whose Apply sets the preset', async function () {
+    this.timeout(240_000);
+    // A deck of its own preset: 60 cards, each graded 7 times at growing intervals over the last 200 days.
+    const set = await agent.createStudySet('Optimize set');
+    const made: string[] = [];
+    for (let i = 0; i < 60; i++)
+      made.push((await agent.cards.create(set.topicid, { title: `Term ${i + 1}`, text: `meaning ${i + 1}` })).noteid);
+    const optimizeDeck = (await agent.createDeck('Optimize demo')).deckId;
+    const preset = await agent.deckOptions.savePreset({ name: 'Optimize demo', options: {} });
+    await agent.deckOptions.assign(optimizeDeck, preset.presetId);
+    for (const part of [made.slice(0, 30), made.slice(30)])
+      await agent.request('POST', `/decks/${optimizeDeck}/cards`, {
+        body: { cards: part.map((sourceNoteId) => ({ sourceNoteId })), confirm: true },
+      });
+    const ids = (await agent.cards.deckCards(optimizeDeck)).cards.map((c) => c.cardNoteId);
+    const gaps = [0, 1, 3, 7, 15, 30, 60];
+    for (const [i, cardNoteId] of ids.entries()) {
+      let daysAgo = 200 - i;
+      for (const [k, gap] of gaps.entries()) {
+        daysAgo -= gap;
+        const rating = (i * 7 + k) % 6 === 0 ? 'again' : k === 0 ? 'hard' : 'good';
+        await agent.reviews.grade(optimizeDeck, {
+          cardNoteId,
+          rating,
+          reviewedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+        });
+      }
+    }
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const outcome = vscode.commands.executeCommand<OptimizeOutcome>('studyBridge.optimizeDeck', {
+      deckId: optimizeDeck,
+      title: 'Optimize demo',
+    });
+    const shown = await askRunner<{ text: string }>('deck-optimize-apply', {
+      action: 'notification',
+      expect: ['FSRS fitted to 420 reviews of “Optimize demo”', 'Log loss: default', 'Apply', 'Keep current'],
+      file: 'deck-optimize-apply.png',
+      click: 'Apply',
+    });
+    assert.match(shown.text, /RMSE \(bins\): default [\d.]+ → fitted [\d.]+/);
+    const done = await outcome;
+    assert.equal(done.outcome, 'applied', JSON.stringify(done));
+    if (done.outcome !== 'applied') return;
+    const options = await agent.request<{ options: { fsrsParameters: number[] | null } }>(
+      'GET',
+      `/decks/${optimizeDeck}/options`,
+    );
+    assert.deepEqual(options.options.fsrsParameters, done.result.parameters);
   });
 });
