@@ -59,7 +59,8 @@ describe('anchoring: glyph-true rectangles on CJK columns (vertical fonts, Chrom
     chromiumPage = (await extractFile(chromium))[0];
   });
 
-  it('a vertical font (Identity-V, W2, TJ gap): each quote one rectangle, within 0.1 pt of its glyphs’ em boxes', () => {
+  /** Each quote of the vertical font: one rectangle within 0.1 pt of its em boxes (turned as the page is shown). */
+  function emBoxCheck(page: PageData, turn: (r: Rect) => Rect): void {
     let worst = 0;
     for (const quote of font.quotes) {
       const column = font.boxes.find((c) =>
@@ -73,8 +74,8 @@ describe('anchoring: glyph-true rectangles on CJK columns (vertical fonts, Chrom
         .join('')
         .indexOf(quote);
       const [first, last] = [column[at].box, column[at + [...quote].length - 1].box];
-      const expected = { x: first.x, y: first.y, w: first.w, h: last.y + last.h - first.y };
-      const rects = locate(fontPage, quote);
+      const expected = turn({ x: first.x, y: first.y, w: first.w, h: last.y + last.h - first.y });
+      const rects = locate(page, quote);
       assert.equal(rects.length, 1, `${quote}: ${JSON.stringify(rects)}`);
       const r = rects[0];
       const off = Math.max(
@@ -87,6 +88,18 @@ describe('anchoring: glyph-true rectangles on CJK columns (vertical fonts, Chrom
       assert.ok(off <= 0.1, `${quote}: ${JSON.stringify(r)} against ${JSON.stringify(expected)}`);
     }
     console.log(`      worst point off the em boxes: ${worst.toFixed(2)}`);
+  }
+
+  it('a vertical font (Identity-V, W2, TJ gap): each quote one rectangle, within 0.1 pt of its glyphs’ em boxes', () => {
+    emBoxCheck(fontPage, (r) => r);
+  });
+
+  it('the same page shown turned (/Rotate 90): its columns lie across, the rectangles turned with them', async () => {
+    const file = join(dir, 'identity-v-90.pdf');
+    execFileSync('qpdf', ['--rotate=+90', font.file, file]);
+    const page = (await extractFile(file))[0];
+    // Shown turned clockwise: a point (x, y) of the upright page stands at (upright height - y, x).
+    emBoxCheck(page, (r) => ({ x: page.width - r.y - r.h, y: r.x, w: r.h, h: r.w }));
   });
 
   it('Chromium vertical-rl: each quote one rectangle, no glyph cut at its ends, its ends within 1 pt of the ink', () => {
