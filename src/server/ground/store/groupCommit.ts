@@ -1,5 +1,6 @@
 import type { Database } from 'sql.js';
-import { encodeRecord, type JournalWriter, type SqlParam } from './journal';
+import type { JournalWriter } from './journal';
+import { RecordEncoder, type SqlParam } from './recordEncoder';
 import { queryAll, runStatement } from './sqlite';
 
 export type SqlValue = string | number | null | Uint8Array;
@@ -12,8 +13,13 @@ export interface WriteTx {
   all<T = Row>(sql: string, params?: SqlParam[]): T[];
 }
 
+/** Below this a batch's buffers are joined into one write; above, each is written as it is (no copy). */
+const JOIN_BELOW = 1024 * 1024;
+
 interface Batch {
+  /** The batch's records, each as its buffers, in order. */
   records: Buffer[];
+  bytes: number;
   waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
 }
 
@@ -87,11 +93,12 @@ export class GroupCommit {
 
   private apply<T>(fn: (tx: WriteTx) => T, resolve: (v: T) => void, reject: (e: unknown) => void): void {
     const db = this.db;
-    const stmts: Array<[string, SqlParam[]]> = [];
+    // Encoded as each statement runs: the record is held once, as bytes, and params are not kept.
+    const record = new RecordEncoder(this.seq + 1);
     const tx: WriteTx = {
       run: (sql, params = []) => {
         runStatement(db, sql, params);
-        stmts.push([sql, params]);
+        record.statement(sql, params);
       },
       get: (sql, params) => this.all(sql, params)[0] as never,
       all: (sql, params) => this.all(sql, params),
@@ -110,14 +117,18 @@ export class GroupCommit {
       this.inWrite = false;
     }
     if (!first) db.exec('RELEASE w');
-    if (stmts.length === 0) {
+    if (record.statements === 0) {
       if (first) db.exec('COMMIT');
       resolve(result);
       return;
     }
     this.applied++;
-    const batch = (this.batch ??= { records: [], waiters: [] });
-    batch.records.push(encodeRecord({ seq: ++this.seq, stmts }));
+    const batch = (this.batch ??= { records: [], bytes: 0, waiters: [] });
+    this.seq++;
+    for (const b of record.finish()) {
+      batch.records.push(b);
+      batch.bytes += b.length;
+    }
     batch.waiters.push({ resolve: () => resolve(result), reject });
   }
 
@@ -134,7 +145,7 @@ export class GroupCommit {
   private async flush(batch: Batch): Promise<void> {
     let failed: unknown;
     try {
-      await this.journal.append(batch.records.length === 1 ? batch.records[0] : Buffer.concat(batch.records));
+      await this.journal.append(batch.bytes < JOIN_BELOW ? [Buffer.concat(batch.records)] : batch.records);
     } catch (e) {
       failed = e ?? new Error('journal append failed');
     }

@@ -25,10 +25,11 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { RecordEncoder, type SqlParam } from './recordEncoder';
 
 export { JournalWriter } from './journalWriter';
 
-export type SqlParam = string | number | null | Uint8Array;
+export type { SqlParam };
 export interface JournalRecord {
   seq: number;
   stmts: Array<[sql: string, params: SqlParam[]]>;
@@ -36,29 +37,11 @@ export interface JournalRecord {
 
 const HEADER = 8;
 
-const withBytes = (rec: JournalRecord) => rec.stmts.some(([, params]) => params.some((p) => p instanceof Uint8Array));
-
-/**
- * Bytes are written as {$b64}. Mapped explicitly rather than by a replacer:
- * JSON.stringify calls Buffer's toJSON before any replacer sees it, which
- * journaled {type:'Buffer',data} objects that could not be bound on replay.
- */
-const encodeParam = (p: SqlParam) =>
-  p instanceof Uint8Array ? { $b64: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('base64') } : p;
-
+/** One record's bytes (the store encodes its records a statement at a time: recordEncoder.ts). */
 export function encodeRecord(rec: JournalRecord): Buffer {
-  // seq first, always: the payload's `{"seq":` prefix is what a resync looks for.
-  const json = JSON.stringify({
-    seq: rec.seq,
-    stmts: withBytes(rec) ? rec.stmts.map(([sql, params]) => [sql, params.map(encodeParam)]) : rec.stmts,
-  });
-  // Header and payload in one buffer: a large import's record (tens of MB) is not copied again.
-  const record = Buffer.allocUnsafe(HEADER + Buffer.byteLength(json));
-  const payload = record.subarray(HEADER);
-  payload.write(json);
-  record.writeUInt32LE(payload.length, 0);
-  record.writeUInt32LE(crc32(payload) >>> 0, 4);
-  return record;
+  const enc = new RecordEncoder(rec.seq);
+  for (const [sql, params] of rec.stmts) enc.statement(sql, params);
+  return Buffer.concat(enc.finish());
 }
 
 function decodePayload(payload: Buffer): JournalRecord {

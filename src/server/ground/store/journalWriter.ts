@@ -60,28 +60,32 @@ export class JournalWriter {
     return this.size;
   }
 
-  /** Writes and fsyncs `records` after the durable ones; one batch at a time. */
-  append(records: Buffer): Promise<void> {
+  /** Writes and fsyncs `records` (buffers, in order) after the durable ones; one batch at a time. */
+  append(records: readonly Buffer[]): Promise<void> {
     if (this.flushing) throw new Error('journal append while a batch is in flight');
     const p = this.flush(records).finally(() => (this.flushing = null));
     this.flushing = p;
     return p;
   }
 
-  private async flush(all: Buffer): Promise<void> {
+  private async flush(parts: readonly Buffer[]): Promise<void> {
     if (this.dirty) await this.cutBack();
+    let at = this.size;
     try {
-      let written = 0;
       // Positioned writes: after a cut-back the next batch goes exactly where the durable records end.
-      while (written < all.length)
-        written += (await writeAsync(this.fd, all, written, all.length - written, this.size + written)).bytesWritten;
+      for (const part of parts) {
+        let written = 0;
+        while (written < part.length)
+          written += (await writeAsync(this.fd, part, written, part.length - written, at + written)).bytesWritten;
+        at += part.length;
+      }
       await fsyncAsync(this.fd);
     } catch (e) {
       this.dirty = true;
       await this.cutBack().catch(() => undefined);
       throw e;
     }
-    this.size += all.length;
+    this.size = at;
   }
 
   /** Cuts the file back to its durable records (a failed batch may have left some of its bytes). */

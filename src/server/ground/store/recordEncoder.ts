@@ -1,0 +1,78 @@
+import { crc32 } from 'node:zlib';
+
+export type SqlParam = string | number | null | Uint8Array;
+
+/**
+ * Bytes are written as {$b64}. Mapped explicitly rather than by a replacer:
+ * JSON.stringify calls Buffer's toJSON before any replacer sees it, which
+ * journaled {type:'Buffer',data} objects that could not be bound on replay.
+ */
+const encodeParam = (p: SqlParam) =>
+  p instanceof Uint8Array ? { $b64: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('base64') } : p;
+
+/** The first chunk's size; later ones double with the record, up to MAX_CHUNK. */
+const MIN_CHUNK = 4 * 1024;
+const MAX_CHUNK = 1024 * 1024;
+
+/**
+ * One journal record (journal.ts: u32 length, u32 CRC32, payload) encoded a
+ * statement at a time, as the write runs them. The payload's bytes equal
+ * encodeRecord's, but no JSON string of the whole record is ever built, the
+ * bytes land once in chunks the journal writes as they are, and the CRC is
+ * taken chunk by chunk: a bulk import's record (tens of MB) is held once, not
+ * three times, and its statements' params are free as soon as they ran.
+ */
+export class RecordEncoder {
+  private readonly chunks: Buffer[] = [];
+  private cur: Buffer;
+  private pos = 0;
+  private size = 0;
+  private crc = 0;
+  private count = 0;
+
+  constructor(seq: number) {
+    this.cur = Buffer.allocUnsafe(MIN_CHUNK);
+    this.chunks.push(Buffer.alloc(8));
+    // seq first, always: the payload's `{"seq":` prefix is what a resync looks for.
+    this.add(`{"seq":${JSON.stringify(seq)},"stmts":[`);
+  }
+
+  /** Appends one statement, as JSON.stringify would write it inside the record's `stmts`. */
+  statement(sql: string, params: SqlParam[]): void {
+    const bytes = params.some((p) => p instanceof Uint8Array);
+    this.add((this.count++ ? ',' : '') + JSON.stringify([sql, bytes ? params.map(encodeParam) : params]));
+  }
+
+  get statements(): number {
+    return this.count;
+  }
+
+  /** The record's buffers (header first), ready to be written in order. */
+  finish(): Buffer[] {
+    this.add(']}');
+    this.seal();
+    this.chunks[0].writeUInt32LE(this.size, 0);
+    this.chunks[0].writeUInt32LE(this.crc >>> 0, 4);
+    return this.chunks;
+  }
+
+  private add(s: string): void {
+    const n = Buffer.byteLength(s);
+    if (n > this.cur.length - this.pos) {
+      this.seal();
+      this.cur = Buffer.allocUnsafe(Math.max(n, Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, 2 * this.size))));
+      this.pos = 0;
+    }
+    this.pos += this.cur.write(s, this.pos);
+  }
+
+  private seal(): void {
+    if (this.pos === 0) return;
+    const done = this.cur.subarray(0, this.pos);
+    this.chunks.push(done);
+    this.crc = crc32(done, this.crc);
+    this.size += done.length;
+    this.cur = this.cur.subarray(this.pos);
+    this.pos = 0;
+  }
+}
