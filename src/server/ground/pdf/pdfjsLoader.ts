@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { keepNatives, shareTextChunks, syncDecompression } from './pdfjsThreadFixes';
+import { keepNatives, shareTextChunks, skipDisabledAnnotations, syncDecompression } from './pdfjsThreadFixes';
 import { budgetExceeded, workerBudget } from './extractionBudget';
 import { provideCanvasGlobals } from './pdfjsGlobals';
 import { MAX_REBUILD_BYTES, watchRebuilds } from './crossReference';
@@ -24,6 +24,7 @@ export function loadPdfJs(): Promise<PdfJs> {
     // Before pdf.js loads: its module code constructs a DOMMatrix, which the native canvas may not provide here.
     provideCanvasGlobals();
     const natives = keepNatives();
+    skipDisabledAnnotations();
     // @ts-expect-error the worker module ships without type declarations
     const worker: unknown = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;

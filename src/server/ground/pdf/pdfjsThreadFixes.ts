@@ -159,3 +159,44 @@ export function syncDecompression(limits: { maxOutputBytes: number; tooLarge: (b
   SyncDecompressionStream.sync = true;
   globalThis.DecompressionStream = SyncDecompressionStream as unknown as typeof DecompressionStream;
 }
+
+/** pdf.js's RenderingIntentFlag.ANNOTATIONS_DISABLE (src/shared/util.js). */
+const ANNOTATIONS_DISABLE = 0x40;
+
+type WorkerPage = { _parsedAnnotations: Promise<unknown[]> };
+type GetOperatorList = (this: WorkerPage, args: { intent: number }) => Promise<unknown>;
+
+/**
+ * pdf.js's worker-side Page.getOperatorList awaits the page's parsed
+ * annotations even when told to leave them out (AnnotationMode.DISABLE, as
+ * the glyph pass and the image check ask): a page of 50,000 highlights cost
+ * 14 s and +260 MB for annotations it then drops. Page is not exported, so
+ * its prototype is caught from the first page pdf.js makes (a one-time
+ * setter for `pageDict`, which Page's constructor assigns), and such a call
+ * sees no annotations. getOperatorList reads them synchronously, before its
+ * first await, so the empty list is in place only during that call.
+ */
+export function skipDisabledAnnotations(): void {
+  const trap = 'pageDict';
+  Object.defineProperty(Object.prototype, trap, {
+    configurable: true,
+    set(this: object, value: unknown) {
+      Object.defineProperty(this, trap, { value, writable: true, enumerable: true, configurable: true });
+      const proto = Object.getPrototypeOf(this) as Record<string, unknown>;
+      const parsed = Object.getOwnPropertyDescriptor(proto, '_parsedAnnotations');
+      if (!parsed?.get || typeof proto.getOperatorList !== 'function') return;
+      delete (Object.prototype as Record<string, unknown>)[trap];
+      const original = proto.getOperatorList as GetOperatorList;
+      proto.getOperatorList = function (this: WorkerPage, args: { intent: number }) {
+        if (!(args.intent & ANNOTATIONS_DISABLE) || Object.hasOwn(this, '_parsedAnnotations'))
+          return original.call(this, args);
+        Object.defineProperty(this, '_parsedAnnotations', { value: Promise.resolve([]), configurable: true });
+        try {
+          return original.call(this, args);
+        } finally {
+          delete (this as Partial<WorkerPage>)._parsedAnnotations;
+        }
+      };
+    },
+  });
+}
