@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import {
   cardOrds,
   clozeNumbersOf,
-  fieldIsEmpty,
   fieldRequirements,
   parseTemplate,
   rendersWithFields,
 } from '../../src/server/domain/decks/anki/ankiCardgen';
+import { fieldIsEmpty } from '../../src/server/domain/decks/anki/ankiFieldEmpty';
 import type { AnkiModel } from '../../src/server/domain/decks/anki/ankiNotetypes';
 
 /**

@@ -1,3 +1,4 @@
+import { fieldIsEmpty } from './ankiFieldEmpty';
 import type { AnkiModel } from './ankiNotetypes';
 
 /**
@@ -95,9 +96,6 @@ export function rendersWithFields(nodes: readonly Node[], nonempty: ReadonlySet<
   }
   return false;
 }
-
-/** Anki's field_is_empty: only ASCII whitespace and empty br/div tags. */
-export const fieldIsEmpty = (html: string) => /^(?:[\t\n\v\f\r ]|<\/?(?:br|div) ?\/?>)*$/i.test(html);
 
 /** The names that count as filled for a note: its non-empty fields, and the special fields a front may show. */
 export function nonemptyFields(model: AnkiModel, fields: readonly string[], tags: readonly string[]): Set<string> {

@@ -1,4 +1,4 @@
-import { fieldIsEmpty } from './ankiCardgen';
+import { fieldIsEmpty } from './ankiFieldEmpty';
 
 /**
  * Anki's card templates rendered for one card of a note: field
