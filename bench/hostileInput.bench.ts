@@ -1,8 +1,9 @@
 // Hostile single inputs against the headless bridge (child process, RSS from
 // /proc): peak RSS over the start per input, against the goal of +300 MB, and
 // the time a crafted zstd package takes to be answered while /status is
-// probed. Linux only (reads /proc).
-import { readFileSync, rmSync } from 'node:fs';
+// probed, and the longest event-loop delay a perf_hooks probe preloaded into
+// the child saw meanwhile. Linux only (reads /proc).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { BridgeClient } from '../src/client/bridgeClient';
@@ -10,6 +11,7 @@ import { tempDir } from '../test/helpers/bridgeFixture';
 import { spawnBridge } from '../test/helpers/childBridge';
 import { rssOf, sampleRss, streamUpload } from '../test/helpers/hostileInput';
 import { hugeContentsPdf, manyHighlightsPdf } from '../test/helpers/hostileAnnotations';
+import { brokenChainPdf } from '../test/helpers/brokenChainPdf';
 import { printTable } from './table';
 
 const MB = 1024 * 1024;
@@ -28,22 +30,61 @@ function tinyBlocksZstd(blocks: number): Buffer {
   return Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3]), body]);
 }
 
+/** Preloaded into the child: the event loop's longest delay (ms) per 50 ms window, one line each. */
+const PROBE = `const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { appendFileSync } = require('node:fs');
+const h = monitorEventLoopDelay({ resolution: 10 });
+h.enable();
+setInterval(() => {
+  appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
+  h.reset();
+}, 50).unref();
+`;
+
+function loopDelaySince(file: string, from: number): number {
+  let max = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [at, ms] = line.split(' ').map(Number);
+    if (at >= from && ms > max) max = ms;
+  }
+  return max;
+}
+
 async function main() {
   const dataDir = tempDir('sb-bench-hostile-');
-  const bridge = await spawnBridge(['--data', dataDir, '--port', '0', '--max-upload-mb', '300']);
-  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const probeScript = join(dataDir, 'loopProbe.js');
+  const probeFile = join(dataDir, 'loop.txt');
+  writeFileSync(probeScript, PROBE);
+  writeFileSync(probeFile, '');
+  const bridge = await spawnBridge(
+    ['--data', join(dataDir, 'data'), '--port', '0', '--max-upload-mb', '300', '--ankiconnect-port', '0'],
+    { NODE_OPTIONS: `--require ${probeScript}`, LOOP_PROBE_FILE: probeFile },
+  );
+  const token = readFileSync(join(dataDir, 'data', 'token'), 'utf8').trim();
+  const ankiPort = JSON.parse(readFileSync(join(dataDir, 'data', 'bridge.json'), 'utf8')).ankiConnectPort as number;
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token });
   const pid = bridge.child.pid!;
   const rows: (string | number)[][] = [];
-  /** Runs `fn`, adding a row: its answer, time, RSS before and the peak over it. */
+  /** Runs `fn`, adding a row: its answer, time, RSS before, the peak over it and the longest loop delay. */
   const measure = async (label: string, fn: () => Promise<number>, goal = '+300 MB') => {
     const before = rssOf(pid);
     const rss = sampleRss(pid);
     const t0 = performance.now();
+    const from = Date.now();
     const status = await fn();
     const ms = performance.now() - t0;
     const peak = rss.stop();
-    rows.push([label, status, Math.round(ms), Math.round(before / MB), `+${Math.round((peak - before) / MB)}`, goal]);
+    await new Promise((r) => setTimeout(r, 120)); // the probe's last window
+    const delay = Math.round(loopDelaySince(probeFile, from));
+    rows.push([
+      label,
+      status,
+      Math.round(ms),
+      Math.round(before / MB),
+      `+${Math.round((peak - before) / MB)}`,
+      delay,
+      goal,
+    ]);
   };
   const upload = async (bytes: Uint8Array, filename: string) =>
     streamUpload(bridge.baseUrl, token, { filename, confirm: '1' }, () => chunksOf(bytes));
@@ -55,7 +96,32 @@ async function main() {
         body: { topicid: await newSet(title), confirm: true },
       })
     ).status;
+  const addNotes = async (n: number) => {
+    const notes = Array.from({ length: n }, (_, i) => ({
+      deckName: 'Bulk',
+      modelName: 'Basic',
+      fields: { Front: `front ${i} ${'word '.repeat(20)}`, Back: `back ${i} ${'more text '.repeat(30)}` },
+      tags: ['bulk'],
+    }));
+    const res = await fetch(`http://127.0.0.1:${ankiPort}`, {
+      method: 'POST',
+      body: JSON.stringify({ action: 'addNotes', version: 6, key: token, params: { notes } }),
+    });
+    const body = (await res.json()) as { error: string | null };
+    return body.error === null ? res.status : 500;
+  };
   try {
+    await measure('AnkiConnect addNotes: 1,000 notes', () => addNotes(1000), 'loop delay < 250 ms');
+    await measure(
+      'upload: 200 MB, valid xref, page not where it says',
+      async () =>
+        (
+          await streamUpload(bridge.baseUrl, token, { filename: 'chain.pdf', confirm: '1' }, () =>
+            brokenChainPdf(200 * MB),
+          )
+        ).status,
+      '4xx, +300 MB',
+    );
     const many = await upload(manyHighlightsPdf(50_000), 'many.pdf');
     await measure('import: a page of 50,000 highlights', () => importInto(many.json.bookmd5, 'Many'));
     const plain = await upload(await hugeContentsPdf(20 * MB, false), 'plain.pdf');
@@ -77,7 +143,7 @@ async function main() {
     await bridge.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
-  printTable(['hostile input', 'status', 'ms', 'RSS before MB', 'peak MB', 'goal'], rows);
+  printTable(['hostile input', 'status', 'ms', 'RSS before MB', 'peak MB', 'loop delay ms', 'goal'], rows);
 }
 
 main().catch((e) => {

@@ -221,7 +221,7 @@ interface FieldChange {
  * as long again): a note costs 2-7 ms of SQL, more on a busy machine, so a budget bounds the hold where a count
  * would not.
  */
-const CHUNK_MS = 60;
+const CHUNK_MS = 40;
 
 interface Target {
   deckId: string;
