@@ -3,11 +3,12 @@
 // the time a crafted zstd package takes to be answered while /status is
 // probed, and the longest event-loop delay a perf_hooks probe preloaded into
 // the child saw meanwhile. Linux only (reads /proc).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { tempDir } from '../test/helpers/bridgeFixture';
+import { loopProbe } from '../test/helpers/loopProbe';
 import { spawnBridge } from '../test/helpers/childBridge';
 import { rssOf, sampleRss, streamUpload } from '../test/helpers/hostileInput';
 import { hugeContentsPdf, manyHighlightsPdf } from '../test/helpers/hostileAnnotations';
@@ -30,35 +31,12 @@ function tinyBlocksZstd(blocks: number): Buffer {
   return Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3]), body]);
 }
 
-/** Preloaded into the child: the event loop's longest delay (ms) per 50 ms window, one line each. */
-const PROBE = `const { monitorEventLoopDelay } = require('node:perf_hooks');
-const { appendFileSync } = require('node:fs');
-const h = monitorEventLoopDelay({ resolution: 10 });
-h.enable();
-setInterval(() => {
-  appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
-  h.reset();
-}, 50).unref();
-`;
-
-function loopDelaySince(file: string, from: number): number {
-  let max = 0;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const [at, ms] = line.split(' ').map(Number);
-    if (at >= from && ms > max) max = ms;
-  }
-  return max;
-}
-
 async function main() {
   const dataDir = tempDir('sb-bench-hostile-');
-  const probeScript = join(dataDir, 'loopProbe.js');
-  const probeFile = join(dataDir, 'loop.txt');
-  writeFileSync(probeScript, PROBE);
-  writeFileSync(probeFile, '');
+  const probe = loopProbe(dataDir);
   const bridge = await spawnBridge(
     ['--data', join(dataDir, 'data'), '--port', '0', '--max-upload-mb', '300', '--ankiconnect-port', '0'],
-    { NODE_OPTIONS: `--require ${probeScript}`, LOOP_PROBE_FILE: probeFile },
+    probe.env,
   );
   const token = readFileSync(join(dataDir, 'data', 'token'), 'utf8').trim();
   const ankiPort = JSON.parse(readFileSync(join(dataDir, 'data', 'bridge.json'), 'utf8')).ankiConnectPort as number;
@@ -75,7 +53,7 @@ async function main() {
     const ms = performance.now() - t0;
     const peak = rss.stop();
     await new Promise((r) => setTimeout(r, 120)); // the probe's last window
-    const delay = Math.round(loopDelaySince(probeFile, from));
+    const delay = Math.round(probe.delaySince(from));
     rows.push([
       label,
       status,

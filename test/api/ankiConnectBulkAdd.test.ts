@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { MAX_LIST_ITEMS } from '../../src/server/api/ankiconnect/ankiLimits';
 import { tempDir } from '../helpers/bridgeFixture';
+import { loopProbe, type LoopProbe } from '../helpers/loopProbe';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
 
 /**
@@ -14,26 +15,6 @@ import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
  * between them; one transaction of 1,000 notes held it 2-3 s). A refusal of
  * one note still adds none. The longest loop delay is printed, not asserted.
  */
-
-/** Preloaded into the child: the event loop's longest delay (ms) per 50 ms window, one line each. */
-const PROBE = `const { monitorEventLoopDelay } = require('node:perf_hooks');
-const { appendFileSync } = require('node:fs');
-const h = monitorEventLoopDelay({ resolution: 10 });
-h.enable();
-setInterval(() => {
-  appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
-  h.reset();
-}, 50).unref();
-`;
-
-function loopDelaySince(file: string, from: number): number {
-  let max = 0;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const [at, ms] = line.split(' ').map(Number);
-    if (at >= from && ms > max) max = ms;
-  }
-  return max;
-}
 
 interface Answer {
   result: any;
@@ -46,7 +27,7 @@ describe('AnkiConnect addNotes of 1,000 notes: the bridge keeps answering while 
   let owner: BridgeClient;
   let port: number;
   let key: string;
-  let probeFile: string;
+  let probe: LoopProbe;
 
   const invoke = async (action: string, params: unknown): Promise<Answer> => {
     const res = await fetch(`http://127.0.0.1:${port}`, {
@@ -68,15 +49,9 @@ describe('AnkiConnect addNotes of 1,000 notes: the bridge keeps answering while 
 
   before(async () => {
     const root = tempDir('sb-anki-bulk-');
-    const probeScript = join(root, 'loopProbe.js');
-    writeFileSync(probeScript, PROBE);
-    probeFile = join(root, 'loop.txt');
-    writeFileSync(probeFile, '');
+    probe = loopProbe(root);
     const dataDir = join(root, 'data');
-    bridge = await spawnBridge(['--data', dataDir, '--port', '0', '--ankiconnect-port', '0'], {
-      NODE_OPTIONS: `--require ${probeScript}`,
-      LOOP_PROBE_FILE: probeFile,
-    });
+    bridge = await spawnBridge(['--data', dataDir, '--port', '0', '--ankiconnect-port', '0'], probe.env);
     key = readFileSync(join(dataDir, 'token'), 'utf8').trim();
     owner = new BridgeClient({ baseUrl: bridge.baseUrl, token: key });
     port = JSON.parse(readFileSync(join(dataDir, 'bridge.json'), 'utf8')).ankiConnectPort;
@@ -108,7 +83,7 @@ describe('AnkiConnect addNotes of 1,000 notes: the bridge keeps answering while 
     }
     const answer = await call;
     console.log(
-      `      addNotes of 1,000: ${Date.now() - t0} ms, ${probes} /status probes, counts seen ${[...seen].sort((a, b) => a - b).join(' ')}, longest loop delay ${loopDelaySince(probeFile, t0)} ms`,
+      `      addNotes of 1,000: ${Date.now() - t0} ms, ${probes} /status probes, counts seen ${[...seen].sort((a, b) => a - b).join(' ')}, longest loop delay ${probe.delaySince(t0)} ms`,
     );
     assert.equal(answer.error, null);
     assert.equal(answer.result.length, 1000);

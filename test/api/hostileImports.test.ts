@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { strToU8, zipSync } from 'fflate';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { tempDir } from '../helpers/bridgeFixture';
+import { loopProbe, type LoopProbe } from '../helpers/loopProbe';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
 import { rssOf, sampleRss } from '../helpers/hostileInput';
 import { deflated, entriesOf, writeZip, zeroBomb, zstdRleBomb } from '../helpers/hostileZip';
@@ -19,27 +20,6 @@ const MB = 1024 * 1024;
  * asked for while requests run. Each case asserts behaviour: the answer, the
  * bridge answering GET /status meanwhile, memory bounds; delays are printed.
  */
-
-/** Preloaded into the child: the event loop's longest delay (ms) per 50 ms window, one line each. */
-const PROBE = `const { monitorEventLoopDelay } = require('node:perf_hooks');
-const { appendFileSync } = require('node:fs');
-const h = monitorEventLoopDelay({ resolution: 10 });
-h.enable();
-setInterval(() => {
-  appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
-  h.reset();
-}, 50).unref();
-`;
-
-/** The longest event-loop delay the probe saw between `from` and now. */
-function loopDelaySince(file: string, from: number): number {
-  let max = 0;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const [at, ms] = line.split(' ').map(Number);
-    if (at >= from && ms > max) max = ms;
-  }
-  return max;
-}
 
 /** GET /status answers (200) within `ms`; false when it does not. */
 async function statusAnswers(baseUrl: string, ms = 3000): Promise<boolean> {
@@ -71,25 +51,18 @@ async function whileProbing<T>(baseUrl: string, hostile: Promise<T>): Promise<{ 
 describe('hostile imports: lying zips and zstd, ZIP64, quadratic Markdown, stopping mid-request (child bridge)', function () {
   this.timeout(300_000);
   let dataDir: string;
-  let probeFile: string;
-  let probeScript: string;
+  let probe: LoopProbe;
   let bridge: ChildBridge;
   let client: BridgeClient;
 
   const start = async (dir: string) => {
-    const b = await spawnBridge(['--data', dir, '--port', '0'], {
-      NODE_OPTIONS: `--require ${probeScript}`,
-      LOOP_PROBE_FILE: probeFile,
-    });
+    const b = await spawnBridge(['--data', dir, '--port', '0'], probe.env);
     return { b, c: new BridgeClient({ baseUrl: b.baseUrl, token: readFileSync(join(dir, 'token'), 'utf8').trim() }) };
   };
 
   before(async () => {
     const root = tempDir('sb-hostile-imports-');
-    probeScript = join(root, 'loopProbe.js');
-    writeFileSync(probeScript, PROBE);
-    probeFile = join(root, 'loop.txt');
-    writeFileSync(probeFile, '');
+    probe = loopProbe(root);
     dataDir = join(root, 'data');
     ({ b: bridge, c: client } = await start(dataDir));
   });
@@ -112,7 +85,7 @@ describe('hostile imports: lying zips and zstd, ZIP64, quadratic Markdown, stopp
     const ms = Date.now() - t0;
     const peak = rss.stop();
     console.log(
-      `      ${label}: ${res.status} in ${ms} ms, ${probes} /status probes answered, longest loop delay ${loopDelaySince(probeFile, t0)} ms, RSS ${(before / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
+      `      ${label}: ${res.status} in ${ms} ms, ${probes} /status probes answered, longest loop delay ${probe.delaySince(t0)} ms, RSS ${(before / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
     );
     assert.ok(
       peak < before + rssBound,
@@ -188,7 +161,7 @@ describe('hostile imports: lying zips and zstd, ZIP64, quadratic Markdown, stopp
       client.raw('POST', '/library/study-sets/import', { body: { format: 'md', content, confirm: true } }),
     );
     console.log(
-      `      brackets import: ${res.status} in ${Date.now() - t0} ms, longest loop delay ${loopDelaySince(probeFile, t0)} ms`,
+      `      brackets import: ${res.status} in ${Date.now() - t0} ms, longest loop delay ${probe.delaySince(t0)} ms`,
     );
     assert.ok(res.status === 200 || res.status === 413, res.text().slice(0, 300));
     const reader = await client.tokens.create('hostile reader', 'read');
@@ -199,7 +172,7 @@ describe('hostile imports: lying zips and zstd, ZIP64, quadratic Markdown, stopp
       asReader.raw('POST', '/library/study-sets/import', { body: { format: 'md', content } }),
     );
     console.log(
-      `      brackets dry run (read token): ${dry.status} in ${Date.now() - t1} ms, longest loop delay ${loopDelaySince(probeFile, t1)} ms`,
+      `      brackets dry run (read token): ${dry.status} in ${Date.now() - t1} ms, longest loop delay ${probe.delaySince(t1)} ms`,
     );
     assert.ok(dry.status === 422 || dry.status === 413 || dry.status === 403, dry.text().slice(0, 300));
   });
