@@ -166,8 +166,14 @@ describe('Mind map of a study set (real VS Code)', () => {
     await vscode.commands.executeCommand('studyBridge.refresh');
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
     const t0 = performance.now();
-    await askRunner(`mind-map-open`, { action: 'context-menu', row: SET_TITLE, item: 'Open Mind Map' });
-    panel = await eventually(() => api.mindMaps.panelFor(topicid), 'the mind-map panel');
+    const open = (name: string) => askRunner(name, { action: 'context-menu', row: SET_TITLE, item: 'Open Mind Map' });
+    await open('mind-map-open');
+    // A menu click lost while the menu settles runs nothing (seen once on 1.139, the menu closed and no panel came):
+    // the person would right-click again, and so does the test; the second try has the full wait.
+    panel = await eventually(() => api.mindMaps.panelFor(topicid), 'the mind-map panel', 8_000).catch(async () => {
+      await open('mind-map-open-again');
+      return eventually(() => api.mindMaps.panelFor(topicid), 'the mind-map panel');
+    });
     const drawn = await eventually(
       () => (panel.lastRender && panel.lastRender.nodeCount === visible ? panel.lastRender : undefined),
       `the webview to report ${visible} nodes`,
