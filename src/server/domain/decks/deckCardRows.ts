@@ -39,6 +39,9 @@ export function resolveNote(db: Db, noteid: string): string {
   return id;
 }
 
+/** A card `n` is alive: visible, in a visible study set `t` (aliveIds, and the faces' batched reads). */
+export const ALIVE_SQL = "n.hidden = 0 AND t.hidden = 0 AND t.kind = 'studyset'";
+
 /** Visible cards of visible study sets among `ids`. */
 export function aliveIds(db: Db, ids: readonly string[]): Set<string> {
   const unique = [...new Set(ids)];
@@ -47,7 +50,7 @@ export function aliveIds(db: Db, ids: readonly string[]): Set<string> {
     const chunk = unique.slice(i, i + 500);
     for (const r of db.all<{ noteid: string }>(
       `SELECT n.noteid FROM notes n JOIN topics t ON t.topicid = n.topicid
-       WHERE n.hidden = 0 AND t.hidden = 0 AND t.kind = 'studyset' AND n.noteid IN ${inList(chunk.length)}`,
+       WHERE ${ALIVE_SQL} AND n.noteid IN ${inList(chunk.length)}`,
       chunk,
     ))
       alive.add(r.noteid);

@@ -1,4 +1,5 @@
 import type { Db } from '../cards/noteRows';
+import { ALIVE_SQL } from './deckCardRows';
 
 /**
  * What the faces of many review cards read, each kind in one statement over
@@ -44,7 +45,7 @@ function noteReader(db: Db) {
     for (const id of missing) known.set(id, undefined);
     for (const r of db.all<{ noteid: string; ref: string | null; alive: number; title: string; page: number | null }>(
       `SELECT n.noteid, n.reference_of AS ref, n.title, n.source_page AS page,
-              n.hidden = 0 AND coalesce(t.hidden = 0 AND t.kind = 'studyset', 0) AS alive
+              coalesce(${ALIVE_SQL}, 0) AS alive
        FROM notes n LEFT JOIN topics t ON t.topicid = n.topicid WHERE n.noteid IN (${IDS})`,
       [JSON.stringify(missing)],
     ))
