@@ -17,11 +17,7 @@ const latin1 = new TextDecoder('latin1');
 export function crossReferenceRefusal(bytes: Uint8Array, maxRebuildBytes = MAX_REBUILD_BYTES): string | undefined {
   if (bytes.byteLength <= maxRebuildBytes) return undefined;
   if (pointsAtTable(bytes)) return undefined;
-  return (
-    `The PDF's cross-reference table is missing or broken, and the file is ${mb(bytes.byteLength)} MB: ` +
-    `rebuilding the table means scanning it whole, which is allowed up to ${mb(maxRebuildBytes)} MB. ` +
-    'Repair the file first (for example `qpdf damaged.pdf repaired.pdf`) and upload that.'
-  );
+  return rebuildRefusal('missing or broken', bytes.byteLength, maxRebuildBytes);
 }
 
 /**
@@ -39,7 +35,8 @@ export function watchRebuilds(opening: () => number, refuse: (reason: string) =>
     const msg = args[0];
     if (typeof msg !== 'string' || !msg.startsWith('Warning: ')) return warn(...args);
     const size = opening();
-    if (size > MAX_REBUILD_BYTES && msg.startsWith('Warning: Indexing all PDF objects')) refuse(brokenChain(size));
+    if (size > MAX_REBUILD_BYTES && msg.startsWith('Warning: Indexing all PDF objects'))
+      refuse(rebuildRefusal('broken (an object is not where the table says)', size, MAX_REBUILD_BYTES));
   };
 }
 
@@ -47,10 +44,11 @@ let watching = false;
 
 const mb = (n: number) => Math.round(n / 1048576);
 
-function brokenChain(size: number): string {
+/** The refusal of a table pdf.js would rebuild by scanning a file over the limit. */
+function rebuildRefusal(state: string, size: number, max: number): string {
   return (
-    `The PDF's cross-reference table is broken (an object is not where the table says), and the file is ${mb(size)} MB: ` +
-    `rebuilding the table means scanning it whole, which is allowed up to ${mb(MAX_REBUILD_BYTES)} MB. ` +
+    `The PDF's cross-reference table is ${state}, and the file is ${mb(size)} MB: ` +
+    `rebuilding the table means scanning it whole, which is allowed up to ${mb(max)} MB. ` +
     'Repair the file first (for example `qpdf damaged.pdf repaired.pdf`) and upload that.'
   );
 }
