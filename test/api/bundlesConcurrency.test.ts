@@ -105,10 +105,14 @@ describe('bundles: concurrency', function () {
     const b = await t.client.request<{ bundleId: string }>('POST', '/bundles/prepare', {
       body: { topicid, bookmd5: cad, segments: [{ startPage: 1, endPage: 7 }] },
     });
-    const md = bigResult(300);
-    const [x, y] = await Promise.all(
-      [0, 1].map(() => t.client.raw('POST', `/bundles/${b.bundleId}/submit`, { body: { resultMarkdown: md } })),
-    );
+    const md = bigResult(2000);
+    // The second submit leaves once the first is seen running (a flag set before its first await), so the two
+    // overlap however loaded the machine is: the first still parses, anchors and fsyncs 2,000 cards.
+    const submitting = t.bridge.services.bundles.submitting;
+    const send = () => t.client.raw('POST', `/bundles/${b.bundleId}/submit`, { body: { resultMarkdown: md } });
+    const first = send();
+    while (!submitting.has(b.bundleId)) await new Promise((r) => setImmediate(r));
+    const [x, y] = await Promise.all([first, send()]);
     assert.deepEqual([x.status, y.status].sort(), [200, 409]);
     const refused = x.status === 409 ? x : y;
     assert.equal(code(refused).code, 'SUBMIT_IN_FLIGHT');
