@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
@@ -214,6 +214,7 @@ describe('bundles: kill -9 during a submit', function () {
     );
     assert.deepEqual([r.persisted, r.receipt.length], [true, full]);
     await b.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });
 
