@@ -3,6 +3,7 @@
 // over HTTP beside the same domain call alone. The deck is written with
 // direct store writes (seeded), with cards in every state, suspended and
 // buried ones, and a year of review log. `npm run bench -- decks` runs only this file.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,15 @@ const BEFORE_DUE = { 1: 'p95 6.85 ms', 20: 'p95 10.2 ms', 200: '24.3 / 29.3 ms',
 const DAY = 86_400_000;
 
 type Timing = { p50: number; p95: number };
+/** The same GET timed by a client in a process of its own, as an agent is (fixtures/remoteGet.mjs). */
+function timeRemote(runs: number, url: string, token: string): Promise<Timing> {
+  const script = join(__dirname, 'fixtures', 'remoteGet.mjs');
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [script, url, token, String(runs)], (err, out) =>
+      err ? reject(err) : resolve(JSON.parse(out) as Timing),
+    ),
+  );
+}
 async function time(runs: number, fn: () => unknown): Promise<Timing> {
   // Warm; a socket the server closed at its keep-alive timeout fails once and is sent again.
   await Promise.resolve(fn()).catch(() => fn());
@@ -150,8 +160,8 @@ async function main() {
   // `before`, stats: HTTP p50 / p95 of the code before migration 17 (due counts and statistics from counts kept on
   // write, dueDays.ts and reviewDays.ts), on this deck, on this machine shared with other work (2 cores at load 5-20:
   // every figure here is several times what an idle machine gives, and p95 is mostly the load). Due: BEFORE_DUE.
-  const row = (what: string, http: Timing, alone: Timing, goal: string, before: string) =>
-    rows.push([what, http.p50, http.p95, alone.p50, alone.p95, goal, before]);
+  const row = (what: string, http: Timing, alone: Timing, goal: string, before: string, remote?: Timing) =>
+    rows.push([what, http.p50, http.p95, remote?.p50 ?? '', remote?.p95 ?? '', alone.p50, alone.p95, goal, before]);
   try {
     const found = store.get<{ id: string }>(
       `SELECT topicid AS id FROM topics WHERE kind = 'deck' AND title = 'Deck bench'`,
@@ -178,6 +188,7 @@ async function main() {
         await time(RUNS, () => dueQueue(store, decks, deckId, { limit })),
         'p95 ≤ 20 ms',
         (BEFORE_DUE as Record<number, string>)[limit] ?? '',
+        await timeRemote(RUNS, `${bridge.baseUrl}/decks/${deckId}/due?limit=${limit}`, bridge.token),
       );
       progress(`due limit ${limit} done`);
     }
@@ -201,12 +212,17 @@ async function main() {
       `start-up deck counter check, ${CARDS} cards + ${REVIEWS} reviews`,
       '',
       '',
+      '',
+      '',
       check.p50,
       check.p95,
       '',
       '',
     ]);
-    printTable(['what', 'HTTP p50 ms', 'HTTP p95 ms', 'alone p50', 'alone p95', 'goal', 'before'], rows);
+    printTable(
+      ['what', 'HTTP p50 ms', 'HTTP p95 ms', 'other process p50', 'p95', 'alone p50', 'alone p95', 'goal', 'before'],
+      rows,
+    );
   } finally {
     await bridge.close();
     if (!kept) rmSync(dataDir, { recursive: true, force: true });
