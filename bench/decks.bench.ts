@@ -31,7 +31,7 @@ type Timing = { p50: number; p95: number };
 function timeRemote(runs: number, url: string, token: string): Promise<Timing> {
   const script = join(__dirname, 'fixtures', 'remoteGet.mjs');
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [script, url, token, String(runs)], (err, out) =>
+    execFile(process.execPath, [script, url, token, String(runs)], (err: Error | null, out: string) =>
       err ? reject(err) : resolve(JSON.parse(out) as Timing),
     ),
   );
