@@ -94,7 +94,7 @@ function suiteOn(version, turn = 0, turns = 1) {
   const all = suiteFiles(version);
   const cut = Math.floor((all.length * turn) / turns);
   const named = files.length ? files : [...all.slice(cut), ...all.slice(0, cut)];
-  const child = spawn(node, [mocha, '--reporter', 'dot', ...only, ...named], {
+  const child = spawn(node, [mocha, '--reporter', 'test/helpers/fileTimeReporter.cjs', ...only, ...named], {
     cwd: root,
     // Each run's temp files apart: a test that lists its temp dir must not see the other Node's.
     env: { ...process.env, TMPDIR: runTmp(version) },
