@@ -145,7 +145,8 @@ const decodeEntities = (s: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'");
 
-const CLOZE_OPENER = /\{\{c\d+::/g;
+// `{{c1::` and `{{c1,2::` (a deletion on several cards).
+const CLOZE_OPENER = /\{\{c(?=[\d,]*\d)[\d,]+::/g;
 
 /**
  * Each `{{cN::answer}}` or `{{cN::answer::hint}}` of a Cloze Text, in order:

@@ -57,7 +57,8 @@ function draftOf(ctx: ActionContext, raw: unknown) {
     Object.entries(known).map(([k, v]) => [k === 'Extra' && !model.fields.includes(k) ? 'Back Extra' : k, v]),
   );
   const values = madeFieldValues(model, renamed);
-  const text = model.kind === 'Cloze' && !/\{\{c\d+::/.test(values[0] ?? '') ? null : madeCardText(model, values);
+  const text =
+    model.kind === 'Cloze' && !/\{\{c(?=[\d,]*\d)[\d,]+::/.test(values[0] ?? '') ? null : madeCardText(model, values);
   const deckTitle =
     ctx.store.get<{ title: string }>('SELECT title FROM topics WHERE topicid = ?', [deckId])?.title ?? '';
   const topicid = setOfDeck(ctx.store, deckId, deckTitle);

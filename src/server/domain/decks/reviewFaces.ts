@@ -43,7 +43,7 @@ export interface ReviewAnswer {
 /** What `{{cloze}}` becomes on the question side. */
 export const CLOZE_MASK = '[…]';
 // Ours ({{cloze}}) and Anki's ({{c1::answer}} or {{c1::answer::hint}}, as imported from a package).
-const CLOZE = /\{\{\s*cloze\s*\}\}|\{\{c\d+::[\s\S]*?(?:::([\s\S]*?))?\}\}/gi;
+const CLOZE = /\{\{\s*cloze\s*\}\}|\{\{c(?=[\d,]*\d)[\d,]+::[\s\S]*?(?:::([\s\S]*?))?\}\}/gi;
 
 /** Text as HTML with each cloze drawn as its mask (or hint) in a `cloze` span. */
 const clozeHtml = (text: string) =>

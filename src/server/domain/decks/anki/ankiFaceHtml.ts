@@ -57,6 +57,7 @@ export function ankiFaceHtml(db: Db, noteId: string): AnkiFaceHtml | undefined {
     tmpl,
     { fieldNames: model.fields, fields, tags, modelName: model.name },
     Number(o.ord),
+    model.cloze,
   );
   // Anki's answers repeat the front above <hr id=answer>; review shows the question already.
   const parts = answer.split(ANSWER_RULE);

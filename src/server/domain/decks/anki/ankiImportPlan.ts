@@ -139,6 +139,7 @@ function faceOf(n: AnkiNote, model: AnkiModel, c: AnkiCard, noteTitle: string): 
     tmpl,
     { fieldNames: model.fields, fields: n.fields, tags: n.tags, modelName: model.name },
     c.ord,
+    model.cloze,
   );
   const q = htmlToText(question);
   // Anki's answers repeat the front above <hr id=answer>; the body keeps what comes after.

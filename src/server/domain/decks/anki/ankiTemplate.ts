@@ -1,3 +1,4 @@
+import { clozeNumbersOf } from './ankiClozeNumbers';
 import { fieldIsEmpty } from './ankiFieldEmpty';
 
 /**
@@ -22,19 +23,30 @@ export interface TemplateNote {
   modelName: string;
 }
 
-const CLOZE = /\{\{c(\d+)::([\s\S]*?)(?:::([\s\S]*?))?\}\}/g;
+// `{{c1::…}}`, and `{{c1,2::…}}`: one deletion on the cards of each number it names.
+const CLOZE = /\{\{c((?=[\d,]*\d)[\d,]+)::([\s\S]*?)(?:::([\s\S]*?))?\}\}/g;
 const SECTION = /\{\{([#^])\s*([^}]+?)\s*\}\}([\s\S]*?)\{\{\/\s*\2\s*\}\}/g;
 const TAG = /\{\{\s*([^#^/}][^}]*?)\s*\}\}/g;
 
 const stripHtml = (html: string) => html.replace(/<[^>]*>/g, '');
 
-/** Cloze text for card `n` (1-based): cloze n hidden on the question, marked on the answer; the others shown. */
+/**
+ * Cloze text for card `n` (1-based), as Anki's reveal_cloze_text: a deletion that names n (`c2`, `c1,2`) hidden on
+ * the question, marked on the answer; the others shown. A field with no deletion for n renders empty, as in Anki.
+ */
 export function renderCloze(text: string, n: number, side: 'q' | 'a'): string {
-  return text.replace(CLOZE, (_m, k: string, answer: string, hint: string | undefined) => {
-    if (Number(k) !== n) return answer;
+  let active = false;
+  const out = text.replace(CLOZE, (_m, k: string, answer: string, hint: string | undefined) => {
+    if (!k.split(',').some((o) => o !== '' && Number(o) === n)) return answer;
+    active = true;
     return side === 'q' ? `<span class="cloze">[${hint ?? '...'}]</span>` : `<span class="cloze">${answer}</span>`;
   });
+  return active ? out : '';
 }
+
+/** What Anki shows on both sides of a cloze card whose number no field has any more (it keeps the card). */
+export const missingClozeHtml = (n: number) =>
+  `<div>No cloze ${n} found on card.<br>Please either add a cloze deletion, or use the Empty Cards tool.</div>`;
 
 function fieldValue(note: TemplateNote, name: string, card: string): string | undefined {
   const i = note.fieldNames.indexOf(name);
@@ -76,8 +88,22 @@ function renderSide(fmt: string, note: TemplateNote, ord: number, card: string, 
   });
 }
 
-/** The question and answer HTML of the card with template `tmpl` (for a cloze type, `ord` is the cloze number - 1). */
-export function renderCard(tmpl: AnkiTemplate, note: TemplateNote, ord: number): { question: string; answer: string } {
+/**
+ * The question and answer HTML of the card with template `tmpl` (for a cloze type, `ord` is the cloze number - 1;
+ * a cloze card whose number the fields no longer hold shows Anki's missing-cloze message, as Anki renders it).
+ */
+export function renderCard(
+  tmpl: AnkiTemplate,
+  note: TemplateNote,
+  ord: number,
+  cloze = false,
+): { question: string; answer: string } {
+  const numbers = new Set<number>();
+  if (cloze) for (const f of note.fields) clozeNumbersOf(f, numbers);
+  if (cloze && !numbers.has(ord + 1)) {
+    const empty = missingClozeHtml(ord + 1);
+    return { question: empty, answer: empty };
+  }
   const question = renderSide(tmpl.qfmt, note, ord, tmpl.name, 'q', '');
   const answer = renderSide(tmpl.afmt, note, ord, tmpl.name, 'a', question);
   return { question, answer };

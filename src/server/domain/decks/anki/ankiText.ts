@@ -66,21 +66,30 @@ export const hashtagToTag = (path: string) =>
     .filter(Boolean)
     .join('::');
 
-const ANKI_CLOZE = /\{\{c(\d+)::([\s\S]*?)(?:::([\s\S]*?))?\}\}/g;
+// `{{c1::answer}}`, `{{c1::answer::hint}}`, and `{{c1,2::answer}}`: one deletion on the cards of each number named.
+const ANKI_CLOZE = /\{\{c((?=[\d,]*\d)[\d,]+)::([\s\S]*?)(?:::([\s\S]*?))?\}\}/g;
+const ordinalsOf = (list: string) =>
+  list
+    .split(',')
+    .filter((s) => s !== '')
+    .map(Number);
 
-/** Whether a text holds Anki cloze markup, `{{c1::answer}}`. */
-export const hasAnkiCloze = (text: string) => /\{\{c\d+::/.test(text);
+/** Whether a text holds Anki cloze markup, `{{c1::answer}}` or `{{c1,2::answer}}`. */
+export const hasAnkiCloze = (text: string) => /\{\{c(?=[\d,]*\d)[\d,]+::/.test(text);
 
 /** The clozes revealed: `{{c1::Paris::city}}` → `Paris`. */
 export const revealClozes = (text: string) => text.replace(ANKI_CLOZE, (_m, _n, answer: string) => answer);
 
-/** The question of cloze card `n` (1-based): that cloze kept as markup, the others revealed. */
+/** The question of cloze card `n` (1-based): the clozes naming n kept as `{{cN::…}}` markup, the others revealed. */
 export const clozeQuestion = (text: string, n: number) =>
-  text.replace(ANKI_CLOZE, (m, k: string, answer: string) => (Number(k) === n ? m : answer));
+  text.replace(ANKI_CLOZE, (_m, k: string, answer: string, hint: string | undefined) =>
+    ordinalsOf(k).includes(n) ? `{{c${n}::${answer}${hint === undefined ? '' : `::${hint}`}}}` : answer,
+  );
 
-/** The cloze numbers a text uses, ascending. */
+/** The cloze numbers a text uses (each a deletion names; c0 none, as in Anki), ascending. */
 export function clozeNumbers(text: string): number[] {
-  return [...new Set([...text.matchAll(ANKI_CLOZE)].map((m) => Number(m[1])))].sort((a, b) => a - b);
+  const all = [...text.matchAll(ANKI_CLOZE)].flatMap((m) => ordinalsOf(m[1]));
+  return [...new Set(all.filter((n) => n > 0))].sort((a, b) => a - b);
 }
 
 /** Anki's note checksum: the first 8 hex digits of the SHA-1 of the first field's text (media names kept, as Anki does), as an integer. */
