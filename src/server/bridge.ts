@@ -18,6 +18,7 @@ import { sweepLeftovers } from './domain/library/startupSweep';
 import { makeDataDirPrivate } from './domain/security/privateDataDir';
 import { acquireDataDirLock, type DataDirLock } from './ground/store/lock';
 import { Store } from './ground/store/store';
+import { storeDamage } from './ground/store/storeDamage';
 import { asNoSpace, freeBytes } from './ground/store/diskSpace';
 import { SERVER_VERSION } from './version';
 import { probeCanvas, rendererMessage } from './ground/pdf/nativeCanvas';
@@ -81,7 +82,9 @@ export async function createBridge(options: BridgeOptions, routes: readonly Rout
     // Under the lock, before anything of this run writes: .part uploads and temp files a crash left
     // (a temp file is never part of the state; its rename is what commits it).
     sweepLeftovers(dataDir, join(dataDir, 'library'));
-    store = await Store.open(dataDir, options.store);
+    store = await Store.open(dataDir, options.store).catch((e: unknown) => {
+      throw storeDamage(e, dataDir);
+    });
     const snapshotFiles = await migrateDataDir(store, dataDir);
     const config = bridgeConfig(options);
     tolerateNoSpace(() => mkdirSync(config.libraryDir, { recursive: true, mode: 0o700 })); // an upload makes it too
