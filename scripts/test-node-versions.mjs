@@ -89,8 +89,9 @@ function suiteOn(version, turn = 0, turns = 1) {
   const node = nodeOf(version);
   const t0 = Date.now();
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-  // Named files replace .mocharc.json's spec (mocha would add them to it), with the same options.
-  const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '30000', '--exit'];
+  // Named files replace .mocharc.json's spec (mocha would add them to it), with its options but a 60 s timeout: three
+  // runs share 2 cores, so a test takes up to 3 times as long as alone (a timeout is there to catch a hang).
+  const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '60000', '--exit'];
   const all = suiteFiles(version);
   const cut = Math.floor((all.length * turn) / turns);
   const named = files.length ? files : [...all.slice(cut), ...all.slice(0, cut)];
