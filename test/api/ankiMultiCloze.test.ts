@@ -116,5 +116,20 @@ describe('Anki clozes naming several cards, and cards added on an edit', functio
       assert.match(after[1].question, /No cloze 2 found on card/);
       assert.match(after[0].question, /\[\.\.\.\]<\/span> lies on the Rhône/);
     });
+
+    it('updateNote: fields add the cards new cloze numbers make, tags are replaced; neither is refused', async () => {
+      const note = await add('{{c1::Bern}} is in Switzerland.');
+      const r = await call('updateNote', {
+        note: { id: note, fields: { Text: '{{c1::Bern}} is in {{c2::Switzerland}}.' }, tags: ['geo::capitals'] },
+      });
+      assert.equal(r.error, null);
+      assert.deepEqual(
+        (await cardsOf(note)).map((c: any) => c.ord),
+        [0, 1],
+      );
+      assert.deepEqual((await call('notesInfo', { notes: [note] })).result[0].tags, ['geo::capitals']);
+      const none = await call('updateNote', { note: { id: note } });
+      assert.equal(none.error, 'Must provide a "fields" or "tags" property.');
+    });
   });
 });

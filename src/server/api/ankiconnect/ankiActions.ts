@@ -188,6 +188,19 @@ export const ACTIONS: Record<string, ActionDecl> = {
       return null;
     },
   },
+  // AnkiConnect's updateNote: updateNoteFields when `fields` is given (cards the new fields make are added), then
+  // updateNoteTags when `tags` is, as AnkiConnect runs them.
+  updateNote: {
+    scope: 'write',
+    run: async (p, ctx) => {
+      const note = (p.note ?? {}) as Params;
+      const [fields, tags] = [Object.hasOwn(note, 'fields'), Object.hasOwn(note, 'tags')];
+      if (!fields && !tags) throw new AnkiError('Must provide a "fields" or "tags" property.');
+      if (fields) await ACTIONS.updateNoteFields.run(p, ctx);
+      if (tags) await ACTIONS.updateNoteTags.run({ note: note.id, tags: note.tags }, ctx);
+      return null;
+    },
+  },
   storeMediaFile: { scope: 'write', run: (p, ctx) => ctx.media.store(p) },
   retrieveMediaFile: {
     scope: 'read',
