@@ -117,6 +117,47 @@ describe('Anki clozes naming several cards, and cards added on an edit', functio
       assert.match(after[0].question, /\[\.\.\.\]<\/span> lies on the Rhône/);
     });
 
+    it('a card added by an edit goes to the deck the note’s cards are in (Anki’s rule), moved or not', async () => {
+      const note = await add('{{c1::Oslo}} is in Norway.');
+      const [own] = await cardsOf(note);
+      assert.equal((await call('changeDeck', { cards: [own.id], deck: 'Moved' })).error, null);
+      await update(note, '{{c1::Oslo}} is in {{c2::Norway}}.');
+      assert.deepEqual(
+        (await cardsOf(note)).map((c: any) => [c.ord, c.deck]),
+        [
+          [0, 'Moved'],
+          [1, 'Moved'],
+        ],
+      );
+    });
+
+    it('a template card emptied by an edit stays and shows Anki’s blank-front message', async () => {
+      const model = {
+        modelName: 'Optional reversed',
+        inOrderFields: ['Front', 'Back', 'Add Reverse'],
+        cardTemplates: [
+          { Name: 'Card 1', Front: '{{Front}}', Back: '{{Back}}' },
+          { Name: 'Card 2', Front: '{{#Add Reverse}}{{Back}}{{/Add Reverse}}', Back: '{{Front}}' },
+        ],
+      };
+      assert.equal((await call('createModel', model)).error, null);
+      const fields = { Front: 'dog', Back: 'perro', 'Add Reverse': 'y' };
+      const r = await call('addNote', { note: { deckName: 'Edits', modelName: model.modelName, fields } });
+      assert.equal(r.error, null);
+      const note = r.result as number;
+      assert.equal((await cardsOf(note))[1].question, 'perro');
+      const emptied = await call('updateNoteFields', { note: { id: note, fields: { 'Add Reverse': '' } } });
+      assert.equal(emptied.error, null);
+      const cards = await cardsOf(note);
+      assert.deepEqual(
+        cards.map((c: any) => [c.ord, c.question]),
+        [
+          [0, 'dog'],
+          [1, '<div>The front of this card is blank.</div>'],
+        ],
+      );
+    });
+
     it('updateNote: fields add the cards new cloze numbers make, tags are replaced; neither is refused', async () => {
       const note = await add('{{c1::Bern}} is in Switzerland.');
       const r = await call('updateNote', {

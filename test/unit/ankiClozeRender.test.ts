@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { cardOrds } from '../../src/server/domain/decks/anki/ankiCardgen';
 import type { AnkiModel } from '../../src/server/domain/decks/anki/ankiNotetypes';
-import { missingClozeHtml, renderCard, renderCloze } from '../../src/server/domain/decks/anki/ankiTemplate';
+import { renderAnkiCard } from '../../src/server/domain/decks/anki/ankiCardFace';
+import { renderCloze } from '../../src/server/domain/decks/anki/ankiTemplate';
 import { clozeNumbers, clozeQuestion, hasAnkiCloze, revealClozes } from '../../src/server/domain/decks/anki/ankiText';
 
 /**
@@ -50,12 +51,29 @@ describe('Anki cloze deletions that name several cards (c1,2)', () => {
     assert.equal(renderCloze('{{c1::a}} b', 2, 'q'), '');
   });
 
-  it('a card whose number is gone shows Anki’s missing-cloze message on both sides', () => {
-    const r = renderCard(CLOZE_MODEL.templates[0], note('{{c1::a}} b'), 1, true);
-    assert.deepEqual(r, { question: missingClozeHtml(2), answer: missingClozeHtml(2) });
-    assert.match(r.question, /No cloze 2 found on card/);
-    const ok = renderCard(CLOZE_MODEL.templates[0], note(TEXT), 1, true);
-    assert.match(ok.question, /\[\.\.\.\]<\/span> is on the/);
+  it('a card an edit emptied shows Anki’s message on both sides: a cloze number gone, a blank front', () => {
+    const gone = renderAnkiCard(CLOZE_MODEL, note('{{c1::a}} b'), 1)!;
+    assert.equal(gone.question, gone.answer);
+    assert.match(gone.question, /^<div>No cloze 2 found on card\.<br>/);
+    assert.match(renderAnkiCard(CLOZE_MODEL, note(TEXT), 1)!.question, /\[\.\.\.\]<\/span> is on the/);
+    const reversed: AnkiModel = {
+      id: '3',
+      name: 'Optional reversed',
+      cloze: false,
+      fields: ['Front', 'Back', 'Add Reverse'],
+      templates: [
+        { name: 'Card 1', ord: 0, qfmt: '{{Front}}', afmt: '{{Back}}' },
+        { name: 'Card 2', ord: 1, qfmt: 'Q: {{#Add Reverse}}{{Back}}{{/Add Reverse}}', afmt: '{{Front}}' },
+      ],
+      css: '',
+    };
+    const fields = (rev: string) => ({ ...note(''), fieldNames: reversed.fields, fields: ['dog', 'perro', rev] });
+    assert.deepEqual(renderAnkiCard(reversed, fields(''), 1), {
+      question: '<div>The front of this card is blank.</div>',
+      answer: '<div>The front of this card is blank.</div>',
+    });
+    assert.deepEqual(renderAnkiCard(reversed, fields('y'), 1), { question: 'Q: perro', answer: 'dog' });
+    assert.equal(renderAnkiCard(reversed, fields(''), 5), undefined);
   });
 
   it('the text helpers read every number: questions, numbers, markup and titles', () => {

@@ -1,4 +1,3 @@
-import { clozeNumbersOf } from './ankiClozeNumbers';
 import { fieldIsEmpty } from './ankiFieldEmpty';
 import type { AnkiModel } from './ankiNotetypes';
 
@@ -65,9 +64,6 @@ function tokenize(template: string): Token[] {
   return out;
 }
 
-// Cloze numbers live apart (the template renderer reads them too); importers of cardgen find them here.
-export { clozeNumbersOf };
-
 /** The parsed template, or undefined where Anki's parser refuses it (then the template makes no card). */
 export function parseTemplate(template: string): Node[] | undefined {
   const tokens = tokenize(template);
@@ -107,6 +103,29 @@ export function nonemptyFields(model: AnkiModel, fields: readonly string[], tags
   for (const special of SPECIAL_FIELDS)
     if (!model.fields.includes(special) && (special !== 'Tags' || tags.length)) out.add(special);
   return out;
+}
+
+const CLOZE_OPEN = /\{\{c([\d,]*)::/y;
+
+/** Anki's cloze numbers of a field: of each closed deletion and those nested in it (at most 10 open at once). */
+export function clozeNumbersOf(field: string, into = new Set<number>()): Set<number> {
+  const open: number[][] = [];
+  for (let i = 0; i < field.length;) {
+    CLOZE_OPEN.lastIndex = i;
+    const m = CLOZE_OPEN.exec(field);
+    const ords = m ? m[1].split(',').filter((s) => /^\d+$/.test(s) && Number(s) <= 65535) : [];
+    if (m && ords.length) {
+      if (open.length < 10) open.push(ords.map(Number).filter((n) => n !== 0));
+      i += m[0].length;
+    } else if (field.startsWith('}}', i)) {
+      // A deletion counts once closed, with those closed inside it; one left open counts for nothing.
+      const done = open.pop();
+      if (done && open.length) open[open.length - 1].push(...done);
+      else if (done) for (const n of done) into.add(n);
+      i += 2;
+    } else i++;
+  }
+  return into;
 }
 
 /** The ordinals of the cards a note's fields make (templates, or cloze numbers - 1), by Anki's rule; maybe none. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../cards/noteRows';
 import type { AnkiModel } from './ankiCollection';
 import { importedTextHash } from './ankiImportCards';
-import { renderCard } from './ankiTemplate';
+import { renderAnkiCard } from './ankiCardFace';
 import { hashtagToTag } from './ankiText';
 
 /**
@@ -47,18 +47,13 @@ export function ankiFaceHtml(db: Db, noteId: string): AnkiFaceHtml | undefined {
   const modelRow = db.get<{ model: string }>('SELECT model FROM anki_models WHERE mid = ?', [o.mid]);
   if (!modelRow) return undefined;
   const model = JSON.parse(modelRow.model) as AnkiModel;
-  const tmpl = model.cloze ? model.templates[0] : model.templates.find((t) => t.ord === Number(o.ord));
-  if (!tmpl) return undefined;
   const tags = db
     .all<{ path: string }>('SELECT path FROM note_hashtags WHERE noteid = ? ORDER BY path', [o.parent])
     .map((t) => hashtagToTag(t.path));
   const fields = JSON.parse(o.fields) as string[];
-  const { question, answer } = renderCard(
-    tmpl,
-    { fieldNames: model.fields, fields, tags, modelName: model.name },
-    Number(o.ord),
-    model.cloze,
-  );
+  const faces = renderAnkiCard(model, { fieldNames: model.fields, fields, tags, modelName: model.name }, Number(o.ord));
+  if (!faces) return undefined;
+  const { question, answer } = faces;
   // Anki's answers repeat the front above <hr id=answer>; review shows the question already.
   const parts = answer.split(ANSWER_RULE);
   let back = parts[parts.length - 1];

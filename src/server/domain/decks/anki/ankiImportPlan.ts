@@ -1,9 +1,9 @@
+import { renderAnkiCard } from './ankiCardFace';
 import type { AnkiDeckConfig } from './ankiDeckConfig';
 import type { StoredSchedule } from '../deckScheduling';
 import type { AnkiCard, AnkiCollection, AnkiModel, AnkiNote } from './ankiCollection';
 import type { AnkiRevlog } from './ankiRevlog';
 import { scheduleFromAnki } from './ankiSchedule';
-import { renderCard } from './ankiTemplate';
 import { clozeNumbers, clozeQuestion, htmlToText, imageNames, revealClozes, tagToHashtag } from './ankiText';
 
 /**
@@ -132,15 +132,14 @@ const ANSWER_RULE = /<hr\b[^>]*\bid\s*=\s*["']?answer["']?[^>]*>/i;
 
 /** One Anki card of a note with several, as a child card: its rendered front as title, what the back adds as body. */
 function faceOf(n: AnkiNote, model: AnkiModel, c: AnkiCard, noteTitle: string): { title: string; body: string } {
-  const tmpl = model.cloze ? model.templates[0] : model.templates.find((t) => t.ord === c.ord);
   const fallback = `${noteTitle.slice(0, 200)} (card ${c.ord + 1})`;
-  if (!tmpl) return { title: fallback, body: '' };
-  const { question, answer } = renderCard(
-    tmpl,
+  const faces = renderAnkiCard(
+    model,
     { fieldNames: model.fields, fields: n.fields, tags: n.tags, modelName: model.name },
     c.ord,
-    model.cloze,
   );
+  if (!faces) return { title: fallback, body: '' };
+  const { question, answer } = faces;
   const q = htmlToText(question);
   // Anki's answers repeat the front above <hr id=answer>; the body keeps what comes after.
   const parts = answer.split(ANSWER_RULE);

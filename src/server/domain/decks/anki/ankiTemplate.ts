@@ -1,4 +1,3 @@
-import { clozeNumbersOf } from './ankiClozeNumbers';
 import { fieldIsEmpty } from './ankiFieldEmpty';
 
 /**
@@ -44,10 +43,6 @@ export function renderCloze(text: string, n: number, side: 'q' | 'a'): string {
   return active ? out : '';
 }
 
-/** What Anki shows on both sides of a cloze card whose number no field has any more (it keeps the card). */
-export const missingClozeHtml = (n: number) =>
-  `<div>No cloze ${n} found on card.<br>Please either add a cloze deletion, or use the Empty Cards tool.</div>`;
-
 function fieldValue(note: TemplateNote, name: string, card: string): string | undefined {
   const i = note.fieldNames.indexOf(name);
   if (i >= 0) return note.fields[i] ?? '';
@@ -88,22 +83,8 @@ function renderSide(fmt: string, note: TemplateNote, ord: number, card: string, 
   });
 }
 
-/**
- * The question and answer HTML of the card with template `tmpl` (for a cloze type, `ord` is the cloze number - 1;
- * a cloze card whose number the fields no longer hold shows Anki's missing-cloze message, as Anki renders it).
- */
-export function renderCard(
-  tmpl: AnkiTemplate,
-  note: TemplateNote,
-  ord: number,
-  cloze = false,
-): { question: string; answer: string } {
-  const numbers = new Set<number>();
-  if (cloze) for (const f of note.fields) clozeNumbersOf(f, numbers);
-  if (cloze && !numbers.has(ord + 1)) {
-    const empty = missingClozeHtml(ord + 1);
-    return { question: empty, answer: empty };
-  }
+/** The question and answer HTML of the card with template `tmpl` (for a cloze type, `ord` is the cloze number - 1). */
+export function renderCard(tmpl: AnkiTemplate, note: TemplateNote, ord: number): { question: string; answer: string } {
   const question = renderSide(tmpl.qfmt, note, ord, tmpl.name, 'q', '');
   const answer = renderSide(tmpl.afmt, note, ord, tmpl.name, 'a', question);
   return { question, answer };
