@@ -158,6 +158,16 @@ describe('Anki clozes naming several cards, and cards added on an edit', functio
       );
     });
 
+    it('a cloze note is a duplicate only of the same first field, answers and numbers included (as Anki)', async () => {
+      await add('{{c1::Rome}} lies by the {{c2::Tiber}}.');
+      await add('{{c1::Pisa}} lies by the {{c2::Arno}}.');
+      await add('{{c2::Rome}} lies by the {{c1::Tiber}}.');
+      const again = await call('addNote', {
+        note: { deckName: 'Edits', modelName: 'Cloze', fields: { Text: '{{c1::Rome}} lies by the {{c2::Tiber}}.' } },
+      });
+      assert.equal(again.error, 'cannot create note because it is a duplicate');
+    });
+
     it('updateNote: fields add the cards new cloze numbers make, tags are replaced; neither is refused', async () => {
       const note = await add('{{c1::Bern}} is in Switzerland.');
       const r = await call('updateNote', {

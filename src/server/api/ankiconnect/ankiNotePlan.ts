@@ -1,7 +1,7 @@
 import { hashtagKey } from '../../domain/cards/noteHashtags';
 import type { Db } from '../../domain/cards/noteRows';
 import { AnkiError } from './ankiError';
-import { clozeParts, htmlToText, imageNames, type ModelName } from './ankiFields';
+import { clozeText, htmlToText, imageNames, type ModelName } from './ankiFields';
 import { checkCardText, checkDeckName, checkFieldSizes, tagsToHashtags } from './ankiLimits';
 import { imageTypeOf, type AnkiMedia } from './ankiMedia';
 import { madeCardText, madeFieldValues } from './ankiModelNotes';
@@ -136,11 +136,12 @@ export class DuplicateIndex {
       const type = r.mid ? types.get(r.mid) : undefined;
       if (type && r.fields) {
         const first = htmlToText((JSON.parse(r.fields) as string[])[0] ?? '');
-        this.add(type.name, type.cloze ? clozeParts(first).question : first, r.deck);
+        this.add(type.name, first, r.deck);
         continue;
       }
+      // A note stored before types were: its Cloze text made again from the title and question.
       const cloze = r.question !== null && /\{\{\s*cloze\s*\}\}/i.test(r.question);
-      this.add(cloze ? 'Cloze' : 'Basic', cloze ? r.question! : r.title, r.deck);
+      this.add(cloze ? 'Cloze' : 'Basic', cloze ? clozeText(r.title, r.question!) : r.title, r.deck);
     }
     return this.entries;
   }
@@ -152,14 +153,17 @@ export class DuplicateIndex {
     this.entries!.set(k, decks);
   }
 
+  /** Anki compares the whole first field, a cloze's answers and numbers too (rslib notes is_duplicate). */
+  private static firstOf = (plan: NotePlan) => htmlToText(plan.made.fields[0] ?? '');
+
   has(plan: NotePlan, sameDeck: boolean): boolean {
-    const decks = this.load().get(DuplicateIndex.key(plan.made?.name ?? plan.model, plan.question ?? plan.title));
+    const decks = this.load().get(DuplicateIndex.key(plan.made?.name ?? plan.model, DuplicateIndex.firstOf(plan)));
     return !!decks && (!sameDeck || decks.has(plan.deckName.toLowerCase()));
   }
 
   /** A note planned in this call counts for the next ones. */
   remember(plan: NotePlan): void {
     this.load();
-    this.add(plan.made?.name ?? plan.model, plan.question ?? plan.title, plan.deckName.toLowerCase());
+    this.add(plan.made?.name ?? plan.model, DuplicateIndex.firstOf(plan), plan.deckName.toLowerCase());
   }
 }
