@@ -4,6 +4,7 @@ import type { WriteTx } from '../../../ground/store/store';
 import { studyDay } from '../deckOptions';
 import { deckOptionsOf } from '../deckPresets';
 import type { ReviewSource } from './ankiImportCards';
+import { scheduleState } from './ankiImportTriggers';
 import { REVIEW_LOG_COLUMNS, reviewLogValues } from './ankiRevlog';
 import { allForIds, ascendingIds, insertRows, updateRows } from './sqlBatches';
 
@@ -50,7 +51,7 @@ export function writeReviews(
     const prior = existing.get(sourceId);
     const cardId = prior ?? fresh[i];
     if (prior) updates.push([prior, ...values]);
-    else inserts.push([cardId, deckId, sourceId, ...values, now]);
+    else inserts.push([cardId, deckId, sourceId, ...values, now, scheduleState(r.schedule)]);
     cardIds.push(cardId);
   }
   updateRows(
@@ -60,10 +61,10 @@ export function writeReviews(
     ['question', 'question_index', 'fsrs', 'due_at', 'queue', 'buried_until', 'flag', 'modified_at'],
     updates,
   );
-  // question_content_id stays NULL: an Anki card asks with its title or its cloze text.
+  // question_content_id stays NULL: an Anki card asks with its title or its cloze text. state: ankiImportTriggers.ts.
   insertRows(
     tx,
-    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at)',
+    'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at, state)',
     inserts,
   );
   writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);

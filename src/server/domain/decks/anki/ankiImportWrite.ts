@@ -7,6 +7,7 @@ import { importedTextHash, placeReviewCards, writeAnkiLinks } from './ankiImport
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
 import { writeReviews } from './ankiImportReviews';
+import { withoutInsertTriggers } from './ankiImportTriggers';
 import { allForIds, ascendingIds, byKey, insertRows } from './sqlBatches';
 import { insertRootCard, nextChildPosition } from '../../cards/rows/cardRowsInsert';
 import {
@@ -51,14 +52,22 @@ interface Known {
   deck_id: string;
 }
 
-/** The planned notes' card rows and their anki_notes links, each table in one multi-row statement. */
-function writeNoteRows(tx: WriteTx, rows: CardRowsBatch, links: SqlParam[][]): void {
-  insertCardRows(tx, rows);
+/**
+ * The planned notes' card rows and their anki_notes links, each table in
+ * multi-row statements. The planned rows (copies of every card's text) are
+ * let go when it returns, before the review cards are planned.
+ */
+function writeNoteRows(
+  tx: WriteTx,
+  planned: { rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number },
+): { created: number; mediaCount: number } {
+  insertCardRows(tx, planned.rows);
   insertRows(
     tx,
     'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
-    byKey(links),
+    byKey(planned.links),
   );
+  return { created: planned.rows.cards.length, mediaCount: planned.mediaCount };
 }
 
 interface PlannedIds {
@@ -144,14 +153,24 @@ export async function writeImport(
     });
     const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
     const nextPart = clearUpdated(tx, plan, ids, updatedIds, now);
-    const { rows, links, mediaCount } = planNoteRows(plan, ids, nextPart, media, { target, position, now });
-    writeNoteRows(tx, rows, links);
     const noteIds = ids.map((x) => x.id);
-    const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
-    writeAnkiLinks(tx, plan, sources);
-    // Options first: a buried card's day ends at the deck's day start.
-    const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
-    const cardIds = writeReviews(tx, target.deckId, sources, actor, now);
+    const written = withoutInsertTriggers(
+      tx,
+      () => {
+        const { created, mediaCount } = writeNoteRows(
+          tx,
+          planNoteRows(plan, ids, nextPart, media, { target, position, now }),
+        );
+        const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
+        writeAnkiLinks(tx, plan, sources);
+        // Options first: a buried card's day ends at the deck's day start.
+        const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
+        const cardIds = writeReviews(tx, target.deckId, sources, actor, now);
+        return { created, mediaCount, childIds, preset, cardIds };
+      },
+      (out) => ({ deckId: target.deckId, cardIds: [...noteIds, ...out.childIds] }),
+    );
+    const { created, mediaCount, childIds, preset, cardIds } = written;
     recordOperation(tx, {
       topicid: target.topicid,
       kind: 'anki-import',
@@ -164,7 +183,7 @@ export async function writeImport(
       deckId: target.deckId,
       topicid: target.topicid,
       notes: plan.notes.length,
-      created: rows.cards.length,
+      created,
       updated: updatedIds.length,
       cards: cardIds.length,
       media: mediaCount,
