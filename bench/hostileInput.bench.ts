@@ -11,7 +11,7 @@ import { tempDir } from '../test/helpers/bridgeFixture';
 import { loopProbe } from '../test/helpers/loopProbe';
 import { spawnBridge } from '../test/helpers/childBridge';
 import { rssOf, sampleRss, streamUpload } from '../test/helpers/hostileInput';
-import { hugeContentsPdf, manyHighlightsPdf } from '../test/helpers/hostileAnnotations';
+import { highlightPagesPdf, hugeContentsPdf, manyHighlightsPdf } from '../test/helpers/hostileAnnotations';
 import { brokenChainPdf } from '../test/helpers/brokenChainPdf';
 import { printTable } from './table';
 
@@ -99,6 +99,12 @@ async function main() {
           )
         ).status,
       '4xx, +300 MB',
+    );
+    const fiveK = await upload(highlightPagesPdf(10, 500), 'five-thousand.pdf');
+    await measure(
+      'import: 5,000 highlights over 10 pages (5,000 cards)',
+      () => importInto(fiveK.json.bookmd5, 'Five thousand'),
+      'loop delay < 250 ms',
     );
     const many = await upload(manyHighlightsPdf(50_000), 'many.pdf');
     await measure('import: a page of 50,000 highlights', () => importInto(many.json.bookmd5, 'Many'));

@@ -1,15 +1,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Preloaded into a child bridge: the event loop's longest delay (ms) per 50 ms window, one line each. */
+/**
+ * Preloaded into a child bridge: the event loop's longest delay (ms) per 50 ms window, one line each. The main
+ * thread's only: NODE_OPTIONS' --require runs in every worker thread too, and a pdf.js worker busy on a page for a
+ * second is no delay of the bridge's loop.
+ */
 const PROBE = `const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { appendFileSync } = require('node:fs');
-const h = monitorEventLoopDelay({ resolution: 10 });
-h.enable();
-setInterval(() => {
-  appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
-  h.reset();
-}, 50).unref();
+if (require('node:worker_threads').isMainThread) {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  setInterval(() => {
+    appendFileSync(process.env.LOOP_PROBE_FILE, Date.now() + ' ' + (h.max / 1e6).toFixed(1) + '\\n');
+    h.reset();
+  }, 50).unref();
+}
 `;
 
 export interface LoopProbe {

@@ -23,6 +23,15 @@ interface Batch {
   waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
 }
 
+/** One slice of a sliced write: its answer once done, else `undefined` (run me again). */
+export type WriteStep<T> = (tx: WriteTx) => { value: T } | undefined;
+
+/** A write waiting for the batch in flight; a sliced one opens its own transaction, so it waits for an empty one. */
+interface Deferred {
+  sliced: boolean;
+  run: () => void;
+}
+
 /**
  * The write pipeline: memory never runs ahead of the journal by more than the
  * one batch being fsynced, and that batch is a single open SQLite transaction.
@@ -48,7 +57,9 @@ export class GroupCommit {
   private batch: Batch | undefined;
   private flushing = false;
   private inWrite = false;
-  private deferred: Array<() => void> = [];
+  /** A sliced write holds the transaction between its steps: other writes wait, as during an fsync. */
+  private slicing = false;
+  private deferred: Deferred[] = [];
   private idleTasks: Array<() => void> = [];
   /** Writes applied in memory, rolled back ones included: never goes back, unlike seq. */
   private applied = 0;
@@ -76,14 +87,16 @@ export class GroupCommit {
    * acknowledged rows (a write that failed and was rolled back still moved it).
    */
   get quietMark(): number | undefined {
-    return this.batch || this.flushing || this.inWrite || this.deferred.length ? undefined : this.applied;
+    return this.batch || this.flushing || this.inWrite || this.slicing || this.deferred.length
+      ? undefined
+      : this.applied;
   }
 
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.inWrite) return Promise.reject(new Error('nested store.write'));
     return new Promise<T>((resolve, reject) => {
       const apply = () => this.apply(fn, resolve, reject);
-      if (this.flushing) this.deferred.push(apply);
+      if (this.flushing || this.slicing) this.deferred.push({ sliced: false, run: apply });
       else {
         apply();
         this.startFlush();
@@ -93,16 +106,8 @@ export class GroupCommit {
 
   private apply<T>(fn: (tx: WriteTx) => T, resolve: (v: T) => void, reject: (e: unknown) => void): void {
     const db = this.db;
-    // Encoded as each statement runs: the record is held once, as bytes, and params are not kept.
     const record = new RecordEncoder(this.seq + 1);
-    const tx: WriteTx = {
-      run: (sql, params = []) => {
-        runStatement(db, sql, params);
-        record.statement(sql, params);
-      },
-      get: (sql, params) => this.all(sql, params)[0] as never,
-      all: (sql, params) => this.all(sql, params),
-    };
+    const tx = this.txOf(record);
     const first = !this.batch;
     db.exec(first ? 'BEGIN' : 'SAVEPOINT w');
     this.inWrite = true;
@@ -117,9 +122,26 @@ export class GroupCommit {
       this.inWrite = false;
     }
     if (!first) db.exec('RELEASE w');
+    this.enqueue(record, first, () => resolve(result), reject);
+  }
+
+  /** Statements that run and are encoded as they run: the record is held once, as bytes, and params are not kept. */
+  private txOf(record: RecordEncoder): WriteTx {
+    return {
+      run: (sql, params = []) => {
+        runStatement(this.db, sql, params);
+        record.statement(sql, params);
+      },
+      get: (sql, params) => this.all(sql, params)[0] as never,
+      all: (sql, params) => this.all(sql, params),
+    };
+  }
+
+  /** An applied write's record joins the batch (answered once it is fsynced); one that wrote nothing is answered now. */
+  private enqueue(record: RecordEncoder, first: boolean, resolve: () => void, reject: (e: unknown) => void): void {
     if (record.statements === 0) {
-      if (first) db.exec('COMMIT');
-      resolve(result);
+      if (first) this.db.exec('COMMIT');
+      resolve();
       return;
     }
     this.applied++;
@@ -129,7 +151,54 @@ export class GroupCommit {
       batch.records.push(b);
       batch.bytes += b.length;
     }
-    batch.waiters.push({ resolve: () => resolve(result), reject });
+    batch.waiters.push({ resolve, reject });
+  }
+
+  /**
+   * A write too long for one turn of the event loop: `step` runs again and
+   * again, the loop served between steps, until it answers a value. Its steps
+   * are one transaction and one journal record, so it is acknowledged whole or
+   * not at all (a step that throws rolls every step back). Other writes wait
+   * for it as they wait for an fsync; reads between steps see its rows so far,
+   * as they see a batch being fsynced.
+   */
+  writeSliced<T>(step: WriteStep<T>): Promise<T> {
+    if (this.inWrite) return Promise.reject(new Error('nested store.write'));
+    return new Promise<T>((resolve, reject) => {
+      const start = () => void this.runSliced(step, resolve, reject);
+      if (this.flushing || this.slicing || this.batch) this.deferred.push({ sliced: true, run: start });
+      else start();
+    });
+  }
+
+  private async runSliced<T>(step: WriteStep<T>, resolve: (v: T) => void, reject: (e: unknown) => void) {
+    this.slicing = true;
+    const record = new RecordEncoder(this.seq + 1);
+    const tx = this.txOf(record);
+    this.db.exec('BEGIN');
+    let done: { value: T } | undefined;
+    try {
+      for (;;) {
+        this.inWrite = true;
+        try {
+          done = step(tx);
+        } finally {
+          this.inWrite = false;
+        }
+        if (done) break;
+        await new Promise((r) => setImmediate(r));
+      }
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      this.slicing = false;
+      reject(e);
+      this.drain();
+      return;
+    }
+    this.slicing = false;
+    const { value } = done;
+    this.enqueue(record, true, () => resolve(value), reject);
+    this.drain();
   }
 
   private all<T>(sql: string, params: SqlParam[] = []): T[] {
@@ -163,8 +232,14 @@ export class GroupCommit {
       for (const w of batch.waiters) w.reject(err);
     }
     this.flushing = false;
-    for (const task of this.idleTasks.splice(0)) task();
-    for (const apply of this.deferred.splice(0)) apply();
+    this.drain();
+  }
+
+  /** After a batch or a sliced write: idle tasks, then the writes that waited, in order, then their flush. */
+  private drain(): void {
+    if (!this.batch) for (const task of this.idleTasks.splice(0)) task();
+    while (this.deferred.length && !this.slicing && !(this.deferred[0].sliced && this.batch))
+      this.deferred.shift()!.run();
     this.startFlush();
   }
 
@@ -178,7 +253,7 @@ export class GroupCommit {
           reject(e);
         }
       };
-      if (!this.flushing && !this.batch) run();
+      if (!this.flushing && !this.batch && !this.slicing) run();
       else this.idleTasks.push(run);
     });
   }
@@ -186,6 +261,6 @@ export class GroupCommit {
   /** Resolves once every write handed in so far has been answered. */
   async settled(): Promise<void> {
     do await this.atIdle(() => undefined);
-    while (this.flushing || this.batch || this.deferred.length);
+    while (this.flushing || this.batch || this.slicing || this.deferred.length);
   }
 }

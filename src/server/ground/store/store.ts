@@ -4,7 +4,7 @@ import type { Database } from 'sql.js';
 import { isNoSpace } from '../../errors';
 import { CheckpointFile } from './checkpointFile';
 import { buildReplicaOffThread } from './checkpointReplica';
-import { GroupCommit, type Row, type WriteTx } from './groupCommit';
+import { GroupCommit, type Row, type WriteStep, type WriteTx } from './groupCommit';
 import type { SqlParam } from './journal';
 import { JournalWriter } from './journalWriter';
 import { journalFailure } from './journalFailure';
@@ -15,7 +15,7 @@ import { metaValue, runMigrations, schemaVersionOf } from './schemaUpgrade';
 import { openDatabase, queryAll } from './sqlite';
 import type { CheckpointStats, StoreOptions } from './storeOptions';
 
-export type { Row, SqlValue, WriteTx } from './groupCommit';
+export type { Row, SqlValue, WriteStep, WriteTx } from './groupCommit';
 export type { CardIndexChange, ChangeKind, LibraryChange } from './rowChanges';
 export type { CheckpointStats, StoreOptions } from './storeOptions';
 export type { RecoveryReport } from './recoveryReport';
@@ -113,24 +113,34 @@ export class Store {
   /**
    * Runs `fn` in one transaction (synchronously: no awaits inside) and
    * resolves once its statements are fsynced to the journal. If `fn` throws,
-   * the transaction rolls back and nothing is journaled. If the journal
-   * cannot be written, the write is undone in memory before it is answered
-   * (507 for a full disk, else 503): it never becomes visible or checkpointed,
-   * and the next write tries the journal again.
+   * the transaction rolls back and nothing is journaled. If the journal cannot
+   * be written, the write is undone in memory before it is answered (507 for a
+   * full disk, else 503), never visible after nor checkpointed; the next write tries again.
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.commits.write(this.forgettingOnThrow(fn));
+  }
+
+  /** A write in steps, the event loop served between them, acknowledged whole or not at all (GroupCommit.writeSliced). */
+  writeSliced<T>(step: WriteStep<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.commits.writeSliced(this.forgettingOnThrow(step));
+  }
+
+  /** `fn`, whose changed rows (from its first call on: a sliced write's steps are one transaction) go if it throws. */
+  private forgettingOnThrow<T>(fn: (tx: WriteTx) => T): (tx: WriteTx) => T {
     const rows = this.rowChanges;
-    if (!rows) return this.commits.write(fn);
-    return this.commits.write((tx) => {
-      const mark = rows.mark();
+    let mark: number | undefined;
+    return (tx) => {
+      mark ??= rows?.mark();
       try {
         return fn(tx);
       } catch (e) {
-        rows.rollback(mark);
+        if (mark !== undefined) rows?.rollback(mark);
         throw e;
       }
-    });
+    };
   }
 
   /** Increases with every acknowledged write: a cheap "has anything changed" check for views and long polls. */
