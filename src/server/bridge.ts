@@ -209,6 +209,7 @@ function closer(r: Running): Bridge['close'] {
   return (opts?: { keepLock?: boolean }) =>
     (closing ??= (async () => {
       r.shutdown.abort(); // also ends the open GET /events streams
+      services.store.stopSlicedWrites(); // an import in steps rolls back rather than holding the stop
       services.storage.close();
       // Both ports at once: a running request gets one second to answer, so a stop is honoured within two.
       await Promise.all([

@@ -72,4 +72,37 @@ describe('Store.writeSliced: steps with the loop between them, acknowledged whol
       ['other'],
     );
   });
+  it('a close rolls back a sliced write still running at its next step (BRIDGE_STOPPING) and refuses new ones', async () => {
+    const dir = tempDir();
+    const store = await Store.open(dir, { idleCheckpointMs: 0 });
+    let steps = 0;
+    let waited: Promise<void> | undefined;
+    // A write that would never end on its own (an import far larger than a stop may wait for).
+    const endless = store.writeSliced((tx) => {
+      insert(tx, `s${++steps}`);
+      if (steps === 1)
+        setImmediate(() => {
+          waited = store.write((t) => insert(t, 'waited'));
+        });
+      return undefined;
+    });
+    const failed = endless.then(
+      () => assert.fail('an endless write was answered'),
+      (e: { code?: string }) => e.code,
+    );
+    while (steps < 5) await new Promise((r) => setImmediate(r));
+    await store.close();
+    assert.equal(await failed, 'BRIDGE_STOPPING');
+    await waited; // the write that waited behind it still lands
+    const reopened = await Store.open(dir, { idleCheckpointMs: 0 });
+    assert.deepEqual(
+      reopened.all<{ content_id: string }>(ROWS).map((r) => r.content_id),
+      ['waited'],
+    );
+    await assert.rejects(
+      store.writeSliced(() => ({ value: 1 })),
+      (e: Error) => /closed|BRIDGE_STOPPING/.test(`${e.message} ${(e as { code?: string }).code}`),
+    );
+    await reopened.close();
+  });
 });

@@ -1,4 +1,5 @@
 import type { Database } from 'sql.js';
+import { BridgeError } from '../../errors';
 import type { JournalWriter } from './journal';
 import { RecordEncoder, type SqlParam } from './recordEncoder';
 import { queryAll, runStatement } from './sqlite';
@@ -59,6 +60,8 @@ export class GroupCommit {
   private inWrite = false;
   /** A sliced write holds the transaction between its steps: other writes wait, as during an fsync. */
   private slicing = false;
+  /** Set by stopSliced: a sliced write still running rolls back at its next step, so a stop is not held by it. */
+  private stopping = false;
   private deferred: Deferred[] = [];
   private idleTasks: Array<() => void> = [];
   /** Writes applied in memory, rolled back ones included: never goes back, unlike seq. */
@@ -164,6 +167,7 @@ export class GroupCommit {
    */
   writeSliced<T>(step: WriteStep<T>): Promise<T> {
     if (this.inWrite) return Promise.reject(new Error('nested store.write'));
+    if (this.stopping) return Promise.reject(stoppingError());
     return new Promise<T>((resolve, reject) => {
       const start = () => void this.runSliced(step, resolve, reject);
       if (this.flushing || this.slicing || this.batch) this.deferred.push({ sliced: true, run: start });
@@ -186,6 +190,7 @@ export class GroupCommit {
           this.inWrite = false;
         }
         if (done) break;
+        if (this.stopping) throw stoppingError();
         await new Promise((r) => setImmediate(r));
       }
     } catch (e) {
@@ -258,9 +263,26 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * The store is closing: a sliced write rolls back at its next step (answered BRIDGE_STOPPING, nothing of it kept)
+   * and new ones are refused, so a clean stop waits for one step, not for a whole import.
+   */
+  stopSliced(): void {
+    this.stopping = true;
+  }
+
   /** Resolves once every write handed in so far has been answered. */
   async settled(): Promise<void> {
     do await this.atIdle(() => undefined);
     while (this.flushing || this.batch || this.slicing || this.deferred.length);
   }
 }
+
+const stoppingError = () =>
+  new BridgeError(
+    'BRIDGE_STOPPING',
+    503,
+    'The bridge is stopping: this write was rolled back and nothing of it was kept. Send it again once the bridge is back.',
+    undefined,
+    true,
+  );

@@ -111,11 +111,10 @@ export class Store {
   }
 
   /**
-   * Runs `fn` in one transaction (synchronously: no awaits inside) and
-   * resolves once its statements are fsynced to the journal. If `fn` throws,
-   * the transaction rolls back and nothing is journaled. If the journal cannot
-   * be written, the write is undone in memory before it is answered (507 for a
-   * full disk, else 503), never visible after nor checkpointed; the next write tries again.
+   * Runs `fn` in one transaction (synchronously: no awaits inside) and resolves once its statements are fsynced to
+   * the journal. If `fn` throws, the transaction rolls back and nothing is journaled. If the journal cannot be
+   * written, the write is undone in memory before it is answered (507 for a full disk, else 503), never visible
+   * after nor checkpointed; the next write tries again.
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
@@ -154,9 +153,8 @@ export class Store {
   }
 
   /**
-   * Called after each acknowledged (fsynced) batch with the new revision and
-   * the library rows it changed, by kind and id, and the card index rows it
-   * wrote or deleted. Returns the unsubscribe function.
+   * Called after each acknowledged (fsynced) batch with the new revision and the library rows it changed, by kind and
+   * id, and the card index rows it wrote or deleted. Returns the unsubscribe function.
    */
   onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
@@ -182,18 +180,14 @@ export class Store {
   }
 
   /**
-   * Folds the database into library.db and drops the journal records it now
-   * holds. The image is exported on this thread or, for a large database,
-   * built by a worker from library.db and the journal (checkpointReplica.ts)
-   * while this thread only notes where the journal ends. The pages that
-   * changed are found and written (checkpointFile.ts) between requests and
-   * on libuv's pool while requests and writes go on. The checkpoint records
-   * the last journal sequence it contains, so a crash anywhere replays
-   * nothing twice and loses nothing: until library.db holds the new pages
-   * (or its redo file does), the old file and the whole journal are there;
-   * after, replay skips what the file holds. `onThisThread`: export here
-   * whatever the size (close: nothing waits on this thread then); `force`:
-   * even with an empty journal (compact: VACUUM's result is in memory only).
+   * Folds the database into library.db and drops the journal records it now holds. The image is exported on this thread
+   * or, for a large database, built by a worker from library.db and the journal (checkpointReplica.ts) while this thread
+   * only notes where the journal ends. The pages that changed are found and written (checkpointFile.ts) between requests
+   * and on libuv's pool while requests and writes go on. The checkpoint records the last journal sequence it contains,
+   * so a crash anywhere replays nothing twice and loses nothing: until library.db holds the new pages (or its redo file
+   * does), the old file and the whole journal are there; after, replay skips what the file holds. `onThisThread`: export
+   * here whatever the size (close: nothing waits on this thread then); `force`: even with an empty journal (compact:
+   * VACUUM's result is in memory only).
    */
   checkpoint(opts: { onThisThread?: boolean; force?: boolean } = {}): Promise<void> {
     this.checkpointing ??= this.doCheckpoint(opts).finally(() => (this.checkpointing = undefined));
@@ -277,6 +271,11 @@ export class Store {
     return this.journal.bytes;
   }
 
+  /** A stop is coming: a sliced write still running rolls back at its next step, and new ones are refused. */
+  stopSlicedWrites(): void {
+    this.commits.stopSliced();
+  }
+
   /** Exposed for diagnostics and the crash test. */
   integrityCheck(): string {
     return String(this.get<{ integrity_check: string }>('PRAGMA integrity_check')?.integrity_check);
@@ -285,6 +284,7 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.idleTimer);
+    this.commits.stopSliced();
     await this.commits.settled();
     // A worker still replaying is ended: the checkpoint goes on as an export here, and close's own then finds nothing left.
     this.closing.abort();
