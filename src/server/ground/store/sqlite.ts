@@ -107,19 +107,43 @@ export function queryAll<T>(db: Database, sql: string, params: SqlParam[] = []):
   try {
     stmt.bind(params);
     const rows: T[] = [];
-    if (!stmt.step()) return rows;
-    // Column names once per query (getAsObject asks for them on every row); not kept: a schema change can change `SELECT *`.
-    const columns = stmt.getColumnNames();
-    do {
-      const values = stmt.get();
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
-      rows.push(row as T);
-    } while (stmt.step());
+    readRows(stmt, rows, Infinity);
     return rows;
   } finally {
     stmt.reset();
   }
+}
+
+/**
+ * Every row of a query, yielding every `every` rows (writeSteps.ts): for a
+ * database only its caller uses meanwhile (an Anki package's collection),
+ * read in slices of the event loop. The statement is its own, not cached.
+ */
+export function* queryAllSteps<T>(db: Database, sql: string, params: SqlParam[] = [], every = 2000) {
+  const stmt = db.prepare(sql);
+  try {
+    stmt.bind(params);
+    const rows: T[] = [];
+    while (readRows(stmt, rows, every)) yield;
+    return rows;
+  } finally {
+    stmt.free();
+  }
+}
+
+/** Up to `max` more rows of a bound statement into `rows`; true when there may be more. */
+function readRows<T>(stmt: Statement, rows: T[], max: number): boolean {
+  // Column names once per call (getAsObject asks for them on every row); not kept: a schema change can change `SELECT *`.
+  let columns: string[] | undefined;
+  for (let n = 0; n < max; n++) {
+    if (!stmt.step()) return false;
+    columns ??= stmt.getColumnNames();
+    const values = stmt.get();
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+    rows.push(row as T);
+  }
+  return true;
 }
 
 /** Runs one statement (a write's UPDATE or INSERT) through the same cache. */

@@ -1,5 +1,6 @@
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
+import { drained, type WriteSteps } from '../../../ground/store/writeSteps';
 import { cardIndexBody } from '../../../ground/search/cardIndexText';
 import { anchorJson, type PdfBox } from '../anchorRects';
 
@@ -19,8 +20,18 @@ const CHUNK_ROWS = 200;
  * journaled some 2.7 million values, over a third of them repeats.
  */
 export function insertMany(tx: WriteTx, head: string, rows: readonly SqlParam[][]): void {
-  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-    const chunk = rows.slice(i, i + CHUNK_ROWS);
+  drained(insertManySteps(tx, head, rows));
+}
+
+/** insertMany, yielding after each statement (writeSteps.ts); each chunk's rows made by `toRow` as it goes in. */
+export function* insertManySteps<R = SqlParam[]>(
+  tx: WriteTx,
+  head: string,
+  items: readonly R[],
+  toRow: (item: R) => SqlParam[] = (item) => item as SqlParam[],
+): WriteSteps<void> {
+  for (let i = 0; i < items.length; i += CHUNK_ROWS) {
+    const chunk = items.slice(i, i + CHUNK_ROWS).map(toRow);
     const width = chunk[0].length;
     const shared: boolean[] = [];
     const params: SqlParam[] = [];
@@ -36,14 +47,16 @@ export function insertMany(tx: WriteTx, head: string, rows: readonly SqlParam[][
       return `(${cells.join(',')})`;
     });
     tx.run(`${head} VALUES ${tuples.join(',')}`, params);
+    yield;
   }
 }
 
 /** Runs `sql` with `$IN` replaced by a placeholder list, once per chunk of `ids`. */
-function forIds(tx: WriteTx, sql: string, ids: readonly string[]): void {
+function* forIds(tx: WriteTx, sql: string, ids: readonly string[]): WriteSteps<void> {
   for (let i = 0; i < ids.length; i += CHUNK_ROWS * 2) {
     const chunk = ids.slice(i, i + CHUNK_ROWS * 2);
     tx.run(sql.replace('$IN', `(${chunk.map(() => '?').join(',')})`), chunk);
+    yield;
   }
 }
 
@@ -88,10 +101,16 @@ export interface CardRowsBatch {
 
 /** Inserts a planned batch: cards, texts, hashtags (a repeat ignored), pictures and index rows. */
 export function insertCardRows(tx: WriteTx, b: CardRowsBatch): void {
-  insertMany(
+  drained(insertCardRowsSteps(tx, b));
+}
+
+/** insertCardRows, yielding after each statement. */
+export function* insertCardRowsSteps(tx: WriteTx, b: CardRowsBatch): WriteSteps<void> {
+  yield* insertManySteps(
     tx,
     'INSERT INTO notes(noteid, topicid, parent_id, position, title, color_index, fill_index, source_bookmd5, source_page, source_rect, kind, created_at, modified_at)',
-    b.cards.map((c) => [
+    b.cards,
+    (c) => [
       c.noteid,
       c.topicid,
       c.parentId,
@@ -105,38 +124,46 @@ export function insertCardRows(tx: WriteTx, b: CardRowsBatch): void {
       c.kind ?? 'card',
       c.now,
       c.now,
-    ]),
+    ],
   );
-  insertMany(
-    tx,
-    'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)',
-    b.texts.map((t) => [t.noteid, t.idx, t.text, t.excerpt ? 1 : 0, t.excerpt ? 'excerpt' : 'text']),
-  );
-  insertMany(
-    tx,
-    'INSERT OR IGNORE INTO note_hashtags(noteid, path)',
-    (b.hashtags ?? []).map((h) => [h.noteid, h.path]),
-  );
-  insertMany(
+  yield* insertManySteps(tx, 'INSERT INTO note_texts(noteid, idx, text, excerpt, kind)', b.texts, (t) => [
+    t.noteid,
+    t.idx,
+    t.text,
+    t.excerpt ? 1 : 0,
+    t.excerpt ? 'excerpt' : 'text',
+  ]);
+  yield* insertManySteps(tx, 'INSERT OR IGNORE INTO note_hashtags(noteid, path)', b.hashtags ?? [], (h) => [
+    h.noteid,
+    h.path,
+  ]);
+  yield* insertManySteps(
     tx,
     'INSERT INTO note_parts(content_id, noteid, idx, kind, mime_type, data, blob)',
-    (b.images ?? []).map((p) => [p.contentId, p.noteid, p.idx, 'image', p.mime, p.data, p.bytes]),
+    b.images ?? [],
+    (p) => [p.contentId, p.noteid, p.idx, 'image', p.mime, p.data, p.bytes],
   );
-  insertMany(
-    tx,
-    'INSERT INTO notes_fts(noteid, topicid, body)',
-    b.index.map((x) => [x.noteid, x.topicid, cardIndexBody(x.text)]),
-  );
+  yield* insertManySteps(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', b.index, (x) => [
+    x.noteid,
+    x.topicid,
+    cardIndexBody(x.text),
+  ]);
 }
 
 /** New titles (`[noteid, title]`), stamped modified at `now`, in one statement per chunk. */
 export function updateTitles(tx: WriteTx, titles: readonly [string, string][], now: string): void {
+  drained(updateTitlesSteps(tx, titles, now));
+}
+
+/** updateTitles, yielding after each statement. */
+export function* updateTitlesSteps(tx: WriteTx, titles: readonly [string, string][], now: string): WriteSteps<void> {
   for (let i = 0; i < titles.length; i += CHUNK_ROWS) {
     const chunk = titles.slice(i, i + CHUNK_ROWS);
     tx.run(
       `WITH v(k, c0, c1) AS (VALUES ${chunk.map(() => '(?,?,?)').join(',')}) UPDATE notes SET title = (SELECT c0 FROM v WHERE v.k = notes.noteid), modified_at = (SELECT c1 FROM v WHERE v.k = notes.noteid) WHERE noteid IN (SELECT k FROM v)`,
       chunk.flatMap(([id, title]) => [id, title, now]),
     );
+    yield;
   }
 }
 
@@ -151,14 +178,23 @@ export interface ClearedContent {
 
 /** Deletes the chosen content rows of `ids`, so a re-import can insert them afresh. */
 export function clearCardContent(tx: WriteTx, ids: readonly string[], what: ClearedContent): void {
-  if (what.body) forIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', ids);
-  if (what.hashtags) forIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', ids);
+  drained(clearCardContentSteps(tx, ids, what));
+}
+
+/** clearCardContent, yielding after each statement. */
+export function* clearCardContentSteps(tx: WriteTx, ids: readonly string[], what: ClearedContent): WriteSteps<void> {
+  if (what.body) yield* forIds(tx, 'DELETE FROM note_texts WHERE idx = 0 AND noteid IN $IN', ids);
+  if (what.hashtags) yield* forIds(tx, 'DELETE FROM note_hashtags WHERE noteid IN $IN', ids);
   if (what.ankiImages)
-    forIds(
+    yield* forIds(
       tx,
       `DELETE FROM note_parts WHERE kind = 'image' AND json_extract(data, '$.ankiMedia') IS NOT NULL AND noteid IN $IN`,
       ids,
     );
   if (what.index)
-    forIds(tx, 'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)', ids);
+    yield* forIds(
+      tx,
+      'DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE c0noteid IN $IN)',
+      ids,
+    );
 }

@@ -8,7 +8,7 @@ import { nowIso } from '../../library/ids';
 import { spoolUpload } from '../../library/uploadSpool';
 import type { Store } from '../../../ground/store/store';
 import { openApkg, MAX_MEDIA_BYTES, type ApkgPackage } from './apkgPackage';
-import { planImport, type ImportPlan, type ImportSkip } from './ankiImportPlan';
+import { planImportSliced, type ImportPlan, type ImportSkip } from './ankiImportPlan';
 import { writeImport } from './ankiImportWrite';
 import { portableNameProblem } from '../../security/portableNames';
 
@@ -103,7 +103,7 @@ export async function previewApkgImport(
     deps,
     input,
     async (pkg) => {
-      const plan = planImport(pkg.collection, new Date());
+      const plan = await planImportSliced(pkg.collection, new Date());
       const wanted = new Set(plan.notes.flatMap((n) => n.images));
       const available = [...wanted].filter(
         (n) => !portableNameProblem(n) && (pkg.mediaSize(n) ?? Infinity) <= MAX_MEDIA_BYTES,
@@ -131,7 +131,7 @@ export async function previewApkgImport(
 export async function importApkg(deps: AnkiImportDeps, input: AnkiImportInput, actor: Actor) {
   return withPackage(deps, input, async (pkg) => {
     const now = nowIso();
-    const plan = planImport(pkg.collection, new Date(now));
+    const plan = await planImportSliced(pkg.collection, new Date(now));
     const { media, skipped } = await loadMedia(pkg, plan);
     const result = await writeImport(deps.store, plan, media, actor, now);
     return { ...result, skipped: [...plan.skipped, ...skipped] };

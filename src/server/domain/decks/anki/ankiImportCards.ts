@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { WriteTx } from '../../../ground/store/store';
+import { drained, type WriteSteps } from '../../../ground/store/writeSteps';
 import type { ImportPlan, PlannedReview } from './ankiImportPlan';
-import { allForIds, ascendingIds, insertRows } from './sqlBatches';
+import { allForIdsSteps, ascendingIds, insertRowsSteps } from './sqlBatches';
 import {
-  clearCardContent,
-  insertCardRows,
-  updateTitles,
+  clearCardContentSteps,
+  insertCardRowsSteps,
+  updateTitlesSteps,
   type PlannedCardRow,
   type PlannedText,
 } from '../../cards/rows/cardRowsBatch';
@@ -29,17 +30,24 @@ export interface ReviewSource {
 export const importedTextHash = (title: string, body: string) =>
   createHash('sha1').update(`${title}\n${body}`).digest('hex').slice(0, 16);
 
-export function placeReviewCards(
+type Placed = { sources: ReviewSource[]; childIds: string[] };
+
+export function placeReviewCards(...args: Parameters<typeof placeReviewCardsSteps>): Placed {
+  return drained(placeReviewCardsSteps(...args));
+}
+
+/** placeReviewCards, yielding after each statement (writeSteps.ts). */
+export function* placeReviewCardsSteps(
   tx: WriteTx,
   plan: ImportPlan,
   noteIds: readonly string[],
   target: { topicid: string; deckId: string },
   updatedIds: ReadonlySet<string>,
   now: string,
-): { sources: ReviewSource[]; childIds: string[] } {
+): WriteSteps<Placed> {
   const multi = plan.notes.flatMap((n, i) => (n.reviews.length > 1 ? [{ n, parent: noteIds[i] }] : []));
   const parentOf = new Map(multi.map((m) => [m.n.guid, m.parent]));
-  const links = allForIds<{ guid: string; ord: number; noteid: string }>(
+  const links = yield* allForIdsSteps<{ guid: string; ord: number; noteid: string }>(
     tx,
     `SELECT a.guid, a.ord, a.noteid FROM anki_cards a JOIN notes c ON c.noteid = a.noteid AND c.hidden = 0
      WHERE a.guid IN $IN`,
@@ -58,10 +66,11 @@ export function placeReviewCards(
   const repoint: [string, string][] = [];
   const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
   let nextFresh = 0;
-  plan.notes.forEach((n, i) => {
+  for (const [i, n] of plan.notes.entries()) {
+    if (i % 1000 === 999) yield;
     if (n.reviews.length <= 1) {
       for (const r of n.reviews) sources.push({ review: r, sourceId: noteIds[i], guid: n.guid });
-      return;
+      continue;
     }
     // The note's own review card goes to the child of its Anki card (of the first when that is not known or gone).
     const own = ownOrd.get(n.guid);
@@ -80,15 +89,15 @@ export function placeReviewCards(
       index.push({ noteid: id, topicid: target.topicid, text: `${face.title}\n${face.body}` });
       sources.push({ review: r, sourceId: id, guid: n.guid });
     });
-  });
+  }
   const childIds = sources.filter((s) => parentOf.has(s.guid)).map((s) => s.sourceId);
-  updateTitles(tx, titles, now);
-  clearCardContent(
+  yield* updateTitlesSteps(tx, titles, now);
+  yield* clearCardContentSteps(
     tx,
     titles.map(([id]) => id),
     { body: true, index: true },
   );
-  insertCardRows(tx, { cards, texts, index });
+  yield* insertCardRowsSteps(tx, { cards, texts, index });
   for (const [parent, child] of repoint)
     tx.run('UPDATE deck_cards SET source_note_id = ? WHERE deck_id = ? AND source_note_id = ?', [
       child,
@@ -103,7 +112,16 @@ export function placeReviewCards(
 
 /** anki_cards, anki_models and each note's type, fields and imported text: what an export gives back. */
 export function writeAnkiLinks(tx: WriteTx, plan: ImportPlan, sources: readonly ReviewSource[]): void {
-  insertRows(
+  drained(writeAnkiLinksSteps(tx, plan, sources));
+}
+
+/** writeAnkiLinks, yielding after each statement. */
+export function* writeAnkiLinksSteps(
+  tx: WriteTx,
+  plan: ImportPlan,
+  sources: readonly ReviewSource[],
+): WriteSteps<void> {
+  yield* insertRowsSteps(
     tx,
     'INSERT OR REPLACE INTO anki_cards(guid, ord, noteid)',
     // In key order (guid, ord): see ascendingIds.
@@ -111,7 +129,7 @@ export function writeAnkiLinks(tx: WriteTx, plan: ImportPlan, sources: readonly 
       .map((s) => [s.guid, s.review.ord, s.sourceId])
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Number(a[1]) - Number(b[1]))),
   );
-  insertRows(
+  yield* insertRowsSteps(
     tx,
     'INSERT OR REPLACE INTO anki_models(mid, model)',
     plan.models.map((m) => [m.id, JSON.stringify(m)]),

@@ -1,12 +1,13 @@
 import type { Actor } from '../../../actor';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
+import { drained, type WriteSteps } from '../../../ground/store/writeSteps';
 import { studyDay } from '../deckOptions';
 import { deckOptionsOf } from '../deckPresets';
 import type { ReviewSource } from './ankiImportCards';
 import { scheduleState } from './ankiImportTriggers';
 import { REVIEW_LOG_COLUMNS, reviewLogValues } from './ankiRevlog';
-import { allForIds, ascendingIds, insertRows, updateRows } from './sqlBatches';
+import { allForIdsSteps, ascendingIds, insertRowsSteps, updateRows } from './sqlBatches';
 
 /**
  * Each Anki card's review card and review log. The card takes the package's
@@ -17,20 +18,28 @@ import { allForIds, ascendingIds, insertRows, updateRows } from './sqlBatches';
  * carried out) is not logged twice.
  */
 
-export function writeReviews(
+/** Cards planned between yields (JS work only). */
+const YIELD_ROWS = 1000;
+
+export function writeReviews(...args: Parameters<typeof writeReviewsSteps>): string[] {
+  return drained(writeReviewsSteps(...args));
+}
+
+/** writeReviews, yielding after each statement (writeSteps.ts). */
+export function* writeReviewsSteps(
   tx: WriteTx,
   deckId: string,
   sources: readonly ReviewSource[],
   actor: Actor,
   now: string,
-): string[] {
+): WriteSteps<string[]> {
   const existing = new Map(
-    allForIds<{ card_note_id: string; source_note_id: string }>(
+    (yield* allForIdsSteps<{ card_note_id: string; source_note_id: string }>(
       tx,
       'SELECT card_note_id, source_note_id FROM deck_cards WHERE deck_id = ? AND source_note_id IN $IN',
       sources.map((s) => s.sourceId),
       [deckId],
-    ).map((r) => [r.source_note_id, r.card_note_id]),
+    )).map((r) => [r.source_note_id, r.card_note_id]),
   );
   const buriedUntil = studyDay(new Date(now), deckOptionsOf(tx, deckId).options.dayStartHour).end.toISOString();
   const inserts: SqlParam[][] = [];
@@ -38,6 +47,7 @@ export function writeReviews(
   const cardIds: string[] = [];
   const fresh = ascendingIds(sources.length);
   for (const [i, { review: r, sourceId }] of sources.entries()) {
+    if (i % YIELD_ROWS === YIELD_ROWS - 1) yield;
     const values: SqlParam[] = [
       r.question,
       r.question === null ? 0 : null,
@@ -54,7 +64,7 @@ export function writeReviews(
     else inserts.push([cardId, deckId, sourceId, ...values, now, scheduleState(r.schedule)]);
     cardIds.push(cardId);
   }
-  updateRows(
+  yield* updateRows(
     tx,
     'deck_cards',
     'card_note_id',
@@ -62,40 +72,41 @@ export function writeReviews(
     updates,
   );
   // question_content_id stays NULL: an Anki card asks with its title or its cloze text. state: ankiImportTriggers.ts.
-  insertRows(
+  yield* insertRowsSteps(
     tx,
     'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at, state)',
     inserts,
   );
-  writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);
+  yield* writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);
   return cardIds;
 }
 
-function writeReviewLogs(
+function* writeReviewLogs(
   tx: WriteTx,
   deckId: string,
   sources: readonly ReviewSource[],
   cardIds: readonly string[],
   updated: ReadonlySet<string>,
   actor: Actor,
-): void {
+): WriteSteps<void> {
   const logged = new Set(
-    allForIds<{ card_note_id: string; reviewed_at: string }>(
+    (yield* allForIdsSteps<{ card_note_id: string; reviewed_at: string }>(
       tx,
       'SELECT card_note_id, reviewed_at FROM review_logs WHERE card_note_id IN $IN',
       [...updated],
-    ).map((r) => `${r.card_note_id} ${r.reviewed_at}`),
+    )).map((r) => `${r.card_note_id} ${r.reviewed_at}`),
   );
   const rows: SqlParam[][] = [];
-  sources.forEach(({ review }, i) => {
-    if (!review.revlog.length) return;
+  for (const [i, { review }] of sources.entries()) {
+    if (i % YIELD_ROWS === YIELD_ROWS - 1) yield;
+    if (!review.revlog.length) continue;
     const cardId = cardIds[i];
     for (const values of reviewLogValues(review.revlog, actor)) {
       // values[9] is reviewed_at.
       if (updated.has(cardId) && logged.has(`${cardId} ${values[9]}`)) continue;
       rows.push(['', deckId, cardId, ...values]);
     }
-  });
+  }
   ascendingIds(rows.length).forEach((id, i) => (rows[i][0] = id));
-  insertRows(tx, `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`, rows);
+  yield* insertRowsSteps(tx, `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`, rows);
 }

@@ -3,17 +3,18 @@ import { recordOperation } from '../../cards/noteRows';
 import { newId } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
-import { importedTextHash, placeReviewCards, writeAnkiLinks } from './ankiImportCards';
+import { stepsOf, type WriteSteps } from '../../../ground/store/writeSteps';
+import { importedTextHash, placeReviewCardsSteps, writeAnkiLinksSteps } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
-import { writeReviews } from './ankiImportReviews';
+import { writeReviewsSteps } from './ankiImportReviews';
 import { withoutInsertTriggers } from './ankiImportTriggers';
-import { allForIds, ascendingIds, byKey, insertRows } from './sqlBatches';
+import { allForIdsSteps, ascendingIds, byKey, insertRowsSteps } from './sqlBatches';
 import { insertRootCard, nextChildPosition } from '../../cards/rows/cardRowsInsert';
 import {
-  clearCardContent,
-  insertCardRows,
-  updateTitles,
+  clearCardContentSteps,
+  insertCardRowsSteps,
+  updateTitlesSteps,
   type CardRowsBatch,
   type PlannedCardRow,
   type PlannedImage,
@@ -25,8 +26,16 @@ import {
  * its card and review card in place; the rest are new cards under the set's
  * root and new review cards. Pictures imported from Anki are image parts
  * marked `{"ankiMedia": name}`, replaced whole on update (parts made here
- * otherwise are left alone). Rows go in as multi-row statements.
+ * otherwise are left alone). Rows go in as multi-row statements, in one
+ * sliced write (Store.writeSliced): one transaction and one journal record,
+ * acknowledged whole or not at all, written in steps of STEP_MS with the
+ * event loop served between them (40,000 cards in one turn held it 5-13 s).
  */
+
+/** Time one step of the write holds the event loop. */
+const STEP_MS = 40;
+/** Planned notes between yields while their rows are planned (JS work only). */
+const PLAN_NOTES = 1000;
 
 const MIME: Record<string, string> = {
   png: 'image/png',
@@ -57,12 +66,12 @@ interface Known {
  * multi-row statements. The planned rows (copies of every card's text) are
  * let go when it returns, before the review cards are planned.
  */
-function writeNoteRows(
+function* writeNoteRows(
   tx: WriteTx,
   planned: { rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number },
-): { created: number; mediaCount: number } {
-  insertCardRows(tx, planned.rows);
-  insertRows(
+): WriteSteps<{ created: number; mediaCount: number }> {
+  yield* insertCardRowsSteps(tx, planned.rows);
+  yield* insertRowsSteps(
     tx,
     'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
     byKey(planned.links),
@@ -76,13 +85,13 @@ interface PlannedIds {
 }
 
 /** Each planned note's card and link rows: new cards under the root from `position` on, updated ones in place. */
-function planNoteRows(
+function* planNoteRows(
   plan: ImportPlan,
   ids: readonly PlannedIds[],
   nextPart: ReadonlyMap<string, number>,
   media: ReadonlyMap<string, Uint8Array>,
   at: { target: Target; position: number; now: string },
-): { rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number } {
+): WriteSteps<{ rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number }> {
   const { target, now } = at;
   let position = at.position;
   const cards: PlannedCardRow[] = [];
@@ -91,7 +100,8 @@ function planNoteRows(
   const images: PlannedImage[] = [];
   const index: { noteid: string; topicid: string; text: string }[] = [];
   const links: SqlParam[][] = [];
-  plan.notes.forEach((n, i) => {
+  for (const [i, n] of plan.notes.entries()) {
+    if (i % PLAN_NOTES === PLAN_NOTES - 1) yield;
     const { id, isNew } = ids[i];
     if (isNew)
       cards.push({
@@ -126,7 +136,7 @@ function planNoteRows(
       JSON.stringify(n.fields),
       importedTextHash(n.title, n.body),
     ]);
-  });
+  }
   return { rows: { cards, texts, hashtags, images, index }, links, mediaCount: images.length };
 }
 
@@ -137,86 +147,95 @@ export async function writeImport(
   actor: Actor,
   now: string,
 ) {
-  return store.write((tx) => {
-    const known = knownNotes(
-      tx,
-      plan.notes.map((n) => n.guid),
-    );
-    const target = targetOf(tx, known, plan.deckName, now);
-    const position = nextChildPosition(tx, target.rootId);
-    const fresh = ascendingIds(plan.notes.length);
-    const ids = plan.notes.map((n, i) => {
-      const prior = known.get(n.guid);
-      return prior && prior.topicid === target.topicid
-        ? { id: prior.noteid, isNew: false }
-        : { id: fresh[i], isNew: true };
-    });
-    const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
-    const nextPart = clearUpdated(tx, plan, ids, updatedIds, now);
-    const noteIds = ids.map((x) => x.id);
-    const written = withoutInsertTriggers(
-      tx,
-      () => {
-        const { created, mediaCount } = writeNoteRows(
-          tx,
-          planNoteRows(plan, ids, nextPart, media, { target, position, now }),
-        );
-        const { sources, childIds } = placeReviewCards(tx, plan, noteIds, target, new Set(updatedIds), now);
-        writeAnkiLinks(tx, plan, sources);
-        // Options first: a buried card's day ends at the deck's day start.
-        const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
-        const cardIds = writeReviews(tx, target.deckId, sources, actor, now);
-        return { created, mediaCount, childIds, preset, cardIds };
-      },
-      (out) => ({ deckId: target.deckId, cardIds: [...noteIds, ...out.childIds] }),
-    );
-    const { created, mediaCount, childIds, preset, cardIds } = written;
-    recordOperation(tx, {
-      topicid: target.topicid,
-      kind: 'anki-import',
-      actor,
-      noteIds: [...noteIds, ...childIds],
-      now,
-    });
-    recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
-    return {
-      deckId: target.deckId,
-      topicid: target.topicid,
-      notes: plan.notes.length,
-      created,
-      updated: updatedIds.length,
-      cards: cardIds.length,
-      media: mediaCount,
-      ...(preset ? { presetId: preset.presetId } : {}),
-    };
+  return store.writeSliced(stepsOf((tx) => importSteps(tx, plan, media, actor, now), STEP_MS));
+}
+
+function* importSteps(
+  tx: WriteTx,
+  plan: ImportPlan,
+  media: ReadonlyMap<string, Uint8Array>,
+  actor: Actor,
+  now: string,
+) {
+  const known = yield* knownNotes(
+    tx,
+    plan.notes.map((n) => n.guid),
+  );
+  const target = targetOf(tx, known, plan.deckName, now);
+  const position = nextChildPosition(tx, target.rootId);
+  const fresh = ascendingIds(plan.notes.length);
+  const ids = plan.notes.map((n, i) => {
+    const prior = known.get(n.guid);
+    return prior && prior.topicid === target.topicid
+      ? { id: prior.noteid, isNew: false }
+      : { id: fresh[i], isNew: true };
   });
+  const updatedIds = ids.filter((x) => !x.isNew).map((x) => x.id);
+  const nextPart = yield* clearUpdated(tx, plan, ids, updatedIds, now);
+  const noteIds = ids.map((x) => x.id);
+  const written = yield* withoutInsertTriggers(
+    tx,
+    function* () {
+      const { created, mediaCount } = yield* writeNoteRows(
+        tx,
+        yield* planNoteRows(plan, ids, nextPart, media, { target, position, now }),
+      );
+      const placed = yield* placeReviewCardsSteps(tx, plan, noteIds, target, new Set(updatedIds), now);
+      const { sources, childIds } = placed;
+      yield* writeAnkiLinksSteps(tx, plan, sources);
+      // Options first: a buried card's day ends at the deck's day start.
+      const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
+      const cardIds = yield* writeReviewsSteps(tx, target.deckId, sources, actor, now);
+      return { created, mediaCount, childIds, preset, cardIds };
+    },
+    (out) => ({ deckId: target.deckId, cardIds: [...noteIds, ...out.childIds] }),
+  );
+  const { created, mediaCount, childIds, preset, cardIds } = written;
+  recordOperation(tx, {
+    topicid: target.topicid,
+    kind: 'anki-import',
+    actor,
+    noteIds: [...noteIds, ...childIds],
+    now,
+  });
+  yield;
+  recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
+  return {
+    deckId: target.deckId,
+    topicid: target.topicid,
+    notes: plan.notes.length,
+    created,
+    updated: updatedIds.length,
+    cards: cardIds.length,
+    media: mediaCount,
+    ...(preset ? { presetId: preset.presetId } : {}),
+  };
 }
 
 /** Updated cards: title follows the package; body, hashtags, Anki pictures and index row are rewritten by the caller. */
-function clearUpdated(
+function* clearUpdated(
   tx: WriteTx,
   plan: ImportPlan,
   ids: { id: string; isNew: boolean }[],
   updatedIds: string[],
   now: string,
-): Map<string, number> {
-  updateTitles(
+): WriteSteps<Map<string, number>> {
+  yield* updateTitlesSteps(
     tx,
     plan.notes.flatMap((n, i): [string, string][] => (ids[i].isNew ? [] : [[ids[i].id, n.title]])),
     now,
   );
-  clearCardContent(tx, updatedIds, { body: true, hashtags: true, ankiImages: true, index: true });
-  return new Map(
-    allForIds<{ noteid: string; m: number }>(
-      tx,
-      'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid',
-      updatedIds,
-    ).map((r) => [r.noteid, r.m]),
+  yield* clearCardContentSteps(tx, updatedIds, { body: true, hashtags: true, ankiImages: true, index: true });
+  const parts = yield* allForIdsSteps<{ noteid: string; m: number }>(
+    tx,
+    'SELECT noteid, max(idx) + 1 AS m FROM note_parts WHERE noteid IN $IN GROUP BY noteid',
+    updatedIds,
   );
+  return new Map(parts.map((r) => [r.noteid, r.m]));
 }
 
-function knownNotes(tx: WriteTx, guids: readonly string[]): Map<string, Known> {
-  const rows = allForIds<Known>(
+function* knownNotes(tx: WriteTx, guids: readonly string[]): WriteSteps<Map<string, Known>> {
+  const rows = yield* allForIdsSteps<Known>(
     tx,
     `SELECT a.guid, a.noteid, a.topicid, a.deck_id FROM anki_notes a
      JOIN notes n ON n.noteid = a.noteid AND n.hidden = 0

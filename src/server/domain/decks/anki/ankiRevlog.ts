@@ -1,5 +1,6 @@
 import type { Database } from 'sql.js';
-import { queryAll } from '../../../ground/store/sqlite';
+import { queryAll, queryAllSteps } from '../../../ground/store/sqlite';
+import { inSlices } from '../../../ground/store/writeSteps';
 
 /**
  * Anki's review log (revlog) read per card and mapped onto our review_logs
@@ -22,16 +23,18 @@ export interface AnkiRevlog {
   type: number;
 }
 
-/** Each card's graded reviews, oldest first; empty when the package has no revlog table. */
-export function revlogOf(db: Database): Map<number, AnkiRevlog[]> {
+/** Each card's graded reviews, oldest first (read in slices of the event loop); empty when the package has no revlog table. */
+export async function revlogOf(db: Database): Promise<Map<number, AnkiRevlog[]>> {
   const out = new Map<number, AnkiRevlog[]>();
   const has =
     queryAll<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'revlog'").length >
     0;
   if (!has) return out;
-  const rows = queryAll<AnkiRevlog & { cid: number }>(
-    db,
-    'SELECT id, cid, ease, ivl, lastIvl, time, type FROM revlog WHERE ease BETWEEN 1 AND 4 ORDER BY cid, id',
+  const rows = await inSlices(
+    queryAllSteps<AnkiRevlog & { cid: number }>(
+      db,
+      'SELECT id, cid, ease, ivl, lastIvl, time, type FROM revlog WHERE ease BETWEEN 1 AND 4 ORDER BY cid, id',
+    ),
   );
   for (const r of rows) {
     const row = {
