@@ -56,8 +56,16 @@ setWorkerBudget((workerData as { budget?: ExtractionBudget } | undefined)?.budge
   // Ends this thread at once: whatever pdf.js holds goes with it, and the pool starts a fresh worker.
   process.exit(TOO_COMPLEX_EXIT);
 });
+/** Set by WorkerSlot.terminate on Node 20: end at the next page or turn, never while zlib makes a handle. */
+const quitFlag = new Int32Array(
+  (workerData as { quit?: SharedArrayBuffer } | undefined)?.quit ?? new SharedArrayBuffer(4),
+);
+const quitIfAsked = () => Atomics.load(quitFlag, 0) === 1 && process.exit(0);
 // Runs whenever pdf.js yields (it does between operator chunks), so a page that keeps growing is stopped.
-setInterval(() => current !== undefined && checkWorkerMemory(sumOpenBytes()), 250).unref();
+setInterval(() => {
+  quitIfAsked();
+  if (current !== undefined) checkWorkerMemory(sumOpenBytes());
+}, 250).unref();
 
 const sumOpenBytes = () => [...openBytes.values()].reduce((a, b) => a + b, 0);
 
@@ -117,6 +125,7 @@ async function readAnnotationTask(req: Extract<WorkerRequest, { kind: 'annotatio
       ? { page: p, annotations: [], skipped: [{ kind: 'Annotations', page: p, reason: refused }] }
       : await readPageAnnotations(doc, p, scan?.unprinted);
     send({ id: req.id, kind: 'annotationPage', ...read });
+    quitIfAsked();
     checkWorkerMemory(sumOpenBytes());
   }
   send({ id: req.id, kind: 'done' });
@@ -151,6 +160,7 @@ async function handle(req: WorkerRequest): Promise<void> {
           kind: 'page',
           page: await extractPage(doc, p, req.ocr ? ocr : undefined, { blocks: req.blocks ?? true }),
         });
+        quitIfAsked();
         checkWorkerMemory(sumOpenBytes());
       }
       send({ id: req.id, kind: 'done' });
@@ -199,6 +209,7 @@ async function handle(req: WorkerRequest): Promise<void> {
 }
 
 port.on('message', (req: WorkerRequest) => {
+  if (req.kind === 'quit') process.exit(0); // between two turns: no zlib handle is half made here
   current = req.id;
   handle(req)
     .catch((err: unknown) => {

@@ -24,7 +24,9 @@ export type WorkerRequest =
   | { id: number; kind: 'annotations'; source: PdfSource; pages: number[] }
   /** A copy of the PDF with Highlight annotations added (pdf-lib); `pages`: its page count, for the time budget. */
   | { id: number; kind: 'annotate'; source: PdfSource; highlights: HighlightAnnot[]; pages: number[] }
-  | { id: number; kind: 'forget'; key: string };
+  | { id: number; kind: 'forget'; key: string }
+  /** Ends the worker from inside, at its next turn (workerSlot.ts: how Node 20 must stop a busy worker). */
+  | { id: number; kind: 'quit' };
 
 export type WorkerResponse =
   | { id: number; kind: 'info'; info: DocumentInfo }

@@ -5,6 +5,11 @@ import { TOO_COMPLEX, TOO_COMPLEX_EXIT, workerResourceLimits, type ExtractionBud
 import { PdfTaskError, tooComplex } from './pdfTaskError';
 import { workerScript } from '../threads/workerScript';
 
+/** Node before 22 aborts when a worker is torn down inside zlib's handle set-up (WorkerSlot.terminate). */
+const TEARDOWN_IN_ZLIB_ABORTS = Number(process.versions.node.split('.')[0]) < 22;
+/** How long a busy worker asked to quit may take before it is torn down anyway: a page's turn, within a stop's 2 s. */
+const QUIT_WAIT_MS = 1500;
+
 /** Distributes request objects without an id. */
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 export type Request = DistributiveOmit<WorkerRequest, 'id'>;
@@ -46,6 +51,8 @@ export class WorkerSlot {
   private idleTimer?: NodeJS.Timeout;
   private stallTimer?: NodeJS.Timeout;
   private ended = false;
+  /** Set to 1 to ask the worker to end at its next page or turn (terminate on Node 20). */
+  private readonly quit = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(
     private readonly budget: ExtractionBudget,
@@ -55,7 +62,7 @@ export class WorkerSlot {
     const script = pdfWorkerScript();
     this.worker = new Worker(script.script, {
       eval: script.eval,
-      workerData: { budget, lowPriority },
+      workerData: { budget, lowPriority, quit: this.quit.buffer },
       resourceLimits: workerResourceLimits(budget),
     });
     this.worker.on('message', (msg: WorkerResponse) => this.answer(msg));
@@ -87,9 +94,20 @@ export class WorkerSlot {
     this.idleTimer.unref();
   }
 
+  /**
+   * Ends the worker. Node 20 aborts the whole process when a worker is torn down while it makes a zlib handle (made,
+   * not yet initialised: "close before init"; fixed in 22), and a busy pdf.js worker inflates all the time. So there
+   * a busy worker is asked to quit after its page or at its loop's next turn, and torn down only if it has not within
+   * QUIT_WAIT_MS (a page stuck in one synchronous step).
+   */
   terminate(): Promise<number> {
     this.end();
-    return this.worker.terminate();
+    if (!this.busy || !TEARDOWN_IN_ZLIB_ABORTS) return this.worker.terminate();
+    const exited = new Promise<number>((resolve) => this.worker.once('exit', resolve));
+    Atomics.store(this.quit, 0, 1); // seen after each page and at each turn of its loop
+    this.worker.postMessage({ id: -1, kind: 'quit' } satisfies WorkerRequest);
+    const hard = setTimeout(() => void this.worker.terminate(), QUIT_WAIT_MS);
+    return exited.finally(() => clearTimeout(hard));
   }
 
   private answer(msg: WorkerResponse): void {
