@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { storeDigest } from '../helpers/storeDigest';
@@ -339,6 +340,40 @@ describe('bundles: refusals change nothing', function () {
       } finally {
         premium = true;
       }
+    });
+
+    it('result.md as a link (to /dev/zero), a pipe or a folder → 422 RESULT_NOT_A_FILE; over 16 MB → 413; nothing read', async () => {
+      const file = join(t.bridge.services.bundles.folderOf(bundleId), 'result.md');
+      const draft = readFileSync(file);
+      const odd: Array<[string, () => void]> = [
+        ['a folder', () => mkdirSync(file)],
+        ...(process.platform === 'win32'
+          ? []
+          : ([
+              ['a link to /dev/zero', () => symlinkSync('/dev/zero', file)],
+              ['a pipe', () => execFileSync('mkfifo', [file])],
+            ] as Array<[string, () => void]>)),
+      ];
+      for (const [what, make] of odd) {
+        rmSync(file, { recursive: true, force: true });
+        make();
+        for (const route of ['check', 'submit'])
+          await refused(
+            'POST',
+            `/bundles/${bundleId}/${route}`,
+            { body: {} },
+            422,
+            'RESULT_NOT_A_FILE',
+            /not a plain file/,
+          );
+        assert.ok(existsSync(file), `${what} is left as it was`);
+      }
+      rmSync(file, { recursive: true, force: true });
+      writeFileSync(file, `# Big\n${'x'.repeat(16 * 1024 * 1024)}\n`);
+      await refused('POST', `/bundles/${bundleId}/submit`, { body: {} }, 413, 'RESULT_TOO_LARGE', /over the 16\.0 MB/);
+      writeFileSync(file, draft); // as prepare left it, for the tests after
+      const status = await t.client.raw('GET', '/status');
+      assert.equal(status.status, 200, 'the bridge still answers');
     });
 
     it('check and submit with resultMarkdown that is not a string, or a body that is not an object → 422 / 400', async () => {

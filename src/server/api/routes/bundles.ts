@@ -14,11 +14,10 @@ import {
 } from './bundleShapes';
 import { EXAMPLE_UUID, uuidParam } from './idParams';
 import { describeReplaceImport, previousImport } from '../../domain/approvals/approvalSummaries';
+import { RESULT_LIMIT_BYTES } from '../../domain/bundles/resultFile';
 
 const EX_MD5 = '0123456789abcdef0123456789abcdef';
 const bundleParams = z.object({ id: uuidParam('bundle id') });
-/** result.md of a whole book part can be large: 2,000 cards are well under this. */
-const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /** Routes: bundles (prepare, list, files, focus, discard, submit, check). */
 export const bundleRoutes = [

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { writePrivateFile } from '../../ground/store/privateFiles';
 import * as path from 'node:path';
-import { conflict, invalidInput, notFound } from '../../errors';
+import { conflict, invalidInput } from '../../errors';
 import type { Actor } from '../../actor';
 import { descendantIds, purgeNotes, recordOperation } from '../cards/noteRows';
 import { SnapshotFiles } from '../cards/snapshotFiles';
@@ -17,6 +16,7 @@ import { buildPlan, type ImportPlan } from './importPlan';
 import { ambiguityLines, checkExcerpts, MAX_FAILED_EXCERPTS, problemLines, stats } from './bundleReport';
 import type { BundleSource } from './bundleSource';
 import { parseResult } from './resultParser';
+import { readResultFile } from './resultFile';
 import { writeTree } from './bundleTreeWrite';
 import { type SubmitTarget, submitTarget } from './submitTarget';
 
@@ -33,15 +33,7 @@ export interface SubmitOptions {
 const forcedMerge = (row: BundleRow) => row.anchor_mode === 'block' || row.preset === 'dictionary';
 
 async function resultText(svc: BundleService, row: BundleRow, given: string | undefined): Promise<string> {
-  if (given !== undefined) return given;
-  const file = path.join(svc.folderOf(row.bundle_id), 'result.md');
-  if (!existsSync(file))
-    throw notFound(
-      'RESULT_MISSING',
-      `result.md is missing from ${svc.folderOf(row.bundle_id)}; write it (or send resultMarkdown).`,
-      { bundleId: row.bundle_id },
-    );
-  return readFile(file, 'utf8');
+  return given ?? readResultFile(svc.folderOf(row.bundle_id), row.bundle_id);
 }
 
 function plan(
