@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient } from '../src/client/bridgeClient';
 import { createBridge } from '../src/server/bridge';
-import { buildApkg, crtDaysAgo, type BuildCard, type BuildNote } from '../test/helpers/ankiPackageBuilder';
+import {
+  BASIC_AND_REVERSED,
+  buildApkg,
+  crtDaysAgo,
+  type BuildCard,
+  type BuildNote,
+} from '../test/helpers/ankiPackageBuilder';
 import { printTable } from './table';
 
 const NOTES = 20_000;
@@ -51,16 +57,7 @@ async function reversedPackage(): Promise<Uint8Array> {
     });
   return buildApkg({
     crt: crtDaysAgo(30),
-    models: [
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
-    ],
+    models: [BASIC_AND_REVERSED],
     decks: ['Bench::Reversed'],
     notes,
   });

@@ -1,5 +1,5 @@
 import { makePng } from './cardImagesFixture';
-import { buildApkg, crtDaysAgo, type BuildPackage } from '../helpers/ankiPackageBuilder';
+import { BASIC_AND_REVERSED, buildApkg, crtDaysAgo, type BuildPackage } from '../helpers/ankiPackageBuilder';
 
 /**
  * A package laid out as Anki exports a real deck: a 4-field vocabulary note
@@ -30,14 +30,7 @@ export async function vocabPackage(
     crt,
     models: [
       { name: 'Vocab (4 fields)', fields: ['Word', 'Meaning', 'Example', 'Picture'] },
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
+      BASIC_AND_REVERSED,
       { name: 'Cloze', fields: ['Text', 'Back Extra'], cloze: true },
     ],
     decks: ['Spanish::Vocab'],

@@ -5,7 +5,13 @@ import { Store } from '../../src/server/ground/store/store';
 import { DUE_DAYS_RECOUNT, REVIEW_HOURS_RECOUNT } from '../../src/server/ground/store/deckDueDaysMigration';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { card, newDeck, newSet } from '../helpers/libraryFixtures';
-import { buildApkg, crtDaysAgo, type BuildCard, type BuildNote } from '../helpers/ankiPackageBuilder';
+import {
+  BASIC_AND_REVERSED,
+  buildApkg,
+  crtDaysAgo,
+  type BuildCard,
+  type BuildNote,
+} from '../helpers/ankiPackageBuilder';
 
 /**
  * An import writes its rows without the per-row insert triggers and writes
@@ -65,17 +71,7 @@ function reversedPackage(shift: number) {
     });
   return buildApkg({
     crt: crtDaysAgo(30),
-    models: [
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
-      { name: 'Basic', fields: ['Front', 'Back'] },
-    ],
+    models: [BASIC_AND_REVERSED, { name: 'Basic', fields: ['Front', 'Back'] }],
     decks: ['Counters'],
     notes,
   });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { BridgeClient } from '../../src/client/bridgeClient';
 import { tempDir } from '../helpers/bridgeFixture';
 import { spawnBridge, type ChildBridge } from '../helpers/childBridge';
-import { buildApkg, crtDaysAgo, type BuildNote } from '../helpers/ankiPackageBuilder';
+import { BASIC_AND_REVERSED, buildApkg, crtDaysAgo, type BuildNote } from '../helpers/ankiPackageBuilder';
 import { loopProbe } from '../helpers/loopProbe';
 
 const NOTES = 6000;
@@ -36,16 +36,7 @@ function reversedPackage(): Promise<Uint8Array> {
     });
   return buildApkg({
     crt: crtDaysAgo(30),
-    models: [
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
-    ],
+    models: [BASIC_AND_REVERSED],
     decks: [TITLE],
     notes,
   });

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { buildApkg, crtDaysAgo, type BuildPackage, type BuildTemplate } from '../helpers/ankiPackageBuilder';
+import {
+  BASIC_AND_REVERSED,
+  buildApkg,
+  crtDaysAgo,
+  type BuildPackage,
+  type BuildTemplate,
+} from '../helpers/ankiPackageBuilder';
 
 /**
  * Anki's note → cards model: every card Anki generated of a note comes in
@@ -39,14 +45,7 @@ function notesPackage(crt: number, reversedCards = 2): BuildPackage {
           },
         ],
       },
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
+      BASIC_AND_REVERSED,
       { name: 'Cloze', fields: ['Text', 'Back Extra'], cloze: true },
     ],
     notes: [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { buildApkg, crtDaysAgo, type BuildRevlog } from '../helpers/ankiPackageBuilder';
+import { BASIC_AND_REVERSED, buildApkg, crtDaysAgo, type BuildRevlog } from '../helpers/ankiPackageBuilder';
 
 /**
  * Each imported Anki card keeps its own review log (every graded revlog row),
@@ -33,17 +33,7 @@ const GRADED: Record<string, BuildRevlog[]> = { hablar: REVLOG_A0, 'to speak': R
 function historyPackage() {
   return buildApkg({
     crt,
-    models: [
-      {
-        name: 'Basic (and reversed card)',
-        fields: ['Front', 'Back'],
-        templates: [
-          { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-          { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-        ],
-      },
-      { name: 'Basic', fields: ['Front', 'Back'] },
-    ],
+    models: [BASIC_AND_REVERSED, { name: 'Basic', fields: ['Front', 'Back'] }],
     decks: ['Spanish::History'],
     notes: [
       {

@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBridge, type TestBridge } from '../helpers/bridgeFixture';
-import { buildApkg, crtDaysAgo, solidPng, type BuildPackage } from '../helpers/ankiPackageBuilder';
+import { BASIC_AND_REVERSED, buildApkg, crtDaysAgo, solidPng, type BuildPackage } from '../helpers/ankiPackageBuilder';
 import { card as newCard } from '../helpers/libraryFixtures';
 
 /**
@@ -44,18 +44,7 @@ function hostilePackage(crt: number, deck: string, reversed: boolean): BuildPack
   return {
     crt,
     decks: [deck],
-    models: [
-      reversed
-        ? {
-            name: 'Basic (and reversed card)',
-            fields: ['Front', 'Back'],
-            templates: [
-              { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
-              { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
-            ],
-          }
-        : { name: 'Basic', fields: ['Front', 'Back'], templates: 1 },
-    ],
+    models: [reversed ? BASIC_AND_REVERSED : { name: 'Basic', fields: ['Front', 'Back'], templates: 1 }],
     notes: [
       {
         guid: reversed ? 'hostile-rev' : 'hostile-1',

@@ -208,6 +208,16 @@ export async function buildApkg(p: BuildPackage): Promise<Uint8Array> {
 }
 
 /** A day's start (UTC) `daysAgo` days before `now`, in epoch seconds: a collection's crt. */
+/** Anki's stock "Basic (and reversed card)" note type: two templates, each side asked once. */
+export const BASIC_AND_REVERSED: BuildModel = {
+  name: 'Basic (and reversed card)',
+  fields: ['Front', 'Back'],
+  templates: [
+    { qfmt: '{{Front}}', afmt: '{{FrontSide}}<hr id=answer>{{Back}}' },
+    { qfmt: '{{Back}}', afmt: '{{FrontSide}}<hr id=answer>{{Front}}' },
+  ],
+};
+
 export const crtDaysAgo = (daysAgo: number, now = Date.now()) => Math.floor(now / 86_400_000 - daysAgo) * 86_400;
 
 /** A w × h PNG of one colour with a darker frame, written with zlib alone (no canvas: usable in the extension host). */
