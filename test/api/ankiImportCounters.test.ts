@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store } from '../../src/server/ground/store/store';
 import { DUE_DAYS_RECOUNT, REVIEW_HOURS_RECOUNT } from '../../src/server/ground/store/deckDueDaysMigration';
+import { INSERT_TRIGGERS } from '../../src/server/domain/decks/anki/ankiImportTriggers';
 import { startBridge, tempDir, type TestBridge } from '../helpers/bridgeFixture';
 import { card, newDeck, newSet } from '../helpers/libraryFixtures';
 import {
@@ -25,15 +26,8 @@ import {
 const DAY = 86_400_000;
 /** Whole seconds: both packages give the same first review the same instant. */
 const BASE = Math.floor((Date.now() - 20 * DAY) / 1000) * 1000;
-const TRIGGERS = [
-  'deck_cards_state_ins',
-  'deck_due_days_ins',
-  'review_hours_ins',
-  'card_edits_notes_ins',
-  'card_edits_texts_ins',
-  'card_edits_tags_ins',
-  'card_edits_parts_ins',
-];
+/** The triggers the import drops and must create again (each must exist in the schema, too). */
+const TRIGGERS = INSERT_TRIGGERS;
 
 function reviewed(i: number, ord: number, shift: number): BuildCard {
   if ((i + ord) % 3 === 2) return { ord, type: 0, due: i };

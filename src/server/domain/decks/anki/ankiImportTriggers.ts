@@ -24,7 +24,7 @@ import { runForIds } from './sqlBatches';
  * deck_cards_state_ins would set).
  */
 
-const INSERT_TRIGGERS = [
+export const INSERT_TRIGGERS = [
   'deck_cards_state_ins',
   'deck_due_days_ins',
   'review_hours_ins',
