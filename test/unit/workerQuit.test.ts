@@ -37,7 +37,10 @@ describe('ending a busy PDF worker (real worker, real pdf.js)', function () {
     assert.equal(await slot.terminate(), nodeMajor < 22 ? 0 : 1);
   });
 
-  it('twenty busy workers ended one after another: this process lives on', async () => {
-    for (let i = 0; i < 20; i++) await (await busySlot()).terminate();
+  // Five, not twenty (each cycle starts pdf.js in a worker, ~1 s; the suite runs on three Nodes): the test above is the
+  // one that fails when a busy worker is torn down on Node 20 (exit 1, not 0). Torn down hard, twenty cycles on Node 20
+  // did not abort here either, so more of them bought no detection, only time.
+  it('five busy workers ended one after another: this process lives on', async () => {
+    for (let i = 0; i < 5; i++) await (await busySlot()).terminate();
   });
 });
