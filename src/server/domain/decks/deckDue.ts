@@ -11,11 +11,13 @@ import {
   viewOf,
   type ReviewRating,
   type ScheduleView,
+  type StoredSchedule,
 } from './deckScheduling';
 import { nextDueAt } from './nextDue';
 import { dueByState, DUE_SQL, pickDue, studiedSince, STUDIED } from './dueCounts';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
 import { readFaces } from './faceReads';
+import { buryingEndsAt, keptPicks } from './dueCache';
 import type { FacePicture } from './anki/ankiFaceHtml';
 
 /**
@@ -67,19 +69,91 @@ export function applyLimits(
   };
 }
 
+/** Which cards are due and the counts, as of `nowText`; a kept one is reused while `stillTrue` (dueCache.ts). */
+interface DuePick {
+  head: { deckId: string; title: string };
+  until?: string;
+  shown: Array<{ card: Omit<DueCard, 'nextIntervals' | 'nextDues'>; schedule: StoredSchedule }>;
+  tail: DueTail;
+  options: DeckOptions;
+  nowText: string;
+  dayStart: string;
+  /** The first moment after `nowText` at which a card comes due or a burying ends (null: none waits). */
+  changesAt: string | null;
+}
+
 export function dueQueue(
   store: Store,
   decks: Decks,
   deckId: string,
   opts: { now?: Date; limit?: number; until?: Date },
 ) {
+  const now = opts.now ?? new Date();
+  const nowText = now.toISOString();
+  // ?until= plans are not kept (rare); the plain queue is, by deck and limit.
+  const pick = opts.until
+    ? pickDueCards(store, decks, deckId, now, opts)
+    : keptPicks<DuePick>(store).get(
+        `${deckId} ${opts.limit ?? ''}`,
+        (kept) => stillTrue(kept, now, nowText),
+        () => pickDueCards(store, decks, deckId, now, opts),
+      );
+  const cards: DueCard[] = pick.shown.map(({ card, schedule }) => ({
+    ...card,
+    ...buttons(schedule, now, nowText, pick.options),
+  }));
+  return {
+    ...pick.head,
+    now: nowText,
+    ...(pick.until !== undefined ? { until: pick.until } : {}),
+    cards,
+    count: cards.length,
+    ...pick.tail,
+  };
+}
+
+/**
+ * A pick made at `kept.nowText` answers the same at `nowText` when the clock has not gone back, no card has
+ * come due nor burying ended since (every one not due then comes due at nextDueAt or later), and the study
+ * day is the same (its start bounds the studied-today counts, its end dueTodayCount).
+ */
+function stillTrue(kept: DuePick, now: Date, nowText: string): boolean {
+  if (nowText < kept.nowText || (kept.changesAt !== null && nowText >= kept.changesAt)) return false;
+  return studyDay(now, kept.options.dayStartHour).start.toISOString() === kept.dayStart;
+}
+
+type DueTail = {
+  dueCount: number;
+  newCount: number;
+  learningCount: number;
+  reviewCount: number;
+  heldBack: { newPerDay: number; reviewsPerDay: number };
+  limits: {
+    presetId: string;
+    newPerDay: number;
+    reviewsPerDay: number;
+    newStudiedToday: number;
+    reviewsStudiedToday: number;
+  };
+  dueTodayCount: number;
+  reviewedToday: number;
+  dayStartsAt: string;
+  nextDueAt: string | null;
+};
+
+function pickDueCards(
+  store: Store,
+  decks: Decks,
+  deckId: string,
+  now: Date,
+  opts: { limit?: number; until?: Date },
+): DuePick {
   // The deck's title without its summary counts (four scans of its cards); get() answers the refusals.
   const deck =
     store.get<{ title: string }>(`SELECT title FROM topics WHERE topicid = ? AND kind = 'deck' AND hidden = 0`, [
       deckId,
     ]) ?? decks.get(deckId);
   const { presetId, options } = deckOptionsOf(store, deckId);
-  const now = opts.now ?? new Date();
   const nowText = now.toISOString();
   const horizon = opts.until?.toISOString() ?? nowText;
   const day = studyDay(now, options.dayStartHour);
@@ -103,16 +177,10 @@ export function dueQueue(
         (left) => pick([2], Math.min(limited.reviews, left)),
         (left) => pick([0], Math.min(limited.new, left)),
       ]);
-  const cards = dueCards(store, rows, now, nowText, options);
-  const studying = dueNow.learning + limited.reviews + limited.new;
-  return {
-    deckId,
-    title: deck.title,
-    now: nowText,
-    ...(opts.until ? { until: horizon } : {}),
-    cards,
-    count: cards.length,
-    dueCount: studying,
+  const nextDue = nextDueAt(store, deckId, nowText);
+  const buryingEnds = buryingEndsAt(store, deckId, nowText);
+  const tail: DueTail = {
+    dueCount: dueNow.learning + limited.reviews + limited.new,
     newCount: limited.new,
     learningCount: dueNow.learning,
     reviewCount: limited.reviews,
@@ -130,7 +198,17 @@ export function dueQueue(
       dayStart,
     ]),
     dayStartsAt: dayStart,
-    nextDueAt: nextDueAt(store, deckId, nowText),
+    nextDueAt: nextDue,
+  };
+  return {
+    head: { deckId, title: deck.title },
+    ...(opts.until ? { until: horizon } : {}),
+    shown: shownCards(store, rows),
+    tail,
+    options,
+    nowText,
+    dayStart,
+    changesAt: nextDue !== null && (buryingEnds === null || nextDue < buryingEnds) ? nextDue : buryingEnds,
   };
 }
 
@@ -141,42 +219,38 @@ function pickInOrder(max: number, classes: ReadonlyArray<(left: number) => Row[]
   return rows;
 }
 
-/** The cards of `rows` as shown, their notes and faces read for all of them at once. */
-function dueCards(store: Store, rows: readonly Row[], now: Date, nowText: string, options: DeckOptions): DueCard[] {
+/** The cards of `rows` as shown but for the buttons, their notes and faces read for all of them at once. */
+function shownCards(store: Store, rows: readonly Row[]): DuePick['shown'] {
   const reads = readFaces(store, rows);
   return rows.map((row) => {
     const resolvedNoteId = reads.resolved(row.source_note_id);
     const sourceAlive = reads.alive(row.source_note_id);
     const faces = facesOf(store, row, resolvedNoteId, sourceAlive, reads.of(resolvedNoteId, row.question_content_id));
-    return dueCard(row, now, nowText, options, { resolvedNoteId, sourceAlive, faces });
+    const schedule = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
+    const card = {
+      cardNoteId: row.card_note_id,
+      sourceNoteId: row.source_note_id,
+      resolvedNoteId,
+      sourceAlive,
+      ...faces,
+      ...viewOf(schedule),
+      flag: row.flag ?? 0,
+      leech: !!row.leech,
+    };
+    return { card, schedule };
   });
 }
 
-function dueCard(
-  row: Row,
-  now: Date,
-  nowText: string,
-  options: DeckOptions,
-  read: { resolvedNoteId: string; sourceAlive: boolean; faces: ReturnType<typeof facesOf> },
-): DueCard {
-  const schedule = parseSchedule(row.fsrs, row.due_at ?? row.created_at);
+/** The interval and due date under each button at `now`. */
+function buttons(schedule: StoredSchedule, now: Date, nowText: string, options: DeckOptions) {
   // Intervals from now, or from the last review if a client clock placed it later.
   const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
   const dues = nextDues(schedule, from, options);
-  const ms = (r: ReviewRating) => dues[r].getTime() - from.getTime();
-  return {
-    cardNoteId: row.card_note_id,
-    sourceNoteId: row.source_note_id,
-    resolvedNoteId: read.resolvedNoteId,
-    sourceAlive: read.sourceAlive,
-    ...read.faces,
-    ...viewOf(schedule),
-    flag: row.flag ?? 0,
-    leech: !!row.leech,
-    nextIntervals: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, formatInterval(ms(r))])) as Record<
-      ReviewRating,
-      string
-    >,
-    nextDues: Object.fromEntries(REVIEW_RATINGS.map((r) => [r, dues[r].toISOString()])) as Record<ReviewRating, string>,
-  };
+  const nextIntervals = {} as Record<ReviewRating, string>;
+  const nextDueDates = {} as Record<ReviewRating, string>;
+  for (const r of REVIEW_RATINGS) {
+    nextIntervals[r] = formatInterval(dues[r].getTime() - from.getTime());
+    nextDueDates[r] = dues[r].toISOString();
+  }
+  return { nextIntervals, nextDues: nextDueDates };
 }
