@@ -31,7 +31,7 @@ const TRIGGERS = INSERT_TRIGGERS;
 
 function reviewed(i: number, ord: number, shift: number): BuildCard {
   if ((i + ord) % 3 === 2) return { ord, type: 0, due: i };
-  const t = BASE + i * 3_600_000 + ord * 60_000;
+  const t = BASE + i * 61_000 + ord * 7_000;
   return {
     ord,
     type: (i + ord) % 3 === 0 ? 2 : 1,
@@ -53,9 +53,9 @@ const REVIEWED = Array.from({ length: 24 }, (_, i) => (i % 4 === 0 ? [0] : [0, 1
   .flatMap((ords, i) => ords.map((ord) => (i + ord) % 3 !== 2))
   .filter(Boolean).length;
 
-function reversedPackage(shift: number) {
+function reversedPackage(shift: number, count = 24) {
   const notes: BuildNote[] = [];
-  for (let i = 0; i < 24; i++)
+  for (let i = 0; i < count; i++)
     notes.push({
       guid: `cnt${i}`,
       model: i % 4 === 0 ? 'Basic' : 'Basic (and reversed card)',
@@ -173,5 +173,15 @@ describe('an Anki import keeps the deck counters, card states and edit stamps it
       body: { cardNoteId: deckCards.cards[0].cardNoteId, rating: 'easy', durationMs: 1200, confirm: true },
     });
     await expectRight(1 + REVIEWED * 3 + 1);
+  });
+
+  it('an import larger than one recount range (2,000 rows) is counted in full, range after range', async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    t = await startBridge({ dataDir, store: { idleCheckpointMs: 0 } });
+    const big = await importPackage(await reversedPackage(0, 1800));
+    assert.equal(big.cards, 1800 * 2 - 1800 / 4);
+    const reviews = t.bridge.services.store.get<{ n: number }>('SELECT count(*) AS n FROM review_logs')!.n;
+    assert.ok(reviews > 4000, `${reviews} reviews: more than two ranges`);
+    await expectRight(reviews);
   });
 });

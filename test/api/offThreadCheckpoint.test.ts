@@ -48,9 +48,9 @@ describe('checkpoint built off the store thread (a large library)', function () 
   beforeEach(async () => {
     t = await startBridge({ store: { offThreadCheckpointBytes: 0, idleCheckpointMs: 0 } });
     store = t.bridge.services.store;
-    // The first checkpoint has no library.db to build from: it is exported here.
+    // The first checkpoint has no library.db to build from: the worker replays the journal from its first record.
     await store.checkpoint();
-    assert.equal(store.lastCheckpoint?.builtOffThread, false);
+    assert.equal(store.lastCheckpoint?.builtOffThread, true, store.lastCheckpoint?.offThreadFailure);
     topicid = (await t.client.createStudySet('Photosynthesis')).topicid;
     const root = (await t.client.cards.create(topicid, { title: '叶绿体的结构与功能' })).noteid;
     for (let i = 0; i < 30; i++)
@@ -138,6 +138,34 @@ describe('checkpoint image built from library.db and the journal', function () {
       );
     return { dir, s };
   }
+
+  it("a new library's first checkpoint (no library.db yet) is built from the journal alone, and reads back as the store holds it", async () => {
+    const dir = tempDir();
+    const s = await Store.open(dir, { idleCheckpointMs: 0, offThreadCheckpointBytes: 0 });
+    try {
+      await s.write((tx) =>
+        tx.run(
+          `INSERT INTO topics(topicid, kind, title, created_at, modified_at) VALUES ('F', 'studyset', 'F', 'a', 'a')`,
+        ),
+      );
+      assert.equal(existsSync(join(dir, 'library.db')), false);
+      await s.checkpoint();
+      const stats = s.lastCheckpoint!;
+      assert.equal(stats.builtOffThread, true, stats.offThreadFailure);
+      assert.equal(stats.mode, 'whole');
+      assert.equal(readJournal(join(dir, 'library.journal')).records.length, 0, 'the journal was folded in');
+      const again = await reopenedCopy(dir);
+      try {
+        assert.deepEqual(rowsOf(again), rowsOf(s));
+        assert.equal(again.integrityCheck(), 'ok');
+        assert.equal(again.schemaVersion, s.schemaVersion);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
 
   it('refuses an image that would not end where the store is (a record missing or the journal cut short)', async () => {
     const { dir, s } = await storeWithWrites();

@@ -14,12 +14,14 @@ import { openDatabase, runStatement } from './sqlite';
  * start-up rebuilds it that way after a crash. So a worker thread does the
  * same: it loads library.db, replays the journal's first `upTo` bytes, stamps
  * `journal_seq` and exports, while the store goes on serving. Replay is
- * deterministic (statements carry their ids and clocks as parameters), and
- * the replica must end exactly at `seq`, or the image is refused and the
- * store exports on its own thread instead.
+ * deterministic (statements carry their ids and clocks as parameters). A new
+ * library with no library.db yet starts from an empty database, as start-up
+ * does then. The replica must end exactly at `seq`, or the image is refused
+ * and the store exports on its own thread instead.
  */
 export interface ReplicaInput {
-  dbPath: string;
+  /** library.db to start from; undefined: there is none yet, the journal holds every write from the first on. */
+  dbPath: string | undefined;
   journalPath: string;
   /** The journal's acknowledged length when the checkpoint began: every record the image must hold. */
   upTo: number;
@@ -36,9 +38,13 @@ export interface ReplicaImage {
 
 /** Builds the image on this thread (the worker's body; tests call it directly too). */
 export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaImage> {
-  const db = await openDatabase(readFileSync(input.dbPath));
+  const db = await openDatabase(input.dbPath === undefined ? undefined : readFileSync(input.dbPath));
   try {
-    const from = Number(db.exec(`SELECT value FROM meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
+    // An empty database has no meta table yet: its journal replays from the first record.
+    const from =
+      input.dbPath === undefined
+        ? 0
+        : Number(db.exec(`SELECT value FROM meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
     const journal = parseJournal(readPrefix(input.journalPath, input.upTo));
     if (journal.damaged.length || journal.tornBytes)
       throw new Error(
@@ -50,7 +56,12 @@ export async function buildReplicaImage(input: ReplicaInput): Promise<ReplicaIma
       if (rec.seq <= from) continue;
       if (rec.seq !== last + 1) throw new Error(`journal record ${rec.seq} follows ${last}`);
       db.exec('BEGIN');
-      for (const [sql, params] of rec.stmts) runStatement(db, sql, params);
+      // Each statement is let go once it ran: a bulk import's one record parses to hundreds of MB.
+      const stmts = rec.stmts.splice(0).reverse();
+      while (stmts.length) {
+        const [sql, params] = stmts.pop()!;
+        runStatement(db, sql, params);
+      }
       db.exec('COMMIT');
       last = rec.seq;
       replayed++;

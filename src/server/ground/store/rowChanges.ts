@@ -36,6 +36,12 @@ const TABLES: Record<string, { kind: ChangeKind; key: string }> = {
 /** Rows remembered per table and batch; a bulk import names the first ones and says it was cut. */
 const MAX_ROWS_PER_TABLE = 1000;
 
+/**
+ * An operation row whose card list is longer than this (a bulk import's 60,000 ids: parsing and naming them held
+ * the loop ~0.1-0.25 s at acknowledgement) marks the cards cut, as a table past MAX_ROWS_PER_TABLE does.
+ */
+const MAX_OPERATION_IDS_JSON = 64 * 1024;
+
 /** The card index's rows (docid = rowid): what a cache of index terms re-reads (search/commonTerms.ts). */
 const CARD_INDEX_TABLE = 'notes_fts_content';
 const MAX_CARD_INDEX_ROWS = 5000;
@@ -124,13 +130,19 @@ export class RowChanges {
           approvals.push({ kind: 'approval', ids: [r.id], state: r.state });
         continue;
       }
-      const extra = table === 'operations' ? ', note_ids' : '';
+      // An operation's card list, unless it is a bulk one: that says the cards were cut instead.
+      const extra =
+        table === 'operations'
+          ? `, CASE WHEN length(note_ids) <= ${MAX_OPERATION_IDS_JSON} THEN note_ids END AS note_ids, length(note_ids) > ${MAX_OPERATION_IDS_JSON} AS bulk`
+          : '';
       for (const r of queryAll<Record<string, string>>(
         this.db,
         `SELECT ${key} AS id${extra} FROM ${table} WHERE rowid IN (${list})`,
       )) {
         add(kind, r.id, cut.has(table));
-        if (table === 'operations') for (const noteId of parseIds(r.note_ids)) add('card', noteId);
+        if (table !== 'operations') continue;
+        if (r.bulk) add('card', undefined, true);
+        else for (const noteId of parseIds(r.note_ids)) add('card', noteId);
       }
       if (cut.has(table)) add(kind, undefined, true);
     }

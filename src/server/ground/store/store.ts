@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { isNoSpace } from '../../errors';
 import { CheckpointFile } from './checkpointFile';
-import { buildReplicaOffThread } from './checkpointReplica';
+import { Checkpointer, type CheckpointOptions } from './checkpointer';
 import { GroupCommit, type Row, type WriteStep, type WriteTx } from './groupCommit';
 import type { SqlParam } from './journal';
 import { JournalWriter } from './journalWriter';
@@ -34,21 +33,14 @@ type CommitListener = (
 export class Store {
   private commits!: GroupCommit;
   private idleTimer: NodeJS.Timeout | undefined;
-  private checkpointing: Promise<void> | undefined;
-  /** Ends an off-thread checkpoint's worker when the store closes. */
-  private readonly closing = new AbortController();
+  private checkpoints!: Checkpointer;
   private closed = false;
   private readonly commitListeners = new Set<CommitListener>();
   /** What each batch changed, for GET /events (set up after the migrations, which change no library row). */
   private rowChanges: RowChanges | undefined;
-  /** What the last checkpoint cost, for diagnostics and the bench. */
-  lastCheckpoint: CheckpointStats | undefined;
-
   private constructor(
     private db: Database,
     private readonly journal: JournalWriter,
-    private readonly dbPath: string,
-    private readonly file: CheckpointFile,
     private readonly opts: Required<StoreOptions>,
     readonly recovery: RecoveryReport,
   ) {}
@@ -67,8 +59,6 @@ export class Store {
     const store = new Store(
       db,
       journal,
-      dbPath,
-      file,
       {
         checkpointBytes: options.checkpointBytes ?? 32 * 1024 * 1024,
         idleCheckpointMs: options.idleCheckpointMs ?? 5000,
@@ -92,6 +82,7 @@ export class Store {
       (e) => journalFailure(e, dir),
       (revision) => store.acknowledged(revision),
     );
+    store.checkpoints = new Checkpointer(db, journal, store.commits, file, dbPath, store.opts.offThreadCheckpointBytes);
     await runMigrations(db, (fn) => store.write(fn));
     store.rowChanges = new RowChanges(db);
     return store;
@@ -179,76 +170,14 @@ export class Store {
     }
   }
 
-  /**
-   * Folds the database into library.db and drops the journal records it now holds. The image is exported on this thread
-   * or, for a large database, built by a worker from library.db and the journal (checkpointReplica.ts) while this thread
-   * only notes where the journal ends. The pages that changed are found and written (checkpointFile.ts) between requests
-   * and on libuv's pool while requests and writes go on. The checkpoint records the last journal sequence it contains,
-   * so a crash anywhere replays nothing twice and loses nothing: until library.db holds the new pages (or its redo file
-   * does), the old file and the whole journal are there; after, replay skips what the file holds. `onThisThread`: export
-   * here whatever the size (close: nothing waits on this thread then); `force`: even with an empty journal (compact:
-   * VACUUM's result is in memory only).
-   */
-  checkpoint(opts: { onThisThread?: boolean; force?: boolean } = {}): Promise<void> {
-    this.checkpointing ??= this.doCheckpoint(opts).finally(() => (this.checkpointing = undefined));
-    return this.checkpointing;
+  /** Folds the database into library.db and drops the journal records it now holds (checkpointer.ts). */
+  checkpoint(opts: CheckpointOptions = {}): Promise<void> {
+    return this.checkpoints.run(opts);
   }
 
-  private async doCheckpoint(
-    opts: { onThisThread?: boolean; force?: boolean },
-    offThreadFailure?: string,
-  ): Promise<void> {
-    // A replica starts from library.db: only from a file known whole (not one a failed page write left unknown).
-    const onThisThread = opts.onThisThread || !(await this.file.isWhole());
-    // Between batches memory holds exactly the acknowledged writes, all in the journal's first `upTo` bytes.
-    const snap = await this.commits.atIdle(() => {
-      if (this.journal.bytes === 0 && existsSync(this.dbPath) && !opts.force) return undefined;
-      const started = performance.now();
-      const upTo = this.journal.bytes;
-      const seq = this.commits.revision;
-      if (!onThisThread && this.buildsOffThread())
-        return { upTo, seq, started, held: performance.now(), data: undefined };
-      this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('journal_seq', ?)`, [String(seq)]);
-      const data = this.db.export();
-      return { upTo, seq, started, held: performance.now(), data };
-    });
-    if (!snap) return;
-    const { upTo, seq, started, held } = snap;
-    let image: { data: Uint8Array; crcs?: Uint32Array };
-    if (snap.data) image = { data: snap.data };
-    else {
-      try {
-        image = await buildReplicaOffThread(
-          { dbPath: this.dbPath, journalPath: this.journal.path, upTo, seq },
-          this.closing.signal,
-        );
-      } catch (e) {
-        // Nothing was written: library.db and the journal are as they were, and memory holds the truth.
-        return this.doCheckpoint({ ...opts, onThisThread: true }, e instanceof Error ? e.message : String(e));
-      }
-    }
-    const exported = performance.now();
-    const wrote = await this.file.write(image.data, image.crcs);
-    const written = performance.now();
-    // Records appended while the file was written stay; the rest goes (between batches: no flush in flight).
-    await this.commits.atIdle(() => this.journal.rebase(upTo));
-    this.lastCheckpoint = {
-      holdMs: held - started,
-      exportMs: exported - started,
-      writeMs: written - exported,
-      totalMs: performance.now() - started,
-      bytes: image.data.length,
-      builtOffThread: !snap.data,
-      ...(offThreadFailure === undefined ? {} : { offThreadFailure }),
-      ...wrote,
-    };
-  }
-
-  /** Large enough to be checkpointed by a worker. */
-  private buildsOffThread(): boolean {
-    const pages = this.get<{ page_count: number }>('PRAGMA page_count')!.page_count;
-    const size = this.get<{ page_size: number }>('PRAGMA page_size')!.page_size;
-    return pages * size >= this.opts.offThreadCheckpointBytes;
+  /** What the last checkpoint cost, for diagnostics and the bench. */
+  get lastCheckpoint(): CheckpointStats | undefined {
+    return this.checkpoints.last;
   }
 
   /**
@@ -262,7 +191,7 @@ export class Store {
       this.db.exec('VACUUM');
       this.db.run(`INSERT OR REPLACE INTO meta(key, value) VALUES ('compacted_at', ?)`, [new Date().toISOString()]);
     });
-    await this.checkpointing?.catch(() => undefined);
+    await this.checkpoints.inFlight?.catch(() => undefined);
     await this.checkpoint({ onThisThread: true, force: true });
   }
 
@@ -287,8 +216,8 @@ export class Store {
     this.commits.stopSliced();
     await this.commits.settled();
     // A worker still replaying is ended: the checkpoint goes on as an export here, and close's own then finds nothing left.
-    this.closing.abort();
-    await this.checkpointing?.catch(() => undefined);
+    this.checkpoints.endWorker();
+    await this.checkpoints.inFlight?.catch(() => undefined);
     // On a full disk the last checkpoint cannot be written: the journal still holds every write, so closing goes on.
     await this.checkpoint({ onThisThread: true }).catch((e) => {
       if (!isNoSpace(e)) throw e;
