@@ -204,9 +204,16 @@ describe('AnkiConnect: studyBridge.ankiConnect.port in VS Code (real VS Code)', 
     });
     assert.match(((await res.json()) as { error: string }).error, /note was not found/);
     // The reveal scrolled the view down to the card, and holds that selection for 15 s (views/cardReveal.ts): a
-    // refresh meanwhile scrolls back to it. Let the hold end, then fold the sets again, so the later suites find
-    // their rows at the top of the list (a list draws only the rows that show).
-    await new Promise((r) => setTimeout(r, 16_000));
+    // refresh meanwhile scrolls back to it. Another row selected ends the hold, as a person's click does; then the
+    // sets fold again, so the later suites find their rows at the top of the list (a list draws only the rows that
+    // show). Waiting the 15 s out cost 16 s of each VS Code run.
+    const top = (await api.views.studySets.getChildren())[0];
+    await api.trees.studySets.reveal(top, { select: true, focus: false });
+    await eventually(
+      () => (api.trees.studySets.selection[0]?.id === top.id ? true : undefined),
+      `the first set selected again (now ${api.trees.studySets.selection[0]?.id})`,
+      30_000,
+    );
     await vscode.commands.executeCommand('workbench.actions.treeView.studyBridge.studySets.collapseAll');
   });
 
