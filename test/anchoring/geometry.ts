@@ -19,7 +19,7 @@ import { foldKey } from '../../src/server/ground/text/fold';
 import { locateText } from '../../src/server/ground/text/locate';
 import { corpusFile } from '../unit/pdfCorpus';
 import { extracted } from '../unit/pdfExtracted';
-import { labelledSet, pdftotextPage, extractFile, onPageWords } from './labelledSet';
+import { labelledSet, pdftotextPageOf, extractFile, onPageWords } from './labelledSet';
 import { writeGeometryPdfs } from './geometryPdfs';
 import { rng } from './rng';
 
@@ -107,7 +107,7 @@ function windows(file: string, pages: PageData[], perPage: number, seed: number)
   const random = rng(seed);
   const out: GeometryQuote[] = [];
   for (const page of pages) {
-    const words = pdftotextPage(file, page.page, []).split(/\s+/).filter(Boolean);
+    const words = pdftotextPageOf(file, page.page, []).split(/\s+/).filter(Boolean);
     if (words.length < 30) continue;
     for (let k = 0; k < perPage; k++) {
       const at = Math.floor(random() * (words.length - 12));

@@ -57,6 +57,29 @@ export function pdftotextPage(file: string, page: number, args: string[]): strin
   });
 }
 
+const docTexts = new Map<string, string[]>();
+
+/**
+ * pdftotextPage of each page of a file, from one pdftotext run over the whole file cut at its form feeds (the same
+ * text, page for page: one run per page cost ~0.2 s each, some 400 runs for the set). Kept per file and mode for
+ * this process: the files read are the corpus's and ones made in a fresh folder.
+ */
+export function pdftotextPageOf(file: string, page: number, args: string[]): string {
+  const key = `${args.join(' ')}\0${file}`;
+  let pages = docTexts.get(key);
+  if (!pages) {
+    const text = execFileSync('pdftotext', ['-enc', 'UTF-8', ...args, file, '-'], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    pages = text.split('\f').map((t) => `${t}\f`);
+    docTexts.set(key, pages);
+  }
+  if (page < 1 || page >= pages.length) throw new Error(`${file} has no page ${page}`);
+  return pages[page - 1];
+}
+
 /** Every token of the quote occurs on the page (as a multiset), so a miss is the matcher's, not the text layer's. */
 export function onPageWords(page: PageData, text: string): boolean {
   const have = new Map<string, number>();
@@ -80,7 +103,18 @@ export async function extractFile(file: string): Promise<PageData[]> {
 /** Pages sampled per book: every page of short ones, every 4th of the long manual. */
 const pageStep = (count: number) => (count > 100 ? 4 : 1);
 
-export async function labelledSet(): Promise<LabelledSet> {
+let built: Promise<LabelledSet> | undefined;
+
+/**
+ * The set, built once per process (seeded, so the same each time): anchoringSet and anchorGeometry both measure it
+ * in one mocha run, and neither changes it.
+ */
+export function labelledSet(): Promise<LabelledSet> {
+  built ??= buildLabelledSet();
+  return built;
+}
+
+async function buildLabelledSet(): Promise<LabelledSet> {
   const random = rng(17);
   const layerRandom = rng(1717);
   const books = new Map<string, PageData[]>();
@@ -107,7 +141,7 @@ export async function labelledSet(): Promise<LabelledSet> {
     );
     for (const page of sampled) {
       for (const [kind, args] of MODES) {
-        const words = (kind === 'pdfjs' ? layer.get(page.page)! : pdftotextPage(file, page.page, args))
+        const words = (kind === 'pdfjs' ? layer.get(page.page)! : pdftotextPageOf(file, page.page, args))
           .split(/\s+/)
           .filter(Boolean);
         if (words.length < 30) continue;

@@ -10,7 +10,7 @@ import { foldItems, foldKey } from '../../src/server/ground/text/fold';
 import { locateText } from '../../src/server/ground/text/locate';
 import { keyTokens, quoteTokens } from '../../src/server/ground/text/tokenize';
 import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
-import { isProse, pdftotextPage, shuffle } from './labelledSet';
+import { isProse, pdftotextPageOf, shuffle } from './labelledSet';
 import type { ProducerBook } from './producers';
 import { rng } from './rng';
 
@@ -61,7 +61,7 @@ export function producerQuotes(books: readonly ProducerBook[]): ProducerQuote[] 
     const step = b.pages.length > 100 ? 4 : 1;
     const each = b.pages.length <= 20 ? 3 : 1;
     for (const page of b.pages.filter((p, i) => i % step === 0 && !p.ocr && !p.unreadable)) {
-      const words = pdftotextPage(b.file, page.page, []).split(/\s+/).filter(Boolean);
+      const words = pdftotextPageOf(b.file, page.page, []).split(/\s+/).filter(Boolean);
       if (words.length < 30) continue;
       const base = { book: b.book, producer: b.producer, page: page.page };
       const windowOf = (n: number) => {
