@@ -6,7 +6,7 @@
  * bridge does; `pdfinfo` names the producer.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { PageData } from '../../src/server/ground/pdf/pdfTypes';
@@ -14,6 +14,7 @@ import { corpusFile } from '../unit/pdfCorpus';
 import { sharedPool } from '../unit/pdfExtracted';
 import { corpusSentences, writeLayoutPdfs } from './layoutPdfs';
 import { printHtmlToPdf } from '../helpers/chromiumPrint';
+import { cachedFixture, fontsFingerprint, toolVersion } from '../helpers/fixtureCache';
 
 export interface ProducerBook {
   file: string;
@@ -37,9 +38,10 @@ function groffPdf(dir: string, paras: string[]): string {
   const src = join(dir, 'groff.ms');
   // A leading dot or quote would be a request: the prose starts with a capital letter.
   writeFileSync(src, `.TL\nNotes on lattices\n${paras.map((p) => `.PP\n${p}\n`).join('')}`);
-  const out = join(dir, 'groff.pdf');
-  writeFileSync(out, execFileSync('groff', ['-Tpdf', '-ms', src], { maxBuffer: 64 << 20 }));
-  return out;
+  const key = ['groff -Tpdf -ms', toolVersion('groff'), readFileSync(src, 'utf8')];
+  return cachedFixture(key, join(dir, 'groff.pdf'), (out) =>
+    writeFileSync(out, execFileSync('groff', ['-Tpdf', '-ms', src], { maxBuffer: 64 << 20 })),
+  );
 }
 
 function chromiumPdf(dir: string, paras: string[]): string {
@@ -50,23 +52,26 @@ function chromiumPdf(dir: string, paras: string[]): string {
   );
 }
 
+/** ~13 s a conversion (a fresh profile each time): kept by the text, LibreOffice's version and the fonts (fixtureCache.ts). */
 function libreOfficePdf(dir: string, paras: string[]): string {
   const src = join(dir, 'writer.txt');
   writeFileSync(src, paras.join('\n\n'));
-  execFileSync(
-    'soffice',
-    [
-      '--headless',
-      `-env:UserInstallation=file://${join(dir, 'lo-profile')}`,
-      '--convert-to',
-      'pdf',
-      '--outdir',
-      dir,
-      src,
-    ],
-    { stdio: 'ignore', timeout: 180_000 },
+  const key = ['soffice --convert-to pdf', toolVersion('soffice'), fontsFingerprint(), readFileSync(src, 'utf8')];
+  return cachedFixture(key, join(dir, 'writer.pdf'), () =>
+    execFileSync(
+      'soffice',
+      [
+        '--headless',
+        `-env:UserInstallation=file://${join(dir, 'lo-profile')}`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        dir,
+        src,
+      ],
+      { stdio: 'ignore', timeout: 180_000 },
+    ),
   );
-  return join(dir, 'writer.pdf');
 }
 
 async function extractFile(file: string): Promise<PageData[]> {

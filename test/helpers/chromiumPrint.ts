@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { cachedFixture, fontsFingerprint, toolVersion } from './fixtureCache';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -20,8 +21,16 @@ export function printHtmlToPdf(html: string, pdf: string, what: string): string 
   ];
   // Chromium refuses to run as root without --no-sandbox (CI containers run as root).
   if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  execFileSync(CHROMIUM, args, { stdio: 'ignore', timeout: 120_000 });
-  if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-')
-    throw new Error(`Chromium did not print ${what}`);
+  const check = () => {
+    if (!existsSync(pdf) || readFileSync(pdf).subarray(0, 5).toString() !== '%PDF-')
+      throw new Error(`Chromium did not print ${what}`);
+  };
+  // ~5 s a print: kept by the page, the flags, Chromium's version and the fonts (fixtureCache.ts).
+  const flags = args.filter((a) => !a.includes(dirname(pdf)));
+  cachedFixture(['chromium print-to-pdf', toolVersion(CHROMIUM), fontsFingerprint(), ...flags, html], pdf, () => {
+    execFileSync(CHROMIUM, args, { stdio: 'ignore', timeout: 120_000 });
+    check();
+  });
+  check();
   return pdf;
 }
