@@ -9,9 +9,16 @@ import type { WriteStep, WriteTx } from './groupCommit';
 export type WriteSteps<T> = Generator<unknown, T, void>;
 
 /**
+ * Yielded before a statement that alone takes a slice or more (an operation
+ * row naming 60,000 cards): the slice ends there, so that statement starts a
+ * slice of its own instead of running past one already spent.
+ */
+export const SLICE_END = Symbol('slice end');
+
+/**
  * The step Store.writeSliced runs again and again: the body goes on from its
- * last yield until `sliceMs` have passed, then hands the loop back; its
- * return value is the write's answer.
+ * last yield until `sliceMs` have passed (or it yields SLICE_END), then hands
+ * the loop back; its return value is the write's answer.
  */
 export function stepsOf<T>(body: (tx: WriteTx) => WriteSteps<T>, sliceMs = 40): WriteStep<T> {
   let steps: WriteSteps<T> | undefined;
@@ -21,7 +28,7 @@ export function stepsOf<T>(body: (tx: WriteTx) => WriteSteps<T>, sliceMs = 40): 
     for (;;) {
       const next = steps.next();
       if (next.done) return { value: next.value };
-      if (performance.now() - started >= sliceMs) return undefined;
+      if (next.value === SLICE_END || performance.now() - started >= sliceMs) return undefined;
     }
   };
 }
@@ -41,7 +48,7 @@ export async function inSlices<T>(steps: WriteSteps<T>, sliceMs = 40): Promise<T
     for (;;) {
       const next = steps.next();
       if (next.done) return next.value;
-      if (performance.now() - started >= sliceMs) break;
+      if (next.value === SLICE_END || performance.now() - started >= sliceMs) break;
     }
     await new Promise((r) => setImmediate(r));
   }

@@ -3,7 +3,7 @@ import { recordOperation } from '../../cards/noteRows';
 import { newId } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx, Store } from '../../../ground/store/store';
-import { stepsOf, type WriteSteps } from '../../../ground/store/writeSteps';
+import { SLICE_END, stepsOf, type WriteSteps } from '../../../ground/store/writeSteps';
 import { importedTextHash, placeReviewCardsSteps, writeAnkiLinksSteps } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
@@ -191,6 +191,8 @@ function* importSteps(
     (out) => ({ deckId: target.deckId, cardIds: [...noteIds, ...out.childIds] }),
   );
   const { created, mediaCount, childIds, preset, cardIds } = written;
+  // Each operation row names every card (60,000 ids in one JSON): a slice of its own, ~0.1 s.
+  yield SLICE_END;
   recordOperation(tx, {
     topicid: target.topicid,
     kind: 'anki-import',
@@ -198,7 +200,7 @@ function* importSteps(
     noteIds: [...noteIds, ...childIds],
     now,
   });
-  yield;
+  yield SLICE_END;
   recordOperation(tx, { topicid: target.deckId, kind: 'deck-cards', actor, noteIds: cardIds, now });
   return {
     deckId: target.deckId,
