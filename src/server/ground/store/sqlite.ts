@@ -119,7 +119,7 @@ export function queryAll<T>(db: Database, sql: string, params: SqlParam[] = []):
  * database only its caller uses meanwhile (an Anki package's collection),
  * read in slices of the event loop. The statement is its own, not cached.
  */
-export function* queryAllSteps<T>(db: Database, sql: string, params: SqlParam[] = [], every = 2000) {
+export function* queryAllSteps<T>(db: Database, sql: string, params: SqlParam[] = [], every = 500) {
   const stmt = db.prepare(sql);
   try {
     stmt.bind(params);

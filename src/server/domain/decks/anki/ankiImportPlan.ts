@@ -70,7 +70,7 @@ const TOPIC_TITLE_MAX = 200;
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|svg)$/i;
 
 /** Notes mapped between yields (planSteps). */
-const PLAN_NOTES = 500;
+const PLAN_NOTES = 100;
 
 export const planImport = (col: AnkiCollection, now: Date): ImportPlan => drained(planSteps(col, now));
 

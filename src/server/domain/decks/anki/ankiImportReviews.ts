@@ -19,7 +19,7 @@ import { allForIdsSteps, ascendingIds, insertRowsSteps, updateRows } from './sql
  */
 
 /** Cards planned between yields (JS work only). */
-const YIELD_ROWS = 1000;
+const YIELD_ROWS = 250;
 
 export function writeReviews(...args: Parameters<typeof writeReviewsSteps>): string[] {
   return drained(writeReviewsSteps(...args));

@@ -35,7 +35,7 @@ import {
 /** Time one step of the write holds the event loop. */
 const STEP_MS = 40;
 /** Planned notes between yields while their rows are planned (JS work only). */
-const PLAN_NOTES = 1000;
+const PLAN_NOTES = 250;
 
 const MIME: Record<string, string> = {
   png: 'image/png',
