@@ -3,6 +3,7 @@ import {
   formatInterval,
   newSchedule,
   nextDues,
+  nextDuesKey,
   nextIntervals,
   parseSchedule,
   review,
@@ -90,5 +91,38 @@ describe('deckScheduling (FSRS, ts-fsrs defaults)', () => {
     assert.equal(formatInterval(3 * DAY), '3d');
     assert.equal(formatInterval(45 * DAY), '1.5mo');
     assert.equal(formatInterval(730 * DAY), '2y');
+  });
+
+  it('nextDuesKey: moments with the same key give due dates the same distance after them, in every state', () => {
+    const steps = {
+      desiredRetention: 0.85,
+      maximumInterval: 365,
+      learningSteps: ['2m', '15m', '2h'],
+      relearningSteps: ['20m'],
+    };
+    const learning = review(newSchedule(T0), 'good', T0).schedule;
+    const graduated = review(learning, 'easy', at(20 * MIN)).schedule;
+    const relearning = review(graduated, 'again', at(9 * DAY)).schedule;
+    const late = review(graduated, 'good', at(40 * DAY)).schedule;
+    const schedules = { new: newSchedule(T0), learning, review: graduated, relearning, late };
+    let sameKey = 0;
+    for (const [name, s] of Object.entries(schedules))
+      for (const options of [undefined, steps]) {
+        const seen = new Map<number, number[]>();
+        // Every 37 minutes over four days from the schedule's due moment: several moments share each key.
+        for (let t = Date.parse(s.due); t < Date.parse(s.due) + 4 * DAY; t += 37 * MIN) {
+          const when = new Date(t);
+          const dues = nextDues(s, when, options);
+          const ms = (['again', 'hard', 'good', 'easy'] as const).map((r) => dues[r].getTime() - t);
+          const key = nextDuesKey(s, when);
+          const first = seen.get(key);
+          if (first) {
+            sameKey++;
+            assert.deepEqual(ms, first, `${name} at ${when.toISOString()} (key ${key})`);
+          } else seen.set(key, ms);
+        }
+        if (name !== 'new') assert.ok(seen.size >= 4, `${name}: the key moves with the UTC date`);
+      }
+    assert.ok(sameKey > 1000);
   });
 });

@@ -6,6 +6,7 @@ import { deckOptionsOf } from './deckPresets';
 import {
   formatInterval,
   nextDues,
+  nextDuesKey,
   parseSchedule,
   REVIEW_RATINGS,
   viewOf,
@@ -73,7 +74,12 @@ export function applyLimits(
 interface DuePick {
   head: { deckId: string; title: string };
   until?: string;
-  shown: Array<{ card: Omit<DueCard, 'nextIntervals' | 'nextDues'>; schedule: StoredSchedule }>;
+  shown: Array<{
+    card: Omit<DueCard, 'nextIntervals' | 'nextDues'>;
+    schedule: StoredSchedule;
+    /** The buttons' distances after `from` (ms, in REVIEW_RATINGS order) for one nextDuesKey. */
+    buttons?: { key: number; ms: number[] };
+  }>;
   tail: DueTail;
   options: DeckOptions;
   nowText: string;
@@ -98,9 +104,9 @@ export function dueQueue(
         (kept) => stillTrue(kept, now, nowText),
         () => pickDueCards(store, decks, deckId, now, opts),
       );
-  const cards: DueCard[] = pick.shown.map(({ card, schedule }) => ({
-    ...card,
-    ...buttons(schedule, now, nowText, pick.options),
+  const cards: DueCard[] = pick.shown.map((shown) => ({
+    ...shown.card,
+    ...buttons(shown, now, nowText, pick.options),
   }));
   return {
     ...pick.head,
@@ -241,16 +247,22 @@ function shownCards(store: Store, rows: readonly Row[]): DuePick['shown'] {
   });
 }
 
-/** The interval and due date under each button at `now`. */
-function buttons(schedule: StoredSchedule, now: Date, nowText: string, options: DeckOptions) {
+/** The interval and due date under each button at `now`; ts-fsrs is asked again only when nextDuesKey moves. */
+function buttons(shown: DuePick['shown'][number], now: Date, nowText: string, options: DeckOptions) {
+  const { schedule } = shown;
   // Intervals from now, or from the last review if a client clock placed it later.
   const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;
-  const dues = nextDues(schedule, from, options);
+  const key = nextDuesKey(schedule, from);
+  if (shown.buttons?.key !== key) {
+    const dues = nextDues(schedule, from, options);
+    shown.buttons = { key, ms: REVIEW_RATINGS.map((r) => dues[r].getTime() - from.getTime()) };
+  }
+  const { ms } = shown.buttons;
   const nextIntervals = {} as Record<ReviewRating, string>;
   const nextDueDates = {} as Record<ReviewRating, string>;
-  for (const r of REVIEW_RATINGS) {
-    nextIntervals[r] = formatInterval(dues[r].getTime() - from.getTime());
-    nextDueDates[r] = dues[r].toISOString();
-  }
+  REVIEW_RATINGS.forEach((r, i) => {
+    nextIntervals[r] = formatInterval(ms[i]);
+    nextDueDates[r] = new Date(from.getTime() + ms[i]).toISOString();
+  });
   return { nextIntervals, nextDues: nextDueDates };
 }

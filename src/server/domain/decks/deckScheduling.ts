@@ -3,8 +3,9 @@ import type { Card, Grade } from 'ts-fsrs' with { 'resolution-mode': 'import' };
 
 // ts-fsrs ships a CommonJS build (its `require` export) beside the ESM one;
 // its typings are ESM-only, hence the type-only imports above.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createEmptyCard, default_w, fsrs, generatorParameters, Rating, State } = require('ts-fsrs') as typeof TsFsrs;
+const { createEmptyCard, dateDiffInDays, default_w, fsrs, generatorParameters, Rating, State } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('ts-fsrs') as typeof TsFsrs;
 type State = TsFsrs.State;
 
 /**
@@ -208,6 +209,17 @@ export function nextDues(schedule: StoredSchedule, at: Date, options?: Scheduler
   };
 }
 
+/**
+ * All that nextDues reads of `at` besides the moment itself: without fuzz, ts-fsrs makes each due date `at` plus
+ * whole minutes or days fixed by the schedule, the options and the UTC dates from the last review to `at` (its
+ * elapsed days; 0 for a new card). Two moments with the same key give due dates the same distance after each
+ * (test/unit/deckScheduling.test.ts holds ts-fsrs to it), so /due reckons a kept card's buttons once a day.
+ */
+export function nextDuesKey(schedule: StoredSchedule, at: Date): number {
+  const fresh = (schedule.state as State) === State.New;
+  return !fresh && schedule.last_review ? dateDiffInDays(new Date(schedule.last_review), at) : 0;
+}
+
 /** The intervals under the four buttons, as Anki words them ("1m", "10m", "3d", "1.5mo"). */
 export function nextIntervals(
   schedule: StoredSchedule,
@@ -220,10 +232,11 @@ export function nextIntervals(
   return out;
 }
 
+const round1 = (n: number) => String(Math.round(n * 10) / 10);
+
 /** A duration in a short human form: <1h in minutes, <1d in hours, <30d in days, <1y in months, else years. */
 export function formatInterval(ms: number): string {
   const minutes = Math.max(0, ms) / 60_000;
-  const round1 = (n: number) => String(Math.round(n * 10) / 10);
   if (minutes < 60) return `${Math.max(1, Math.round(minutes))}m`;
   const hours = minutes / 60;
   if (hours < 24) return `${Math.round(hours)}h`;
