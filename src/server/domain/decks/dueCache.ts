@@ -8,7 +8,8 @@ import type { Store } from '../../ground/store/store';
  * write since, none in flight: store.quietMark) and its own `stillTrue` says
  * the clock has crossed nothing that could change it. A pick made while a
  * write is in flight is neither kept nor reused. What moves with every
- * millisecond (now, the buttons' intervals and dues) is made per call.
+ * millisecond (now, the buttons' intervals and dues) is made per call. At most
+ * 8 picks per store (a pick of 1,000 cards with their faces is about 1 MB).
  */
 export class KeptPicks<T> {
   private readonly entries = new Map<string, T>();
@@ -16,7 +17,7 @@ export class KeptPicks<T> {
 
   constructor(
     private readonly store: { readonly quietMark: number | undefined },
-    private readonly maxEntries = 16,
+    private readonly maxEntries = 8,
   ) {}
 
   /** The pick kept under `key` if it is still true, else `make()` (kept when nothing was written meanwhile). */
