@@ -1,7 +1,7 @@
 // The runner's hands in the workbench: the UI actions a suite asks for by
 // signal (test/extension/suite/signals.ts), done as a person would.
 import { join } from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { sleep, statusBarTexts, until, webviewFrame } from './workbenchFrames';
 
 /** Where screenshots go, and the runner's log. */
@@ -85,7 +85,10 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
   // A person opens what the extension's reveal left closed (a view refresh in flight can undo an expand).
   const expandRows = async (labels: string[] = []) => {
     let after = -1; // each label is looked for below the one before it (another set has a 'Documents' row too)
+    let parent: Locator | undefined;
     for (const label of labels) {
+      const t0 = Date.now();
+      let wheels = 0;
       const row = await until(
         async () => {
           const rows = page.locator('.part.sidebar .monaco-list-row', {
@@ -94,12 +97,27 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
           for (let i = 0; i < (await rows.count()); i++) {
             if (Number(await rows.nth(i).getAttribute('data-index')) > after) return rows.nth(i);
           }
+          // Not drawn after 6 s: a refresh folded the row above again (open it again), or the row lies below the
+          // pane's edge, where a virtual list draws nothing (scroll), as a person would (1.139: a 20 s wait for
+          // an imported tree's second row once).
+          if (Date.now() - t0 > 6_000) {
+            if (parent && (await parent.getAttribute('aria-expanded', { timeout: 500 }).catch(() => null)) === 'false')
+              await parent
+                .locator('.monaco-tl-twistie')
+                .click({ timeout: 1_000 })
+                .catch(() => undefined);
+            else await scrollSidebarLists(page, wheels++);
+          }
           return undefined;
         },
-        20_000,
+        30_000,
         `the row ${label}`,
-      );
+      ).catch(async (e: Error) => {
+        await page.screenshot({ path: join(out, `rows-timeout-${Date.now()}.png`) });
+        throw new Error(`${e.message}; rendered rows: ${JSON.stringify(await sidebarRows())}`, { cause: e });
+      });
       after = Number(await row.getAttribute('data-index'));
+      parent = page.locator(`.part.sidebar .monaco-list-row[data-index="${after}"]`).first();
       for (let attempt = 1; (await row.getAttribute('aria-expanded')) === 'false' && attempt <= 3; attempt++) {
         log(`expanding ${label} (attempt ${attempt})`);
         await row.locator('.monaco-tl-twistie').click();
