@@ -82,6 +82,18 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       throw new Error(`${(e as Error).message}; rendered rows: ${JSON.stringify(last)}`, { cause: e });
     }
   };
+  /**
+   * Rows labelled exactly `label` that open (aria-expanded): every sidebar view draws into `.part.sidebar`, each
+   * list numbering its own rows, and the Bundles view has a leaf row named like the imported root card. Matching
+   * that leaf first (its list drawn before the Study Sets one had redrawn) left the root unopened (1.139, twice).
+   */
+  const expandable = (label: string, index?: number) =>
+    page.locator(
+      `.part.sidebar .monaco-list-row[aria-expanded]${index === undefined ? '' : `[data-index="${index}"]`}`,
+      {
+        has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(label)}$`) }),
+      },
+    );
   // A person opens what the extension's reveal left closed (a view refresh in flight can undo an expand).
   const expandRows = async (labels: string[] = []) => {
     let after = -1; // each label is looked for below the one before it (another set has a 'Documents' row too)
@@ -91,9 +103,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
       let wheels = 0;
       const row = await until(
         async () => {
-          const rows = page.locator('.part.sidebar .monaco-list-row', {
-            has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(label)}$`) }),
-          });
+          const rows = expandable(label);
           for (let i = 0; i < (await rows.count()); i++) {
             if (Number(await rows.nth(i).getAttribute('data-index')) > after) return rows.nth(i);
           }
@@ -117,7 +127,7 @@ export async function serveUiAction(page: Page, a: UiAction, io: RunnerIo): Prom
         throw new Error(`${e.message}; rendered rows: ${JSON.stringify(await sidebarRows())}`, { cause: e });
       });
       after = Number(await row.getAttribute('data-index'));
-      parent = page.locator(`.part.sidebar .monaco-list-row[data-index="${after}"]`).first();
+      parent = expandable(label, after).first();
       for (let attempt = 1; (await row.getAttribute('aria-expanded')) === 'false' && attempt <= 3; attempt++) {
         log(`expanding ${label} (attempt ${attempt})`);
         await row.locator('.monaco-tl-twistie').click();
