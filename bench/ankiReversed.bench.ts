@@ -90,7 +90,7 @@ async function child(file: string) {
     const cpu = process.cpuUsage(cpu0);
     const peak = process.resourceUsage().maxRSS * 1024;
     if (r.cards !== NOTES * 2) throw new Error(`import: ${JSON.stringify({ ...r, skipped: r.skipped.length })}`);
-    // The import's record then goes into library.db (a new library's first checkpoint, off-thread): its peak too.
+    // The import's record then goes into library.db (the new library's first checkpoint, where ANKI_BENCH_ON_THREAD says): its peak too.
     const c0 = performance.now();
     await bridge.services.store.checkpoint();
     const checkpointMs = performance.now() - c0;
