@@ -219,6 +219,20 @@ async function main() {
       'p95 ≤ 20 ms',
       BEFORE_DUE[200],
     );
+    // A review session: each GET follows a grade of the first card shown (the pick is remade, its other cards reused).
+    const gradeFirst = async () => {
+      const { cards } = await get(`/decks/${deckId}/due`, { limit: '1' });
+      await client.request('POST', `/decks/${deckId}/reviews`, {
+        body: { cardNoteId: cards[0].cardNoteId, rating: 'good', confirm: true },
+      });
+    };
+    row(
+      `GET /decks/{id}/due?limit=200 after a grade, ${CARDS} cards`,
+      await timeAfter(RUNS, gradeFirst, () => get(`/decks/${deckId}/due`, { limit: '200' })),
+      await timeAfter(RUNS, gradeFirst, () => dueQueue(store, decks, deckId, { limit: 200 })),
+      'p95 ≤ 20 ms',
+      BEFORE_DUE[200],
+    );
     row(
       `GET /decks/{id}/stats, ${REVIEWS} reviews`,
       await time(10, () => get(`/decks/${deckId}/stats`)),

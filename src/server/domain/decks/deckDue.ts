@@ -75,6 +75,8 @@ interface DuePick {
   head: { deckId: string; title: string };
   until?: string;
   shown: Array<{
+    /** The deck_cards row the card was made from: a remake reuses the card while its row is the same. */
+    row: Row;
     card: Omit<DueCard, 'nextIntervals' | 'nextDues'>;
     schedule: StoredSchedule;
     /** The buttons' distances after `from` (ms, in REVIEW_RATINGS order) for one nextDuesKey. */
@@ -102,7 +104,7 @@ export function dueQueue(
     : keptPicks<DuePick>(store).get(
         `${deckId} ${opts.limit ?? ''}`,
         (kept) => stillTrue(kept, now, nowText),
-        () => pickDueCards(store, decks, deckId, now, opts),
+        (stale) => pickDueCards(store, decks, deckId, now, opts, stale),
       );
   const cards: DueCard[] = pick.shown.map((shown) => ({
     ...shown.card,
@@ -153,6 +155,7 @@ function pickDueCards(
   deckId: string,
   now: Date,
   opts: { limit?: number; until?: Date },
+  stale?: DuePick,
 ): DuePick {
   // The deck's title without its summary counts (four scans of its cards); get() answers the refusals.
   const deck =
@@ -209,7 +212,7 @@ function pickDueCards(
   return {
     head: { deckId, title: deck.title },
     ...(opts.until ? { until: horizon } : {}),
-    shown: shownCards(store, rows),
+    shown: shownCards(store, rows, stale),
     tail,
     options,
     nowText,
@@ -225,10 +228,21 @@ function pickInOrder(max: number, classes: ReadonlyArray<(left: number) => Row[]
   return rows;
 }
 
-/** The cards of `rows` as shown but for the buttons, their notes and faces read for all of them at once. */
-function shownCards(store: Store, rows: readonly Row[]): DuePick['shown'] {
-  const reads = readFaces(store, rows);
-  return rows.map((row) => {
+/**
+ * The cards of `rows` as shown but for the buttons, their notes and faces read for all of them at once; a card of
+ * `stale` (a pick no face-read table was written since: dueCache.ts) is reused, buttons and all, if its row is
+ * the same.
+ */
+function shownCards(store: Store, rows: readonly Row[], stale?: DuePick): DuePick['shown'] {
+  const before = new Map(stale?.shown.map((s) => [s.row.card_note_id, s]));
+  const reused = rows.map((row) => {
+    const old = before.get(row.card_note_id);
+    return old && sameRow(old.row, row) ? old : undefined;
+  });
+  const fresh = rows.filter((_, i) => !reused[i]);
+  const reads = fresh.length ? readFaces(store, fresh) : undefined;
+  return rows.map((row, i) => {
+    if (reused[i] || !reads) return reused[i]!;
     const resolvedNoteId = reads.resolved(row.source_note_id);
     const sourceAlive = reads.alive(row.source_note_id);
     const faces = facesOf(store, row, resolvedNoteId, sourceAlive, reads.of(resolvedNoteId, row.question_content_id));
@@ -243,8 +257,14 @@ function shownCards(store: Store, rows: readonly Row[]): DuePick['shown'] {
       flag: row.flag ?? 0,
       leech: !!row.leech,
     };
-    return { card, schedule };
+    return { row, card, schedule };
   });
+}
+
+/** Whether two reads of a deck_cards row hold the same values (every column, as read). */
+function sameRow(a: Row, b: Row): boolean {
+  const keys = Object.keys(a) as Array<keyof Row>;
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 /** The interval and due date under each button at `now`; ts-fsrs is asked again only when nextDuesKey moves. */

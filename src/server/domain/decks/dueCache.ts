@@ -10,41 +10,82 @@ import type { Store } from '../../ground/store/store';
  * write is in flight is neither kept nor reused. What moves with every
  * millisecond (now, the buttons' intervals and dues) is made per call. At most
  * 8 picks per store (a pick of 1,000 cards with their faces is about 1 MB).
+ *
+ * A pick no longer true is handed to `make` as `stale` when no table but
+ * SCHEDULE_TABLES was written since it was made, and no topics row but decks'
+ * (a grade, a bury, a flag: each also stamps its deck's row): its cards' faces
+ * still hold, so the remake re-picks and recounts in SQL but reuses each card
+ * whose deck_cards row is unchanged (deckDue.ts). Any other write (a card's
+ * text, a set hidden, an option, an Anki template) remakes it whole. Writes
+ * are told apart by SQLite's update hook (store.writesByTable), which sees
+ * every row the bridge writes but those of a `DELETE FROM t` without WHERE
+ * (SQLite's truncation: used on none of the tables faces read).
  */
 export class KeptPicks<T> {
-  private readonly entries = new Map<string, T>();
-  private mark: number | undefined;
+  private readonly entries = new Map<string, { pick: T; mark: number; others: number; topics: number }>();
 
   constructor(
-    private readonly store: { readonly quietMark: number | undefined },
+    private readonly store: Store,
     private readonly maxEntries = 8,
   ) {}
 
-  /** The pick kept under `key` if it is still true, else `make()` (kept when nothing was written meanwhile). */
-  get(key: string, stillTrue: (kept: T) => boolean, make: () => T): T {
+  /** The pick kept under `key` if it is still true, else `make(stale)` (kept when nothing was written meanwhile). */
+  get(key: string, stillTrue: (kept: T) => boolean, make: (stale: T | undefined) => T): T {
     const mark = this.store.quietMark;
-    if (mark === undefined) return make();
-    if (mark !== this.mark) {
-      this.entries.clear();
-      this.mark = mark;
-    }
-    const hit = this.entries.get(key);
-    if (hit !== undefined && stillTrue(hit)) return hit;
-    const made = make();
+    if (mark === undefined) return make(undefined);
+    const kept = this.entries.get(key);
+    if (kept?.mark === mark && stillTrue(kept.pick)) return kept.pick;
+    const writes = this.writes();
+    const made = make(kept && this.onlySchedules(kept, writes) ? kept.pick : undefined);
     if (this.store.quietMark !== mark) return made;
     this.entries.delete(key); // to the newest end
-    this.entries.set(key, made);
+    this.entries.set(key, { pick: made, mark, ...writes });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return made;
   }
+
+  /** Row changes so far to topics, and to the tables other than SCHEDULE_TABLES and topics. */
+  private writes(): { others: number; topics: number } {
+    let others = 0;
+    for (const [table, count] of this.store.writesByTable)
+      if (!SCHEDULE_TABLES.has(table) && table !== 'topics') others += count;
+    return { others, topics: this.store.writesByTable.get('topics') ?? 0 };
+  }
+
+  /** Whether what was written since `kept` was made is schedules only, and decks' topics rows (still there). */
+  private onlySchedules(kept: { others: number; topics: number }, now: { others: number; topics: number }): boolean {
+    if (kept.others !== now.others) return false;
+    const rows = this.store.topicsWrittenSince(kept.topics);
+    if (!rows) return false;
+    if (!rows.length) return true;
+    const ids = [...new Set(rows)];
+    const decks = this.store.get<{ n: number }>(
+      `SELECT count(*) AS n FROM topics WHERE rowid IN (SELECT value FROM json_each(?)) AND kind = 'deck'`,
+      [JSON.stringify(ids)],
+    )?.n;
+    return decks === ids.length;
+  }
 }
+
+/**
+ * What grading and the card actions (suspend, bury, flag, set due) write besides their deck's topics row: the
+ * schedule, the review log, the operation log and the counters kept from them. No face, no option reads these.
+ */
+const SCHEDULE_TABLES: ReadonlySet<string> = new Set([
+  'deck_cards',
+  'review_logs',
+  'operations',
+  'deck_due_days',
+  'review_hours',
+  'meta',
+]);
 
 const byStore = new WeakMap<Store, KeptPicks<unknown>>();
 
 /** The store's kept picks (one set per store: each bridge has its own). */
 export function keptPicks<T>(store: Store): KeptPicks<T> {
   let kept = byStore.get(store);
-  if (!kept) byStore.set(store, (kept = new KeptPicks(store)));
+  if (!kept) byStore.set(store, (kept = new KeptPicks<unknown>(store)));
   return kept as KeptPicks<T>;
 }
 

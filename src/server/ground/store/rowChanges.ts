@@ -42,6 +42,9 @@ const MAX_ROWS_PER_TABLE = 1000;
  */
 const MAX_OPERATION_IDS_JSON = 64 * 1024;
 
+/** How many topics writes topicsWrittenSince can name. */
+const RECENT_TOPICS = 64;
+
 /** The card index's rows (docid = rowid): what a cache of index terms re-reads (search/commonTerms.ts). */
 const CARD_INDEX_TABLE = 'notes_fts_content';
 const MAX_CARD_INDEX_ROWS = 5000;
@@ -62,12 +65,21 @@ export class RowChanges {
   private rows = new Map<string, Set<number>>();
   private cut = new Set<string>();
   private log: Array<[string, number]> = [];
+  /**
+   * Row changes per table since the store opened, every table's, failed writes' included: never goes back, so
+   * equal counts mean the table was not written (what a kept answer asks: domain/decks/dueCache.ts).
+   */
+  readonly writesByTable = new Map<string, number>();
+  /** The rowids of the last topics rows written, oldest first (every operation touches its set's or deck's row). */
+  private readonly recentTopics: number[] = [];
 
   constructor(private readonly db: Database) {
     db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
   }
 
   private note(table: string, rowid: number): void {
+    this.writesByTable.set(table, (this.writesByTable.get(table) ?? 0) + 1);
+    if (table === 'topics' && this.recentTopics.push(rowid) > RECENT_TOPICS) this.recentTopics.shift();
     if (!(table in TABLES) && table !== CARD_INDEX_TABLE) return;
     let set = this.rows.get(table);
     if (!set) this.rows.set(table, (set = new Set()));
@@ -79,6 +91,12 @@ export class RowChanges {
       set.add(rowid);
       this.log.push([table, rowid]);
     }
+  }
+
+  /** The rowids of the topics rows written since writesByTable counted `count` of them; undefined if too many to say. */
+  topicsWrittenSince(count: number): number[] | undefined {
+    const since = (this.writesByTable.get('topics') ?? 0) - count;
+    return since <= this.recentTopics.length ? this.recentTopics.slice(this.recentTopics.length - since) : undefined;
   }
 
   /** Where a write starts: what it notes is forgotten if it throws. */

@@ -19,6 +19,8 @@ export type { CardIndexChange, ChangeKind, LibraryChange } from './rowChanges';
 export type { CheckpointStats, StoreOptions } from './storeOptions';
 export type { RecoveryReport } from './recoveryReport';
 
+const NO_WRITES: ReadonlyMap<string, number> = new Map();
+
 type CommitListener = (
   revision: number,
   changes: readonly LibraryChange[],
@@ -141,6 +143,16 @@ export class Store {
   /** Same number, same acknowledged rows; undefined while a write is in flight (GroupCommit.quietMark). */
   get quietMark(): number | undefined {
     return this.commits.quietMark;
+  }
+
+  /** Row changes per table since the store opened, failed writes' included (RowChanges.writesByTable): read only. */
+  get writesByTable(): ReadonlyMap<string, number> {
+    return this.rowChanges?.writesByTable ?? NO_WRITES;
+  }
+
+  /** The rowids of the topics rows written since writesByTable counted `count` of them (undefined: too many to say). */
+  topicsWrittenSince(count: number): number[] | undefined {
+    return this.rowChanges ? this.rowChanges.topicsWrittenSince(count) : undefined;
   }
 
   /**
