@@ -5,6 +5,9 @@
  * is all there after a reopen that replays the journal (as after kill -9).
  */
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJournal } from '../../src/server/ground/store/journal';
 import { Store, type WriteTx } from '../../src/server/ground/store/store';
 import { tempDir } from '../helpers/bridgeFixture';
 
@@ -104,5 +107,37 @@ describe('Store.writeSliced: steps with the loop between them, acknowledged whol
       (e: Error) => /closed|BRIDGE_STOPPING/.test(`${e.message} ${(e as { code?: string }).code}`),
     );
     await reopened.close();
+  });
+
+  it('a long record is on file as it is encoded: acknowledged, it replays whole; rolled back, it is cut off before the next record', async () => {
+    const dir = tempDir();
+    const journalPath = join(dir, 'library.journal');
+    const store = await Store.open(dir, { idleCheckpointMs: 0 });
+    const big = (tx: WriteTx, id: string) => tx.run(INSERT, [id, 'b'.repeat(50_000), 'ink', 'now']);
+    const onFileAt: number[] = [];
+    const long = (prefix: string, fail: boolean) => {
+      let step = 0;
+      return store.writeSliced((tx) => {
+        big(tx, `${prefix}${++step}`);
+        if (step < 20) return undefined;
+        onFileAt.push(statSync(journalPath).size - store.journalBytes);
+        if (fail) throw new Error('the last step fails');
+        return { value: step };
+      });
+    };
+    assert.equal(await long('a', false), 20);
+    // Before its append, much of its ~1 MB was already past the acknowledged records, not held in memory.
+    assert.ok(onFileAt[0] > 300_000, `${onFileAt[0]} bytes on file before the append`);
+    await assert.rejects(long('r', true), /the last step fails/);
+    assert.ok(onFileAt[1] > 300_000);
+    await store.write((t) => insert(t, 'other'));
+    const read = readJournal(journalPath);
+    assert.deepEqual([read.tornBytes, read.damaged.length], [0, 0]);
+    assert.equal(statSync(journalPath).size, store.journalBytes);
+    const replayed = await Store.open(dir, { idleCheckpointMs: 0 });
+    const ids = replayed.all<{ content_id: string }>(ROWS).map((r) => r.content_id);
+    assert.deepEqual(ids, [...Array.from({ length: 20 }, (_, i) => `a${i + 1}`), 'other']);
+    await replayed.close();
+    await store.close();
   });
 });

@@ -21,6 +21,8 @@ interface Batch {
   /** The batch's records, each as its buffers, in order. */
   records: Buffer[];
   bytes: number;
+  /** The first record's payload bytes already on file (a sliced write's spill): records[0] is its header alone. */
+  spilled: number;
   waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>;
 }
 
@@ -143,14 +145,18 @@ export class GroupCommit {
   /** An applied write's record joins the batch (answered once it is fsynced); one that wrote nothing is answered now. */
   private enqueue(record: RecordEncoder, first: boolean, resolve: () => void, reject: (e: unknown) => void): void {
     if (record.statements === 0) {
+      record.dropSpill();
       if (first) this.db.exec('COMMIT');
       resolve();
       return;
     }
     this.applied++;
-    const batch = (this.batch ??= { records: [], bytes: 0, waiters: [] });
+    const buffers = record.finish();
+    // A spilled record only opens a batch (a sliced write runs with none open): its payload follows its header on file.
+    if (this.batch && record.spilledBytes) throw new Error('a spilled record joined a batch');
+    const batch = (this.batch ??= { records: [], bytes: 0, spilled: record.spilledBytes, waiters: [] });
     this.seq++;
-    for (const b of record.finish()) {
+    for (const b of buffers) {
       batch.records.push(b);
       batch.bytes += b.length;
     }
@@ -177,7 +183,8 @@ export class GroupCommit {
 
   private async runSliced<T>(step: WriteStep<T>, resolve: (v: T) => void, reject: (e: unknown) => void) {
     this.slicing = true;
-    const record = new RecordEncoder(this.seq + 1);
+    // Its record (tens of MB for a bulk import) goes to the journal file as it is encoded: nothing else writes it now.
+    const record = new RecordEncoder(this.seq + 1, this.journal.spill());
     const tx = this.txOf(record);
     this.db.exec('BEGIN');
     let done: { value: T } | undefined;
@@ -195,6 +202,7 @@ export class GroupCommit {
       }
     } catch (e) {
       this.db.exec('ROLLBACK');
+      record.dropSpill();
       this.slicing = false;
       reject(e);
       this.drain();
@@ -219,7 +227,8 @@ export class GroupCommit {
   private async flush(batch: Batch): Promise<void> {
     let failed: unknown;
     try {
-      await this.journal.append(batch.bytes < JOIN_BELOW ? [Buffer.concat(batch.records)] : batch.records);
+      const joined = batch.bytes < JOIN_BELOW && !batch.spilled;
+      await this.journal.append(joined ? [Buffer.concat(batch.records)] : batch.records, batch.spilled);
     } catch (e) {
       failed = e ?? new Error('journal append failed');
     }

@@ -7,6 +7,7 @@ import {
   ftruncateSync,
   openSync,
   readSync,
+  writeSync,
   rmSync,
   write as fsWrite,
   fsync as fsFsync,
@@ -20,6 +21,21 @@ import { renameReplacingSync } from './renameReplacing';
 const writeAsync = promisify(fsWrite);
 const fsyncAsync = promisify(fsFsync);
 const ftruncateAsync = promisify(fsFtruncate);
+
+/** A record's header: u32 length, u32 CRC32 (journal.ts). */
+const HEADER = 8;
+
+/**
+ * Where a record being encoded writes its payload ahead of its append: just past the header's place at the durable
+ * end. `write` is false once a write failed (the rest stays in memory; the append then meets the real error).
+ */
+export interface RecordSpill {
+  write(chunk: Buffer): boolean;
+  /** Payload bytes on file so far, right after the header's place. */
+  readonly bytes: number;
+  /** The record was rolled back: what it wrote is cut off before the next append. */
+  drop(): void;
+}
 
 /** Not O_APPEND: batches are written at the durable end, over what a failed batch may have left. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
@@ -39,6 +55,8 @@ export class JournalWriter {
   /** The file may hold bytes past `size` (a failed batch that could not be cut off yet). */
   private dirty = false;
   private flushing: Promise<void> | null = null;
+  /** The spill handed out last, until its record is appended or dropped. */
+  private spilled: { start: number; spill: RecordSpill; failed: () => { error: unknown } | undefined } | undefined;
 
   constructor(
     readonly path: string,
@@ -60,24 +78,81 @@ export class JournalWriter {
     return this.size;
   }
 
-  /** Writes and fsyncs `records` (buffers, in order) after the durable ones; one batch at a time. */
-  append(records: readonly Buffer[]): Promise<void> {
+  /**
+   * A spill for the next record, so that a bulk write's record (tens of MB) is not held in memory whole: its payload
+   * goes to the file as it is encoded, past the durable end, where nothing reads it (a checkpoint reads only the
+   * durable part) and where, should the process die, it is a torn tail recovery drops (no header has been written).
+   * Only while nothing else can write the file (the store's sliced write holds it); undefined when the file may
+   * hold a failed batch's bytes.
+   */
+  spill(): RecordSpill | undefined {
+    if (this.flushing || this.dirty) return undefined;
+    const start = this.size + HEADER;
+    let bytes = 0;
+    let failed: { error: unknown } | undefined;
+    const spill: RecordSpill = {
+      write: (chunk) => {
+        if (failed) return false;
+        try {
+          let done = 0;
+          while (done < chunk.length)
+            done += writeSync(this.fd, chunk, done, chunk.length - done, start + bytes + done);
+          bytes += chunk.length;
+          return true;
+        } catch (e) {
+          // Its bytes may be short now: the append fails with this error, and the next one cuts them off first.
+          failed = { error: e ?? new Error('journal write failed') };
+          this.dirty = true;
+          return false;
+        }
+      },
+      get bytes() {
+        return bytes;
+      },
+      drop: () => {
+        if (bytes > 0) this.dirty = true;
+        this.spilled = undefined;
+      },
+    };
+    this.spilled = { start, spill, failed: () => failed };
+    return spill;
+  }
+
+  /**
+   * Writes and fsyncs `records` (buffers, in order) after the durable ones; one batch at a time. `spilled`: the
+   * first record's payload bytes already on file (spill()); `records[0]` is then that record's header alone.
+   */
+  append(records: readonly Buffer[], spilled = 0): Promise<void> {
     if (this.flushing) throw new Error('journal append while a batch is in flight');
-    const p = this.flush(records).finally(() => (this.flushing = null));
+    const spill = this.spilled;
+    this.spilled = undefined;
+    const failed = spilled ? spill?.failed() : undefined;
+    if (
+      spilled &&
+      !failed &&
+      (spill?.start !== this.size + HEADER ||
+        spill.spill.bytes !== spilled ||
+        records[0].length !== HEADER ||
+        this.dirty)
+    )
+      throw new Error('journal append of a spilled record not at the durable end');
+    const p = (failed ? Promise.reject(failed.error) : this.flush(records, spilled)).finally(
+      () => (this.flushing = null),
+    );
     this.flushing = p;
     return p;
   }
 
-  private async flush(parts: readonly Buffer[]): Promise<void> {
+  private async flush(parts: readonly Buffer[], spilled: number): Promise<void> {
     if (this.dirty) await this.cutBack();
     let at = this.size;
     try {
       // Positioned writes: after a cut-back the next batch goes exactly where the durable records end.
-      for (const part of parts) {
+      for (const [i, part] of parts.entries()) {
         let written = 0;
         while (written < part.length)
           written += (await writeAsync(this.fd, part, written, part.length - written, at + written)).bytesWritten;
-        at += part.length;
+        at += part.length + (i === 0 ? spilled : 0);
       }
       await fsyncAsync(this.fd);
     } catch (e) {

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type { RecordSpill } from './journalWriter';
 
 export type SqlParam = string | number | null | Uint8Array;
 
@@ -21,6 +22,9 @@ const MAX_CHUNK = 1024 * 1024;
  * bytes land once in chunks the journal writes as they are, and the CRC is
  * taken chunk by chunk: a bulk import's record (tens of MB) is held once, not
  * three times, and its statements' params are free as soon as they ran.
+ * With a spill (JournalWriter.spill) each full chunk goes to the journal file
+ * as it is sealed and is not held at all: finish() then returns the header and
+ * the chunks not yet on file, which follow the spilled ones.
  */
 export class RecordEncoder {
   private readonly chunks: Buffer[] = [];
@@ -30,7 +34,10 @@ export class RecordEncoder {
   private crc = 0;
   private count = 0;
 
-  constructor(seq: number) {
+  constructor(
+    seq: number,
+    private readonly spill?: RecordSpill,
+  ) {
     this.cur = Buffer.allocUnsafe(MIN_CHUNK);
     this.chunks.push(Buffer.alloc(8));
     // seq first, always: the payload's `{"seq":` prefix is what a resync looks for.
@@ -45,6 +52,16 @@ export class RecordEncoder {
 
   get statements(): number {
     return this.count;
+  }
+
+  /** Payload bytes already on file (the spill's), between the header and the buffers finish() returns. */
+  get spilledBytes(): number {
+    return this.spill?.bytes ?? 0;
+  }
+
+  /** The write was rolled back or wrote nothing: what it spilled is cut off before the next append. */
+  dropSpill(): void {
+    this.spill?.drop();
   }
 
   /** The record's buffers (header first), ready to be written in order. */
@@ -69,7 +86,8 @@ export class RecordEncoder {
   private seal(): void {
     if (this.pos === 0) return;
     const done = this.cur.subarray(0, this.pos);
-    this.chunks.push(done);
+    // On file once the chunks before it are (a chunk kept in memory ends the spilling).
+    if (!(this.chunks.length === 1 && this.spill?.write(done))) this.chunks.push(done);
     this.crc = crc32(done, this.crc);
     this.size += done.length;
     this.cur = this.cur.subarray(this.pos);
