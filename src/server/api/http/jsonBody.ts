@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { RawJson } from '../../ground/text/rawJson';
 
 /** A top-level array longer than this is serialised in slices (a 10k-card tree, a 200-card batch-get). */
 const LONG_ARRAY = 32;
@@ -26,7 +27,7 @@ export function jsonPieces(value: Record<string, unknown>): string[] | undefined
       open += `${sep}${JSON.stringify(k)}:[`;
       // Slices sized from the last one's length: a tree node is 300 bytes, a card with its texts a few KB.
       for (let i = 0, n = 16; i < v.length;) {
-        const slice = JSON.stringify(v.slice(i, i + n));
+        const slice = arrayJson(v.slice(i, i + n));
         pieces.push(`${open}${i ? ',' : ''}${slice.slice(1, -1)}`);
         open = '';
         i += n;
@@ -43,6 +44,12 @@ export function jsonPieces(value: Record<string, unknown>): string[] | undefined
   }
   pieces.push(`${open}}`);
   return pieces;
+}
+
+/** JSON.stringify(items), RawJson items as their text. */
+function arrayJson(items: unknown[]): string {
+  if (!items.some((x) => x instanceof RawJson)) return JSON.stringify(items);
+  return `[${items.map((x) => (x instanceof RawJson ? x.json : (JSON.stringify(x) ?? 'null'))).join(',')}]`;
 }
 
 const isLong = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > LONG_ARRAY;

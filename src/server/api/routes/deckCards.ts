@@ -3,6 +3,7 @@ import { defineRoute, type RouteDecl } from '../http/routeTable';
 import { DeckCards } from '../../domain/decks/deckCards';
 import { DeckReviews } from '../../domain/decks/deckReviews';
 import { dueHorizon } from '../../domain/decks/dueHorizon';
+import { dueQueueForWire } from '../../domain/decks/dueWire';
 import type { BridgeServices } from '../../services';
 import { EXAMPLE_UUID, topicId, uuidParam } from './idParams';
 import { noteId } from './noteParams';
@@ -132,8 +133,9 @@ export const deckCardRoutes = [
     }),
     response: dueResponse,
     example: { params: { id: EXAMPLE_UUID } },
+    // Its cards as JSON made once per kept card (dueWire.ts): the same bytes as deckReviews().due's answer.
     handler: async ({ params, query, services }) =>
-      deckReviews(services).due(params.id, {
+      dueQueueForWire(services.store, services.decks, params.id, {
         limit: query.limit ?? 200,
         until: query.until === undefined ? undefined : dueHorizon(query.until),
       }),

@@ -18,7 +18,7 @@ import { nextDueAt } from './nextDue';
 import { dueByState, DUE_SQL, pickDue, studiedSince, STUDIED } from './dueCounts';
 import { facesOf, type ReviewAnswer, type ReviewQuestion } from './reviewFaces';
 import { readFaces } from './faceReads';
-import { buryingEndsAt, keptPicks } from './dueCache';
+import { buryingEndsAt, keptPicks, sameRow } from './dueCache';
 import type { FacePicture } from './anki/ankiFaceHtml';
 
 /**
@@ -96,6 +96,23 @@ export function dueQueue(
   deckId: string,
   opts: { now?: Date; limit?: number; until?: Date },
 ) {
+  return dueAnswer(store, decks, deckId, opts, (shown, now, nowText, options): DueCard => ({
+    ...shown.card,
+    ...buttons(shown, now, nowText, options),
+  }));
+}
+
+/** A card of a pick as kept, but for its buttons. */
+export type ShownCard = DuePick['shown'][number];
+
+/** dueQueue's answer with each card as `cardOf` makes it (dueWire.ts: as JSON text). */
+export function dueAnswer<C>(
+  store: Store,
+  decks: Decks,
+  deckId: string,
+  opts: { now?: Date; limit?: number; until?: Date },
+  cardOf: (shown: ShownCard, now: Date, nowText: string, options: DeckOptions) => C,
+) {
   const now = opts.now ?? new Date();
   const nowText = now.toISOString();
   // ?until= plans are not kept (rare); the plain queue is, by deck and limit.
@@ -106,10 +123,7 @@ export function dueQueue(
         (kept) => stillTrue(kept, now, nowText),
         (stale) => pickDueCards(store, decks, deckId, now, opts, stale),
       );
-  const cards: DueCard[] = pick.shown.map((shown) => ({
-    ...shown.card,
-    ...buttons(shown, now, nowText, pick.options),
-  }));
+  const cards = pick.shown.map((shown) => cardOf(shown, now, nowText, pick.options));
   return {
     ...pick.head,
     now: nowText,
@@ -261,14 +275,8 @@ function shownCards(store: Store, rows: readonly Row[], stale?: DuePick): DuePic
   });
 }
 
-/** Whether two reads of a deck_cards row hold the same values (every column, as read). */
-function sameRow(a: Row, b: Row): boolean {
-  const keys = Object.keys(a) as Array<keyof Row>;
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
-}
-
 /** The interval and due date under each button at `now`; ts-fsrs is asked again only when nextDuesKey moves. */
-function buttons(shown: DuePick['shown'][number], now: Date, nowText: string, options: DeckOptions) {
+export function buttons(shown: ShownCard, now: Date, nowText: string, options: DeckOptions) {
   const { schedule } = shown;
   // Intervals from now, or from the last review if a client clock placed it later.
   const from = schedule.last_review && schedule.last_review > nowText ? new Date(schedule.last_review) : now;

@@ -102,3 +102,9 @@ export function buryingEndsAt(store: Store, deckId: string, nowText: string): st
     )?.d ?? null
   );
 }
+
+/** Whether two reads of a row hold the same values (every column, as read): a kept card is reused only then. */
+export function sameRow<R extends object>(a: R, b: R): boolean {
+  const keys = Object.keys(a) as Array<keyof R>;
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
