@@ -81,6 +81,7 @@ async function child(file: string) {
     global.gc?.();
     const before = process.memoryUsage().rss;
     const cpu0 = process.cpuUsage();
+    const faults0 = process.resourceUsage().minorPageFault;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const t0 = performance.now();
@@ -88,6 +89,7 @@ async function child(file: string) {
     const ms = performance.now() - t0;
     loop.disable();
     const cpu = process.cpuUsage(cpu0);
+    const faults = process.resourceUsage().minorPageFault - faults0;
     const peak = process.resourceUsage().maxRSS * 1024;
     if (r.cards !== NOTES * 2) throw new Error(`import: ${JSON.stringify({ ...r, skipped: r.skipped.length })}`);
     // The import's record then goes into library.db (the new library's first checkpoint, where ANKI_BENCH_ON_THREAD says): its peak too.
@@ -102,6 +104,7 @@ async function child(file: string) {
         rssMb: (peak - before) / 1048576,
         loopMs: loop.max / 1e6,
         cards: r.cards,
+        faults,
         checkpointMs,
         checkpointRssMb: (checkpointPeak - before) / 1048576,
       }),
@@ -124,10 +127,13 @@ async function main() {
     loopMs: number;
     checkpointMs: number;
     checkpointRssMb: number;
+    faults: number;
   }> = [];
   try {
     for (let run = 0; run < RUNS; run++) {
-      const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--child', file], {
+      // ANKI_BENCH_PROF=<dir>: each run's threads write V8 CPU profiles there (open them in Chrome's DevTools).
+      const prof = process.env.ANKI_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ANKI_BENCH_PROF}`] : [];
+      const r = spawnSync(process.execPath, [...prof, '--expose-gc', '--import', 'tsx', __filename, '--child', file], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -144,6 +150,11 @@ async function main() {
   const ms = median(runs.map((r) => r.ms));
   const mb = Math.max(...runs.map((r) => r.rssMb));
   const loopMs = Math.max(...runs.map((r) => r.loopMs));
+  const faults = median(runs.map((r) => r.faults));
+  const faultUs = firstTouchMicroseconds();
+  process.stderr.write(
+    `  … the import's first touches of memory: ${faults} page faults (median), at ${faultUs.toFixed(1)} µs each on this machine ≈ ${((faults * faultUs) / 1000).toFixed(0)} ms of it\n`,
+  );
   printTable(
     [
       'what (HTTP, real bridge, new library)',
@@ -181,6 +192,23 @@ async function main() {
       ],
     ],
   );
+}
+
+/**
+ * What one page fault costs here: the first write to each 4 KB page of a fresh 128 MB array, less a second pass.
+ * Most of an import's peak RSS is memory touched for the first time, so its time holds that many faults.
+ */
+function firstTouchMicroseconds(): number {
+  const bytes = 128 * 1024 * 1024;
+  const big = new Uint8Array(bytes);
+  const page = new Uint8Array(4096).fill(7);
+  const pass = () => {
+    const t = performance.now();
+    for (let at = 0; at < bytes; at += 4096) big.set(page, at);
+    return performance.now() - t;
+  };
+  const first = pass();
+  return ((first - pass()) * 1000) / (bytes / 4096);
 }
 
 const at = process.argv.indexOf('--child');
