@@ -20,6 +20,8 @@ import { allForIdsSteps, ascendingIds, insertRowsSteps, updateRows } from './sql
 
 /** Cards planned between yields (JS work only). */
 const YIELD_ROWS = 250;
+/** Review log rows made before they are written. */
+const LOG_CHUNK_ROWS = 200;
 
 export function writeReviews(...args: Parameters<typeof writeReviewsSteps>): string[] {
   return drained(writeReviewsSteps(...args));
@@ -42,40 +44,41 @@ export function* writeReviewsSteps(
     )).map((r) => [r.source_note_id, r.card_note_id]),
   );
   const buriedUntil = studyDay(new Date(now), deckOptionsOf(tx, deckId).options.dayStartHour).end.toISOString();
-  const inserts: SqlParam[][] = [];
-  const updates: SqlParam[][] = [];
-  const cardIds: string[] = [];
   const fresh = ascendingIds(sources.length);
-  for (const [i, { review: r, sourceId }] of sources.entries()) {
-    if (i % YIELD_ROWS === YIELD_ROWS - 1) yield;
-    const values: SqlParam[] = [
-      r.question,
-      r.question === null ? 0 : null,
-      JSON.stringify(r.schedule),
-      r.schedule.due,
-      r.queue,
-      r.queue === 'buried' ? buriedUntil : null,
-      r.flag,
-      now,
-    ];
-    const prior = existing.get(sourceId);
-    const cardId = prior ?? fresh[i];
-    if (prior) updates.push([prior, ...values]);
-    else inserts.push([cardId, deckId, sourceId, ...values, now, scheduleState(r.schedule)]);
-    cardIds.push(cardId);
-  }
+  const cardIds = sources.map(({ sourceId }, i) => existing.get(sourceId) ?? fresh[i]);
+  const values = ({ review: r }: ReviewSource): SqlParam[] => [
+    r.question,
+    r.question === null ? 0 : null,
+    JSON.stringify(r.schedule),
+    r.schedule.due,
+    r.queue,
+    r.queue === 'buried' ? buriedUntil : null,
+    r.flag,
+    now,
+  ];
+  const prior = sources.flatMap((s, i) => (existing.has(s.sourceId) ? [i] : []));
   yield* updateRows(
     tx,
     'deck_cards',
     'card_note_id',
     ['question', 'question_index', 'fsrs', 'due_at', 'queue', 'buried_until', 'flag', 'modified_at'],
-    updates,
+    prior.map((i) => [cardIds[i], ...values(sources[i])]),
   );
-  // question_content_id stays NULL: an Anki card asks with its title or its cloze text. state: ankiImportTriggers.ts.
+  // Each chunk's rows are made as it is written, not all first: 40,000 rows kept until the last chunk lived long
+  // enough to be promoted to the old generation, which grew by them. question_content_id stays NULL: an Anki card asks
+  // with its title or its cloze text. state: ankiImportTriggers.ts.
   yield* insertRowsSteps(
     tx,
     'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at, state)',
-    inserts,
+    sources.flatMap((s, i) => (existing.has(s.sourceId) ? [] : [i])),
+    (i) => [
+      cardIds[i],
+      deckId,
+      sources[i].sourceId,
+      ...values(sources[i]),
+      now,
+      scheduleState(sources[i].review.schedule),
+    ],
   );
   yield* writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);
   return cardIds;
@@ -96,17 +99,27 @@ function* writeReviewLogs(
       [...updated],
     )).map((r) => `${r.card_note_id} ${r.reviewed_at}`),
   );
-  const rows: SqlParam[][] = [];
+  const head = `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`;
+  const kept = (cardId: string, reviewedAt: string) => !(updated.has(cardId) && logged.has(`${cardId} ${reviewedAt}`));
+  // Counted first so that ids ascend across chunks; rows are then made a chunk at a time, as the deck cards' are.
+  let total = 0;
+  sources.forEach(({ review }, i) => {
+    for (const r of review.revlog) if (kept(cardIds[i], new Date(r.id).toISOString())) total++;
+  });
+  const ids = ascendingIds(total);
+  let chunk: SqlParam[][] = [];
+  let next = 0;
   for (const [i, { review }] of sources.entries()) {
     if (i % YIELD_ROWS === YIELD_ROWS - 1) yield;
     if (!review.revlog.length) continue;
     const cardId = cardIds[i];
-    for (const values of reviewLogValues(review.revlog, actor)) {
-      // values[9] is reviewed_at.
-      if (updated.has(cardId) && logged.has(`${cardId} ${values[9]}`)) continue;
-      rows.push(['', deckId, cardId, ...values]);
+    // values[9] is reviewed_at.
+    for (const values of reviewLogValues(review.revlog, actor))
+      if (kept(cardId, values[9] as string)) chunk.push([ids[next++], deckId, cardId, ...values]);
+    if (chunk.length >= LOG_CHUNK_ROWS) {
+      yield* insertRowsSteps(tx, head, chunk);
+      chunk = [];
     }
   }
-  ascendingIds(rows.length).forEach((id, i) => (rows[i][0] = id));
-  yield* insertRowsSteps(tx, `INSERT INTO review_logs(id, deck_id, card_note_id, ${REVIEW_LOG_COLUMNS})`, rows);
+  yield* insertRowsSteps(tx, head, chunk);
 }
