@@ -1,5 +1,6 @@
 import type { Database } from 'sql.js';
-import { queryAll } from './sqlite';
+import { onRowChange } from './rowHook';
+import { queryAll, sqliteCApi } from './sqlite';
 
 /** What a library change is about, as GET /events names it. */
 export type ChangeKind = 'card' | 'set' | 'deck' | 'document' | 'bundle' | 'approval';
@@ -49,6 +50,15 @@ const RECENT_TOPICS = 64;
 const CARD_INDEX_TABLE = 'notes_fts_content';
 const MAX_CARD_INDEX_ROWS = 5000;
 
+/** One table's row changes: counted, and (cap > 0: library content or the card index) its rowids noted up to the cap. */
+interface TableNotes {
+  writes: number;
+  topics: boolean;
+  cap: number;
+  /** This batch's noted rowids (the set in RowChanges.rows). */
+  rows: Set<number> | undefined;
+}
+
 /** The card index rows a committed batch wrote or deleted; `all`: more than the cap, treat the whole index as changed. */
 export interface CardIndexChange {
   docids: number[];
@@ -65,25 +75,31 @@ export class RowChanges {
   private rows = new Map<string, Set<number>>();
   private cut = new Set<string>();
   private log: Array<[string, number]> = [];
-  /**
-   * Row changes per table since the store opened, every table's, failed writes' included: never goes back, so
-   * equal counts mean the table was not written (what a kept answer asks: domain/decks/dueCache.ts).
-   */
-  readonly writesByTable = new Map<string, number>();
+  /** Per table written since the store opened: its row changes and where its rows are noted (one lookup a row). */
+  private readonly tables = new Map<string, TableNotes>();
   /** The rowids of the last topics rows written, oldest first (every operation touches its set's or deck's row). */
   private readonly recentTopics: number[] = [];
 
   constructor(private readonly db: Database) {
-    db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
+    onRowChange(db, sqliteCApi(), (table, rowid) => this.note(table, rowid));
+  }
+
+  /**
+   * Row changes per table since the store opened, every table's, failed writes' included: never goes back, so
+   * equal counts mean the table was not written (what a kept answer asks: domain/decks/dueCache.ts).
+   */
+  get writesByTable(): ReadonlyMap<string, number> {
+    return new Map([...this.tables].map(([table, t]) => [table, t.writes]));
   }
 
   private note(table: string, rowid: number): void {
-    this.writesByTable.set(table, (this.writesByTable.get(table) ?? 0) + 1);
-    if (table === 'topics' && this.recentTopics.push(rowid) > RECENT_TOPICS) this.recentTopics.shift();
-    if (!(table in TABLES) && table !== CARD_INDEX_TABLE) return;
-    let set = this.rows.get(table);
-    if (!set) this.rows.set(table, (set = new Set()));
-    if (set.size >= (table === CARD_INDEX_TABLE ? MAX_CARD_INDEX_ROWS : MAX_ROWS_PER_TABLE)) {
+    const t = this.tables.get(table) ?? this.notesOf(table);
+    t.writes++;
+    if (t.topics && this.recentTopics.push(rowid) > RECENT_TOPICS) this.recentTopics.shift();
+    if (t.cap === 0) return;
+    let set = t.rows;
+    if (!set) this.rows.set(table, (t.rows = set = new Set()));
+    if (set.size >= t.cap) {
       if (!set.has(rowid)) this.cut.add(table);
       return;
     }
@@ -93,9 +109,16 @@ export class RowChanges {
     }
   }
 
+  private notesOf(table: string): TableNotes {
+    const cap = table === CARD_INDEX_TABLE ? MAX_CARD_INDEX_ROWS : table in TABLES ? MAX_ROWS_PER_TABLE : 0;
+    const t: TableNotes = { writes: 0, topics: table === 'topics', cap, rows: this.rows.get(table) };
+    this.tables.set(table, t);
+    return t;
+  }
+
   /** The rowids of the topics rows written since writesByTable counted `count` of them; undefined if too many to say. */
   topicsWrittenSince(count: number): number[] | undefined {
-    const since = (this.writesByTable.get('topics') ?? 0) - count;
+    const since = (this.tables.get('topics')?.writes ?? 0) - count;
     return since <= this.recentTopics.length ? this.recentTopics.slice(this.recentTopics.length - since) : undefined;
   }
 
@@ -113,6 +136,7 @@ export class RowChanges {
     const rows = this.rows;
     const cut = this.cut;
     this.rows = new Map();
+    for (const t of this.tables.values()) t.rows = undefined;
     this.cut = new Set();
     this.log = [];
     const cardIndex = { docids: [...(rows.get(CARD_INDEX_TABLE) ?? [])], all: cut.has(CARD_INDEX_TABLE) };

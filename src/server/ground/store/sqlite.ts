@@ -2,8 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import type { SqlParam } from './journal';
+import { schemaMayHaveChanged } from './rowHook';
+import { runBound } from './sqliteBind';
+import { cApiOf, type SqliteCApi } from './sqliteCApi';
 
 let engine: Promise<SqlJsStatic> | undefined;
+/** SQLite's C functions, once sql.js is loaded (sqliteCApi.ts). */
+let cApi: SqliteCApi | undefined;
 
 /** The wasm sits beside the bundle in dist/, or in node_modules when run from source. */
 function wasmPath(): string {
@@ -13,7 +18,10 @@ function wasmPath(): string {
 
 /** sql.js, loaded once per process. */
 export function loadSqlite(): Promise<SqlJsStatic> {
-  engine ??= initSqlJs({ locateFile: () => wasmPath() });
+  engine ??= initSqlJs({ locateFile: () => wasmPath() }).then((SQL) => {
+    cApi = cApiOf(SQL);
+    return SQL;
+  });
   return engine;
 }
 
@@ -146,12 +154,23 @@ function readRows<T>(stmt: Statement, rows: T[], max: number): boolean {
   return true;
 }
 
-/** Runs one statement (a write's UPDATE or INSERT) through the same cache. */
+/** sql.js's C API where it has one (the update hook uses it too). */
+export const sqliteCApi = (): SqliteCApi | undefined => cApi;
+
+/** Runs one statement (a write's UPDATE or INSERT) through the same cache, its parameters bound by sqliteBind.ts. */
 export function runStatement(db: Database, sql: string, params: SqlParam[]): void {
   const stmt = cached(db, sql);
   try {
-    stmt.run(params);
+    if (cApi && runBound(cApi, db, stmt, sql, params)) return;
+    try {
+      stmt.run(params);
+    } finally {
+      stmt.reset();
+    }
   } finally {
-    stmt.reset();
+    if (DDL.test(sql)) schemaMayHaveChanged(db);
   }
 }
+
+/** A statement that can drop, rename or make a table (rowHook.ts forgets table names after one). */
+const DDL = /^\s*(?:CREATE|DROP|ALTER)\b/i;
