@@ -33,22 +33,42 @@ export function* insertManySteps<R = SqlParam[]>(
   for (let i = 0; i < items.length; i += CHUNK_ROWS) {
     const chunk = items.slice(i, i + CHUNK_ROWS).map(toRow);
     const width = chunk[0].length;
-    const shared: boolean[] = [];
     const params: SqlParam[] = [];
-    const names: string[] = [];
+    let mask = '';
     for (let col = 0; col < width; col++) {
       const v = chunk[0][col];
-      shared.push(!(v instanceof Uint8Array) && chunk.every((r) => r[col] === v));
-      if (shared[col]) params.push(v);
-      names.push(shared[col] ? `?${params.length}` : '');
+      const shared = !(v instanceof Uint8Array) && chunk.every((r) => r[col] === v);
+      if (shared) params.push(v);
+      mask += shared ? '1' : '0';
     }
-    const tuples = chunk.map((r) => {
-      const cells = names.map((name, col) => (shared[col] ? name : `?${params.push(r[col])}`));
-      return `(${cells.join(',')})`;
-    });
-    tx.run(`${head} VALUES ${tuples.join(',')}`, params);
+    for (const r of chunk) for (let col = 0; col < width; col++) if (mask[col] === '0') params.push(r[col]);
+    tx.run(valuesSql(head, mask, chunk.length), params);
     yield;
   }
+}
+
+/** Made statements' text by head, shared columns and rows (a bulk write runs the same few shapes a thousand times). */
+const texts = new Map<string, string>();
+const MAX_TEXTS = 64;
+
+/**
+ * `head VALUES (…),(…)` for `rows` rows: the columns `mask` marks '1' named by
+ * their number among the shared values bound first, the others numbered on
+ * in row order (insertManySteps binds them so).
+ */
+function valuesSql(head: string, mask: string, rows: number): string {
+  const key = `${rows} ${mask} ${head}`;
+  let sql = texts.get(key);
+  if (sql) return sql;
+  const names: string[] = [];
+  let n = 0;
+  for (const m of mask) names.push(m === '1' ? `?${++n}` : '');
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) tuples.push(`(${names.map((name) => name || `?${++n}`).join(',')})`);
+  sql = `${head} VALUES ${tuples.join(',')}`;
+  if (texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value!);
+  texts.set(key, sql);
+  return sql;
 }
 
 /** Runs `sql` with `$IN` replaced by a placeholder list, once per chunk of `ids`. */
