@@ -1,4 +1,4 @@
-import { newId } from '../../library/ids';
+import { newIds } from '../../library/ids';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 import { drained, type WriteSteps } from '../../../ground/store/writeSteps';
@@ -18,7 +18,7 @@ import { insertMany, insertManySteps } from '../../cards/rows/cardRowsBatch';
  * pages SQLite's small cache has already let go; rows inserted in key order
  * fill each page once.
  */
-export const ascendingIds = (n: number): string[] => Array.from({ length: n }, newId).sort();
+export const ascendingIds = (n: number): string[] => newIds(n).sort();
 
 /** Rows ordered by their first value (a key): inserted in key order, as above. */
 export const byKey = <T extends SqlParam[]>(rows: T[]): T[] =>
