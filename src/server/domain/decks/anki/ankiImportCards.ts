@@ -31,6 +31,9 @@ export const importedTextHash = (title: string, body: string) =>
   createHash('sha1').update(`${title}\n${body}`).digest('hex').slice(0, 16);
 
 type Placed = { sources: ReviewSource[]; childIds: string[] };
+type IndexRow = { noteid: string; topicid: string; text: string };
+/** Child cards made before they are written: one multi-row statement's worth, so their rows die young. */
+const ROWS_PER_WRITE = 200;
 
 export function placeReviewCards(...args: Parameters<typeof placeReviewCardsSteps>): Placed {
   return drained(placeReviewCardsSteps(...args));
@@ -58,16 +61,31 @@ export function* placeReviewCardsSteps(
     links.filter((r) => r.noteid !== parentOf.get(r.guid)).map((r) => [`${r.guid} ${r.ord}`, r.noteid]),
   );
   const ownOrd = new Map(links.filter((r) => r.noteid === parentOf.get(r.guid)).map((r) => [r.guid, r.ord]));
-  const sources: ReviewSource[] = [];
-  const cards: PlannedCardRow[] = [];
+  // Child cards seen before (an import again) are retitled and emptied first; their texts are written with the new.
   const titles: [string, string][] = [];
-  const texts: PlannedText[] = [];
-  const index: { noteid: string; topicid: string; text: string }[] = [];
+  for (const { n } of multi)
+    for (const r of n.reviews) {
+      const prior = known.get(`${n.guid} ${r.ord}`);
+      if (prior) titles.push([prior, r.face!.title]);
+    }
+  yield* updateTitlesSteps(tx, titles, now);
+  yield* clearCardContentSteps(
+    tx,
+    titles.map(([id]) => id),
+    { body: true, index: true },
+  );
+  const sources: ReviewSource[] = [];
   const repoint: [string, string][] = [];
   const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
   let nextFresh = 0;
+  // Rows are made a chunk at a time as they are written (held until the last, 40,000 cards' grew the old generation).
+  let rows = { cards: [] as PlannedCardRow[], texts: [] as PlannedText[], index: [] as IndexRow[] };
   for (const [i, n] of plan.notes.entries()) {
     if (i % 1000 === 999) yield;
+    if (rows.index.length >= ROWS_PER_WRITE) {
+      yield* insertCardRowsSteps(tx, rows);
+      rows = { cards: [], texts: [], index: [] };
+    }
     if (n.reviews.length <= 1) {
       for (const r of n.reviews) sources.push({ review: r, sourceId: noteIds[i], guid: n.guid });
       continue;
@@ -82,22 +100,23 @@ export function* placeReviewCardsSteps(
       const face = r.face!;
       const prior = known.get(`${n.guid} ${r.ord}`);
       const id = prior ?? fresh[nextFresh++];
-      if (prior) titles.push([id, face.title]);
-      else cards.push({ noteid: id, topicid: target.topicid, parentId: noteIds[i], position, title: face.title, now });
+      if (!prior)
+        rows.cards.push({
+          noteid: id,
+          topicid: target.topicid,
+          parentId: noteIds[i],
+          position,
+          title: face.title,
+          now,
+        });
       if (!prior && position === ownAt && updatedIds.has(noteIds[i])) repoint.push([noteIds[i], id]);
-      if (face.body) texts.push({ noteid: id, idx: 0, text: face.body });
-      index.push({ noteid: id, topicid: target.topicid, text: `${face.title}\n${face.body}` });
+      if (face.body) rows.texts.push({ noteid: id, idx: 0, text: face.body });
+      rows.index.push({ noteid: id, topicid: target.topicid, text: `${face.title}\n${face.body}` });
       sources.push({ review: r, sourceId: id, guid: n.guid });
     });
   }
+  yield* insertCardRowsSteps(tx, rows);
   const childIds = sources.filter((s) => parentOf.has(s.guid)).map((s) => s.sourceId);
-  yield* updateTitlesSteps(tx, titles, now);
-  yield* clearCardContentSteps(
-    tx,
-    titles.map(([id]) => id),
-    { body: true, index: true },
-  );
-  yield* insertCardRowsSteps(tx, { cards, texts, index });
   for (const [parent, child] of repoint)
     tx.run('UPDATE deck_cards SET source_note_id = ? WHERE deck_id = ? AND source_note_id = ?', [
       child,

@@ -36,6 +36,8 @@ import {
 const STEP_MS = 40;
 /** Planned notes between yields while their rows are planned (JS work only). */
 const PLAN_NOTES = 250;
+/** Notes whose card rows are made before they are written: one multi-row statement's worth, so their rows die young. */
+const NOTES_PER_WRITE = 200;
 
 const MIME: Record<string, string> = {
   png: 'image/png',
@@ -62,21 +64,36 @@ interface Known {
 }
 
 /**
- * The planned notes' card rows and their anki_notes links, each table in
- * multi-row statements. The planned rows (copies of every card's text) are
- * let go when it returns, before the review cards are planned.
+ * The notes' card rows, made and written NOTES_PER_WRITE notes at a time (all made first, the copies of every card's
+ * text lived long enough to grow the old generation), then their anki_notes links, in key order.
  */
 function* writeNoteRows(
   tx: WriteTx,
-  planned: { rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number },
+  plan: ImportPlan,
+  ids: readonly PlannedIds[],
+  nextPart: ReadonlyMap<string, number>,
+  media: ReadonlyMap<string, Uint8Array>,
+  at: { target: Target; position: number; now: string },
 ): WriteSteps<{ created: number; mediaCount: number }> {
-  yield* insertCardRowsSteps(tx, planned.rows);
+  const links: SqlParam[][] = [];
+  let [created, mediaCount, position] = [0, 0, at.position];
+  for (let from = 0; from < plan.notes.length; from += NOTES_PER_WRITE) {
+    const to = Math.min(plan.notes.length, from + NOTES_PER_WRITE);
+    const planned = yield* planNoteRows(plan, ids, nextPart, media, { ...at, position }, from, to);
+    yield* insertCardRowsSteps(tx, planned.rows);
+    for (const link of planned.links) links.push(link);
+    [created, mediaCount, position] = [
+      created + planned.rows.cards.length,
+      mediaCount + planned.mediaCount,
+      planned.position,
+    ];
+  }
   yield* insertRowsSteps(
     tx,
     'INSERT OR REPLACE INTO anki_notes(guid, noteid, topicid, deck_id, imported_at, mid, fields, text_hash)',
-    byKey(planned.links),
+    byKey(links),
   );
-  return { created: planned.rows.cards.length, mediaCount: planned.mediaCount };
+  return { created, mediaCount };
 }
 
 interface PlannedIds {
@@ -84,14 +101,16 @@ interface PlannedIds {
   isNew: boolean;
 }
 
-/** Each planned note's card and link rows: new cards under the root from `position` on, updated ones in place. */
+/** Notes `from`..`to`'s card and link rows: new cards under the root from `position` on, updated ones in place. */
 function* planNoteRows(
   plan: ImportPlan,
   ids: readonly PlannedIds[],
   nextPart: ReadonlyMap<string, number>,
   media: ReadonlyMap<string, Uint8Array>,
   at: { target: Target; position: number; now: string },
-): WriteSteps<{ rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number }> {
+  from: number,
+  to: number,
+): WriteSteps<{ rows: CardRowsBatch; links: SqlParam[][]; mediaCount: number; position: number }> {
   const { target, now } = at;
   let position = at.position;
   const cards: PlannedCardRow[] = [];
@@ -100,8 +119,9 @@ function* planNoteRows(
   const images: PlannedImage[] = [];
   const index: { noteid: string; topicid: string; text: string }[] = [];
   const links: SqlParam[][] = [];
-  for (const [i, n] of plan.notes.entries()) {
+  for (let i = from; i < to; i++) {
     if (i % PLAN_NOTES === PLAN_NOTES - 1) yield;
+    const n = plan.notes[i];
     const { id, isNew } = ids[i];
     if (isNew)
       cards.push({
@@ -137,7 +157,7 @@ function* planNoteRows(
       importedTextHash(n.title, n.body),
     ]);
   }
-  return { rows: { cards, texts, hashtags, images, index }, links, mediaCount: images.length };
+  return { rows: { cards, texts, hashtags, images, index }, links, mediaCount: images.length, position };
 }
 
 export async function writeImport(
@@ -176,10 +196,7 @@ function* importSteps(
   const written = yield* withoutInsertTriggers(
     tx,
     function* () {
-      const { created, mediaCount } = yield* writeNoteRows(
-        tx,
-        yield* planNoteRows(plan, ids, nextPart, media, { target, position, now }),
-      );
+      const { created, mediaCount } = yield* writeNoteRows(tx, plan, ids, nextPart, media, { target, position, now });
       const placed = yield* placeReviewCardsSteps(tx, plan, noteIds, target, new Set(updatedIds), now);
       const { sources, childIds } = placed;
       yield* writeAnkiLinksSteps(tx, plan, sources);
