@@ -137,7 +137,7 @@ async function main() {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      if (r.status !== 0) throw new Error(`run ${run + 1} failed (${r.status})`);
+      if (r.status !== 0) throw new Error(`run ${run + 1} failed (${r.status} ${r.signal})`);
       runs.push(JSON.parse(r.stdout.trim().split('\n').pop()!));
       process.stderr.write(
         `  … run ${run + 1}: ${runs.at(-1)!.ms.toFixed(0)} ms, +${runs.at(-1)!.rssMb.toFixed(0)} MB, loop delay ${runs.at(-1)!.loopMs.toFixed(0)} ms; then its first checkpoint ${runs.at(-1)!.checkpointMs.toFixed(0)} ms, peak +${runs.at(-1)!.checkpointRssMb.toFixed(0)} MB\n`,
