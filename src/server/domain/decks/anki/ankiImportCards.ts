@@ -61,19 +61,7 @@ export function* placeReviewCardsSteps(
     links.filter((r) => r.noteid !== parentOf.get(r.guid)).map((r) => [`${r.guid} ${r.ord}`, r.noteid]),
   );
   const ownOrd = new Map(links.filter((r) => r.noteid === parentOf.get(r.guid)).map((r) => [r.guid, r.ord]));
-  // Child cards seen before (an import again) are retitled and emptied first; their texts are written with the new.
-  const titles: [string, string][] = [];
-  for (const { n } of multi)
-    for (const r of n.reviews) {
-      const prior = known.get(`${n.guid} ${r.ord}`);
-      if (prior) titles.push([prior, r.face!.title]);
-    }
-  yield* updateTitlesSteps(tx, titles, now);
-  yield* clearCardContentSteps(
-    tx,
-    titles.map(([id]) => id),
-    { body: true, index: true },
-  );
+  yield* retitleKnownChildren(tx, multi, known, now);
   const sources: ReviewSource[] = [];
   const repoint: [string, string][] = [];
   const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
@@ -127,6 +115,27 @@ export function* placeReviewCardsSteps(
   for (const [guid, parent] of parentOf)
     if (ownOrd.has(guid)) tx.run('DELETE FROM anki_cards WHERE guid = ? AND noteid = ?', [guid, parent]);
   return { sources, childIds };
+}
+
+/** Child cards seen before (an import again) are retitled and emptied first; their texts are written with the new. */
+function* retitleKnownChildren(
+  tx: WriteTx,
+  multi: readonly { n: ImportPlan['notes'][number] }[],
+  known: ReadonlyMap<string, string>,
+  now: string,
+): WriteSteps<void> {
+  const titles: [string, string][] = [];
+  for (const { n } of multi)
+    for (const r of n.reviews) {
+      const prior = known.get(`${n.guid} ${r.ord}`);
+      if (prior) titles.push([prior, r.face!.title]);
+    }
+  yield* updateTitlesSteps(tx, titles, now);
+  yield* clearCardContentSteps(
+    tx,
+    titles.map(([id]) => id),
+    { body: true, index: true },
+  );
 }
 
 /** anki_cards, anki_models and each note's type, fields and imported text: what an export gives back. */
