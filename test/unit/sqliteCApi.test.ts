@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Database } from 'sql.js';
-import { onRowChange } from '../../src/server/ground/store/rowHook';
+import { onRowChange, useCHook } from '../../src/server/ground/store/rowHook';
 import { openDatabase, runStatement, sqliteCApi } from '../../src/server/ground/store/sqlite';
 import { stmtPointer } from '../../src/server/ground/store/sqliteCApi';
 import type { SqlParam } from '../../src/server/ground/store/journal';
@@ -119,7 +119,9 @@ describe('SQLite through its C API: binding and the update hook', function () {
   it("names each changed row's table, also after tables are dropped, made and rolled back", async function () {
     const db = await openDatabase();
     const seen: string[] = [];
+    useCHook(true);
     onRowChange(db, sqliteCApi(), (table) => seen.push(table));
+    useCHook(false);
     runStatement(db, 'CREATE TABLE first (x)', []);
     runStatement(db, 'INSERT INTO first VALUES (?)', [1]);
     runStatement(db, 'DROP TABLE first', []);
