@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import type { Database } from 'sql.js';
-import { onRowChange, useCHook } from '../../src/server/ground/store/rowHook';
 import { openDatabase, runStatement, sqliteCApi } from '../../src/server/ground/store/sqlite';
 import { stmtPointer } from '../../src/server/ground/store/sqliteCApi';
 import type { SqlParam } from '../../src/server/ground/store/journal';
 
 /**
- * Writes bind through SQLite's C API (sqliteBind.ts) and the update hook goes
- * through it too (rowHook.ts): what is stored, what is refused and which
- * table a row is told of must be what sql.js's own API gives.
+ * Writes bind through SQLite's C API (sqliteBind.ts): what is stored and
+ * what is refused must be what sql.js's own API gives.
  */
 
 const VALUES: SqlParam[] = [
@@ -52,7 +50,7 @@ async function twoDatabases(): Promise<[Database, Database]> {
   return [a, b];
 }
 
-describe('SQLite through its C API: binding and the update hook', function () {
+describe('SQLite through its C API: binding', function () {
   it('is the path writes take here (the statement pointer is found)', async function () {
     const db = await openDatabase();
     const api = sqliteCApi();
@@ -114,35 +112,5 @@ describe('SQLite through its C API: binding and the update hook', function () {
     assert.throws(() => runStatement(raw, sql, [4, undefined as unknown as SqlParam]), /Wrong API use/);
     raw.close();
     own.close();
-  });
-
-  it("names each changed row's table, also after tables are dropped, made and rolled back", async function () {
-    const db = await openDatabase();
-    const seen: string[] = [];
-    useCHook(true);
-    onRowChange(db, sqliteCApi(), (table) => seen.push(table));
-    useCHook(false);
-    runStatement(db, 'CREATE TABLE first (x)', []);
-    runStatement(db, 'INSERT INTO first VALUES (?)', [1]);
-    runStatement(db, 'DROP TABLE first', []);
-    // A new table's name may take the freed name's address.
-    runStatement(db, 'CREATE TABLE second_one (x)', []);
-    runStatement(db, 'INSERT INTO second_one VALUES (?)', [2]);
-    db.exec('BEGIN');
-    runStatement(db, 'CREATE TABLE gone (x)', []);
-    runStatement(db, 'INSERT INTO gone VALUES (?)', [3]);
-    db.exec('ROLLBACK');
-    runStatement(db, 'CREATE TABLE third (x)', []);
-    runStatement(db, 'UPDATE second_one SET x = ?', [4]);
-    runStatement(db, 'INSERT INTO third VALUES (?)', [5]);
-    assert.deepEqual(seen, ['first', 'second_one', 'gone', 'second_one', 'third']);
-    db.close();
-    const fallback: string[] = [];
-    const plain = await openDatabase();
-    onRowChange(plain, undefined, (table) => fallback.push(table));
-    plain.run('CREATE TABLE t (x)');
-    runStatement(plain, 'INSERT INTO t VALUES (?)', [1]);
-    assert.deepEqual(fallback, ['t']);
-    plain.close();
   });
 });

@@ -1,6 +1,5 @@
 import type { Database } from 'sql.js';
-import { onRowChange } from './rowHook';
-import { queryAll, sqliteCApi } from './sqlite';
+import { queryAll } from './sqlite';
 
 /** What a library change is about, as GET /events names it. */
 export type ChangeKind = 'card' | 'set' | 'deck' | 'document' | 'bundle' | 'approval';
@@ -81,7 +80,7 @@ export class RowChanges {
   private readonly recentTopics: number[] = [];
 
   constructor(private readonly db: Database) {
-    onRowChange(db, sqliteCApi(), (table, rowid) => this.note(table, rowid));
+    db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
   }
 
   /**

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import type { SqlParam } from './journal';
-import { schemaMayHaveChanged } from './rowHook';
 import { runBound } from './sqliteBind';
 import { cApiOf, type SqliteCApi } from './sqliteCApi';
 
@@ -154,23 +153,16 @@ function readRows<T>(stmt: Statement, rows: T[], max: number): boolean {
   return true;
 }
 
-/** sql.js's C API where it has one (the update hook uses it too). */
+/** sql.js's C API where it has one (sqliteCApi.ts). */
 export const sqliteCApi = (): SqliteCApi | undefined => cApi;
 
 /** Runs one statement (a write's UPDATE or INSERT) through the same cache, its parameters bound by sqliteBind.ts. */
 export function runStatement(db: Database, sql: string, params: SqlParam[]): void {
   const stmt = cached(db, sql);
+  if (cApi && runBound(cApi, db, stmt, sql, params)) return;
   try {
-    if (cApi && runBound(cApi, db, stmt, sql, params)) return;
-    try {
-      stmt.run(params);
-    } finally {
-      stmt.reset();
-    }
+    stmt.run(params);
   } finally {
-    if (DDL.test(sql)) schemaMayHaveChanged(db);
+    stmt.reset();
   }
 }
-
-/** A statement that can drop, rename or make a table (rowHook.ts forgets table names after one). */
-const DDL = /^\s*(?:CREATE|DROP|ALTER)\b/i;

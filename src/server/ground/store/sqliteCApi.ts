@@ -2,9 +2,8 @@ import type { Database, SqlJsStatic, Statement } from 'sql.js';
 
 /**
  * The C functions of SQLite that sql.js exports beside its own API, for the
- * two hot paths that its wrappers make costly per value: binding a write's
- * parameters (sqliteBind.ts) and the update hook (rowHook.ts). Where a build
- * of sql.js lacks them, both fall back to sql.js's own API.
+ * hot path its wrapper makes costly per value: binding a write's parameters
+ * (sqliteBind.ts). Where a build of sql.js lacks them, sql.js's API is used.
  */
 export interface SqliteCApi {
   _malloc(n: number): number;
@@ -18,9 +17,6 @@ export interface SqliteCApi {
   _sqlite3_clear_bindings(stmt: number): number;
   _sqlite3_sql(stmt: number): number;
   _sqlite3_errmsg(db: number): number;
-  _sqlite3_update_hook(db: number, fn: number, arg: number): number;
-  addFunction(fn: (...args: never[]) => void, signature: string): number;
-  removeFunction(fn: number): void;
   UTF8ToString(p: number): string;
   writeArrayToMemory(bytes: Uint8Array, p: number): void;
 }
@@ -37,9 +33,6 @@ const NEEDED: ReadonlyArray<keyof SqliteCApi> = [
   '_sqlite3_clear_bindings',
   '_sqlite3_sql',
   '_sqlite3_errmsg',
-  '_sqlite3_update_hook',
-  'addFunction',
-  'removeFunction',
   'UTF8ToString',
   'writeArrayToMemory',
 ];
