@@ -45,6 +45,9 @@ const MAX_OPERATION_IDS_JSON = 64 * 1024;
 /** How many topics writes topicsWrittenSince can name. */
 const RECENT_TOPICS = 64;
 
+/** Where writesByTable counts a write whose rows were not noted (RowChanges.pause): a table of no name SQLite uses. */
+const UNNOTED = '(rows not noted)';
+
 /** The card index's rows (docid = rowid): what a cache of index terms re-reads (search/commonTerms.ts). */
 const CARD_INDEX_TABLE = 'notes_fts_content';
 const MAX_CARD_INDEX_ROWS = 5000;
@@ -78,9 +81,42 @@ export class RowChanges {
   private readonly tables = new Map<string, TableNotes>();
   /** The rowids of the last topics rows written, oldest first (every operation touches its set's or deck's row). */
   private readonly recentTopics: number[] = [];
+  /** Kinds a write whose rows were not noted changed (pause). */
+  private unnoted = new Set<ChangeKind>();
+  private paused = false;
 
   constructor(private readonly db: Database) {
-    db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
+    this.hook();
+  }
+
+  private hook(): void {
+    this.db.updateHook((_op, _dbName, table, rowid) => this.note(table, rowid));
+  }
+
+  /**
+   * Stops noting rows until resume(), for a write of tens of thousands of rows (a large Anki import): SQLite calls
+   * the hook for each row, and sql.js decodes two names and a 64-bit rowid per call (~0.35 s of a 40,000-card
+   * import), for lists cut at MAX_ROWS_PER_TABLE anyway. Its `kinds` are then announced cut, the card index all
+   * changed; writesByTable counts a write to a table of its own (not a schedule: a kept due pick is made anew) and
+   * topicsWrittenSince cannot say.
+   */
+  pause(kinds: readonly ChangeKind[]): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.db.updateHook(null);
+    for (const k of kinds) this.unnoted.add(k);
+    (this.tables.get(UNNOTED) ?? this.notesOf(UNNOTED)).writes++;
+    const topics = this.tables.get('topics') ?? this.notesOf('topics');
+    topics.writes += RECENT_TOPICS + 1;
+    this.recentTopics.length = 0;
+  }
+
+  /** Notes rows again; `failed`: the paused write was rolled back, so its kinds changed nothing. */
+  resume(failed = false): void {
+    if (failed) this.unnoted.clear();
+    if (!this.paused) return;
+    this.paused = false;
+    this.hook();
   }
 
   /**
@@ -134,16 +170,19 @@ export class RowChanges {
   take(): { changes: LibraryChange[]; cardIndex: CardIndexChange } {
     const rows = this.rows;
     const cut = this.cut;
+    const unnoted = this.unnoted;
     this.rows = new Map();
     for (const t of this.tables.values()) t.rows = undefined;
     this.cut = new Set();
     this.log = [];
-    const cardIndex = { docids: [...(rows.get(CARD_INDEX_TABLE) ?? [])], all: cut.has(CARD_INDEX_TABLE) };
+    this.unnoted = new Set();
+    const all = cut.has(CARD_INDEX_TABLE) || unnoted.has('card');
+    const cardIndex = { docids: [...(rows.get(CARD_INDEX_TABLE) ?? [])], all };
     rows.delete(CARD_INDEX_TABLE);
-    return { changes: this.named(rows, cut), cardIndex };
+    return { changes: this.named(rows, cut, unnoted), cardIndex };
   }
 
-  private named(rows: Map<string, Set<number>>, cut: Set<string>): LibraryChange[] {
+  private named(rows: Map<string, Set<number>>, cut: Set<string>, unnoted: Set<ChangeKind>): LibraryChange[] {
     const byKind = new Map<ChangeKind, { ids: Set<string>; truncated: boolean }>();
     const approvals: LibraryChange[] = [];
     const add = (kind: ChangeKind, id: unknown, truncated = false) => {
@@ -152,6 +191,7 @@ export class RowChanges {
       if (typeof id === 'string' && id) entry.ids.add(id);
       if (truncated) entry.truncated = true;
     };
+    for (const kind of unnoted) add(kind, undefined, true);
     for (const [table, rowids] of rows) {
       const { kind, key } = TABLES[table];
       const list = [...rowids].join(',');

@@ -8,7 +8,7 @@ import type { SqlParam } from './journal';
 import { JournalWriter } from './journalWriter';
 import { journalFailure } from './journalFailure';
 import { replayJournal } from './journalRecovery';
-import { RowChanges, type CardIndexChange, type LibraryChange } from './rowChanges';
+import { RowChanges, type CardIndexChange, type ChangeKind, type LibraryChange } from './rowChanges';
 import type { RecoveryReport } from './recoveryReport';
 import { metaValue, runMigrations, schemaVersionOf } from './schemaUpgrade';
 import { openDatabase, queryAll } from './sqlite';
@@ -114,10 +114,35 @@ export class Store {
     return this.commits.write(this.forgettingOnThrow(fn));
   }
 
-  /** A write in steps, the event loop served between them, acknowledged whole or not at all (GroupCommit.writeSliced). */
-  writeSliced<T>(step: WriteStep<T>): Promise<T> {
+  /**
+   * A write in steps, the event loop served between them, acknowledged whole or not at all (GroupCommit.writeSliced).
+   * `unnoted`: its rows are too many to note one by one (RowChanges.pause); what it changed is announced as these
+   * kinds, cut.
+   */
+  writeSliced<T>(step: WriteStep<T>, unnoted?: readonly ChangeKind[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.commits.writeSliced(this.forgettingOnThrow(step));
+    const rows = this.rowChanges;
+    if (!unnoted || !rows) return this.commits.writeSliced(this.forgettingOnThrow(step));
+    let pausing = false;
+    const resume = (failed = false) => {
+      if (pausing) rows.resume(failed);
+      pausing = false;
+    };
+    const paused: WriteStep<T> = (tx) => {
+      if (!pausing) rows.pause(unnoted);
+      pausing = true;
+      let done: { value: T } | undefined;
+      try {
+        done = step(tx);
+      } catch (e) {
+        resume(true);
+        throw e;
+      }
+      if (done) resume();
+      return done;
+    };
+    // Also when the write is stopped between its steps (the store closing).
+    return this.commits.writeSliced(this.forgettingOnThrow(paused)).finally(() => resume());
   }
 
   /** `fn`, whose changed rows (from its first call on: a sliced write's steps are one transaction) go if it throws. */

@@ -38,6 +38,8 @@ const STEP_MS = 40;
 const PLAN_NOTES = 250;
 /** Notes whose card rows are made before they are written: one multi-row statement's worth, so their rows die young. */
 const NOTES_PER_WRITE = 200;
+/** Past this many notes an import's change events are cut anyway (ground/store/rowChanges.ts): its rows go unnoted. */
+const UNNOTED_PAST = 1000;
 
 const MIME: Record<string, string> = {
   png: 'image/png',
@@ -167,7 +169,8 @@ export async function writeImport(
   actor: Actor,
   now: string,
 ) {
-  return store.writeSliced(stepsOf((tx) => importSteps(tx, plan, media, actor, now), STEP_MS));
+  const steps = stepsOf((tx) => importSteps(tx, plan, media, actor, now), STEP_MS);
+  return store.writeSliced(steps, plan.notes.length > UNNOTED_PAST ? ['card', 'set', 'deck'] : undefined);
 }
 
 function* importSteps(
