@@ -95,7 +95,7 @@ export class RowChanges {
 
   /**
    * Stops noting rows until resume(), for a write of tens of thousands of rows (a large Anki import): SQLite calls
-   * the hook for each row, and sql.js decodes two names and a 64-bit rowid per call (~0.35 s of a 40,000-card
+   * the hook for each row, and sql.js decodes two names and a 64-bit rowid per call (~0.45 s of a 40,000-card
    * import), for lists cut at MAX_ROWS_PER_TABLE anyway. Its `kinds` are then announced cut, the card index all
    * changed; writesByTable counts a write to a table of its own (not a schedule: a kept due pick is made anew) and
    * topicsWrittenSince cannot say.
