@@ -107,6 +107,7 @@ export class RowChanges {
     for (const k of kinds) this.unnoted.add(k);
     (this.tables.get(UNNOTED) ?? this.notesOf(UNNOTED)).writes++;
     const topics = this.tables.get('topics') ?? this.notesOf('topics');
+    // More writes than recentTopics holds: for a count taken before, topicsWrittenSince answers undefined.
     topics.writes += RECENT_TOPICS + 1;
     this.recentTopics.length = 0;
   }
