@@ -251,6 +251,11 @@ describe('CJK: a data dir from before the shared search terms (schema 8, unicode
           'doclists newest first, as a search reads them',
         );
         assert.equal(s2.get(`SELECT name FROM sqlite_master WHERE name = 'pages_fts'`), undefined);
+        assert.equal(
+          s2.get(`SELECT name FROM sqlite_master WHERE name = 'notes_fts_content_topic'`),
+          undefined,
+          'the rebuilt index has no index by set (schema 18)',
+        );
         assert.deepEqual(await notes(t2, '结构'), [zh]);
         assert.deepEqual(await notes(t2, 'chloroplast'), [zh]);
         assert.deepEqual(await notes(t2, 'ミトコンドリア'), [ja]);

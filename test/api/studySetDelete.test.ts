@@ -89,6 +89,12 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
   it('default keepHighlights: the set and its cards are hidden, excerpt anchors kept, gone from lists and search, a pre-delete snapshot taken; its routes answer 404', async () => {
     const s = await makeSet('Genetics');
     assert.ok((await searchIds('Mitochondria')).includes(s.excerpt));
+    const indexRows = () =>
+      count(
+        'SELECT count(*) AS n FROM notes_fts_content WHERE c0noteid IN (SELECT noteid FROM notes WHERE topicid = ?)',
+        [s.topicid],
+      );
+    assert.equal(indexRows(), 3, 'its cards are in the card index');
     const res = await del(s.topicid, { expectedTitle: 'Genetics', confirm: true });
     assert.equal(res.status, 200, res.text());
     const body = res.json<any>();
@@ -104,6 +110,7 @@ describe('POST /study-sets/{id}/delete (study sets and decks)', function () {
 
     assert.equal(await setListed(s.topicid), false);
     assert.ok(!(await searchIds('Mitochondria')).includes(s.excerpt), 'removed from search');
+    assert.equal(indexRows(), 0, 'their rows left the card index, not only the results');
     assert.equal(
       count('SELECT count(*) AS n FROM notes WHERE topicid = ? AND hidden = 1', [s.topicid]),
       3,

@@ -99,7 +99,8 @@ export function dropSetAnchors(tx: WriteTx, topicid: string, bookmd5: string, no
 /** Hides a set's cards (a deleted set's, kept for their highlights) and drops them from search. */
 export function hideSetCards(tx: WriteTx, topicid: string): void {
   tx.run('UPDATE notes SET hidden = 1 WHERE topicid = ? AND hidden = 0', [topicid]);
-  tx.run(deleteIndexRows('c1topicid = ?'), [topicid]);
+  // Found by notes_topic: a card never changes set, and the index's own topicid column has no index (schema 18).
+  tx.run(deleteIndexRows('c0noteid IN (SELECT noteid FROM notes WHERE topicid = ?)'), [topicid]);
 }
 
 /** Removes cards for good: rows, texts, tags, parts, links and index. */

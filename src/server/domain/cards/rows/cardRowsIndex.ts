@@ -6,8 +6,8 @@ import type { WriteTx } from '../../../ground/store/store';
  * backwards only after loading all of them (a word in all 100k cards cost
  * ~6 ms before the first row), descending ones a window at a time (~0.4 ms).
  *
- * The ids are stored, not indexed: a card's row is found by them through
- * the content table's indexes below, and nothing searches their hex groups.
+ * The ids are stored, not indexed: a card's row is found by its noteid through
+ * the content table's index below, and nothing searches their hex groups.
  * Indexed, they were ten terms a card, half of them in no other card: 2,000
  * cards written or deleted took ~30 % longer and the index ~25 % more pages
  * (measured with 20k cards of 25-word texts).
@@ -27,7 +27,6 @@ const CARD_INDEX_TABLE = [
   'CREATE VIRTUAL TABLE notes_fts USING fts4(noteid, topicid, body, tokenize=simple, order=DESC, notindexed=noteid, notindexed=topicid)',
   "INSERT INTO notes_fts(notes_fts) VALUES('automerge=4')",
   'CREATE INDEX notes_fts_content_noteid ON notes_fts_content(c0noteid)',
-  'CREATE INDEX notes_fts_content_topic ON notes_fts_content(c1topicid)',
 ];
 
 /** Drops the card index and makes it again, empty. */

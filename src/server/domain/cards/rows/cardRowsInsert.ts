@@ -116,9 +116,9 @@ export function insertImageParts(tx: WriteTx, noteid: string, images: readonly N
 }
 
 /**
- * The index rows of the cards `where` selects from notes_fts_content (c0noteid,
- * c1topicid are the indexed columns): deleting by docid through the content
- * table's index is a lookup, where a column constraint on notes_fts scans it all.
+ * The index rows of the cards `where` selects from notes_fts_content by c0noteid
+ * (its indexed column): deleting by docid through the content table's index is
+ * a lookup, where a column constraint on notes_fts scans it all.
  */
 export const deleteIndexRows = (where: string) =>
   `DELETE FROM notes_fts WHERE docid IN (SELECT docid FROM notes_fts_content WHERE ${where})`;
