@@ -13,7 +13,9 @@ describe('schema 18: the review log by deck and the card index by set are read t
   const DROPPED = ['review_logs_deck', 'notes_fts_content_topic'];
   const KEPT = ['review_logs_deck_stats', 'review_logs_card', 'notes_fts_content_noteid', 'notes_topic'];
   const indexes = (t: Awaited<ReturnType<typeof startBridge>>) =>
-    t.bridge.services.store.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`).map((r) => r.name);
+    t.bridge.services.store
+      .all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`)
+      .map((r) => r.name);
 
   it('a new library has neither; the indexes that serve their reads are there', async () => {
     const t = await startBridge();
@@ -46,7 +48,7 @@ describe('schema 18: the review log by deck and the card index by set are read t
       const t2 = await startBridge({ dataDir });
       try {
         assert.equal(t2.bridge.services.store.schemaVersion, migrations.at(-1)!.version);
-        assert.equal(migrations.at(-1)!.version, 18);
+        assert.ok(migrations.at(-1)!.version >= 18);
         const names = indexes(t2);
         for (const n of DROPPED) assert.ok(!names.includes(n), n);
         const hits = await t2.client.call('GET /search', { query: { q: 'thylakoid', scope: 'notes' } });
