@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import { encodeRecord, parseJournal, type JournalRecord } from '../../src/server/ground/store/journal';
+import type { RecordSpill } from '../../src/server/ground/store/journalWriter';
 import { RecordEncoder } from '../../src/server/ground/store/recordEncoder';
 
 /** The record format as it was written before (one JSON string, one buffer): the bytes must not change. */
@@ -40,6 +41,45 @@ describe('journal record encoder', () => {
     assert.equal(read.tornBytes, 0);
     assert.equal(read.records[0].stmts.length, stmts.length);
     assert.deepEqual(read.records[0].stmts[7][1], stmts[7][1]);
+  });
+
+  it('with a spill, each chunk is written into the buffer the last one went out of, and the bytes still match', () => {
+    const stmts: JournalRecord['stmts'] = [];
+    for (let i = 0; i < 12000; i++)
+      stmts.push([`INSERT INTO t VALUES (?, ?)`, [`row ${i} ${'z'.repeat(i % 2000)}`, i]]);
+    stmts.push(['BIG', ['y'.repeat(2 * 1024 * 1024)]]);
+    const rec = { seq: 7, stmts };
+    /** A spill that takes `accept` chunks (copied, as a file would), then fails. */
+    const run = (accept: number) => {
+      const onFile: Buffer[] = [];
+      const buffers = new Set<ArrayBufferLike>();
+      const spill: RecordSpill = {
+        write: (chunk) => {
+          if (onFile.length >= accept) return false;
+          onFile.push(Buffer.from(chunk));
+          buffers.add(chunk.buffer);
+          return true;
+        },
+        get bytes() {
+          return onFile.reduce((n, c) => n + c.length, 0);
+        },
+        drop: () => {},
+      };
+      const enc = new RecordEncoder(rec.seq, spill);
+      for (const [sql, params] of stmts) enc.statement(sql, params);
+      const [head, ...held] = enc.finish();
+      return { bytes: Buffer.concat([head, ...onFile, ...held]), onFile, buffers, held };
+    };
+    const all = run(Infinity);
+    assert.ok(all.bytes.equals(wholeRecord(rec)));
+    assert.ok(all.onFile.length > 8, `${all.onFile.length} chunks spilled`);
+    // Before: a buffer per chunk. Now the 4 KiB first one, the growing ones up to 1 MiB, and the 2 MiB statement's.
+    assert.ok(all.buffers.size < all.onFile.length / 2, `${all.buffers.size} buffers for ${all.onFile.length} chunks`);
+    // A spill that fails midway: the chunks after it are held (never written over) and the record is whole.
+    const cut = run(5);
+    assert.equal(cut.onFile.length, 5);
+    assert.ok(cut.held.length > 1);
+    assert.ok(cut.bytes.equals(wholeRecord(rec)));
   });
 
   it('a small record and one without statements match too', () => {
