@@ -27,7 +27,7 @@ const MAX_CHUNK = 1024 * 1024;
  * the chunks not yet on file, which follow the spilled ones. The spill writes
  * synchronously, so the next chunk is written into the same buffer: a 61 MB
  * record (the 40,000-card Anki import) allocated 61 chunks of 1 MiB that
- * waited for a GC, ~15 MB of its peak RSS.
+ * waited for a GC (its peak RSS did not measurably change; docs/PERFORMANCE.md).
  */
 export class RecordEncoder {
   private readonly chunks: Buffer[] = [];
