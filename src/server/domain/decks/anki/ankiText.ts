@@ -20,17 +20,27 @@ export function decodeEntities(s: string): string {
 
 /** A field's HTML as text: line breaks for <br> and block ends, tags dropped, entities decoded, blank runs collapsed. */
 export function htmlToText(html: string): string {
-  const text = html
+  // Most fields hold no markup and no blank run: each pass below would give them back unchanged.
+  const text = MARKUP.test(html) ? decodeEntities(withoutTags(html)) : html;
+  return (BLANK_RUN.test(text) ? collapseBlanks(text) : text).trim();
+}
+
+const MARKUP = /[<&]/;
+/** What collapseBlanks changes: a tab or no-break space, two spaces, a space beside a line break, three line breaks. */
+const BLANK_RUN = /[\t\u00a0]| [ \n]|\n( |\n\n)/;
+
+const withoutTags = (html: string) =>
+  html
     .replace(/<(style|script)\b[\s\S]*?<\/\1\s*>/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/(div|p|li|h[1-6]|tr)\s*>/gi, '\n')
     .replace(/<[^>]*>/g, '');
-  return decodeEntities(text)
+
+const collapseBlanks = (text: string) =>
+  text
     .replace(/[ \t\u00a0]+/g, ' ')
     .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
+    .replace(/\n{3,}/g, '\n\n');
 
 /** The media file names `<img src>` refers to, in order, each once. */
 export function imageNames(html: string): string[] {
