@@ -23,7 +23,7 @@ export interface PlannedReview {
   ord: number;
   /** null: automatic (the card's title asks); else custom text, a cloze kept as `{{cN::…}}`. */
   question: string | null;
-  schedule: StoredSchedule;
+  schedule: Readonly<StoredSchedule>;
   /** Anki's queue -1: set aside until unsuspended; -2/-3: buried until the next study day. */
   queue: 'suspended' | 'buried' | null;
   /** Flag colour, 0 none, 1–7. */

@@ -40,14 +40,22 @@ function ankiDueMs(card: AnkiCard, crtSec: number): number {
   return (crtSec + card.due * 86_400) * 1000;
 }
 
-/** Our schedule of an imported Anki card; a new card is due at `now`. */
+let lastNew: { at: number; schedule: Readonly<StoredSchedule> } | undefined;
+
+/** A new card's schedule at `now`: one frozen object the new cards of an import share (most of its cards). */
+function newAt(now: Date): Readonly<StoredSchedule> {
+  if (lastNew?.at !== now.getTime()) lastNew = { at: now.getTime(), schedule: Object.freeze(newSchedule(now)) };
+  return lastNew.schedule;
+}
+
+/** Our schedule of an imported Anki card; a new card is due at `now` (a shared, frozen schedule). */
 export function scheduleFromAnki(
   card: AnkiCard,
   crtSec: number,
   lastReviewMs: number | undefined,
   now: Date,
-): StoredSchedule {
-  if (card.type === 0 || card.type > 3 || card.type < 0) return newSchedule(now);
+): Readonly<StoredSchedule> {
+  if (card.type === 0 || card.type > 3 || card.type < 0) return newAt(now);
   const data = cardData(card.data);
   const due = ankiDueMs(card, crtSec);
   const ivl = card.type === 2 ? Math.max(1, card.ivl) : 0;
