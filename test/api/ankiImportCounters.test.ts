@@ -87,6 +87,9 @@ async function problems(dataDir: string) {
         WHERE state IS NOT (CASE WHEN json_valid(fsrs) THEN coalesce(json_extract(fsrs, '$.state'), 0) ELSE 0 END)`),
       unstamped: rows(`SELECT n.noteid FROM notes n LEFT JOIN card_edits e ON e.noteid = n.noteid
         WHERE e.stamp IS NOT (SELECT ifnull(max(rowid), 0) FROM snapshots)`),
+      orphanStamps: rows(
+        `SELECT e.noteid FROM card_edits e LEFT JOIN notes n ON n.noteid = e.noteid WHERE n.noteid IS NULL`,
+      ),
       triggers: store
         .all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger'`)
         .map((r) => r.name)
@@ -139,6 +142,7 @@ describe('an Anki import keeps the deck counters, card states and edit stamps it
         reviewHours: [],
         state: [],
         unstamped: [],
+        orphanStamps: [],
         triggers: [...TRIGGERS].sort(),
         reviews: undefined,
         states: undefined,

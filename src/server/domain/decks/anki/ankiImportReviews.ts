@@ -112,7 +112,9 @@ function* writeReviewLogs(
   // Counted first so that ids ascend across chunks; rows are then made a chunk at a time, as the deck cards' are.
   let total = 0;
   sources.forEach(({ review }, i) => {
-    for (const r of review.revlog) if (kept(cardIds[i], new Date(r.id).toISOString())) total++;
+    // A card not imported before keeps its whole log (no date to make).
+    if (!updated.has(cardIds[i])) total += review.revlog.length;
+    else for (const r of review.revlog) if (kept(cardIds[i], new Date(r.id).toISOString())) total++;
   });
   const ids = ascendingIds(total);
   let chunk: SqlParam[][] = [];
