@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   formatInterval,
+  fsrsColumn,
   newSchedule,
   nextDues,
   nextDuesKey,
@@ -27,6 +28,22 @@ describe('deckScheduling (FSRS, ts-fsrs defaults)', () => {
       difficulty: 0,
       lastReviewAt: null,
     });
+  });
+
+  it("fsrsColumn: a new card's schedule is stored as NULL and read back whole from its due; any other as its JSON", () => {
+    const s = newSchedule(T0);
+    assert.equal(fsrsColumn(s), null);
+    assert.deepEqual(parseSchedule(fsrsColumn(s), s.due), s);
+    const graded = review(s, 'good', T0).schedule;
+    assert.equal(fsrsColumn(graded), JSON.stringify(graded));
+    // State new but not blank (an imported card with a memory state): its JSON, as before.
+    for (const odd of [
+      { ...s, stability: 3 },
+      { ...s, reps: 1 },
+      { ...s, last_review: T0.toISOString() },
+      { ...s, extra: 1 },
+    ])
+      assert.equal(fsrsColumn(odd), JSON.stringify(odd));
   });
 
   it('a new card: again 1m < hard 6m < good 10m (learning steps) < easy (days, straight to review)', () => {

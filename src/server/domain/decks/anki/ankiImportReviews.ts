@@ -1,5 +1,5 @@
 import type { Actor } from '../../../actor';
-import type { StoredSchedule } from '../deckScheduling';
+import { fsrsColumn } from '../deckScheduling';
 import type { SqlParam } from '../../../ground/store/journal';
 import type { WriteTx } from '../../../ground/store/store';
 import { drained, type WriteSteps } from '../../../ground/store/writeSteps';
@@ -47,17 +47,10 @@ export function* writeReviewsSteps(
   const buriedUntil = studyDay(new Date(now), deckOptionsOf(tx, deckId).options.dayStartHour).end.toISOString();
   const fresh = ascendingIds(sources.length);
   const cardIds = sources.map(({ sourceId }, i) => existing.get(sourceId) ?? fresh[i]);
-  // New cards share one frozen schedule (ankiSchedule.ts): its JSON is made once.
-  let shared: [Readonly<StoredSchedule>, string] | undefined;
-  const fsrsJson = (s: Readonly<StoredSchedule>) => {
-    if (!Object.isFrozen(s)) return JSON.stringify(s);
-    if (shared?.[0] !== s) shared = [s, JSON.stringify(s)];
-    return shared[1];
-  };
   const values = ({ review: r }: ReviewSource): SqlParam[] => [
     r.question,
     r.question === null ? 0 : null,
-    fsrsJson(r.schedule),
+    fsrsColumn(r.schedule),
     r.schedule.due,
     r.queue,
     r.queue === 'buried' ? buriedUntil : null,
