@@ -7,7 +7,8 @@ import { studyDay } from '../deckOptions';
 import { deckOptionsOf } from '../deckPresets';
 import type { ReviewSource } from './ankiImportCards';
 import { scheduleState } from './ankiImportTriggers';
-import { REVIEW_LOG_COLUMNS, reviewLogValues } from './ankiRevlog';
+import { REVIEW_LOG_COLUMNS, reviewCounted, reviewLogValues } from './ankiRevlog';
+import type { CounterTally } from '../counterTally';
 import { allForIdsSteps, ascendingIds, insertRowsSteps, updateRows } from './sqlBatches';
 
 /**
@@ -28,13 +29,19 @@ export function writeReviews(...args: Parameters<typeof writeReviewsSteps>): str
   return drained(writeReviewsSteps(...args));
 }
 
+/** Who writes, when, and where the insert triggers are off (ankiImportTriggers.ts), the tally of the cards and reviews inserted. */
+interface ReviewsWrite {
+  actor: Actor;
+  now: string;
+  tally?: CounterTally;
+}
+
 /** writeReviews, yielding after each statement (writeSteps.ts). */
 export function* writeReviewsSteps(
   tx: WriteTx,
   deckId: string,
   sources: readonly ReviewSource[],
-  actor: Actor,
-  now: string,
+  { actor, now, tally }: ReviewsWrite,
 ): WriteSteps<string[]> {
   const existing = new Map(
     (yield* allForIdsSteps<{ card_note_id: string; source_note_id: string }>(
@@ -72,16 +79,14 @@ export function* writeReviewsSteps(
     tx,
     'INSERT INTO deck_cards(card_note_id, deck_id, source_note_id, question, question_index, fsrs, due_at, queue, buried_until, flag, modified_at, created_at, state)',
     sources.flatMap((s, i) => (existing.has(s.sourceId) ? [] : [i])),
-    (i) => [
-      cardIds[i],
-      deckId,
-      sources[i].sourceId,
-      ...values(sources[i]),
-      now,
-      scheduleState(sources[i].review.schedule),
-    ],
+    (i) => {
+      const { schedule, queue } = sources[i].review;
+      const state = scheduleState(schedule);
+      tally?.card({ deck_id: deckId, queue, state, due_at: schedule.due, created_at: now });
+      return [cardIds[i], deckId, sources[i].sourceId, ...values(sources[i]), now, state];
+    },
   );
-  yield* writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), actor);
+  yield* writeReviewLogs(tx, deckId, sources, cardIds, new Set(existing.values()), { actor, now, tally });
   return cardIds;
 }
 
@@ -91,7 +96,7 @@ function* writeReviewLogs(
   sources: readonly ReviewSource[],
   cardIds: readonly string[],
   updated: ReadonlySet<string>,
-  actor: Actor,
+  { actor, tally }: ReviewsWrite,
 ): WriteSteps<void> {
   const logged = new Set(
     (yield* allForIdsSteps<{ card_note_id: string; reviewed_at: string }>(
@@ -118,7 +123,10 @@ function* writeReviewLogs(
     const cardId = cardIds[i];
     // values[9] is reviewed_at.
     for (const values of reviewLogValues(review.revlog, actor))
-      if (kept(cardId, values[9] as string)) chunk.push([ids[next++], deckId, cardId, ...values]);
+      if (kept(cardId, values[9] as string)) {
+        chunk.push([ids[next++], deckId, cardId, ...values]);
+        tally?.review(reviewCounted(deckId, values));
+      }
     if (chunk.length >= LOG_CHUNK_ROWS) {
       yield* insertRowsSteps(tx, head, chunk);
       chunk = [];

@@ -198,17 +198,17 @@ function* importSteps(
   const noteIds = ids.map((x) => x.id);
   const written = yield* withoutInsertTriggers(
     tx,
-    function* () {
+    function* (tally) {
       const { created, mediaCount } = yield* writeNoteRows(tx, plan, ids, nextPart, media, { target, position, now });
       const placed = yield* placeReviewCardsSteps(tx, plan, noteIds, target, new Set(updatedIds), now);
       const { sources, childIds } = placed;
       yield* writeAnkiLinksSteps(tx, plan, sources);
       // Options first: a buried card's day ends at the deck's day start.
       const preset = plan.deckConfig ? importDeckOptions(tx, target.deckId, plan.deckConfig, now) : undefined;
-      const cardIds = yield* writeReviewsSteps(tx, target.deckId, sources, actor, now);
+      const cardIds = yield* writeReviewsSteps(tx, target.deckId, sources, { actor, now, tally });
       return { created, mediaCount, childIds, preset, cardIds };
     },
-    (out) => ({ deckId: target.deckId, cardIds: [...noteIds, ...out.childIds] }),
+    (out) => [...noteIds, ...out.childIds],
   );
   const { created, mediaCount, childIds, preset, cardIds } = written;
   // Each operation row names every card (60,000 ids in one JSON): a slice of its own, ~0.1 s.

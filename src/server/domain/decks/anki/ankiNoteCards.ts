@@ -92,7 +92,7 @@ export function writeNoteCards(
     now,
   );
   writeAnkiLinks(tx, plan, sources);
-  return { cardIds: writeReviews(tx, target.deckId, sources, actor, now), childIds };
+  return { cardIds: writeReviews(tx, target.deckId, sources, { actor, now }), childIds };
 }
 
 /**
@@ -134,7 +134,7 @@ export function rewriteNoteCards(
         [s.review.question, s.review.question === null ? 0 : null, now, s.sourceId, s.review.question],
       );
   const added: ReviewSource[] = sources.filter((s) => !reviewed.has(s.sourceId));
-  return { cardIds: writeReviews(tx, target.deckId, added, actor, now), childIds };
+  return { cardIds: writeReviews(tx, target.deckId, added, { actor, now }), childIds };
 }
 
 /** A Basic or Cloze note's cloze question changed: the review cards that ask it ask the new one. */

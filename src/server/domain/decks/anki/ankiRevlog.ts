@@ -1,3 +1,4 @@
+import type { CountedReview } from '../counterTally';
 import type { Database } from 'sql.js';
 import { queryAll, queryAllSteps } from '../../../ground/store/sqlite';
 import { inSlices } from '../../../ground/store/writeSteps';
@@ -68,6 +69,16 @@ const dueAfterMs = (r: AnkiRevlog) => r.id + (r.ivl > 0 ? r.ivl * DAY_MS : r.ivl
 /** The columns of review_logs after (id, deck_id, card_note_id), in insert order. */
 export const REVIEW_LOG_COLUMNS =
   'rating, state_before, due_before, stability, difficulty, elapsed_days, last_elapsed_days, scheduled_days, learning_steps, reviewed_at, duration_ms, due_after, actor, token_id';
+
+/** What the deck counters count of one of reviewLogValues' rows (REVIEW_LOG_COLUMNS order). */
+export const reviewCounted = (deckId: string, v: readonly (string | number | null)[]): CountedReview => ({
+  deck_id: deckId,
+  rating: v[0] as number,
+  state_before: v[1] as number,
+  elapsed_days: v[5] as number,
+  reviewed_at: v[9] as string,
+  duration_ms: v[10] as number | null,
+});
 
 /** One card's revlog as review_logs values (without the leading id, deck and card). */
 export function reviewLogValues(
