@@ -81,6 +81,9 @@ async function child(file: string) {
   });
   const client = new BridgeClient({ baseUrl: bridge.baseUrl, token: bridge.token });
   try {
+    // A running bridge and an agent's client have served requests before: this process's first request pays for
+    // loading fetch (undici) and the routes' first use, 50-120 ms that are not the import's (15-35 ms warm).
+    await client.status();
     global.gc?.();
     const before = process.memoryUsage().rss;
     const cpu0 = process.cpuUsage();
