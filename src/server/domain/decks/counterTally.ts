@@ -37,8 +37,16 @@ export class CounterTally {
   private readonly days = new Map<string, [string, string, number, string, number]>();
   /** review_hours rows by key: deck_id, hour, then n, ms, r0..r3, p0..p3 (REVIEW_HOURS_COLUMNS' order). */
   private readonly hours = new Map<string, { deckId: string; hour: string; sums: number[] }>();
-  cards = 0;
-  reviews = 0;
+  private counted = { cards: 0, reviews: 0 };
+
+  /** Cards and reviews tallied so far. */
+  get cards(): number {
+    return this.counted.cards;
+  }
+
+  get reviews(): number {
+    return this.counted.reviews;
+  }
 
   /** An inserted deck_cards row: `coalesce(queue, '')`, state, `substr(coalesce(due_at, created_at, ''), 1, 10)`. */
   card(c: CountedCard): void {
@@ -48,7 +56,7 @@ export class CounterTally {
     const row = this.days.get(key);
     if (row) row[4]++;
     else this.days.set(key, [c.deck_id, queue, c.state, day, 1]);
-    this.cards++;
+    this.counted.cards++;
   }
 
   /** An inserted review_logs row: by `substr(reviewed_at, 1, 13)`; n, ms, then review-state reviews and passes by bucket. */
@@ -64,7 +72,7 @@ export class CounterTally {
       row.sums[2 + b]++;
       if (r.rating > 1) row.sums[6 + b]++;
     }
-    this.reviews++;
+    this.counted.reviews++;
   }
 
   /** The counter rows to add, each with the upsert that adds it to a row already there. */

@@ -42,8 +42,9 @@ const COUNTER_ROWS = 100;
  * Runs `fn` (the import's inserts) with the insert triggers dropped, then
  * writes their effects and recreates them: the counter rows `fn` tallied for
  * every deck card and review it inserted (it must count each one), and a
- * stamp for each of the cards `cardIdsOf` names. Yields between statements (writeSteps.ts). Other writes wait for a sliced
- * write, so none runs while the triggers are gone.
+ * stamp for each of the cards `cardIdsOf` names. Yields between statements
+ * (writeSteps.ts). Other writes wait for a sliced write, so none runs while
+ * the triggers are gone.
  */
 export function* withoutInsertTriggers<T>(
   tx: WriteTx,

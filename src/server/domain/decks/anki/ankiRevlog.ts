@@ -1,7 +1,7 @@
-import type { CountedReview } from '../counterTally';
 import type { Database } from 'sql.js';
 import { queryAll, queryAllSteps } from '../../../ground/store/sqlite';
 import { inSlices } from '../../../ground/store/writeSteps';
+import type { CountedReview } from '../counterTally';
 
 /**
  * Anki's review log (revlog) read per card and mapped onto our review_logs
