@@ -44,10 +44,28 @@ function ensurePrefix(): void {
   if (r.status !== 0) summary(false, `wineboot failed (${r.status})`);
 }
 
+/**
+ * One wineserver for the whole run, kept alive between tests. Wine starts its
+ * own with no linger (-p0): it exits the moment its last program does, and a
+ * node.exe started in that instant dies with "wine client error: recvmsg:
+ * Connection reset by peer" (seen in CI between two test files).
+ */
+function persistentWineserver(): void {
+  spawnSync('wineserver', ['-k'], { env: wineEnv() });
+  spawnSync('wineserver', ['-w'], { env: wineEnv() });
+  // stdio ignored: the server daemonises with our pipes open, and spawnSync would wait on them.
+  const r = spawnSync('wineserver', ['-p'], { env: wineEnv(), stdio: 'ignore' });
+  if (r.status !== 0) summary(false, `wineserver -p failed (${r.status})`);
+  // Wine's own services (winedevice.exe…) start with the first program and now live as long as the server: started
+  // here with no pipes, they cannot hold a later spawnSync's output open.
+  spawnSync('wine', ['cmd', '/c', 'exit'], { env: wineEnv(), stdio: 'ignore' });
+}
+
 async function main(): Promise<void> {
   if (!wineAvailable()) summary(false, 'wine is not installed (apt-get install wine64; .ci/run installs it)');
   ensureNodeExe();
   ensurePrefix();
+  persistentWineserver();
   const wine = spawnSync('wine', ['--version'], { encoding: 'utf8' }).stdout.trim();
   const node = spawnSync('wine', [nodeExe, '--version'], { env: wineEnv(), encoding: 'utf8' }).stdout.trim();
   process.stdout.write(`Windows run: Node ${node} for Windows under ${wine}\n`);
@@ -63,7 +81,7 @@ async function main(): Promise<void> {
     process.stdout.write(d);
   });
   const code = await new Promise<number | null>((r) => child.once('exit', r));
-  // Whatever a failed test left running in our own prefix ends here.
+  // The persistent wineserver, and whatever a failed test left running in our own prefix, end here.
   spawnSync('wineserver', ['-k'], { env: wineEnv() });
   const passing = /(\d+) passing/.exec(out)?.[1] ?? '0';
   const failing = /(\d+) failing/.exec(out)?.[1] ?? '0';
