@@ -12,6 +12,12 @@ import { anchorJson, type PdfBox } from '../anchorRects';
 
 /** Rows per statement: 13 parameters a card row stays well under sql.js's parameter limit. */
 const CHUNK_ROWS = 200;
+/**
+ * Card index rows per statement. FTS4 makes a segment of its pending terms whenever a statement opens a savepoint
+ * (each multi-row statement does), and automerge=4 (cardRowsIndex.ts) then merges segments as they come: index rows
+ * written 200 a statement, or beside each batch of other rows, were merged over and over. docs/PERFORMANCE.md.
+ */
+const INDEX_CHUNK_ROWS = 2000;
 
 /**
  * `INSERT … VALUES (…),(…)` of `rows` (each the same width) in chunks. A
@@ -29,9 +35,10 @@ export function* insertManySteps<R = SqlParam[]>(
   head: string,
   items: readonly R[],
   toRow: (item: R) => SqlParam[] = (item) => item as SqlParam[],
+  chunkRows = CHUNK_ROWS,
 ): WriteSteps<void> {
-  for (let i = 0; i < items.length; i += CHUNK_ROWS) {
-    const chunk = items.slice(i, i + CHUNK_ROWS).map(toRow);
+  for (let i = 0; i < items.length; i += chunkRows) {
+    const chunk = items.slice(i, i + chunkRows).map(toRow);
     const width = chunk[0].length;
     const params: SqlParam[] = [];
     let mask = '';
@@ -110,13 +117,23 @@ export interface PlannedImage {
   bytes: Uint8Array;
 }
 
-/** A batch of card rows to insert; `index` is each card's search body, built by the caller from what it wrote. */
+/** A card's row in the card index: its search body, built by the caller from what it wrote. */
+export interface PlannedIndexRow {
+  noteid: string;
+  topicid: string;
+  text: string;
+}
+
+/**
+ * A batch of card rows to insert. `index` left out: the caller writes the batches' index rows together after them
+ * (insertIndexRowsSteps), as a bulk write made of many batches should.
+ */
 export interface CardRowsBatch {
   cards: readonly PlannedCardRow[];
   texts: readonly PlannedText[];
   hashtags?: readonly { noteid: string; path: string }[];
   images?: readonly PlannedImage[];
-  index: readonly { noteid: string; topicid: string; text: string }[];
+  index?: readonly PlannedIndexRow[];
 }
 
 /** Inserts a planned batch: cards, texts, hashtags (a repeat ignored), pictures and index rows. */
@@ -163,11 +180,18 @@ export function* insertCardRowsSteps(tx: WriteTx, b: CardRowsBatch): WriteSteps<
     b.images ?? [],
     (p) => [p.contentId, p.noteid, p.idx, 'image', p.mime, p.data, p.bytes],
   );
-  yield* insertManySteps(tx, 'INSERT INTO notes_fts(noteid, topicid, body)', b.index, (x) => [
-    x.noteid,
-    x.topicid,
-    cardIndexBody(x.text),
-  ]);
+  yield* insertIndexRowsSteps(tx, b.index ?? []);
+}
+
+/** Card index rows, INDEX_CHUNK_ROWS a statement. */
+export function* insertIndexRowsSteps(tx: WriteTx, rows: readonly PlannedIndexRow[]): WriteSteps<void> {
+  yield* insertManySteps(
+    tx,
+    'INSERT INTO notes_fts(noteid, topicid, body)',
+    rows,
+    (x) => [x.noteid, x.topicid, cardIndexBody(x.text)],
+    INDEX_CHUNK_ROWS,
+  );
 }
 
 /** New titles (`[noteid, title]`), stamped modified at `now`, in one statement per chunk. */

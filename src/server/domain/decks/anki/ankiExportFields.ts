@@ -3,6 +3,7 @@ import { excerptPart, type ExcerptRenderDeps } from '../../cards/cardImages';
 import { partPicture } from '../../cards/noteContent';
 import type { Store } from '../../../ground/store/store';
 import type { ExportCard } from './ankiExportRead';
+import { extOfMime } from './ankiMediaTypes';
 import { BASIC_MODEL_ID, CLOZE_MODEL_ID } from './ankiSchema';
 import { clozeNumbers, hasAnkiCloze, htmlToText, textToHtml } from './ankiText';
 
@@ -10,15 +11,6 @@ import { clozeNumbers, hasAnkiCloze, htmlToText, textToHtml } from './ankiText';
 
 /** Longer edge of an excerpt region drawn for Anki. */
 const EXCERPT_EDGE = 1200;
-const EXT: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/bmp': 'bmp',
-  'image/svg+xml': 'svg',
-};
-
 export interface Media {
   names: string[];
   files: Zippable;
@@ -54,7 +46,7 @@ export async function fieldsOf(
   const pictures: string[] = [];
   let front: string | undefined;
   for (const p of c.pictures) {
-    const name = media.add(`sb-${p.contentId}.${EXT[p.mimeType ?? ''] ?? 'png'}`, p.blob);
+    const name = media.add(`sb-${p.contentId}.${extOfMime(p.mimeType)}`, p.blob);
     if (c.questionContentId === p.contentId) front = img(name);
     else pictures.push(img(name));
   }

@@ -8,6 +8,7 @@ import {
   insertCardRowsSteps,
   updateTitlesSteps,
   type PlannedCardRow,
+  type PlannedIndexRow,
   type PlannedText,
 } from '../../cards/rows/cardRowsBatch';
 
@@ -31,7 +32,6 @@ export const importedTextHash = (title: string, body: string) =>
   createHash('sha1').update(`${title}\n${body}`).digest('hex').slice(0, 16);
 
 type Placed = { sources: ReviewSource[]; childIds: string[] };
-type IndexRow = { noteid: string; topicid: string; text: string };
 /** Child cards made before they are written: one multi-row statement's worth, so their rows die young. */
 const ROWS_PER_WRITE = 200;
 
@@ -39,7 +39,10 @@ export function placeReviewCards(...args: Parameters<typeof placeReviewCardsStep
   return drained(placeReviewCardsSteps(...args));
 }
 
-/** placeReviewCards, yielding after each statement (writeSteps.ts). */
+/**
+ * placeReviewCards, yielding after each statement (writeSteps.ts). With `index`, the child cards' index rows go there
+ * for the caller to write after all its cards (insertIndexRowsSteps), not beside each batch.
+ */
 export function* placeReviewCardsSteps(
   tx: WriteTx,
   plan: ImportPlan,
@@ -47,6 +50,7 @@ export function* placeReviewCardsSteps(
   target: { topicid: string; deckId: string },
   updatedIds: ReadonlySet<string>,
   now: string,
+  index?: PlannedIndexRow[],
 ): WriteSteps<Placed> {
   const multi = plan.notes.flatMap((n, i) => (n.reviews.length > 1 ? [{ n, parent: noteIds[i] }] : []));
   const parentOf = new Map(multi.map((m) => [m.n.guid, m.parent]));
@@ -67,13 +71,15 @@ export function* placeReviewCardsSteps(
   const fresh = ascendingIds(multi.reduce((sum, m) => sum + m.n.reviews.length, 0));
   let nextFresh = 0;
   // Rows are made a chunk at a time as they are written (held until the last, 40,000 cards' grew the old generation).
-  let rows = { cards: [] as PlannedCardRow[], texts: [] as PlannedText[], index: [] as IndexRow[] };
+  let rows = { cards: [] as PlannedCardRow[], texts: [] as PlannedText[], index: [] as PlannedIndexRow[] };
+  const write = function* () {
+    if (index) for (const row of rows.index) index.push(row);
+    yield* insertCardRowsSteps(tx, index ? { cards: rows.cards, texts: rows.texts } : rows);
+    rows = { cards: [], texts: [], index: [] };
+  };
   for (const [i, n] of plan.notes.entries()) {
     if (i % 1000 === 999) yield;
-    if (rows.index.length >= ROWS_PER_WRITE) {
-      yield* insertCardRowsSteps(tx, rows);
-      rows = { cards: [], texts: [], index: [] };
-    }
+    if (rows.index.length >= ROWS_PER_WRITE) yield* write();
     if (n.reviews.length <= 1) {
       for (const r of n.reviews) sources.push({ review: r, sourceId: noteIds[i], guid: n.guid });
       continue;
@@ -103,7 +109,7 @@ export function* placeReviewCardsSteps(
       sources.push({ review: r, sourceId: id, guid: n.guid });
     });
   }
-  yield* insertCardRowsSteps(tx, rows);
+  yield* write();
   const childIds = sources.filter((s) => parentOf.has(s.guid)).map((s) => s.sourceId);
   for (const [parent, child] of repoint)
     tx.run('UPDATE deck_cards SET source_note_id = ? WHERE deck_id = ? AND source_note_id = ?', [

@@ -7,6 +7,7 @@ import { SLICE_END, stepsOf, type WriteSteps } from '../../../ground/store/write
 import { importedTextHash, placeReviewCardsSteps, writeAnkiLinksSteps } from './ankiImportCards';
 import type { ImportPlan } from './ankiImportPlan';
 import { importDeckOptions } from './ankiImportOptions';
+import { mimeOfName } from './ankiMediaTypes';
 import { writeReviewsSteps } from './ankiImportReviews';
 import { withoutInsertTriggers } from './ankiImportTriggers';
 import { allForIdsSteps, ascendingIds, byKey, insertRowsSteps } from './sqlBatches';
@@ -14,9 +15,11 @@ import { insertRootCard, nextChildPosition } from '../../cards/rows/cardRowsInse
 import {
   clearCardContentSteps,
   insertCardRowsSteps,
+  insertIndexRowsSteps,
   updateTitlesSteps,
   type CardRowsBatch,
   type PlannedCardRow,
+  type PlannedIndexRow,
   type PlannedImage,
   type PlannedText,
 } from '../../cards/rows/cardRowsBatch';
@@ -41,17 +44,6 @@ const NOTES_PER_WRITE = 200;
 /** Past this many notes an import's change events are cut anyway (ground/store/rowChanges.ts): its rows go unnoted. */
 const UNNOTED_PAST = 1000;
 
-const MIME: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  bmp: 'image/bmp',
-  svg: 'image/svg+xml',
-};
-const mimeOf = (name: string) => MIME[name.split('.').pop()!.toLowerCase()] ?? 'application/octet-stream';
-
 interface Target {
   topicid: string;
   rootId: string;
@@ -67,7 +59,8 @@ interface Known {
 
 /**
  * The notes' card rows, made and written NOTES_PER_WRITE notes at a time (all made first, the copies of every card's
- * text lived long enough to grow the old generation), then their anki_notes links, in key order.
+ * text lived long enough to grow the old generation), then their anki_notes links, in key order. Their index rows
+ * go to `index`, written after all the import's cards (insertIndexRowsSteps).
  */
 function* writeNoteRows(
   tx: WriteTx,
@@ -75,14 +68,16 @@ function* writeNoteRows(
   ids: readonly PlannedIds[],
   nextPart: ReadonlyMap<string, number>,
   media: ReadonlyMap<string, Uint8Array>,
-  at: { target: Target; position: number; now: string },
+  at: { target: Target; position: number; now: string; index: PlannedIndexRow[] },
 ): WriteSteps<{ created: number; mediaCount: number }> {
   const links: SqlParam[][] = [];
   let [created, mediaCount, position] = [0, 0, at.position];
   for (let from = 0; from < plan.notes.length; from += NOTES_PER_WRITE) {
     const to = Math.min(plan.notes.length, from + NOTES_PER_WRITE);
     const planned = yield* planNoteRows(plan, ids, nextPart, media, { ...at, position }, from, to);
-    yield* insertCardRowsSteps(tx, planned.rows);
+    const { index = [], ...rows } = planned.rows;
+    yield* insertCardRowsSteps(tx, rows);
+    for (const row of index) at.index.push(row);
     for (const link of planned.links) links.push(link);
     [created, mediaCount, position] = [
       created + planned.rows.cards.length,
@@ -119,7 +114,7 @@ function* planNoteRows(
   const texts: PlannedText[] = [];
   const hashtags: { noteid: string; path: string }[] = [];
   const images: PlannedImage[] = [];
-  const index: { noteid: string; topicid: string; text: string }[] = [];
+  const index: PlannedIndexRow[] = [];
   const links: SqlParam[][] = [];
   for (let i = from; i < to; i++) {
     if (i % PLAN_NOTES === PLAN_NOTES - 1) yield;
@@ -141,7 +136,7 @@ function* planNoteRows(
       const bytes = media.get(name);
       if (!bytes) continue;
       const data = JSON.stringify({ ankiMedia: name });
-      images.push({ contentId: `anki-${newId()}`, noteid: id, idx: idx++, mime: mimeOf(name), data, bytes });
+      images.push({ contentId: `anki-${newId()}`, noteid: id, idx: idx++, mime: mimeOfName(name), data, bytes });
     }
     index.push({
       noteid: id,
@@ -199,8 +194,12 @@ function* importSteps(
   const written = yield* withoutInsertTriggers(
     tx,
     function* (tally) {
-      const { created, mediaCount } = yield* writeNoteRows(tx, plan, ids, nextPart, media, { target, position, now });
-      const placed = yield* placeReviewCardsSteps(tx, plan, noteIds, target, new Set(updatedIds), now);
+      const index: PlannedIndexRow[] = [];
+      const at = { target, position, now, index };
+      const { created, mediaCount } = yield* writeNoteRows(tx, plan, ids, nextPart, media, at);
+      const placed = yield* placeReviewCardsSteps(tx, plan, noteIds, target, new Set(updatedIds), now, index);
+      // All the cards' index rows together, in large statements: far fewer FTS4 segments to merge (cardRowsBatch.ts).
+      yield* insertIndexRowsSteps(tx, index);
       const { sources, childIds } = placed;
       yield* writeAnkiLinksSteps(tx, plan, sources);
       // Options first: a buried card's day ends at the deck's day start.
