@@ -37,7 +37,7 @@ async function bookOf300(): Promise<Uint8Array> {
   return out.save();
 }
 
-/** 1,000 highlights over real text runs (the longest lines of each page, as many pages as it takes), some of two lines. */
+/** 1,000 highlights over real text runs (upright ones: a rotated label's box would cover other ground), some of two lines. */
 async function highlightsOn(book: Uint8Array): Promise<{ bytes: Uint8Array; count: number }> {
   const pages = await pdfJsPagesItems(
     book,
@@ -47,7 +47,7 @@ async function highlightsOn(book: Uint8Array): Promise<{ bytes: Uint8Array; coun
   let count = 0;
   const perPage = Math.ceil(HIGHLIGHTS / PAGES) + 1;
   pages.forEach(({ items }, i) => {
-    const lines = items.filter((it) => it.str.length >= 12).slice(0, perPage);
+    const lines = items.filter((it) => it.upright && it.str.length >= 12).slice(0, perPage);
     const specs: AnnotSpec[] = [];
     for (const [k, it] of lines.entries()) {
       if (count >= HIGHLIGHTS) break;
@@ -89,7 +89,8 @@ async function main() {
         body: { topicid: setId, confirm: true },
       });
       importMs.push(performance.now() - t0);
-      if (r.created.length !== count) throw new Error(`created ${r.created.length} of ${count}`);
+      if (r.created.length !== count)
+        throw new Error(`created ${r.created.length} of ${count}: ${JSON.stringify(r.skipped).slice(0, 2000)}`);
     }
     importMs.sort((a, b) => a - b);
     rows.push([

@@ -8,6 +8,16 @@ const files = readdirSync(__dirname)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
+// The PDF benches compare against these; a missing one fails them with a bare ENOENT far down the output.
+for (const [tool, pkg] of [
+  ['pdftotext', 'poppler-utils'],
+  ['qpdf', 'qpdf'],
+]) {
+  if (spawnSync(tool, ['-v']).error)
+    process.stdout.write(
+      `(${tool} is not installed: the benches that compare against it fail; apt-get install ${pkg})\n`,
+    );
+}
 let failed = 0;
 for (const f of files) {
   process.stdout.write(`\n## ${f.replace('.bench.ts', '')}\n\n`);

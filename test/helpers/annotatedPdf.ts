@@ -12,6 +12,8 @@ import { openPdf } from '../../src/server/ground/pdf/pdfjsLoader';
 export interface PdfJsItem {
   str: string;
   box: Box;
+  /** Written left to right on the baseline: `box` is only that run's area when it is (a rotated run's box covers other ground). */
+  upright: boolean;
 }
 
 /** pdf.js's text items of a page: boxes from font size and width, for unrotated pages with the origin at 0,0. */
@@ -47,6 +49,7 @@ async function itemsOf(
       return {
         str: i.str,
         box: { x: i.transform[4], y: top - i.transform[5] - size * 0.85, w: i.width, h: size * 1.1 },
+        upright: i.transform[1] === 0 && i.transform[2] === 0 && i.transform[0] > 0,
       };
     });
   return { items, height: top };
